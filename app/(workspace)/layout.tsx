@@ -1,0 +1,14 @@
+import type { ReactNode } from "react";
+import { AppShell } from "@/components/shell/app-shell";
+import { requireUser } from "@/lib/auth/session";
+import { navItemsFor } from "@/lib/navigation";
+
+export default async function WorkspaceLayout({ children }: { children: ReactNode }) {
+  const user = await requireUser();
+  const nav = navItemsFor(user.role).map(({ href, label }) => ({ href, label }));
+  return (
+    <AppShell nav={nav} user={{ name: user.name, email: user.email, role: user.role }}>
+      {children}
+    </AppShell>
+  );
+}

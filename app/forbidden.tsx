@@ -1,0 +1,18 @@
+import Link from "next/link";
+
+export default function Forbidden() {
+  return (
+    <main className="flex min-h-screen items-center justify-center px-4">
+      <div className="max-w-md text-center">
+        <p className="text-sm font-semibold text-rose-700">403 · Forbidden</p>
+        <h1 className="mt-2 text-2xl font-semibold">You don’t have access to this page</h1>
+        <p className="mt-2 text-sm text-slate-600">
+          Your role does not include this area. If you need it, ask a workspace admin to change your role.
+        </p>
+        <Link href="/ask" className="mt-6 inline-block rounded-md bg-brand-600 px-4 py-2 text-sm font-medium text-white hover:bg-brand-700">
+          Back to Ask
+        </Link>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,66 @@
+"use client";
+
+import { signIn } from "next-auth/react";
+import { useRouter } from "next/navigation";
+import { type FormEvent, useState } from "react";
+import { signInSchema } from "@/lib/auth/sign-in.validation";
+import { Alert } from "../ui/alert";
+import { Button } from "../ui/button";
+import { Field, TextInput } from "../ui/field";
+
+const NEXT_AUTH_ERRORS: Record<string, string> = {
+  CredentialsSignin: "Wrong email or password.",
+  SessionRequired: "Sign in to continue.",
+};
+
+export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string; initialError?: string }) {
+  const router = useRouter();
+  const [fieldErrors, setFieldErrors] = useState<{ email?: string; password?: string }>({});
+  const [error, setError] = useState<string | undefined>(
+    initialError ? (NEXT_AUTH_ERRORS[initialError] ?? "Sign-in failed. Try again.") : undefined,
+  );
+  const [pending, setPending] = useState(false);
+
+  async function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    const parsed = signInSchema.safeParse({ email: form.get("email"), password: form.get("password") });
+    if (!parsed.success) {
+      const errs: { email?: string; password?: string } = {};
+      for (const issue of parsed.error.issues) errs[issue.path[0] as "email" | "password"] ??= issue.message;
+      setFieldErrors(errs);
+      setError(undefined);
+      return;
+    }
+    setFieldErrors({});
+    setPending(true);
+    try {
+      const res = await signIn("credentials", { ...parsed.data, redirect: false });
+      if (!res || res.error) {
+        setError(NEXT_AUTH_ERRORS[res?.error ?? ""] ?? "Sign-in is unavailable right now. Try again in a moment.");
+        return;
+      }
+      router.replace(callbackUrl);
+      router.refresh();
+    } catch {
+      setError("Could not reach the server. Check your connection and try again.");
+    } finally {
+      setPending(false);
+    }
+  }
+
+  return (
+    <form onSubmit={onSubmit} noValidate className="space-y-4 rounded-lg border border-slate-200 bg-white p-6 shadow-sm" aria-label="Sign in">
+      {error && <Alert tone="error">{error}</Alert>}
+      <Field id="email" label="Email" error={fieldErrors.email}>
+        <TextInput id="email" name="email" type="email" autoComplete="username" required autoFocus invalid={!!fieldErrors.email} />
+      </Field>
+      <Field id="password" label="Password" error={fieldErrors.password}>
+        <TextInput id="password" name="password" type="password" autoComplete="current-password" required invalid={!!fieldErrors.password} />
+      </Field>
+      <Button type="submit" className="w-full" disabled={pending}>
+        {pending ? "Signing in…" : "Sign in"}
+      </Button>
+    </form>
+  );
+}

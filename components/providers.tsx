@@ -1,0 +1,12 @@
+"use client";
+
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { type ReactNode, useState } from "react";
+
+export function Providers({ children }: { children: ReactNode }) {
+  // One client per browser tab; server-rendered data arrives as initialData, so no refetch on mount.
+  const [client] = useState(
+    () => new QueryClient({ defaultOptions: { queries: { staleTime: 30_000, refetchOnWindowFocus: false, retry: 1 } } }),
+  );
+  return <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+}

@@ -1,0 +1,30 @@
+import "server-only";
+import { createSafeActionClient } from "next-safe-action";
+import { z } from "zod";
+import { getCurrentUser } from "../auth/session";
+import { AppError, type ClientError, toClientError } from "../errors";
+
+const metadataSchema = z.object({
+  /** Logged with unexpected errors. */
+  name: z.string(),
+  /** Roles allowed to call the action; omitted = any signed-in user. */
+  roles: z.array(z.enum(["ADMIN", "ANALYST", "USER"])).optional(),
+});
+
+/**
+ * The one authenticated server-action client: metadata → zod input schema → handler. The middleware
+ * checks the session and the role on every call; errors reach the browser only as ClientError.
+ */
+export const actionClient = createSafeActionClient({
+  defineMetadataSchema: () => metadataSchema,
+  handleServerError: (error, { metadata }): ClientError => toClientError(error, { action: metadata?.name }),
+});
+
+export const authActionClient = actionClient.use(async ({ next, metadata }) => {
+  const user = await getCurrentUser();
+  if (!user) throw new AppError("UNAUTHENTICATED", "Your session has ended. Sign in again.");
+  if (metadata.roles && !metadata.roles.includes(user.role)) {
+    throw new AppError("FORBIDDEN", "You do not have permission to do this.");
+  }
+  return next({ ctx: { user } });
+});

@@ -1,0 +1,32 @@
+import type { NextConfig } from "next";
+
+const nextConfig: NextConfig = {
+  // Native, wasm and file-reading packages are loaded by Node at run time, not bundled.
+  serverExternalPackages: [
+    "@electric-sql/pglite",
+    "pglite-prisma-adapter",
+    "@prisma/schema-engine-wasm",
+    "@prisma/adapter-pg",
+    "@node-rs/argon2",
+    "pg",
+    "pino",
+  ],
+  // forbidden() renders app/forbidden.tsx with HTTP 403 for signed-in users without the role.
+  experimental: { authInterrupts: true },
+  poweredByHeader: false,
+  outputFileTracingRoot: process.cwd(),
+  async headers() {
+    return [
+      {
+        source: "/:path*",
+        headers: [
+          { key: "X-Content-Type-Options", value: "nosniff" },
+          { key: "Referrer-Policy", value: "same-origin" },
+          { key: "X-Frame-Options", value: "DENY" },
+        ],
+      },
+    ];
+  },
+};
+
+export default nextConfig;
