@@ -1,11 +1,12 @@
 import Link from "next/link";
 
+// Rendered with HTTP 403 by forbidden() (lib/auth/session.ts), inside the workspace shell when signed in.
 export default function Forbidden() {
   return (
-    <main className="flex min-h-screen items-center justify-center px-4">
+    <section className="flex min-h-[60vh] items-center justify-center px-4" aria-labelledby="forbidden-heading">
       <div className="max-w-md text-center">
         <p className="text-sm font-semibold text-rose-700">403 · Forbidden</p>
-        <h1 className="mt-2 text-2xl font-semibold">You don’t have access to this page</h1>
+        <h1 id="forbidden-heading" className="mt-2 text-2xl font-semibold">You don’t have access to this page</h1>
         <p className="mt-2 text-sm text-slate-600">
           Your role does not include this area. If you need it, ask a workspace admin to change your role.
         </p>
@@ -13,6 +14,6 @@ export default function Forbidden() {
           Back to Ask
         </Link>
       </div>
-    </main>
+    </section>
   );
 }

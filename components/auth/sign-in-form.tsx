@@ -1,7 +1,6 @@
 "use client";
 
 import { signIn } from "next-auth/react";
-import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { signInSchema } from "@/lib/auth/sign-in.validation";
 import { Alert } from "../ui/alert";
@@ -14,7 +13,6 @@ const NEXT_AUTH_ERRORS: Record<string, string> = {
 };
 
 export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string; initialError?: string }) {
-  const router = useRouter();
   const [fieldErrors, setFieldErrors] = useState<{ email?: string; password?: string }>({});
   const [error, setError] = useState<string | undefined>(
     initialError ? (NEXT_AUTH_ERRORS[initialError] ?? "Sign-in failed. Try again.") : undefined,
@@ -40,8 +38,8 @@ export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string;
         setError(NEXT_AUTH_ERRORS[res?.error ?? ""] ?? "Sign-in is unavailable right now. Try again in a moment.");
         return;
       }
-      router.replace(callbackUrl);
-      router.refresh();
+      // A full navigation, so every server component renders with the new session cookie.
+      window.location.assign(callbackUrl);
     } catch {
       setError("Could not reach the server. Check your connection and try again.");
     } finally {

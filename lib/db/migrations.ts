@@ -12,13 +12,13 @@ export async function applyPendingMigrations(
   adapterFactory: SqlMigrationAwareDriverAdapterFactory,
   migrationsDir = MIGRATIONS_DIR,
 ): Promise<string[]> {
-  const engine = await openSchemaEngine(adapterFactory);
+  const { engine, close } = await openSchemaEngine(adapterFactory);
   try {
     const migrationsList = await readMigrationList(migrationsDir);
     const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters: NO_FILTERS });
     return appliedMigrationNames;
   } finally {
-    engine.free();
+    await close();
   }
 }
 
@@ -49,7 +49,7 @@ export async function createMigration(
     : ({ tag: "empty" } as const);
 
   const pg = new PGlite();
-  const engine = await openSchemaEngine(new PrismaPGlite(pg), schema.files);
+  const { engine, close } = await openSchemaEngine(new PrismaPGlite(pg), schema.files);
   let script: string;
   try {
     const diff = await engine.diff({
@@ -63,7 +63,7 @@ export async function createMigration(
     if (diff.exitCode !== 2 || !diff.stdout?.trim()) return null;
     script = diff.stdout;
   } finally {
-    engine.free();
+    await close();
     await pg.close();
   }
 

@@ -1,7 +1,7 @@
 import { readFile, readdir, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
-import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
 import type { MigrationList, SchemaEngine } from "@prisma/schema-engine-wasm";
 
@@ -30,18 +30,46 @@ async function loadGlue(): Promise<Glue> {
   return glue;
 }
 
+export interface OpenSchemaEngine {
+  engine: SchemaEngine;
+  /** Frees the engine and ends every connection it opened (the pg pool would otherwise keep the migration advisory lock). */
+  close(): Promise<void>;
+}
+
 export async function openSchemaEngine(
   adapterFactory: SqlMigrationAwareDriverAdapterFactory,
   schemaFiles?: { path: string; content: string }[],
-): Promise<SchemaEngine> {
+): Promise<OpenSchemaEngine> {
   gluePromise ??= loadGlue();
   const glue = await gluePromise;
-  const bound = bindMigrationAwareSqlAdapterFactory(adapterFactory);
+  const opened: SqlDriverAdapter[] = [];
+  const tracked: SqlMigrationAwareDriverAdapterFactory = {
+    provider: adapterFactory.provider,
+    adapterName: adapterFactory.adapterName,
+    connect: async () => {
+      const a = await adapterFactory.connect();
+      opened.push(a);
+      return a;
+    },
+    connectToShadowDb: async () => {
+      const a = await adapterFactory.connectToShadowDb();
+      opened.push(a);
+      return a;
+    },
+  };
+  const bound = bindMigrationAwareSqlAdapterFactory(tracked);
   const datamodels = schemaFiles?.length ? schemaFiles.map((f) => [f.path, f.content] as [string, string]) : undefined;
   const log = (line: string) => {
     if (process.env.MOSAIC_DEBUG_SCHEMA_ENGINE) process.stderr.write(`[schema-engine] ${line}\n`);
   };
-  return glue.SchemaEngine.new({ datamodels }, log, bound);
+  const engine = await glue.SchemaEngine.new({ datamodels }, log, bound);
+  return {
+    engine,
+    async close() {
+      engine.free();
+      await Promise.allSettled(opened.map((a) => a.dispose()));
+    },
+  };
 }
 
 export const MIGRATIONS_DIR = path.join(process.cwd(), "prisma", "migrations");
