@@ -11,12 +11,13 @@ export default defineConfig({
   resolve: { alias },
   test: {
     projects: [
-      { resolve: { alias }, test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node" } },
+      { resolve: { alias }, test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node", env: { LOG_LEVEL: "silent" } } },
       {
         resolve: { alias },
         test: {
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],
+          env: { LOG_LEVEL: "silent" },
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 60_000,

@@ -10,6 +10,7 @@ import { Field, TextInput } from "../ui/field";
 const NEXT_AUTH_ERRORS: Record<string, string> = {
   CredentialsSignin: "Wrong email or password.",
   SessionRequired: "Sign in to continue.",
+  TooManyAttempts: "Too many failed attempts for this email. Wait 15 minutes, or ask an admin to reset your password.",
 };
 
 export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string; initialError?: string }) {

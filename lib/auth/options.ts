@@ -5,6 +5,7 @@ import { db } from "../db/client";
 import { loadEnv } from "../env";
 import { getSecrets } from "../local-secrets";
 import { authenticate } from "./authenticate";
+import { TOO_MANY_ATTEMPTS, signInThrottle } from "./sign-in-throttle";
 import { signInSchema } from "./sign-in.validation";
 
 export function authOptions(): NextAuthOptions {
@@ -20,8 +21,15 @@ export function authOptions(): NextAuthOptions {
         async authorize(credentials) {
           const parsed = signInSchema.safeParse(credentials);
           if (!parsed.success) return null;
+          const throttle = signInThrottle();
+          if (throttle.isBlocked(parsed.data.email)) throw new Error(TOO_MANY_ATTEMPTS);
           const user = await authenticate(await db(), parsed.data.email, parsed.data.password);
-          return user ? { id: user.id, email: user.email, name: user.name, role: user.role } : null;
+          if (!user) {
+            throttle.recordFailure(parsed.data.email);
+            return null;
+          }
+          throttle.recordSuccess(parsed.data.email);
+          return { id: user.id, email: user.email, name: user.name, role: user.role };
         },
       }),
     ],

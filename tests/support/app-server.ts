@@ -11,10 +11,17 @@ export interface AppServer {
   stop(): Promise<void>;
 }
 
-/** Starts the built app (`next start`) on a free port with its own fresh embedded data directory. */
-export async function startAppServer(extraEnv: Record<string, string> = {}): Promise<AppServer> {
+export interface SpawnedApp {
+  child: ChildProcess;
+  port: number;
+  output(): string;
+  /** Resolves with the exit code once the process ends. */
+  exited: Promise<number | null>;
+}
+
+/** Spawns the built app (`next start`) on a free port; the caller decides what to wait for. */
+export async function spawnApp(dataDir: string, extraEnv: Record<string, string> = {}): Promise<SpawnedApp> {
   const port = await freePort();
-  const dataDir = mkdtempSync(path.join(tmpdir(), "mosaic-e2e-"));
   const baseUrl = `http://localhost:${port}`;
   let output = "";
   const child: ChildProcess = spawn(path.resolve("node_modules/.bin/next"), ["start", "-p", String(port)], {
@@ -24,9 +31,20 @@ export async function startAppServer(extraEnv: Record<string, string> = {}): Pro
   });
   child.stdout?.on("data", (d) => (output += d));
   child.stderr?.on("data", (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, port, output: () => output, exited };
+}
+
+/** Starts the built app on a free port with its own embedded data directory (fresh unless given) and waits until healthy. */
+export async function startAppServer(extraEnv: Record<string, string> = {}, opts: { dataDir?: string; keepData?: boolean } = {}): Promise<AppServer> {
+  const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), "mosaic-e2e-"));
+  const app = await spawnApp(dataDir, extraEnv);
+  const { child } = app;
+  const baseUrl = `http://localhost:${app.port}`;
+  const output = app.output;
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`The app exited during start (code ${child.exitCode}):\n${output}`);
+    if (child.exitCode !== null) throw new Error(`The app exited during start (code ${child.exitCode}):\n${output()}`);
     try {
       const res = await fetch(`${baseUrl}/api/health`);
       if (res.ok) break;
@@ -35,17 +53,17 @@ export async function startAppServer(extraEnv: Record<string, string> = {}): Pro
     }
     await new Promise((r) => setTimeout(r, 300));
   }
-  if (Date.now() >= deadline) throw new Error(`The app did not become healthy in 90 s:\n${output}`);
+  if (Date.now() >= deadline) throw new Error(`The app did not become healthy in 90 s:\n${output()}`);
   return {
     baseUrl,
     dataDir,
-    logs: () => output,
+    logs: output,
     async stop() {
       if (child.exitCode === null && child.pid) {
         process.kill(-child.pid, "SIGTERM");
-        await new Promise((r) => child.once("exit", r));
+        await app.exited;
       }
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!opts.keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

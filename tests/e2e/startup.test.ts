@@ -1,0 +1,106 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { DEMO_USERS } from "@/lib/db/seed";
+import { spawnApp, startAppServer } from "../support/app-server";
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(path.join(tmpdir(), "mosaic-start-"));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+async function signInCookie(baseUrl: string, email: string, password: string): Promise<string> {
+  const csrfRes = await fetch(`${baseUrl}/api/auth/csrf`);
+  const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };
+  const cookie = csrfRes.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const res = await fetch(`${baseUrl}/api/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+    body: new URLSearchParams({ csrfToken, email, password, json: "true" }),
+  });
+  return [cookie, ...res.headers.getSetCookie().map((c) => c.split(";")[0])].join("; ");
+}
+
+describe("server start", () => {
+  it("stops with a message naming an invalid variable, and writes nothing", async () => {
+    const dataDir = path.join(tempDir(), "never-created");
+    const app = await spawnApp(dataDir, { MOSAIC_ENCRYPTION_KEY: "too-short" });
+    const code = await app.exited;
+    expect(code).toBe(1);
+    expect(app.output()).toContain("MOSAIC_ENCRYPTION_KEY: must be 32 bytes");
+    expect(app.output()).toContain(".env.example");
+    expect(app.output()).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)/);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it("refuses a second server on the same data directory and keeps the first one serving", async () => {
+    const dataDir = tempDir();
+    const first = await startAppServer({}, { dataDir, keepData: true });
+    try {
+      const second = await spawnApp(dataDir);
+      expect(await second.exited).toBe(1);
+      expect(second.output()).toContain("is in use by another Mosaic process");
+      expect((await fetch(`${first.baseUrl}/api/health`)).status).toBe(200);
+    } finally {
+      await first.stop();
+    }
+  });
+
+  it("keeps users, sessions and data across a restart on the same data directory", async () => {
+    const dataDir = tempDir();
+    const admin = DEMO_USERS[0];
+    const first = await startAppServer({}, { dataDir, keepData: true });
+    let cookie: string;
+    try {
+      cookie = await signInCookie(first.baseUrl, admin.email, admin.password);
+      const created = await fetch(`${first.baseUrl}/api/admin/users`, {
+        method: "POST",
+        headers: { cookie, "content-type": "application/json" },
+        body: JSON.stringify({ email: "kept@example.com", name: "Kept", password: "kept-pass-1", role: "USER" }),
+      });
+      expect(created.status).toBe(201);
+    } finally {
+      await first.stop();
+    }
+    const second = await startAppServer({}, { dataDir, keepData: true });
+    try {
+      // The session signed by the first run still works: the generated secret was kept in DATA_DIR.
+      const me = await fetch(`${second.baseUrl}/api/me`, { headers: { cookie } });
+      expect(me.status).toBe(200);
+      expect(((await me.json()) as { role: string }).role).toBe("ADMIN");
+      const list = await fetch(`${second.baseUrl}/api/admin/users`, { headers: { cookie } });
+      const { users } = (await list.json()) as { users: { email: string }[] };
+      expect(users.map((u) => u.email)).toContain("kept@example.com");
+      expect(users).toHaveLength(4);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it("answers API calls by role: 401 signed out, 403 for a user on an admin endpoint, 400 on malformed input", async () => {
+    const server = await startAppServer();
+    try {
+      expect((await fetch(`${server.baseUrl}/api/admin/users`)).status).toBe(401);
+      const userCookie = await signInCookie(server.baseUrl, DEMO_USERS[2].email, DEMO_USERS[2].password);
+      const forbidden = await fetch(`${server.baseUrl}/api/admin/users`, { headers: { cookie: userCookie } });
+      expect(forbidden.status).toBe(403);
+      const adminCookie = await signInCookie(server.baseUrl, DEMO_USERS[0].email, DEMO_USERS[0].password);
+      const bad = await fetch(`${server.baseUrl}/api/admin/users`, {
+        method: "POST",
+        headers: { cookie: adminCookie, "content-type": "application/json" },
+        body: JSON.stringify({ email: "nope", role: "KING" }),
+      });
+      expect(bad.status).toBe(400);
+      const body = (await bad.json()) as { error: { code: string; fields: Record<string, string> } };
+      expect(body.error.code).toBe("VALIDATION");
+      expect(Object.keys(body.error.fields)).toEqual(expect.arrayContaining(["email", "role", "name", "password"]));
+    } finally {
+      await server.stop();
+    }
+  });
+});
