@@ -28,7 +28,7 @@ if (!env.DATABASE_URL) {
   if (holder && alive) {
     console.error(
       `Mosaic is already running on this data directory (pid ${holder.pid}, since ${holder.startedAt}).\n` +
-        `Open http://localhost:${env.PORT}, or stop that process before starting another one.`,
+        "Use the running server, or stop it (Ctrl+C in its terminal) before starting another one.",
     );
     process.exit(1);
   }
