@@ -1,0 +1,83 @@
+/**
+ * Errors every backend throws, so the pipeline and the UI can tell a refused query from a slow one
+ * from an unreachable source. Messages are written for the person who sees them.
+ */
+export class QueryRejectedError extends Error {
+  readonly code = "UNSAFE_QUERY" as const;
+  constructor(
+    /** Short reason, e.g. "only a single SELECT statement may run". */
+    public readonly reason: string,
+    public readonly query: string,
+  ) {
+    super(`Query refused: ${reason}.`);
+    this.name = "QueryRejectedError";
+  }
+}
+
+export class QuerySyntaxError extends Error {
+  readonly code = "QUERY_SYNTAX" as const;
+  constructor(
+    message: string,
+    public readonly query: string,
+  ) {
+    super(`The query could not be parsed: ${message}`);
+    this.name = "QuerySyntaxError";
+  }
+}
+
+export class QueryTimeoutError extends Error {
+  readonly code = "QUERY_TIMEOUT" as const;
+  constructor(
+    public readonly timeoutMs: number,
+    public readonly query: string,
+  ) {
+    super(`The query ran longer than ${timeoutMs} ms and was stopped.`);
+    this.name = "QueryTimeoutError";
+  }
+}
+
+export class QueryExecutionError extends Error {
+  readonly code = "QUERY_FAILED" as const;
+  constructor(
+    message: string,
+    public readonly query: string,
+  ) {
+    super(message);
+    this.name = "QueryExecutionError";
+  }
+}
+
+export class BackendUnavailableError extends Error {
+  readonly code = "KB_UNAVAILABLE" as const;
+  constructor(message: string) {
+    super(message);
+    this.name = "BackendUnavailableError";
+  }
+}
+
+export class BackendConfigError extends Error {
+  readonly code = "KB_CONFIG" as const;
+  constructor(message: string) {
+    super(message);
+    this.name = "BackendConfigError";
+  }
+}
+
+export type BackendError =
+  | QueryRejectedError
+  | QuerySyntaxError
+  | QueryTimeoutError
+  | QueryExecutionError
+  | BackendUnavailableError
+  | BackendConfigError;
+
+export function isBackendError(e: unknown): e is BackendError {
+  return (
+    e instanceof QueryRejectedError ||
+    e instanceof QuerySyntaxError ||
+    e instanceof QueryTimeoutError ||
+    e instanceof QueryExecutionError ||
+    e instanceof BackendUnavailableError ||
+    e instanceof BackendConfigError
+  );
+}

@@ -1,0 +1,231 @@
+import { z } from "zod";
+
+/**
+ * The one interface every knowledge-base kind implements (OmniRetrieval: each KB keeps its native
+ * engine and language; a caller reads the descriptor c_b to write native queries). Adding a source
+ * is registration only: lib/backends/registry.ts opens the right implementation from a KB row.
+ */
+
+export const KB_KINDS = ["DOCUMENTS", "SQL", "SPARQL", "CYPHER"] as const;
+export type KbKind = (typeof KB_KINDS)[number];
+
+export type QueryLanguage = "search" | "sql" | "sparql" | "cypher";
+
+export const LANGUAGE_OF: Record<KbKind, QueryLanguage> = {
+  DOCUMENTS: "search",
+  SQL: "sql",
+  SPARQL: "sparql",
+  CYPHER: "cypher",
+};
+
+/** What a backend needs besides its own config: where it may keep files, and who it is for messages. */
+export interface BackendContext {
+  kbId: string;
+  kbName: string;
+  /** A directory owned by this KB (DATA_DIR/kbs/<kbId>): uploads, indexes, stores. Created by the caller. */
+  storageDir: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Native queries and raw results
+
+export const searchFiltersSchema = z
+  .object({
+    /** Restrict to these document ids. */
+    documentIds: z.array(z.string()).optional(),
+    /** Restrict to passages or tables. */
+    contentType: z.enum(["text", "table"]).optional(),
+    /** Restrict to a source object (document key or table key). */
+    sourceObject: z.string().optional(),
+  })
+  .strict();
+export type SearchFilters = z.infer<typeof searchFiltersSchema>;
+
+export const nativeQuerySchema = z.object({
+  language: z.enum(["search", "sql", "sparql", "cypher"]),
+  /** SQL / SPARQL / Cypher text, or the search text for documents. */
+  text: z.string().min(1).max(100_000),
+  /** Documents only. */
+  filters: searchFiltersSchema.optional(),
+  /** Cypher parameters (never spliced into the text). */
+  params: z.record(z.string(), z.unknown()).optional(),
+});
+export type NativeQuery = z.infer<typeof nativeQuerySchema>;
+
+export interface ExecuteOptions {
+  /** Hard time limit enforced by the engine where it can (statement_timeout, transaction timeout), else by us. */
+  timeoutMs: number;
+  /** At most this many records are returned; `truncated` says whether more existed. */
+  maxRows: number;
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_EXECUTE_OPTIONS: ExecuteOptions = { timeoutMs: 10_000, maxRows: 1_000 };
+
+export type Scalar = string | number | boolean | null;
+
+export interface RawResult {
+  query: NativeQuery;
+  /** Column names (SQL), variables (SPARQL), return keys (Cypher), or the fields of a search hit. */
+  columns: string[];
+  /** Plain JSON-safe values only (no driver objects): nodes/relationships/IRIs are encoded as objects. */
+  records: Record<string, unknown>[];
+  truncated: boolean;
+  elapsedMs: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evidence (Quasar's verbalized pool): every kind turns raw records into these.
+
+export type EvidenceKind = "passage" | "row" | "triple" | "path";
+
+export interface PassageData {
+  documentId: string;
+  documentTitle: string;
+  /** Chunk position inside the document (0-based) and its character offsets. */
+  chunkIndex: number;
+  start?: number;
+  end?: number;
+  sentences?: string[];
+  /** Index of the first sentence of this chunk inside the whole document. */
+  firstSentenceIndex?: number;
+  /** Search score from the engine (bm25, lower is better in SQLite; stored as given). */
+  engineScore?: number;
+}
+
+export interface RowData {
+  table: string;
+  /** A section inside the table's source (document heading, report name) when known. */
+  section?: string;
+  columns: string[];
+  values: Scalar[];
+  /** Row position in the source table when known (documents), or the primary key values (SQL). */
+  rowIndex?: number;
+  key?: Record<string, Scalar>;
+}
+
+export interface TermData {
+  /** IRI, blank-node id, or literal lexical form. */
+  value: string;
+  /** Human-readable label (rdfs:label, local name, or the literal). */
+  label: string;
+  termType: "NamedNode" | "BlankNode" | "Literal";
+  datatype?: string;
+  language?: string;
+}
+
+export interface TripleData {
+  subject: TermData;
+  predicate: TermData;
+  object: TermData;
+}
+
+export interface PathNode {
+  id: string;
+  labels: string[];
+  /** What to show: name/title property, else the first string property, else the id. */
+  caption: string;
+  properties: Record<string, Scalar | Scalar[]>;
+}
+
+export interface PathEdge {
+  from: string;
+  to: string;
+  type: string;
+  properties: Record<string, Scalar | Scalar[]>;
+}
+
+export interface PathData {
+  nodes: PathNode[];
+  edges: PathEdge[];
+}
+
+export interface Provenance {
+  kb: string;
+  kbName: string;
+  /** Source object key inside the KB (table name, document id, class IRI, node label), when known. */
+  sourceObject: string | null;
+  /** The native query that produced the piece, verbatim. */
+  query: string;
+  language: QueryLanguage;
+  /** Where in the KB: e.g. {table, row} or {document, chunk} or {subject, predicate} or {path}. */
+  location: Record<string, Scalar>;
+}
+
+export interface EvidencePiece {
+  /** Stable across runs for the same content at the same place: see evidenceId() in evidence.ts. */
+  id: string;
+  kind: EvidenceKind;
+  /** Quasar linearization: row "Table / section / Col: v, Col: v"; triple "s p o"; path "A -rel-> B". */
+  text: string;
+  provenance: Provenance;
+  /** Entity surface forms mentioned in the piece (names, labels, key values) for entity overlap scoring. */
+  entities: string[];
+  data: PassageData | RowData | TripleData | PathData;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Descriptor, source units, previews, entity index, health
+
+export interface Descriptor {
+  /** The descriptor c_b a caller reads to write native queries; bounded in size. */
+  text: string;
+  /** Shorter form for catalogs with many KBs (large schemas name every table but drop details). */
+  compact: string;
+  /** Stable hash of `text`: the same content gives the same version. */
+  version: string;
+  stats: Record<string, number>;
+}
+
+export type SourceContentType = "TEXT" | "TABLE" | "GRAPH";
+
+/** A unit of content of the KB: becomes a source object (AU-RAG) at registration. */
+export interface SourceUnit {
+  /** Stable key inside the KB: table name, document id, document-id#table-n, class IRI, node label. */
+  key: string;
+  name: string;
+  contentType: SourceContentType;
+  /** Generated from the content: what is in it, size, main fields. Analysts may edit it later. */
+  description: string;
+  tags: string[];
+  metadata: Record<string, Scalar | Scalar[]>;
+}
+
+export type Preview =
+  | { kind: "table"; title: string; columns: string[]; rows: Scalar[][]; totalRows?: number; truncated: boolean }
+  | { kind: "text"; title: string; sentences: string[]; truncated: boolean }
+  | { kind: "graph"; title: string; data: PathData; truncated: boolean };
+
+export type EntityKind = "value" | "label" | "class" | "predicate" | "node" | "table" | "column" | "document";
+
+export interface EntityIndexEntry {
+  /** The surface form a question may contain ("Tom Hanks", "Germany", "revenue"). */
+  label: string;
+  kind: EntityKind;
+  /** What it refers to in the KB's own terms: IRI, node element id, "table.column=value", document id. */
+  ref: string;
+  sourceObject: string | null;
+}
+
+export interface HealthResult {
+  ok: boolean;
+  /** One sentence a person can act on: "Connected (SQLite 3.53, 12 tables)" or "Connection refused at …". */
+  message: string;
+  latencyMs: number;
+}
+
+export interface KnowledgeBackend {
+  readonly kind: KbKind;
+  readonly language: QueryLanguage;
+  check(): Promise<HealthResult>;
+  describe(): Promise<Descriptor>;
+  sourceUnits(): Promise<SourceUnit[]>;
+  /** Runs a native query under the safety rules (read-only, single statement, timeout, row cap) or throws QueryRejectedError. */
+  execute(query: NativeQuery, options?: Partial<ExecuteOptions>): Promise<RawResult>;
+  /** Turns raw records into evidence pieces (pure; no I/O). */
+  verbalize(result: RawResult, options?: { sourceObject?: string | null }): EvidencePiece[];
+  preview(sourceKey: string, options?: { limit?: number }): Promise<Preview>;
+  /** Labels and values worth linking questions against, at most `limit`. */
+  entityIndex(options?: { limit?: number }): Promise<EntityIndexEntry[]>;
+  close(): Promise<void>;
+}
