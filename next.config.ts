@@ -10,6 +10,11 @@ const nextConfig: NextConfig = {
     "@node-rs/argon2",
     "pg",
     "pino",
+    "better-sqlite3",
+    "sqlite-vec",
+    "oxigraph",
+    "neo4j-driver",
+    "pdfjs-dist",
   ],
   // forbidden() renders app/forbidden.tsx with HTTP 403 for signed-in users without the role.
   experimental: { authInterrupts: true },

@@ -1,4 +1,7 @@
+import { closeAllBackends } from "./backends/registry";
+import { catalogDeps } from "./catalog/deps";
 import { initDatabase } from "./db/client";
+import { seedDemoCatalogOnce } from "./demo/seed-catalog";
 import { DatabaseLockedError } from "./db/pglite-lock";
 import { EnvError, loadEnv } from "./env";
 import { getSecrets } from "./local-secrets";
@@ -16,8 +19,18 @@ export async function startServer(): Promise<void> {
       log.warn("NEXTAUTH_SECRET or MOSAIC_ENCRYPTION_KEY is not set: using keys generated into DATA_DIR/secrets.json. Set both when several servers share one database.");
     }
     const { handle } = await initDatabase();
+    if (env.SEED_DEMO) {
+      // The demo catalog is a convenience: a failure is logged and retried at the next start, never fatal.
+      try {
+        const demo = await seedDemoCatalogOnce(handle.prisma, catalogDeps());
+        if (demo.seeded) log.info({ kbs: demo.kbs }, "demo catalog seeded");
+      } catch (e) {
+        log.warn({ err: e }, "could not seed the demo catalog; it will be retried at the next start");
+      }
+    }
     const shutdown = async (signal: string) => {
       log.info({ signal }, "shutting down");
+      await closeAllBackends();
       await handle.close().catch((e) => log.error({ err: e }, "closing the database failed"));
       process.exit(0);
     };

@@ -1,19 +1,37 @@
-// npm run test:services: the integration tests against real servers started here on loopback
-// (PostgreSQL from Debian's package, each with a throw-away data directory), then stopped.
+// npm run test:services: the integration tests against real servers that this script starts on loopback,
+// each with a throw-away data directory, and stops afterwards:
+//   PostgreSQL (Debian's postgresql), Neo4j Community 5 (neo4j-harness from Maven Central, Java 17),
+//   Virtuoso (Debian's virtuoso-opensource) as the remote SPARQL endpoint.
+// Extra arguments go to vitest (e.g. a test file to run only that).
 import { spawnSync } from "node:child_process";
-import { startPostgres } from "../tests/support/services/postgres";
+import { type Neo4jServer, neo4jTestEnv, startNeo4j } from "../tests/support/services/neo4j";
+import { type PostgresServer, startPostgres } from "../tests/support/services/postgres";
+import { type VirtuosoServer, startVirtuoso } from "../tests/support/services/virtuoso";
 
 const extraArgs = process.argv.slice(2);
-const postgres = await startPostgres();
-console.log(`PostgreSQL ready at ${postgres.url}`);
+let postgres: PostgresServer | undefined;
+let neo4j: Neo4jServer | undefined;
+let virtuoso: VirtuosoServer | undefined;
 let status = 1;
 try {
+  const started = Date.now();
+  // Started one after the other: on two cores, parallel JVM and database starts only slow each other down.
+  postgres = await startPostgres();
+  console.log(`PostgreSQL ready at ${postgres.url}`);
+  virtuoso = await startVirtuoso();
+  console.log(`Virtuoso SPARQL endpoint ready at ${virtuoso.endpoint}`);
+  neo4j = await startNeo4j();
+  console.log(`Neo4j ready at ${neo4j.uri} (all services up in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
   const r = spawnSync("npx", ["vitest", "run", "--project", "integration", ...extraArgs], {
     stdio: "inherit",
-    env: { ...process.env, TEST_POSTGRES_URL: postgres.url },
+    env: { ...process.env, TEST_POSTGRES_URL: postgres.url, TEST_SPARQL_ENDPOINT: virtuoso.endpoint, ...neo4jTestEnv(neo4j) },
   });
   status = r.status ?? 1;
+} catch (e) {
+  console.error(`Could not start the test services: ${(e as Error).message}`);
 } finally {
-  postgres.stop();
+  await neo4j?.stop().catch(() => undefined);
+  virtuoso?.stop();
+  postgres?.stop();
 }
 process.exit(status);

@@ -102,6 +102,8 @@ export interface RowData {
   /** Row position in the source table when known (documents), or the primary key values (SQL). */
   rowIndex?: number;
   key?: Record<string, Scalar>;
+  /** Search score when the row came from a document search (bm25 as SQLite reports it). */
+  engineScore?: number;
 }
 
 export interface TermData {

@@ -1,0 +1,55 @@
+"use server";
+
+import { z } from "zod";
+import { authActionClient } from "@/lib/actions/safe-action";
+import { withBackendErrors } from "@/lib/catalog/backend-errors";
+import { catalogDeps } from "@/lib/catalog/deps";
+import { deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/catalog/knowledge-bases";
+import { testConnectionSchema, updateKbSchema } from "@/lib/catalog/knowledge-bases.validation";
+import { checkKnowledgeBase, refreshKnowledgeBase } from "@/lib/catalog/refresh";
+import { testConnection } from "@/lib/catalog/register";
+import { db } from "@/lib/db/client";
+import { AppError } from "@/lib/errors";
+
+const ADMIN = ["ADMIN"] as "ADMIN"[];
+const idSchema = z.object({ id: z.string().min(1) });
+
+export const testConnectionAction = authActionClient
+  .metadata({ name: "kb.testConnection", roles: ADMIN })
+  .inputSchema(testConnectionSchema)
+  .action(async ({ parsedInput }) => withBackendErrors(() => testConnection(catalogDeps(), parsedInput)));
+
+export const checkKbAction = authActionClient
+  .metadata({ name: "kb.check", roles: ADMIN })
+  .inputSchema(idSchema)
+  .action(async ({ parsedInput }) => checkKnowledgeBase(await db(), catalogDeps(), parsedInput.id));
+
+export const refreshKbAction = authActionClient
+  .metadata({ name: "kb.refresh", roles: ADMIN })
+  .inputSchema(idSchema.extend({ parts: z.enum(["describe", "index"]) }))
+  .action(async ({ parsedInput }) =>
+    withBackendErrors(async () =>
+      refreshKnowledgeBase(await db(), catalogDeps(), parsedInput.id, parsedInput.parts === "describe" ? { describe: true } : { index: true }),
+    ),
+  );
+
+export const updateKbAction = authActionClient
+  .metadata({ name: "kb.update", roles: ADMIN })
+  .inputSchema(updateKbSchema)
+  .action(async ({ parsedInput }) => {
+    await updateKnowledgeBase(await db(), parsedInput);
+    return { ok: true };
+  });
+
+export const deleteKbAction = authActionClient
+  .metadata({ name: "kb.delete", roles: ADMIN })
+  .inputSchema(idSchema.extend({ confirmName: z.string() }))
+  .action(async ({ parsedInput }) => {
+    const prisma = await db();
+    const kb = await prisma.knowledgeBase.findUnique({ where: { id: parsedInput.id }, select: { name: true } });
+    if (!kb) throw new AppError("NOT_FOUND", "That knowledge base no longer exists.");
+    if (kb.name !== parsedInput.confirmName) {
+      throw new AppError("VALIDATION", "Type the knowledge base's name exactly to confirm.", { confirmName: "The name does not match." });
+    }
+    return deleteKnowledgeBase(prisma, catalogDeps(), parsedInput.id);
+  });

@@ -1,0 +1,38 @@
+"use server";
+
+import { z } from "zod";
+import { authActionClient } from "@/lib/actions/safe-action";
+import { catalogDeps } from "@/lib/catalog/deps";
+import { createDynamicSourceObject, listSourceObjects, previewSourceObject, refreshDynamicSourceObject, updateSourceObject } from "@/lib/catalog/source-objects";
+import { createDynamicSourceObjectSchema, listSourceObjectsSchema, updateSourceObjectSchema } from "@/lib/catalog/source-objects.validation";
+import { db } from "@/lib/db/client";
+
+const CURATORS = ["ADMIN", "ANALYST"] as ("ADMIN" | "ANALYST")[];
+
+export const listSourceObjectsAction = authActionClient
+  .metadata({ name: "sourceObjects.list", roles: CURATORS })
+  .inputSchema(listSourceObjectsSchema)
+  .action(async ({ parsedInput, ctx }) => listSourceObjects(await db(), ctx.user, parsedInput));
+
+export const previewSourceObjectAction = authActionClient
+  .metadata({ name: "sourceObjects.preview", roles: CURATORS })
+  .inputSchema(z.object({ id: z.string().min(1), limit: z.number().int().min(1).max(200).default(25) }))
+  .action(async ({ parsedInput, ctx }) => previewSourceObject(await db(), catalogDeps(), ctx.user, parsedInput.id, parsedInput.limit));
+
+export const updateSourceObjectAction = authActionClient
+  .metadata({ name: "sourceObjects.update", roles: CURATORS })
+  .inputSchema(updateSourceObjectSchema)
+  .action(async ({ parsedInput, ctx }) => {
+    await updateSourceObject(await db(), ctx.user, parsedInput);
+    return { ok: true };
+  });
+
+export const createDynamicSourceObjectAction = authActionClient
+  .metadata({ name: "sourceObjects.createDynamic", roles: CURATORS })
+  .inputSchema(createDynamicSourceObjectSchema)
+  .action(async ({ parsedInput, ctx }) => createDynamicSourceObject(await db(), catalogDeps(), ctx.user, parsedInput));
+
+export const refreshSourceObjectAction = authActionClient
+  .metadata({ name: "sourceObjects.refresh", roles: CURATORS })
+  .inputSchema(z.object({ id: z.string().min(1) }))
+  .action(async ({ parsedInput, ctx }) => refreshDynamicSourceObject(await db(), catalogDeps(), ctx.user, parsedInput.id));

@@ -1,0 +1,111 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { checkKbAction, deleteKbAction, refreshKbAction, updateKbAction } from "@/app/(workspace)/knowledge-bases/actions";
+import { ActionFailure, unwrap } from "@/lib/actions/unwrap";
+import { Alert } from "../ui/alert";
+import { Button } from "../ui/button";
+import { Field, TextInput } from "../ui/field";
+
+/** Check, re-describe, re-index: each reports what happened and refreshes the page's server data. */
+export function KbActions({ id }: { id: string }) {
+  const router = useRouter();
+  const [message, setMessage] = useState<{ tone: "success" | "error"; text: string } | null>(null);
+  const check = useMutation({
+    mutationFn: () => unwrap(checkKbAction({ id })),
+    onSuccess: (r) => { setMessage({ tone: r.ok ? "success" : "error", text: r.message }); router.refresh(); },
+    onError: (e) => setMessage({ tone: "error", text: e.message }),
+  });
+  const refresh = useMutation({
+    mutationFn: (parts: "describe" | "index") => unwrap(refreshKbAction({ id, parts })),
+    onSuccess: (r) => {
+      const done = r.status === "HEALTHY";
+      const details = [
+        r.descriptorVersion && `descriptor version ${r.descriptorVersion}`,
+        r.sourceObjects && `${r.sourceObjects.created} source objects added, ${r.sourceObjects.updated} updated, ${r.sourceObjects.removed} removed`,
+        r.entities !== undefined && `${r.entities.toLocaleString("en")} entities indexed`,
+      ].filter(Boolean);
+      setMessage({ tone: done ? "success" : "error", text: done ? `Done: ${details.join("; ")}.` : r.message });
+      router.refresh();
+    },
+    onError: (e) => setMessage({ tone: "error", text: e.message }),
+  });
+  const busy = check.isPending || refresh.isPending;
+  return (
+    <div className="space-y-2">
+      <div className="flex flex-wrap gap-2">
+        <Button variant="secondary" disabled={busy} onClick={() => check.mutate()}>{check.isPending ? "Checking…" : "Check connection"}</Button>
+        <Button variant="secondary" disabled={busy} onClick={() => refresh.mutate("describe")}>{refresh.isPending && refresh.variables === "describe" ? "Describing…" : "Re-describe"}</Button>
+        <Button variant="secondary" disabled={busy} onClick={() => refresh.mutate("index")}>{refresh.isPending && refresh.variables === "index" ? "Indexing…" : "Re-index"}</Button>
+      </div>
+      {message && <Alert tone={message.tone}>{message.text}</Alert>}
+    </div>
+  );
+}
+
+export function KbSettingsForm({ kb, groups }: { kb: { id: string; name: string; description: string; groupIds: string[] }; groups: { id: string; name: string }[] }) {
+  const router = useRouter();
+  const [name, setName] = useState(kb.name);
+  const [description, setDescription] = useState(kb.description);
+  const [groupIds, setGroupIds] = useState(kb.groupIds);
+  const save = useMutation({ mutationFn: () => unwrap(updateKbAction({ id: kb.id, name, description, groupIds })), onSuccess: () => router.refresh() });
+  const errs = save.error instanceof ActionFailure ? save.error.fields : {};
+  return (
+    <form onSubmit={(e) => { e.preventDefault(); save.mutate(); }} className="space-y-3" aria-label="Knowledge base settings">
+      <Field id="kb-edit-name" label="Name" error={errs.name}><TextInput id="kb-edit-name" value={name} onChange={(e) => setName(e.target.value)} /></Field>
+      <Field id="kb-edit-description" label="Description" hint="Source selection reads this.">
+        <textarea id="kb-edit-description" rows={3} value={description} onChange={(e) => setDescription(e.target.value)} className="block w-full rounded-md border border-slate-300 px-3 py-2 text-sm" />
+      </Field>
+      <fieldset>
+        <legend className="text-sm font-medium">Who may use it</legend>
+        <p className="mb-1 text-xs text-slate-500">No group chosen = every signed-in user. Admins always see every knowledge base.</p>
+        <div className="flex flex-wrap gap-x-4 gap-y-1">
+          {groups.map((g) => (
+            <label key={g.id} className="flex items-center gap-1.5 text-sm">
+              <input type="checkbox" checked={groupIds.includes(g.id)} onChange={(e) => setGroupIds(e.target.checked ? [...groupIds, g.id] : groupIds.filter((x) => x !== g.id))} />
+              {g.name}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      {save.error && !Object.keys(errs).length && <Alert tone="error">{save.error.message}</Alert>}
+      {save.isSuccess && <Alert tone="success">Saved.</Alert>}
+      <Button type="submit" disabled={save.isPending}>{save.isPending ? "Saving…" : "Save settings"}</Button>
+    </form>
+  );
+}
+
+export function KbDeleteForm({ id, name }: { id: string; name: string }) {
+  const router = useRouter();
+  const [open, setOpen] = useState(false);
+  const [confirmName, setConfirmName] = useState("");
+  const del = useMutation({ mutationFn: () => unwrap(deleteKbAction({ id, confirmName })), onSuccess: () => { router.push("/knowledge-bases"); router.refresh(); } });
+  const errs = del.error instanceof ActionFailure ? del.error.fields : {};
+  if (!open) return <Button variant="danger" onClick={() => setOpen(true)}>Delete knowledge base…</Button>;
+  return (
+    <form onSubmit={(e) => { e.preventDefault(); del.mutate(); }} className="space-y-3 rounded-md border border-rose-200 bg-rose-50 p-4" aria-label="Delete knowledge base">
+      <p className="text-sm text-rose-900">
+        This deletes <strong>{name}</strong> and everything derived from it: its source objects, its entity index, its stored files, and the parts of extraction guides that use it. Past answers keep their text. This cannot be undone.
+      </p>
+      <Field id="kb-delete-confirm" label={`Type "${name}" to confirm`} error={errs.confirmName}>
+        <TextInput id="kb-delete-confirm" value={confirmName} onChange={(e) => setConfirmName(e.target.value)} autoComplete="off" />
+      </Field>
+      {del.error && !errs.confirmName && <Alert tone="error">{del.error.message}</Alert>}
+      <div className="flex gap-2">
+        <Button variant="secondary" onClick={() => { setOpen(false); setConfirmName(""); del.reset(); }}>Cancel</Button>
+        <Button type="submit" variant="danger" disabled={del.isPending || confirmName !== name}>{del.isPending ? "Deleting…" : "Delete permanently"}</Button>
+      </div>
+    </form>
+  );
+}
+
+export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <Button variant="ghost" className="text-xs" onClick={async () => { await navigator.clipboard.writeText(text); setCopied(true); setTimeout(() => setCopied(false), 1500); }}>
+      {copied ? "Copied" : label}
+    </Button>
+  );
+}

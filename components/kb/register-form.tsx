@@ -1,0 +1,195 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { type FormEvent, useState } from "react";
+import { testConnectionAction } from "@/app/(workspace)/knowledge-bases/actions";
+import { ActionFailure, unwrap } from "@/lib/actions/unwrap";
+import { type RegisterKbInput, registerKbSchema } from "@/lib/catalog/knowledge-bases.validation";
+import { Alert } from "../ui/alert";
+import { Button } from "../ui/button";
+import { Field, TextInput } from "../ui/field";
+
+type Kind = "DOCUMENTS" | "SQL" | "SPARQL" | "CYPHER";
+type Source = "documents" | "sqlite" | "postgres" | "rdf" | "endpoint" | "neo4j";
+
+const SOURCES: { id: Source; kind: Kind; title: string; detail: string; accept?: string; multiple?: boolean }[] = [
+  { id: "documents", kind: "DOCUMENTS", title: "Documents", detail: "Upload txt, md, html, pdf, csv or json files.", accept: ".txt,.md,.markdown,.html,.htm,.pdf,.csv,.json", multiple: true },
+  { id: "sqlite", kind: "SQL", title: "SQLite database", detail: "Upload a .sqlite / .db file; it is opened read-only.", accept: ".sqlite,.sqlite3,.db" },
+  { id: "postgres", kind: "SQL", title: "PostgreSQL", detail: "Connect with a read-only role; queries run in read-only transactions." },
+  { id: "rdf", kind: "SPARQL", title: "RDF graph", detail: "Upload Turtle, N-Triples or RDF/XML into an embedded Oxigraph store.", accept: ".ttl,.nt,.rdf,.owl,.xml", multiple: true },
+  { id: "endpoint", kind: "SPARQL", title: "SPARQL endpoint", detail: "Any SPARQL 1.1 endpoint over HTTP (Virtuoso, Fuseki, GraphDB…)." },
+  { id: "neo4j", kind: "CYPHER", title: "Neo4j", detail: "A Neo4j 5 database over Bolt; queries run in READ sessions." },
+];
+
+interface Fields {
+  name: string;
+  description: string;
+  groupIds: string[];
+  host: string;
+  port: string;
+  database: string;
+  user: string;
+  schema: string;
+  password: string;
+  endpoint: string;
+  defaultGraph: string;
+  uri: string;
+}
+
+const EMPTY: Fields = { name: "", description: "", groupIds: [], host: "localhost", port: "5432", database: "", user: "", schema: "public", password: "", endpoint: "", defaultGraph: "", uri: "bolt://localhost:7687" };
+
+function buildInput(source: Source, f: Fields): RegisterKbInput {
+  const base = { name: f.name, description: f.description, groupIds: f.groupIds };
+  switch (source) {
+    case "documents":
+      return { ...base, kind: "DOCUMENTS", connection: { language: "en" } };
+    case "sqlite":
+      return { ...base, kind: "SQL", connection: { dialect: "sqlite" } };
+    case "postgres":
+      return { ...base, kind: "SQL", connection: { dialect: "postgres", host: f.host, port: Number(f.port), database: f.database, user: f.user, schema: f.schema || "public", ssl: false, password: f.password } };
+    case "rdf":
+      return { ...base, kind: "SPARQL", connection: { mode: "embedded" } };
+    case "endpoint":
+      return { ...base, kind: "SPARQL", connection: { mode: "remote", endpoint: f.endpoint, defaultGraph: f.defaultGraph, user: f.user, password: f.password } };
+    case "neo4j":
+      return { ...base, kind: "CYPHER", connection: { uri: f.uri, user: f.user, database: f.database, password: f.password } };
+  }
+}
+
+async function submitRegistration(input: RegisterKbInput, files: File[]): Promise<{ id: string; warnings: string[] }> {
+  const body = new FormData();
+  body.set("payload", JSON.stringify(input));
+  for (const f of files) body.append("files", f);
+  let res: Response;
+  try {
+    res = await fetch("/api/knowledge-bases", { method: "POST", body });
+  } catch {
+    throw new ActionFailure("Could not reach the server. Check your connection and try again.");
+  }
+  const json = await res.json().catch(() => null);
+  if (!res.ok) throw new ActionFailure(json?.error?.message ?? `Registration failed (HTTP ${res.status}).`, json?.error?.fields ?? {});
+  return json;
+}
+
+export function RegisterKbForm({ groups }: { groups: { id: string; name: string }[] }) {
+  const router = useRouter();
+  const [source, setSource] = useState<Source>("documents");
+  const [f, setF] = useState<Fields>(EMPTY);
+  const [files, setFiles] = useState<File[]>([]);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const spec = SOURCES.find((s) => s.id === source)!;
+  const set = (k: keyof Fields) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
+
+  const register = useMutation({
+    mutationFn: ({ input, files }: { input: RegisterKbInput; files: File[] }) => submitRegistration(input, files),
+    onSuccess: (r) => router.push(`/knowledge-bases/${r.id}${r.warnings.length ? `?warnings=${encodeURIComponent(r.warnings.join("\n"))}` : ""}`),
+    onError: (e) => setErrors(e instanceof ActionFailure ? e.fields : {}),
+  });
+  const test = useMutation({ mutationFn: (input: RegisterKbInput) => unwrap(testConnectionAction(input)) });
+
+  function validate(): RegisterKbInput | null {
+    const input = buildInput(source, f);
+    const parsed = registerKbSchema.safeParse(input);
+    const errs: Record<string, string> = {};
+    if (!parsed.success) for (const i of parsed.error.issues) errs[String(i.path[i.path.length - 1])] ??= i.message;
+    if (spec.accept && files.length === 0) errs.files = "Choose at least one file.";
+    setErrors(errs);
+    return Object.keys(errs).length ? null : input;
+  }
+
+  function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    const input = validate();
+    if (input) register.mutate({ input, files });
+  }
+
+  const connectionFields = (
+    <>
+      {source === "postgres" && (
+        <div className="grid gap-3 sm:grid-cols-2">
+          <Field id="kb-host" label="Host" error={errors.host}><TextInput id="kb-host" value={f.host} onChange={set("host")} invalid={!!errors.host} /></Field>
+          <Field id="kb-port" label="Port" error={errors.port}><TextInput id="kb-port" inputMode="numeric" value={f.port} onChange={set("port")} invalid={!!errors.port} /></Field>
+          <Field id="kb-database" label="Database" error={errors.database}><TextInput id="kb-database" value={f.database} onChange={set("database")} invalid={!!errors.database} /></Field>
+          <Field id="kb-schema" label="Schema"><TextInput id="kb-schema" value={f.schema} onChange={set("schema")} /></Field>
+        </div>
+      )}
+      {source === "endpoint" && (
+        <>
+          <Field id="kb-endpoint" label="Endpoint URL" error={errors.endpoint}><TextInput id="kb-endpoint" type="url" placeholder="https://example.org/sparql" value={f.endpoint} onChange={set("endpoint")} invalid={!!errors.endpoint} /></Field>
+          <Field id="kb-graph" label="Default graph (optional)"><TextInput id="kb-graph" value={f.defaultGraph} onChange={set("defaultGraph")} /></Field>
+        </>
+      )}
+      {source === "neo4j" && (
+        <div className="grid gap-3 sm:grid-cols-2">
+          <Field id="kb-uri" label="Bolt URI" error={errors.uri}><TextInput id="kb-uri" value={f.uri} onChange={set("uri")} invalid={!!errors.uri} /></Field>
+          <Field id="kb-neo-db" label="Database (optional)"><TextInput id="kb-neo-db" value={f.database} onChange={set("database")} /></Field>
+        </div>
+      )}
+      {(source === "postgres" || source === "endpoint" || source === "neo4j") && (
+        <div className="grid gap-3 sm:grid-cols-2">
+          <Field id="kb-user" label={source === "endpoint" ? "User (optional)" : "User"} error={errors.user}><TextInput id="kb-user" autoComplete="off" value={f.user} onChange={set("user")} invalid={!!errors.user} /></Field>
+          <Field id="kb-password" label="Password" hint="Stored encrypted; never shown again."><TextInput id="kb-password" type="password" autoComplete="new-password" value={f.password} onChange={set("password")} /></Field>
+        </div>
+      )}
+    </>
+  );
+
+  return (
+    <form onSubmit={onSubmit} noValidate className="space-y-6" aria-label="Register a knowledge base">
+      <fieldset>
+        <legend className="mb-2 text-sm font-medium">Source</legend>
+        <div className="grid gap-2 sm:grid-cols-2 lg:grid-cols-3">
+          {SOURCES.map((s) => (
+            <label key={s.id} className={`cursor-pointer rounded-lg border p-3 text-sm ${source === s.id ? "border-brand-500 bg-brand-50 ring-1 ring-brand-500" : "border-slate-200 bg-white hover:border-slate-300"}`}>
+              <input type="radio" name="source" value={s.id} checked={source === s.id} onChange={() => { setSource(s.id); setFiles([]); setErrors({}); test.reset(); }} className="sr-only" />
+              <span className="block font-medium">{s.title}</span>
+              <span className="block text-slate-600">{s.detail}</span>
+            </label>
+          ))}
+        </div>
+      </fieldset>
+
+      <section className="space-y-3 rounded-lg border border-slate-200 bg-white p-5">
+        <Field id="kb-name" label="Name" error={errors.name}><TextInput id="kb-name" value={f.name} onChange={set("name")} invalid={!!errors.name} /></Field>
+        <Field id="kb-description" label="Description" hint="What is in it and what it is good for: source selection reads this.">
+          <textarea id="kb-description" rows={3} value={f.description} onChange={set("description")} className="block w-full rounded-md border border-slate-300 px-3 py-2 text-sm" />
+        </Field>
+        {spec.accept ? (
+          <Field id="kb-files" label={spec.multiple ? "Files" : "File"} error={errors.files} hint={`Accepted: ${spec.accept}`}>
+            <input id="kb-files" type="file" accept={spec.accept} multiple={spec.multiple} onChange={(e) => setFiles(Array.from(e.target.files ?? []))} className="block w-full text-sm" aria-invalid={!!errors.files || undefined} />
+          </Field>
+        ) : (
+          connectionFields
+        )}
+        {groups.length > 0 && (
+          <fieldset>
+            <legend className="text-sm font-medium">Who may use it</legend>
+            <p className="mb-1 text-xs text-slate-500">No group chosen = every signed-in user.</p>
+            <div className="flex flex-wrap gap-x-4 gap-y-1">
+              {groups.map((g) => (
+                <label key={g.id} className="flex items-center gap-1.5 text-sm">
+                  <input type="checkbox" checked={f.groupIds.includes(g.id)} onChange={(e) => setF({ ...f, groupIds: e.target.checked ? [...f.groupIds, g.id] : f.groupIds.filter((x) => x !== g.id) })} />
+                  {g.name}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+        )}
+      </section>
+
+      {test.data && <Alert tone={test.data.ok ? "success" : "error"}>{test.data.ok ? "Connection works: " : "Connection failed: "}{test.data.message}</Alert>}
+      {test.error && <Alert tone="error">{test.error.message}</Alert>}
+      {register.error && <Alert tone="error">{register.error.message}</Alert>}
+
+      <div className="flex flex-wrap gap-3">
+        {!spec.accept && (
+          <Button variant="secondary" disabled={test.isPending} onClick={() => { const input = validate(); if (input) test.mutate(input); }}>
+            {test.isPending ? "Testing…" : "Test connection"}
+          </Button>
+        )}
+        <Button type="submit" disabled={register.isPending}>{register.isPending ? "Registering… (describing the source)" : "Register"}</Button>
+      </div>
+    </form>
+  );
+}

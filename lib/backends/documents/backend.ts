@@ -1,0 +1,114 @@
+import { BackendUnavailableError } from "../errors";
+import {
+  type BackendContext,
+  DEFAULT_EXECUTE_OPTIONS,
+  type Descriptor,
+  type EntityIndexEntry,
+  type EvidencePiece,
+  type ExecuteOptions,
+  type HealthResult,
+  type KnowledgeBackend,
+  type NativeQuery,
+  type Preview,
+  type RawResult,
+  type SourceUnit,
+} from "../types";
+import { buildCollectionDescriptor } from "./collection-descriptor";
+import { collectionCounts, computeContentStats, type ContentStats } from "./collection-stats";
+import type { DocumentsConfig, DocumentsSecrets } from "./config";
+import { buildEntityIndex } from "./entity-index";
+import { type IndexDb, indexPath, openIndexForRead, readMeta } from "./index-db";
+import { previewUnit } from "./preview";
+import { searchCollection } from "./search";
+import { buildSourceUnits } from "./source-units";
+import { verbalizeSearchResult } from "./verbalize";
+
+/**
+ * A document collection: one SQLite file (FTS5 + sqlite-vec) in the KB's storage directory, opened
+ * read-only here. Writes happen only through ingestFiles / the dataset loaders, on their own connection.
+ */
+class DocumentsBackend implements KnowledgeBackend {
+  readonly kind = "DOCUMENTS" as const;
+  readonly language = "search" as const;
+  private db: IndexDb | null = null;
+  private stats: ContentStats | null = null;
+
+  constructor(
+    private readonly config: DocumentsConfig,
+    private readonly ctx: BackendContext,
+  ) {}
+
+  /** Opened on first use, so a backend object can exist before the first upload creates the index. */
+  private index(): IndexDb {
+    if (!this.db) this.db = openIndexForRead(this.ctx);
+    return this.db;
+  }
+
+  /** The collection is split into sentences in the language it was built with. */
+  private collectionLanguage(): string {
+    return readMeta(this.index(), "language") || this.config.language;
+  }
+
+  /** Term and phrase statistics need a pass over all text: recomputed only after new content was committed. */
+  private contentStats(): ContentStats {
+    const db = this.index();
+    const version = readMeta(db, "content_version") ?? "0";
+    if (!this.stats || this.stats.contentVersion !== version) this.stats = computeContentStats(db, this.collectionLanguage());
+    return this.stats;
+  }
+
+  async check(): Promise<HealthResult> {
+    const started = performance.now();
+    try {
+      const counts = collectionCounts(this.index());
+      const failed = counts.failedDocuments > 0 ? ` (${counts.failedDocuments} files could not be read)` : "";
+      return {
+        ok: true,
+        message: `${counts.documents} documents, ${counts.chunks} chunks, ${counts.tables} tables${failed}`,
+        latencyMs: performance.now() - started,
+      };
+    } catch (e) {
+      this.closeIndex();
+      const message = e instanceof BackendUnavailableError ? e.message : `Cannot read ${indexPath(this.ctx)}: ${e instanceof Error ? e.message : String(e)}`;
+      return { ok: false, message, latencyMs: performance.now() - started };
+    }
+  }
+
+  async describe(): Promise<Descriptor> {
+    return buildCollectionDescriptor(this.index(), this.ctx.kbName, collectionCounts(this.index()), this.contentStats());
+  }
+
+  async sourceUnits(): Promise<SourceUnit[]> {
+    return buildSourceUnits(this.index(), this.ctx.kbName, collectionCounts(this.index()), this.contentStats());
+  }
+
+  async execute(query: NativeQuery, options?: Partial<ExecuteOptions>): Promise<RawResult> {
+    return searchCollection(this.index(), this.collectionLanguage(), query, { ...DEFAULT_EXECUTE_OPTIONS, ...options });
+  }
+
+  verbalize(result: RawResult, options?: { sourceObject?: string | null }): EvidencePiece[] {
+    return verbalizeSearchResult(this.ctx, result, this.config.language, options?.sourceObject);
+  }
+
+  async preview(sourceKey: string, options?: { limit?: number }): Promise<Preview> {
+    return previewUnit(this.index(), this.ctx.kbName, sourceKey, options?.limit);
+  }
+
+  async entityIndex(options?: { limit?: number }): Promise<EntityIndexEntry[]> {
+    return buildEntityIndex(this.index(), this.contentStats(), options?.limit);
+  }
+
+  async close(): Promise<void> {
+    this.closeIndex();
+  }
+
+  private closeIndex(): void {
+    this.db?.close();
+    this.db = null;
+    this.stats = null;
+  }
+}
+
+export function createDocumentsBackend(config: DocumentsConfig, _secrets: DocumentsSecrets, ctx: BackendContext): KnowledgeBackend {
+  return new DocumentsBackend(config, ctx);
+}

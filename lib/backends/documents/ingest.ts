@@ -1,0 +1,117 @@
+import { createHash } from "node:crypto";
+import type { BackendContext } from "../types";
+import { assembleDocument, type AssembledDocument, type ChunkingSettings } from "./assemble";
+import { DEFAULT_DOCUMENTS_CONFIG, type DocumentsConfig } from "./config";
+import { openIndexForWrite, readMeta, type IndexDb } from "./index-db";
+import { DocumentParseError, MEDIA_TYPES, detectFormat, parseDocument } from "./parsers";
+import { CollectionWriter, type CommitOutcome } from "./store";
+
+export interface UploadedFile {
+  name: string;
+  bytes: Buffer;
+  mediaType?: string;
+}
+
+export type IngestOutcome = CommitOutcome | "failed";
+
+export interface IngestProgress {
+  done: number;
+  total: number;
+  /** The file or dataset record just handled. */
+  name: string;
+  outcome: IngestOutcome;
+}
+
+export interface IngestOptions {
+  /**
+   * Called after each document is committed (or skipped, or failed). An exception thrown here stops
+   * the run; everything committed before it stays, and a re-run continues from there.
+   */
+  onProgress?: (progress: IngestProgress) => void;
+  /** Chunking settings for a new collection; an existing collection keeps the ones it was built with. */
+  config?: Partial<DocumentsConfig>;
+}
+
+export interface IngestReport {
+  added: number;
+  /** A file with the same name but new content replaced its earlier version. */
+  replaced: number;
+  /** Already ingested with the same content. */
+  skipped: number;
+  /** `error` says what is wrong without repeating the name: show it as `${name}: ${error}`. */
+  failed: { name: string; error: string }[];
+}
+
+export function contentHash(bytes: Buffer | string): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** Opens (creating if needed) the collection for writing, with the chunking settings it was built with. */
+export function openCollectionForIngest(ctx: BackendContext, config?: Partial<DocumentsConfig>): { db: IndexDb; settings: ChunkingSettings } {
+  const requested = { ...DEFAULT_DOCUMENTS_CONFIG, ...config };
+  const db = openIndexForWrite(ctx, requested);
+  // Passages of one collection are cut one way, so scores and sentence indexes stay comparable.
+  const settings = {
+    language: readMeta(db, "language") ?? requested.language,
+    chunkMaxChars: Number(readMeta(db, "chunk_max_chars") ?? requested.chunkMaxChars),
+  };
+  return { db, settings };
+}
+
+/** Creates an empty collection index, so a collection registered before any upload can be described. */
+export function initCollection(ctx: BackendContext, config?: Partial<DocumentsConfig>): void {
+  openCollectionForIngest(ctx, config).db.close();
+}
+
+/**
+ * Ingests uploaded files one document per transaction: a file already stored with the same content is
+ * skipped before it is even parsed, a file that cannot be read is reported (and listed in the
+ * collection as failed) without stopping the others, and a crash loses at most the document in flight.
+ */
+export async function ingestFiles(ctx: BackendContext, files: UploadedFile[], opts: IngestOptions = {}): Promise<IngestReport> {
+  const { db, settings } = openCollectionForIngest(ctx, opts.config);
+  const report: IngestReport = { added: 0, replaced: 0, skipped: 0, failed: [] };
+  try {
+    const writer = new CollectionWriter(db);
+    for (const [i, file] of files.entries()) {
+      const hash = contentHash(file.bytes);
+      const format = detectFormat(file.name, file.bytes, file.mediaType);
+      const mediaType = format ? MEDIA_TYPES[format] : (file.mediaType ?? "application/octet-stream");
+      let outcome: IngestOutcome;
+      if (writer.readyWithHash(hash)) {
+        outcome = "skipped";
+      } else {
+        const read = await readFile(file, settings);
+        if ("error" in read) {
+          db.transaction(() => writer.recordFailure({ sourceName: file.name, mediaType, contentHash: hash, error: read.error })).immediate();
+          report.failed.push({ name: file.name, error: read.error });
+          outcome = "failed";
+        } else {
+          // IMMEDIATE takes the write lock before re-checking the hash, so two concurrent uploads of one file store it once.
+          outcome = db
+            .transaction(() => writer.commit({ sourceName: file.name, mediaType, contentHash: hash, document: read.document }).outcome)
+            .immediate();
+        }
+      }
+      if (outcome !== "failed") report[outcome]++;
+      opts.onProgress?.({ done: i + 1, total: files.length, name: file.name, outcome });
+    }
+  } finally {
+    db.close();
+  }
+  return report;
+}
+
+/**
+ * Parsing problems belong to the file (reported, the batch goes on); storage problems belong to the
+ * collection and stop the run, since every following document would fail the same way.
+ */
+async function readFile(file: UploadedFile, settings: ChunkingSettings): Promise<{ document: AssembledDocument } | { error: string }> {
+  try {
+    const { parsed } = await parseDocument(file);
+    return { document: assembleDocument(parsed, settings) };
+  } catch (e) {
+    if (e instanceof DocumentParseError) return { error: e.message };
+    return { error: `could not be read (${e instanceof Error ? e.message : String(e)})` };
+  }
+}

@@ -1,0 +1,178 @@
+import { QueryExecutionError, QueryRejectedError, QuerySyntaxError, QueryTimeoutError } from "../errors";
+import { type ExecuteOptions, type NativeQuery, type RawResult, type Scalar, searchFiltersSchema } from "../types";
+import { buildFtsQuery } from "./fts-query";
+import type { IndexDb } from "./index-db";
+import { COLLECTION_UNIT, SEARCH_RESULT_COLUMNS, type SearchRecord, scalarEntries } from "./records";
+
+/** Column weights for bm25(): a title/heading match counts as much as a body match. */
+const BM25_WEIGHTS = "1.0, 1.0";
+
+interface Hit {
+  kind: "chunk" | "row";
+  document_id: string;
+  chunk_id: number | null;
+  table_id: number | null;
+  row_index: number | null;
+  score: number;
+}
+
+interface Restriction {
+  sql: string[];
+  params: unknown[];
+}
+
+/** Turns the filters into SQL over `search_rows`; an unknown source object is an error, not an empty result. */
+function restrictionFor(db: IndexDb, query: NativeQuery): Restriction {
+  const parsed = searchFiltersSchema.safeParse(query.filters ?? {});
+  if (!parsed.success) {
+    throw new QuerySyntaxError(`invalid search filters (${parsed.error.issues.map((i) => `${i.path.join(".") || "filters"}: ${i.message}`).join("; ")})`, query.text);
+  }
+  const filters = parsed.data;
+  const out: Restriction = { sql: [], params: [] };
+  if (filters.contentType) {
+    out.sql.push("r.kind = ?");
+    out.params.push(filters.contentType === "table" ? "row" : "chunk");
+  }
+  if (filters.documentIds) {
+    out.sql.push("r.document_id IN (SELECT value FROM json_each(?))");
+    out.params.push(JSON.stringify(filters.documentIds));
+  }
+  const unit = filters.sourceObject;
+  if (unit !== undefined) {
+    if (unit === COLLECTION_UNIT) {
+      out.sql.push("r.kind = 'chunk'");
+    } else {
+      const table = db.prepare("SELECT id FROM doc_tables WHERE key = ?").pluck().get(unit) as number | undefined;
+      const document = table === undefined ? db.prepare("SELECT id FROM documents WHERE id = ? AND status = 'ready'").pluck().get(unit) : undefined;
+      if (table !== undefined) {
+        out.sql.push("r.table_id = ?");
+        out.params.push(table);
+      } else if (document !== undefined) {
+        out.sql.push("r.document_id = ?");
+        out.params.push(unit);
+      } else {
+        throw new QueryExecutionError(
+          `This collection has no source object "${unit}" (expected "${COLLECTION_UNIT}", a document id or a table key such as "<document>#table-1").`,
+          query.text,
+        );
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * BM25 search over passages and table rows. better-sqlite3 runs synchronously, so a statement cannot
+ * be interrupted from this thread; the bound on work comes from the query instead (at most
+ * MAX_QUERY_TERMS quoted terms, no prefix or NEAR operators, LIMIT maxRows + 1), which keeps a query
+ * to the postings of a few dozen terms: milliseconds on collections of this size. The elapsed time is
+ * still checked, so a caller never receives a result later than its timeout.
+ */
+export function searchCollection(db: IndexDb, language: string, query: NativeQuery, options: ExecuteOptions): RawResult {
+  const started = performance.now();
+  if (query.language !== "search") {
+    throw new QueryRejectedError(`a document collection answers "search" queries (free text), not ${query.language.toUpperCase()}`, query.text);
+  }
+  if (options.signal?.aborted) throw new QueryExecutionError("The search was cancelled before it started.", query.text);
+  const restriction = restrictionFor(db, query);
+  const match = buildFtsQuery(query.text, language);
+  const maxRows = Math.max(1, Math.floor(options.maxRows));
+  if (match === null) return { query, columns: SEARCH_RESULT_COLUMNS, records: [], truncated: false, elapsedMs: performance.now() - started };
+
+  const where = ["search_index MATCH ?", ...restriction.sql].join(" AND ");
+  const hits = db
+    .prepare(
+      `SELECT r.kind, r.document_id, r.chunk_id, r.table_id, r.row_index, bm25(search_index, ${BM25_WEIGHTS}) AS score
+       FROM search_index JOIN search_rows r ON r.rowid = search_index.rowid
+       WHERE ${where}
+       ORDER BY score LIMIT ?`,
+    )
+    .all(match, ...restriction.params, maxRows + 1) as Hit[];
+  const truncated = hits.length > maxRows;
+  const records = hydrate(db, hits.slice(0, maxRows));
+  const elapsedMs = performance.now() - started;
+  if (elapsedMs > options.timeoutMs) throw new QueryTimeoutError(options.timeoutMs, query.text);
+  return { query, columns: SEARCH_RESULT_COLUMNS, records: records as unknown as Record<string, unknown>[], truncated, elapsedMs };
+}
+
+interface ChunkRow {
+  document_id: string;
+  title: string;
+  chunk_index: number;
+  section: string | null;
+  text: string;
+  start_offset: number;
+  end_offset: number;
+  first_sentence_index: number;
+  sentences: string;
+  location: string;
+}
+
+interface TableRow {
+  key: string;
+  document_id: string;
+  title: string;
+  caption: string;
+  section: string | null;
+  header: string;
+  rows: string;
+  metadata: string;
+}
+
+/** Loads what each hit points at, keeping the ranking order. */
+function hydrate(db: IndexDb, hits: Hit[]): SearchRecord[] {
+  const chunkStmt = db.prepare(
+    `SELECT c.document_id, d.title, c.chunk_index, c.section, c.text, c.start_offset, c.end_offset, c.first_sentence_index, c.sentences, c.location
+     FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ?`,
+  );
+  const tableStmt = db.prepare(
+    `SELECT t.key, t.document_id, d.title, t.caption, t.section, t.header, t.rows, t.metadata
+     FROM doc_tables t JOIN documents d ON d.id = t.document_id WHERE t.id = ?`,
+  );
+  const tables = new Map<number, { row: TableRow; header: string[]; rows: Scalar[][]; metadata: Record<string, Scalar> }>();
+  const out: SearchRecord[] = [];
+  for (const hit of hits) {
+    if (hit.kind === "chunk" && hit.chunk_id !== null) {
+      const c = chunkStmt.get(hit.chunk_id) as ChunkRow | undefined;
+      if (!c) continue;
+      out.push({
+        kind: "passage",
+        score: hit.score,
+        sourceObject: COLLECTION_UNIT,
+        documentId: c.document_id,
+        documentTitle: c.title,
+        section: c.section,
+        chunkIndex: c.chunk_index,
+        text: c.text,
+        start: c.start_offset,
+        end: c.end_offset,
+        sentences: JSON.parse(c.sentences) as string[],
+        firstSentenceIndex: c.first_sentence_index,
+        location: scalarEntries(JSON.parse(c.location)),
+      });
+    } else if (hit.kind === "row" && hit.table_id !== null && hit.row_index !== null) {
+      let table = tables.get(hit.table_id);
+      if (!table) {
+        const row = tableStmt.get(hit.table_id) as TableRow | undefined;
+        if (!row) continue;
+        table = { row, header: JSON.parse(row.header), rows: JSON.parse(row.rows), metadata: scalarEntries(JSON.parse(row.metadata)) };
+        tables.set(hit.table_id, table);
+      }
+      out.push({
+        kind: "row",
+        score: hit.score,
+        sourceObject: table.row.key,
+        documentId: table.row.document_id,
+        documentTitle: table.row.title,
+        tableKey: table.row.key,
+        caption: table.row.caption,
+        section: table.row.section,
+        columns: table.header,
+        values: table.rows[hit.row_index] ?? [],
+        rowIndex: hit.row_index,
+        tableMetadata: table.metadata,
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,128 @@
+import { evidenceId, labelFromIri, linearizeRow, linearizeTriple } from "../evidence";
+import type { EvidencePiece, RawResult, RowData, Scalar, TermData, TripleData } from "../types";
+import { type RdfTerm, isNumericLiteral } from "./rdf-terms";
+import { type Slot, type TripleTemplate, resultShape } from "./triple-template";
+
+/**
+ * Quasar's verbalization of SPARQL results: triples as "subject predicate object" with labels, other
+ * bindings as a table row "Query result / var: value, …". Pure: labels were attached to the records by
+ * execute(), and constants of the query come from the backend's label cache.
+ */
+
+export const RESULT_TABLE = "Query result";
+const TRIPLE_COLUMNS = ["subject", "predicate", "object"];
+
+export interface VerbalizeContext {
+  kbId: string;
+  kbName: string;
+  /** Labels known for IRIs that the records do not carry (constants written in the query). */
+  knownLabel(iri: string): string | undefined;
+}
+
+function isTerm(v: unknown): v is RdfTerm {
+  return !!v && typeof v === "object" && typeof (v as RdfTerm).value === "string" && typeof (v as RdfTerm).termType === "string";
+}
+
+function labelOf(t: RdfTerm, ctx: VerbalizeContext): string {
+  if (t.label) return t.label;
+  if (t.termType === "NamedNode") return ctx.knownLabel(t.value) ?? (labelFromIri(t.value) || t.value);
+  if (t.termType === "BlankNode") return `_:${t.value}`;
+  return t.value;
+}
+
+function termData(t: RdfTerm, ctx: VerbalizeContext): TermData {
+  const d: TermData = { value: t.value, label: labelOf(t, ctx), termType: t.termType };
+  if (t.datatype) d.datatype = t.datatype;
+  if (t.language) d.language = t.language;
+  return d;
+}
+
+/** Numbers stay numbers in rows so answer scoring can compare them; everything else is its label. */
+function scalarOf(t: RdfTerm | null, ctx: VerbalizeContext): Scalar {
+  if (!t) return null;
+  if (isNumericLiteral(t)) {
+    const n = Number(t.value);
+    if (Number.isFinite(n) && (Number.isSafeInteger(n) || !Number.isInteger(n))) return n;
+  }
+  if (t.termType === "Literal" && t.datatype?.endsWith("#boolean")) return t.value === "true" || t.value === "1";
+  return labelOf(t, ctx);
+}
+
+function fill(slot: Slot, record: Record<string, unknown>): RdfTerm | null {
+  if ("term" in slot) return slot.term;
+  const v = record[slot.variable];
+  return isTerm(v) ? v : null;
+}
+
+function entityNames(terms: (RdfTerm | null)[], ctx: VerbalizeContext): string[] {
+  const names = terms
+    .filter((t): t is RdfTerm => !!t && !isNumericLiteral(t) && t.termType !== "BlankNode")
+    .map((t) => labelOf(t, ctx))
+    .filter((s) => s.length > 0 && s.length <= 200);
+  return [...new Set(names)];
+}
+
+export function verbalizeSparqlResult(result: RawResult, ctx: VerbalizeContext, options: { sourceObject?: string | null } = {}): EvidencePiece[] {
+  const shape = resultShape(result.query.text, result.columns);
+  const graphForm = shape.form === "CONSTRUCT" || shape.form === "DESCRIBE" || (shape.form === null && result.columns.join() === TRIPLE_COLUMNS.join());
+  const template: TripleTemplate | null = graphForm
+    ? { subject: { variable: "subject" }, predicate: { variable: "predicate" }, object: { variable: "object" } }
+    : shape.template;
+
+  const provenanceBase = { kb: ctx.kbId, kbName: ctx.kbName, query: result.query.text, language: "sparql" as const };
+  const pieces: EvidencePiece[] = [];
+  result.records.forEach((record, rowIndex) => {
+    if (template) {
+      const [s, p, o] = [fill(template.subject, record), fill(template.predicate, record), fill(template.object, record)];
+      if (s && p && o && s.termType !== "Literal" && p.termType === "NamedNode") {
+        const data: TripleData = { subject: termData(s, ctx), predicate: termData(p, ctx), object: termData(o, ctx) };
+        const location = { subject: s.value, predicate: p.value, object: o.value };
+        pieces.push({
+          id: evidenceId(ctx.kbId, "triple", location),
+          kind: "triple",
+          text: linearizeTriple(data.subject.label, data.predicate.label, data.object.label),
+          provenance: { ...provenanceBase, sourceObject: options.sourceObject !== undefined ? options.sourceObject : (s.class ?? null), location },
+          entities: entityNames([s, o], ctx),
+          data,
+        });
+        return;
+      }
+    }
+    pieces.push(rowPiece(result, record, rowIndex, ctx, options, provenanceBase));
+  });
+  return pieces;
+}
+
+function rowPiece(
+  result: RawResult,
+  record: Record<string, unknown>,
+  rowIndex: number,
+  ctx: VerbalizeContext,
+  options: { sourceObject?: string | null },
+  provenanceBase: { kb: string; kbName: string; query: string; language: "sparql" },
+): EvidencePiece {
+  const columns = result.columns;
+  const terms = columns.map((c) => {
+    const v = record[c];
+    return isTerm(v) ? v : null;
+  });
+  // ASK answers and other plain values (not RDF terms) are shown as they are.
+  const values: Scalar[] = columns.map((c, i) => {
+    const v = record[c];
+    if (terms[i]) return scalarOf(terms[i], ctx);
+    return typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? v : null;
+  });
+  const data: RowData = { table: RESULT_TABLE, columns, values, rowIndex };
+  // The id depends on what the row says, not on where it came out in this result, so the same fact
+  // cited from two queries is one piece.
+  const content = JSON.stringify(columns.map((c, i) => [c, terms[i]?.value ?? values[i]]));
+  const firstClass = terms.find((t) => t?.class)?.class ?? null;
+  return {
+    id: evidenceId(ctx.kbId, "row", { content }),
+    kind: "row",
+    text: linearizeRow(RESULT_TABLE, undefined, columns, values),
+    provenance: { ...provenanceBase, sourceObject: options.sourceObject !== undefined ? options.sourceObject : firstClass, location: { row: rowIndex } },
+    entities: entityNames(terms, ctx),
+    data,
+  };
+}

@@ -1,0 +1,164 @@
+import { statSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { BackendUnavailableError, QueryExecutionError } from "../../errors";
+import type { ExecuteOptions } from "../../types";
+import { quoteIdent } from "../dialect";
+import type { RowCount, RowsResult, SqlEngine } from "../engine";
+import type { ForeignKeyInfo, TableInfo } from "../schema";
+import { asStringLiteral, unresolvedDoubleQuoted } from "./double-quoted-strings";
+import { SqliteQueryProcess } from "./query-process";
+
+/** Each round turns one unresolved "name" into a string (see double-quoted-strings.ts). */
+const MAX_STRING_REWRITES = 20;
+
+interface SqliteError {
+  code?: string;
+  message: string;
+}
+
+/**
+ * A SQLite file opened read-only. Catalog reads, previews and samples (SQL we write ourselves, which
+ * reads a bounded number of rows) use a read-only connection in this process; user queries run in a
+ * child process that can be killed at the deadline (query-process.ts).
+ */
+export class SqliteEngine implements SqlEngine {
+  readonly dialect = "sqlite" as const;
+  readonly location: string;
+  private db: Database.Database | null = null;
+  private openedStamp = "";
+  private readonly queries: SqliteQueryProcess;
+
+  constructor(private readonly file: string) {
+    this.location = `file ${path.basename(file)}`;
+    this.queries = new SqliteQueryProcess(file);
+  }
+
+  dataStamp(): string {
+    try {
+      const s = statSync(this.file);
+      return `${s.mtimeMs}:${s.size}`;
+    } catch {
+      return "missing";
+    }
+  }
+
+  async version(): Promise<string> {
+    const row = this.connection().prepare("SELECT sqlite_version() AS v").get() as { v: string };
+    return `SQLite ${row.v}`;
+  }
+
+  async loadTables(): Promise<TableInfo[]> {
+    const db = this.connection();
+    const objects = db
+      .prepare("SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid")
+      .all() as { name: string; type: "table" | "view" }[];
+    const columnsOf = db.prepare('SELECT name, type, "notnull" AS not_null, pk FROM pragma_table_info(?) ORDER BY cid');
+    const keysOf = db.prepare('SELECT id, seq, "table" AS refTable, "from" AS col, "to" AS refCol FROM pragma_foreign_key_list(?) ORDER BY id, seq');
+    const tables = objects.map((o): TableInfo => {
+      const cols = columnsOf.all(o.name) as { name: string; type: string | null; not_null: number; pk: number }[];
+      const fks = new Map<number, ForeignKeyInfo & { partialRefs: (string | null)[] }>();
+      for (const k of keysOf.all(o.name) as { id: number; refTable: string; col: string; refCol: string | null }[]) {
+        const fk = fks.get(k.id) ?? { columns: [], refTable: k.refTable, refColumns: [], partialRefs: [] };
+        fk.columns.push(k.col);
+        fk.partialRefs.push(k.refCol);
+        fks.set(k.id, fk);
+      }
+      return {
+        name: o.name,
+        kind: o.type,
+        columns: cols.map((c) => ({ name: c.name, type: c.type ?? "", notNull: c.not_null === 1 })),
+        primaryKey: cols
+          .filter((c) => c.pk > 0)
+          .sort((a, b) => a.pk - b.pk)
+          .map((c) => c.name),
+        foreignKeys: [...fks.values()].map(({ partialRefs, ...fk }) => ({
+          ...fk,
+          refColumns: partialRefs.every((r): r is string => typeof r === "string") ? partialRefs : [],
+        })),
+      };
+    });
+    // `REFERENCES parent` without columns means the parent's primary key.
+    for (const t of tables) {
+      for (const fk of t.foreignKeys) {
+        if (fk.refColumns.length > 0) continue;
+        const parent = tables.find((p) => p.name.toLowerCase() === fk.refTable.toLowerCase());
+        if (parent && parent.primaryKey.length === fk.columns.length) fk.refColumns = [...parent.primaryKey];
+      }
+    }
+    return tables;
+  }
+
+  async countRows(table: TableInfo): Promise<RowCount> {
+    const row = this.connection().prepare(`SELECT count(*) AS n FROM ${this.tableRef(table)}`).get() as { n: number };
+    return { rows: Number(row.n), approximate: false };
+  }
+
+  tableRef(table: TableInfo): string {
+    return quoteIdent(table.name);
+  }
+
+  /** Our own SQL reads a bounded number of rows here; a time limit cannot be enforced in-process, nor is one needed. */
+  async readInternal(sql: string, { maxRows }: { timeoutMs: number; maxRows: number }): Promise<RowsResult> {
+    const stmt = this.connection().prepare(sql).raw(true).safeIntegers(true);
+    const columns = stmt.columns().map((c) => c.name);
+    const rows: unknown[][] = [];
+    let truncated = false;
+    for (const row of stmt.iterate() as IterableIterator<unknown[]>) {
+      if (rows.length === maxRows) {
+        truncated = true;
+        break;
+      }
+      rows.push(row);
+    }
+    return { columns, rows, truncated };
+  }
+
+  async runQuery(sql: string, options: ExecuteOptions): Promise<RowsResult> {
+    this.connection();
+    let text = sql;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.queries.run(text, options);
+      } catch (e) {
+        const name = e instanceof QueryExecutionError && attempt < MAX_STRING_REWRITES ? unresolvedDoubleQuoted(e.message) : null;
+        const rewritten = name === null ? null : asStringLiteral(text, name);
+        if (rewritten === null) throw e;
+        text = rewritten;
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.queries.close();
+    this.db?.close();
+    this.db = null;
+  }
+
+  /** The in-process read-only connection, reopened when the file was replaced (a new upload). */
+  private connection(): Database.Database {
+    const stamp = this.dataStamp();
+    if (this.db && stamp === this.openedStamp) return this.db;
+    this.db?.close();
+    this.db = null;
+    if (stamp === "missing") throw new BackendUnavailableError(`Cannot open ${this.file}: file not found. Upload the database again.`);
+    let db: Database.Database | null = null;
+    try {
+      db = new Database(this.file, { readonly: true, fileMustExist: true });
+      db.pragma("query_only = ON");
+      // Opening is lazy in SQLite: reading the schema proves the file really is a database.
+      db.prepare("SELECT count(*) FROM sqlite_schema").get();
+    } catch (e) {
+      db?.close();
+      const err = e as SqliteError;
+      if (err.code === "SQLITE_NOTADB" || err.code === "SQLITE_CORRUPT") {
+        throw new BackendUnavailableError(`Cannot open ${this.file}: it is not a SQLite database (${err.message}). Upload a SQLite database file.`);
+      }
+      if (err.code === "SQLITE_CANTOPEN") throw new BackendUnavailableError(`Cannot open ${this.file}: ${err.message}. Check that the file is readable.`);
+      throw new QueryExecutionError(`Cannot read ${this.file}: ${err.message}.`, "");
+    }
+    this.db = db;
+    this.openedStamp = stamp;
+    return db;
+  }
+}

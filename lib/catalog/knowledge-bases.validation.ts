@@ -1,0 +1,79 @@
+import { z } from "zod";
+
+/**
+ * Registration input per kind, shared by the admin form and the server. Passwords arrive here and
+ * leave as ciphertext (lib/catalog/register.ts); nothing secret is ever sent back.
+ */
+const base = {
+  name: z.string().trim().min(1, "Enter a name.").max(80, "Keep the name under 80 characters."),
+  description: z.string().trim().max(2000, "Keep the description under 2,000 characters.").default(""),
+  groupIds: z.array(z.string().min(1)).max(100).default([]),
+};
+
+const optionalSecret = z
+  .string()
+  .max(1000)
+  .optional()
+  .transform((v) => (v ? v : undefined));
+
+export const documentsConnectionSchema = z.object({
+  language: z.string().trim().min(2).max(10).default("en"),
+});
+
+export const sqlConnectionSchema = z.discriminatedUnion("dialect", [
+  z.object({ dialect: z.literal("sqlite") }),
+  z.object({
+    dialect: z.literal("postgres"),
+    host: z.string().trim().min(1, "Enter the host."),
+    port: z.coerce.number().int().min(1).max(65535).default(5432),
+    database: z.string().trim().min(1, "Enter the database name."),
+    user: z.string().trim().min(1, "Enter the user."),
+    schema: z.string().trim().min(1).default("public"),
+    ssl: z.boolean().default(false),
+    password: optionalSecret,
+  }),
+]);
+
+export const sparqlConnectionSchema = z.discriminatedUnion("mode", [
+  z.object({ mode: z.literal("embedded") }),
+  z.object({
+    mode: z.literal("remote"),
+    endpoint: z.url("Enter the endpoint URL, e.g. https://example.org/sparql").refine((u) => /^https?:\/\//.test(u), "Use an http:// or https:// URL."),
+    defaultGraph: z.string().trim().optional().transform((v) => v || undefined),
+    user: z.string().trim().optional().transform((v) => v || undefined),
+    password: optionalSecret,
+  }),
+]);
+
+export const cypherConnectionSchema = z.object({
+  uri: z.string().trim().regex(/^(bolt|neo4j)(\+s|\+ssc)?:\/\/.+/, "Use a bolt:// or neo4j:// URI."),
+  user: z.string().trim().min(1, "Enter the user."),
+  database: z.string().trim().optional().transform((v) => v || undefined),
+  password: optionalSecret,
+});
+
+export const registerKbSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("DOCUMENTS"), ...base, connection: documentsConnectionSchema }),
+  z.object({ kind: z.literal("SQL"), ...base, connection: sqlConnectionSchema }),
+  z.object({ kind: z.literal("SPARQL"), ...base, connection: sparqlConnectionSchema }),
+  z.object({ kind: z.literal("CYPHER"), ...base, connection: cypherConnectionSchema }),
+]);
+export type RegisterKbInput = z.input<typeof registerKbSchema>;
+export type RegisterKb = z.output<typeof registerKbSchema>;
+
+export const testConnectionSchema = registerKbSchema;
+
+export const updateKbSchema = z.object({
+  id: z.string().min(1),
+  name: base.name,
+  description: base.description,
+  groupIds: base.groupIds,
+});
+
+/** Which kinds need uploaded files at registration. */
+export function needsUpload(input: RegisterKb): "documents" | "sqlite" | "rdf" | null {
+  if (input.kind === "DOCUMENTS") return "documents";
+  if (input.kind === "SQL" && input.connection.dialect === "sqlite") return "sqlite";
+  if (input.kind === "SPARQL" && input.connection.mode === "embedded") return "rdf";
+  return null;
+}

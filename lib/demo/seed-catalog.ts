@@ -1,0 +1,88 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { CatalogDeps } from "../catalog/deps";
+import { registerKnowledgeBase } from "../catalog/register";
+import type { PrismaClient } from "../db/generated/client";
+import { createDemoSalesDatabase } from "./sales-database";
+
+const CONTENT_DIR = path.join(process.cwd(), "lib", "demo", "content");
+const MARKER = "demo.catalog";
+
+function content(name: string) {
+  return { name, bytes: readFileSync(/* turbopackIgnore: true */ path.join(CONTENT_DIR, name)) };
+}
+
+export const DEMO_KB_NAMES = {
+  documents: "Aurora policies and reports",
+  sql: "Aurora sales database",
+  sparql: "Aurora product and organisation graph",
+} as const;
+
+/**
+ * The demo workspace of a fictional outdoor-gear company, Aurora Outfitters: policy and report
+ * documents (one with a table), a SQLite sales database and an RDF product/organisation graph, so a
+ * fresh clone has every kind that runs without services. Seeded once: deleting the demo KBs later
+ * does not bring them back.
+ */
+export async function seedDemoCatalogOnce(prisma: PrismaClient, deps: CatalogDeps): Promise<{ seeded: boolean; kbs: number }> {
+  if (await prisma.setting.findUnique({ where: { key: MARKER } })) return { seeded: false, kbs: 0 };
+  const admin = await prisma.user.findFirst({ where: { role: "ADMIN" }, orderBy: { createdAt: "asc" }, select: { id: true } });
+  const owner = admin?.id ?? null;
+  const existing = new Set((await prisma.knowledgeBase.findMany({ select: { name: true } })).map((k) => k.name));
+
+  if (!existing.has(DEMO_KB_NAMES.documents)) {
+    await registerKnowledgeBase(
+      prisma,
+      deps,
+      owner,
+      {
+        kind: "DOCUMENTS",
+        name: DEMO_KB_NAMES.documents,
+        description: "Company policies (travel and expenses, returns and warranty) and the 2025 annual report with results by region.",
+        connection: { language: "en" },
+      },
+      [content("travel-and-expense-policy.md"), content("annual-report-2025.md"), { ...content("returns-policy.html"), mediaType: "text/html" }],
+      { origin: "demo" },
+    );
+  }
+  if (!existing.has(DEMO_KB_NAMES.sql)) {
+    const dir = mkdtempSync(path.join(tmpdir(), "mosaic-demo-"));
+    try {
+      const file = path.join(dir, "sales.sqlite");
+      createDemoSalesDatabase(file);
+      await registerKnowledgeBase(
+        prisma,
+        deps,
+        owner,
+        {
+          kind: "SQL",
+          name: DEMO_KB_NAMES.sql,
+          description: "Orders, order lines, products, customers and sales regions of Aurora Outfitters for 2024 and 2025.",
+          connection: { dialect: "sqlite" },
+        },
+        [],
+        { origin: "demo", sqliteSourcePath: file },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  if (!existing.has(DEMO_KB_NAMES.sparql)) {
+    await registerKnowledgeBase(
+      prisma,
+      deps,
+      owner,
+      {
+        kind: "SPARQL",
+        name: DEMO_KB_NAMES.sparql,
+        description: "Products with their categories, materials and manufacturers; the company's subsidiaries, suppliers, locations and executives.",
+        connection: { mode: "embedded" },
+      },
+      [content("products.ttl")],
+      { origin: "demo" },
+    );
+  }
+  await prisma.setting.create({ data: { key: MARKER, value: { seededAt: new Date().toISOString() } } });
+  return { seeded: true, kbs: 3 };
+}

@@ -1,0 +1,113 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_USERS } from "@/lib/db/seed";
+import { DEMO_KB_NAMES } from "@/lib/demo/seed-catalog";
+import { KnowledgeBasesPage } from "./pages/knowledge-bases-page";
+import { SignInPage } from "./pages/sign-in-page";
+import { launchBrowser, newPage, screenshot } from "./support/browser";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function signedIn(role: "ADMIN" | "ANALYST"): Promise<{ page: Page; close: () => Promise<void> }> {
+  const demo = DEMO_USERS.find((u) => u.role === role)!;
+  const { context, page } = await newPage(browser);
+  await new SignInPage(page).open();
+  await new SignInPage(page).signIn(demo.email, demo.password);
+  await page.waitForURL(/\/ask$/);
+  return { page, close: () => context.close() };
+}
+
+describe("admin knowledge-base registry", () => {
+  it("lists the demo catalog with health, and opens a KB's descriptor and source objects with a preview", async () => {
+    const { page, close } = await signedIn("ADMIN");
+    try {
+      const kbs = new KnowledgeBasesPage(page);
+      await kbs.open();
+      for (const name of Object.values(DEMO_KB_NAMES)) {
+        expect(await kbs.row(name).getByTestId("kb-status").innerText()).toBe("Healthy");
+      }
+      await screenshot(page, "knowledge-bases-list");
+      await kbs.openKb(DEMO_KB_NAMES.sql);
+      expect(await kbs.descriptor().innerText()).toContain("CREATE TABLE");
+      expect(await kbs.sourceObjects().count()).toBe(5);
+      await kbs.sourceObjects().filter({ hasText: "products" }).first().click();
+      const grid = page.getByRole("table", { name: /Preview of/ });
+      await expect.poll(() => grid.getByRole("row").count()).toBeGreaterThan(3);
+      expect(await grid.innerText()).toContain("Summit 2 Tent");
+      await screenshot(page, "knowledge-base-detail");
+    } finally {
+      await close();
+    }
+  });
+
+  it("registers uploaded documents, then deletes the KB after typing its name", async () => {
+    const { page, close } = await signedIn("ADMIN");
+    try {
+      const kbs = new KnowledgeBasesPage(page);
+      await kbs.register({
+        source: "Documents",
+        name: "Safety manuals",
+        description: "Handling instructions for gas stoves",
+        files: [{ name: "stoves.md", mimeType: "text/markdown", buffer: Buffer.from("# Stove safety\n\nNever use a gas stove inside a tent. Ventilate well.\n\n| Stove | Max output (kW) |\n| --- | --- |\n| Flame One | 2.8 |\n| Flame Two | 3.4 |\n") }],
+      });
+      await page.waitForURL(/\/knowledge-bases\/[^/]+$/, { timeout: 60_000 });
+      expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("Safety manuals");
+      expect(await page.getByTestId("kb-status").first().innerText()).toBe("Healthy");
+      await expect.poll(() => kbs.sourceObjects().count()).toBeGreaterThanOrEqual(2);
+
+      await page.getByRole("button", { name: "Delete knowledge base…" }).click();
+      const confirm = page.getByRole("button", { name: "Delete permanently" });
+      expect(await confirm.isDisabled()).toBe(true);
+      await page.getByLabel('Type "Safety manuals" to confirm').fill("Safety manuals");
+      await confirm.click();
+      await page.waitForURL(/\/knowledge-bases$/);
+      expect(await kbs.row("Safety manuals").count()).toBe(0);
+    } finally {
+      await close();
+    }
+  });
+
+  it("explains a malformed upload and registers nothing", async () => {
+    const { page, close } = await signedIn("ADMIN");
+    try {
+      const kbs = new KnowledgeBasesPage(page);
+      await kbs.register({ source: "SQLite database", name: "Not a database", files: [{ name: "fake.sqlite", mimeType: "application/octet-stream", buffer: Buffer.from("hello ".repeat(50)) }] });
+      await expect.poll(() => page.getByRole("alert").filter({ hasText: "fake.sqlite is not a SQLite database" }).count()).toBe(1);
+      await kbs.open();
+      expect(await kbs.row("Not a database").count()).toBe(0);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe("analyst source objects", () => {
+  it("saves a query as a dynamic source object and refreshes it", async () => {
+    const { page, close } = await signedIn("ANALYST");
+    try {
+      await page.goto("/source-objects");
+      await page.getByRole("button", { name: "New saved query" }).click();
+      const form = page.getByRole("form", { name: "New saved query" });
+      await form.getByLabel("Knowledge base").selectOption({ label: DEMO_KB_NAMES.sql });
+      await form.getByLabel("Name").fill("Orders per status");
+      await form.getByLabel("Query").fill("DROP TABLE orders");
+      await form.getByRole("button", { name: "Save query" }).click();
+      await expect.poll(() => form.getByText(/refused/).count()).toBeGreaterThan(0);
+      await form.getByLabel("Query").fill("SELECT status, COUNT(*) AS orders FROM orders GROUP BY status ORDER BY status");
+      await form.getByRole("button", { name: "Save query" }).click();
+      await expect.poll(() => page.getByRole("heading", { name: "Orders per status" }).count()).toBe(1);
+      expect(await page.getByRole("table", { name: /Preview of/ }).innerText()).toContain("shipped");
+      await page.getByRole("button", { name: "Refresh" }).click();
+      await expect.poll(() => page.getByText(/Refreshed: 2 rows/).count()).toBe(1);
+      await screenshot(page, "source-objects-dynamic");
+    } finally {
+      await close();
+    }
+  });
+});
