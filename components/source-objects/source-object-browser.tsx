@@ -114,7 +114,7 @@ export function SourceObjectBrowser({
           </ul>
         )}
       </section>
-      <section aria-label="Source object details" className="min-w-0">
+      <section aria-label="Source object details" className="min-w-0 xl:sticky xl:top-4 xl:self-start">
         {creating ? (
           <CreateDynamicForm kbs={kbs} defaultKbId={fixedKbId ?? kbId} onDone={(id) => { setCreating(false); setSelectedId(id); }} />
         ) : selected ? (

@@ -36,7 +36,7 @@ describe("admin knowledge-base registry", () => {
       await kbs.openKb(DEMO_KB_NAMES.sql);
       expect(await kbs.descriptor().innerText()).toContain("CREATE TABLE");
       expect(await kbs.sourceObjects().count()).toBe(5);
-      await kbs.sourceObjects().filter({ hasText: "products" }).first().click();
+      await kbs.sourceObjects().filter({ has: page.getByText("products", { exact: true }) }).click();
       const grid = page.getByRole("table", { name: /Preview of/ });
       await expect.poll(() => grid.getByRole("row").count()).toBeGreaterThan(3);
       expect(await grid.innerText()).toContain("Summit 2 Tent");
@@ -56,7 +56,7 @@ describe("admin knowledge-base registry", () => {
         description: "Handling instructions for gas stoves",
         files: [{ name: "stoves.md", mimeType: "text/markdown", buffer: Buffer.from("# Stove safety\n\nNever use a gas stove inside a tent. Ventilate well.\n\n| Stove | Max output (kW) |\n| --- | --- |\n| Flame One | 2.8 |\n| Flame Two | 3.4 |\n") }],
       });
-      await page.waitForURL(/\/knowledge-bases\/[^/]+$/, { timeout: 60_000 });
+      await page.waitForURL(/\/knowledge-bases\/(?!new$)[^/]+$/, { timeout: 60_000 });
       expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("Safety manuals");
       expect(await page.getByTestId("kb-status").first().innerText()).toBe("Healthy");
       await expect.poll(() => kbs.sourceObjects().count()).toBeGreaterThanOrEqual(2);

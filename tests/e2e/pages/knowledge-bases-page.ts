@@ -13,7 +13,7 @@ export class KnowledgeBasesPage {
 
   async openKb(name: string) {
     await this.page.getByRole("link", { name, exact: true }).click();
-    await this.page.waitForURL(/\/knowledge-bases\/[^/]+$/);
+    await this.page.waitForURL(/\/knowledge-bases\/(?!new$)[^/]+$/);
   }
 
   async register(input: { source: string; name: string; description?: string; files?: { name: string; mimeType: string; buffer: Buffer }[] }) {
