@@ -28,6 +28,11 @@ const envSchema = z.object({
   SEED_DEMO: booleanFromString.default(true),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   DATASETS_DIR: z.string().default("../shared/datasets"),
+  /** Neo4j holding the benchmark graphs (npm run catalog:load-benchmarks); unset = skip them. */
+  NEO4J_URI: z.string().regex(/^(bolt|neo4j)(\+s|\+ssc)?:\/\//, "must be a bolt:// or neo4j:// URI").optional(),
+  NEO4J_USER: z.string().default("neo4j"),
+  NEO4J_PASSWORD: z.string().optional(),
+  NEO4J_DATABASE: z.string().optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;

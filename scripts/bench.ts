@@ -9,8 +9,9 @@ import { parse } from "csv-parse/sync";
 import { createDocumentsBackend, documentsConfigSchema, loadSciFact } from "../lib/backends/documents";
 import { createSqlBackend } from "../lib/backends/sql";
 import type { BackendContext } from "../lib/backends/types";
+import { loadEnv } from "../lib/env";
 
-const datasets = process.env.DATASETS_DIR ?? "../shared/datasets";
+const datasets = loadEnv().DATASETS_DIR;
 
 export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;

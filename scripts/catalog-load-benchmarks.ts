@@ -26,12 +26,12 @@ await runCli(async () => {
   const { handle } = await openAndBootstrap(env);
   const started = Date.now();
   try {
-    const neo4jUri = process.env.NEO4J_URI;
+    const neo4jUri = env.NEO4J_URI;
     const report = await loadBenchmarkCatalog(handle.prisma, deps, {
       spiderLimit: numberFlag("spider-limit"),
       scifactLimit: numberFlag("scifact-limit"),
       tatqaLimit: numberFlag("tatqa-limit"),
-      neo4j: neo4jUri ? { uri: neo4jUri, user: process.env.NEO4J_USER ?? "neo4j", password: process.env.NEO4J_PASSWORD, database: process.env.NEO4J_DATABASE } : undefined,
+      neo4j: neo4jUri ? { uri: neo4jUri, user: env.NEO4J_USER, password: env.NEO4J_PASSWORD, database: env.NEO4J_DATABASE } : undefined,
       log: (line) => console.log(line),
     });
     if (!neo4jUri) console.log("NEO4J_URI is not set: the Neo4j movies and northwind graphs were not registered.");
