@@ -11,7 +11,7 @@ import { createSqlBackend } from "../lib/backends/sql";
 import type { BackendContext } from "../lib/backends/types";
 import { loadEnv } from "../lib/env";
 
-const datasets = loadEnv().DATASETS_DIR;
+const datasets = path.resolve(loadEnv().DATASETS_DIR);
 
 export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;

@@ -71,16 +71,31 @@ export function openBackendFrom(
 
 /**
  * Open backends are cached per KB and reopened when the KB row changes (updatedAt), so connection
- * pools, SQLite handles and RDF workers are shared across requests instead of reopened per query.
+ * pools, SQLite query processes and RDF workers are shared across requests instead of reopened per
+ * query. The cache is least-recently-used and bounded: a catalog of hundreds of KBs (the benchmark
+ * catalog has 175) must not keep hundreds of processes and stores in memory.
  */
+export const MAX_OPEN_BACKENDS = 24;
 const globalForBackends = globalThis as unknown as { __mosaicBackends?: Map<string, { stamp: number; backend: KnowledgeBackend }> };
 const cache = (globalForBackends.__mosaicBackends ??= new Map());
 
 export function openBackend(kb: KbRecord, deps: { dataDir: string; encryptionKey: Buffer }): KnowledgeBackend {
   const stamp = kb.updatedAt.getTime();
   const cached = cache.get(kb.id);
-  if (cached && cached.stamp === stamp) return cached.backend;
-  if (cached) void cached.backend.close().catch(() => undefined);
+  if (cached && cached.stamp === stamp) {
+    cache.delete(kb.id);
+    cache.set(kb.id, cached); // most recently used goes last
+    return cached.backend;
+  }
+  if (cached) {
+    cache.delete(kb.id);
+    void cached.backend.close().catch(() => undefined);
+  }
+  while (cache.size >= MAX_OPEN_BACKENDS) {
+    const [oldestId, oldest] = cache.entries().next().value!;
+    cache.delete(oldestId);
+    void oldest.backend.close().catch(() => undefined);
+  }
   const secrets = kb.secretsCiphertext ? decryptSecrets(kb.secretsCiphertext, deps.encryptionKey) : {};
   const backend = openBackendFrom(kb.kind, kb.config, secrets, {
     kbId: kb.id,

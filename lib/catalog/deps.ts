@@ -1,3 +1,4 @@
+import path from "node:path";
 import { loadEnv } from "../env";
 import { getSecrets } from "../local-secrets";
 
@@ -10,5 +11,6 @@ export interface CatalogDeps {
 
 export function catalogDeps(): CatalogDeps {
   const env = loadEnv();
-  return { dataDir: env.DATA_DIR, encryptionKey: getSecrets(env).encryptionKey, datasetsDir: env.DATASETS_DIR };
+  // Absolute paths: backends resolve relative files against their own storage directory.
+  return { dataDir: path.resolve(env.DATA_DIR), encryptionKey: getSecrets(env).encryptionKey, datasetsDir: path.resolve(env.DATASETS_DIR) };
 }

@@ -1,0 +1,249 @@
+import { z } from "zod";
+import type { EvidencePiece, KbKind, NativeQuery } from "../backends/types";
+
+/**
+ * Typed inputs and outputs of the pipeline stages (DESIGN.md "The pipeline"):
+ * understand → select → formulate → execute → verbalize → pool → rerank → select evidence → answer → critique.
+ * Every stage has a classical strategy (no LLM); LLM strategies plug into the same schemas later.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// understand: Quasar's structured intent
+
+export const ANSWER_TYPES = [
+  "person",
+  "organisation",
+  "location",
+  "date",
+  "number",
+  "count",
+  "money",
+  "percent",
+  "boolean",
+  "entity",
+  "text",
+  "list",
+] as const;
+export type AnswerType = (typeof ANSWER_TYPES)[number];
+
+export const entityLinkSchema = z.object({
+  kbId: z.string(),
+  label: z.string(),
+  /** EntityIndexEntry.kind: value, label, class, predicate, node, table, column, document. */
+  kind: z.string(),
+  /** The KB's own reference: IRI, node id, "table.column=value", document id. */
+  ref: z.string(),
+  sourceObject: z.string().nullable(),
+  /** 0..1: how well the mention matches the label (exact normalized match = 1). */
+  score: z.number(),
+});
+export type EntityLink = z.infer<typeof entityLinkSchema>;
+
+export const entityMentionSchema = z.object({
+  /** The surface form in the (completed) question. */
+  mention: z.string(),
+  /** Character offsets in the completed question; null when carried over from an earlier turn. */
+  span: z.tuple([z.number(), z.number()]).nullable(),
+  /** Ranked links into the entity indexes of the KBs the user may use (best first, at most ~10). */
+  links: z.array(entityLinkSchema),
+  /** True when the mention came from an earlier turn of the conversation (a follow-up). */
+  fromContext: z.boolean().default(false),
+});
+export type EntityMention = z.infer<typeof entityMentionSchema>;
+
+export const timeCueSchema = z.object({
+  text: z.string(),
+  kind: z.enum(["absolute", "relative", "ordinal", "range"]),
+  /** ISO dates (inclusive start, exclusive end) when the cue resolves to a period. */
+  start: z.string().nullable().default(null),
+  end: z.string().nullable().default(null),
+  /** "before 2010" → before; "after", "in", "between", "since", "until". */
+  comparator: z.enum(["before", "after", "in", "between", "since", "until"]).nullable().default(null),
+  /** "first" → 1, "second" → 2, "last"/"latest" → -1. */
+  ordinal: z.number().int().nullable().default(null),
+});
+export type TimeCue = z.infer<typeof timeCueSchema>;
+
+export const intentSchema = z.object({
+  /** The question as asked. */
+  question: z.string(),
+  /** The question completed from earlier turns ("which teams did he play for?" → "... Tom Brady ..."). */
+  completed: z.string(),
+  /** ISO 639-1 guess; a non-English question is processed but flagged (a recorded degradation). */
+  language: z.string(),
+  /** "who", "what", "how many"... or null for imperative/keyword questions. */
+  wh: z.string().nullable(),
+  answerTypes: z.array(z.enum(ANSWER_TYPES)),
+  entities: z.array(entityMentionSchema),
+  /** The relation asked about: "revenue", "played for", "capital of"... */
+  relation: z.string().nullable(),
+  time: z.array(timeCueSchema),
+  locations: z.array(z.string()),
+  /** Aggregation asked for: "how many" → count, "total" → sum, "average" → avg... */
+  aggregate: z.enum(["count", "sum", "avg", "min", "max"]).nullable(),
+  /** Superlative: "most expensive" → {direction: "max", attribute: "expensive"}. */
+  superlative: z.object({ direction: z.enum(["max", "min"]), attribute: z.string().nullable(), limit: z.number().int().min(1) }).nullable(),
+  /** Content words after stopword removal, for BM25. */
+  keywords: z.array(z.string()),
+});
+export type Intent = z.infer<typeof intentSchema>;
+
+/** Quasar's "concatenated intent": one string for BM25 over the pool. */
+export function intentText(intent: Intent): string {
+  return [
+    intent.completed,
+    intent.relation ?? "",
+    ...intent.entities.map((e) => e.mention),
+    ...intent.entities.flatMap((e) => e.links.slice(0, 1).map((l) => l.label)),
+    ...intent.time.map((t) => t.text),
+    ...intent.locations,
+    ...intent.answerTypes,
+  ]
+    .filter(Boolean)
+    .join(" ");
+}
+
+// ---------------------------------------------------------------------------------------------
+// select: candidate sources (OmniRetrieval top-k) with reasons
+
+export const selectionReasonSchema = z.object({
+  type: z.enum(["terms", "entity", "guide", "description", "requested"]),
+  detail: z.string(),
+  weight: z.number(),
+});
+export type SelectionReason = z.infer<typeof selectionReasonSchema>;
+
+export const candidateSchema = z.object({
+  kbId: z.string(),
+  kbName: z.string(),
+  kind: z.enum(["DOCUMENTS", "SQL", "SPARQL", "CYPHER"]),
+  /** Keys of the source objects that matched (tables, classes, labels, document tables). */
+  sourceObjects: z.array(z.string()),
+  score: z.number(),
+  reasons: z.array(selectionReasonSchema),
+});
+export type Candidate = z.infer<typeof candidateSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// formulate → execute: native queries and retrieval actions
+
+export const RETRIEVAL_STRATEGIES = ["guide", "schema-linking", "neighborhood", "sparql-pattern", "search", "action"] as const;
+
+export interface FormulatedQuery {
+  kbId: string;
+  kbName: string;
+  kind: KbKind;
+  query: NativeQuery;
+  strategy: (typeof RETRIEVAL_STRATEGIES)[number];
+  sourceObject: string | null;
+  /** Why this query: "linked 'Tom Hanks' to (:Person); 1-hop neighbourhood" or "adapted guide 'Who directed…'". */
+  explanation: string;
+  /** Guide this query was adapted from, if any. */
+  guideId?: string;
+}
+
+export interface ExecutedQuery extends FormulatedQuery {
+  status: "ok" | "empty" | "refused" | "timeout" | "error" | "unavailable";
+  error?: string;
+  rows: number;
+  truncated: boolean;
+  ms: number;
+  evidenceIds: string[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// pool → rerank → select evidence
+
+export interface ScoredEvidence {
+  piece: EvidencePiece;
+  /** Current score (the last round's scorer). */
+  score: number;
+  /** Every scorer's score by name ("bm25", "entity-overlap", ...), for the trace and the UI. */
+  scores: Record<string, number>;
+}
+
+/** One re-ranking round: a scorer by name and how many pieces survive it (Quasar: 1000 → 100 → 30). */
+export const rerankRoundSchema = z.object({ scorer: z.string(), keep: z.number().int().min(1) });
+export type RerankRound = z.infer<typeof rerankRoundSchema>;
+
+/**
+ * A scorer takes the intent and the surviving pieces and returns one score per piece (higher = better).
+ * Lexical scorers now; a cross-encoder scorer later implements the same interface.
+ */
+export interface EvidenceScorer {
+  name: string;
+  score(intent: Intent, pieces: EvidencePiece[], signal?: AbortSignal): Promise<number[]>;
+}
+
+export interface EvidenceSelection {
+  /** The KB whose evidence best answers the question (OmniRetrieval's cross-source selection). */
+  winner: { kbId: string; kbName: string; reason: string } | null;
+  /** The evidence kept for answering, best first. */
+  evidence: ScoredEvidence[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// answer
+
+export const answerCandidateSchema = z.object({
+  value: z.string(),
+  score: z.number(),
+  /** Evidence ids supporting this value. */
+  support: z.array(z.string()),
+  type: z.string().nullable(),
+});
+export type AnswerCandidate = z.infer<typeof answerCandidateSchema>;
+
+export const answerSchema = z.object({
+  text: z.string(),
+  refrained: z.boolean(),
+  /** Why Mosaic refrained, in words a person can act on. */
+  reason: z.string().nullable(),
+  confidence: z.number().min(0).max(1),
+  citations: z.array(z.string()),
+  candidates: z.array(answerCandidateSchema),
+});
+export type Answer = z.infer<typeof answerSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// critique (HybGRAG): validator + commentor with fixed corrective feedback types
+
+export const FEEDBACK_TYPES = [
+  "wrong_entity",
+  "missing_entity",
+  "wrong_relation",
+  "missing_relation",
+  "empty_result",
+  "no_intersection",
+  "wrong_source",
+  "wrong_module",
+  "next_batch",
+] as const;
+export type FeedbackType = (typeof FEEDBACK_TYPES)[number];
+
+export const feedbackSchema = z.object({
+  type: z.enum(FEEDBACK_TYPES),
+  /** The entity, relation, KB or module the feedback is about. */
+  target: z.string().nullable(),
+  detail: z.string(),
+});
+export type Feedback = z.infer<typeof feedbackSchema>;
+
+export const critiqueSchema = z.object({
+  accepted: z.boolean(),
+  checks: z.array(z.object({ name: z.string(), passed: z.boolean(), detail: z.string() })),
+  feedback: feedbackSchema.nullable(),
+});
+export type Critique = z.infer<typeof critiqueSchema>;
+
+/** One round of the refinement path shown to the user. */
+export interface Iteration {
+  round: number;
+  candidates: string[];
+  queries: { kbName: string; strategy: string; text: string; status: string }[];
+  answer: string;
+  accepted: boolean;
+  feedback: Feedback | null;
+  /** What the feedback changed for the next round, in words. */
+  change: string | null;
+}
