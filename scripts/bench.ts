@@ -91,8 +91,13 @@ if (phaseIdx >= 0) {
   await runPhase(args[phaseIdx + 1], args[args.indexOf("--dir") + 1]);
 } else {
   const suite = args[0];
+  if (suite === "pipeline") {
+    const { benchPipeline } = await import("./bench-pipeline");
+    await benchPipeline(args.slice(1));
+    process.exit(0);
+  }
   if (suite !== "sources") {
-    console.error("Usage: npm run bench -- sources   (more suites arrive with the pipeline)");
+    console.error("Usage: npm run bench -- sources | pipeline [--questions N] [--data-dir DIR]");
     process.exit(2);
   }
   if (!existsSync(datasets)) {

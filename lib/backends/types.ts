@@ -216,6 +216,43 @@ export interface HealthResult {
   latencyMs: number;
 }
 
+/**
+ * The structure of a KB as data (not text): what query formulation links questions against
+ * (SQL tables/columns/keys, RDF classes/predicates, graph labels/relationship patterns, document tables).
+ */
+export type KbStructure =
+  | {
+      kind: "sql";
+      dialect: "sqlite" | "postgres";
+      tables: {
+        name: string;
+        columns: { name: string; type: string; examples: Scalar[] }[];
+        primaryKey: string[];
+        foreignKeys: { columns: string[]; refTable: string; refColumns: string[] }[];
+        rows: number | null;
+      }[];
+    }
+  | {
+      kind: "rdf";
+      prefixes: Record<string, string>;
+      classes: { iri: string; label: string; instances: number }[];
+      predicates: { iri: string; label: string; count: number; domains: string[]; ranges: string[]; literal: boolean }[];
+      labelPredicates: string[];
+    }
+  | {
+      kind: "graph";
+      labels: { label: string; count: number; properties: { name: string; types: string[]; examples: Scalar[] }[] }[];
+      relationships: { type: string; count: number; properties: { name: string; types: string[] }[] }[];
+      patterns: { from: string; type: string; to: string; count: number }[];
+      /** Property used as the display name per label (name, title...). */
+      captionKeys: Record<string, string>;
+    }
+  | {
+      kind: "documents";
+      documents: number;
+      tables: { key: string; caption: string; section: string | null; columns: string[]; rows: number }[];
+    };
+
 export interface KnowledgeBackend {
   readonly kind: KbKind;
   readonly language: QueryLanguage;
@@ -229,5 +266,7 @@ export interface KnowledgeBackend {
   preview(sourceKey: string, options?: { limit?: number }): Promise<Preview>;
   /** Labels and values worth linking questions against, at most `limit`. */
   entityIndex(options?: { limit?: number }): Promise<EntityIndexEntry[]>;
+  /** The KB's structure as data, for query formulation (schema linking, patterns, neighbourhoods). */
+  structure(): Promise<KbStructure>;
   close(): Promise<void>;
 }

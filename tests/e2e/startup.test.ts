@@ -104,3 +104,29 @@ describe("server start", () => {
     }
   });
 });
+
+describe("asking over HTTP", () => {
+  it("streams the run stage by stage as NDJSON and ends with the answer", async () => {
+    const server = await startAppServer();
+    try {
+      const cookie = await signInCookie(server.baseUrl, DEMO_USERS[2].email, DEMO_USERS[2].password);
+      const res = await fetch(`${server.baseUrl}/api/runs`, {
+        method: "POST",
+        headers: { cookie, "content-type": "application/json" },
+        body: JSON.stringify({ question: "How many orders were returned?" }),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toContain("application/x-ndjson");
+      const lines = (await res.text()).trim().split("\n").map((l) => JSON.parse(l));
+      const stages = lines.filter((l) => l.event?.type === "END").map((l) => l.event.stage);
+      expect(stages).toEqual(expect.arrayContaining(["understand", "select", "formulate", "execute", "pool", "rerank", "answer", "critique"]));
+      const result = lines.at(-1).result;
+      expect(result.answer).toMatch(/\b7\b/);
+      expect(result.evidence.length).toBeGreaterThan(0);
+      const empty = await fetch(`${server.baseUrl}/api/runs`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify({ question: "  " }) });
+      expect(empty.status).toBe(400);
+    } finally {
+      await server.stop();
+    }
+  });
+});

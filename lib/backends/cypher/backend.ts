@@ -8,6 +8,7 @@ import {
   type EvidencePiece,
   type ExecuteOptions,
   type HealthResult,
+  type KbStructure,
   type KnowledgeBackend,
   type NativeQuery,
   type Preview,
@@ -20,7 +21,7 @@ import { isUnavailableCode, mapNeo4jError, unavailableError, type ErrorContext }
 import { buildEntityIndex } from "./entity-index";
 import { previewLabel } from "./preview";
 import { readCypher, readInternal, recordToJson, type ReadTarget } from "./read";
-import { readGraphSchema, type GraphSchema } from "./schema";
+import { readGraphSchema, type GraphSchema, type PropertyStats } from "./schema";
 import { toDriverParams, toJsonValue } from "./values";
 import { verbalizeCypher } from "./verbalize";
 
@@ -138,9 +139,38 @@ class CypherBackend implements KnowledgeBackend {
     return buildEntityIndex(this.target, await this.schema(), limit);
   }
 
+  /** Labels, relationship types and patterns as data for query formulation, from the same cached schema describe() renders. */
+  async structure(): Promise<KbStructure> {
+    const schema = await this.schema();
+    const captionKeys: Record<string, string> = {};
+    for (const l of schema.labels) if (l.caption) captionKeys[l.label] = l.caption.key;
+    return {
+      kind: "graph",
+      labels: schema.labels.map((l) => ({
+        label: l.label,
+        count: l.count,
+        properties: l.properties.map((p) => ({ name: p.key, types: [p.type], examples: propertyExamples(p) })),
+      })),
+      relationships: schema.relationshipTypes.map((t) => ({ type: t.type, count: t.count, properties: t.properties.map((p) => ({ name: p.key, types: [p.type] })) })),
+      patterns: schema.patterns.map((p) => ({ from: p.from, type: p.type, to: p.to, count: p.count })),
+      captionKeys,
+    };
+  }
+
   async close(): Promise<void> {
     await this.driver.close();
   }
+}
+
+const STRUCTURE_EXAMPLES = 3;
+
+/** A few sampled values of a property, typed back as numbers and booleans where the property holds those. */
+function propertyExamples(p: PropertyStats): (string | number | boolean)[] {
+  return p.distinct.slice(0, STRUCTURE_EXAMPLES).map((v) => {
+    if (p.type === "INTEGER" || p.type === "FLOAT") return Number.isFinite(Number(v)) ? Number(v) : v;
+    if (p.type === "BOOLEAN") return v === "true";
+    return v;
+  });
 }
 
 export function createCypherBackend(config: CypherConfig, secrets: CypherSecrets, ctx: BackendContext): KnowledgeBackend {

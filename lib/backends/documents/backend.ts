@@ -7,6 +7,7 @@ import {
   type EvidencePiece,
   type ExecuteOptions,
   type HealthResult,
+  type KbStructure,
   type KnowledgeBackend,
   type NativeQuery,
   type Preview,
@@ -96,6 +97,22 @@ class DocumentsBackend implements KnowledgeBackend {
 
   async entityIndex(options?: { limit?: number }): Promise<EntityIndexEntry[]> {
     return buildEntityIndex(this.index(), this.contentStats(), options?.limit);
+  }
+
+  /**
+   * The document tables as data for query formulation (a search can be restricted to one of them).
+   * One indexed read without the rows themselves, so it stays cheap on collections with many tables.
+   */
+  async structure(): Promise<KbStructure> {
+    const db = this.index();
+    const tables = db
+      .prepare("SELECT t.key, t.caption, t.section, t.header, t.row_count FROM doc_tables t JOIN documents d ON d.id = t.document_id WHERE d.status = 'ready' ORDER BY d.rowid, t.table_index")
+      .all() as { key: string; caption: string; section: string | null; header: string; row_count: number }[];
+    return {
+      kind: "documents",
+      documents: collectionCounts(db).documents,
+      tables: tables.map((t) => ({ key: t.key, caption: t.caption, section: t.section, columns: JSON.parse(t.header) as string[], rows: t.row_count })),
+    };
   }
 
   async close(): Promise<void> {

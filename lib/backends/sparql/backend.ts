@@ -1,4 +1,5 @@
 import { QueryRejectedError } from "../errors";
+import { labelFromIri } from "../evidence";
 import {
   type BackendContext,
   DEFAULT_EXECUTE_OPTIONS,
@@ -7,6 +8,7 @@ import {
   type EvidencePiece,
   type ExecuteOptions,
   type HealthResult,
+  type KbStructure,
   type KnowledgeBackend,
   type NativeQuery,
   type Preview,
@@ -18,8 +20,9 @@ import type { EngineResult, SparqlEngine } from "./engine";
 import { buildEntityIndex } from "./entity-index";
 import { type GraphSummary, summarizeGraph } from "./graph-summary";
 import { attachResourceInfo, fetchResourceInfo } from "./labels";
+import { PrefixMap } from "./namespaces";
 import { previewClass } from "./preview";
-import type { RdfTerm } from "./rdf-terms";
+import { LABEL_PREDICATES, RDF, type RdfTerm, XSD } from "./rdf-terms";
 import { checkSparqlSafety } from "./safety";
 import { resultShape, templateConstants } from "./triple-template";
 import { verbalizeSparqlResult } from "./verbalize";
@@ -108,6 +111,11 @@ export class SparqlBackend implements KnowledgeBackend {
     return buildEntityIndex(this.engine, await this.graphSummary(), { limit, timeoutMs: this.options.stepTimeoutMs });
   }
 
+  /** Classes and predicates as data for query formulation, from the same cached summary describe() renders. */
+  async structure(): Promise<KbStructure> {
+    return structureOf(await this.graphSummary());
+  }
+
   async close(): Promise<void> {
     await this.engine.close();
   }
@@ -129,6 +137,43 @@ export class SparqlBackend implements KnowledgeBackend {
     if (this.labelCache.size > LABEL_CACHE_LIMIT) this.labelCache.clear();
     for (const [iri, i] of info) if (i.label) this.labelCache.set(iri, i.label);
   }
+}
+
+/** Datatypes of literal objects (XSD types, language-tagged strings, rdf:HTML…), as opposed to classes of resources. */
+const RDF_DATATYPES = new Set(["langString", "HTML", "XMLLiteral", "JSON", "PlainLiteral"].map((t) => `${RDF}${t}`));
+function isDatatype(iri: string): boolean {
+  return iri.startsWith(XSD) || RDF_DATATYPES.has(iri);
+}
+
+/** The summary as KbStructure: labels fall back to local names, and a predicate is literal when most of its objects are. */
+function structureOf(summary: GraphSummary): KbStructure {
+  const prefixes: Record<string, string> = {};
+  const map = PrefixMap.fromIris([...summary.classes.map((c) => c.iri), ...summary.predicates.map((p) => p.iri)]);
+  for (const line of map.declarations()) {
+    const m = /^PREFIX ([^:\s]*): <(.*)>$/.exec(line);
+    if (m) prefixes[m[1]] = m[2];
+  }
+  const used = new Set(summary.predicates.map((p) => p.iri));
+  const labelPredicates = LABEL_PREDICATES.filter((p) => used.has(p));
+  return {
+    kind: "rdf",
+    prefixes,
+    classes: summary.classes.map((c) => ({ iri: c.iri, label: c.label ?? labelFromIri(c.iri), instances: c.instances })),
+    predicates: summary.predicates.map((p) => {
+      const literalUses = p.ranges.filter((r) => isDatatype(r.iri)).reduce((n, r) => n + r.count, 0);
+      const resourceUses = p.ranges.filter((r) => !isDatatype(r.iri)).reduce((n, r) => n + r.count, 0);
+      return {
+        iri: p.iri,
+        label: p.label ?? labelFromIri(p.iri),
+        count: p.uses,
+        domains: p.domains.map((d) => d.iri),
+        ranges: p.ranges.map((r) => r.iri),
+        literal: literalUses > resourceUses,
+      };
+    }),
+    // A graph the summary could not list predicates for still names its resources the usual ways.
+    labelPredicates: labelPredicates.length > 0 || summary.predicates.length > 0 ? labelPredicates : [...LABEL_PREDICATES],
+  };
 }
 
 /** Records under the row cap, and whether the cap (or the endpoint) cut anything off. */

@@ -7,6 +7,7 @@ import {
   type EvidencePiece,
   type ExecuteOptions,
   type HealthResult,
+  type KbStructure,
   type KnowledgeBackend,
   type NativeQuery,
   type Preview,
@@ -137,6 +138,33 @@ export class SqlBackend implements KnowledgeBackend {
 
   async entityIndex(options: { limit?: number } = {}): Promise<EntityIndexEntry[]> {
     return buildEntityIndex(this.engine, await this.tables(), options.limit ?? DEFAULT_ENTITY_LIMIT);
+  }
+
+  /**
+   * The schema as data for query formulation, from the same cached summary describe() renders.
+   * SQLite leaves a foreign key's referenced columns unnamed when they are the referenced table's
+   * primary key; they are filled in here so a caller can always write the join condition.
+   */
+  async structure(): Promise<KbStructure> {
+    const summary = await this.summary();
+    return {
+      kind: "sql",
+      dialect: this.engine.dialect,
+      tables: summary.tables.map((t) => {
+        const stats = summary.stats.get(t.name);
+        return {
+          name: t.name,
+          columns: t.columns.map((c) => ({ name: c.name, type: c.type, examples: stats?.examples[c.name] ?? [] })),
+          primaryKey: t.primaryKey,
+          foreignKeys: t.foreignKeys.map((fk) => ({
+            columns: fk.columns,
+            refTable: findTable(summary.tables, fk.refTable)?.name ?? fk.refTable,
+            refColumns: fk.refColumns.length > 0 ? fk.refColumns : (findTable(summary.tables, fk.refTable)?.primaryKey ?? []),
+          })),
+          rows: stats?.rows ?? null,
+        };
+      }),
+    };
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,49 @@
+import { catalogDeps } from "@/lib/catalog/deps";
+import { db } from "@/lib/db/client";
+import { toClientError } from "@/lib/errors";
+import { withAuthRoute } from "@/lib/http/route";
+import { type RunEvent, outcomeToJson, runPipeline } from "@/lib/pipeline/run";
+import { askSchema } from "@/lib/pipeline/run.validation";
+
+export const runtime = "nodejs";
+export const maxDuration = 120;
+
+/**
+ * Asks a question: streams the run as NDJSON, one line per trace event ({"event": …}) as each stage
+ * starts and ends, then one {"result": …} line. Closing the request cancels the run.
+ */
+export const POST = withAuthRoute({ name: "runs.create", input: askSchema }, async ({ req, user, input }) => {
+  const prisma = await db();
+  const encoder = new TextEncoder();
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const send = (obj: unknown) => {
+        try {
+          controller.enqueue(encoder.encode(`${JSON.stringify(obj)}\n`));
+        } catch {
+          // the client went away; the run is being cancelled through req.signal
+        }
+      };
+      try {
+        const outcome = await runPipeline(prisma, catalogDeps(), {
+          question: input.question,
+          user,
+          conversationId: input.conversationId ?? null,
+          kbIds: input.kbIds,
+          signal: req.signal,
+          onEvent: (event: RunEvent) => send({ event }),
+        });
+        send({ result: { ...outcomeToJson(outcome), status: outcome.status } });
+      } catch (e) {
+        send({ error: toClientError(e, { route: "runs.create" }) });
+      } finally {
+        try {
+          controller.close();
+        } catch {
+          // already closed by a disconnect
+        }
+      }
+    },
+  });
+  return new Response(stream, { headers: { "content-type": "application/x-ndjson; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no" } });
+});

@@ -1,0 +1,29 @@
+import { z } from "zod";
+import { rerankRoundSchema } from "./types";
+
+/**
+ * Pipeline settings. Defaults follow the papers (Quasar: pool of 1000, re-ranking 1000→100→30, answer
+ * from 30 pieces; OmniRetrieval: top-3 candidate sources; HybGRAG: at most 3 critic rounds) and the
+ * run's own budget. Overridable per run (evaluation configs) through the same schema.
+ */
+export const pipelineConfigSchema = z.object({
+  candidates: z.number().int().min(1).max(20).default(3),
+  maxRounds: z.number().int().min(1).max(5).default(3),
+  poolLimit: z.number().int().min(10).max(5000).default(1000),
+  rerankRounds: z.array(rerankRoundSchema).min(1).default([
+    { scorer: "bm25-entity", keep: 100 },
+    { scorer: "combined", keep: 30 },
+  ]),
+  evidenceForAnswer: z.number().int().min(1).max(200).default(30),
+  /** Refrain below this answer confidence. */
+  answerThreshold: z.number().min(0).max(1).default(0.35),
+  /** Whole-run budget; stages and queries shorten their own limits to fit inside it. */
+  timeBudgetMs: z.number().int().min(1000).max(600_000).default(30_000),
+  queryTimeoutMs: z.number().int().min(100).max(120_000).default(8_000),
+  maxRowsPerQuery: z.number().int().min(1).max(10_000).default(200),
+  /** Questions longer than this are cut (recorded in the trace) so one request cannot monopolize the server. */
+  maxQuestionChars: z.number().int().min(50).max(10_000).default(1_000),
+});
+export type PipelineConfig = z.infer<typeof pipelineConfigSchema>;
+
+export const DEFAULT_PIPELINE_CONFIG: PipelineConfig = pipelineConfigSchema.parse({});

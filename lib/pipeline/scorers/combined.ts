@@ -1,0 +1,40 @@
+import type { EvidencePiece } from "../../backends/types";
+import type { EvidenceScorer, Intent } from "../types";
+import { answerTypeFit } from "./answer-type";
+import { entityOverlap } from "./entity-overlap";
+import { lexicalCoverage } from "./lexical";
+
+/** A scorer made of named parts; rerank records each part's score beside the total, for the trace and the UI. */
+export interface CompositeScorer extends EvidenceScorer {
+  scoreParts(intent: Intent, pieces: EvidencePiece[], signal?: AbortSignal): Promise<{ total: number[]; parts: Record<string, number[]> }>;
+}
+
+export function isCompositeScorer(scorer: EvidenceScorer): scorer is CompositeScorer {
+  return typeof (scorer as Partial<CompositeScorer>).scoreParts === "function";
+}
+
+/**
+ * The final lexical round: relevance to the question is the backbone (BM25 coverage, half the
+ * weight); the rest splits between being about the question's entities and holding the kind of
+ * answer asked for. Neither of the latter can rank alone: many pieces hold a year, few answer "when
+ * did X open"; but among relevant pieces they separate the one that answers from the ones that discuss.
+ */
+export const COMBINED_WEIGHTS = { bm25: 0.5, "entity-overlap": 0.25, "answer-type": 0.25 } as const;
+
+export const combinedScorer: CompositeScorer = {
+  name: "combined",
+  async scoreParts(intent, pieces) {
+    const parts = {
+      bm25: lexicalCoverage(intent, pieces).map((s) => Math.min(1, s)),
+      "entity-overlap": entityOverlap(intent, pieces),
+      "answer-type": answerTypeFit(intent, pieces),
+    };
+    const total = pieces.map((_, i) =>
+      (Object.keys(COMBINED_WEIGHTS) as (keyof typeof COMBINED_WEIGHTS)[]).reduce((sum, name) => sum + COMBINED_WEIGHTS[name] * parts[name][i], 0),
+    );
+    return { total, parts };
+  },
+  async score(intent, pieces, signal) {
+    return (await this.scoreParts(intent, pieces, signal)).total;
+  },
+};

@@ -1,0 +1,120 @@
+import { DEFAULT_PIPELINE_CONFIG } from "../../config";
+import type { Answer, Intent, ScoredEvidence } from "../../types";
+import { extractOccurrences } from "./extract";
+import { buildQuestionFocus } from "./question-focus";
+import { REFUSAL_TEXT, joinList, lowConfidenceReason, noCandidateReason, quoteList, refusal, unknownEntities } from "./refusal";
+import { type ScoredCandidate, answerConfidence, scoreCandidates } from "./score";
+
+export interface AnswerInput {
+  intent: Intent;
+  /** The selected evidence, best first (about 30 pieces). */
+  evidence: ScoredEvidence[];
+  /**
+   * Refrain below this confidence. Default: the pipeline config's `answerThreshold` (0.35). With the
+   * scoring in score.ts, one top-ranked piece that points squarely at a value of the right type gives
+   * 0.65; a value of merely plausible type (an untyped name for "who") about 0.45; a value only a
+   * mid-ranked piece supports, or two values supported equally, fall below 0.35. So the default keeps
+   * "at least one strong piece, or two weaker ones that agree" and refuses guesses.
+   */
+  threshold?: number;
+}
+
+export interface AnswerResult {
+  answer: Answer;
+  /** Every scored candidate, best first (the answer keeps the top 5). */
+  ranked: ScoredCandidate[];
+  /** Notes for the trace: counted answers and list gathering. */
+  notes: string[];
+}
+
+const MAX_CANDIDATES = 5;
+const MAX_CITATIONS = 5;
+/** Members of a list answer score at least this share of the winner (the rest is noise from the same slot). */
+const LIST_MEMBER_SHARE = 0.2;
+/** A list member's type must fit at least this well (a year among product names is not a product). */
+const LIST_MEMBER_FIT = 0.5;
+const MAX_LIST_MEMBERS = 25;
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+function publicCandidates(ranked: ScoredCandidate[], evidence: ScoredEvidence[]): Answer["candidates"] {
+  return ranked.slice(0, MAX_CANDIDATES).map((c) => ({
+    value: c.display,
+    score: round3(c.score),
+    support: c.pieces.map((p) => evidence[p.index].piece.id),
+    type: c.type,
+  }));
+}
+
+/** Evidence ids behind the chosen values, strongest contribution first. */
+function citationsOf(chosen: ScoredCandidate[], evidence: ScoredEvidence[]): string[] {
+  const contributions = new Map<string, number>();
+  for (const c of chosen) {
+    for (const p of c.pieces) {
+      const id = evidence[p.index].piece.id;
+      contributions.set(id, Math.max(contributions.get(id) ?? 0, p.contribution));
+    }
+  }
+  return [...contributions.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, MAX_CITATIONS)
+    .map(([id]) => id);
+}
+
+/** The values of a list answer: the winner and the other candidates from the winner's slot (the same column, predicate, relationship, document). */
+export function listMembers(ranked: ScoredCandidate[]): ScoredCandidate[] {
+  const [winner] = ranked;
+  if (!winner) return [];
+  const members = ranked.filter(
+    (c) => c === winner || (c.slots.has(winner.slot) && !c.penalized && c.fit >= LIST_MEMBER_FIT && c.score >= LIST_MEMBER_SHARE * winner.score),
+  );
+  return members.slice(0, MAX_LIST_MEMBERS);
+}
+
+/**
+ * The classical answerer: extract candidate values from the evidence, score them (score.ts), and
+ * answer with the best (or, for list questions, the best slot's values), citing the supporting pieces;
+ * or refrain, saying why: no evidence, a question entity nothing knows, no usable value, or a
+ * confidence below the threshold (with the disagreeing sources named when that is the cause).
+ */
+export function answerQuestion(input: AnswerInput): AnswerResult {
+  const threshold = input.threshold ?? DEFAULT_PIPELINE_CONFIG.answerThreshold;
+  const focus = buildQuestionFocus(input.intent);
+  const evidence = input.evidence;
+  if (evidence.length === 0) {
+    const about = focus.entities.length > 0 ? ` about ${quoteList(focus.entities.map((e) => e.mention))}` : "";
+    return { answer: refusal(`The selected sources returned no evidence${about}; try other sources or rephrase the question.`, 0, []), ranked: [], notes: [] };
+  }
+  const unknown = unknownEntities(evidence, focus);
+  if (unknown.length > 0) {
+    return { answer: refusal(`No evidence mentions ${quoteList(unknown)}.`, 0, []), ranked: [], notes: [] };
+  }
+
+  const { occurrences, notes } = extractOccurrences(evidence, focus);
+  const ranked = scoreCandidates(occurrences, evidence, focus);
+  const candidates = publicCandidates(ranked, evidence);
+  if (ranked.length === 0 || ranked[0].score <= 0) {
+    return { answer: refusal(noCandidateReason(focus, evidence), 0, candidates), ranked, notes };
+  }
+
+  const members = focus.wantsList ? listMembers(ranked) : [ranked[0]];
+  const confidence = round3(answerConfidence(ranked, focus.wantsList && members.length > 1, evidence));
+  if (confidence < threshold) {
+    return { answer: refusal(lowConfidenceReason(ranked, confidence, threshold, evidence), confidence, candidates), ranked, notes };
+  }
+  if (members.length > 1) notes.push(`List answer: ${members.length} values from the winner's source slot.`);
+  return {
+    answer: {
+      text: joinList(members.map((m) => m.display)) || REFUSAL_TEXT,
+      refrained: false,
+      reason: null,
+      confidence,
+      citations: citationsOf(members, evidence),
+      candidates,
+    },
+    ranked,
+    notes,
+  };
+}

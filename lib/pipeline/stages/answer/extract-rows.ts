@@ -1,0 +1,97 @@
+import { formatScalar } from "../../../backends/evidence";
+import type { EvidencePiece, RowData } from "../../../backends/types";
+import type { Occurrence } from "./occurrence";
+import { type QuestionFocus, isQuestionEntityValue, matchesQuestionEntity, queryNamesEntity, termSet } from "./question-focus";
+import { displayCell, valueKey } from "./value-key";
+import { classifyValue, hintFromLabel, isAggregateColumn, isIdColumn, isNameColumn, typeFit } from "./value-types";
+
+/** Cells scoring at least this share of the row's best cell stay candidates (a row answers one thing, maybe two). */
+const KEEP_SHARE = 0.75;
+const MAX_CELLS_PER_ROW = 3;
+/** A row that neither names a question entity nor came from a query filtered on one is weaker evidence. */
+const UNANCHORED_FACTOR = 0.7;
+
+export function isRowPiece(piece: EvidencePiece): piece is EvidencePiece & { data: RowData } {
+  return piece.kind === "row" && "columns" in piece.data;
+}
+
+/**
+ * Whether a row is about the question's entities: a cell or its section (a node's caption) names one,
+ * its key is a linked reference, or the query that produced it filtered on one. True when the question
+ * names no entity (nothing to anchor on).
+ */
+export function rowAnchored(piece: EvidencePiece & { data: RowData }, focus: QuestionFocus): boolean {
+  if (focus.entities.length === 0) return true;
+  const { data } = piece;
+  const texts = [...data.values.filter((v) => typeof v === "string").map((v) => String(v)), ...(data.section ? [data.section] : [])];
+  const keyRefs = data.key ? Object.values(data.key).map(String) : [];
+  return (
+    texts.some((t) => matchesQuestionEntity(t, focus, keyRefs)) ||
+    focus.entities.some((e) => queryNamesEntity(piece.provenance.query, e))
+  );
+}
+
+interface CellScore {
+  column: string;
+  display: string;
+  type: ReturnType<typeof classifyValue>;
+  score: number;
+}
+
+/**
+ * How much a cell looks like the answer: its column is an aggregate when one was asked (COUNT for
+ * "how many"), its column's words are the relation asked about ("Return window (days)" for "return
+ * window"), and its column is a name column for who/which questions; all scaled by the answer-type fit,
+ * so a column that matches the words but holds the wrong kind of value (the price column of "which
+ * product has the highest price?") does not beat the names.
+ */
+function scoreCell(column: string, display: string, type: CellScore["type"], focus: QuestionFocus): number {
+  const columnTerms = termSet(column, focus.language);
+  const relationMatches = [...columnTerms].filter((t) => focus.focusTerms.has(t)).length;
+  const aggregate = focus.wantsAggregate && isAggregateColumn(column) ? 1 : 0;
+  const name = focus.asksForName && isNameColumn(column) ? 1 : 0;
+  return typeFit(focus.wanted, type, display) * (1 + 2 * aggregate + 1.5 * Math.min(relationMatches, 2) + 0.5 * name);
+}
+
+/**
+ * Candidates from a table row (SQL rows, document table rows, SPARQL/Cypher "Query result" rows, graph
+ * nodes as rows). Cells that repeat a question entity are skipped (they are what the question names, not
+ * what it asks), identifier columns are skipped unless the question asks for an id, and only the cells that best match
+ * the question survive. A one-cell row (an aggregate result) is its own answer. `rowFactor` scales the
+ * row (superlative ordering, see superlative.ts).
+ */
+export function rowOccurrences(piece: EvidencePiece & { data: RowData }, pieceIndex: number, focus: QuestionFocus, rowFactor = 1): Occurrence[] {
+  const { data } = piece;
+  const cells: CellScore[] = [];
+  data.columns.forEach((column, i) => {
+    const value = data.values[i];
+    const text = formatScalar(value);
+    if (text === "" || isQuestionEntityValue(text, focus)) return;
+    // "customer_id" shares "customer" with "how many customers": only a question about ids makes keys answers.
+    if (isIdColumn(column) && !focus.asksForId) return;
+    const type = classifyValue(value, hintFromLabel(column), focus.wantsNameKind);
+    const display = displayCell(value, column, type);
+    cells.push({ column, display, type, score: scoreCell(column, display, type, focus) });
+  });
+  if (cells.length === 0) return [];
+  const best = Math.max(...cells.map((c) => c.score));
+  const anchor = rowAnchored(piece, focus) ? 1 : UNANCHORED_FACTOR;
+  const single = cells.length === 1;
+  // A cell's weight blends its rank inside the row with how well it matches in absolute terms: the best
+  // cell of a row that holds nothing asked about (the segment of a customer, for "who founded it?") is
+  // only half-trusted. The yardstick is a fitting value in a column named by the question.
+  const yardstick = 1 + (focus.focusTerms.size > 0 ? 1.5 : 0);
+  const weightOf = (score: number) => (single || best <= 0 ? 1 : (score / best + Math.min(1, score / yardstick)) / 2);
+  return cells
+    .filter((c) => single || c.score >= KEEP_SHARE * best)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, MAX_CELLS_PER_ROW)
+    .map((c) => ({
+      display: c.display,
+      key: valueKey(c.display, c.type),
+      type: c.type,
+      pieceIndex,
+      weight: weightOf(c.score) * anchor * rowFactor,
+      slot: [piece.provenance.kb, piece.provenance.query, data.table, c.column].join("|"),
+    }));
+}

@@ -1,0 +1,35 @@
+import type { ScoredEvidence } from "../../types";
+import { countedAnswer } from "./count-rows";
+import { isPassagePiece, passageOccurrences } from "./extract-passages";
+import { isPathPiece, pathOccurrences } from "./extract-paths";
+import { isRowPiece, rowOccurrences } from "./extract-rows";
+import { isTriplePiece, tripleOccurrences } from "./extract-triples";
+import type { Occurrence } from "./occurrence";
+import type { QuestionFocus } from "./question-focus";
+import { superlativeFactors } from "./superlative";
+
+export interface Extraction {
+  occurrences: Occurrence[];
+  /** Notes for the trace (a counted answer's explanation). */
+  notes: string[];
+}
+
+/** Every candidate occurrence in the evidence, by the extractor of each piece's kind. */
+export function extractOccurrences(evidence: ScoredEvidence[], focus: QuestionFocus): Extraction {
+  const pieces = evidence.map((e) => e.piece);
+  const factors = superlativeFactors(pieces, focus);
+  const occurrences: Occurrence[] = [];
+  pieces.forEach((piece, i) => {
+    if (isRowPiece(piece)) occurrences.push(...rowOccurrences(piece, i, focus, factors[i]));
+    else if (isTriplePiece(piece)) occurrences.push(...tripleOccurrences(piece, i, focus));
+    else if (isPathPiece(piece)) occurrences.push(...pathOccurrences(piece, i, focus));
+    else if (isPassagePiece(piece)) occurrences.push(...passageOccurrences(piece, i, focus));
+  });
+  const counted = countedAnswer(pieces, focus);
+  const notes: string[] = [];
+  if (counted) {
+    occurrences.push(...counted.occurrences);
+    notes.push(counted.explanation);
+  }
+  return { occurrences, notes };
+}

@@ -1,0 +1,35 @@
+import { RunCancelledError, type StageStrategy } from "../../stage";
+import type { Answer } from "../../types";
+import { type AnswerInput, answerQuestion } from "./answer";
+
+export { type AnswerInput, type AnswerResult, answerQuestion, listMembers } from "./answer";
+export { buildQuestionFocus, type QuestionFocus, type QuestionEntity, mentions, pieceMentionsEntity, queryNamesEntity } from "./question-focus";
+export { answerConfidence, normalizeEvidenceScores, scoreCandidates, type ScoredCandidate, PIECE_RELIABILITY, ENTITY_PENALTY } from "./score";
+export { classifyValue, hintFromLabel, typeFit, type ValueType } from "./value-types";
+export { valueKey, parseNumber } from "./value-key";
+export { sentenceSpans, type Span } from "./passage-spans";
+export { extractOccurrences } from "./extract";
+export { REFUSAL_TEXT, joinList } from "./refusal";
+export { connectsToEntityOf, connectsToQuestion, statesValue } from "./connection";
+
+/**
+ * The classical answer stage (no model): candidate values from the top evidence scored by evidence
+ * score, agreement across pieces and KBs, and answer-type fit; refrains below the threshold with a reason.
+ */
+export const classicalAnswer: StageStrategy<AnswerInput, Answer> = {
+  name: "classical",
+  async run(input, ctx) {
+    if (ctx.signal.aborted) throw new RunCancelledError();
+    const { answer, ranked, notes } = answerQuestion(input);
+    ctx.trace({
+      stage: "answer",
+      type: "INFO",
+      strategy: "classical",
+      summary: answer.refrained
+        ? `Refrained: ${answer.reason}`
+        : `${ranked.length} candidate values; answer '${answer.text}' (confidence ${answer.confidence.toFixed(2)})`,
+      payload: { notes, candidates: answer.candidates },
+    });
+    return answer;
+  },
+};

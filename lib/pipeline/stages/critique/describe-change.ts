@@ -1,0 +1,31 @@
+import type { Feedback } from "../../types";
+
+/**
+ * What the next round will do because of a feedback, in words for the refinement path shown to the
+ * user. Mirrors how formulate (stages/formulate/feedback.ts) and source selection act on each type.
+ */
+export function describeChange(feedback: Feedback): string {
+  const t = feedback.target;
+  switch (feedback.type) {
+    case "wrong_entity":
+      return t ? `Link '${t}' to its next-best match in the sources and query again` : "Use the next-best entity links and query again";
+    case "missing_entity":
+      return t ? `Look '${t}' up by its name in the sources and query again` : "Look the question's entities up by name and query again";
+    case "wrong_relation":
+      return t ? `Match '${t}' to the next candidate column, predicate or relationship and query again` : "Try the next candidate relation and query again";
+    case "missing_relation":
+      return t ? `Drop the relation filter '${t}' and search again` : "Drop the relation filter and search again";
+    case "empty_result":
+      return `Relax the filters (partial matches, no time filter, wider neighbourhoods)${t ? ` on ${t}` : ""} and query again`;
+    case "no_intersection":
+      return t ? `Retrieve ${t.split(" & ").map((m) => `'${m}'`).join(" and ")} separately instead of together` : "Retrieve the entities separately instead of together";
+    case "wrong_source":
+      return t ? `Leave out '${t}' and select other sources` : "Select other sources";
+    case "wrong_module":
+      return t ? `Answer with another retrieval module than '${t}'` : "Answer with another retrieval module";
+    case "next_batch": {
+      const page = Number(t);
+      return Number.isInteger(page) && page >= 1 ? `Fetch the next batch of results (page ${page + 1})` : "Fetch the next batch of results";
+    }
+  }
+}

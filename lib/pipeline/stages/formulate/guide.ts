@@ -1,0 +1,380 @@
+import { labelFromIri } from "../../../backends/evidence";
+import { checkSparqlSafety } from "../../../backends/sparql";
+import { isSafeIri } from "../../../backends/sparql/rdf-terms";
+import { checkSqlSafety } from "../../../backends/sql";
+import { LANGUAGE_OF, type KbStructure, type NativeQuery } from "../../../backends/types";
+import { normalizeLabel, terms, words } from "../../text";
+import type { Candidate, FormulatedQuery, Intent } from "../../types";
+import { dice } from "./lexicon";
+
+/**
+ * Extraction-guide adaptation (AU-RAG's demonstrations, used directly): a guide's native query for a
+ * question like this one is re-used with the new question's entities in place of the guide's. The
+ * guide question's entities are found as the literal values of its query that its question mentions
+ * (quoted strings, IRIs, numbers); each is replaced by a linked value of the same kind from the new
+ * question. Nothing is substituted blindly: if the guide's entities cannot all be paired, the query is
+ * used unchanged only when the two questions are nearly identical.
+ */
+
+export interface FormulateGuide {
+  guideId: string;
+  question: string;
+  /** 0..1: BM25 of this question against the guide's, relative to the guide's self-match (lib/pipeline/guides.ts). */
+  score: number;
+  kbId: string;
+  query: NativeQuery;
+}
+
+/**
+ * A guide is a candidate for adaptation from this score on. The score is BM25 relative to the
+ * guide's self-match, so a question with the same wording and another entity keeps the template's
+ * share of the weight; entity words are rare (high IDF), so that share is typically 0.5–0.8, while an
+ * unrelated question that only shares a common word stays well below 0.5.
+ */
+export const GUIDE_MIN_SCORE = 0.5;
+/**
+ * With the entities masked on both sides, this share (Dice) of the remaining terms must agree: at
+ * most about one content word in three differs, a paraphrase of the same template.
+ */
+export const GUIDE_MIN_TEMPLATE = 0.6;
+/**
+ * Or: this share of the new question's own template words (entities masked) is in the guide's
+ * question. The guide's entity is not always masked completely (an IRI's local name covers part of
+ * its label), so containment in that direction tolerates the leftover words; it needs two template
+ * words at least, so "How many X" alone never matches everything.
+ */
+export const GUIDE_MIN_CONTAINMENT = 0.8;
+/** Used unchanged (nothing to substitute) only this close, by score and by the unmasked terms. */
+export const GUIDE_NEARLY_IDENTICAL = 0.9;
+
+type LiteralKind = "string" | "iri" | "number";
+
+interface Literal {
+  kind: LiteralKind;
+  value: string;
+  start: number;
+  end: number;
+  /** For SQL strings: the column compared with it, when the text says (`"country" = 'France'`). */
+  column?: string;
+  /** For Cypher parameters: the parameter name (value lives in params, not in the text). */
+  param?: string;
+}
+
+interface Replacement {
+  kind: LiteralKind;
+  value: string;
+  /** The mention the value stands for. */
+  mention: string;
+  /** SQL column / RDF predicate the value belongs to, when the link says. */
+  column?: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Literals of a native query
+
+const NUMBER = /(?<![\w.$?:"'`-])\d+(?:\.\d+)?(?![\w.])/g;
+
+function sqlLiterals(text: string): Literal[] {
+  const out: Literal[] = [];
+  const strings = /'((?:[^']|'')*)'/g;
+  const covered: [number, number][] = [];
+  for (let m = strings.exec(text); m; m = strings.exec(text)) {
+    const before = text.slice(Math.max(0, m.index - 80), m.index);
+    const column = /"?([\p{L}_][\p{L}\p{N}_]*)"?\s*(?:=|<>|!=|LIKE|IN\s*\(|,)\s*$/iu.exec(before)?.[1];
+    out.push({ kind: "string", value: m[1].replace(/''/g, "'"), start: m.index, end: m.index + m[0].length, column });
+    covered.push([m.index, m.index + m[0].length]);
+  }
+  out.push(...numbersOutside(text, covered, /"(?:[^"]|"")*"/g));
+  return out;
+}
+
+function numbersOutside(text: string, covered: [number, number][], identifiers: RegExp): Literal[] {
+  const blocked = [...covered];
+  for (let m = identifiers.exec(text); m; m = identifiers.exec(text)) blocked.push([m.index, m.index + m[0].length]);
+  const out: Literal[] = [];
+  for (let m = NUMBER.exec(text); m; m = NUMBER.exec(text)) {
+    const at = m.index;
+    // LIMIT/OFFSET counts are the query's shape, not the question's entities.
+    if (blocked.some(([a, b]) => at >= a && at < b) || /\b(?:LIMIT|OFFSET|SKIP|TOP)\s*$/i.test(text.slice(Math.max(0, at - 8), at))) continue;
+    out.push({ kind: "number", value: m[0], start: at, end: at + m[0].length });
+  }
+  NUMBER.lastIndex = 0;
+  return out;
+}
+
+function sparqlLiterals(text: string): Literal[] {
+  const out: Literal[] = [];
+  const covered: [number, number][] = [];
+  const prefixes = new Map<string, string>();
+  for (const m of text.matchAll(/PREFIX\s+([\p{L}][\p{L}\p{N}_-]*)?:\s*<([^>]*)>/giu)) prefixes.set(m[1] ?? "", m[2]);
+  const bodyStart = Math.max(0, ...[...text.matchAll(/PREFIX\s+[^<]*<[^>]*>/gi)].map((m) => (m.index ?? 0) + m[0].length));
+  const scan = /<([^<>"{}|^`\\\s]*)>|"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/g;
+  for (let m = scan.exec(text); m; m = scan.exec(text)) {
+    covered.push([m.index, m.index + m[0].length]);
+    if (m.index < bodyStart) continue;
+    if (m[1] !== undefined) out.push({ kind: "iri", value: m[1], start: m.index, end: m.index + m[0].length });
+    else out.push({ kind: "string", value: JSON.parse(`"${(m[2] ?? m[3] ?? "").replace(/\\'/g, "'")}"`) as string, start: m.index, end: m.index + m[0].length });
+  }
+  const prefixed = /(?<![\w?$:<])([\p{L}][\p{L}\p{N}_-]*)?:([\p{L}_][\p{L}\p{N}_-]*)/gu;
+  for (let m = prefixed.exec(text); m; m = prefixed.exec(text)) {
+    const at = m.index;
+    const ns = prefixes.get(m[1] ?? "");
+    if (ns === undefined || at < bodyStart || covered.some(([a, b]) => at >= a && at < b)) continue;
+    out.push({ kind: "iri", value: `${ns}${m[2]}`, start: at, end: at + m[0].length });
+  }
+  out.push(...numbersOutside(text, covered, /\?[\w]+/g).filter((n) => n.start >= bodyStart));
+  return out.sort((a, b) => a.start - b.start);
+}
+
+function cypherLiterals(query: NativeQuery): Literal[] {
+  const text = query.text;
+  const out: Literal[] = [];
+  const covered: [number, number][] = [];
+  const strings = /'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"/g;
+  for (let m = strings.exec(text); m; m = strings.exec(text)) {
+    covered.push([m.index, m.index + m[0].length]);
+    out.push({ kind: "string", value: (m[1] ?? m[2] ?? "").replace(/\\(.)/g, "$1"), start: m.index, end: m.index + m[0].length });
+  }
+  out.push(...numbersOutside(text, covered, /`(?:[^`]|``)*`/g));
+  for (const [name, value] of Object.entries(query.params ?? {})) {
+    if (typeof value === "string") out.push({ kind: "string", value, start: -1, end: -1, param: name });
+  }
+  return out;
+}
+
+function literalsOf(query: NativeQuery): Literal[] {
+  switch (query.language) {
+    case "sql":
+      return sqlLiterals(query.text);
+    case "sparql":
+      return sparqlLiterals(query.text);
+    case "cypher":
+      return cypherLiterals(query);
+    case "search":
+      return [];
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which literals are the guide question's entities
+
+function containsPhrase(haystack: string, needle: string): number {
+  const h = ` ${normalizeLabel(haystack)} `;
+  const n = normalizeLabel(needle);
+  if (!n) return -1;
+  const at = h.indexOf(` ${n} `);
+  return at;
+}
+
+/**
+ * Where the guide question mentions the literal (position), or -1. An IRI's local name rarely reads
+ * like the label ("aurora-de" for "Aurora Outfitters GmbH"): it counts when at least half of its words
+ * are in the question; IRIs of the KB's schema (predicates, classes) never count.
+ */
+function mentionedAt(question: string, literal: Literal, schemaIris: ReadonlySet<string>): number {
+  if (literal.kind !== "iri") return containsPhrase(question, literal.value);
+  if (schemaIris.has(literal.value)) return -1;
+  const localWords = words(labelFromIri(literal.value)).filter((w) => w.length >= 2 && !/^\d+$/.test(w));
+  if (localWords.length === 0) return -1;
+  const positions = localWords.map((w) => containsPhrase(question, w)).filter((at) => at >= 0);
+  return positions.length * 2 >= localWords.length ? Math.min(...positions) : -1;
+}
+
+/** Predicates and classes of an RDF KB: IRIs a guide query uses for its shape, not for its entities. */
+function schemaIrisOf(structure: KbStructure | null): Set<string> {
+  if (structure?.kind !== "rdf") return new Set();
+  return new Set([...structure.predicates.map((p) => p.iri), ...structure.classes.map((c) => c.iri)]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values of the new question
+
+/** Link kinds that name a thing in the KB (the others name its schema: tables, columns, predicates, classes). */
+const THING_LINKS = new Set(["label", "value", "node"]);
+
+/**
+ * The new question's values, in question order: linked resources as IRIs, linked cell or property
+ * values as strings, numbers. An unlinked mention stands for itself only in Cypher, where nodes are
+ * matched by name; a SQL or SPARQL literal needs a value the KB holds.
+ */
+function replacementsFor(intent: Intent, kbId: string, language: NativeQuery["language"]): Replacement[] {
+  const out: Replacement[] = [];
+  const ordered = [...intent.entities].sort((a, b) => (a.span?.[0] ?? Infinity) - (b.span?.[0] ?? Infinity));
+  for (const e of ordered) {
+    const link = e.links.filter((l) => l.kbId === kbId && THING_LINKS.has(l.kind)).sort((a, b) => b.score - a.score)[0];
+    if (link?.kind === "label") {
+      out.push({ kind: "iri", value: link.ref, mention: e.mention });
+    } else if (link?.kind === "value") {
+      const rdf = /^<([^>]*)> (".*")$/s.exec(link.ref);
+      const eq = link.ref.indexOf("=");
+      if (rdf) out.push({ kind: "string", value: JSON.parse(rdf[2]) as string, mention: e.mention, column: rdf[1] });
+      else if (eq >= 0) {
+        const left = link.ref.slice(0, eq);
+        out.push({ kind: "string", value: link.ref.slice(eq + 1), mention: e.mention, column: left.slice(left.lastIndexOf(".") + 1) });
+      } else out.push({ kind: "string", value: link.label, mention: e.mention });
+    } else if (link?.kind === "node") {
+      out.push({ kind: "string", value: link.label, mention: e.mention });
+    } else if (!link && language === "cypher") {
+      out.push({ kind: "string", value: e.mention, mention: e.mention });
+    }
+  }
+  const mentioned = new Set(ordered.map((e) => normalizeLabel(e.mention)));
+  for (const m of intent.completed.matchAll(/\b\d+(?:\.\d+)?\b/g)) {
+    if (![...mentioned].some((x) => x.split(" ").includes(m[0]))) out.push({ kind: "number", value: m[0], mention: m[0] });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Adaptation
+
+function masked(text: string, phrases: string[]): string[] {
+  let t = ` ${normalizeLabel(text)} `;
+  for (const p of phrases) {
+    const n = normalizeLabel(p);
+    if (n) t = t.split(` ${n} `).join(" ");
+  }
+  return terms(t);
+}
+
+/** Whether two questions share their template once the entities are masked (see the thresholds above). */
+function sameTemplate(guideQuestion: string, guideEntities: string[], question: string, mentions: string[]): boolean {
+  const a = masked(guideQuestion, guideEntities);
+  const b = masked(question, mentions);
+  if (dice(a, b) >= GUIDE_MIN_TEMPLATE) return true;
+  const guideTerms = new Set(terms(guideQuestion));
+  const distinct = [...new Set(b)];
+  return distinct.length >= 2 && distinct.filter((t) => guideTerms.has(t)).length / distinct.length >= GUIDE_MIN_CONTAINMENT;
+}
+
+function writeLiteral(language: NativeQuery["language"], r: Replacement, original: Literal, originalText: string): string | null {
+  if (r.kind === "number") return /^\d+(?:\.\d+)?$/.test(r.value) ? r.value : null;
+  if (r.kind === "iri") return isSafeIri(r.value) ? `<${r.value}>` : null;
+  switch (language) {
+    case "sql":
+      return `'${r.value.replace(/\u0000/g, "").replace(/'/g, "''")}'`;
+    case "sparql":
+      return JSON.stringify(r.value);
+    case "cypher": {
+      const quote = originalText[original.start] === '"' ? '"' : "'";
+      return `${quote}${r.value.replace(/\\/g, "\\\\").replace(new RegExp(quote, "g"), `\\${quote}`)}${quote}`;
+    }
+    default:
+      return null;
+  }
+}
+
+export interface GuideAdaptation {
+  query: NativeQuery;
+  explanation: string;
+}
+
+/** The guide's query for this question, or null when the guide does not fit it. */
+export function adaptGuide(guide: FormulateGuide, intent: Intent, candidate: Pick<Candidate, "kbId" | "kind">, structure: KbStructure | null = null): GuideAdaptation | null {
+  if (guide.kbId !== candidate.kbId || guide.query.language !== LANGUAGE_OF[candidate.kind] || guide.score < GUIDE_MIN_SCORE) return null;
+  const nearlyIdentical = guide.score >= GUIDE_NEARLY_IDENTICAL && dice(terms(guide.question), terms(intent.completed)) >= GUIDE_NEARLY_IDENTICAL;
+  const asIs = nearlyIdentical ? { query: guide.query, explanation: `Guide "${guide.question}" used as written (nearly the same question)` } : null;
+
+  if (guide.query.language === "search") return adaptSearch(guide, intent) ?? asIs;
+
+  const literals = literalsOf(guide.query)
+    .map((l) => ({ literal: l, at: mentionedAt(guide.question, l, schemaIrisOf(structure)) }))
+    .filter((x) => x.at >= 0)
+    .sort((a, b) => a.at - b.at);
+  if (literals.length === 0) return asIs;
+
+  const guideEntities = literals.map((x) => (x.literal.kind === "iri" ? labelFromIri(x.literal.value) : x.literal.value));
+  const mentions = intent.entities.map((e) => e.mention);
+  if (!sameTemplate(guide.question, guideEntities, intent.completed, mentions)) return asIs;
+
+  const pool = replacementsFor(intent, candidate.kbId, guide.query.language);
+  const used = new Set<Replacement>();
+  // The same guide value written twice (a filter and a projection) is one entity: one replacement.
+  const byValue = new Map<string, Replacement>();
+  const pairs: { literal: Literal; replacement: Replacement }[] = [];
+  for (const { literal } of literals) {
+    const key = `${literal.kind}\u0000${literal.value}`;
+    const sameKind = pool.filter((r) => !used.has(r) && r.kind === literal.kind);
+    const match = byValue.get(key) ?? sameKind.find((r) => literal.column !== undefined && r.column === literal.column) ?? sameKind[0];
+    if (!match) return asIs;
+    used.add(match);
+    byValue.set(key, match);
+    pairs.push({ literal, replacement: match });
+  }
+
+  let text = guide.query.text;
+  const params = { ...(guide.query.params ?? {}) };
+  const changes: string[] = [];
+  // Right to left, so earlier offsets stay valid.
+  for (const { literal, replacement } of [...pairs].sort((a, b) => b.literal.start - a.literal.start)) {
+    const shown = literal.kind === "iri" ? labelFromIri(literal.value) : literal.value;
+    if (literal.param) {
+      params[literal.param] = replacement.value;
+    } else {
+      const written = writeLiteral(guide.query.language, replacement, literal, guide.query.text);
+      if (written === null) return asIs;
+      text = `${text.slice(0, literal.start)}${written}${text.slice(literal.end)}`;
+    }
+    if (normalizeLabel(shown) !== normalizeLabel(replacement.kind === "iri" ? labelFromIri(replacement.value) : replacement.value)) {
+      changes.push(`"${shown}" → "${replacement.mention}"`);
+    }
+  }
+  const query: NativeQuery = { ...guide.query, text, ...(guide.query.params ? { params } : {}) };
+  const what = changes.length > 0 ? `substituted ${[...new Set(changes.reverse())].join(", ")}` : "same entities";
+  return { query, explanation: `Adapted guide "${guide.question}": ${what}` };
+}
+
+/** Search texts are words: the guide's entity words give way to the new question's mentions. */
+function adaptSearch(guide: FormulateGuide, intent: Intent): GuideAdaptation | null {
+  const text = guide.query.text;
+  const guideWords = new Set(words(guide.question));
+  const newWords = new Set(words(intent.completed));
+  // Words of the guide's search text that its question has and this question lacks: the old entity.
+  const stale = words(text).filter((w) => guideWords.has(w) && !newWords.has(w) && /\p{Lu}|\d/u.test(guide.question.split(/\s+/).find((x) => normalizeLabel(x) === w) ?? ""));
+  if (stale.length === 0 || intent.entities.length === 0) return null;
+  if (!sameTemplate(guide.question, stale, intent.completed, intent.entities.map((e) => e.mention))) return null;
+  const kept = text.split(/\s+/).filter((w) => !stale.includes(normalizeLabel(w)));
+  const adapted = [...intent.entities.map((e) => e.mention), ...kept].join(" ").trim();
+  return adapted ? { query: { ...guide.query, text: adapted }, explanation: `Adapted guide "${guide.question}": search words "${stale.join(" ")}" → "${intent.entities.map((e) => e.mention).join(", ")}"` } : null;
+}
+
+/** The guide queries for one candidate, best guide first, each checked like any generated query. */
+export function guideQueries(
+  guides: FormulateGuide[],
+  intent: Intent,
+  candidate: Candidate,
+  structure: KbStructure | null,
+): { queries: FormulatedQuery[]; notes: string[] } {
+  const notes: string[] = [];
+  const queries: FormulatedQuery[] = [];
+  const seen = new Set<string>();
+  for (const guide of [...guides].sort((a, b) => b.score - a.score)) {
+    let adapted: GuideAdaptation | null;
+    try {
+      adapted = adaptGuide(guide, intent, candidate, structure);
+    } catch (e) {
+      notes.push(`guide "${guide.question.slice(0, 80)}" could not be adapted: ${(e as Error).message}`);
+      continue;
+    }
+    if (!adapted || seen.has(adapted.query.text)) continue;
+    try {
+      if (adapted.query.language === "sql") checkSqlSafety(adapted.query.text, structure?.kind === "sql" ? structure.dialect : "sqlite");
+      if (adapted.query.language === "sparql") checkSparqlSafety(adapted.query.text);
+    } catch (e) {
+      notes.push(`guide "${guide.question.slice(0, 80)}" gives a query that cannot run: ${(e as Error).message}`);
+      continue;
+    }
+    seen.add(adapted.query.text);
+    queries.push({
+      kbId: candidate.kbId,
+      kbName: candidate.kbName,
+      kind: candidate.kind,
+      query: adapted.query,
+      strategy: "guide",
+      sourceObject: null,
+      explanation: `${adapted.explanation}.`,
+      guideId: guide.guideId,
+    });
+  }
+  return { queries, notes };
+}

@@ -1,0 +1,104 @@
+import { terms } from "../../../text";
+import type { Intent, TimeCue } from "../../../types";
+import { chooseSuperlativeAttribute, coverage } from "../lexicon";
+import { best, columnsOf, label, MENTIONED, nearTables } from "./column-choice";
+import { negatedTerms, numericComparisons, type PositionedTerm, quotedPhrases, wordDistance } from "./question-cues";
+import type { SchemaLinking } from "./schema-linking";
+import type { SqlNegation, SqlNumericFilter } from "./sql-picks";
+import { type ColumnFacts, nameColumn } from "./sql-structure";
+
+/**
+ * The WHERE side of SQL formulation: which column a time cue, a numeric comparison or a quoted phrase
+ * restricts, which tables the answers must lack, which linked values are negated.
+ */
+
+function dateColumns(linking: SchemaLinking, tables: Iterable<string>): ColumnFacts[] {
+  return columnsOf(linking, tables).filter((c) => c.dateLike || c.yearLike);
+}
+
+/**
+ * The date column a time cue restricts: of the tables in the query, the one whose table or column
+ * words come right before the cue ("performed in a concert in 2014" → the concert's year).
+ */
+export function pickTimeColumn(linking: SchemaLinking, tables: string[], reach: Set<string>, positions: PositionedTerm[], at: number): ColumnFacts | null {
+  const near = dateColumns(linking, tables);
+  const candidates = near.length > 0 ? near : dateColumns(linking, [...reach].filter((t) => !tables.includes(t)));
+  return best(candidates, (c) => {
+    const distance = at >= 0 ? wordDistance(positions, at, [...(linking.tableTerms.get(c.table) ?? []), ...c.ownTerms], 6, 2) : Infinity;
+    return 1 + linking.columnScore(c) + (c.table === linking.root ? 0.1 : 0) + (Number.isFinite(distance) ? 1 - distance / 10 : 0);
+  });
+}
+
+/** Time cues that restrict a period (ordinal cues order instead). */
+export function periodCues(intent: Intent): TimeCue[] {
+  return intent.time.filter((c) => c.kind !== "ordinal" && (c.start || c.end || /\b\d{4}\b/.test(c.text)));
+}
+
+export function pickNumericFilters(intent: Intent, linking: SchemaLinking, tables: string[], positions: PositionedTerm[], notes: string[]): SqlNumericFilter[] {
+  const out: SqlNumericFilter[] = [];
+  const candidates = columnsOf(linking, nearTables(linking, tables)).filter((c) => (c.numeric || c.yearLike) && !c.key);
+  for (const cmp of numericComparisons(intent)) {
+    const attribute = new Set(terms(cmp.attribute));
+    const span = cmp.text.split(/\s+/).length;
+    let column = best(candidates, (c) => coverage(c.ownTerms, attribute));
+    // An equality ("grade 10", "with 4 cylinders") needs the column named; proximity alone would guess.
+    if (!column && cmp.op === "=") continue;
+    column ??= best(candidates, (c) => {
+      const distance = wordDistance(positions, cmp.at, c.ownTerms, 4, span + 3);
+      return Number.isFinite(distance) ? 10 - distance : 0;
+    });
+    if (!column && cmp.attribute) {
+      const choice = chooseSuperlativeAttribute({ direction: "max", attribute: cmp.attribute, limit: 1 }, candidates.map((c) => ({ item: c, terms: c.terms })), new Set(), intent.completed);
+      column = choice?.item ?? null;
+    }
+    if (!column) continue;
+    out.push({ column, op: cmp.op, values: cmp.values, withAverage: cmp.withAverage });
+    notes.push(`"${cmp.text}" → ${label(column)} ${cmp.op}${cmp.withAverage ? " average" : ` ${cmp.values.join(" and ")}`}`);
+  }
+  return out;
+}
+
+/** Text columns a quoted phrase may be in: the mentioned ones nearest the quote, else the answer table's name. */
+export function pickLookups(intent: Intent, linking: SchemaLinking, tables: string[], positions: PositionedTerm[], notes: string[]): { column: ColumnFacts; text: string }[] {
+  const text = columnsOf(linking, tables).filter((c) => !c.numeric && !c.key && !c.dateLike && !c.yearLike);
+  const rootName = nameColumn(linking.columns.get(linking.root) ?? []);
+  const out: { column: ColumnFacts; text: string }[] = [];
+  for (const q of quotedPhrases(intent.completed)) {
+    if (linking.values.some((v) => v.entity.mention.toLowerCase() === q.text.toLowerCase())) continue;
+    const column =
+      best(text, (c) => {
+        const distance = wordDistance(positions, q.at, c.ownTerms, 6, q.text.split(/\s+/).length + 6);
+        return linking.columnScore(c) >= MENTIONED && Number.isFinite(distance) ? 10 - distance + linking.columnScore(c) : 0;
+      }) ?? rootName;
+    if (column) out.push({ column, text: q.text });
+  }
+  for (const e of linking.lookups) if (rootName) out.push({ column: rootName, text: e.mention });
+  for (const l of out) notes.push(`looking up "${l.text}" in ${label(l.column)}`);
+  return out;
+}
+
+/** "stadiums without any concert": a table with a foreign key straight into the answer table, whose rows the answers lack. */
+export function pickNegations(intent: Intent, linking: SchemaLinking, notes: string[]): SqlNegation[] {
+  const root = linking.structure.tables.find((t) => t.name === linking.root);
+  if (!root) return [];
+  const out: SqlNegation[] = [];
+  for (const negated of negatedTerms(intent.completed)) {
+    const bag = new Set(negated);
+    for (const t of linking.structure.tables) {
+      if (t.name === root.name || coverage(linking.tableTerms.get(t.name) ?? [], bag) === 0) continue;
+      const fk = t.foreignKeys.find((f) => f.refTable === root.name && f.refColumns.length === f.columns.length);
+      if (!fk) continue;
+      out.push({ table: t.name, columns: fk.columns, refColumns: fk.refColumns });
+      notes.push(`without any ${t.name} row`);
+      break;
+    }
+  }
+  return out;
+}
+
+/** "not from Russia", "whose type is not 'Live final'", "except Germany": a negation just before the mention. */
+export function isNegated(question: string, mention: string): boolean {
+  const at = question.toLowerCase().indexOf(mention.toLowerCase());
+  if (at < 0) return false;
+  return /\b(?:not|n't|except|excluding|besides|other\s+than|apart\s+from)\b(?:\s+[\p{L}]+){0,3}\s*["'“‘]?$/iu.test(question.slice(Math.max(0, at - 40), at));
+}

@@ -1,0 +1,153 @@
+import { terms } from "../../../text";
+import type { Intent } from "../../../types";
+
+/**
+ * Cues SQL formulation reads from the question's wording besides the intent: where words are (to tie
+ * an aggregate, a comparison or a time cue to the nearest column), numeric comparisons ("capacity
+ * between 5000 and 10000", "older than 30", "above the average"), quoted phrases ("'Hey'") and
+ * negated relations ("stadiums without any concert").
+ */
+
+export interface PositionedTerm {
+  term: string;
+  /** Character offset of the word. */
+  at: number;
+}
+
+/** Every word of the question with its stemmed term ("" for stopwords) and offset. */
+export function positionedTerms(question: string): PositionedTerm[] {
+  const out: PositionedTerm[] = [];
+  for (const m of question.matchAll(/[\p{L}\p{N}_]+/gu)) {
+    const [term = ""] = terms(m[0].replace(/_/g, " "));
+    out.push({ term, at: m.index });
+  }
+  return out;
+}
+
+/**
+ * Distance in words from the character offset `at` to the nearest occurrence of any of `wanted`,
+ * looking `before` words back and `after` words ahead; Infinity when none is that close.
+ */
+export function wordDistance(words: PositionedTerm[], at: number, wanted: string[], before = 4, after = 4): number {
+  const set = new Set(wanted);
+  let index = words.findIndex((w) => w.at >= at);
+  if (index < 0) index = words.length;
+  let bestDistance = Infinity;
+  for (let i = Math.max(0, index - before); i < Math.min(words.length, index + after + 1); i++) {
+    if (set.has(words[i].term)) bestDistance = Math.min(bestDistance, Math.abs(i - index));
+  }
+  return bestDistance;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numeric comparisons
+
+export type ComparisonOp = ">" | "<" | ">=" | "<=" | "=" | "between";
+
+export interface NumericComparison {
+  op: ComparisonOp;
+  /** One number, two for between; none when compared with the average. */
+  values: number[];
+  /** Compared with the column's own average ("older than average"). */
+  withAverage: boolean;
+  /** Offset of the phrase, for finding the column next to it. */
+  at: number;
+  /** Words between the comparator and the number ("above age 20" → age), or the comparative adjective. */
+  attribute: string;
+  text: string;
+}
+
+const NUMBER = String.raw`(\d+(?:\.\d+)?)`;
+const GAP = String.raw`((?:[\p{L}_]+\s+){0,2}?)`;
+const GREATER = String.raw`more\s+than|greater\s+than|larger\s+than|bigger\s+than|higher\s+than|over|above|exceeding|(?:[\p{L}]+er)\s+than`;
+const LESS = String.raw`less\s+than|fewer\s+than|smaller\s+than|lower\s+than|under|below`;
+
+const PATTERNS: { re: RegExp; op: ComparisonOp }[] = [
+  { re: new RegExp(String.raw`\bbetween\s+${NUMBER}\s+and\s+${NUMBER}`, "giu"), op: "between" },
+  { re: new RegExp(String.raw`\b(?:at\s+least|no\s+(?:less|fewer)\s+than|not\s+(?:less|fewer)\s+than)\s+${GAP}${NUMBER}`, "giu"), op: ">=" },
+  { re: new RegExp(String.raw`\b(?:at\s+most|no\s+more\s+than|not\s+more\s+than|up\s+to)\s+${GAP}${NUMBER}`, "giu"), op: "<=" },
+  { re: new RegExp(String.raw`\b(?:${LESS})\s+${GAP}${NUMBER}`, "giu"), op: "<" },
+  { re: new RegExp(String.raw`\b(${GREATER})\s+${GAP}${NUMBER}`, "giu"), op: ">" },
+];
+
+/** Comparative adjectives that mean "less" ("younger than 30", "cheaper than 100"). */
+const LESS_ADJECTIVES = /^(?:young|cheap|small|light|short|low|slow|early|few|less)/i;
+
+function yearLike(n: number, text: string): boolean {
+  return Number.isInteger(n) && n >= 1000 && n <= 2999 && /^\d{4}$/.test(text);
+}
+
+/**
+ * The numeric comparisons of the question. Numbers the intent already reads as time (years in time
+ * cues) or as part of an entity are left to those.
+ */
+export function numericComparisons(intent: Intent): NumericComparison[] {
+  const question = intent.completed;
+  const taken = new Set([...intent.time.map((t) => t.text), ...intent.entities.map((e) => e.mention)].flatMap((t) => t.match(/\d+(?:\.\d+)?/g) ?? []));
+  const out: NumericComparison[] = [];
+  const covered: [number, number][] = [];
+  for (const { re, op } of PATTERNS) {
+    for (const m of question.matchAll(re)) {
+      const start = m.index;
+      const end = start + m[0].length;
+      if (covered.some(([a, b]) => start < b && end > a)) continue;
+      if (op === "between") {
+        const values = [Number(m[1]), Number(m[2])];
+        out.push({ op, values, withAverage: false, at: start, attribute: "", text: m[0] });
+      } else {
+        const groups = m.slice(1).filter((g) => g !== undefined);
+        const numberText = groups[groups.length - 1];
+        const gap = (groups[groups.length - 2] ?? "").trim();
+        const comparator = op === ">" ? groups[0] : "";
+        if (taken.has(numberText) && yearLike(Number(numberText), numberText)) continue;
+        const adjective = /^([\p{L}]+er)\s+than$/iu.exec(comparator ?? "")?.[1] ?? "";
+        // "other than 5", "rather than 5" compare nothing.
+        if (/^(?:other|rather)$/i.test(adjective)) continue;
+        const realOp: ComparisonOp = op === ">" && adjective && LESS_ADJECTIVES.test(adjective) ? "<" : op;
+        out.push({ op: realOp, values: [Number(numberText)], withAverage: false, at: start, attribute: [adjective, gap].filter(Boolean).join(" "), text: m[0] });
+      }
+      covered.push([start, end]);
+    }
+  }
+  const average = /\b(?:(more|greater|larger|bigger|higher|[\p{L}]+er)\s+than|above|over|(less|fewer|smaller|lower)\s+than|below|under)\s+(?:the\s+)?(?:average|mean)(?:\s+([\p{L}_]+))?/giu;
+  for (const m of question.matchAll(average)) {
+    const lessWord = m[2] !== undefined || /\b(?:below|under)\b/i.test(m[0]);
+    const adjective = m[1] && !/^(?:more|greater|larger|bigger|higher)$/i.test(m[1]) ? m[1] : "";
+    const less = lessWord || (adjective !== "" && LESS_ADJECTIVES.test(adjective));
+    out.push({ op: less ? "<" : ">", values: [], withAverage: true, at: m.index, attribute: [adjective, m[3] ?? ""].filter(Boolean).join(" "), text: m[0] });
+  }
+  // "with 4 cylinders": a count followed by what it counts; "grade 9 or 10": a column word and its values.
+  // Both are equalities, kept only when the word names a numeric column (checked by the caller).
+  const equalities: [RegExp, (m: RegExpMatchArray) => { values: number[]; attribute: string }][] = [
+    [/\b(?:with|has|have|having|of)\s+(\d+)\s+([\p{L}_]+)/giu, (m) => ({ values: [Number(m[1])], attribute: m[2] })],
+    [/\b([\p{L}_]+)\s+(\d+(?:\.\d+)?)(?:\s+or\s+(\d+(?:\.\d+)?))?\b/giu, (m) => ({ values: [Number(m[2]), ...(m[3] ? [Number(m[3])] : [])], attribute: m[1] })],
+  ];
+  for (const [re, read] of equalities) {
+    for (const m of question.matchAll(re)) {
+      const start = m.index ?? 0;
+      const end = start + m[0].length;
+      const numbers = m[0].match(/\d+(?:\.\d+)?/g) ?? [];
+      if (covered.some(([a, b]) => start < b && end > a) || numbers.some((n) => taken.has(n))) continue;
+      covered.push([start, end]);
+      out.push({ op: "=", withAverage: false, at: start, text: m[0], ...read(m) });
+    }
+  }
+  return out.sort((a, b) => a.at - b.at);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Quoted phrases and negation
+
+/** Phrases the question quotes ('Hey', "Star Wars"): matched as text, not linked as entities. */
+export function quotedPhrases(question: string): { text: string; at: number }[] {
+  const out: { text: string; at: number }[] = [];
+  for (const m of question.matchAll(/(?:^|[\s(])['"‘“]([^'"‘’“”]{1,80})['"’”](?=[\s,.?!)]|$)/gu)) out.push({ text: m[1].trim(), at: m.index });
+  return out.filter((q) => q.text.length > 0);
+}
+
+const NEGATION = /\b(?:without\s+(?:any\s+|a\s+|an\s+)?|(?:do|does|did|have|has|had)\s+not\s+(?:have\s+)?(?:any\s+|a\s+|an\s+)?|(?:have|has|had|with)\s+no\s+|never\s+(?:had\s+)?(?:any\s+|a\s+|an\s+)?)([\p{L}_]+)/giu;
+
+/** Terms of what the question says the answers lack ("stadiums without any concert" → concert). */
+export function negatedTerms(question: string): string[][] {
+  return [...question.matchAll(NEGATION)].map((m) => terms(m[1])).filter((t) => t.length > 0);
+}

@@ -1,0 +1,107 @@
+import { FLOOR_SCORE_KEY, defaultScorers, floorScore, isCompositeScorer, scorerByName } from "../../scorers";
+import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
+import type { EvidenceScorer, Intent, RerankRound, ScoredEvidence } from "../../types";
+
+export interface RerankInput {
+  intent: Intent;
+  /** The pool, best first (pool gives up to 1,000). */
+  pool: ScoredEvidence[];
+  /** Rounds of {scorer, keep}; DEFAULT_RERANK_ROUNDS when empty or omitted. */
+  rounds?: RerankRound[];
+  /** Scorers by name; defaultScorers() when omitted. A cross-encoder joins here under its name. */
+  scorers?: Record<string, EvidenceScorer>;
+}
+
+/**
+ * Quasar's 1000 → 100 → 30: the pool gives 1,000; a cheap lexical round keeps 100; the last round keeps
+ * 30. The last round uses "combined" (BM25 coverage, entity overlap and answer-type fit together),
+ * not answer-type alone: ranking 100 pieces by answer type only would put every passage that holds a
+ * year above the one that says when the thing happened. A cross-encoder takes the last round's place
+ * when the model runtime lands.
+ */
+export const DEFAULT_RERANK_ROUNDS: RerankRound[] = [
+  { scorer: "bm25-entity", keep: 100 },
+  { scorer: "combined", keep: 30 },
+];
+
+export interface RoundReport {
+  scorer: string;
+  before: number;
+  after: number;
+  /** Set when the scorer failed: the round kept the previous order, cut to `keep`. */
+  error?: string;
+}
+
+function checkCancelled(signal?: AbortSignal) {
+  if (signal?.aborted) throw new RunCancelledError();
+}
+
+/**
+ * One round: score the survivors, record the score under the scorer's name (and a composite scorer's
+ * parts under theirs), give structured few-result pieces the floor (their pool mark says so), sort,
+ * keep. Ties keep the previous round's order, so a scorer that cannot tell pieces apart (no entities
+ * in the question) leaves the ranking as it was.
+ */
+async function runRound(intent: Intent, current: ScoredEvidence[], scorer: EvidenceScorer, keep: number, signal?: AbortSignal): Promise<ScoredEvidence[]> {
+  const pieces = current.map((e) => e.piece);
+  let scores: number[];
+  let parts: Record<string, number[]> = {};
+  if (isCompositeScorer(scorer)) {
+    ({ total: scores, parts } = await scorer.scoreParts(intent, pieces, signal));
+  } else {
+    scores = await scorer.score(intent, pieces, signal);
+  }
+  if (scores.length !== pieces.length) throw new Error(`scorer "${scorer.name}" returned ${scores.length} scores for ${pieces.length} pieces`);
+  const floor = floorScore(scores);
+  return current
+    .map((e, i) => {
+      const own = Number.isFinite(scores[i]) ? scores[i] : 0;
+      const recorded: Record<string, number> = { ...e.scores, [scorer.name]: own };
+      for (const [name, values] of Object.entries(parts)) recorded[`${scorer.name}:${name}`] = values[i];
+      return { piece: e.piece, score: FLOOR_SCORE_KEY in e.scores ? Math.max(own, floor) : own, scores: recorded };
+    })
+    .sort((a, b) => b.score - a.score)
+    .slice(0, keep);
+}
+
+/** Runs the rounds in order; an unknown scorer name is a configuration error and fails before any round runs. */
+export async function rerankEvidence(
+  input: RerankInput,
+  options: { signal?: AbortSignal; onRound?: (report: RoundReport) => void } = {},
+): Promise<ScoredEvidence[]> {
+  const rounds = input.rounds?.length ? input.rounds : DEFAULT_RERANK_ROUNDS;
+  const registry = input.scorers ?? defaultScorers();
+  const scorers = rounds.map((r) => scorerByName(r.scorer, registry));
+  let current = input.pool;
+  for (const [i, round] of rounds.entries()) {
+    checkCancelled(options.signal);
+    const before = current.length;
+    try {
+      current = await runRound(input.intent, current, scorers[i], round.keep, options.signal);
+      options.onRound?.({ scorer: round.scorer, before, after: current.length });
+    } catch (e) {
+      checkCancelled(options.signal);
+      // A scorer that fails (a model server down, later) degrades the ranking, not the run.
+      current = current.slice(0, round.keep);
+      options.onRound?.({ scorer: round.scorer, before, after: current.length, error: (e as Error).message });
+    }
+  }
+  return current;
+}
+
+export const classicalRerank: StageStrategy<RerankInput, ScoredEvidence[]> = {
+  name: "classical",
+  async run(input: RerankInput, ctx: StageContext): Promise<ScoredEvidence[]> {
+    return rerankEvidence(input, {
+      signal: ctx.signal,
+      onRound: (r) =>
+        ctx.trace({
+          stage: "rerank",
+          type: r.error ? "ERROR" : "INFO",
+          strategy: "classical",
+          summary: r.error ? `${r.scorer} failed (${r.error}); kept the previous order, ${r.before} → ${r.after}` : `${r.scorer}: ${r.before} → ${r.after}`,
+          payload: r,
+        }),
+    });
+  },
+};

@@ -1,0 +1,81 @@
+// npm run bench -- pipeline [--questions N] [--data-dir DIR]: per-stage p50/p95 of the classical pipeline
+// over N questions (default 100) drawn evenly from Spider, SciFact, TAT-QA, Spider-RDF and, when
+// NEO4J_URI is set, Text2Cypher, on the benchmark catalog (loaded into DIR first if it is not there).
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parse } from "csv-parse/sync";
+import { closeAllBackends } from "../lib/backends/registry";
+import { loadBenchmarkCatalog, spiderDevDatabases } from "../lib/catalog/benchmarks";
+import { openAndBootstrap } from "../lib/db/bootstrap";
+import { loadEnv } from "../lib/env";
+import { runPipeline } from "../lib/pipeline/run";
+import { getSecrets } from "../lib/local-secrets";
+
+function flag(args: string[], name: string): string | undefined {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+function pct(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** Deterministic sample: every k-th item, so runs are comparable. */
+function spread<T>(items: T[], n: number): T[] {
+  if (items.length <= n) return items;
+  const step = items.length / n;
+  return Array.from({ length: n }, (_, i) => items[Math.floor(i * step)]);
+}
+
+export async function benchPipeline(args: string[]) {
+  const env = loadEnv();
+  const datasets = path.resolve(env.DATASETS_DIR);
+  const total = Number(flag(args, "questions") ?? 100);
+  const dataDir = path.resolve(flag(args, "data-dir") ?? mkdtempSync(path.join(tmpdir(), "mosaic-bench-pipeline-")));
+  const { handle } = await openAndBootstrap({ ...env, DATA_DIR: dataDir, DATABASE_URL: undefined, SEED_DEMO: true });
+  const deps = { dataDir, encryptionKey: getSecrets({ ...env, DATA_DIR: dataDir }).encryptionKey, datasetsDir: datasets };
+  try {
+    const t0 = Date.now();
+    const neo4j = env.NEO4J_URI ? { uri: env.NEO4J_URI, user: env.NEO4J_USER, password: env.NEO4J_PASSWORD, database: env.NEO4J_DATABASE } : undefined;
+    const load = await loadBenchmarkCatalog(handle.prisma, deps, { neo4j });
+    console.log(`Benchmark catalog in ${dataDir}: ${load.registered.length} registered, ${load.skipped.length} already there (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+
+    const spider = JSON.parse(readFileSync(path.join(datasets, "spider", "dev-questions.json"), "utf8")) as { question: string }[];
+    const claims = (parse(readFileSync(path.join(datasets, "scifact", "claims_train.csv")), { columns: true }) as { claim: string }[]).map((c) => c.claim);
+    const tatqa = (JSON.parse(readFileSync(path.join(datasets, "tatqa", "tatqa_dataset_dev.json"), "utf8")) as { questions: { question: string }[] }[]).flatMap((c) => c.questions.map((q) => q.question));
+    const cypherFile = path.join(datasets, "text2cypher", "movies-northwind-dev.csv");
+    const cypher = neo4j && existsSync(cypherFile) ? (parse(readFileSync(cypherFile), { columns: true }) as { question: string }[]).map((r) => r.question) : [];
+    const groups = [spider.map((q) => q.question), claims, tatqa, ...(cypher.length ? [cypher] : [])];
+    const per = Math.ceil(total / groups.length);
+    const questions = groups.flatMap((g) => spread(g, per)).slice(0, total);
+    console.log(`Spider dev databases with RDF versions: ${spiderDevDatabases(datasets).length}; questions: ${questions.length}\n`);
+
+    const admin = await handle.prisma.user.findFirstOrThrow({ where: { role: "ADMIN" } });
+    const user = { id: admin.id, role: admin.role, groupIds: [] };
+    const perStage = new Map<string, number[]>();
+    const totals: number[] = [];
+    let answered = 0;
+    // One warm-up run: opening backends and building indexes once is not per-question work.
+    await runPipeline(handle.prisma, deps, { question: "How many singers are there?", user });
+    for (const q of questions) {
+      const o = await runPipeline(handle.prisma, deps, { question: q, user });
+      totals.push(o.totalMs);
+      if (!o.answer.refrained) answered++;
+      for (const [stage, ms] of Object.entries(o.timings)) perStage.set(stage, [...(perStage.get(stage) ?? []), ms]);
+    }
+    const rows = [...perStage.entries()].map(([stage, ms]) => {
+      const s = [...ms].sort((a, b) => a - b);
+      return { stage, p50: pct(s, 50), p95: pct(s, 95) };
+    });
+    const t = [...totals].sort((a, b) => a - b);
+    console.log("stage              p50 ms   p95 ms");
+    for (const r of rows) console.log(`${r.stage.padEnd(18)} ${String(Math.round(r.p50)).padStart(6)}   ${String(Math.round(r.p95)).padStart(6)}`);
+    console.log(`${"end to end".padEnd(18)} ${String(Math.round(pct(t, 50))).padStart(6)}   ${String(Math.round(pct(t, 95))).padStart(6)}`);
+    console.log(`\n${questions.length} questions, ${answered} answered, ${questions.length - answered} refrained; peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
+  } finally {
+    await closeAllBackends();
+    await handle.close();
+  }
+}

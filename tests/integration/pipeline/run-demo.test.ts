@@ -1,0 +1,101 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeAllBackends } from "@/lib/backends/registry";
+import type { CatalogDeps } from "@/lib/catalog/deps";
+import { openAndBootstrap } from "@/lib/db/bootstrap";
+import type { DatabaseHandle } from "@/lib/db/connect";
+import { seedDemoCatalogOnce } from "@/lib/demo/seed-catalog";
+import { type RunOutcome, runPipeline } from "@/lib/pipeline/run";
+import { TARGET_ENGINE, createTestDatabase, type TestDatabase } from "../support/test-database";
+
+/** End-to-end runs of the classical pipeline on the demo catalog (real PGlite, SQLite, FTS5, Oxigraph). */
+describe(`answering pipeline on the demo catalog (${TARGET_ENGINE})`, () => {
+  let db: TestDatabase;
+  let handle: DatabaseHandle;
+  let deps: CatalogDeps;
+  let user: { id: string; role: "USER"; groupIds: string[] };
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    handle = (await openAndBootstrap(db.env)).handle;
+    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-run-")), encryptionKey: Buffer.alloc(32, 5), datasetsDir: "../shared/datasets" };
+    await seedDemoCatalogOnce(handle.prisma, deps);
+    const u = await handle.prisma.user.findUniqueOrThrow({ where: { email: "user@mosaic.local" }, include: { memberships: true } });
+    user = { id: u.id, role: "USER", groupIds: u.memberships.map((m) => m.groupId) };
+  }, 120_000);
+  afterAll(async () => {
+    await closeAllBackends();
+    await handle.close();
+    await db.cleanup();
+  });
+
+  const ask = (question: string, extra: { conversationId?: string } = {}) => runPipeline(handle.prisma, deps, { question, user, ...extra });
+  const cited = (o: RunOutcome) => o.evidence.filter((e) => o.answer.citations.includes(e.piece.id));
+
+  it("answers from a document sentence and cites the passage", async () => {
+    const o = await ask("What percentage of products contained recycled or certified materials in 2025?");
+    expect(o.answer.refrained).toBe(false);
+    expect(o.answer.text).toMatch(/68\s*(percent|%)/);
+    expect(cited(o).some((e) => e.piece.kind === "passage" && e.piece.provenance.kbName === "Aurora policies and reports")).toBe(true);
+    expect(cited(o).some((e) => e.piece.provenance.kbName === "Aurora policies and reports")).toBe(true);
+  });
+
+  it("answers from a table cell in a document", async () => {
+    const o = await ask("What is the hotel cap per night in Oslo?");
+    expect(o.answer.text).toContain("210");
+    expect(cited(o).some((e) => e.piece.kind === "row")).toBe(true);
+  });
+
+  it("answers an SQL aggregate", async () => {
+    const o = await ask("How many orders were returned?");
+    expect(o.answer.text).toMatch(/\b7\b/);
+    expect(o.winner?.kbName).toBe("Aurora sales database");
+    expect(o.queries.some((q) => /count\(/i.test(q.query.text))).toBe(true);
+  });
+
+  it("answers an RDF fact with a triple", async () => {
+    const o = await ask("Who is the chief executive of Aurora Outfitters GmbH?");
+    expect(o.answer.text).toContain("Anke Vogel");
+    expect(cited(o).some((e) => e.piece.kind === "triple")).toBe(true);
+  });
+
+  it("refrains when the sources do not hold the answer, with the reason", async () => {
+    const o = await ask("What is the warranty period of the Quantum Flux Capacitor?");
+    expect(o.answer.refrained).toBe(true);
+    expect(o.answer.reason).toBeTruthy();
+    expect(o.status).toBe("REFRAINED");
+  });
+
+  it("completes a follow-up question from the conversation", async () => {
+    const first = await ask("Who is the chief executive of Aurora Outfitters AB?");
+    expect(first.answer.text).toContain("Maria Lindqvist");
+    const follow = await ask("Where is it located?", { conversationId: first.conversationId });
+    expect(follow.intent?.completed).toMatch(/Aurora Outfitters AB/);
+    expect(follow.answer.text).toContain("Stockholm");
+  });
+
+  it("stores the run with its trace, timings and result", async () => {
+    const o = await ask("How many customers are there?");
+    const run = await handle.prisma.run.findUniqueOrThrow({ where: { id: o.runId }, include: { traceEvents: true } });
+    expect(run.status).toBe(o.status);
+    expect(run.traceEvents.map((e) => e.stage)).toEqual(expect.arrayContaining(["understand", "select", "formulate", "execute", "pool", "rerank", "select-evidence", "answer", "critique"]));
+    expect(Object.keys(run.timings as object)).toEqual(expect.arrayContaining(["understand", "select", "total"]));
+    expect((run.result as { runId: string }).runId).toBe(o.runId);
+  });
+
+  it("rejects an empty question and cuts a 10,000-character one with a recorded degradation", async () => {
+    await expect(ask("   ")).rejects.toMatchObject({ code: "VALIDATION" });
+    const o = await ask(`How many orders were returned? ${"very ".repeat(2000)}`);
+    expect(o.degradations.join(" ")).toMatch(/only the first/);
+    expect(["ANSWERED", "REFRAINED"]).toContain(o.status);
+  });
+
+  it("is cancellable", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const o = await runPipeline(handle.prisma, deps, { question: "How many orders were returned?", user, signal: controller.signal });
+    expect(o.status).toBe("CANCELLED");
+  });
+});

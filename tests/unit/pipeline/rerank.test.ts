@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { FLOOR_SCORE_KEY, UnknownScorerError, scorerRegistry } from "@/lib/pipeline/scorers";
+import { RunCancelledError } from "@/lib/pipeline/stage";
+import { poolEvidence } from "@/lib/pipeline/stages/pool";
+import { DEFAULT_RERANK_ROUNDS, classicalRerank, rerankEvidence } from "@/lib/pipeline/stages/rerank";
+import type { EvidenceScorer } from "@/lib/pipeline/types";
+import { context, fillerPassages, intent, mention, passage, path, row } from "./select-fixtures";
+
+const DOCS = ["kb-docs", "Aurora policies and reports"] as const;
+const question = intent("When did the Oslo store open?", { answerTypes: ["date"], entities: [mention("Oslo", [{ kbId: "kb-docs", label: "Oslo" }])] });
+const answer = passage(...DOCS, "stores", 2, "The Oslo store opened on March 3, 2021 after a long renovation.", ["Oslo"]);
+const nearMiss = passage(...DOCS, "stores", 3, "The Oslo store sells tents and the store is open late; the Oslo store staff is friendly.", ["Oslo"]);
+
+describe("rerank: rounds of {scorer, keep}", () => {
+  it("runs 1000 → 100 → 30 by default and records every round's scores", async () => {
+    const pool = poolEvidence({ intent: question, pieces: [...fillerPassages(1100), nearMiss, answer] });
+    expect(pool).toHaveLength(1000);
+    const ranked = await rerankEvidence({ intent: question, pool });
+    expect(DEFAULT_RERANK_ROUNDS.map((r) => r.keep)).toEqual([100, 30]);
+    expect(ranked).toHaveLength(30);
+    expect(ranked[0].piece.id).toBe(answer.id);
+    expect(ranked[1].piece.id).toBe(nearMiss.id);
+    for (const name of ["bm25", "bm25-entity", "combined", "combined:bm25", "combined:entity-overlap", "combined:answer-type"]) {
+      expect(ranked[0].scores[name]).toEqual(expect.any(Number));
+    }
+    expect(ranked[0].score).toBe(ranked[0].scores.combined);
+  });
+
+  it("follows configured rounds and keeps", async () => {
+    const pool = poolEvidence({ intent: question, pieces: [...fillerPassages(50), nearMiss, answer] });
+    const ranked = await rerankEvidence({ intent: question, pool, rounds: [{ scorer: "entity-overlap", keep: 10 }, { scorer: "answer-type", keep: 3 }] });
+    expect(ranked).toHaveLength(3);
+    // Only the two Oslo passages survive the entity round on merit; answer type then puts the dated one first.
+    expect(ranked.slice(0, 2).map((e) => e.piece.id)).toEqual([answer.id, nearMiss.id]);
+    expect(Object.keys(ranked[0].scores)).toEqual(expect.arrayContaining(["entity-overlap", "answer-type"]));
+  });
+
+  it("ties keep the previous order: a scorer that cannot tell pieces apart changes nothing", async () => {
+    const pool = poolEvidence({ intent: question, pieces: fillerPassages(20) });
+    const ranked = await rerankEvidence({ intent: intent("When did the Oslo store open?"), pool, rounds: [{ scorer: "entity-overlap", keep: 20 }] });
+    expect(ranked.map((e) => e.piece.id)).toEqual(pool.map((e) => e.piece.id));
+  });
+
+  it("keeps floored structured pieces through every round", async () => {
+    const count = row("kb-sales", "Aurora sales database", "Query result", ["n"], [4], "SELECT count(*) AS n FROM stores", 0);
+    const q = intent("How many stores are there in Norway?", { answerTypes: ["count"], aggregate: "count" });
+    const pool = poolEvidence({ intent: q, pieces: [...fillerPassages(300), count] });
+    expect(pool.find((e) => e.piece.id === count.id)!.scores[FLOOR_SCORE_KEY]).toBeGreaterThan(0);
+    const ranked = await rerankEvidence({ intent: q, pool, rounds: [{ scorer: "bm25-entity", keep: 100 }, { scorer: "bm25", keep: 30 }] });
+    const kept = ranked.find((e) => e.piece.id === count.id);
+    expect(kept).toBeDefined();
+    expect(kept!.scores["bm25-entity"]).toBe(0);
+    expect(kept!.score).toBeGreaterThan(0);
+  });
+
+  it("takes an async batch scorer by name, passing the run's signal", async () => {
+    const seen: { batch: number; signal?: AbortSignal }[] = [];
+    const crossEncoder: EvidenceScorer = {
+      name: "cross-encoder",
+      async score(_intent, pieces, signal) {
+        seen.push({ batch: pieces.length, signal });
+        await new Promise((r) => setTimeout(r, 1));
+        return pieces.map((p) => (p.kind === "path" ? 10 : 1));
+      },
+    };
+    const graph = path("kb-movies", "Movies graph", [{ id: "a", label: "Person", caption: "Tom Hanks" }], []);
+    const pool = poolEvidence({ intent: question, pieces: [answer, nearMiss, graph] });
+    const ctx = context();
+    const ranked = await classicalRerank.run({ intent: question, pool, rounds: [{ scorer: "cross-encoder", keep: 2 }], scorers: scorerRegistry(crossEncoder) }, ctx);
+    // The path first; the two passages tie, so the pool's order decides.
+    expect(ranked.map((e) => e.piece.id)).toEqual([graph.id, pool.find((e) => e.piece.kind === "passage")!.piece.id]);
+    expect(seen).toEqual([{ batch: 3, signal: ctx.signal }]);
+    expect(ctx.events).toEqual([expect.objectContaining({ stage: "rerank", type: "INFO", summary: "cross-encoder: 3 → 2" })]);
+  });
+
+  it("rejects an unknown scorer before any round runs", async () => {
+    const pool = poolEvidence({ intent: question, pieces: [answer] });
+    await expect(rerankEvidence({ intent: question, pool, rounds: [{ scorer: "bm25", keep: 5 }, { scorer: "nope", keep: 1 }] })).rejects.toBeInstanceOf(UnknownScorerError);
+  });
+
+  it("a failing scorer degrades the round (previous order, cut to keep) and is traced", async () => {
+    const broken: EvidenceScorer = { name: "broken", score: async () => Promise.reject(new Error("model server unreachable")) };
+    const pool = poolEvidence({ intent: question, pieces: [...fillerPassages(10), answer] });
+    const ctx = context();
+    const ranked = await classicalRerank.run({ intent: question, pool, rounds: [{ scorer: "broken", keep: 4 }], scorers: scorerRegistry(broken) }, ctx);
+    expect(ranked.map((e) => e.piece.id)).toEqual(pool.slice(0, 4).map((e) => e.piece.id));
+    expect(ctx.events[0]).toMatchObject({ type: "ERROR", summary: expect.stringContaining("model server unreachable") });
+  });
+
+  it("stops when the run is cancelled", async () => {
+    const ctx = context();
+    ctx.controller.abort();
+    const pool = poolEvidence({ intent: question, pieces: [answer] });
+    await expect(classicalRerank.run({ intent: question, pool }, ctx)).rejects.toBeInstanceOf(RunCancelledError);
+  });
+});

@@ -1,0 +1,133 @@
+import { describe, expect, it } from "vitest";
+import {
+  COMBINED_WEIGHTS,
+  ENTITY_MENTION_BOOST,
+  UnknownScorerError,
+  answerTypeScorer,
+  bm25EntityScorer,
+  combinedScorer,
+  defaultScorers,
+  entityOverlapScorer,
+  expectedTypes,
+  scorerByName,
+  scorerRegistry,
+} from "@/lib/pipeline/scorers";
+import type { EvidenceScorer } from "@/lib/pipeline/types";
+import { intent, mention, passage, path, row, triple } from "./select-fixtures";
+
+const MOVIES = ["kb-movies", "Movies graph"] as const;
+const DOCS = ["kb-docs", "Aurora policies and reports"] as const;
+const SALES = ["kb-sales", "Aurora sales database"] as const;
+const GRAPH = ["kb-graph", "Aurora product and organisation graph"] as const;
+
+const hanks = mention("Tom Hanks", [{ kbId: "kb-movies", label: "Tom Hanks", kind: "node", ref: "n-hanks" }]);
+
+describe("scorer registry", () => {
+  it("names the lexical scorers so configuration can refer to them", () => {
+    expect(Object.keys(defaultScorers()).sort()).toEqual(["answer-type", "bm25", "bm25-entity", "combined", "entity-overlap"]);
+    for (const [name, scorer] of Object.entries(defaultScorers())) expect(scorer.name).toBe(name);
+    expect(scorerByName("combined")).toBe(combinedScorer);
+    expect(() => scorerByName("cross-encoder")).toThrow(UnknownScorerError);
+    expect(() => scorerByName("cross-encoder")).toThrow(/known scorers: .*bm25-entity/);
+  });
+
+  it("takes an async, batch-based scorer (a cross-encoder later) beside the defaults", async () => {
+    const crossEncoder: EvidenceScorer = { name: "cross-encoder", score: async (_i, pieces) => pieces.map((p) => p.text.length) };
+    const registry = scorerRegistry(crossEncoder);
+    expect(scorerByName("cross-encoder", registry)).toBe(crossEncoder);
+    expect(scorerByName("bm25", registry).name).toBe("bm25");
+  });
+});
+
+describe("bm25-entity", () => {
+  it("prefers the piece that names the question's entity over one that repeats part of its name", async () => {
+    const q = intent("Which movies did Tom Hanks act in?", { entities: [hanks] });
+    const named = passage(...DOCS, "a", 0, "Tom Hanks acted in Cast Away and in Big.", ["Tom Hanks"]);
+    const partial = passage(...DOCS, "b", 0, "Hanks, Hanks and more Hanks: the movies of a family of actors who act.", ["Hanks"]);
+    const unrelated = passage(...DOCS, "c", 0, "Returns are accepted within 30 days.");
+    const [a, b, c] = await bm25EntityScorer.score(q, [named, partial, unrelated]);
+    expect(a).toBeGreaterThan(b);
+    expect(c).toBe(0);
+    // Without entities it is plain BM25 coverage: no boost anywhere.
+    const [a2] = await bm25EntityScorer.score(intent("Which movies did Tom Hanks act in?"), [named, partial, unrelated]);
+    expect(a - a2).toBeCloseTo(ENTITY_MENTION_BOOST, 5);
+  });
+});
+
+describe("entity-overlap", () => {
+  it("counts exact names, linked labels and linked references fully, partial names by half", async () => {
+    const nyc = mention("NYC", [{ kbId: "kb-graph", label: "New York City", ref: "http://aurora.example/loc/nyc" }]);
+    const q = intent("Who are Tom Hanks's co-stars and what is in NYC?", { entities: [hanks, nyc] });
+    const full = passage(...DOCS, "a", 0, "Tom Hanks filmed Big in New York City.", ["Tom Hanks", "New York City"]);
+    const halfOfOne = passage(...DOCS, "b", 0, "Colin Hanks is an actor.", ["Colin Hanks"]);
+    const byRef = triple(...GRAPH, ["http://aurora.example/org/aurora-us", "Aurora US"], ["http://aurora.example/locatedIn", "located in"], ["http://aurora.example/loc/nyc", "NY"]);
+    const [f, h, r] = await entityOverlapScorer.score(q, [full, halfOfOne, byRef]);
+    expect(f).toBe(1);
+    // "Hanks" is one of the two words of "Tom Hanks", counted at half, for one of the two mentions.
+    expect(h).toBeCloseTo(0.125, 5);
+    expect(r).toBeCloseTo(0.5, 5);
+    expect(await entityOverlapScorer.score(intent("anything"), [full])).toEqual([0]);
+  });
+});
+
+describe("answer-type fit", () => {
+  const released = path(...MOVIES, [{ id: "m1", label: "Movie", caption: "Cast Away", properties: { released: 2000 } }], []);
+  const dateText = passage(...DOCS, "a", 0, "The Oslo store opened on March 3, 2021 after a long renovation.");
+  const yearOnly = passage(...DOCS, "b", 0, "Our 2025 report covers sales.");
+  const noDate = passage(...DOCS, "c", 0, "Returns are accepted with a receipt.");
+  const count = row(...SALES, "Query result", ["count(*)"], [6], "SELECT count(*) FROM singer", 0);
+  const idOnly = row(...SALES, "orders", ["order_id"], [17], "SELECT order_id FROM orders", 0);
+  const person = path(...MOVIES, [{ id: "p1", label: "Person", caption: "Tom Hanks" }, { id: "m1", label: "Movie", caption: "Cast Away" }], ["ACTED_IN"]);
+  const personText = passage(...DOCS, "d", 0, "The report was signed by Maria Lindqvist, chief financial officer.");
+  const revenue = row(...SALES, "regions", ["name", "revenue"], ["Nordics", 1250000], "SELECT name, revenue FROM regions", 0);
+  const country = row(...SALES, "customers", ["name", "country"], ["Fjell AB", "Norway"], "SELECT name, country FROM customers", 0);
+  const percentText = passage(...DOCS, "e", 0, "Revenue grew 12% in the DACH region.");
+
+  const fit = async (types: Parameters<typeof intent>[1], pieces: Parameters<typeof answerTypeScorer.score>[1]) => answerTypeScorer.score(intent("q", types), pieces);
+
+  it("when → dates: date properties and parsable dates above bare years, above none", async () => {
+    const [p, t, y, n] = await fit({ answerTypes: ["date"] }, [released, dateText, yearOnly, noDate]);
+    expect(p).toBe(1);
+    expect(t).toBe(0.8);
+    expect(y).toBeGreaterThan(n);
+    expect(n).toBe(0);
+  });
+
+  it("how many → counts: an aggregate cell fits best, an id column barely", async () => {
+    const [c, id, text] = await fit({ answerTypes: ["count"], aggregate: "count" }, [count, idOnly, noDate]);
+    expect(c).toBe(1);
+    expect(id).toBeLessThan(c);
+    expect(text).toBe(0);
+    expect(expectedTypes(intent("q", { aggregate: "sum" }))).toEqual(["number"]);
+  });
+
+  it("who → people: a Person node, a known first name in text; money, places and percents by field and form", async () => {
+    const singer = row("kb-concerts", "Spider: concert_singer", "singer", ["Singer_ID", "Name", "Age"], [1, "Joe Sharp", 52], "SELECT * FROM singer", 0);
+    const stadium = row("kb-concerts", "Spider: concert_singer", "stadium", ["Stadium_ID", "Name"], [1, "Stark's Park"], "SELECT * FROM stadium", 0);
+    const [node, text, none, singerRow, stadiumRow] = await fit({ answerTypes: ["person"] }, [person, personText, noDate, singer, stadium]);
+    expect(node).toBe(1);
+    expect(text).toBe(0.8);
+    expect(none).toBe(0);
+    // A name in a table of people (a role word as table name) names a person; a stadium's does not.
+    expect(singerRow).toBe(0.9);
+    expect(stadiumRow).toBe(0);
+    expect(await fit({ answerTypes: ["money"] }, [revenue, noDate])).toEqual([1, 0]);
+    expect(await fit({ answerTypes: ["location"] }, [country, noDate])).toEqual([1, 0]);
+    expect((await fit({ answerTypes: ["percent"] }, [percentText, yearOnly]))[0]).toBe(1);
+    expect(await fit({}, [person, count])).toEqual([0, 0]);
+  });
+});
+
+describe("combined", () => {
+  it("mixes BM25 coverage, entity overlap and answer-type fit, and exposes the parts", async () => {
+    const q = intent("When did Tom Hanks's Cast Away come out?", { entities: [hanks], answerTypes: ["date"] });
+    const answer = path(...MOVIES, [{ id: "n-hanks", label: "Person", caption: "Tom Hanks" }, { id: "m1", label: "Movie", caption: "Cast Away", properties: { released: 2000 } }], ["ACTED_IN"]);
+    const talk = passage(...DOCS, "x", 0, "Cast Away is a film people still talk about.");
+    const { total, parts } = await combinedScorer.scoreParts(q, [answer, talk]);
+    expect(Object.keys(parts).sort()).toEqual(Object.keys(COMBINED_WEIGHTS).sort());
+    expect(total[0]).toBeGreaterThan(total[1]);
+    const expected = COMBINED_WEIGHTS.bm25 * parts.bm25[0] + COMBINED_WEIGHTS["entity-overlap"] * parts["entity-overlap"][0] + COMBINED_WEIGHTS["answer-type"] * parts["answer-type"][0];
+    expect(total[0]).toBeCloseTo(expected, 10);
+    expect(await combinedScorer.score(q, [answer, talk])).toEqual(total);
+  });
+});
