@@ -159,6 +159,8 @@ const wrongModule: Rule = (a) => {
 
 const nextBatch: Rule = (a, failed) => {
   if (a.value !== null && !failed.has(CHECKS.connection)) return [];
+  // Paging a ranked or aggregated result changes its meaning ("the most expensive" → the second most).
+  if (a.input.intent.superlative || a.input.intent.aggregate) return [];
   const found = a.focus.entities.length === 0 ? a.pieces.length > 0 : a.entities.some((e) => e.pieces.length > 0);
   const moreExist = a.input.executed.some((q) => q.status === "ok" && (q.truncated || q.query.language === "search"));
   if (!found || !moreExist) return [];
