@@ -235,13 +235,13 @@ export function prismaEntityLookup(prisma: PrismaClient, options: PrismaEntityLo
   const facts = databaseFacts.get(prisma) ?? {};
   databaseFacts.set(prisma, facts);
 
-  /** Byte-order (C) collation sorts "B" before "a"; only then can LIKE 'x %' use the b-tree index. */
+  /**
+   * The prefix plan: the migration `entity_label_pattern_index` adds a text_pattern_ops index, so a
+   * bounded index range per prefix works under any collation; "scan" stays available as an option.
+   */
   function prefixPlan(): Promise<"index" | "scan"> {
     if (options.prefixPlan && options.prefixPlan !== "auto") return Promise.resolve(options.prefixPlan);
-    facts.plan ??= prisma
-      .$queryRaw<{ linguistic: boolean }[]>`SELECT ('a' < 'B') AS linguistic`
-      .then(([row]) => (row?.linguistic ? "scan" : "index") as "index" | "scan")
-      .catch(() => "scan" as const);
+    facts.plan ??= Promise.resolve("index" as const);
     return facts.plan;
   }
 

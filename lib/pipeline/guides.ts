@@ -118,3 +118,49 @@ export async function createGuide(prisma: PrismaClient, user: AccessSubject, dra
     select: { id: true },
   });
 }
+
+interface StoredRunResult {
+  question: string;
+  answer: { text: string; refrained: boolean; citations: string[] };
+  queries: { kbId: string; query: NativeQuery; status: string; evidenceIds: string[]; sourceObject: string | null }[];
+  evidence: { piece: { id: string; text: string } }[];
+}
+
+/**
+ * "Save this run as a guide" (AU-RAG): the question, the answer (or an analyst's correction), and per KB
+ * the native queries that produced cited evidence, each with the context it retrieved. The draft can be
+ * edited before saving; corrections are kept as few-shot examples for the critic.
+ */
+export async function guideDraftFromRun(prisma: PrismaClient, user: AccessSubject, runId: string): Promise<GuideDraft> {
+  const run = await prisma.run.findFirst({ where: { id: runId, ...(user.role === "ADMIN" ? {} : { userId: user.id }) }, select: { id: true, question: true, result: true } });
+  if (!run?.result) throw new AppError("NOT_FOUND", "That run does not exist, is not yours, or has no result to save.");
+  const result = run.result as unknown as StoredRunResult;
+  const cited = new Set(result.answer.citations);
+  const textOf = new Map(result.evidence.map((e) => [e.piece.id, e.piece.text]));
+  const useful = result.queries.filter((q) => q.status === "ok" && q.evidenceIds.some((id) => cited.has(id)));
+  const chosen = useful.length ? useful : result.queries.filter((q) => q.status === "ok").slice(0, 1);
+  const byKb = new Map<string, GuideDraft["sources"][number]>();
+  for (const q of chosen) {
+    const source = byKb.get(q.kbId) ?? { kbId: q.kbId, sourceObjectId: null, actions: [] };
+    const context = q.evidenceIds.filter((id) => cited.has(id) || !useful.length).map((id) => textOf.get(id)).filter(Boolean).slice(0, 10).join("\n");
+    source.actions.push({ kind: "NATIVE_QUERY", params: { query: q.query }, context });
+    byKb.set(q.kbId, source);
+  }
+  for (const source of byKb.values()) {
+    const q = chosen.find((c) => c.kbId === source.kbId && c.sourceObject);
+    if (q?.sourceObject) {
+      const so = await prisma.sourceObject.findUnique({ where: { kbId_key: { kbId: source.kbId, key: q.sourceObject } }, select: { id: true } });
+      source.sourceObjectId = so?.id ?? null;
+    }
+  }
+  return { question: run.question, answer: result.answer.refrained ? null : result.answer.text, fromRunId: run.id, sources: [...byKb.values()] };
+}
+
+export async function saveRunAsGuide(prisma: PrismaClient, user: AccessSubject, runId: string, edits: Partial<Pick<GuideDraft, "question" | "answer" | "notes">> & { correction?: string } = {}) {
+  const draft = await guideDraftFromRun(prisma, user, runId);
+  if (!draft.sources.length) throw new AppError("VALIDATION", "This run ran no query that returned evidence, so there is nothing to save as a guide.");
+  const existing = await prisma.extractionGuide.findUnique({ where: { fromRunId: runId }, select: { id: true } });
+  if (existing) throw new AppError("CONFLICT", "This run is already saved as a guide.");
+  const corrections = edits.correction ? [{ runAnswer: draft.answer, correctAnswer: edits.correction }] : [];
+  return createGuide(prisma, user, { ...draft, ...edits, answer: edits.correction ?? edits.answer ?? draft.answer, corrections });
+}

@@ -125,6 +125,18 @@ describe("asking over HTTP", () => {
       expect(result.evidence.length).toBeGreaterThan(0);
       const empty = await fetch(`${server.baseUrl}/api/runs`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify({ question: "  " }) });
       expect(empty.status).toBe(400);
+
+      // The stored run reopens as it was, for its owner only.
+      const reopened = await fetch(`${server.baseUrl}/api/runs/${result.runId}`, { headers: { cookie } });
+      expect(reopened.status).toBe(200);
+      const stored = (await reopened.json()) as { status: string; traceEvents: { stage: string }[] };
+      expect(stored.status).toBe(result.status);
+      expect(stored.traceEvents.length).toBeGreaterThan(10);
+      const analystCookie = await signInCookie(server.baseUrl, DEMO_USERS[1].email, DEMO_USERS[1].password);
+      expect((await fetch(`${server.baseUrl}/api/runs/${result.runId}`, { headers: { cookie: analystCookie } })).status).toBe(404);
+      // Saving as a guide is for analysts and admins.
+      const asUser = await fetch(`${server.baseUrl}/api/runs/${result.runId}/guide`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: "{}" });
+      expect(asUser.status).toBe(403);
     } finally {
       await server.stop();
     }

@@ -99,3 +99,51 @@ describe(`answering pipeline on the demo catalog (${TARGET_ENGINE})`, () => {
     expect(o.status).toBe("CANCELLED");
   });
 });
+
+describe("extraction guides at run time", () => {
+  let db: TestDatabase;
+  let handle: DatabaseHandle;
+  let deps: CatalogDeps;
+  let analyst: { id: string; role: "ANALYST"; groupIds: string[] };
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    handle = (await openAndBootstrap(db.env)).handle;
+    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-guide-")), encryptionKey: Buffer.alloc(32, 6), datasetsDir: "../shared/datasets" };
+    await seedDemoCatalogOnce(handle.prisma, deps);
+    const a = await handle.prisma.user.findUniqueOrThrow({ where: { email: "analyst@mosaic.local" }, include: { memberships: true } });
+    analyst = { id: a.id, role: "ANALYST", groupIds: a.memberships.map((m) => m.groupId) };
+  }, 120_000);
+  afterAll(async () => {
+    await closeAllBackends();
+    await handle.close();
+    await db.cleanup();
+  });
+
+  it("saves a run as a guide and the next similar question retrieves and uses it", async () => {
+    const first = await runPipeline(handle.prisma, deps, { question: "How many orders were returned?", user: analyst });
+    const { saveRunAsGuide } = await import("@/lib/pipeline/guides");
+    const guide = await saveRunAsGuide(handle.prisma, analyst, first.runId);
+    const stored = await handle.prisma.extractionGuide.findUniqueOrThrow({ where: { id: guide.id }, include: { sources: { include: { actions: true } } } });
+    expect(stored.question).toBe("How many orders were returned?");
+    expect(stored.sources[0].actions[0]).toMatchObject({ kind: "NATIVE_QUERY" });
+    expect(stored.sources[0].actions[0].context).toMatch(/7/);
+    await expect(saveRunAsGuide(handle.prisma, analyst, first.runId)).rejects.toMatchObject({ code: "CONFLICT" });
+
+    const next = await runPipeline(handle.prisma, deps, { question: "How many orders were shipped?", user: analyst });
+    expect(next.guides.map((g) => g.guideId)).toContain(guide.id);
+    expect(await handle.prisma.runGuideUse.count({ where: { guideId: guide.id, runId: next.runId } })).toBe(1);
+    expect(next.candidates[0]?.reasons.some((r) => r.type === "guide")).toBe(true);
+    expect(next.answer.text).toMatch(/\b113\b/);
+  });
+
+  it("a malformed guide is reported and skipped, never crashing the run", async () => {
+    const kb = await handle.prisma.knowledgeBase.findFirstOrThrow({ where: { kind: "SQL" } });
+    await handle.prisma.extractionGuide.create({
+      data: { question: "How many customers are there?", sources: { create: [{ kbId: kb.id, actions: { create: [{ kind: "NATIVE_QUERY", params: { nonsense: true } }] } }] } },
+    });
+    const o = await runPipeline(handle.prisma, deps, { question: "How many customers are there?", user: analyst });
+    expect(o.degradations.join(" ")).toMatch(/malformed/);
+    expect(o.answer.text).toMatch(/\b12\b/);
+  });
+});
