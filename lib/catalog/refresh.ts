@@ -130,7 +130,10 @@ async function replaceEntityLabels(
 ) {
   await prisma.entityLabel.deleteMany({ where: { kbId } });
   const rows = entries
-    .map((e) => ({ kbId, label: e.label.slice(0, 500), normalized: normalizeLabel(e.label).slice(0, 500), kind: e.kind, ref: e.ref.slice(0, 2000), sourceObject: e.sourceObject }))
+    .map((e) => {
+      const normalized = normalizeLabel(e.label).slice(0, 500);
+      return { kbId, label: e.label.slice(0, 500), normalized, head: normalized.split(" ")[0] ?? "", kind: e.kind, ref: e.ref.slice(0, 2000), sourceObject: e.sourceObject };
+    })
     .filter((r) => r.normalized.length > 0);
   for (let i = 0; i < rows.length; i += 2000) {
     await prisma.entityLabel.createMany({ data: rows.slice(i, i + 2000) });

@@ -236,8 +236,8 @@ export function prismaEntityLookup(prisma: PrismaClient, options: PrismaEntityLo
   databaseFacts.set(prisma, facts);
 
   /**
-   * The prefix plan: the migration `entity_label_pattern_index` adds a text_pattern_ops index, so a
-   * bounded index range per prefix works under any collation; "scan" stays available as an option.
+   * The prefix plan: each prefix branch narrows by equality on `head` (the label's first word, indexed),
+   * which works under any collation, then checks the word-boundary prefix; "scan" stays an option.
    */
   function prefixPlan(): Promise<"index" | "scan"> {
     if (options.prefixPlan && options.prefixPlan !== "auto") return Promise.resolve(options.prefixPlan);
@@ -272,7 +272,7 @@ export function prismaEntityLookup(prisma: PrismaClient, options: PrismaEntityLo
         (key) => Prisma.sql`(
           SELECT "kbId", label, normalized, kind, ref, "sourceObject" FROM (
             SELECT "kbId", label, normalized, kind, ref, "sourceObject" FROM "EntityLabel"
-            WHERE normalized LIKE ${`${key} %`} AND "kbId" = ANY(${kbIds}) LIMIT ${Prisma.raw(String(PREFIX_SCAN_ROWS))}
+            WHERE head = ${key.split(" ")[0] ?? key} AND normalized LIKE ${`${key} %`} AND "kbId" = ANY(${kbIds}) LIMIT ${Prisma.raw(String(PREFIX_SCAN_ROWS))}
           ) p ORDER BY length(normalized) LIMIT ${Prisma.raw(String(perLabel))})`,
       );
       // Scan plan: every prefix in one pass, bounded in total.

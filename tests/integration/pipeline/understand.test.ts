@@ -128,8 +128,8 @@ describe(`understand on the demo catalog (${TARGET_ENGINE})`, () => {
   it("stays fast on a catalog with hundreds of thousands of labels", async () => {
     // Synthetic labels in the SQL KB, generated in the database (the benchmark catalog holds ~this many).
     await handle.prisma.$executeRawUnsafe(`
-      INSERT INTO "EntityLabel" (id, "kbId", label, normalized, kind, ref, "sourceObject")
-      SELECT 'syn-' || g, $1, 'Item ' || g || ' of series ' || (g % 997), 'item ' || g || ' of series ' || (g % 997), 'value', 'items.name=' || g, 'items'
+      INSERT INTO "EntityLabel" (id, "kbId", label, normalized, head, kind, ref, "sourceObject")
+      SELECT 'syn-' || g, $1, 'Item ' || g || ' of series ' || (g % 997), 'item ' || g || ' of series ' || (g % 997), 'item', 'value', 'items.name=' || g, 'items'
       FROM generate_series(1, 200000) AS g`, kb.sql);
     await handle.prisma.$executeRawUnsafe(`ANALYZE "EntityLabel"`);
     const { lookup, calls } = timed(prismaEntityLookup(handle.prisma));
