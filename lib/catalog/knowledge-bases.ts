@@ -23,6 +23,39 @@ export interface KbListItem {
   stats: Record<string, number>;
 }
 
+interface KbListRow {
+  id: string;
+  name: string;
+  kind: string;
+  description: string;
+  origin: string;
+  status: string;
+  lastCheckAt: Date | null;
+  lastCheckMessage: string | null;
+  config: unknown;
+  stats: unknown;
+  _count: { sourceObjects: number };
+  groupAccess: { group: { id: string; name: string } }[];
+}
+
+/** The list view of a KB row (also the head of the detail view); never touches secrets. */
+function toListItem(r: KbListRow): KbListItem {
+  return {
+    id: r.id,
+    name: r.name,
+    kind: r.kind as KbKind,
+    description: r.description,
+    origin: r.origin,
+    status: r.status,
+    lastCheckAt: r.lastCheckAt?.toISOString() ?? null,
+    lastCheckMessage: r.lastCheckMessage,
+    connection: connectionSummary(r.kind, (r.config ?? {}) as Record<string, unknown>),
+    sourceObjectCount: r._count.sourceObjects,
+    groups: r.groupAccess.map((g) => g.group),
+    stats: (r.stats ?? {}) as Record<string, number>,
+  };
+}
+
 /** KBs the caller may use, newest first, with health. Secrets are never selected. */
 export async function listKnowledgeBases(prisma: PrismaClient, user: AccessSubject, filter: { kind?: KbKind; q?: string } = {}): Promise<KbListItem[]> {
   const rows = await prisma.knowledgeBase.findMany({
@@ -49,20 +82,7 @@ export async function listKnowledgeBases(prisma: PrismaClient, user: AccessSubje
       groupAccess: { select: { group: { select: { id: true, name: true } } } },
     },
   });
-  return rows.map((r) => ({
-    id: r.id,
-    name: r.name,
-    kind: r.kind as KbKind,
-    description: r.description,
-    origin: r.origin,
-    status: r.status,
-    lastCheckAt: r.lastCheckAt?.toISOString() ?? null,
-    lastCheckMessage: r.lastCheckMessage,
-    connection: connectionSummary(r.kind, (r.config ?? {}) as Record<string, unknown>),
-    sourceObjectCount: r._count.sourceObjects,
-    groups: r.groupAccess.map((g) => g.group),
-    stats: (r.stats ?? {}) as Record<string, number>,
-  }));
+  return rows.map(toListItem);
 }
 
 export interface KbDetail extends KbListItem {
@@ -84,18 +104,7 @@ export async function getKnowledgeBase(prisma: PrismaClient, user: AccessSubject
   });
   if (!r) throw new AppError("NOT_FOUND", "That knowledge base does not exist or is not shared with you.");
   return {
-    id: r.id,
-    name: r.name,
-    kind: r.kind as KbKind,
-    description: r.description,
-    origin: r.origin,
-    status: r.status,
-    lastCheckAt: r.lastCheckAt?.toISOString() ?? null,
-    lastCheckMessage: r.lastCheckMessage,
-    connection: connectionSummary(r.kind, (r.config ?? {}) as Record<string, unknown>),
-    sourceObjectCount: r._count.sourceObjects,
-    groups: r.groupAccess.map((g) => g.group),
-    stats: (r.stats ?? {}) as Record<string, number>,
+    ...toListItem(r),
     descriptor: r.descriptor,
     descriptorCompact: r.descriptorCompact,
     descriptorVersion: r.descriptorVersion,
