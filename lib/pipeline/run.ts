@@ -33,6 +33,11 @@ export interface RunRequest {
   signal?: AbortSignal;
   /** Called for every trace event as it happens (streaming to the browser or the terminal). */
   onEvent?: (event: RunEvent) => void;
+  /**
+   * Sees every ranking of the evidence as the run makes it: "pool" (critic round `round`), then
+   * "rerank:<i>:<scorer>" for each re-ranking round. Evaluation uses it for answer presence (AP@k).
+   */
+  observeRanking?: (ranking: { round: number; label: string; ranked: ScoredEvidence[] }) => void;
 }
 
 export interface RunEvent extends TraceEventInput {
@@ -146,6 +151,13 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
   else req.signal?.addEventListener("abort", onCancel, { once: true });
   const ctx: StageContext = { signal: controller.signal, deadline, trace: emit };
 
+  const observe = (round: number, label: string, ranked: ScoredEvidence[]) => {
+    try {
+      req.observeRanking?.({ round, label, ranked });
+    } catch (err) {
+      log.warn({ err }, "ranking observer failed");
+    }
+  };
   const budgetSpent = () => controller.signal.aborted && !(controller.signal.reason instanceof RunCancelledError);
   async function stage<I, O>(name: string, strategy: StageStrategy<I, O>, input: I, summarize: (o: O) => string, payload?: (o: O) => unknown): Promise<O> {
     if (controller.signal.aborted) throw controller.signal.reason instanceof RunCancelledError ? controller.signal.reason : new BudgetSpent(name);
@@ -275,7 +287,13 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
           }
         }
         const pooled: ScoredEvidence[] = await stage("pool", classicalPool, { intent, pieces: [...executed.pieces, ...actionPieces], limit: config.poolLimit }, (p) => `${p.length} pieces pooled`);
-        const reranked: ScoredEvidence[] = await stage("rerank", classicalRerank, { intent, pool: pooled, rounds: config.rerankRounds }, (r) => `${r.length} pieces kept`);
+        observe(round, "pool", pooled);
+        const reranked: ScoredEvidence[] = await stage(
+          "rerank",
+          classicalRerank,
+          { intent, pool: pooled, rounds: config.rerankRounds, observe: (r) => observe(round, `rerank:${r.index + 1}:${r.scorer}`, r.ranked) },
+          (r) => `${r.length} pieces kept`,
+        );
         const selection: EvidenceSelection = await stage(
           "select-evidence",
           classicalSelectEvidence,

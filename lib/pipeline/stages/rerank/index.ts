@@ -10,6 +10,8 @@ export interface RerankInput {
   rounds?: RerankRound[];
   /** Scorers by name; defaultScorers() when omitted. A cross-encoder joins here under its name. */
   scorers?: Record<string, EvidenceScorer>;
+  /** Sees each round's ranking as it is kept (evaluation measures answer presence after every round). */
+  observe?: (round: { index: number; scorer: string; ranked: ScoredEvidence[] }) => void;
 }
 
 /**
@@ -79,11 +81,13 @@ export async function rerankEvidence(
     try {
       current = await runRound(input.intent, current, scorers[i], round.keep, options.signal);
       options.onRound?.({ scorer: round.scorer, before, after: current.length });
+      input.observe?.({ index: i, scorer: round.scorer, ranked: current });
     } catch (e) {
       checkCancelled(options.signal);
       // A scorer that fails (a model server down, later) degrades the ranking, not the run.
       current = current.slice(0, round.keep);
       options.onRound?.({ scorer: round.scorer, before, after: current.length, error: (e as Error).message });
+      input.observe?.({ index: i, scorer: round.scorer, ranked: current });
     }
   }
   return current;
