@@ -3,6 +3,7 @@ import type { EvidenceScorer, Intent } from "../types";
 import { answerTypeFit } from "./answer-type";
 import { entityOverlap } from "./entity-overlap";
 import { lexicalCoverage } from "./lexical";
+import { relationFit } from "./relation-fit";
 
 /** A scorer made of named parts; rerank records each part's score beside the total, for the trace and the UI. */
 export interface CompositeScorer extends EvidenceScorer {
@@ -16,10 +17,12 @@ export function isCompositeScorer(scorer: EvidenceScorer): scorer is CompositeSc
 /**
  * The final lexical round: relevance to the question is the backbone (BM25 coverage, half the
  * weight); the rest splits between being about the question's entities and holding the kind of
- * answer asked for. Neither of the latter can rank alone: many pieces hold a year, few answer "when
- * did X open"; but among relevant pieces they separate the one that answers from the ones that discuss.
+ * answer asked for, and a smaller share for stating the relation asked about (a predicate, edge type or
+ * column named like the relation phrase). None of the latter can rank alone: many pieces hold a year,
+ * few answer "when did X open"; but among relevant pieces they separate the one that answers from the
+ * ones that discuss, and among an entity's facts the one along the asked relation from the others.
  */
-export const COMBINED_WEIGHTS = { bm25: 0.5, "entity-overlap": 0.25, "answer-type": 0.25 } as const;
+export const COMBINED_WEIGHTS = { bm25: 0.45, "entity-overlap": 0.2, "answer-type": 0.2, "relation-fit": 0.15 } as const;
 
 export const combinedScorer: CompositeScorer = {
   name: "combined",
@@ -28,6 +31,7 @@ export const combinedScorer: CompositeScorer = {
       bm25: lexicalCoverage(intent, pieces).map((s) => Math.min(1, s)),
       "entity-overlap": entityOverlap(intent, pieces),
       "answer-type": answerTypeFit(intent, pieces),
+      "relation-fit": relationFit(intent, pieces),
     };
     const total = pieces.map((_, i) =>
       (Object.keys(COMBINED_WEIGHTS) as (keyof typeof COMBINED_WEIGHTS)[]).reduce((sum, name) => sum + COMBINED_WEIGHTS[name] * parts[name][i], 0),

@@ -3,12 +3,14 @@ import { answerTypeScorer } from "./answer-type";
 import { combinedScorer } from "./combined";
 import { entityOverlapScorer } from "./entity-overlap";
 import { bm25EntityScorer, bm25Scorer } from "./lexical";
+import { relationFitScorer } from "./relation-fit";
 
 export { answerTypeFit, answerTypeScorer, expectedTypes, fieldsOf } from "./answer-type";
 export { COMBINED_WEIGHTS, type CompositeScorer, combinedScorer, isCompositeScorer } from "./combined";
 export { entityOverlap, entityOverlapScorer } from "./entity-overlap";
 export { ENTITY_MENTION_BOOST, bm25EntityScorer, bm25Scorer, lexicalCoverage, mentionedFraction } from "./lexical";
 export { identifierWords, pieceSearchText } from "./piece-text";
+export { relationFit, relationFitScorer } from "./relation-fit";
 export { FEW_RESULTS, FLOOR_SCORE_KEY, STRUCTURED_LANGUAGES, floorScore, structuredFewResultIds } from "./structured-floor";
 
 /**
@@ -19,7 +21,7 @@ export { FEW_RESULTS, FLOOR_SCORE_KEY, STRUCTURED_LANGUAGES, floorScore, structu
  * should return probabilities (sigmoid of its logits), not raw logits.
  */
 export function defaultScorers(): Record<string, EvidenceScorer> {
-  return Object.fromEntries([bm25Scorer, bm25EntityScorer, entityOverlapScorer, answerTypeScorer, combinedScorer].map((s) => [s.name, s]));
+  return Object.fromEntries([bm25Scorer, bm25EntityScorer, entityOverlapScorer, answerTypeScorer, relationFitScorer, combinedScorer].map((s) => [s.name, s]));
 }
 
 /** The default scorers plus `extra` ones (a cross-encoder), later names replacing earlier ones. */

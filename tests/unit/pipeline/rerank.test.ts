@@ -20,7 +20,7 @@ describe("rerank: rounds of {scorer, keep}", () => {
     expect(ranked).toHaveLength(30);
     expect(ranked[0].piece.id).toBe(answer.id);
     expect(ranked[1].piece.id).toBe(nearMiss.id);
-    for (const name of ["bm25", "bm25-entity", "combined", "combined:bm25", "combined:entity-overlap", "combined:answer-type"]) {
+    for (const name of ["bm25", "bm25-entity", "combined", "combined:bm25", "combined:entity-overlap", "combined:answer-type", "combined:relation-fit"]) {
       expect(ranked[0].scores[name]).toEqual(expect.any(Number));
     }
     expect(ranked[0].score).toBe(ranked[0].scores.combined);

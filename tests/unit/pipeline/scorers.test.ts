@@ -6,6 +6,8 @@ import {
   answerTypeScorer,
   bm25EntityScorer,
   combinedScorer,
+  relationFit,
+  relationFitScorer,
   defaultScorers,
   entityOverlapScorer,
   expectedTypes,
@@ -24,7 +26,7 @@ const hanks = mention("Tom Hanks", [{ kbId: "kb-movies", label: "Tom Hanks", kin
 
 describe("scorer registry", () => {
   it("names the lexical scorers so configuration can refer to them", () => {
-    expect(Object.keys(defaultScorers()).sort()).toEqual(["answer-type", "bm25", "bm25-entity", "combined", "entity-overlap"]);
+    expect(Object.keys(defaultScorers()).sort()).toEqual(["answer-type", "bm25", "bm25-entity", "combined", "entity-overlap", "relation-fit"]);
     for (const [name, scorer] of Object.entries(defaultScorers())) expect(scorer.name).toBe(name);
     expect(scorerByName("combined")).toBe(combinedScorer);
     expect(() => scorerByName("cross-encoder")).toThrow(UnknownScorerError);
@@ -126,8 +128,30 @@ describe("combined", () => {
     const { total, parts } = await combinedScorer.scoreParts(q, [answer, talk]);
     expect(Object.keys(parts).sort()).toEqual(Object.keys(COMBINED_WEIGHTS).sort());
     expect(total[0]).toBeGreaterThan(total[1]);
-    const expected = COMBINED_WEIGHTS.bm25 * parts.bm25[0] + COMBINED_WEIGHTS["entity-overlap"] * parts["entity-overlap"][0] + COMBINED_WEIGHTS["answer-type"] * parts["answer-type"][0];
+    const expected = COMBINED_WEIGHTS.bm25 * parts.bm25[0] + COMBINED_WEIGHTS["entity-overlap"] * parts["entity-overlap"][0] + COMBINED_WEIGHTS["answer-type"] * parts["answer-type"][0] + COMBINED_WEIGHTS["relation-fit"] * parts["relation-fit"][0];
     expect(total[0]).toBeCloseTo(expected, 10);
     expect(await combinedScorer.score(q, [answer, talk])).toEqual(total);
+  });
+});
+
+describe("relation-fit", () => {
+  const jacket: [string, string] = ["ex:fjord", "Fjord Down Jacket"];
+  const madeBy = triple(...GRAPH, jacket, ["ex:madeBy", "made by"], ["ex:fjelltex", "Fjelltex Textiles"]);
+  const category = triple(...GRAPH, jacket, ["ex:inCategory", "in category"], ["ex:jackets", "Jackets"]);
+  const returns = row(...DOCS, "Return windows", ["Category", "Return window (days)"], ["Tents", 60], "search", 0, "search");
+  const talk = passage(...DOCS, "x", 0, "The Fjord Down Jacket is made in Norway.");
+
+  it("scores the fact along the asked relation above the entity's other facts, through lemmas", async () => {
+    const q = intent("Who makes the Fjord Down Jacket?", { relation: "makes" });
+    expect(await relationFitScorer.score(q, [madeBy, category, talk])).toEqual([1, 0, 0]);
+  });
+
+  it("reads row headers as relation names", () => {
+    const [fit] = relationFit(intent("What is the return window for tents?", { relation: "return window" }), [returns]);
+    expect(fit).toBeGreaterThan(0.7);
+  });
+
+  it("is 0 for every piece when the question names no relation", () => {
+    expect(relationFit(intent("Fjord Down Jacket"), [madeBy, category, returns])).toEqual([0, 0, 0]);
   });
 });

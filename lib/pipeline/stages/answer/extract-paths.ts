@@ -1,7 +1,7 @@
 import { formatScalar } from "../../../backends/evidence";
 import type { EvidencePiece, PathData, PathNode, Scalar } from "../../../backends/types";
 import type { Occurrence } from "./occurrence";
-import { type QuestionFocus, isQuestionEntityNode, isQuestionEntityValue, termSet } from "./question-focus";
+import { type QuestionFocus, isQuestionEntityNode, isQuestionEntityValue, namesFocus } from "./question-focus";
 import { displayCell, valueKey } from "./value-key";
 import { type ValueType, classifyValue, hintFromLabel, readableLabel } from "./value-types";
 
@@ -31,7 +31,7 @@ function nodeType(node: PathNode, nameKinds: boolean): ValueType {
 }
 
 function relationMatches(type: string, focus: QuestionFocus): boolean {
-  return [...termSet(readableLabel(type), focus.language)].some((t) => focus.focusTerms.has(t));
+  return namesFocus(readableLabel(type), focus);
 }
 
 /** Property values whose name is what the question asks ("released" for "when was … released", "roles" for "what role"). */
@@ -45,7 +45,7 @@ function propertyOccurrences(
 ): Occurrence[] {
   const out: Occurrence[] = [];
   for (const [name, raw] of Object.entries(properties)) {
-    if (![...termSet(readableLabel(name), focus.language)].some((t) => focus.focusTerms.has(t))) continue;
+    if (!namesFocus(readableLabel(name), focus)) continue;
     for (const value of Array.isArray(raw) ? raw : [raw]) {
       const text = formatScalar(value);
       if (text === "" || isQuestionEntityValue(text, focus)) continue;

@@ -1,7 +1,7 @@
 import { formatScalar } from "../../../backends/evidence";
 import type { EvidencePiece, RowData } from "../../../backends/types";
 import type { Occurrence } from "./occurrence";
-import { type QuestionFocus, isQuestionEntityValue, matchesQuestionEntity, queryNamesEntity, termSet } from "./question-focus";
+import { type QuestionFocus, isQuestionEntityValue, matchesQuestionEntity, queryNamesEntity, focusMatches } from "./question-focus";
 import { displayCell, valueKey } from "./value-key";
 import { classifyValue, hintFromLabel, isAggregateColumn, isIdColumn, isNameColumn, typeFit } from "./value-types";
 
@@ -27,11 +27,16 @@ export function rowAnchored(piece: EvidencePiece & { data: RowData }, focus: Que
   const keyRefs = data.key ? Object.values(data.key).map(String) : [];
   return (
     texts.some((t) => matchesQuestionEntity(t, focus, keyRefs)) ||
-    focus.entities.some((e) => queryNamesEntity(piece.provenance.query, e))
+    // Only a structured query filters on what it names; a search text names the entity for every hit.
+    (piece.provenance.language !== "search" && focus.entities.some((e) => queryNamesEntity(piece.provenance.query, e)))
   );
 }
 
+/** The question names a relation and no column of the row does: the row is about the entity, not the thing asked (as triples do). */
+const UNMATCHED_RELATION = 0.4;
+
 interface CellScore {
+  relationMatches: number;
   column: string;
   display: string;
   type: ReturnType<typeof classifyValue>;
@@ -45,9 +50,7 @@ interface CellScore {
  * so a column that matches the words but holds the wrong kind of value (the price column of "which
  * product has the highest price?") does not beat the names.
  */
-function scoreCell(column: string, display: string, type: CellScore["type"], focus: QuestionFocus): number {
-  const columnTerms = termSet(column, focus.language);
-  const relationMatches = [...columnTerms].filter((t) => focus.focusTerms.has(t)).length;
+function scoreCell(column: string, display: string, type: CellScore["type"], focus: QuestionFocus, relationMatches: number): number {
   const aggregate = focus.wantsAggregate && isAggregateColumn(column) ? 1 : 0;
   const name = focus.asksForName && isNameColumn(column) ? 1 : 0;
   return typeFit(focus.wanted, type, display) * (1 + 2 * aggregate + 1.5 * Math.min(relationMatches, 2) + 0.5 * name);
@@ -71,11 +74,16 @@ export function rowOccurrences(piece: EvidencePiece & { data: RowData }, pieceIn
     if (isIdColumn(column) && !focus.asksForId) return;
     const type = classifyValue(value, hintFromLabel(column), focus.wantsNameKind);
     const display = displayCell(value, column, type);
-    cells.push({ column, display, type, score: scoreCell(column, display, type, focus) });
+    const relationMatches = focusMatches(column, focus);
+    cells.push({ column, display, type, relationMatches, score: scoreCell(column, display, type, focus, relationMatches) });
   });
   if (cells.length === 0) return [];
   const best = Math.max(...cells.map((c) => c.score));
   const anchor = rowAnchored(piece, focus) ? 1 : UNANCHORED_FACTOR;
+  // Only a row none of whose columns (nor the table) names the relation: a counted or aggregated row
+  // answers through its aggregate column, and "the Tents row" of a return-window table names it.
+  const relationNamed = focus.focusTerms.size === 0 || data.columns.length === 1 || cells.some((c) => c.relationMatches > 0) || focusMatches(data.table, focus) > 0;
+  const relationFactor = relationNamed ? 1 : UNMATCHED_RELATION;
   const single = cells.length === 1;
   // A cell's weight blends its rank inside the row with how well it matches in absolute terms: the best
   // cell of a row that holds nothing asked about (the segment of a customer, for "who founded it?") is
@@ -91,7 +99,7 @@ export function rowOccurrences(piece: EvidencePiece & { data: RowData }, pieceIn
       key: valueKey(c.display, c.type),
       type: c.type,
       pieceIndex,
-      weight: weightOf(c.score) * anchor * rowFactor,
+      weight: weightOf(c.score) * anchor * rowFactor * relationFactor,
       slot: [piece.provenance.kb, piece.provenance.query, data.table, c.column].join("|"),
     }));
 }

@@ -1,6 +1,6 @@
 import type { EvidencePiece, TermData, TripleData } from "../../../backends/types";
 import type { Occurrence } from "./occurrence";
-import { type QuestionFocus, isQuestionEntityNode, termSet } from "./question-focus";
+import { type QuestionFocus, isQuestionEntityNode, namesFocus } from "./question-focus";
 import { valueKey } from "./value-key";
 import { type ValueType, classifyValue, hintFromLabel, readableLabel } from "./value-types";
 
@@ -48,7 +48,7 @@ export function tripleOccurrences(piece: EvidencePiece & { data: TripleData }, p
   const ends = tripleEnds(piece.data, focus);
   if (ends.subject && ends.object) return [];
   const predicateLabel = predicate.label || readableLabel(predicate.value);
-  const matched = [...termSet(predicateLabel, focus.language)].some((t) => focus.focusTerms.has(t));
+  const matched = namesFocus(predicateLabel, focus);
   let weight = focus.focusTerms.size === 0 || matched ? 1 : UNMATCHED_RELATION;
   if (STRUCTURAL_PREDICATE.test(predicate.value) && !matched) weight *= STRUCTURAL_FACTOR;
   const describesSubject = /\bof$/i.test(predicateLabel.trim());

@@ -6,6 +6,7 @@ import { isRowPiece, rowOccurrences } from "./extract-rows";
 import { isTriplePiece, tripleOccurrences } from "./extract-triples";
 import type { Occurrence } from "./occurrence";
 import type { QuestionFocus } from "./question-focus";
+import { siblingRowFactors } from "./sibling-rows";
 import { superlativeFactors } from "./superlative";
 
 export interface Extraction {
@@ -17,7 +18,9 @@ export interface Extraction {
 /** Every candidate occurrence in the evidence, by the extractor of each piece's kind. */
 export function extractOccurrences(evidence: ScoredEvidence[], focus: QuestionFocus): Extraction {
   const pieces = evidence.map((e) => e.piece);
-  const factors = superlativeFactors(pieces, focus);
+  const extreme = superlativeFactors(pieces, focus);
+  const siblings = siblingRowFactors(pieces, focus);
+  const factors = pieces.map((_, i) => extreme[i] * siblings[i]);
   const occurrences: Occurrence[] = [];
   pieces.forEach((piece, i) => {
     if (isRowPiece(piece)) occurrences.push(...rowOccurrences(piece, i, focus, factors[i]));

@@ -1,6 +1,7 @@
 import type { EvidencePiece } from "../../../backends/types";
 import { normalizeLabel, terms } from "../../text";
 import type { AnswerType, Intent } from "../../types";
+import { lemmaTerms } from "../../lemma";
 
 /**
  * What the answer and critique stages need to know about the question, computed once from the intent:
@@ -24,6 +25,8 @@ export interface QuestionFocus {
   questionTerms: Set<string>;
   /** Terms that say what is asked (relation and keywords, entity terms removed): they pick columns and predicates. */
   focusTerms: Set<string>;
+  /** The same words as lemmas (lemma.ts): "makes" and "maker" meet a "made by" predicate. */
+  focusLemmas: Set<string>;
   /** Answer types without the "list" modifier; empty when the question gave no clue. */
   wanted: AnswerType[];
   wantsList: boolean;
@@ -40,6 +43,8 @@ export interface QuestionFocus {
   asksForId: boolean;
 }
 
+const SCHEMA_KINDS = new Set(["column", "table", "predicate", "class"]);
+
 const NAME_TYPES: readonly AnswerType[] = ["person", "organisation", "location", "entity"];
 
 function uniqueByNormalized(values: string[]): string[] {
@@ -53,7 +58,9 @@ function uniqueByNormalized(values: string[]): string[] {
 
 export function buildQuestionFocus(intent: Intent): QuestionFocus {
   const language = intent.language || "en";
-  const entities: QuestionEntity[] = intent.entities.map((e) => {
+  // A mention linked only to a schema element ("return window" → the column "Return window (days)") names
+  // what is asked, not a thing the answer is about: it stays a focus word and anchors nothing.
+  const entities: QuestionEntity[] = intent.entities.filter((e) => !(e.links.length > 0 && e.links.every((l) => SCHEMA_KINDS.has(l.kind)))).map((e) => {
     const best = e.links[0];
     return {
       mention: e.mention,
@@ -71,6 +78,11 @@ export function buildQuestionFocus(intent: Intent): QuestionFocus {
       (t) => !entityTerms.has(t) && !whTerms.has(t),
     ),
   );
+  const entityLemmas = new Set(entities.flatMap((e) => e.forms.flatMap((f) => lemmaTerms(f))));
+  const whLemmas = new Set(lemmaTerms(intent.wh ?? ""));
+  const focusLemmas = new Set(
+    [intent.relation ?? "", ...intent.keywords, intent.superlative?.attribute ?? ""].flatMap((k) => lemmaTerms(k)).filter((t) => !entityLemmas.has(t) && !whLemmas.has(t)),
+  );
   const wh = (intent.wh ?? "").toLowerCase();
   const wantsCount = intent.aggregate === "count" || intent.answerTypes.includes("count") || /^how many\b/.test(wh);
   const wanted = intent.answerTypes.filter((t) => t !== "list");
@@ -81,6 +93,7 @@ export function buildQuestionFocus(intent: Intent): QuestionFocus {
     entities,
     questionTerms,
     focusTerms,
+    focusLemmas,
     wanted,
     wantsList: intent.answerTypes.includes("list"),
     wantsCount,
@@ -188,4 +201,16 @@ export function locationRefs(piece: EvidencePiece): string[] {
   if ("nodes" in data) return data.nodes.map((n) => n.id);
   if ("columns" in data && data.key) return Object.values(data.key).map(String);
   return [];
+}
+
+/** Whether a relation name (predicate, relationship type, column) holds a focus word, as a stem or a lemma. */
+export function namesFocus(name: string, focus: QuestionFocus): boolean {
+  return [...termSet(name, focus.language)].some((t) => focus.focusTerms.has(t)) || (focus.language.startsWith("en") && lemmaTerms(name).some((t) => focus.focusLemmas.has(t)));
+}
+
+/** How many focus words a relation name holds (stems or lemmas, whichever meets more). */
+export function focusMatches(name: string, focus: QuestionFocus): number {
+  const byStem = [...termSet(name, focus.language)].filter((t) => focus.focusTerms.has(t)).length;
+  const byLemma = focus.language.startsWith("en") ? new Set(lemmaTerms(name).filter((t) => focus.focusLemmas.has(t))).size : 0;
+  return Math.max(byStem, byLemma);
 }

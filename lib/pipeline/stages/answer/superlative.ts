@@ -26,7 +26,7 @@ function rankingColumn(rows: RowPiece[], focus: QuestionFocus): number | null {
 
 /**
  * For superlative questions ("the most expensive product", "the three largest markets"): among the
- * rows one query returned, the extreme `limit` rows by the ranked column keep full weight and the rest
+ * rows of one table (same KB, same columns), the extreme `limit` rows by the ranked column keep full weight and the rest
  * are scaled down. When no column can be identified, the query's own order (ORDER BY ... LIMIT) is
  * trusted: the first rows are the extreme ones. Returns a factor per evidence index (1 when not applicable).
  */
@@ -37,7 +37,9 @@ export function superlativeFactors(evidence: EvidencePiece[], focus: QuestionFoc
   const groups = new Map<string, { piece: RowPiece; index: number }[]>();
   evidence.forEach((piece, index) => {
     if (!isRowPiece(piece)) return;
-    const key = `${piece.provenance.kb}\u0000${piece.provenance.query}\u0000${piece.data.columns.join("\u0001")}`;
+    // Rows of one table with the same columns are comparable whichever query returned them: the same row
+    // returned by "LIMIT 1" and "LIMIT 10" is one piece (ids follow content), kept under one query only.
+    const key = `${piece.provenance.kb}\u0000${piece.data.table}\u0000${piece.data.columns.join("\u0001")}`;
     groups.set(key, [...(groups.get(key) ?? []), { piece, index }]);
   });
   for (const group of groups.values()) {

@@ -1,4 +1,4 @@
-import { terms } from "../../text";
+import { lemmaBag, lemmaTerms } from "../../lemma";
 import type { Intent } from "../../types";
 import { coverage, dice, questionTerms } from "./lexicon";
 
@@ -20,15 +20,16 @@ export const MIN_RELATION_SCORE = 0.5;
 const QUESTION_WEIGHT = 0.8;
 
 export function rankRelations(intent: Intent, items: { id: string; label: string; count: number }[], kbId: string, linkKind: string): RelationCandidate[] {
-  const phrase = terms(intent.relation ?? "");
-  const question = questionTerms(intent);
+  // Lemmas, so "makes" / "maker" meet "made by" (see lemma.ts); the question bag keeps plain stems too.
+  const phrase = lemmaTerms(intent.relation ?? "");
+  const question = new Set([...questionTerms(intent), ...lemmaBag(`${intent.completed} ${intent.relation ?? ""}`)]);
   const linked = new Map<string, number>();
   for (const l of intent.entities.flatMap((e) => e.links)) {
     if (l.kbId === kbId && l.kind === linkKind) linked.set(l.ref, Math.max(linked.get(l.ref) ?? 0, l.score));
   }
   return items
     .map((item) => {
-      const label = terms(item.label);
+      const label = lemmaTerms(item.label);
       const score = Math.max(phrase.length > 0 ? dice(label, phrase) : 0, QUESTION_WEIGHT * coverage(label, question), linked.get(item.id) ?? 0);
       return { id: item.id, label: item.label, score, count: item.count };
     })
