@@ -114,6 +114,8 @@ export interface TermData {
   termType: "NamedNode" | "BlankNode" | "Literal";
   datatype?: string;
   language?: string;
+  /** Label of one rdf:type of the resource, when known ("City"): lets the answer stage match "which city". */
+  classLabel?: string;
 }
 
 export interface TripleData {

@@ -1,5 +1,5 @@
-import { evidenceId, labelFromIri, linearizeRow, linearizeTriple } from "../evidence";
-import type { EvidencePiece, RawResult, RowData, Scalar, TermData, TripleData } from "../types";
+import { evidenceId, labelFromIri, linearizePath, linearizeRow, linearizeTriple } from "../evidence";
+import type { EvidencePiece, PathData, RawResult, RowData, Scalar, TermData, TripleData } from "../types";
 import { type RdfTerm, isNumericLiteral } from "./rdf-terms";
 import { type Slot, type TripleTemplate, resultShape } from "./triple-template";
 
@@ -34,6 +34,7 @@ function termData(t: RdfTerm, ctx: VerbalizeContext): TermData {
   const d: TermData = { value: t.value, label: labelOf(t, ctx), termType: t.termType };
   if (t.datatype) d.datatype = t.datatype;
   if (t.language) d.language = t.language;
+  if (t.class) d.classLabel = ctx.knownLabel(t.class) ?? labelFromIri(t.class);
   return d;
 }
 
@@ -71,7 +72,15 @@ export function verbalizeSparqlResult(result: RawResult, ctx: VerbalizeContext, 
 
   const provenanceBase = { kb: ctx.kbId, kbName: ctx.kbName, query: result.query.text, language: "sparql" as const };
   const pieces: EvidencePiece[] = [];
+  const hops = pathHops(result.columns);
   result.records.forEach((record, rowIndex) => {
+    if (hops > 0) {
+      const path = pathPiece(record, hops, ctx, options, provenanceBase);
+      if (path) {
+        pieces.push(path);
+        return;
+      }
+    }
     if (template) {
       const [s, p, o] = [fill(template.subject, record), fill(template.predicate, record), fill(template.object, record)];
       if (s && p && o && s.termType !== "Literal" && p.termType === "NamedNode") {
@@ -123,6 +132,69 @@ function rowPiece(
     text: linearizeRow(RESULT_TABLE, undefined, columns, values),
     provenance: { ...provenanceBase, sourceObject: options.sourceObject !== undefined ? options.sourceObject : firstClass, location: { row: rowIndex } },
     entities: entityNames(terms, ctx),
+    data,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paths: a SELECT whose variables are ?n0 ?p1 ?n1 [?p2 ?n2 …] (and optionally ?d1 ?d2 … = "out"/"in",
+// the direction of each hop) is a walk through the graph. Each result row becomes one path piece, as
+// Neo4j paths do, so a chain "Fjord Down Jacket -made by-> Fjelltex Textiles -located in-> Oslo" is one
+// piece of evidence that shows how the answer connects to the question's entity.
+
+/** The number of hops when the columns spell a path (n0, p1, n1, …), else 0. */
+export function pathHops(columns: string[]): number {
+  const set = new Set(columns);
+  if (!set.has("n0") || !set.has("p1") || !set.has("n1")) return 0;
+  let hops = 1;
+  while (set.has(`p${hops + 1}`) && set.has(`n${hops + 1}`)) hops++;
+  return hops;
+}
+
+function pathPiece(
+  record: Record<string, unknown>,
+  hops: number,
+  ctx: VerbalizeContext,
+  options: { sourceObject?: string | null },
+  provenanceBase: { kb: string; kbName: string; query: string; language: "sparql" },
+): EvidencePiece | null {
+  const nodes: RdfTerm[] = [];
+  for (let i = 0; i <= hops; i++) {
+    const t = record[`n${i}`];
+    if (!isTerm(t)) return null;
+    nodes.push(t);
+  }
+  const predicates: RdfTerm[] = [];
+  const forward: boolean[] = [];
+  for (let i = 1; i <= hops; i++) {
+    const p = record[`p${i}`];
+    if (!isTerm(p) || p.termType !== "NamedNode") return null;
+    predicates.push(p);
+    const d = record[`d${i}`];
+    forward.push(!(isTerm(d) && d.value === "in"));
+  }
+  const data: PathData = {
+    nodes: nodes.map((n) => ({
+      id: n.value,
+      labels: n.class ? [ctx.knownLabel(n.class) ?? labelFromIri(n.class)] : [],
+      caption: labelOf(n, ctx),
+      properties: (n.termType === "Literal" ? { value: scalarOf(n, ctx) } : {}) as Record<string, Scalar>,
+    })),
+    edges: predicates.map((p, i) => {
+      const [from, to] = forward[i] ? [nodes[i].value, nodes[i + 1].value] : [nodes[i + 1].value, nodes[i].value];
+      return { from, to, type: labelOf(p, ctx), properties: {} };
+    }),
+  };
+  const location = { path: [nodes[0].value, ...predicates.flatMap((p, i) => [`${forward[i] ? "" : "^"}${p.value}`, nodes[i + 1].value])].join(" ") };
+  return {
+    id: evidenceId(ctx.kbId, "path", location),
+    kind: "path",
+    text: linearizePath(
+      data.nodes,
+      data.edges.map((e, i) => ({ type: e.type, forward: forward[i] })),
+    ),
+    provenance: { ...provenanceBase, sourceObject: options.sourceObject !== undefined ? options.sourceObject : (nodes[0].class ?? null), location },
+    entities: entityNames(nodes, ctx),
     data,
   };
 }

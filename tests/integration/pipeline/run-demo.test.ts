@@ -61,6 +61,40 @@ describe(`answering pipeline on the demo catalog (${TARGET_ENGINE})`, () => {
     expect(cited(o).some((e) => e.piece.kind === "triple")).toBe(true);
   });
 
+  it("answers along a graph path (two hops in the RDF graph) and cites the path", async () => {
+    const o = await ask("In which city is the company that makes the Fjord Down Jacket located?");
+    expect(o.answer.refrained).toBe(false);
+    expect(o.answer.text).toBe("Oslo");
+    const path = cited(o).find((e) => e.piece.kind === "path");
+    expect(path?.piece.text).toBe("Fjord Down Jacket -made by-> Fjelltex Textiles -located in-> Oslo");
+    expect(path?.piece.provenance.kbName).toBe("Aurora product and organisation graph");
+    expect(o.queries.some((q) => q.query.language === "sparql" && /\?n0 \?p1 \?d1 \?n1 \?p2 \?d2 \?n2/.test(q.query.text))).toBe(true);
+  });
+
+  it("answers a question that needs two kinds of source: a graph fact leads to a document table row", async () => {
+    const o = await ask("What is the hotel cap per night in the city where Fjelltex Textiles is located?");
+    expect(o.answer.refrained).toBe(false);
+    expect(o.answer.text).toMatch(/^210\b/);
+    const kinds = new Set(cited(o).map((e) => `${e.piece.kind}@${e.piece.provenance.kbName}`));
+    expect(kinds).toContain("triple@Aurora product and organisation graph");
+    expect(kinds).toContain("row@Aurora policies and reports");
+    expect(cited(o).find((e) => e.piece.kind === "triple")?.piece.text).toBe("Fjelltex Textiles located in Oslo");
+    expect(o.iterations[0].accepted).toBe(true);
+  });
+
+  it("answers a relation phrased as a verb the schema names differently ('makes' → 'made by')", async () => {
+    const o = await ask("Who makes the Fjord Down Jacket?");
+    expect(o.answer.text).toBe("Fjelltex Textiles");
+    expect(cited(o)[0].piece.text).toBe("Fjord Down Jacket made by Fjelltex Textiles");
+  });
+
+  it("answers a superlative from the ordered SQL query", async () => {
+    const o = await ask("Which product has the highest list price?");
+    expect(o.answer.refrained).toBe(false);
+    expect(o.answer.text).toBe("Basecamp 4 Tent");
+    expect(o.winner?.kbName).toBe("Aurora sales database");
+  });
+
   it("refrains when the sources do not hold the answer, with the reason", async () => {
     const o = await ask("What is the warranty period of the Quantum Flux Capacitor?");
     expect(o.answer.refrained).toBe(true);

@@ -6,7 +6,7 @@ import { PrefixMap } from "@/lib/backends/sparql/namespaces";
 import { describeParseError } from "@/lib/backends/sparql/rdf-files";
 import type { RdfTerm } from "@/lib/backends/sparql/rdf-terms";
 import { verbalizeSparqlResult } from "@/lib/backends/sparql/verbalize";
-import type { RawResult, RowData, TripleData } from "@/lib/backends/types";
+import type { PathData, RawResult, RowData, TripleData } from "@/lib/backends/types";
 
 const SHOP = "http://example.org/shop/";
 const iri = (value: string, label?: string, cls?: string): RdfTerm => ({ termType: "NamedNode", value, ...(label ? { label } : {}), ...(cls ? { class: cls } : {}) });
@@ -18,6 +18,35 @@ function raw(text: string, columns: string[], records: Record<string, unknown>[]
 }
 
 describe("verbalizeSparqlResult", () => {
+  it("turns ?n0 ?p1 ?n1 ?p2 ?n2 walks into path pieces with each hop's direction and the nodes' classes", () => {
+    const result = raw("SELECT ?n0 ?p1 ?d1 ?n1 ?p2 ?d2 ?n2 WHERE { … }", ["n0", "p1", "d1", "n1", "p2", "d2", "n2"], [
+      {
+        n0: iri(`${SHOP}item/anvil`, "Anvil", `${SHOP}Product`),
+        p1: iri(`${SHOP}madeBy`, "made by"),
+        d1: lit("out"),
+        n1: iri(`${SHOP}org/acme`, "Acme Corporation", `${SHOP}Organisation`),
+        p2: iri(`${SHOP}ceoOf`, "chief executive of"),
+        d2: lit("in"),
+        n2: iri(`${SHOP}people/wile`, "Wile E. Coyote"),
+      },
+    ]);
+    const [piece] = verbalizeSparqlResult(result, ctx);
+    expect(piece.kind).toBe("path");
+    expect(piece.text).toBe("Anvil -made by-> Acme Corporation <-chief executive of- Wile E. Coyote");
+    const data = piece.data as PathData;
+    expect(data.nodes.map((n) => [n.caption, n.labels])).toEqual([["Anvil", ["Product"]], ["Acme Corporation", ["Organisation"]], ["Wile E. Coyote", []]]);
+    expect(data.edges).toEqual([
+      { from: `${SHOP}item/anvil`, to: `${SHOP}org/acme`, type: "made by", properties: {} },
+      { from: `${SHOP}people/wile`, to: `${SHOP}org/acme`, type: "chief executive of", properties: {} },
+    ]);
+    expect(piece.entities).toEqual(["Anvil", "Acme Corporation", "Wile E. Coyote"]);
+  });
+
+  it("keeps rows that only look partly like a path as rows", () => {
+    const [piece] = verbalizeSparqlResult(raw("SELECT ?n0 ?x WHERE { … }", ["n0", "x"], [{ n0: iri(`${SHOP}item/anvil`, "Anvil"), x: lit("1") }]), ctx);
+    expect(piece.kind).toBe("row");
+  });
+
   it("turns ?s ?p ?o bindings into labelled triples with provenance and entities", () => {
     const result = raw("SELECT ?s ?p ?o WHERE { ?s ?p ?o }", ["s", "p", "o"], [
       { s: iri(`${SHOP}item/anvil`, "Anvil", `${SHOP}Product`), p: iri(`${SHOP}madeBy`, "made by"), o: iri(`${SHOP}org/acme`, "Acme Corporation") },

@@ -1,5 +1,9 @@
+import { formatScalar } from "../../../backends/evidence";
+import type { EvidencePiece, RowData } from "../../../backends/types";
 import { DEFAULT_PIPELINE_CONFIG } from "../../config";
+import { normalizeLabel } from "../../text";
 import type { Answer, Intent, ScoredEvidence } from "../../types";
+import { type Bridge, findBridges, focusWithBridges } from "./bridge";
 import { extractOccurrences } from "./extract";
 import { buildQuestionFocus } from "./question-focus";
 import { REFUSAL_TEXT, joinList, lowConfidenceReason, noCandidateReason, quoteList, refusal, unknownEntities } from "./refusal";
@@ -74,6 +78,24 @@ export function listMembers(ranked: ScoredCandidate[]): ScoredCandidate[] {
 }
 
 /**
+ * A value drawn from a row about a bridge entity is also supported by the fact that led to the bridge:
+ * both are cited, so the answer shows the whole chain (the graph fact, then the table row).
+ */
+function addBridgeSupport(ranked: ScoredCandidate[], bridges: Bridge[], evidence: ScoredEvidence[]): void {
+  for (const c of ranked) {
+    for (const b of bridges) {
+      const uses = c.pieces.find((p) => rowNames(evidence[p.index].piece, b.entity.mention));
+      if (uses && !c.pieces.some((p) => p.index === b.via)) c.pieces.push({ index: b.via, contribution: uses.contribution * 0.99 });
+    }
+  }
+}
+
+function rowNames(piece: EvidencePiece, label: string): boolean {
+  const target = normalizeLabel(label);
+  return piece.kind === "row" && (piece.data as RowData).values.some((v) => normalizeLabel(formatScalar(v)) === target);
+}
+
+/**
  * The classical answerer: extract candidate values from the evidence, score them (score.ts), and
  * answer with the best (or, for list questions, the best slot's values), citing the supporting pieces;
  * or refrain, saying why: no evidence, a question entity nothing knows, no usable value, or a
@@ -92,8 +114,13 @@ export function answerQuestion(input: AnswerInput): AnswerResult {
     return { answer: refusal(`No evidence mentions ${quoteList(unknown)}.`, 0, []), ranked: [], notes: [] };
   }
 
-  const { occurrences, notes } = extractOccurrences(evidence, focus);
-  const ranked = scoreCandidates(occurrences, evidence, focus);
+  // A question that crosses sources: facts leading from its entity to a bridge entity another source's rows are about.
+  const bridges = findBridges(evidence, focus);
+  const answerFocus = focusWithBridges(focus, bridges);
+  const { occurrences, notes } = extractOccurrences(evidence, answerFocus);
+  const ranked = scoreCandidates(occurrences, evidence, answerFocus);
+  for (const b of bridges) notes.push(`Bridge: '${b.entity.mention}' from ${evidence[b.via].piece.provenance.kbName} ("${evidence[b.via].piece.text.slice(0, 120)}") joins the question to another source's rows.`);
+  if (bridges.length > 0) addBridgeSupport(ranked, bridges, evidence);
   const candidates = publicCandidates(ranked, evidence);
   if (ranked.length === 0 || ranked[0].score <= 0) {
     return { answer: refusal(noCandidateReason(focus, evidence), 0, candidates), ranked, notes };

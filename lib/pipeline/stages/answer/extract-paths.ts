@@ -1,4 +1,5 @@
 import { formatScalar } from "../../../backends/evidence";
+import { normalizeLabel } from "../../text";
 import type { EvidencePiece, PathData, PathNode, Scalar } from "../../../backends/types";
 import type { Occurrence } from "./occurrence";
 import { type QuestionFocus, isQuestionEntityNode, isQuestionEntityValue, namesFocus } from "./question-focus";
@@ -13,6 +14,8 @@ const HOP_DECAY = 0.25;
 const UNMATCHED_RELATION = 0.7;
 /** Inner nodes of a longer path are less often the answer than its end. */
 const INNER_NODE = 0.85;
+/** The question names the class of its answer ("which city") and this node is of another class. */
+const OTHER_CLASS = 0.5;
 /** A property of a node or relationship away from the question's entities. */
 const DISTANT_PROPERTY = 0.7;
 
@@ -79,12 +82,13 @@ export function pathOccurrences(piece: EvidencePiece & { data: PathData }, piece
     const relation = anyRelation || (edge && relationMatches(edge.type, focus)) ? 1 : UNMATCHED_RELATION;
     const end = i === 0 || i === nodes.length - 1 ? 1 : INNER_NODE;
     const type = nodeType(node, focus.wantsNameKind);
+    const classFit = focus.answerClasses.size === 0 || node.labels.length === 0 || node.labels.some((l) => focus.answerClasses.has(normalizeLabel(readableLabel(l)))) ? 1 : OTHER_CLASS;
     out.push({
       display: node.caption,
       key: valueKey(node.caption, type),
       type,
       pieceIndex,
-      weight: closeness * relation * end,
+      weight: closeness * relation * end * classFit,
       slot: [piece.provenance.kb, "path", edge?.type ?? "", node.labels.join(":")].join("|"),
     });
   });

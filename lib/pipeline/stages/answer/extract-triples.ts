@@ -1,4 +1,5 @@
 import type { EvidencePiece, TermData, TripleData } from "../../../backends/types";
+import { normalizeLabel } from "../../text";
 import type { Occurrence } from "./occurrence";
 import { type QuestionFocus, isQuestionEntityNode, namesFocus } from "./question-focus";
 import { valueKey } from "./value-key";
@@ -9,6 +10,8 @@ const STRUCTURAL_PREDICATE = /(#type|#label|#comment|#seeAlso|prefLabel|altLabel
 const STRUCTURAL_FACTOR = 0.5;
 /** Weight of the predicate when its words are not the relation asked about (a fact about the entity, maybe not the one asked). */
 const UNMATCHED_RELATION = 0.6;
+/** The question names the class of its answer ("which city") and this resource is of another class. */
+const OTHER_CLASS = 0.5;
 /** Neither end is a question entity: the triple is background, each end a weak candidate. */
 const UNANCHORED_FACTOR = 0.5;
 
@@ -56,7 +59,8 @@ export function tripleOccurrences(piece: EvidencePiece & { data: TripleData }, p
   const occurrence = (term: TermData, role: "subject" | "object", w: number): Occurrence => {
     const type = termType(term, (role === "subject") === describesSubject ? hint : null, focus.wantsNameKind);
     const display = term.label || term.value;
-    return { display, key: valueKey(display, type), type, pieceIndex, weight: w, slot: [piece.provenance.kb, predicate.value, role].join("|") };
+    const classFit = focus.answerClasses.size === 0 || !term.classLabel || focus.answerClasses.has(normalizeLabel(term.classLabel)) ? 1 : OTHER_CLASS;
+    return { display, key: valueKey(display, type), type, pieceIndex, weight: w * classFit, slot: [piece.provenance.kb, predicate.value, role].join("|") };
   };
   if (ends.subject) return [occurrence(object, "object", weight)];
   if (ends.object) return [occurrence(subject, "subject", weight)];

@@ -25,6 +25,8 @@ export interface QuestionFocus {
   questionTerms: Set<string>;
   /** Terms that say what is asked (relation and keywords, entity terms removed): they pick columns and predicates. */
   focusTerms: Set<string>;
+  /** Classes the question names for its answer ("In which city…" → "city"), normalized labels. */
+  answerClasses: Set<string>;
   /** The same words as lemmas (lemma.ts): "makes" and "maker" meet a "made by" predicate. */
   focusLemmas: Set<string>;
   /** Answer types without the "list" modifier; empty when the question gave no clue. */
@@ -94,6 +96,9 @@ export function buildQuestionFocus(intent: Intent): QuestionFocus {
     questionTerms,
     focusTerms,
     focusLemmas,
+    answerClasses: new Set(
+      intent.entities.flatMap((e) => (e.links.some((l) => l.kind === "class") && e.links.every((l) => SCHEMA_KINDS.has(l.kind)) ? [normalizeLabel(e.links.find((l) => l.kind === "class")!.label), normalizeLabel(e.mention)] : [])).filter(Boolean),
+    ),
     wanted,
     wantsList: intent.answerTypes.includes("list"),
     wantsCount,

@@ -2,6 +2,7 @@ import type { EvidencePiece } from "../../../backends/types";
 import { terms } from "../../text";
 import type { Answer, Candidate, ExecutedQuery, Feedback, Intent, ScoredEvidence } from "../../types";
 import { type QuestionEntity, type QuestionFocus, buildQuestionFocus, pieceMentionsEntity, queryNamesEntity } from "../answer";
+import { type Bridge, findBridges } from "../answer/bridge";
 
 export interface CritiqueInput {
   intent: Intent;
@@ -37,6 +38,8 @@ export interface RoundAnalysis {
   productive: ExecutedQuery[];
   unproductive: ExecutedQuery[];
   entities: EntityPresence[];
+  /** Bridge entities joining the question to another source's rows (answer/bridge.ts). */
+  bridges: Bridge[];
 }
 
 export function isProductive(q: ExecutedQuery): boolean {
@@ -66,6 +69,7 @@ export function analyzeRound(input: CritiqueInput): RoundAnalysis {
     supporting: supporting.length > 0 ? supporting : cited,
     productive: input.executed.filter(isProductive),
     unproductive: input.executed.filter((q) => !isProductive(q)),
+    bridges: findBridges(input.evidence, focus),
     entities: focus.entities.map((entity) => {
       const about = pieces.filter((p) => pieceIsAbout(p, entity, focus.language));
       return { entity, pieces: about, inCited: cited.some((p) => about.includes(p)) };

@@ -1,5 +1,6 @@
 import type { Critique, ExecutedQuery } from "../../types";
-import { type ValueType, connectsToEntityOf, typeFit } from "../answer";
+import type { EvidencePiece } from "../../../backends/types";
+import { type ValueType, connectsToEntityOf, pieceMentionsEntity, typeFit } from "../answer";
 import { type RoundAnalysis, isProductive } from "./analysis";
 
 export type Check = Critique["checks"][number];
@@ -84,7 +85,7 @@ export function checkConnection(a: RoundAnalysis): Check {
   const linked = a.focus.entities.map((e, i) => ({ e, i })).filter(({ e }) => e.linked);
   const required = linked.length > 0 ? linked : a.focus.entities.map((e, i) => ({ e, i }));
   const anyOf = linked.length === 0;
-  const links = required.map(({ e, i }) => ({ mention: e.mention, piece: a.supporting.find((p) => connectsToEntityOf(p, value, a.focus, i, true)) }));
+  const links = required.map(({ e, i }) => ({ mention: e.mention, piece: a.supporting.find((p) => connectsToEntityOf(p, value, a.focus, i, true)) ?? viaBridge(a, value, i) }));
   const connected = links.filter((l) => l.piece);
   const passed = anyOf ? connected.length > 0 : connected.length === links.length;
   if (passed) {
@@ -94,6 +95,22 @@ export function checkConnection(a: RoundAnalysis): Check {
   }
   const missing = links.filter((l) => !l.piece).map((l) => l.mention);
   return { name, passed, detail: `No cited piece connects '${value}' to ${quote(missing)}.` };
+}
+
+/**
+ * The two-source path: a cited fact leads from entity `i` to a bridge entity, and a supporting piece
+ * connects the bridge to the answer (Fjelltex Textiles -located in-> Oslo; the Oslo row holds 210 EUR).
+ */
+function viaBridge(a: RoundAnalysis, value: string, i: number): EvidencePiece | undefined {
+  const entity = a.focus.entities[i];
+  for (const b of a.bridges) {
+    const fact = a.pieces[b.via];
+    if (!fact || !a.cited.includes(fact) || !pieceMentionsEntity(fact, entity, a.focus.language)) continue;
+    const bridged = { ...a.focus, entities: [b.entity] };
+    const row = a.supporting.find((p) => p !== fact && connectsToEntityOf(p, value, bridged, 0, true));
+    if (row) return row;
+  }
+  return undefined;
 }
 
 export function checkNotRefused(a: RoundAnalysis): Check {

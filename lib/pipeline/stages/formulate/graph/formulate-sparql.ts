@@ -130,6 +130,33 @@ function intersectionQuery(structure: RdfStructure, iris: string[], page: number
   );
 }
 
+/** Both predicates must be named this clearly for a 2-hop chain along them (as for Neo4j). */
+const CHAIN_SCORE = 0.8;
+
+/**
+ * A 2-hop walk from the linked resources along two predicates the question names, in either direction
+ * per hop ("the city of the company that makes the jacket": jacket -made by-> company -located in->
+ * city), ending in `cls` when the question names the class of the answer. Path-shaped variables
+ * (?n0 ?p1 ?n1 ?p2 ?n2 with directions ?d1 ?d2) verbalize as one path piece per walk.
+ */
+function chainQuery(structure: RdfStructure, iris: string[], predicates: string[], cls: string | null, page: number): string {
+  const w = new SparqlWriter(structure.prefixes);
+  const ps = predicates.map((p) => w.iri(p)).join(" ");
+  const hop = (i: number) => `{ ?n${i - 1} ?p${i} ?n${i} . BIND("out" AS ?d${i}) } UNION { ?n${i} ?p${i} ?n${i - 1} . BIND("in" AS ?d${i}) }`;
+  return w.render(
+    [
+      "SELECT ?n0 ?p1 ?d1 ?n1 ?p2 ?d2 ?n2 WHERE {",
+      `  VALUES ?n0 { ${iris.map((x) => w.iri(x)).join(" ")} }`,
+      `  VALUES ?p1 { ${ps} }`,
+      `  VALUES ?p2 { ${ps} }`,
+      `  ${hop(1)}`,
+      `  ${hop(2)}`,
+      `  FILTER(?p1 != ?p2 && ?n2 != ?n0 && isIRI(?n1))${cls ? `\n  ?n2 a ${w.iri(cls)} .` : ""}`,
+      `} ${limitClause(page)}`,
+    ].join("\n"),
+  );
+}
+
 export function formulateSparql(
   intent: Intent,
   candidate: Candidate,
@@ -186,6 +213,15 @@ export function formulateSparql(
     }
   }
 
+  const chain = !adj.dropRelation && !adj.relax && adj.relationRank === 0 && relations.length >= 2 && relations[1].score >= CHAIN_SCORE;
+  if (iris.length > 0 && chain) {
+    const pair = relations.slice(0, 2);
+    drafts.push({
+      text: chainQuery(structure, iris, pair.map((r) => r.id), cls?.iri ?? null, page),
+      why: `2-hop paths from ${described} along "${pair[0].label}" and "${pair[1].label}"${classText}`,
+      sourceObject,
+    });
+  }
   if (iris.length > 0 && relation) {
     drafts.push({ text: factsQuery(structure, iris, [relation.id], cls?.iri ?? null, page), why: `facts of ${described}${relationText}${classText}`, sourceObject });
   }
