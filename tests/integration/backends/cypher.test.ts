@@ -10,8 +10,15 @@ import {
   QueryTimeoutError,
 } from "@/lib/backends/errors";
 import type { KnowledgeBackend, PathData, RowData } from "@/lib/backends/types";
+import { closeAllBackends } from "@/lib/backends/registry";
+import { registerKnowledgeBase } from "@/lib/catalog/register";
+import type { CatalogDeps } from "@/lib/catalog/deps";
+import { openAndBootstrap } from "@/lib/db/bootstrap";
+import type { DatabaseHandle } from "@/lib/db/connect";
+import { type RunOutcome, runPipeline } from "@/lib/pipeline/run";
 import { datasetsDir, loadMoviesGraph } from "../../support/services/neo4j";
 import { freePort } from "../../support/services/postgres";
+import { createTestDatabase, type TestDatabase } from "../support/test-database";
 
 /**
  * The Cypher backend against a real Neo4j 5 (npm run test:services starts one from
@@ -309,6 +316,53 @@ describe.skipIf(!uri)("Cypher backend on a real Neo4j", () => {
     const twoHops = await backend.execute(neighborhoodQuery({ names: ["The Matrix"], hops: 2, limit: 20 }));
     expect(twoHops.records.length).toBe(20);
     expect(backend.verbalize(twoHops).every((p) => p.kind === "path" && p.text.startsWith("The Matrix <-"))).toBe(true);
+  });
+
+  // The whole pipeline over this graph. Kept in this file: one Neo4j database serves the file, and the
+  // attack tests above compare node counts, so no other file may load or change graphs concurrently.
+  describe("the answering pipeline over the movies graph", () => {
+    let db: TestDatabase;
+    let handle: DatabaseHandle;
+    let deps: CatalogDeps;
+    let admin: { id: string; role: "ADMIN"; groupIds: string[] };
+
+    beforeAll(async () => {
+      db = await createTestDatabase();
+      handle = (await openAndBootstrap(db.env)).handle;
+      deps = { dataDir: db.env.DATA_DIR, encryptionKey: Buffer.alloc(32, 9), datasetsDir: datasetsDir() };
+      const row = await handle.prisma.user.findFirstOrThrow({ where: { role: "ADMIN" } });
+      admin = { id: row.id, role: "ADMIN", groupIds: [] };
+      await registerKnowledgeBase(handle.prisma, deps, admin.id, { kind: "CYPHER", name: "Movies graph", description: "Movies: who acted in, directed, produced and wrote which film.", connection: { uri: uri!, user, password } }, []);
+    }, 120_000);
+    afterAll(async () => {
+      await closeAllBackends();
+      await handle?.close();
+      await db?.cleanup();
+    });
+
+    const ask = (question: string) => runPipeline(handle.prisma, deps, { question, user: admin });
+    const cited = (o: RunOutcome) => o.evidence.filter((e) => o.answer.citations.includes(e.piece.id));
+
+    it("answers along a graph path and cites it", async () => {
+      const o = await ask("Who directed Cast Away?");
+      expect(o.answer.text).toBe("Robert Zemeckis");
+      expect(cited(o)[0]?.piece.kind).toBe("path");
+      expect(cited(o)[0]?.piece.text).toBe("Cast Away <-DIRECTED- Robert Zemeckis");
+      expect(o.queries.every((q) => q.query.language === "cypher" && q.status === "ok")).toBe(true);
+    });
+
+    it("answers an intersection of two entities' ego-graphs with the paths connecting both (HybGRAG)", async () => {
+      const o = await ask("Which movies did Tom Hanks and Meg Ryan act in?");
+      expect(o.answer.text.split(/, | and /).sort()).toEqual(["Joe Versus the Volcano", "Sleepless in Seattle", "You've Got Mail"]);
+      for (const title of ["Joe Versus the Volcano", "Sleepless in Seattle", "You've Got Mail"]) {
+        expect(cited(o).some((e) => e.piece.kind === "path" && [title, "Meg Ryan", "Tom Hanks"].every((name) => e.piece.text.includes(name)))).toBe(true);
+      }
+    });
+
+    it("answers from a node property", async () => {
+      const o = await ask("When was The Matrix released?");
+      expect(o.answer.text).toBe("1999");
+    });
   });
 
   describe("the Northwind loader", () => {

@@ -5,7 +5,7 @@ import { normalizeLabel } from "../../text";
 import type { Answer, Intent, ScoredEvidence } from "../../types";
 import { type Bridge, findBridges, focusWithBridges } from "./bridge";
 import { extractOccurrences } from "./extract";
-import { buildQuestionFocus } from "./question-focus";
+import { type QuestionFocus, buildQuestionFocus, pieceMentionsEntity } from "./question-focus";
 import { REFUSAL_TEXT, joinList, lowConfidenceReason, noCandidateReason, quoteList, refusal, unknownEntities } from "./refusal";
 import { type ScoredCandidate, answerConfidence, scoreCandidates } from "./score";
 
@@ -67,6 +67,23 @@ function citationsOf(chosen: ScoredCandidate[], evidence: ScoredEvidence[]): str
     .map(([id]) => id);
 }
 
+/** How many of the question's linked entities a piece names (a path through two actors names both). */
+function linkedEntitiesIn(piece: EvidencePiece, focus: QuestionFocus): number {
+  return focus.entities.filter((e) => e.linked && pieceMentionsEntity(piece, e, focus.language)).length;
+}
+
+/**
+ * HybGRAG's intersection: when the question links several entities ("movies of Tom Hanks and Meg
+ * Ryan") and the best value comes from a piece that connects all of them, the list keeps only values
+ * whose evidence connects all of them too; each entity's own ego-graph is background.
+ */
+export function intersectionOnly(ranked: ScoredCandidate[], evidence: ScoredEvidence[], focus: QuestionFocus): ScoredCandidate[] {
+  const linked = focus.entities.filter((e) => e.linked).length;
+  if (linked < 2 || ranked.length === 0) return ranked;
+  const joint = (c: ScoredCandidate) => c.pieces.some((p) => linkedEntitiesIn(evidence[p.index].piece, focus) >= linked);
+  return joint(ranked[0]) ? ranked.filter(joint) : ranked;
+}
+
 /** The values of a list answer: the winner and the other candidates from the winner's slot (the same column, predicate, relationship, document). */
 export function listMembers(ranked: ScoredCandidate[]): ScoredCandidate[] {
   const [winner] = ranked;
@@ -126,7 +143,7 @@ export function answerQuestion(input: AnswerInput): AnswerResult {
     return { answer: refusal(noCandidateReason(focus, evidence), 0, candidates), ranked, notes };
   }
 
-  const members = focus.wantsList ? listMembers(ranked) : [ranked[0]];
+  const members = focus.wantsList ? listMembers(intersectionOnly(ranked, evidence, answerFocus)) : [ranked[0]];
   const confidence = round3(answerConfidence(ranked, focus.wantsList && members.length > 1, evidence));
   if (confidence < threshold) {
     return { answer: refusal(lowConfidenceReason(ranked, confidence, threshold, evidence), confidence, candidates), ranked, notes };
