@@ -75,15 +75,22 @@ export function buildQuestionFocus(intent: Intent): QuestionFocus {
   const questionTerms = new Set(terms(intent.completed, language));
   // "how many" / "how much" leave "many"/"much" among the keywords: they say what kind of answer, not what about.
   const whTerms = new Set(terms(intent.wh ?? "", language));
+  // The schema-linked mentions ("country" → a Country column) are exactly what is asked about.
+  const schemaWords = intent.entities.filter((e) => !entities.some((x) => x.mention === e.mention)).map((e) => e.mention);
   const focusTerms = new Set(
-    [...terms(intent.relation ?? "", language), ...intent.keywords.flatMap((k) => terms(k, language)), ...terms(intent.superlative?.attribute ?? "", language)].filter(
+    [
+      ...terms(intent.relation ?? "", language),
+      ...intent.keywords.flatMap((k) => terms(k, language)),
+      ...terms(intent.superlative?.attribute ?? "", language),
+      ...schemaWords.flatMap((w) => terms(w, language)),
+    ].filter(
       (t) => !entityTerms.has(t) && !whTerms.has(t),
     ),
   );
   const entityLemmas = new Set(entities.flatMap((e) => e.forms.flatMap((f) => lemmaTerms(f))));
   const whLemmas = new Set(lemmaTerms(intent.wh ?? ""));
   const focusLemmas = new Set(
-    [intent.relation ?? "", ...intent.keywords, intent.superlative?.attribute ?? ""].flatMap((k) => lemmaTerms(k)).filter((t) => !entityLemmas.has(t) && !whLemmas.has(t)),
+    [intent.relation ?? "", ...intent.keywords, intent.superlative?.attribute ?? "", ...schemaWords].flatMap((k) => lemmaTerms(k)).filter((t) => !entityLemmas.has(t) && !whLemmas.has(t)),
   );
   const wh = (intent.wh ?? "").toLowerCase();
   const wantsCount = intent.aggregate === "count" || intent.answerTypes.includes("count") || /^how many\b/.test(wh);
