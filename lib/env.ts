@@ -8,6 +8,49 @@ const booleanFromString = z
   .enum(["true", "false", "1", "0", "yes", "no"])
   .transform((v) => v === "true" || v === "1" || v === "yes");
 
+const LLM_STAGE_KEYS = ["UNDERSTAND", "SELECT", "FORMULATE", "SELECT_EVIDENCE", "ANSWER", "CRITIQUE"] as const;
+
+/**
+ * The LLM endpoint (issue 5): any OpenAI-compatible server. These are defaults; an admin's values on
+ * the Settings page override them. Unset LLM_BASE_URL or LLM_MODEL: every stage runs classically.
+ */
+function llmEnvShape() {
+  const perStageModels = Object.fromEntries(LLM_STAGE_KEYS.map((k) => [`LLM_MODEL_${k}`, z.string().min(1).optional()])) as Record<
+    `LLM_MODEL_${(typeof LLM_STAGE_KEYS)[number]}`,
+    z.ZodOptional<z.ZodString>
+  >;
+  return {
+    LLM_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://api.openai.com/v1 or http://localhost:11434/v1" }).optional(),
+    LLM_API_KEY: z.string().optional(),
+    LLM_MODEL: z.string().min(1).optional(),
+    ...perStageModels,
+    /** Comma-separated stages that use the LLM (understand, select, formulate, select-evidence, answer, critique); unset = all. */
+    LLM_STAGES: z
+      .string()
+      .regex(/^\s*(?:all|none|[a-z-]+(?:\s*,\s*[a-z-]+)*)\s*$/, "must be all, none, or a comma-separated list such as understand,answer")
+      .optional(),
+    LLM_TIMEOUT_MS: z.coerce.number().int().min(500).max(600_000).default(20_000),
+    LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(6).default(2),
+    LLM_MAX_OUTPUT_TOKENS: z.coerce.number().int().min(64).max(32_768).default(2_048),
+    /** Prompt budget for the catalog in source selection; larger catalogs are pre-filtered classically. */
+    LLM_CONTEXT_TOKENS: z.coerce.number().int().min(1_000).max(1_000_000).default(12_000),
+    /** auto: JSON-schema structured outputs, falling back to JSON mode and then to prompted JSON when the endpoint refuses them. */
+    LLM_STRUCTURED_OUTPUTS: z.enum(["auto", "json_schema", "json_object", "prompt"]).default("auto"),
+    /** JSON {"model": [input, output]} in USD per million tokens, added to (and overriding) the built-in price table. */
+    LLM_PRICES: z
+      .string()
+      .refine((v) => {
+        try {
+          const parsed: unknown = JSON.parse(v);
+          return !!parsed && typeof parsed === "object" && !Array.isArray(parsed);
+        } catch {
+          return false;
+        }
+      }, 'must be JSON such as {"my-model": [0.5, 1.5]} (USD per million input and output tokens)')
+      .optional(),
+  };
+}
+
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
@@ -33,6 +76,7 @@ const envSchema = z.object({
   NEO4J_USER: z.string().default("neo4j"),
   NEO4J_PASSWORD: z.string().optional(),
   NEO4J_DATABASE: z.string().optional(),
+  ...llmEnvShape(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -80,4 +124,18 @@ export function loadEnv(): Env {
 /** Tests change process.env between cases. */
 export function resetEnvCache(): void {
   cached = undefined;
+}
+
+const llmEnvSchema = z.object(llmEnvShape());
+export type LlmEnv = z.infer<typeof llmEnvSchema>;
+
+/**
+ * Only the LLM_* variables, for code that runs outside the app's start-up validation (the pipeline in
+ * tests and scripts). Same rules as parseEnv; empty strings count as unset.
+ */
+export function parseLlmEnv(source: Record<string, string | undefined>): LlmEnv {
+  const cleaned = Object.fromEntries(Object.keys(llmEnvSchema.shape).map((k) => [k, source[k] === "" ? undefined : source[k]]));
+  const result = llmEnvSchema.safeParse(cleaned);
+  if (!result.success) throw new EnvError(result.error.issues.map((i) => `${i.path.join(".") || "env"}: ${i.message}`));
+  return result.data;
 }

@@ -19,6 +19,8 @@ export const pipelineConfigSchema = z.object({
   answerThreshold: z.number().min(0).max(1).default(0.35),
   /** Whole-run budget; stages and queries shorten their own limits to fit inside it. */
   timeBudgetMs: z.number().int().min(1000).max(600_000).default(30_000),
+  /** The budget when LLM strategies run and the caller set no timeBudgetMs: model calls take seconds each. */
+  llmTimeBudgetMs: z.number().int().min(1000).max(600_000).default(90_000),
   queryTimeoutMs: z.number().int().min(100).max(120_000).default(8_000),
   maxRowsPerQuery: z.number().int().min(1).max(10_000).default(200),
   /** Questions longer than this are cut (recorded in the trace) so one request cannot monopolize the server. */

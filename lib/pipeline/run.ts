@@ -4,6 +4,8 @@ import { type AccessSubject, kbAccessWhere } from "../catalog/access";
 import type { CatalogDeps } from "../catalog/deps";
 import type { Prisma, PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
+import type { LlmConfig } from "../llm/config";
+import type { LlmUsageTotals } from "../llm/usage";
 import { log } from "../log";
 import { loadCatalogSnapshot } from "./catalog-snapshot";
 import { type PipelineConfig, pipelineConfigSchema } from "./config";
@@ -11,15 +13,11 @@ import { prismaEntityLookup } from "./entity-lookup";
 import { executeGuideAction } from "./execute-action";
 import { findNearestGuides, type GuideHit } from "./guides";
 import { RunCancelledError, type StageContext, type StageStrategy, type TraceEventInput } from "./stage";
-import { classicalAnswer } from "./stages/answer";
-import { classicalCritique, describeChange } from "./stages/critique";
-import { classicalExecute, type ExecuteOutput } from "./stages/execute";
-import { classicalFormulate } from "./stages/formulate";
+import { describeChange } from "./stages/critique";
+import type { ExecuteOutput } from "./stages/execute";
 import { classicalPool } from "./stages/pool";
 import { classicalRerank } from "./stages/rerank";
-import { classicalSelect } from "./stages/select";
-import { classicalSelectEvidence } from "./stages/select-evidence";
-import { classicalUnderstand } from "./stages/understand";
+import { resolveStrategies, strategyLabel } from "./strategies";
 import type { Answer, Candidate, Critique, EvidenceSelection, ExecutedQuery, Feedback, FormulatedQuery, Intent, Iteration, ScoredEvidence } from "./types";
 
 export interface RunRequest {
@@ -38,6 +36,11 @@ export interface RunRequest {
    * "rerank:<i>:<scorer>" for each re-ranking round. Evaluation uses it for answer presence (AP@k).
    */
   observeRanking?: (ranking: { round: number; label: string; ranked: ScoredEvidence[] }) => void;
+  /**
+   * The LLM for this run: a configuration (tests, evaluation), or null for classical strategies only.
+   * Omitted: the environment's LLM_* defaults with the admin's Settings over them (lib/settings).
+   */
+  llm?: LlmConfig | null;
 }
 
 export interface RunEvent extends TraceEventInput {
@@ -65,6 +68,8 @@ export interface RunOutcome {
   /** Things that went wrong without stopping the run: a KB down, a question cut, a malformed guide. */
   degradations: string[];
   totalMs: number;
+  /** What the run spent on the LLM (calls, tokens, estimated cost); null when no stage used one. */
+  llm?: LlmUsageTotals | null;
 }
 
 const NO_ANSWER = (reason: string): Answer => ({ text: "Not found in the sources.", refrained: true, reason, confidence: 0, citations: [], candidates: [] });
@@ -94,6 +99,12 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
   });
   if (requested && kbRows.length !== requested.length) throw new AppError("NOT_FOUND", "One of the chosen knowledge bases does not exist or is not shared with you.");
   const kbs = new Map<string, KbRecord>(kbRows.map((k) => [k.id, { ...k, kind: k.kind as KbKind }]));
+
+  // Strategies: the LLM in front of the classical ones where configured (lib/pipeline/strategies.ts).
+  const strategies = await resolveStrategies(prisma, deps, req.llm);
+  degradations.push(...strategies.notes);
+  // Model calls take seconds, not milliseconds: an LLM run gets the longer budget unless the caller set one.
+  const budgetMs = strategies.llm && req.config?.timeBudgetMs === undefined ? config.llmTimeBudgetMs : config.timeBudgetMs;
 
   // Conversation and history (follow-ups are completed from earlier turns' intents).
   let conversationId = req.conversationId ?? null;
@@ -144,8 +155,8 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
   };
 
   const controller = new AbortController();
-  const deadline = startedAt + config.timeBudgetMs;
-  const budgetTimer = setTimeout(() => controller.abort(new Error("time budget spent")), config.timeBudgetMs);
+  const deadline = startedAt + budgetMs;
+  const budgetTimer = setTimeout(() => controller.abort(new Error("time budget spent")), budgetMs);
   const onCancel = () => controller.abort(new RunCancelledError());
   if (req.signal?.aborted) onCancel();
   else req.signal?.addEventListener("abort", onCancel, { once: true });
@@ -166,15 +177,18 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
     try {
       const out = await strategy.run(input, ctx);
       const ms = performance.now() - t;
+      // The strategy that actually ran: "llm", or "classical (fallback: <reason>)" (strategies.ts).
+      const ran = strategyLabel(strategy as StageStrategy<unknown, unknown>);
       timings[name] = Math.round((timings[name] ?? 0) + ms);
-      trace.push({ stage: name, strategy: strategy.name, ms: Math.round(ms) });
-      emit({ stage: name, type: "END", strategy: strategy.name, durationMs: ms, summary: summarize(out), payload: payload?.(out) });
+      trace.push({ stage: name, strategy: ran, ms: Math.round(ms) });
+      emit({ stage: name, type: "END", strategy: ran, durationMs: ms, summary: summarize(out), payload: payload?.(out) });
       return out;
     } catch (e) {
       const ms = performance.now() - t;
+      const ran = strategyLabel(strategy as StageStrategy<unknown, unknown>);
       timings[name] = Math.round((timings[name] ?? 0) + ms);
-      trace.push({ stage: name, strategy: strategy.name, ms: Math.round(ms) });
-      emit({ stage: name, type: "ERROR", strategy: strategy.name, durationMs: ms, summary: `${name} failed: ${(e as Error).message}` });
+      trace.push({ stage: name, strategy: ran, ms: Math.round(ms) });
+      emit({ stage: name, type: "ERROR", strategy: ran, durationMs: ms, summary: `${name} failed: ${(e as Error).message}` });
       throw e;
     } finally {
       await flush().catch((err) => log.warn({ err }, "could not store trace events"));
@@ -199,7 +213,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
       const kbIds = [...kbs.keys()];
       intent = await stage(
         "understand",
-        classicalUnderstand,
+        strategies.understand,
         { question, history, kbIds, lookup: prismaEntityLookup(prisma) },
         (i) => `${i.answerTypes.join("/") || "?"}; entities: ${i.entities.map((e) => `${e.mention}${e.links.length ? ` → ${e.links[0].label}` : " (unlinked)"}`).join(", ") || "none"}${i.relation ? `; relation: ${i.relation}` : ""}`,
         (i) => i,
@@ -211,6 +225,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
       await prisma.run.update({ where: { id: run.id }, data: { intent: intent as unknown as Prisma.InputJsonValue } });
 
       guides = await findNearestGuides(prisma, req.user, intent.completed, kbIds);
+      strategies.useGuides(guides.map((g) => g.guideId));
       for (const g of guides.filter((g) => g.invalidActions > 0)) {
         const note = `Guide "${g.question.slice(0, 80)}" has ${g.invalidActions} malformed action(s); they were skipped.`;
         degradations.push(note);
@@ -230,7 +245,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
       for (let round = 1; round <= config.maxRounds; round++) {
         const candidates = await stage(
           "select",
-          classicalSelect,
+          strategies.select,
           { intent, catalog, guides: guides.map((g) => ({ guideId: g.guideId, question: g.question, score: g.score, kbIds: g.kbIds })), k: config.candidates, requestedKbIds: requested ?? undefined, exclude: [...excluded] },
           (c) => c.map((x) => `${x.kbName} (${x.score.toFixed(2)})`).join(", ") || "no candidate",
           (c) => c,
@@ -247,7 +262,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
         }
         const formulated: FormulatedQuery[] = await stage(
           "formulate",
-          classicalFormulate,
+          strategies.formulate,
           {
             intent,
             candidates: candidates.filter((c) => structures.has(c.kbId)),
@@ -264,7 +279,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
         const toRun = modules.length ? modules : formulated;
         const executed: ExecuteOutput = await stage(
           "execute",
-          classicalExecute,
+          strategies.execute,
           { queries: toRun, kbs, deps, queryTimeoutMs: config.queryTimeoutMs, maxRows: config.maxRowsPerQuery },
           (o) => o.executed.map((q) => `${q.kbName}: ${q.status}${q.rows ? ` (${q.rows} rows)` : ""}`).join("; ") || "nothing to run",
           (o) => o.executed.map((q) => ({ kb: q.kbName, status: q.status, rows: q.rows, ms: q.ms, error: q.error })),
@@ -296,21 +311,21 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
         );
         const selection: EvidenceSelection = await stage(
           "select-evidence",
-          classicalSelectEvidence,
+          strategies.selectEvidence,
           { intent, ranked: reranked, candidates, executed: executed.executed },
           (s) => (s.winner ? `${s.winner.kbName}: ${s.winner.reason}` : "no source answered"),
         );
         const evidence: ScoredEvidence[] = selection.evidence.slice(0, config.evidenceForAnswer);
         const answer: Answer = await stage(
           "answer",
-          classicalAnswer,
+          strategies.answer,
           { intent, evidence, threshold: config.answerThreshold },
           (a) => (a.refrained ? `refrained: ${a.reason}` : `${a.text} (confidence ${a.confidence.toFixed(2)})`),
           (a) => a,
         );
         const critique: Critique = await stage(
           "critique",
-          classicalCritique,
+          strategies.critique,
           { intent, answer, evidence, executed: executed.executed, candidates, round, maxRounds: config.maxRounds, previousFeedback: feedbackSoFar },
           (c) =>
             c.accepted ? "accepted" : c.feedback ? `feedback: ${c.feedback.type}${c.feedback.target ? ` (${c.feedback.target})` : ""}` : "not accepted; no correction left to try",
@@ -356,7 +371,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
       finalAnswer = NO_ANSWER("The run was cancelled.");
     } else if (e instanceof BudgetSpent || budgetSpent()) {
       status = finalAnswer.refrained ? "REFRAINED" : "ANSWERED";
-      const note = `The run used its ${config.timeBudgetMs / 1000} s budget; it stopped at ${e instanceof BudgetSpent ? e.stage : "a stage"} with what it had.`;
+      const note = `The run used its ${budgetMs / 1000} s budget; it stopped at ${e instanceof BudgetSpent ? e.stage : "a stage"} with what it had.`;
       degradations.push(note);
       emit({ stage: "run", type: "INFO", summary: note });
       if (!finalAnswer.reason && finalAnswer.refrained) finalAnswer = NO_ANSWER(note);
@@ -388,6 +403,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
     trace,
     degradations,
     totalMs,
+    llm: strategies.llm ? strategies.llm.totals() : null,
   };
   emit({ stage: "run", type: "END", durationMs: totalMs, summary: status === "ANSWERED" ? `answered: ${finalAnswer.text}` : `${status.toLowerCase()}: ${finalAnswer.reason ?? ""}` });
   await flush().catch((err) => log.warn({ err }, "could not store trace events"));
@@ -440,5 +456,6 @@ export function outcomeToJson(o: RunOutcome) {
     runId: o.runId,
     conversationId: o.conversationId,
     totalMs: o.totalMs,
+    llm: o.llm ?? null,
   };
 }

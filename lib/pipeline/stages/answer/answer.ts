@@ -67,21 +67,30 @@ function citationsOf(chosen: ScoredCandidate[], evidence: ScoredEvidence[]): str
     .map(([id]) => id);
 }
 
-/** How many of the question's linked entities a piece names (a path through two actors names both). */
-function linkedEntitiesIn(piece: EvidencePiece, focus: QuestionFocus): number {
-  return focus.entities.filter((e) => e.linked && pieceMentionsEntity(piece, e, focus.language)).length;
+/** The question's linked entities a piece names (a path through two actors names both), by index. */
+function linkedEntitiesIn(piece: EvidencePiece, focus: QuestionFocus): number[] {
+  return focus.entities.flatMap((e, i) => (e.linked && pieceMentionsEntity(piece, e, focus.language) ? [i] : []));
 }
 
 /**
- * HybGRAG's intersection: when the question links several entities ("movies of Tom Hanks and Meg
- * Ryan") and the best value comes from a piece that connects all of them, the list keeps only values
- * whose evidence connects all of them too; each entity's own ego-graph is background.
+ * HybGRAG's intersection: when some evidence connects several of the question's linked entities at
+ * once ("movies of Tom Hanks and Meg Ryan": a path through both), the answer is among the values that
+ * such evidence supports; each entity's own ego-graph is background. The largest set of entities any
+ * supporting piece joins is the yardstick (not every linked mention: "movies" may also link to a value
+ * elsewhere in the catalog).
  */
 export function intersectionOnly(ranked: ScoredCandidate[], evidence: ScoredEvidence[], focus: QuestionFocus): ScoredCandidate[] {
-  const linked = focus.entities.filter((e) => e.linked).length;
-  if (linked < 2 || ranked.length === 0) return ranked;
-  const joint = (c: ScoredCandidate) => c.pieces.some((p) => linkedEntitiesIn(evidence[p.index].piece, focus) >= linked);
-  return joint(ranked[0]) ? ranked.filter(joint) : ranked;
+  if (ranked.length === 0 || focus.entities.filter((e) => e.linked).length < 2) return ranked;
+  const named = new Map<number, number[]>();
+  const namedBy = (index: number) => {
+    if (!named.has(index)) named.set(index, linkedEntitiesIn(evidence[index].piece, focus));
+    return named.get(index)!;
+  };
+  let joined: number[] = [];
+  for (const c of ranked) for (const p of c.pieces) if (namedBy(p.index).length > joined.length) joined = namedBy(p.index);
+  if (joined.length < 2) return ranked;
+  const joint = ranked.filter((c) => c.pieces.some((p) => joined.every((i) => namedBy(p.index).includes(i))));
+  return joint.length > 0 ? joint : ranked;
 }
 
 /** The values of a list answer: the winner and the other candidates from the winner's slot (the same column, predicate, relationship, document). */
@@ -143,10 +152,11 @@ export function answerQuestion(input: AnswerInput): AnswerResult {
     return { answer: refusal(noCandidateReason(focus, evidence), 0, candidates), ranked, notes };
   }
 
-  const members = focus.wantsList ? listMembers(intersectionOnly(ranked, evidence, answerFocus)) : [ranked[0]];
-  const confidence = round3(answerConfidence(ranked, focus.wantsList && members.length > 1, evidence));
+  const pool = intersectionOnly(ranked, evidence, answerFocus);
+  const members = focus.wantsList ? listMembers(pool) : [pool[0]];
+  const confidence = round3(answerConfidence(pool, focus.wantsList && members.length > 1, evidence));
   if (confidence < threshold) {
-    return { answer: refusal(lowConfidenceReason(ranked, confidence, threshold, evidence), confidence, candidates), ranked, notes };
+    return { answer: refusal(lowConfidenceReason(pool, confidence, threshold, evidence), confidence, candidates), ranked, notes };
   }
   if (members.length > 1) notes.push(`List answer: ${members.length} values from the winner's source slot.`);
   return {

@@ -1,6 +1,6 @@
 import type { EvidencePiece } from "../../../backends/types";
 import { normalizeLabel, terms } from "../../text";
-import type { AnswerType, Intent } from "../../types";
+import type { AnswerType, EntityLink, Intent } from "../../types";
 import { lemmaTerms } from "../../lemma";
 
 /**
@@ -47,6 +47,14 @@ export interface QuestionFocus {
 
 const SCHEMA_KINDS = new Set(["column", "table", "predicate", "class"]);
 
+/**
+ * A link to a schema element, not to a thing: a column, table, predicate or class, or a Neo4j node label
+ * (kind "label" with a bare label name as ref; an RDF "label" link refers to a resource by its IRI).
+ */
+function isSchemaLink(l: EntityLink): boolean {
+  return SCHEMA_KINDS.has(l.kind) || (l.kind === "label" && !/^[a-z][\w+.-]*:/i.test(l.ref));
+}
+
 const NAME_TYPES: readonly AnswerType[] = ["person", "organisation", "location", "entity"];
 
 function uniqueByNormalized(values: string[]): string[] {
@@ -62,7 +70,7 @@ export function buildQuestionFocus(intent: Intent): QuestionFocus {
   const language = intent.language || "en";
   // A mention linked only to a schema element ("return window" → the column "Return window (days)") names
   // what is asked, not a thing the answer is about: it stays a focus word and anchors nothing.
-  const entities: QuestionEntity[] = intent.entities.filter((e) => !(e.links.length > 0 && e.links.every((l) => SCHEMA_KINDS.has(l.kind)))).map((e) => {
+  const entities: QuestionEntity[] = intent.entities.filter((e) => !(e.links.length > 0 && e.links.every(isSchemaLink))).map((e) => {
     const best = e.links[0];
     return {
       mention: e.mention,
@@ -104,7 +112,7 @@ export function buildQuestionFocus(intent: Intent): QuestionFocus {
     focusTerms,
     focusLemmas,
     answerClasses: new Set(
-      intent.entities.flatMap((e) => (e.links.some((l) => l.kind === "class") && e.links.every((l) => SCHEMA_KINDS.has(l.kind)) ? [normalizeLabel(e.links.find((l) => l.kind === "class")!.label), normalizeLabel(e.mention)] : [])).filter(Boolean),
+      intent.entities.flatMap((e) => (e.links.some((l) => l.kind === "class") && e.links.every(isSchemaLink) ? [normalizeLabel(e.links.find((l) => l.kind === "class")!.label), normalizeLabel(e.mention)] : [])).filter(Boolean),
     ),
     wanted,
     wantsList: intent.answerTypes.includes("list"),

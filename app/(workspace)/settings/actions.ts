@@ -1,0 +1,42 @@
+"use server";
+
+import { z } from "zod";
+import { authActionClient } from "@/lib/actions/safe-action";
+import { catalogDeps } from "@/lib/catalog/deps";
+import { db } from "@/lib/db/client";
+import { loadEnv } from "@/lib/env";
+import { getLlmSettingsView, keyForTest, saveLlmSettings } from "@/lib/settings/llm-settings";
+import { llmSettingsInputSchema, testConnectionInputSchema } from "@/lib/settings/llm-settings.validation";
+import { testLlmConnection } from "@/lib/settings/test-connection";
+
+const ADMIN = ["ADMIN"] as "ADMIN"[];
+
+export const getLlmSettingsAction = authActionClient
+  .metadata({ name: "settings.llm.get", roles: ADMIN })
+  .inputSchema(z.object({}))
+  .action(async () => getLlmSettingsView(await db(), catalogDeps().encryptionKey, loadEnv()));
+
+export const saveLlmSettingsAction = authActionClient
+  .metadata({ name: "settings.llm.save", roles: ADMIN })
+  .inputSchema(llmSettingsInputSchema)
+  .action(async ({ parsedInput }) => {
+    const prisma = await db();
+    const { encryptionKey } = catalogDeps();
+    await saveLlmSettings(prisma, encryptionKey, parsedInput);
+    return getLlmSettingsView(prisma, encryptionKey, loadEnv());
+  });
+
+/** Tests what the form holds (unsaved values included); a blank key field means the stored key. */
+export const testLlmConnectionAction = authActionClient
+  .metadata({ name: "settings.llm.test", roles: ADMIN })
+  .inputSchema(testConnectionInputSchema)
+  .action(async ({ parsedInput }) => {
+    const env = loadEnv();
+    const view = await getLlmSettingsView(await db(), catalogDeps().encryptionKey, env);
+    const apiKey = await keyForTest(await db(), catalogDeps().encryptionKey, env, parsedInput.apiKey);
+    return testLlmConnection({
+      baseUrl: parsedInput.baseUrl || view.defaults.baseUrl,
+      model: parsedInput.model || view.defaults.model,
+      apiKey,
+    });
+  });
