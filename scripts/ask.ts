@@ -49,7 +49,7 @@ await runCli(async () => {
       conversationId: args.conversation,
       kbIds: kbIds.length ? kbIds : undefined,
       onEvent: args.json ? undefined : (e) => {
-        if (e.type === "END" && e.stage !== "run") process.stderr.write(`  ${e.stage.padEnd(16)} ${String(Math.round(e.durationMs ?? 0)).padStart(5)} ms  ${e.summary.slice(0, 140)}\n`);
+        if (e.type === "END" && e.stage !== "run") process.stderr.write(`  ${e.stage.padEnd(16)} ${String(Math.round(e.durationMs ?? 0)).padStart(5)} ms  [${e.strategy ?? "classical"}] ${e.summary.slice(0, 140)}\n`);
       },
     });
     if (args.json) {
@@ -62,6 +62,8 @@ await runCli(async () => {
         if (e) console.log(`  [${e.piece.kind}] ${e.piece.text.slice(0, 200)}\n      ${e.piece.provenance.kbName} · ${e.piece.provenance.query.replace(/\s+/g, " ").slice(0, 160)}`);
       }
       for (const d of outcome.degradations) console.log(`  note: ${d}`);
+      const llm = outcome.llm;
+      if (llm) console.log(`  llm: ${llm.calls} calls, ${llm.totalTokens} tokens, $${llm.costUsd.toFixed(4)}${llm.priceUnknown.length ? ` (price unknown: ${llm.priceUnknown.join(", ")})` : ""}`);
       console.log(`  run ${outcome.runId} · conversation ${outcome.conversationId} · ${outcome.totalMs} ms`);
     }
   } finally {
