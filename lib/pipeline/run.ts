@@ -175,7 +175,10 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
     emit({ stage: name, type: "START", strategy: strategy.name, summary: `${name} started` });
     const t = performance.now();
     try {
-      const out = await strategy.run(input, ctx);
+      // The stage's own work honours ctx.signal; racing it with the signal bounds a stage that does not.
+      const out = await raceAbort(strategy.run(input, ctx), controller.signal, () =>
+        controller.signal.reason instanceof RunCancelledError ? controller.signal.reason : new BudgetSpent(name),
+      );
       const ms = performance.now() - t;
       // The strategy that actually ran: "llm", or "classical (fallback: <reason>)" (strategies.ts).
       const ran = strategyLabel(strategy as StageStrategy<unknown, unknown>);
@@ -253,7 +256,9 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
         for (const c of candidates) {
           if (structures.has(c.kbId)) continue;
           try {
-            structures.set(c.kbId, await openBackend(kbs.get(c.kbId)!, deps).structure());
+            // A KB that hangs (an endpoint that accepts and never answers) costs at most one query timeout.
+            const limit = Math.min(config.queryTimeoutMs, Math.max(250, deadline - Date.now()));
+            structures.set(c.kbId, await withTimeout(openBackend(kbs.get(c.kbId)!, deps).structure(), limit, `did not answer within ${(limit / 1000).toFixed(1)} s`, controller.signal));
           } catch (e) {
             const note = `${c.kbName} could not be read: ${(e as Error).message}`;
             degradations.push(note);
@@ -422,6 +427,33 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
     },
   });
   return outcome;
+}
+
+/** Rejects with `error()` as soon as `signal` aborts; otherwise settles as `work` does. */
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal, error: () => Error): Promise<T> {
+  if (signal.aborted) return Promise.reject(error());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(error());
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** `work`, or an Error(message) after `ms` (or when `signal` aborts), whichever comes first. */
+function withTimeout<T>(work: Promise<T>, ms: number, message: string, signal: AbortSignal): Promise<T> {
+  const timer = new AbortController();
+  const t = setTimeout(() => timer.abort(), ms);
+  const both = AbortSignal.any([timer.signal, signal]);
+  return raceAbort(work, both, () => new Error(message)).finally(() => clearTimeout(t));
 }
 
 class BudgetSpent extends Error {

@@ -1,4 +1,5 @@
 import { mkdtempSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -124,6 +125,44 @@ describe(`answering pipeline on the demo catalog (${TARGET_ENGINE})`, () => {
     const o = await ask(`How many orders were returned? ${"very ".repeat(2000)}`);
     expect(o.degradations.join(" ")).toMatch(/only the first/);
     expect(["ANSWERED", "REFRAINED"]).toContain(o.status);
+  });
+
+  it("processes a question in another language and records the degradation", async () => {
+    const o = await ask("Wie viele Bestellungen wurden zurückgeschickt?");
+    expect(["ANSWERED", "REFRAINED"]).toContain(o.status);
+    expect(o.intent?.language).toBe("de");
+    expect(o.degradations.some((d) => /not in English \(de\)/.test(d))).toBe(true);
+  });
+
+  it("records a knowledge base that hangs mid-run and answers from the others", async () => {
+    // A SPARQL endpoint that accepts connections and never answers.
+    const sockets = new Set<import("node:net").Socket>();
+    const hanging = createServer(() => undefined);
+    hanging.on("connection", (s) => sockets.add(s));
+    await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve));
+    const port = (hanging.address() as import("node:net").AddressInfo).port;
+    const slow = await handle.prisma.knowledgeBase.create({
+      data: { name: "Partner graph (hanging)", kind: "SPARQL", description: "Orders returned by partners", config: { mode: "remote", endpoint: `http://127.0.0.1:${port}/sparql` }, status: "HEALTHY" },
+    });
+    try {
+      const sales = await handle.prisma.knowledgeBase.findFirstOrThrow({ where: { name: "Aurora sales database" } });
+      const started = Date.now();
+      const o = await runPipeline(handle.prisma, deps, {
+        question: "How many orders were returned?",
+        user,
+        kbIds: [sales.id, slow.id],
+        config: { queryTimeoutMs: 1_000, timeBudgetMs: 12_000, maxRounds: 1 },
+      });
+      expect(Date.now() - started).toBeLessThan(12_000);
+      expect(o.answer.text).toMatch(/\b7\b/);
+      expect(o.degradations.some((d) => d.includes("Partner graph (hanging)"))).toBe(true);
+      const stored = await handle.prisma.run.findUniqueOrThrow({ where: { id: o.runId } });
+      expect(stored.status).toBe("ANSWERED");
+    } finally {
+      await handle.prisma.knowledgeBase.delete({ where: { id: slow.id } });
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => hanging.close(resolve));
+    }
   });
 
   it("is cancellable", async () => {
