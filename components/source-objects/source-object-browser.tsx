@@ -16,8 +16,11 @@ import { PreviewView } from "../kb/preview-view";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Field, SelectInput, TextInput } from "../ui/field";
+import { CoordinatesWorkbench, NativeQueryWorkbench, SentencesWorkbench } from "./retrieval-workbench";
 
 const TYPE_LABEL = { TEXT: "Text", TABLE: "Table", GRAPH: "Graph" } as const;
+/** The key of a document collection's own text unit (lib/backends/documents/records.ts). */
+const COLLECTION_KEY = "collection";
 
 export function SourceObjectBrowser({
   initial,
@@ -42,15 +45,16 @@ export function SourceObjectBrowser({
     queryFn: () => unwrap(listSourceObjectsAction(filters)),
     initialData: isInitial ? initial : undefined,
   });
-  const allTags = useMemo(() => [...new Set(initial.flatMap((r) => r.tags))].sort(), [initial]);
+  // Tags from the first load and from what is shown now, so a tag just added can be filtered on at once.
+  const allTags = useMemo(() => [...new Set([...initial, ...rows].flatMap((r) => r.tags))].sort(), [initial, rows]);
   const selected = rows.find((r) => r.id === selectedId) ?? null;
 
   return (
-    <div className="grid gap-6 xl:grid-cols-[minmax(0,1fr)_minmax(0,1.1fr)]">
+    <div className="grid gap-6 xl:grid-cols-[minmax(0,0.85fr)_minmax(0,1.15fr)]">
       <section aria-label="Source objects" className="min-w-0 space-y-3">
         <div className="flex flex-wrap items-end gap-3">
           {!fixedKbId && (
-            <div className="w-48">
+            <div className="w-56">
               <Field id="so-kb" label="Knowledge base">
                 <SelectInput id="so-kb" value={kbId} onChange={(e) => setKbId(e.target.value)}>
                   <option value="">All</option>
@@ -129,7 +133,20 @@ export function SourceObjectBrowser({
 
 function SourceObjectDetail({ object }: { object: SourceObjectRow }) {
   const queryClient = useQueryClient();
-  const preview = useQuery({ queryKey: ["source-object-preview", object.id, object.lastRefreshedAt], queryFn: () => unwrap(previewSourceObjectAction({ id: object.id, limit: 25 })) });
+  // Tables (in documents or a database) and a collection's text get the selection workbench, which previews them itself.
+  const workbench =
+    object.mode !== "STATIC"
+      ? null
+      : object.contentType === "TABLE" && (object.kbKind === "DOCUMENTS" || object.kbKind === "SQL")
+        ? "coordinates"
+        : object.kbKind === "DOCUMENTS" && object.key === COLLECTION_KEY
+          ? "sentences"
+          : null;
+  const preview = useQuery({
+    queryKey: ["source-object-preview", object.id, object.lastRefreshedAt],
+    queryFn: () => unwrap(previewSourceObjectAction({ id: object.id, limit: 25 })),
+    enabled: !workbench,
+  });
   const [name, setName] = useState(object.name);
   const [description, setDescription] = useState(object.description);
   const [tags, setTags] = useState(object.tags.join(", "));
@@ -164,9 +181,20 @@ function SourceObjectDetail({ object }: { object: SourceObjectRow }) {
       {refresh.data?.ok && <Alert tone="success">Refreshed: {refresh.data.rows} rows{refresh.data.truncated ? " (capped)" : ""}.</Alert>}
       {object.refreshError && !refresh.data && <Alert tone="error">Last refresh failed: {object.refreshError}</Alert>}
       <div>
-        <h3 className="mb-2 text-sm font-semibold">Preview</h3>
-        {preview.isPending ? <p className="text-sm text-slate-500">Loading preview…</p> : preview.error ? <Alert tone="error">{preview.error.message}</Alert> : <PreviewView preview={preview.data} />}
+        <h3 className="mb-2 text-sm font-semibold">{workbench === "coordinates" ? "Preview and SelectCoordinates" : workbench === "sentences" ? "Preview and SelectSentenceIdxs" : "Preview"}</h3>
+        {workbench === "coordinates" ? (
+          <CoordinatesWorkbench object={object} />
+        ) : workbench === "sentences" ? (
+          <SentencesWorkbench object={object} />
+        ) : preview.isPending ? (
+          <p className="text-sm text-slate-500">Loading preview…</p>
+        ) : preview.error ? (
+          <Alert tone="error">{preview.error.message}</Alert>
+        ) : (
+          <PreviewView preview={preview.data} />
+        )}
       </div>
+      <NativeQueryWorkbench object={object} />
       <form onSubmit={(e: FormEvent) => { e.preventDefault(); save.mutate(); }} className="space-y-3 border-t border-slate-100 pt-4" aria-label="Edit source object">
         <Field id="so-name" label="Name" error={fieldErrors.name}><TextInput id="so-name" value={name} onChange={(e) => setName(e.target.value)} /></Field>
         <Field id="so-description" label="Description" hint={object.descriptionEdited ? "Edited by an analyst: re-describing the KB keeps it." : "Generated from the content; your edit is kept when the KB is re-described."} error={fieldErrors.description}>

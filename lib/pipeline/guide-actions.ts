@@ -39,3 +39,72 @@ export function parseGuideAction(kind: string, params: unknown): GuideActionInpu
   const parsed = guideActionSchema.safeParse({ kind, params });
   return parsed.success ? parsed.data : null;
 }
+
+export const GUIDE_ACTION_KINDS = ["NATIVE_QUERY", "SELECT_COORDINATES", "SELECT_SENTENCE_IDXS", "NEIGHBORHOOD"] as const satisfies readonly GuideActionKind[];
+
+/** AU-RAG's names for the actions, as analysts know them. */
+export const ACTION_LABEL: Record<GuideActionKind, string> = {
+  NATIVE_QUERY: "NativeQuery",
+  SELECT_COORDINATES: "SelectCoordinates",
+  SELECT_SENTENCE_IDXS: "SelectSentenceIdxs",
+  NEIGHBORHOOD: "Neighborhood",
+};
+
+/** A stored context is a demonstration, not a dump: long results are cut (the action can be re-run). */
+export const MAX_CONTEXT_CHARS = 20_000;
+
+/**
+ * An extraction guide as an analyst writes it. Action params stay `unknown` here and are checked per
+ * kind by the domain (so an error can name the action it is about); contexts are what running the
+ * action produced, and are captured again on the server when missing.
+ */
+export const guideDraftSchema = z.object({
+  question: z.string().trim().min(1, "Enter the question this guide answers.").max(2000, "Keep the question under 2,000 characters."),
+  answer: z
+    .string()
+    .trim()
+    .max(4000, "Keep the answer under 4,000 characters.")
+    .nullish()
+    .transform((a) => a || null),
+  notes: z.string().trim().max(4000, "Keep the notes under 4,000 characters.").default(""),
+  fromRunId: z.string().min(1).nullish().transform((v) => v ?? null),
+  sources: z
+    .array(
+      z.object({
+        kbId: z.string().min(1, "Choose a knowledge base."),
+        sourceObjectId: z.string().min(1).nullish().transform((v) => v ?? null),
+        actions: z
+          .array(z.object({ kind: z.enum(GUIDE_ACTION_KINDS), params: z.unknown(), context: z.string().max(MAX_CONTEXT_CHARS * 2).default("") }))
+          .min(1, "Add at least one retrieval action to each source.")
+          .max(20, "At most 20 actions per source."),
+      }),
+    )
+    .min(1, "Add at least one source.")
+    .max(10, "At most 10 sources per guide."),
+});
+export type GuideDraftInput = z.input<typeof guideDraftSchema>;
+export type GuideDraftParsed = z.output<typeof guideDraftSchema>;
+
+function list(values: readonly (string | number)[], max = 12): string {
+  return values.length > max ? `${values.slice(0, max).join(", ")}, … (${values.length})` : values.join(", ");
+}
+
+/** One line a person can read: what the action does, in AU-RAG's notation. */
+export function describeAction(action: GuideActionInput): string {
+  switch (action.kind) {
+    case "NATIVE_QUERY":
+      return `${ACTION_LABEL.NATIVE_QUERY} (${action.params.query.language}): ${action.params.query.text.replace(/\s+/g, " ").slice(0, 200)}`;
+    case "SELECT_COORDINATES":
+      return `${ACTION_LABEL.SELECT_COORDINATES}(${action.params.tableKey}, rows [${list(action.params.rows)}], columns [${list(action.params.columns)}])`;
+    case "SELECT_SENTENCE_IDXS":
+      return `${ACTION_LABEL.SELECT_SENTENCE_IDXS}(${action.params.documentId}, [${list(action.params.sentenceIdxs)}])`;
+    case "NEIGHBORHOOD":
+      return `${ACTION_LABEL.NEIGHBORHOOD}(${list(action.params.entities, 4)}, ${action.params.hops} hop${action.params.hops === 1 ? "" : "s"})`;
+  }
+}
+
+export const listGuidesSchema = z.object({
+  q: z.string().trim().max(200, "Keep the search under 200 characters.").optional().transform((q) => q || undefined),
+  kbId: z.string().optional().transform((k) => k || undefined),
+  take: z.number().int().min(1).max(200).default(100),
+});

@@ -173,6 +173,8 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
   async function stage<I, O>(name: string, strategy: StageStrategy<I, O>, input: I, summarize: (o: O) => string, payload?: (o: O) => unknown): Promise<O> {
     if (controller.signal.aborted) throw controller.signal.reason instanceof RunCancelledError ? controller.signal.reason : new BudgetSpent(name);
     emit({ stage: name, type: "START", strategy: strategy.name, summary: `${name} started` });
+    // Let the stream flush: a stage that never waits on I/O would otherwise reach the browser in one burst with the next.
+    await new Promise((resolve) => setImmediate(resolve));
     const t = performance.now();
     try {
       // The stage's own work honours ctx.signal; racing it with the signal bounds a stage that does not.

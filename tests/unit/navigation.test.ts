@@ -4,13 +4,14 @@ import { navItemsFor, rolesFor } from "@/lib/navigation";
 describe("role-aware navigation", () => {
   it("shows each role exactly its pages", () => {
     expect(navItemsFor("USER").map((i) => i.href)).toEqual(["/ask", "/history"]);
-    expect(navItemsFor("ANALYST").map((i) => i.href)).toEqual(["/ask", "/history", "/source-objects", "/guides", "/evaluation"]);
+    expect(navItemsFor("ANALYST").map((i) => i.href)).toEqual(["/ask", "/history", "/source-objects", "/guides", "/feedback", "/evaluation"]);
     expect(navItemsFor("ADMIN").map((i) => i.href)).toEqual([
       "/ask",
       "/history",
       "/knowledge-bases",
       "/source-objects",
       "/guides",
+      "/feedback",
       "/evaluation",
       "/users",
       "/settings",
@@ -20,6 +21,7 @@ describe("role-aware navigation", () => {
   it("gives page guards the same role lists as the navigation", () => {
     expect(rolesFor("/users")).toEqual(["ADMIN"]);
     expect(rolesFor("/evaluation")).toEqual(["ADMIN", "ANALYST"]);
+    expect(rolesFor("/feedback")).toEqual(["ADMIN", "ANALYST"]);
     expect(() => rolesFor("/nope")).toThrow(/No navigation entry/);
   });
 });

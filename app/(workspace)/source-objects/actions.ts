@@ -3,7 +3,15 @@
 import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
 import { catalogDeps } from "@/lib/catalog/deps";
-import { createDynamicSourceObject, listSourceObjects, previewSourceObject, refreshDynamicSourceObject, updateSourceObject } from "@/lib/catalog/source-objects";
+import {
+  collectionDocumentSentences,
+  createDynamicSourceObject,
+  listCollectionDocuments,
+  listSourceObjects,
+  previewSourceObject,
+  refreshDynamicSourceObject,
+  updateSourceObject,
+} from "@/lib/catalog/source-objects";
 import { createDynamicSourceObjectSchema, listSourceObjectsSchema, updateSourceObjectSchema } from "@/lib/catalog/source-objects.validation";
 import { db } from "@/lib/db/client";
 
@@ -36,3 +44,13 @@ export const refreshSourceObjectAction = authActionClient
   .metadata({ name: "sourceObjects.refresh", roles: CURATORS })
   .inputSchema(z.object({ id: z.string().min(1) }))
   .action(async ({ parsedInput, ctx }) => refreshDynamicSourceObject(await db(), catalogDeps(), ctx.user, parsedInput.id));
+
+export const listCollectionDocumentsAction = authActionClient
+  .metadata({ name: "sourceObjects.documents", roles: CURATORS })
+  .inputSchema(z.object({ id: z.string().min(1) }))
+  .action(async ({ parsedInput, ctx }) => listCollectionDocuments(await db(), catalogDeps(), ctx.user, parsedInput.id));
+
+export const documentSentencesAction = authActionClient
+  .metadata({ name: "sourceObjects.sentences", roles: CURATORS })
+  .inputSchema(z.object({ id: z.string().min(1), documentId: z.string().min(1, "Choose a document.") }))
+  .action(async ({ parsedInput, ctx }) => collectionDocumentSentences(await db(), catalogDeps(), ctx.user, parsedInput.id, parsedInput.documentId));

@@ -1,13 +1,25 @@
 import { db } from "@/lib/db/client";
-import { AppError } from "@/lib/errors";
 import { withAuthRoute } from "@/lib/http/route";
+import { loadRunView } from "@/lib/runs/load-run";
 
-// Reopens a stored run as it was: the result, the trace events, and the question. Users see their own runs; admins any.
+/**
+ * Reopens a stored run as it was: the question, status, result and trace events. Who may open it and
+ * what they see follow the Ask screen's rules (lib/runs): the owner, admins, analysts for reported
+ * runs; a run that read a KB the viewer may no longer use has its result and trace text withheld.
+ */
 export const GET = withAuthRoute<undefined, { id: string }>({ name: "runs.get" }, async ({ user, params }) => {
-  const run = await (await db()).run.findFirst({
-    where: { id: params.id, ...(user.role === "ADMIN" ? {} : { userId: user.id }) },
-    select: { id: true, question: true, status: true, answer: true, refrained: true, refrainReason: true, confidence: true, timings: true, result: true, createdAt: true, conversationId: true, traceEvents: { orderBy: { seq: "asc" } } },
+  const prisma = await db();
+  const view = await loadRunView(prisma, user, params.id);
+  const run = await prisma.run.findUniqueOrThrow({
+    where: { id: view.id },
+    select: { id: true, question: true, status: true, answer: true, refrained: true, refrainReason: true, confidence: true, timings: true, createdAt: true, conversationId: true, traceEvents: { orderBy: { seq: "asc" } } },
   });
-  if (!run) throw new AppError("NOT_FOUND", "That run does not exist or is not yours.");
-  return run;
+  const withheld = view.hidden?.wholeResult === true;
+  return {
+    ...run,
+    ...(withheld ? { answer: null, refrainReason: null } : {}),
+    result: view.outcome,
+    hidden: view.hidden,
+    traceEvents: withheld ? run.traceEvents.map((e) => ({ ...e, summary: "", payload: {} })) : run.traceEvents,
+  };
 });

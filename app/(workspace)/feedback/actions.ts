@@ -1,0 +1,40 @@
+"use server";
+
+import { z } from "zod";
+import { authActionClient } from "@/lib/actions/safe-action";
+import { catalogDeps } from "@/lib/catalog/deps";
+import { db } from "@/lib/db/client";
+import { feedbackIdSchema, feedbackQueueSchema, linkFeedbackSchema } from "@/lib/feedback/feedback.validation";
+import { listReviewQueue } from "@/lib/feedback/queue";
+import { dismissReport, resolveWithExistingGuide, resolveWithNewGuide } from "@/lib/feedback/resolve";
+
+const CURATORS = ["ADMIN", "ANALYST"] as ("ADMIN" | "ANALYST")[];
+
+export const listReviewQueueAction = authActionClient
+  .metadata({ name: "feedback.queue", roles: CURATORS })
+  .inputSchema(feedbackQueueSchema)
+  .action(async ({ parsedInput, ctx }) => listReviewQueue(await db(), ctx.user, parsedInput));
+
+export const dismissReportAction = authActionClient
+  .metadata({ name: "feedback.dismiss", roles: CURATORS })
+  .inputSchema(feedbackIdSchema)
+  .action(async ({ parsedInput, ctx }) => {
+    await dismissReport(await db(), ctx.user, parsedInput.feedbackId);
+    return { ok: true };
+  });
+
+export const resolveWithExistingGuideAction = authActionClient
+  .metadata({ name: "feedback.resolveWithGuide", roles: CURATORS })
+  .inputSchema(linkFeedbackSchema)
+  .action(async ({ parsedInput, ctx }) => {
+    await resolveWithExistingGuide(await db(), ctx.user, parsedInput.feedbackId, parsedInput.guideId);
+    return { ok: true };
+  });
+
+export const resolveWithNewGuideAction = authActionClient
+  .metadata({ name: "feedback.resolveWithNewGuide", roles: CURATORS })
+  .inputSchema(feedbackIdSchema.extend({ draft: z.unknown() }))
+  .action(async ({ parsedInput, ctx }) => {
+    const { guideId } = await resolveWithNewGuide(await db(), catalogDeps(), ctx.user, parsedInput.feedbackId, parsedInput.draft);
+    return { id: guideId };
+  });

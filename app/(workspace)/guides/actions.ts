@@ -1,0 +1,36 @@
+"use server";
+
+import { z } from "zod";
+import { authActionClient } from "@/lib/actions/safe-action";
+import { catalogDeps } from "@/lib/catalog/deps";
+import { db } from "@/lib/db/client";
+import { GUIDE_ACTION_KINDS, listGuidesSchema } from "@/lib/pipeline/guide-actions";
+import { deleteGuide, listGuides, saveGuide } from "@/lib/pipeline/guides";
+import { runRetrievalAction } from "@/lib/pipeline/execute-action";
+
+const CURATORS = ["ADMIN", "ANALYST"] as ("ADMIN" | "ANALYST")[];
+
+export const listGuidesAction = authActionClient
+  .metadata({ name: "guides.list", roles: CURATORS })
+  .inputSchema(listGuidesSchema)
+  .action(async ({ parsedInput, ctx }) => listGuides(await db(), ctx.user, parsedInput));
+
+/** Runs one retrieval action and returns the context it produces (source-object workbench and guide editor). */
+export const captureContextAction = authActionClient
+  .metadata({ name: "guides.captureContext", roles: CURATORS })
+  .inputSchema(z.object({ kbId: z.string().min(1, "Choose a knowledge base."), kind: z.enum(GUIDE_ACTION_KINDS), params: z.unknown() }))
+  .action(async ({ parsedInput, ctx }) => runRetrievalAction(await db(), catalogDeps(), ctx.user, parsedInput));
+
+/** The draft is validated by the domain, so every problem comes back under its own field path. */
+export const saveGuideAction = authActionClient
+  .metadata({ name: "guides.save", roles: CURATORS })
+  .inputSchema(z.object({ guideId: z.string().min(1).optional(), draft: z.unknown() }))
+  .action(async ({ parsedInput, ctx }) => saveGuide(await db(), catalogDeps(), ctx.user, parsedInput.draft, { guideId: parsedInput.guideId }));
+
+export const deleteGuideAction = authActionClient
+  .metadata({ name: "guides.delete", roles: CURATORS })
+  .inputSchema(z.object({ id: z.string().min(1) }))
+  .action(async ({ parsedInput, ctx }) => {
+    await deleteGuide(await db(), ctx.user, parsedInput.id);
+    return { ok: true };
+  });

@@ -1,0 +1,71 @@
+"use client";
+
+import { useEffect, useState } from "react";
+import { type Progress, STAGES } from "./progress";
+
+export function formatMs(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}
+
+function Elapsed({ since }: { since: number }) {
+  const [now, setNow] = useState(since);
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 100);
+    return () => clearInterval(t);
+  }, []);
+  return <span className="tabular-nums">{formatMs(Math.max(0, now - since))}</span>;
+}
+
+const ICON = {
+  pending: <span aria-hidden className="h-3 w-3 rounded-full border-2 border-slate-300" />,
+  running: <span aria-hidden className="h-3 w-3 animate-spin rounded-full border-2 border-brand-500 border-t-transparent" />,
+  done: <span aria-hidden className="flex h-3.5 w-3.5 items-center justify-center rounded-full bg-emerald-500 text-[9px] font-bold text-white">✓</span>,
+  error: <span aria-hidden className="flex h-3.5 w-3.5 items-center justify-center rounded-full bg-rose-600 text-[9px] font-bold text-white">!</span>,
+};
+const STATUS_TEXT = { pending: "waiting", running: "running", done: "done", error: "failed" };
+
+/**
+ * The pipeline's stages as they start and finish. Every stage has its row from the start, each row has a
+ * fixed height and summaries are cut to one line, so nothing moves while events stream in.
+ */
+export function StageProgress({ progress, live, startedAt, maxRounds = 3 }: { progress: Progress; live: boolean; startedAt?: number; maxRounds?: number }) {
+  const running = live && progress.totalMs === null;
+  return (
+    <section aria-labelledby="progress-heading" className="rounded-lg border border-slate-200 bg-white" data-testid="stage-progress">
+      <header className="flex h-11 items-center justify-between border-b border-slate-100 px-4">
+        <h2 id="progress-heading" className="text-sm font-semibold">
+          {running ? "Working…" : "Stages"}
+        </h2>
+        <p className="text-xs text-slate-500" data-testid="progress-total">
+          {progress.totalMs !== null ? `Total ${formatMs(progress.totalMs)}` : running && startedAt ? <Elapsed since={startedAt} /> : ""}
+        </p>
+      </header>
+      <p className="flex h-7 items-center border-b border-slate-100 px-4 text-xs text-slate-600" data-testid="progress-round">
+        {progress.round > 1 ? `Critic round ${progress.round} of up to ${maxRounds}` : "Round 1"}
+        {progress.notes.length > 0 && <span className="ml-auto text-amber-700">{progress.notes.length} note{progress.notes.length === 1 ? "" : "s"}</span>}
+      </p>
+      <ol className="divide-y divide-slate-100" aria-live={live ? "polite" : undefined} aria-relevant="text">
+        {STAGES.map((s) => {
+          const st = progress.stages[s.id];
+          return (
+            <li key={s.id} className="h-12 px-4 py-1.5" data-testid={`stage-${s.id}`} data-status={st.status}>
+              <div className="flex items-center gap-2 text-sm">
+                <span className="flex w-4 justify-center">{ICON[st.status]}</span>
+                <span className={`flex-1 truncate ${st.status === "pending" ? "text-slate-400" : "text-slate-900"}`}>{s.label}</span>
+                <span className="sr-only">{STATUS_TEXT[st.status]}</span>
+                <span className="text-xs tabular-nums text-slate-500" data-testid="stage-duration">
+                  {st.runs > 0 ? formatMs(st.ms) : st.status === "running" ? "…" : ""}
+                  {st.runs > 1 ? ` ×${st.runs}` : ""}
+                </span>
+              </div>
+              <p className="truncate pl-6 text-xs text-slate-500" title={st.summary || undefined}>
+                {st.summary || (st.strategy ? `${st.strategy} strategy` : " ")}
+              </p>
+            </li>
+          );
+        })}
+      </ol>
+    </section>
+  );
+}

@@ -1,0 +1,90 @@
+"use client";
+
+import { forwardRef } from "react";
+import type { PassageData, PathData, RowData, TripleData } from "@/lib/backends/types";
+import type { ScoredEvidence } from "@/lib/pipeline/types";
+import { KindBadge } from "../kb/status-badge";
+import { PassageView } from "./passage-view";
+import { PathView } from "./path-view";
+import { QueryCode } from "./query-code";
+import { RowView } from "./row-view";
+import { TripleView } from "./triple-view";
+
+export const EVIDENCE_KIND_LABELS: Record<string, string> = { passage: "Document passage", row: "Table row", triple: "Graph fact", path: "Graph path" };
+const KB_KIND_OF_LANGUAGE: Record<string, string> = { search: "DOCUMENTS", sql: "SQL", sparql: "SPARQL", cypher: "CYPHER" };
+
+const SHOWN_BY_VIEW = new Set(["row", "chunk", "query", "subject", "predicate", "object"]);
+
+export function evidenceDomId(pieceId: string): string {
+  return `evidence-${pieceId.replace(/[^\w-]/g, "_")}`;
+}
+
+/**
+ * One piece of evidence explained: what it says (rendered by kind), where it lives (KB, source object,
+ * position) and the native query that produced it. A disclosure: the header toggles it, and a citation
+ * marker in the answer opens it and moves focus to its header.
+ */
+export const EvidencePanel = forwardRef<HTMLButtonElement, {
+  evidence: ScoredEvidence;
+  number: number | null;
+  open: boolean;
+  onToggle: () => void;
+  terms: readonly string[];
+  answer: string | null;
+}>(function EvidencePanel({ evidence, number, open, onToggle, terms, answer }, headerRef) {
+  const { piece } = evidence;
+  const domId = evidenceDomId(piece.id);
+  const kindLabel = EVIDENCE_KIND_LABELS[piece.kind] ?? piece.kind;
+  // Positions the kind view already shows (row, chunk, the triple's IRIs) and internal hashes are left out.
+  const location = Object.entries(piece.provenance.location ?? {}).filter(([k, v]) => v !== null && v !== "" && !SHOWN_BY_VIEW.has(k));
+  return (
+    <section id={domId} aria-label={`${number ? `Evidence ${number}: ` : ""}${kindLabel} from ${piece.provenance.kbName}`} className={`rounded-lg border bg-white ${open ? "border-brand-500/50 shadow-sm" : "border-slate-200"}`} data-testid="evidence-panel" data-kind={piece.kind}>
+      <h3 className="text-sm">
+        <button
+          ref={headerRef}
+          type="button"
+          aria-expanded={open}
+          aria-controls={`${domId}-body`}
+          onClick={onToggle}
+          className="flex w-full items-start gap-3 rounded-lg px-4 py-3 text-left hover:bg-slate-50"
+        >
+          {number !== null && <span className="mt-0.5 inline-flex h-6 min-w-6 items-center justify-center rounded bg-brand-600 px-1.5 text-xs font-semibold text-white">{number}</span>}
+          <span className="min-w-0 flex-1">
+            <span className="flex flex-wrap items-center gap-2">
+              <span className="font-semibold text-slate-900">{kindLabel}</span>
+              <span className="text-xs text-slate-500">{piece.provenance.kbName}</span>
+              <span className="text-xs tabular-nums text-slate-500" title={Object.entries(evidence.scores).map(([k, v]) => `${k}: ${v.toFixed(3)}`).join("\n")}>
+                relevance {evidence.score.toFixed(2)}
+              </span>
+            </span>
+            <span className={`mt-0.5 block text-slate-600 ${open ? "" : "truncate"}`}>{piece.text}</span>
+          </span>
+          <span aria-hidden className={`mt-1 text-slate-400 transition-transform ${open ? "rotate-90" : ""}`}>▶</span>
+        </button>
+      </h3>
+      {open && (
+        <div id={`${domId}-body`} className="space-y-3 border-t border-slate-100 px-4 py-3">
+          {piece.kind === "passage" && <PassageView data={piece.data as PassageData} text={piece.text} terms={terms} />}
+          {piece.kind === "row" && <RowView data={piece.data as RowData} terms={terms} answer={answer} />}
+          {piece.kind === "triple" && <TripleView data={piece.data as TripleData} />}
+          {piece.kind === "path" && <PathView data={piece.data as PathData} />}
+          <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1 text-xs">
+            <dt className="text-slate-500">Knowledge base</dt>
+            <dd className="flex items-center gap-2" data-testid="evidence-kb">
+              <KindBadge kind={KB_KIND_OF_LANGUAGE[piece.provenance.language] ?? ""} /> {piece.provenance.kbName}
+            </dd>
+            <dt className="text-slate-500">Source object</dt>
+            <dd className="break-all font-mono" data-testid="evidence-source-object">{piece.provenance.sourceObject ?? "—"}</dd>
+            {location.length > 0 && (
+              <>
+                <dt className="text-slate-500">Location</dt>
+                <dd className="break-all">{location.map(([k, v]) => `${k}: ${v}`).join(" · ")}</dd>
+              </>
+            )}
+          </dl>
+          <QueryCode text={piece.provenance.query} language={piece.provenance.language} />
+        </div>
+      )}
+    </section>
+  );
+});
