@@ -53,6 +53,16 @@ export function StageProgress({ progress, live, startedAt, maxRounds = 3 }: { pr
               <div className="flex items-center gap-2 text-sm">
                 <span className="flex w-4 justify-center">{ICON[st.status]}</span>
                 <span className={`flex-1 truncate ${st.status === "pending" ? "text-slate-400" : "text-slate-900"}`}>{s.label}</span>
+                {st.strategy && st.strategy !== "classical" && (
+                  // "llm", or "classical (fallback: …)" when the LLM strategy failed and the classical one ran.
+                  <span
+                    className={`rounded px-1 text-[10px] font-medium ${st.strategy === "llm" ? "bg-violet-50 text-violet-700" : "bg-amber-50 text-amber-800"}`}
+                    title={st.strategy}
+                    data-testid="stage-strategy"
+                  >
+                    {st.strategy === "llm" ? "LLM" : "fallback"}
+                  </span>
+                )}
                 <span className="sr-only">{STATUS_TEXT[st.status]}</span>
                 <span className="text-xs tabular-nums text-slate-500" data-testid="stage-duration">
                   {st.runs > 0 ? formatMs(st.ms) : st.status === "running" ? "…" : ""}

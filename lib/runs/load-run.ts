@@ -35,6 +35,7 @@ export function normalizeOutcome(raw: unknown): RunOutcome | null {
     trace: o.trace ?? [],
     degradations: o.degradations ?? [],
     totalMs: o.totalMs ?? 0,
+    llm: o.llm ?? null,
   };
 }
 

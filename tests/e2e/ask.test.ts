@@ -203,6 +203,26 @@ describe("asking on the demo catalog", () => {
     }
   });
 
+  it("answers along a graph path and draws it as nodes and edges", async () => {
+    const { page, ask, close } = await signedIn("USER");
+    try {
+      await ask.open();
+      await ask.ask("In which city is the company that makes the Fjord Down Jacket located?");
+      expect(await ask.answerText()).toContain("Oslo");
+      const panel = await ask.openCitationOfKind("path");
+      const view = panel.getByTestId("path-view");
+      await expect.poll(() => view.isVisible()).toBe(true);
+      expect(await view.locator('svg[role="img"]').count()).toBe(1);
+      const steps = await view.getByRole("list", { name: "Path as text" }).innerText();
+      for (const name of ["Fjord Down Jacket", "made by", "Fjelltex Textiles", "located in", "Oslo"]) expect(steps).toContain(name);
+      expect(await panel.getByTestId("query-language").innerText()).toBe("SPARQL");
+      await panel.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: "test-results/screenshots/ask-evidence-path.png" });
+    } finally {
+      await close();
+    }
+  });
+
   it("continues a conversation with a follow-up completed from the thread, and starts a new one clean", async () => {
     const { page, ask, close } = await signedIn("USER");
     try {
