@@ -1,19 +1,30 @@
 import type { Metadata } from "next";
-import { ComingSoon } from "@/components/ui/coming-soon";
+import { availableParallelism } from "node:os";
+import { Suspense } from "react";
+import { EvaluationDashboard } from "@/components/evaluation/evaluation-dashboard";
 import { PageHeader } from "@/components/ui/page-header";
 import { requireRole } from "@/lib/auth/session";
+import { catalogDeps } from "@/lib/catalog/deps";
+import { db } from "@/lib/db/client";
+import { MAX_APP_CONCURRENCY } from "@/lib/eval/eval.validation";
+import { listReports, listSuiteOptions } from "@/lib/eval/reports";
 import { rolesFor } from "@/lib/navigation";
 
 export const metadata: Metadata = { title: "Evaluation" };
 
 export default async function EvaluationPage() {
-  await requireRole(rolesFor("/evaluation"), "/evaluation");
+  const user = await requireRole(rolesFor("/evaluation"), "/evaluation");
+  const prisma = await db();
+  const [reports, suites] = await Promise.all([listReports(prisma, user), listSuiteOptions(prisma, user, catalogDeps().datasetsDir)]);
   return (
     <>
-      <PageHeader title="Evaluation" description="Benchmark suites and the metrics of retrieval and answering." />
-      <ComingSoon>
-        <p>Run a suite from the browser, follow its progress, read the metrics per suite, source kind and stage, drill into failed questions and compare two reports.</p>
-      </ComingSoon>
+      <PageHeader
+        title="Evaluation"
+        description="Run benchmark and authored suites through the pipeline, follow their progress, read source selection, retrieval, execution, answer presence and answer accuracy, drill into wrong answers and compare two runs."
+      />
+      <Suspense>
+        <EvaluationDashboard initialReports={reports} suites={suites} maxConcurrency={Math.min(MAX_APP_CONCURRENCY, Math.max(2, availableParallelism()))} />
+      </Suspense>
     </>
   );
 }

@@ -1,0 +1,114 @@
+import type { MetricValue } from "./types";
+
+/**
+ * How each flat metric key ("source.rankedFirst", "presence.pool.ap@100", "latency.rerank.p95") is named
+ * and shown. Shared by the command line, the comparison and the dashboard so they read the same.
+ */
+
+export type MetricFormat = "rate" | "ms" | "count" | "usd";
+
+export interface MetricInfo {
+  group: string;
+  label: string;
+  format: MetricFormat;
+  /** Lower is better (latency, cost): deltas are coloured the other way. */
+  lowerIsBetter?: boolean;
+}
+
+const FIXED: Record<string, Omit<MetricInfo, "group">> = {
+  "source.inCandidates": { label: "gold source among the candidates", format: "rate" },
+  "source.rankedFirst": { label: "gold source ranked first", format: "rate" },
+  "source.winner": { label: "answer drawn from the gold source", format: "rate" },
+  "retrieval.mrr@10": { label: "MRR@10", format: "rate" },
+  "retrieval.ndcg@10": { label: "NDCG@10", format: "rate" },
+  "evidence.recall": { label: "gold evidence in the answer's evidence", format: "rate" },
+  "execution.match": { label: "execution match (answering query)", format: "rate" },
+  "execution.matchColumns": { label: "execution match, extra columns allowed", format: "rate" },
+  "execution.anyMatch": { label: "execution match (any query run)", format: "rate" },
+  "answer.p@1": { label: "P@1 (answer correct)", format: "rate" },
+  "answer.em": { label: "exact match", format: "rate" },
+  "answer.f1": { label: "F1", format: "rate" },
+  "answer.emNoScale": { label: "exact match ignoring scale (diagnostic)", format: "rate" },
+  "refrain.rate": { label: "refrain rate", format: "rate" },
+  "refrain.accuracy": { label: "refrain accuracy (right to answer or not)", format: "rate" },
+  "refrain.unanswerableRefrained": { label: "refrained on unanswerable questions", format: "rate" },
+  "usage.tokens": { label: "LLM tokens", format: "count", lowerIsBetter: true },
+  "usage.costUsd": { label: "LLM cost", format: "usd", lowerIsBetter: true },
+};
+
+const GROUP_LABELS: Record<string, string> = {
+  source: "Source selection",
+  retrieval: "Document retrieval",
+  evidence: "Gold evidence",
+  execution: "Execution match",
+  presence: "Answer presence",
+  answer: "Answer accuracy",
+  refrain: "Refrain",
+  latency: "Latency",
+  usage: "LLM usage",
+};
+
+/** "rerank:1:bm25-entity" → "re-rank 1 (bm25-entity)". */
+export function rankingLabel(label: string): string {
+  const m = /^rerank:(\d+):(.+)$/.exec(label);
+  if (m) return `re-rank ${m[1]} (${m[2]})`;
+  if (label === "evidence") return "answer evidence";
+  return label;
+}
+
+export function metricInfo(key: string): MetricInfo {
+  const group = key.split(".")[0];
+  const groupLabel = GROUP_LABELS[group] ?? group;
+  const fixed = FIXED[key];
+  if (fixed) return { group: groupLabel, ...fixed };
+  let m = /^retrieval\.(hit|recall)@(\d+)$/.exec(key);
+  if (m) return { group: groupLabel, label: `${m[1] === "hit" ? "Hit" : "Recall"}@${m[2]}`, format: "rate" };
+  m = /^presence\.(.+)\.ap@(\d+)$/.exec(key);
+  if (m) return { group: groupLabel, label: `AP@${m[2]} after ${rankingLabel(m[1])}`, format: "rate" };
+  m = /^latency\.(.+)\.(p50|p95)$/.exec(key);
+  if (m) return { group: groupLabel, label: `${m[1]} ${m[2]}`, format: "ms", lowerIsBetter: true };
+  return { group: groupLabel, label: key.slice(group.length + 1), format: "rate" };
+}
+
+export function formatMetric(value: MetricValue | undefined, format: MetricFormat): string {
+  if (value === null || value === undefined || Number.isNaN(value)) return "–";
+  switch (format) {
+    case "rate":
+      return `${(value * 100).toFixed(1)}%`;
+    case "ms":
+      return value >= 10_000 ? `${(value / 1000).toFixed(1)} s` : `${Math.round(value)} ms`;
+    case "count":
+      return Math.round(value).toLocaleString("en");
+    case "usd":
+      return `$${value.toFixed(value < 1 ? 4 : 2)}`;
+  }
+}
+
+/** A delta as shown: percentage points for rates, plain differences otherwise. */
+export function formatDelta(delta: number | null, format: MetricFormat): string {
+  if (delta === null || Number.isNaN(delta)) return "–";
+  const sign = delta > 0 ? "+" : delta < 0 ? "−" : "±";
+  const abs = Math.abs(delta);
+  switch (format) {
+    case "rate":
+      return `${sign}${(abs * 100).toFixed(1)} pt`;
+    case "ms":
+      return `${sign}${Math.round(abs)} ms`;
+    case "count":
+      return `${sign}${Math.round(abs).toLocaleString("en")}`;
+    case "usd":
+      return `${sign}$${abs.toFixed(4)}`;
+  }
+}
+
+/** The metrics a summary shows first, in this order (those that apply to the suite). */
+export const HEADLINE_METRICS = [
+  "source.rankedFirst",
+  "retrieval.ndcg@10",
+  "retrieval.recall@100",
+  "execution.match",
+  "answer.p@1",
+  "answer.f1",
+  "refrain.accuracy",
+  "latency.total.p50",
+];

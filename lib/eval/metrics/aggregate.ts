@@ -1,0 +1,159 @@
+import type { MetricGroup, MetricValue, QuestionResult, SuiteMetrics } from "../types";
+import { PRESENCE_KS } from "./presence";
+import { hitAtK, mrrAtK, ndcgAtK, recallAtK } from "./retrieval";
+
+/** Nearest-rank percentile (the value below which p% of the sample lies), as the bench scripts report. */
+export function percentile(values: number[], p: number): number {
+  if (!values.length) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+function mean(values: number[]): MetricValue {
+  return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
+}
+
+const rate = (flags: boolean[]): MetricValue => mean(flags.map((f) => (f ? 1 : 0)));
+
+function group(n: number, values: Record<string, MetricValue>): MetricGroup {
+  return { n, values: n ? values : Object.fromEntries(Object.keys(values).map((k) => [k, null])) };
+}
+
+export const RETRIEVAL_KS = { hit: [1, 5, 10], recall: [10, 100] } as const;
+
+/** The pipeline's stage order (DESIGN.md), for latency tables; unknown stages after, "total" last. */
+const STAGE_ORDER = ["understand", "select", "formulate", "execute", "pool", "rerank", "select-evidence", "answer", "critique"];
+function stageRank(stage: string): number {
+  if (stage === "total") return 1000;
+  const i = STAGE_ORDER.indexOf(stage);
+  return i < 0 ? 500 : i;
+}
+
+/**
+ * Suite metrics from per-question results. Each group is averaged over the questions it applies to
+ * (its own n): source selection over questions with a gold source, retrieval over questions with gold
+ * documents, execution over questions whose gold is a query result, answer accuracy over answerable
+ * questions with answer gold, refrain accuracy over questions where the decision can be judged.
+ * Questions whose run failed count as wrong; questions whose gold could not be computed are left out.
+ */
+export function aggregateCore(results: QuestionResult[]): Omit<SuiteMetrics, "byKind" | "bySuite"> {
+  // A question the pipeline could not even start (status ERROR: the evaluation's own problem, shown with
+  // its message) is left out of the metric groups; a run that failed inside counts as a wrong answer.
+  const ran = results.filter((r) => r.status !== "ERROR");
+  const counts = {
+    answered: results.filter((r) => r.status === "ANSWERED").length,
+    refrained: results.filter((r) => r.status === "REFRAINED").length,
+    failed: results.filter((r) => r.status === "FAILED" || r.status === "ERROR").length,
+  };
+
+  const src = ran.filter((r) => r.gold.kbNames.length > 0);
+  const source = group(src.length, {
+    inCandidates: rate(src.map((r) => r.source.inCandidates === true)),
+    rankedFirst: rate(src.map((r) => r.source.rankedFirst === true)),
+    winner: rate(src.map((r) => r.source.winnerCorrect === true)),
+  });
+
+  const ret = ran.filter((r) => r.retrieval !== null && r.retrieval.relevant > 0);
+  const ranksOf = (r: QuestionResult) => r.retrieval!.ranks;
+  const retrievalValues: Record<string, MetricValue> = {};
+  for (const k of RETRIEVAL_KS.hit) retrievalValues[`hit@${k}`] = mean(ret.map((r) => hitAtK(ranksOf(r), k)));
+  retrievalValues["mrr@10"] = mean(ret.map((r) => mrrAtK(ranksOf(r), 10)));
+  retrievalValues["ndcg@10"] = mean(ret.map((r) => ndcgAtK(ranksOf(r), 10, relevantOf(r))));
+  for (const k of RETRIEVAL_KS.recall) retrievalValues[`recall@${k}`] = mean(ret.map((r) => recallAtK(ranksOf(r), k, relevantOf(r))));
+  const retrieval = group(ret.length, retrievalValues);
+
+  const ev = ran.filter((r) => r.evidenceRecall !== null);
+  const evidence = group(ev.length, { recall: mean(ev.map((r) => r.evidenceRecall!)) });
+
+  const ex = ran.filter((r) => r.execution !== null);
+  const execution = group(ex.length, {
+    match: rate(ex.map((r) => r.execution!.match)),
+    matchColumns: rate(ex.map((r) => r.execution!.matchColumns)),
+    anyMatch: rate(ex.map((r) => r.execution!.anyMatch)),
+  });
+
+  const labels = [...new Set(ran.flatMap((r) => Object.keys(r.presence ?? {})))];
+  const presence: Record<string, MetricGroup> = {};
+  for (const label of labels) {
+    const withGold = ran.filter((r) => r.presence !== null);
+    const depth = Math.max(0, ...withGold.map((r) => r.presence![label]?.depth ?? 0));
+    const values: Record<string, MetricValue> = {};
+    for (const k of PRESENCE_KS) {
+      if (k > Math.max(1, depth) && k !== PRESENCE_KS[0]) continue;
+      values[`ap@${k}`] = rate(withGold.map((r) => (r.presence![label]?.rank ?? Infinity) <= k));
+    }
+    presence[label] = group(withGold.length, values);
+  }
+
+  const ans = ran.filter((r) => r.scores.p1 !== null);
+  const answerValues: Record<string, MetricValue> = {
+    "p@1": rate(ans.map((r) => r.scores.p1 === true)),
+    em: mean(ans.map((r) => r.scores.em ?? 0)),
+    f1: mean(ans.map((r) => r.scores.f1 ?? 0)),
+  };
+  const noScale = ans.filter((r) => typeof r.scores.emNoScale === "number");
+  if (noScale.length) answerValues.emNoScale = mean(noScale.map((r) => r.scores.emNoScale!));
+  const answer = group(ans.length, answerValues);
+
+  const decided = ran.filter((r) => r.refrain.correctDecision !== null);
+  const unanswerable = ran.filter((r) => r.gold.unanswerable);
+  const refrainValues: Record<string, MetricValue> = {
+    rate: rate(ran.map((r) => r.refrain.refrained)),
+    accuracy: rate(decided.map((r) => r.refrain.correctDecision === true)),
+  };
+  if (unanswerable.length) refrainValues.unanswerableRefrained = rate(unanswerable.map((r) => r.refrain.refrained));
+  const refrain = group(ran.length, refrainValues);
+
+  const latency: SuiteMetrics["latency"] = {};
+  const stages = [...new Set(ran.flatMap((r) => Object.keys(r.timings)))].sort((a, b) => stageRank(a) - stageRank(b) || a.localeCompare(b));
+  for (const stage of stages) {
+    const ms = ran.map((r) => r.timings[stage]).filter((v): v is number => typeof v === "number");
+    latency[stage] = { p50: percentile(ms, 50), p95: percentile(ms, 95), n: ms.length };
+  }
+
+  const used = ran.filter((r) => r.usage !== null);
+  const usage = used.length
+    ? { runsWithLlm: used.length, tokens: used.reduce((s, r) => s + (r.usage!.tokens ?? 0), 0), costUsd: used.reduce((s, r) => s + (r.usage!.costUsd ?? 0), 0) }
+    : null;
+
+  return { n: results.length, counts, source, retrieval, evidence, execution, presence, answer, refrain, latency, usage };
+}
+
+function relevantOf(r: QuestionResult): number {
+  return r.retrieval!.relevant;
+}
+
+/** Every metric as one flat map "group.name" → value (what tables, charts and comparisons read). */
+export function flattenMetrics(m: Omit<SuiteMetrics, "byKind" | "bySuite">): Record<string, MetricValue> {
+  const out: Record<string, MetricValue> = {};
+  const put = (prefix: string, g: MetricGroup) => {
+    if (!g.n) return;
+    for (const [k, v] of Object.entries(g.values)) out[`${prefix}.${k}`] = v;
+  };
+  put("source", m.source);
+  put("retrieval", m.retrieval);
+  put("evidence", m.evidence);
+  put("execution", m.execution);
+  for (const [label, g] of Object.entries(m.presence)) put(`presence.${label}`, g);
+  put("answer", m.answer);
+  put("refrain", m.refrain);
+  for (const [stage, l] of Object.entries(m.latency)) {
+    out[`latency.${stage}.p50`] = l.p50;
+    out[`latency.${stage}.p95`] = l.p95;
+  }
+  if (m.usage) {
+    out["usage.tokens"] = m.usage.tokens;
+    out["usage.costUsd"] = m.usage.costUsd;
+  }
+  return out;
+}
+
+function breakdown(results: QuestionResult[], key: (r: QuestionResult) => string): SuiteMetrics["byKind"] {
+  const groups = new Map<string, QuestionResult[]>();
+  for (const r of results) groups.set(key(r), [...(groups.get(key(r)) ?? []), r]);
+  return Object.fromEntries([...groups.entries()].sort().map(([k, rs]) => [k, { n: rs.length, values: flattenMetrics(aggregateCore(rs)) }]));
+}
+
+export function aggregate(results: QuestionResult[]): SuiteMetrics {
+  return { ...aggregateCore(results), byKind: breakdown(results, (r) => r.kind), bySuite: breakdown(results, (r) => r.suite) };
+}

@@ -1,0 +1,195 @@
+import type { KbKind, QueryLanguage } from "../backends/types";
+
+/**
+ * Evaluation data model (issue 7). A suite is a list of questions with gold answers and, where known,
+ * gold sources and gold evidence, run against a catalog scope. Gold that needs an engine (the result of
+ * a gold SQL or Cypher query) is described here and resolved at run time (gold/resolve.ts).
+ */
+
+export const BUILTIN_SUITES = ["spider", "tatqa", "scifact", "text2cypher", "sparql-from-spider", "mixed", "demo"] as const;
+export type BuiltinSuite = (typeof BUILTIN_SUITES)[number];
+
+/** Where a gold query runs: a dataset file (read-only), a registered KB by name, or the benchmark Neo4j. */
+export type GoldTarget = { type: "sqlite-file"; file: string } | { type: "kb"; kbName: string };
+
+export interface TatQaGold {
+  /** As in the dataset: a list of spans, or a number for arithmetic/count answers. */
+  answer: string[] | number | string;
+  answerType: "span" | "multi-span" | "arithmetic" | "count";
+  scale: "" | "thousand" | "million" | "billion" | "percent";
+}
+
+export type Gold =
+  /** The answer is the result of a native query (Spider SQL, Text2Cypher Cypher, demo SQL/SPARQL). */
+  | { type: "query"; language: Exclude<QueryLanguage, "search">; text: string; target: GoldTarget }
+  /** Accepted answer strings (demo documents, authored suites). */
+  | { type: "answers"; answers: string[]; list?: boolean }
+  | { type: "tatqa"; tatqa: TatQaGold }
+  /** No answer gold: retrieval only (SciFact claims). */
+  | { type: "retrieval-only" }
+  /** The sources do not hold the answer: the right behaviour is to refrain. */
+  | { type: "unanswerable" };
+
+export interface GoldEvidence {
+  /** Relevant document ids (SciFact evidence abstracts, the TAT-QA report). */
+  documentIds?: string[];
+  /** TAT-QA: the relevant paragraphs (their order numbers) and whether the table holds the answer. */
+  paragraphs?: string[];
+  table?: boolean;
+}
+
+export interface EvalQuestion {
+  /** Stable across runs and seeds: "spider:concert_singer:3", "scifact:12". */
+  id: string;
+  /** The suite it came from (a mixed suite draws from several). */
+  suite: string;
+  question: string;
+  /** The source kind the gold source has (per-kind breakdowns); UNKNOWN when the suite does not say. */
+  kind: KbKind | "UNKNOWN";
+  /** KBs that hold the answer, by name; any one counts for source selection. Empty = not scored. */
+  goldKbNames: string[];
+  gold: Gold;
+  evidence?: GoldEvidence;
+  /** Is the result order part of the answer (the gold query orders)? */
+  ordered?: boolean;
+  /** Free-form tags shown in reports ("db:concert_singer", "type:arithmetic"). */
+  tags?: string[];
+}
+
+export interface SuiteDefinition {
+  key: string;
+  label: string;
+  description: string;
+  questions: EvalQuestion[];
+  /** Which registered KBs the pipeline may choose from (by name and origin); null = every KB the user may use. */
+  scope: ((kb: { name: string; origin: string; kind: KbKind }) => boolean) | null;
+  /** The run order for a seed; default: a seeded shuffle (the mixed suite interleaves its parts). */
+  order?: (questions: EvalQuestion[], seed: number) => EvalQuestion[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resolved gold and per-question results
+
+export interface ResultTable {
+  columns: string[];
+  rows: unknown[][];
+  truncated: boolean;
+}
+
+export interface ResolvedGold {
+  /** Accepted answers as text (for P@1 / EM / F1); empty when there is none. */
+  answers: string[];
+  /** What answer presence looks for in the evidence (every cell of a gold result). */
+  presence: string[];
+  /** The gold answer is a list of items (several rows of one column): compared as a set. */
+  list: boolean;
+  /** Gold result table when the gold is a query. */
+  table: ResultTable | null;
+  unanswerable: boolean;
+  /** Why gold could not be computed (the question is then skipped from answer metrics). */
+  error?: string;
+}
+
+/** Per ranking: the 1-based rank of the first piece holding a gold answer (null = absent) and how deep the ranking was. */
+export type PresenceRanks = Record<string, { rank: number | null; depth: number }>;
+
+export interface QuestionResult {
+  id: string;
+  suite: string;
+  position: number;
+  question: string;
+  kind: KbKind | "UNKNOWN";
+  tags: string[];
+  runId: string | null;
+  status: "ANSWERED" | "REFRAINED" | "FAILED" | "CANCELLED" | "ERROR";
+  answer: string | null;
+  /** What the pipeline would have said when it refrained (its best candidate), for refrain accuracy. */
+  withheld: string | null;
+  gold: { answers: string[]; unanswerable: boolean; kbNames: string[]; error?: string };
+  source: {
+    candidates: string[];
+    winner: string | null;
+    /** Null when the question has no gold source. */
+    inCandidates: boolean | null;
+    rankedFirst: boolean | null;
+    winnerCorrect: boolean | null;
+  };
+  /** Documents: 1-based ranks of each relevant document in the run's document ranking (null = not retrieved). */
+  retrieval: { relevant: number; ranks: (number | null)[]; retrievedDepth: number; top: string[] } | null;
+  /** TAT-QA: share of the gold evidence units (table, rel paragraphs) in the evidence the answer used. */
+  evidenceRecall: number | null;
+  execution: {
+    language: string;
+    kbName: string;
+    query: string;
+    match: boolean;
+    /** The gold columns are among the answering query's columns (extra context columns allowed). */
+    matchColumns: boolean;
+    /** Does any query the run executed (on any candidate) give the gold result? */
+    anyMatch: boolean;
+    goldRows: number;
+    predictedRows: number | null;
+    error?: string;
+  } | null;
+  /** Answer presence: rank of the first answer-bearing piece per ranking ("pool", "rerank:1:bm25-entity", "evidence"). */
+  presence: PresenceRanks | null;
+  scores: {
+    /** Top answer judged correct (lenient: normalized, numbers to their shown precision, lists as sets). */
+    p1: boolean | null;
+    em: number | null;
+    f1: number | null;
+    /** TAT-QA only: exact match when the scale is ignored (diagnostic). */
+    emNoScale?: number | null;
+  };
+  refrain: { refrained: boolean; correctDecision: boolean | null };
+  timings: Record<string, number>;
+  totalMs: number;
+  usage: { tokens: number | null; costUsd: number | null; calls: number | null; model: string | null } | null;
+  degradations: string[];
+  error?: string;
+}
+
+export type MetricValue = number | null;
+
+export interface MetricGroup {
+  n: number;
+  values: Record<string, MetricValue>;
+}
+
+export interface SuiteMetrics {
+  n: number;
+  counts: { answered: number; refrained: number; failed: number };
+  source: MetricGroup;
+  retrieval: MetricGroup;
+  evidence: MetricGroup;
+  execution: MetricGroup;
+  presence: Record<string, MetricGroup>;
+  answer: MetricGroup;
+  refrain: MetricGroup;
+  latency: Record<string, { p50: number; p95: number; n: number }>;
+  usage: { runsWithLlm: number; tokens: number; costUsd: number } | null;
+  byKind: Record<string, { n: number; values: Record<string, MetricValue> }>;
+  bySuite: Record<string, { n: number; values: Record<string, MetricValue> }>;
+  /** How the run went: wall time of the last session, questions it ran, concurrency, questions left out. */
+  run?: { wallMs: number; ran: number; concurrency: number; skipped: number };
+}
+
+/** The `--json` report: {suite, config, n, metrics, perQuestion}, plus what makes it reproducible. */
+export interface ReportJson {
+  suite: string;
+  suiteLabel: string;
+  config: Record<string, unknown>;
+  configInput: Record<string, unknown>;
+  seed: number;
+  limit: number | null;
+  n: number;
+  metrics: SuiteMetrics;
+  perQuestion: QuestionResult[];
+  reportId: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  concurrency: number;
+  wallMs: number | null;
+  status: "QUEUED" | "RUNNING" | "DONE" | "FAILED" | "CANCELLED";
+  error: string | null;
+}

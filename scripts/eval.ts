@@ -1,0 +1,222 @@
+// npm run eval -- --suite <name> [--limit N] [--seed S] [--config <file>] [--json <out>]
+//   [--concurrency N] [--llm default|off] [--fresh] [--user <email>] [--neo4j-harness] [--quiet]
+// Runs an evaluation suite through the answering pipeline and prints its metrics. Suites: spider, tatqa,
+// scifact, text2cypher, sparql-from-spider, mixed, demo, an authored suite (its name or custom:<id>), or
+// all (every built-in suite in turn, a summary table at the end; --json then names a folder).
+// Runs up to --concurrency questions at a time (default: the machine's cores), records each finished
+// question, and resumes an interrupted run of the same suite, config and seed (--fresh starts over).
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import path from "node:path";
+import { closeAllBackends } from "../lib/backends/registry";
+import { catalogDeps } from "../lib/catalog/deps";
+import { openAndBootstrap } from "../lib/db/bootstrap";
+import { loadEnv } from "../lib/env";
+import { AppError } from "../lib/errors";
+import { formatDuration, formatReport, formatSummary, type SummaryRow } from "../lib/eval/format";
+import { type Neo4jSettings, prepareSuiteCatalog } from "../lib/eval/prepare";
+import { executeEvalRun, openReport, planEvalRun } from "../lib/eval/runner";
+import { loadSuite } from "../lib/eval/suites";
+import { BUILTIN_SUITES, type BuiltinSuite, type ReportJson } from "../lib/eval/types";
+import { runCli } from "./cli";
+
+/** --suite all: cheapest first, mixed (which needs all the others' KBs) last. */
+const ALL_SUITES: BuiltinSuite[] = ["demo", "spider", "sparql-from-spider", "tatqa", "scifact", "text2cypher", "mixed"];
+
+const USAGE = `Usage: npm run eval -- --suite <${BUILTIN_SUITES.join("|")}|all|custom:<id>> [--limit N] [--seed S] [--config <file.json>] [--json <out.json>] [--concurrency N] [--llm default|off] [--fresh] [--user <email>] [--neo4j-harness] [--quiet]`;
+
+interface Args {
+  suite?: string;
+  limit: number | null;
+  seed: number;
+  config?: string;
+  json?: string;
+  concurrency: number;
+  fresh: boolean;
+  user?: string;
+  neo4jHarness: boolean;
+  quiet: boolean;
+  llm: "default" | "off";
+}
+
+function parseArgs(argv: string[]): Args {
+  const out: Args = { limit: null, seed: 1, concurrency: availableParallelism(), fresh: false, neo4jHarness: false, quiet: false, llm: "default" };
+  const value = (i: number, flag: string) => {
+    const v = argv[i + 1];
+    if (v === undefined || v.startsWith("--")) throw new AppError("VALIDATION", `${flag} needs a value. ${USAGE}`);
+    return v;
+  };
+  const whole = (v: string, flag: string, min: number) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) throw new AppError("VALIDATION", `${flag} needs a whole number${min > 0 ? ` of at least ${min}` : ""} (got "${v}").`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    switch (a) {
+      case "--suite":
+        out.suite = value(i++, a);
+        break;
+      case "--limit":
+        out.limit = whole(value(i++, a), a, 1);
+        break;
+      case "--seed":
+        out.seed = whole(value(i++, a), a, 0);
+        break;
+      case "--config":
+        out.config = value(i++, a);
+        break;
+      case "--json":
+        out.json = value(i++, a);
+        break;
+      case "--concurrency":
+        out.concurrency = whole(value(i++, a), a, 1);
+        break;
+      case "--user":
+        out.user = value(i++, a);
+        break;
+      case "--llm": {
+        const v = value(i++, a);
+        if (v !== "default" && v !== "off") throw new AppError("VALIDATION", `--llm is "default" (the workspace's LLM settings) or "off" (classical strategies only).`);
+        out.llm = v;
+        break;
+      }
+      case "--fresh":
+        out.fresh = true;
+        break;
+      case "--neo4j-harness":
+        out.neo4jHarness = true;
+        break;
+      case "--quiet":
+        out.quiet = true;
+        break;
+      default:
+        throw new AppError("VALIDATION", `Unknown option ${a}. ${USAGE}`);
+    }
+  }
+  if (!out.suite) throw new AppError("VALIDATION", `Name a suite. ${USAGE}`);
+  return out;
+}
+
+function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new AppError("VALIDATION", `Cannot read the config file ${file}: ${(e as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch (e) {
+    throw new AppError("VALIDATION", `The config file ${file} is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+await runCli(async () => {
+  const args = parseArgs(process.argv.slice(2));
+  const env = loadEnv();
+  const deps = catalogDeps();
+  const configInput = args.config ? readConfigFile(args.config) : {};
+
+  // Neo4j for text2cypher (and mixed): NEO4J_URI, or a throw-away test harness (Java 17 + Maven) with --neo4j-harness.
+  let harness: { stop(): Promise<void> } | null = null;
+  let neo4j: Neo4jSettings | undefined = env.NEO4J_URI ? { uri: env.NEO4J_URI, user: env.NEO4J_USER, password: env.NEO4J_PASSWORD, database: env.NEO4J_DATABASE } : undefined;
+  if (args.neo4jHarness && !neo4j) {
+    const { startNeo4j } = await import("../tests/support/services/neo4j");
+    const started = Date.now();
+    const server = await startNeo4j();
+    harness = server;
+    neo4j = { uri: server.uri, user: server.user, password: server.password };
+    console.log(`Started a throw-away Neo4j at ${server.uri} (${formatDuration(Date.now() - started)}); it stops when the run ends.`);
+  }
+
+  const { handle } = await openAndBootstrap(env);
+  const prisma = handle.prisma;
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      console.error("\nStopping after the questions in flight are cancelled; finished questions are kept (run the same command to resume). Ctrl-C again to quit at once.");
+      controller.abort();
+    } else {
+      process.exit(130);
+    }
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    const userRow = args.user
+      ? await prisma.user.findUnique({ where: { email: args.user.toLowerCase() }, include: { memberships: true } })
+      : await prisma.user.findFirst({ where: { role: "ADMIN", active: true }, orderBy: { createdAt: "asc" }, include: { memberships: true } });
+    if (!userRow || !userRow.active) throw new AppError("VALIDATION", args.user ? `No active user ${args.user}.` : "No active admin exists; pass --user <email>.");
+    const user = { id: userRow.id, role: userRow.role, groupIds: userRow.memberships.map((m) => m.groupId) };
+
+    const runSuite = async (key: string, jsonOut: string | undefined): Promise<ReportJson> => {
+      const suite = await loadSuite(prisma, key, deps.datasetsDir);
+      await prepareSuiteCatalog(prisma, deps, suite, { neo4j, log: (line) => console.log(line) });
+      const plan = await planEvalRun(prisma, deps, user, { suite: key, seed: args.seed, limit: args.limit, configInput, concurrency: args.concurrency, origin: "cli", fresh: args.fresh, llm: args.llm });
+      const { reportId, resumedFrom } = await openReport(prisma, user, plan, { sharedDatabase: !!env.DATABASE_URL });
+      const total = plan.questions.length;
+      console.log(
+        `\n${plan.suite.label}: ${total} question${total === 1 ? "" : "s"}${args.limit ? ` (seed ${args.seed}, of ${plan.catalog.questions.length})` : ""} over ${plan.catalog.kbIds?.length ?? plan.catalog.byId.size} knowledge bases, concurrency ${args.concurrency}, as ${userRow.email}; report ${reportId}`,
+      );
+      if (plan.catalog.skipped.length) {
+        console.log(`Left out ${plan.catalog.skipped.length} question(s) whose gold source is missing: ${plan.catalog.skipped[0].reason}${plan.catalog.skipped.length > 1 ? ", …" : ""}`);
+      }
+      if (resumedFrom) console.log(`Resuming: ${resumedFrom} of ${total} questions are already done (--fresh starts over).`);
+      const report = await executeEvalRun(prisma, deps, user, plan, reportId, {
+        signal: controller.signal,
+        sharedDatabase: !!env.DATABASE_URL,
+        onQuestion: (r, p) => {
+          if (args.quiet) return;
+          const verdict = r.status === "ERROR" ? "error" : r.scores.p1 === true ? "right" : r.scores.p1 === false ? "wrong" : r.refrain.correctDecision === true ? "right" : "–";
+          const ex = r.execution ? ` EX ${r.execution.match ? "✓" : "✗"}` : "";
+          const ret = r.retrieval ? ` hit@10 ${r.retrieval.ranks.some((x) => x !== null && x <= 10) ? "✓" : "✗"}` : "";
+          console.log(
+            `[${String(p.done).padStart(String(p.total).length)}/${p.total}] ${verdict.padEnd(5)}${ex}${ret} ${formatDuration(r.totalMs).padStart(7)}  ${r.question.slice(0, 80)}${r.error ? `  (${r.error})` : ""}`,
+          );
+        },
+      });
+      console.log(`\n${formatReport(report)}`);
+      if (jsonOut) {
+        const out = path.resolve(jsonOut);
+        mkdirSync(path.dirname(out), { recursive: true });
+        writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+        console.log(`\nReport written to ${out}`);
+      }
+      if (report.status === "CANCELLED") {
+        console.log(`\nCancelled after ${report.n} of ${total} questions: run the same command to resume.`);
+        process.exitCode = 130;
+      } else if (report.status === "FAILED") {
+        console.error(`\nThe run stopped: ${report.error}. Finished questions are kept; run the same command to resume.`);
+        process.exitCode = 1;
+      }
+      return report;
+    };
+
+    if (args.suite !== "all") {
+      await runSuite(args.suite!, args.json);
+    } else {
+      // Every built-in suite in turn (CI): --json names a folder that gets one <suite>.json each.
+      const rows: SummaryRow[] = [];
+      for (const key of ALL_SUITES) {
+        if (controller.signal.aborted) break;
+        const started = Date.now();
+        try {
+          const report = await runSuite(key, args.json ? path.join(args.json, `${key}.json`) : undefined);
+          rows.push({ suite: key, report, wallMs: Date.now() - started });
+        } catch (e) {
+          if (!(e instanceof AppError) || e.code !== "UNAVAILABLE") throw e;
+          console.log(`\nSKIPPED ${key}: ${e.message}`);
+          rows.push({ suite: key, skipped: e.message, wallMs: Date.now() - started });
+        }
+      }
+      console.log(`\nAll suites\n${formatSummary(rows)}`);
+    }
+  } finally {
+    process.off("SIGINT", onSigint);
+    await closeAllBackends();
+    await handle.close();
+    await harness?.stop();
+  }
+});

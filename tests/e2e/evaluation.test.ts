@@ -1,0 +1,135 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_USERS } from "@/lib/db/seed";
+import { EvaluationPage } from "./pages/evaluation-page";
+import { SignInPage } from "./pages/sign-in-page";
+import { launchBrowser, newPage, screenshot } from "./support/browser";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function signedIn(role: "ADMIN" | "ANALYST" | "USER"): Promise<{ page: Page; close: () => Promise<void> }> {
+  const demo = DEMO_USERS.find((u) => u.role === role)!;
+  const { context, page } = await newPage(browser);
+  await new SignInPage(page).open();
+  await new SignInPage(page).signIn(demo.email, demo.password);
+  await page.waitForURL(/\/ask$/);
+  return { page, close: () => context.close() };
+}
+
+/** Waits until the report shown is the one just started (its heading names it) and it has finished. */
+async function waitForDone(evaluation: EvaluationPage, heading: RegExp) {
+  await expect.poll(() => evaluation.report().locator("header").innerText(), { timeout: 20_000 }).toMatch(heading);
+  await expect.poll(() => evaluation.status().innerText(), { timeout: 120_000, interval: 1000 }).toBe("Done");
+}
+
+describe("evaluation dashboard", () => {
+  it("runs the demo suite from the browser with progress, shows metrics as charts and drills into a question's run", async () => {
+    const { page, close } = await signedIn("ANALYST");
+    try {
+      const evaluation = new EvaluationPage(page);
+      await evaluation.open();
+      // Benchmark suites whose KBs are not registered say how to get them.
+      await evaluation.runForm().getByLabel("Suite").selectOption({ label: "Spider (text-to-SQL) (not available)" });
+      expect(await evaluation.runForm().getByRole("status").innerText()).toMatch(/catalog:load-benchmarks/);
+
+      await evaluation.startRun({ suite: "Demo workspace", questions: "8", seed: "2", label: "baseline" });
+      await expect.poll(() => evaluation.report().isVisible(), { timeout: 15_000 }).toBe(true);
+      await waitForDone(evaluation, /Demo workspace\s*· baseline/);
+      expect(await evaluation.metricCards().innerText()).toMatch(/P@1 \(answer correct\)/);
+      for (const title of ["Metrics", "Answer presence (AP@k)", "By source kind", "Latency per stage", "Per suite"]) {
+        await expect.poll(() => evaluation.chart(title).count(), { timeout: 10_000 }).toBe(1);
+      }
+      await expect.poll(() => evaluation.chart("Metrics").locator(".recharts-bar-rectangle").count(), { timeout: 10_000 }).toBeGreaterThan(3);
+
+      await evaluation.showQuestions("All");
+      await expect.poll(() => evaluation.questionTable().locator("tbody > tr").count(), { timeout: 10_000 }).toBe(8);
+      const runLink = evaluation.questionTable().getByRole("link", { name: "Open run" }).first();
+      expect(await runLink.getAttribute("href")).toMatch(/^\/ask\?run=\w+/);
+      // A question's details: gold source, candidates, and where the answer first appeared.
+      await evaluation.questionTable().locator("tbody > tr").first().getByRole("button").click();
+      expect(await evaluation.questionTable().innerText()).toMatch(/First piece holding the answer|Gold source|Withheld answer/);
+      await screenshot(page, "evaluation-report");
+
+      // The same run as a file in the command line's shape.
+      const exported = await page.request.get(`/api/eval/reports/${new URL(page.url()).searchParams.get("report")}/export`);
+      expect(exported.status()).toBe(200);
+      const json = await exported.json();
+      expect(json).toMatchObject({ suite: "demo", n: 8, seed: 2 });
+      expect(json.perQuestion).toHaveLength(8);
+    } finally {
+      await close();
+    }
+  });
+
+  it("compares two reports: per-metric deltas and the questions that changed", async () => {
+    const { page, close } = await signedIn("ANALYST");
+    try {
+      const evaluation = new EvaluationPage(page);
+      await evaluation.open();
+      // Same questions, a stricter answer threshold: more refusals.
+      await evaluation.startRun({ suite: "Demo workspace", questions: "8", seed: "2", label: "strict", config: '{"answerThreshold": 0.95}' });
+      await waitForDone(evaluation, /· strict/);
+      await evaluation.tab("Compare").click();
+      await page.getByLabel("Report A (before)").selectOption({ label: await page.getByLabel("Report A (before)").locator("option", { hasText: "baseline" }).innerText() });
+      await page.getByLabel("Report B (after)").selectOption({ label: await page.getByLabel("Report B (after)").locator("option", { hasText: "strict" }).innerText() });
+      const table = page.getByTestId("delta-table");
+      await expect.poll(() => table.isVisible(), { timeout: 20_000 }).toBe(true);
+      expect(await table.innerText()).toMatch(/refrain rate/);
+      expect(await page.getByTestId("comparison").innerText()).toMatch(/8 questions in both/);
+      await screenshot(page, "evaluation-compare");
+
+      // A bad config is refused with a message on the field, and nothing starts.
+      await evaluation.tab("Runs and reports").click();
+      await evaluation.startRun({ suite: "Demo workspace", questions: "2", config: '{"candidate": 5}' });
+      await expect.poll(() => evaluation.runForm().getByRole("alert").first().innerText(), { timeout: 10_000 }).toMatch(/candidates/);
+    } finally {
+      await close();
+    }
+  });
+
+  it("authors a suite from written questions and runs it", async () => {
+    const { page, close } = await signedIn("ADMIN");
+    try {
+      const evaluation = new EvaluationPage(page);
+      await evaluation.open("?tab=author");
+      const form = page.getByRole("form", { name: "Author a suite" });
+      await form.getByLabel("Name").fill("Sales smoke test");
+      await form.getByRole("button", { name: "Add a question" }).click();
+      await form.getByLabel("Question 1", { exact: true }).fill("How many customers are there?");
+      await form.getByLabel("Accepted answers for question 1, one per line").fill("12");
+      await form.getByRole("button", { name: "Add a question" }).click();
+      await form.getByLabel("Question 2", { exact: true }).fill("What is the warranty of the Quantum Flux Capacitor?");
+      await form.getByText("Should refrain").nth(1).click();
+      await form.getByRole("button", { name: "Create suite" }).click();
+      await expect.poll(() => page.getByTestId("authored-suites").innerText(), { timeout: 10_000 }).toMatch(/Sales smoke test\s+2 questions/);
+      await screenshot(page, "evaluation-author");
+
+      await evaluation.tab("Runs and reports").click();
+      await evaluation.startRun({ suite: "Sales smoke test (authored)", questions: "" });
+      await waitForDone(evaluation, /Sales smoke test/);
+      await evaluation.showQuestions("All");
+      await expect.poll(() => evaluation.questionTable().locator("tbody > tr").count(), { timeout: 10_000 }).toBe(2);
+      expect(await evaluation.questionTable().innerText()).toContain("(should refrain)");
+    } finally {
+      await close();
+    }
+  });
+
+  it("is for analysts and admins only", async () => {
+    const { page, close } = await signedIn("USER");
+    try {
+      const res = await page.goto("/evaluation");
+      expect(res?.status()).toBe(403);
+      expect((await page.request.get("/api/eval/reports")).status()).toBe(403);
+      expect((await page.request.post("/api/eval/reports", { data: { suite: "demo" } })).status()).toBe(403);
+    } finally {
+      await close();
+    }
+  });
+});

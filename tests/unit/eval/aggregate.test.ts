@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { aggregate, flattenMetrics, percentile } from "@/lib/eval/metrics/aggregate";
+import { result } from "./fixtures";
+
+describe("suite metrics from per-question results", () => {
+  it("percentiles are nearest-rank", () => {
+    const ms = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
+    expect(percentile(ms, 50)).toBe(50);
+    expect(percentile(ms, 95)).toBe(100);
+    expect(percentile([5], 95)).toBe(5);
+    expect(percentile([], 50)).toBeNaN();
+  });
+
+  it("source selection: gold among the candidates, ranked first, answer from it", () => {
+    const src = (inCandidates: boolean, rankedFirst: boolean, winnerCorrect: boolean) => ({ candidates: [], winner: null, inCandidates, rankedFirst, winnerCorrect });
+    const m = aggregate([
+      result({ id: "1", gold: { answers: [], unanswerable: false, kbNames: ["A"] }, source: src(true, true, true) }),
+      result({ id: "2", gold: { answers: [], unanswerable: false, kbNames: ["A"] }, source: src(true, false, false) }),
+      result({ id: "3", gold: { answers: [], unanswerable: false, kbNames: ["B"] }, source: src(false, false, false) }),
+      result({ id: "4", gold: { answers: [], unanswerable: true, kbNames: [] } }), // no gold source: not scored
+    ]);
+    expect(m.source.n).toBe(3);
+    expect(m.source.values.inCandidates).toBeCloseTo(2 / 3, 12);
+    expect(m.source.values.rankedFirst).toBeCloseTo(1 / 3, 12);
+    expect(m.source.values.winner).toBeCloseTo(1 / 3, 12);
+  });
+
+  it("refrain rate over all questions; refrain accuracy over judgeable decisions", () => {
+    const m = aggregate([
+      // answered and right; answered and wrong; refrained on an unanswerable question; refrained although it knew.
+      result({ id: "1", scores: { p1: true, em: 1, f1: 1 }, refrain: { refrained: false, correctDecision: true } }),
+      result({ id: "2", scores: { p1: false, em: 0, f1: 0.5 }, refrain: { refrained: false, correctDecision: false } }),
+      result({ id: "3", status: "REFRAINED", answer: null, gold: { answers: [], unanswerable: true, kbNames: [] }, refrain: { refrained: true, correctDecision: true } }),
+      result({ id: "4", status: "REFRAINED", answer: null, scores: { p1: false, em: 0, f1: 0 }, refrain: { refrained: true, correctDecision: false } }),
+    ]);
+    expect(m.refrain.values.rate).toBe(0.5);
+    expect(m.refrain.values.accuracy).toBe(0.5);
+    expect(m.refrain.values.unanswerableRefrained).toBe(1);
+    // Answer accuracy only over the three answerable questions: P@1 1/3, EM 1/3, F1 (1 + 0.5 + 0) / 3.
+    expect(m.answer.n).toBe(3);
+    expect(m.answer.values["p@1"]).toBeCloseTo(1 / 3, 12);
+    expect(m.answer.values.f1).toBeCloseTo(0.5, 12);
+    expect(m.counts).toEqual({ answered: 2, refrained: 2, failed: 0 });
+  });
+
+  it("AP@k per ranking: share of questions whose first answer-bearing piece is within k", () => {
+    const p = (pool: number | null, rr: number | null) => ({ pool: { rank: pool, depth: 200 }, "rerank:1:bm25": { rank: rr, depth: 30 } });
+    const m = aggregate([
+      result({ id: "1", presence: p(1, 1) }),
+      result({ id: "2", presence: p(7, 3) }),
+      result({ id: "3", presence: p(150, null) }),
+      result({ id: "4", presence: p(null, null) }),
+    ]);
+    expect(m.presence.pool.values["ap@1"]).toBe(0.25);
+    expect(m.presence.pool.values["ap@10"]).toBe(0.5);
+    expect(m.presence.pool.values["ap@100"]).toBe(0.5);
+    // Cuts deeper than the ranking are not reported (AP@1000 of a 200-deep pool says nothing new).
+    expect(m.presence.pool.values["ap@1000"]).toBeUndefined();
+    expect(m.presence["rerank:1:bm25"].values["ap@5"]).toBe(0.5);
+    expect(m.presence["rerank:1:bm25"].values["ap@100"]).toBeUndefined();
+  });
+
+  it("retrieval, execution and latency, with breakdowns by kind", () => {
+    const m = aggregate([
+      result({ id: "1", kind: "DOCUMENTS", retrieval: { relevant: 1, ranks: [1], retrievedDepth: 50, top: [] }, timings: { total: 100, pool: 10 } }),
+      result({ id: "2", kind: "DOCUMENTS", retrieval: { relevant: 2, ranks: [3, null], retrievedDepth: 50, top: [] }, timings: { total: 300, pool: 30 } }),
+      result({ id: "3", kind: "SQL", execution: { language: "sql", kbName: "k", query: "q", match: true, matchColumns: true, anyMatch: true, goldRows: 1, predictedRows: 1 }, timings: { total: 200 } }),
+      result({ id: "4", kind: "SQL", execution: { language: "sql", kbName: "k", query: "q", match: false, matchColumns: true, anyMatch: false, goldRows: 1, predictedRows: 1 }, timings: { total: 400 } }),
+    ]);
+    expect(m.retrieval.n).toBe(2);
+    expect(m.retrieval.values["hit@1"]).toBe(0.5);
+    expect(m.retrieval.values["mrr@10"]).toBeCloseTo((1 + 1 / 3) / 2, 12);
+    expect(m.retrieval.values["recall@100"]).toBe(0.75);
+    expect(m.execution.values.match).toBe(0.5);
+    expect(m.execution.values.matchColumns).toBe(1);
+    expect(m.latency.total).toEqual({ p50: 200, p95: 400, n: 4 });
+    expect(m.latency.pool).toEqual({ p50: 10, p95: 30, n: 2 });
+    expect(Object.keys(m.byKind)).toEqual(["DOCUMENTS", "SQL"]);
+    expect(m.byKind.SQL.values["execution.match"]).toBe(0.5);
+    expect(m.byKind.DOCUMENTS.values["execution.match"]).toBeUndefined();
+    const flat = flattenMetrics(m);
+    expect(flat["retrieval.hit@1"]).toBe(0.5);
+    expect(flat["latency.total.p95"]).toBe(400);
+  });
+
+  it("leaves questions the evaluation could not start out of the metrics, counting them as failed", () => {
+    const m = aggregate([
+      result({ id: "1", scores: { p1: true, em: 1, f1: 1 } }),
+      result({ id: "2", status: "ERROR", answer: null, error: "no access", scores: { p1: null, em: null, f1: null } }),
+    ]);
+    expect(m.answer.n).toBe(1);
+    expect(m.answer.values["p@1"]).toBe(1);
+    expect(m.counts.failed).toBe(1);
+  });
+
+  it("sums LLM usage when runs report it", () => {
+    const m = aggregate([result({ id: "1", usage: { tokens: 1200, costUsd: 0.002, calls: 3, model: "m" } }), result({ id: "2", usage: { tokens: 800, costUsd: 0.001, calls: 2, model: "m" } }), result({ id: "3" })]);
+    expect(m.usage).toEqual({ runsWithLlm: 2, tokens: 2000, costUsd: expect.closeTo(0.003, 12) });
+    expect(aggregate([result({ id: "1" })]).usage).toBeNull();
+  });
+});
