@@ -2,7 +2,7 @@
 
 import type { ReactNode } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { formatMetric, metricInfo, rankingLabel } from "@/lib/eval/metric-labels";
+import { formatMetric, metricInfo, rankingLabel, rankingRank, sortedEntries, stageRank } from "@/lib/eval/metric-labels";
 import type { MetricValue, SuiteMetrics } from "@/lib/eval/types";
 
 export const SERIES_COLORS = ["#2f6fde", "#f59e0b", "#10b981", "#e11d48", "#8b5cf6", "#64748b", "#0891b2"];
@@ -67,7 +67,9 @@ export function RateBars({ metrics }: { metrics: SuiteMetrics }) {
 
 /** Quasar's answer presence: AP@k along k, one line per ranking (pool, each re-rank round, the answer's evidence). */
 export function PresenceChart({ metrics }: { metrics: SuiteMetrics }) {
-  const labels = Object.keys(metrics.presence).filter((l) => metrics.presence[l].n > 0);
+  const labels = sortedEntries(metrics.presence, rankingRank)
+    .filter(([, g]) => g.n > 0)
+    .map(([l]) => l);
   if (!labels.length) return null;
   const ks = [...new Set(labels.flatMap((l) => Object.keys(metrics.presence[l].values).map((k) => Number(k.slice(3)))))].sort((a, b) => a - b);
   const data = ks.map((k) => ({ k: `${k}`, ...Object.fromEntries(labels.map((l) => [l, metrics.presence[l].values[`ap@${k}`] ?? null])) }));
@@ -93,7 +95,7 @@ const BREAKDOWN_KEYS = ["source.rankedFirst", "retrieval.ndcg@10", "execution.ma
 
 /** A few headline metrics side by side per group (source kind, or suite for the mixed suite). */
 export function BreakdownChart({ title, description, by }: { title: string; description: string; by: SuiteMetrics["byKind"] }) {
-  const groups = Object.entries(by);
+  const groups = sortedEntries(by, () => 0);
   if (groups.length < 2) return null;
   const keys = BREAKDOWN_KEYS.filter((k) => groups.some(([, g]) => typeof g.values[k] === "number"));
   const data = groups.map(([name, g]) => ({ name: `${name.toLowerCase()} · ${g.n}`, ...Object.fromEntries(keys.map((k) => [k, g.values[k] ?? null])) }));
@@ -117,7 +119,7 @@ export function BreakdownChart({ title, description, by }: { title: string; desc
 
 /** Per-stage latency, p50 and p95. */
 export function LatencyChart({ metrics }: { metrics: SuiteMetrics }) {
-  const data = Object.entries(metrics.latency)
+  const data = sortedEntries(metrics.latency, stageRank)
     .filter(([stage]) => stage !== "total")
     .map(([stage, l]) => ({ stage, p50: l.p50, p95: l.p95 }));
   if (!data.length) return null;

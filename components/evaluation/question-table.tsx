@@ -4,6 +4,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { correctOf } from "@/lib/eval/correct";
+import { rankingLabel, rankingRank, sortedEntries } from "@/lib/eval/metric-labels";
 import type { QuestionResult } from "@/lib/eval/types";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
@@ -41,8 +42,8 @@ function Details({ r }: { r: QuestionResult }) {
   }
   if (r.retrieval) facts.push(["Relevant documents at rank", r.retrieval.ranks.map((x) => x ?? "not retrieved").join(", ")]);
   if (r.presence) {
-    const p = Object.entries(r.presence)
-      .map(([l, v]) => `${l}: ${v.rank ?? "absent"}`)
+    const p = sortedEntries(r.presence, rankingRank)
+      .map(([l, v]) => `${rankingLabel(l)}: ${v.rank ?? "absent"}`)
       .join("; ");
     facts.push(["First piece holding the answer", p]);
   }

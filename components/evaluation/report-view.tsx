@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { formatMetric, HEADLINE_METRICS, metricInfo } from "@/lib/eval/metric-labels";
+import { formatMetric, HEADLINE_METRICS, metricInfo, rankingRank, sortedEntries, stageRank } from "@/lib/eval/metric-labels";
 import type { ReportDetail } from "@/lib/eval/reports";
 import type { MetricGroup, SuiteMetrics } from "@/lib/eval/types";
 import { Alert } from "../ui/alert";
@@ -55,10 +55,10 @@ function MetricsTable({ metrics }: { metrics: SuiteMetrics }) {
   add("retrieval", metrics.retrieval);
   add("evidence", metrics.evidence);
   add("execution", metrics.execution);
-  for (const [label, g] of Object.entries(metrics.presence)) add(`presence.${label}`, g);
+  for (const [label, g] of sortedEntries(metrics.presence, rankingRank)) add(`presence.${label}`, g);
   add("answer", metrics.answer);
   add("refrain", metrics.refrain);
-  for (const [stage, l] of Object.entries(metrics.latency)) {
+  for (const [stage, l] of sortedEntries(metrics.latency, stageRank)) {
     rows.push({ group: "Latency", label: `${stage} p50 / p95`, value: `${formatMetric(l.p50, "ms")} / ${formatMetric(l.p95, "ms")}`, n: l.n });
   }
   if (metrics.usage) {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { flattenMetrics } from "./metrics/aggregate";
-import { metricInfo, type MetricFormat } from "./metric-labels";
+import { compareMetricKeys, metricInfo, type MetricFormat } from "./metric-labels";
 import { correctOf } from "./correct";
 import type { MetricValue, QuestionResult, ReportJson, SuiteMetrics } from "./types";
 
@@ -57,7 +57,7 @@ function shown(r: QuestionResult): string | null {
 export function compareReports(a: ComparableReport, b: ComparableReport): Comparison {
   const fa = flattenMetrics(a.metrics);
   const fb = flattenMetrics(b.metrics);
-  const keys = [...new Set([...Object.keys(fa), ...Object.keys(fb)])];
+  const keys = [...new Set([...Object.keys(fa), ...Object.keys(fb)])].sort(compareMetricKeys);
   const metrics: MetricDelta[] = keys.map((key) => {
     const info = metricInfo(key);
     const va = fa[key] ?? null;

@@ -1,5 +1,5 @@
 import type { Comparison } from "./compare";
-import { formatDelta, formatMetric, metricInfo } from "./metric-labels";
+import { formatDelta, formatMetric, metricInfo, rankingRank, sortedEntries, stageRank } from "./metric-labels";
 import type { MetricGroup, ReportJson, SuiteMetrics } from "./types";
 
 /** Plain-text tables for the command line (fixed-width columns, no colour codes: logs stay readable). */
@@ -41,7 +41,7 @@ export function formatMetricsTable(m: SuiteMetrics): string {
   groupRows("retrieval", m.retrieval, rows);
   groupRows("evidence", m.evidence, rows);
   groupRows("execution", m.execution, rows);
-  for (const [label, g] of Object.entries(m.presence)) groupRows(`presence.${label}`, g, rows);
+  for (const [label, g] of sortedEntries(m.presence, rankingRank)) groupRows(`presence.${label}`, g, rows);
   groupRows("answer", m.answer, rows);
   groupRows("refrain", m.refrain, rows);
   if (m.usage) {
@@ -49,7 +49,7 @@ export function formatMetricsTable(m: SuiteMetrics): string {
     rows.push(["", "cost", formatMetric(m.usage.costUsd, "usd"), ""]);
   }
   const out = [table(rows, ["l", "l", "r", "r"])];
-  const stages = Object.entries(m.latency);
+  const stages = sortedEntries(m.latency, stageRank);
   if (stages.length) {
     const lat: string[][] = [["stage", "p50", "p95"]];
     for (const [stage, l] of stages) lat.push([stage, formatMetric(l.p50, "ms"), formatMetric(l.p95, "ms")]);
@@ -60,7 +60,7 @@ export function formatMetricsTable(m: SuiteMetrics): string {
 
 /** A few headline metrics per source kind (or per suite for the mixed suite). */
 export function formatBreakdown(title: string, by: SuiteMetrics["byKind"]): string {
-  const entries = Object.entries(by);
+  const entries = sortedEntries(by, () => 0);
   if (entries.length < 2) return "";
   const keys = ["source.rankedFirst", "execution.match", "retrieval.ndcg@10", "answer.p@1", "answer.f1", "refrain.rate", "latency.total.p50"].filter((k) =>
     entries.some(([, v]) => v.values[k] !== undefined && v.values[k] !== null),

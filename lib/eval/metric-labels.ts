@@ -112,3 +112,58 @@ export const HEADLINE_METRICS = [
   "refrain.accuracy",
   "latency.total.p50",
 ];
+
+/** The pipeline's stage order (DESIGN.md); unknown stages after, "total" last. */
+const STAGE_ORDER = ["understand", "select", "formulate", "execute", "pool", "rerank", "select-evidence", "answer", "critique"];
+export function stageRank(stage: string): number {
+  if (stage === "total") return 1000;
+  const i = STAGE_ORDER.indexOf(stage);
+  return i < 0 ? 500 : i;
+}
+
+/** Rankings in the order the run makes them: pool, each re-rank round, the answer's evidence. */
+export function rankingRank(label: string): number {
+  if (label === "pool") return 0;
+  const m = /^rerank:(\d+):/.exec(label);
+  if (m) return Number(m[1]);
+  return label === "evidence" ? 100 : 50;
+}
+
+/**
+ * Stored metrics come back from PostgreSQL's JSONB with their keys reordered (by length), so every
+ * reader sorts: stages by pipeline order, rankings by round, and metric keys by group and name.
+ */
+export function sortedEntries<T>(record: Record<string, T>, rank: (key: string) => number): [string, T][] {
+  return Object.entries(record).sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+const GROUP_ORDER = ["source", "retrieval", "evidence", "execution", "presence", "answer", "refrain", "latency", "usage"];
+const WITHIN_GROUP: Record<string, string[]> = {
+  source: ["inCandidates", "rankedFirst", "winner"],
+  retrieval: ["hit@1", "hit@5", "hit@10", "mrr@10", "ndcg@10", "recall@10", "recall@100"],
+  execution: ["match", "matchColumns", "anyMatch"],
+  answer: ["p@1", "em", "f1", "emNoScale"],
+  refrain: ["rate", "accuracy", "unanswerableRefrained"],
+};
+
+/** Orders flat metric keys as tables read them: by group, ranking and k, stage, then the group's own order. */
+export function compareMetricKeys(a: string, b: string): number {
+  const ga = GROUP_ORDER.indexOf(a.split(".")[0]);
+  const gb = GROUP_ORDER.indexOf(b.split(".")[0]);
+  if (ga !== gb) return ga - gb;
+  const group = a.split(".")[0];
+  if (group === "presence") {
+    const [, la, ka] = /^presence\.(.+)\.ap@(\d+)$/.exec(a) ?? [, a, "0"];
+    const [, lb, kb] = /^presence\.(.+)\.ap@(\d+)$/.exec(b) ?? [, b, "0"];
+    return rankingRank(la!) - rankingRank(lb!) || Number(ka) - Number(kb);
+  }
+  if (group === "latency") {
+    const sa = a.slice(8).replace(/\.p(50|95)$/, "");
+    const sb = b.slice(8).replace(/\.p(50|95)$/, "");
+    return stageRank(sa) - stageRank(sb) || a.localeCompare(b);
+  }
+  const order = WITHIN_GROUP[group] ?? [];
+  const ia = order.indexOf(a.slice(group.length + 1));
+  const ib = order.indexOf(b.slice(group.length + 1));
+  return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib) || a.localeCompare(b);
+}

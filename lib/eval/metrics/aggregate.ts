@@ -1,3 +1,4 @@
+import { compareMetricKeys, stageRank } from "../metric-labels";
 import type { MetricGroup, MetricValue, QuestionResult, SuiteMetrics } from "../types";
 import { PRESENCE_KS } from "./presence";
 import { hitAtK, mrrAtK, ndcgAtK, recallAtK } from "./retrieval";
@@ -21,13 +22,6 @@ function group(n: number, values: Record<string, MetricValue>): MetricGroup {
 
 export const RETRIEVAL_KS = { hit: [1, 5, 10], recall: [10, 100] } as const;
 
-/** The pipeline's stage order (DESIGN.md), for latency tables; unknown stages after, "total" last. */
-const STAGE_ORDER = ["understand", "select", "formulate", "execute", "pool", "rerank", "select-evidence", "answer", "critique"];
-function stageRank(stage: string): number {
-  if (stage === "total") return 1000;
-  const i = STAGE_ORDER.indexOf(stage);
-  return i < 0 ? 500 : i;
-}
 
 /**
  * Suite metrics from per-question results. Each group is averaged over the questions it applies to
@@ -145,7 +139,7 @@ export function flattenMetrics(m: Omit<SuiteMetrics, "byKind" | "bySuite">): Rec
     out["usage.tokens"] = m.usage.tokens;
     out["usage.costUsd"] = m.usage.costUsd;
   }
-  return out;
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => compareMetricKeys(a, b)));
 }
 
 function breakdown(results: QuestionResult[], key: (r: QuestionResult) => string): SuiteMetrics["byKind"] {

@@ -78,3 +78,15 @@ describe("command-line tables", () => {
     expect(full).toMatch(/total\s+80 ms\s+120 ms/);
   });
 });
+
+describe("metric order survives storage", () => {
+  it("sorts stages, rankings and metric keys as the pipeline runs them, whatever order JSONB returned", async () => {
+    const { compareMetricKeys, rankingRank, sortedEntries, stageRank } = await import("@/lib/eval/metric-labels");
+    // JSONB orders keys by length: this is how stored latency comes back.
+    const stored = { pool: 1, answer: 2, rerank: 3, select: 4, execute: 5, critique: 6, formulate: 7, understand: 8, "select-evidence": 9, total: 10 };
+    expect(sortedEntries(stored, stageRank).map(([k]) => k)).toEqual(["understand", "select", "formulate", "execute", "pool", "rerank", "select-evidence", "answer", "critique", "total"]);
+    expect(sortedEntries({ evidence: 1, "rerank:2:combined": 2, pool: 3, "rerank:1:bm25": 4 }, rankingRank).map(([k]) => k)).toEqual(["pool", "rerank:1:bm25", "rerank:2:combined", "evidence"]);
+    const keys = ["latency.total.p50", "answer.f1", "presence.pool.ap@100", "presence.pool.ap@5", "source.winner", "source.inCandidates", "presence.rerank:1:x.ap@1", "answer.p@1"];
+    expect([...keys].sort(compareMetricKeys)).toEqual(["source.inCandidates", "source.winner", "presence.pool.ap@5", "presence.pool.ap@100", "presence.rerank:1:x.ap@1", "answer.p@1", "answer.f1", "latency.total.p50"]);
+  });
+});
