@@ -27,7 +27,18 @@ const HTTP_STATUS: Record<AppErrorCode | "INTERNAL", number> = {
   INTERNAL: 500,
 };
 
+/**
+ * Marks AppErrors by a registry symbol as well as by class: a production bundle may hold two copies of
+ * this module (server actions and route chunks), and `instanceof` fails across copies, which would turn
+ * an actionable message into "something went wrong".
+ */
+const APP_ERROR = Symbol.for("mosaic.AppError");
+
 export class AppError extends Error {
+  static is(e: unknown): e is AppError {
+    return e instanceof AppError || (e instanceof Error && (e as unknown as Record<symbol, unknown>)[APP_ERROR] === true);
+  }
+
   constructor(
     public readonly code: AppErrorCode,
     message: string,
@@ -36,6 +47,7 @@ export class AppError extends Error {
   ) {
     super(message);
     this.name = "AppError";
+    (this as unknown as Record<symbol, unknown>)[APP_ERROR] = true;
   }
 }
 
@@ -48,7 +60,7 @@ export interface ClientError {
 }
 
 export function toClientError(error: unknown, context: Record<string, unknown> = {}): ClientError {
-  if (error instanceof AppError) {
+  if (AppError.is(error)) {
     return { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}) };
   }
   const ref = randomUUID().slice(0, 8);

@@ -71,8 +71,12 @@ export type BackendError =
   | BackendUnavailableError
   | BackendConfigError;
 
+const BACKEND_CODES = new Set(["UNSAFE_QUERY", "QUERY_SYNTAX", "QUERY_TIMEOUT", "QUERY_FAILED", "KB_UNAVAILABLE", "KB_CONFIG"]);
+
+/** By class, or by its code when a bundle holds another copy of this module (instanceof fails across copies). */
 export function isBackendError(e: unknown): e is BackendError {
   return (
+    (e instanceof Error && BACKEND_CODES.has(String((e as { code?: unknown }).code)) && /Error$/.test(e.name)) ||
     e instanceof QueryRejectedError ||
     e instanceof QuerySyntaxError ||
     e instanceof QueryTimeoutError ||
