@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { mulberry32 } from "../random";
 
 /**
  * The demo SQLite sales database of Aurora Outfitters, generated deterministically (same seed, same
@@ -39,17 +40,6 @@ const CUSTOMERS = [
   ["Peak District Adventures", "Tour operator", 5, "Sheffield"],
   ["London Ramblers", "Club", 5, "London"],
 ] as const;
-
-function mulberry32(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function createDemoSalesDatabase(file: string): void {
   const db = new Database(file);

@@ -1,18 +1,11 @@
+import { mulberry32 } from "../random";
+
 /**
  * Deterministic sampling: the same seed draws the same questions in the same order, so a report can be
  * reproduced and `--limit N` of a seed is always the first N of that seed's order (a resumed run with a
  * larger limit keeps what it already has).
  */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 };
 
 /** Fisher–Yates with a seeded generator; the input is not changed. */
 export function seededShuffle<T>(items: readonly T[], seed: number): T[] {
