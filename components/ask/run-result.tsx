@@ -158,6 +158,13 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
       </div>
       <aside className="lg:sticky lg:top-4 lg:self-start" aria-label="Run stages">
         <StageProgress progress={progress} live={false} />
+        {outcome?.llm && (
+          // The run's LLM total (issue 5): calls, tokens and the estimated cost from the price table.
+          <p className="mt-2 px-1 text-xs text-slate-600" data-testid="llm-usage">
+            LLM: {outcome.llm.calls} call{outcome.llm.calls === 1 ? "" : "s"} · {outcome.llm.totalTokens.toLocaleString("en")} tokens · ${outcome.llm.costUsd.toFixed(4)}
+            {outcome.llm.priceUnknown.length > 0 ? ` (no price for ${outcome.llm.priceUnknown.join(", ")})` : ""}
+          </p>
+        )}
       </aside>
     </div>
   );
