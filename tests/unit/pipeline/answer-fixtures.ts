@@ -2,6 +2,7 @@ import { evidenceId, linearizePath, linearizeRow, linearizeTriple } from "@/lib/
 import type { EvidencePiece, PassageData, PathData, PathEdge, PathNode, RowData, Scalar, TermData, TripleData } from "@/lib/backends/types";
 import { isStopword, words } from "@/lib/pipeline/text";
 import type { EntityMention, ExecutedQuery, Intent, ScoredEvidence } from "@/lib/pipeline/types";
+import { baseIntent } from "./intent-fixture";
 
 /**
  * Hand-made evidence for the answer and critique tests, built the way the backends verbalize
@@ -130,21 +131,7 @@ export function mention(question: string, text: string, links: EntityMention["li
 }
 
 export function intent(question: string, over: Partial<Intent> = {}): Intent {
-  return {
-    question,
-    completed: question,
-    language: "en",
-    wh: null,
-    answerTypes: [],
-    entities: [],
-    relation: null,
-    time: [],
-    locations: [],
-    aggregate: null,
-    superlative: null,
-    keywords: words(question).filter((w) => !isStopword(w, "en")),
-    ...over,
-  };
+  return baseIntent(question, { keywords: words(question).filter((w) => !isStopword(w, "en")), ...over });
 }
 
 export function executed(kb: Kb, strategy: ExecutedQuery["strategy"], language: "sql" | "sparql" | "cypher" | "search", text: string, status: ExecutedQuery["status"], rows: number, over: Partial<ExecutedQuery> = {}): ExecutedQuery {

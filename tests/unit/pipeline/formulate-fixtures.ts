@@ -1,24 +1,11 @@
 import type { KbStructure } from "@/lib/backends/types";
 import { type Candidate, type EntityLink, type EntityMention, type Intent, intentSchema } from "@/lib/pipeline/types";
+import { baseIntent } from "./intent-fixture";
 
 /** Hand-made intents, links and KB structures for the formulate unit tests (no engine involved). */
 
 export function intent(question: string, overrides: Partial<Omit<Intent, "question">> = {}): Intent {
-  return intentSchema.parse({
-    question,
-    completed: question,
-    language: "en",
-    wh: null,
-    answerTypes: [],
-    entities: [],
-    relation: null,
-    time: [],
-    locations: [],
-    aggregate: null,
-    superlative: null,
-    keywords: [],
-    ...overrides,
-  });
+  return intentSchema.parse(baseIntent(question, overrides));
 }
 
 export function link(kbId: string, kind: string, ref: string, label: string, score = 1, sourceObject: string | null = null): EntityLink {

@@ -5,23 +5,10 @@ import type { EvidencePiece, PathData, QueryLanguage, Scalar } from "@/lib/backe
 import type { CatalogEntry } from "@/lib/pipeline/catalog-snapshot";
 import type { StageContext, TraceEventInput } from "@/lib/pipeline/stage";
 import type { EntityLink, EntityMention, Intent } from "@/lib/pipeline/types";
+import { baseIntent } from "./intent-fixture";
 
 export function intent(question: string, extra: Partial<Intent> = {}): Intent {
-  return {
-    question,
-    completed: question,
-    language: "en",
-    wh: null,
-    answerTypes: [],
-    entities: [],
-    relation: null,
-    time: [],
-    locations: [],
-    aggregate: null,
-    superlative: null,
-    keywords: [],
-    ...extra,
-  };
+  return baseIntent(question, extra);
 }
 
 export function mention(text: string, links: Partial<EntityLink>[] = []): EntityMention {
