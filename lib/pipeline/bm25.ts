@@ -20,14 +20,15 @@ export class Bm25Index {
   private readonly b: number;
   private readonly language: string;
 
-  constructor(texts: string[], opts: Bm25Options = {}) {
+  /** `texts` are tokenized here; a string[] entry is a document already tokenized with `terms` (cached by the caller). */
+  constructor(texts: (string | string[])[], opts: Bm25Options = {}) {
     this.k1 = opts.k1 ?? 1.2;
     this.b = opts.b ?? 0.75;
     this.language = opts.language ?? "en";
     let total = 0;
     for (const text of texts) {
       const tf = new Map<string, number>();
-      const ts = terms(text, this.language);
+      const ts = typeof text === "string" ? terms(text, this.language) : text;
       for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + 1);
       for (const t of tf.keys()) this.df.set(t, (this.df.get(t) ?? 0) + 1);
       this.docs.push(tf);

@@ -9,7 +9,7 @@ export { answerTypeFit, answerTypeScorer, expectedTypes, fieldsOf } from "./answ
 export { COMBINED_WEIGHTS, type CompositeScorer, combinedScorer, isCompositeScorer } from "./combined";
 export { entityOverlap, entityOverlapScorer } from "./entity-overlap";
 export { ENTITY_MENTION_BOOST, bm25EntityScorer, bm25Scorer, lexicalCoverage, mentionedFraction } from "./lexical";
-export { identifierWords, pieceSearchText } from "./piece-text";
+export { identifierWords, pieceSearchText, pieceTokens } from "./piece-text";
 export { relationFit, relationFitScorer } from "./relation-fit";
 export { FEW_RESULTS, FLOOR_SCORE_KEY, STRUCTURED_LANGUAGES, floorScore, structuredFewResultIds } from "./structured-floor";
 

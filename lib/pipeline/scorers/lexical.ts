@@ -3,7 +3,7 @@ import { Bm25Index } from "../bm25";
 import { terms } from "../text";
 import { type EvidenceScorer, type Intent, intentText } from "../types";
 import { mentionForms } from "./mentions";
-import { containsPhrase, pieceSearchText, preparePiece } from "./piece-text";
+import { containsPhrase, pieceTokens, preparePiece } from "./piece-text";
 
 /**
  * BM25 of the concatenated intent against the pieces being ranked (the index is built over exactly
@@ -14,7 +14,7 @@ import { containsPhrase, pieceSearchText, preparePiece } from "./piece-text";
 export function lexicalCoverage(intent: Intent, pieces: EvidencePiece[]): number[] {
   if (!pieces.length) return [];
   const query = intentText(intent);
-  const index = new Bm25Index(pieces.map(pieceSearchText));
+  const index = new Bm25Index(pieces.map(pieceTokens));
   const mass = [...new Set(terms(query))].reduce((sum, t) => sum + index.idf(t), 0);
   if (mass === 0) return pieces.map(() => 0);
   return index.scores(query).map((s) => s / mass);

@@ -23,6 +23,8 @@ export interface PreparedPiece {
   entities: Set<string>;
   /** Stemmed content terms of the text and the entity names (computed on first use: stemming is the costly part). */
   readonly terms: Set<string>;
+  /** The text's terms in order, repeats kept: the BM25 document of the piece (pool and re-rank share it). */
+  readonly tokens: string[];
   /** KB references the piece is about: IRIs of a triple, node ids of a path, the document id. */
   refs: Set<string>;
 }
@@ -45,6 +47,7 @@ export function preparePiece(piece: EvidencePiece): PreparedPiece {
   if (cached) return cached;
   const text = pieceSearchText(piece);
   let termSet: Set<string> | null = null;
+  let tokens: string[] | null = null;
   const result: PreparedPiece = {
     piece,
     padded: ` ${normalizeLabel(text)} `,
@@ -52,6 +55,10 @@ export function preparePiece(piece: EvidencePiece): PreparedPiece {
     get terms() {
       termSet ??= new Set([...terms(text), ...piece.entities.flatMap((e) => terms(identifierWords(e)))]);
       return termSet;
+    },
+    get tokens() {
+      tokens ??= terms(text);
+      return tokens;
     },
     refs: new Set(refsOf(piece)),
   };
@@ -63,4 +70,9 @@ export function preparePiece(piece: EvidencePiece): PreparedPiece {
 export function containsPhrase(prepared: PreparedPiece, normalizedPhrase: string): boolean {
   if (!normalizedPhrase) return false;
   return prepared.entities.has(normalizedPhrase) || prepared.padded.includes(` ${normalizedPhrase} `);
+}
+
+/** The piece's BM25 document (`terms(pieceSearchText(piece))`), tokenized once per piece. */
+export function pieceTokens(piece: EvidencePiece): string[] {
+  return preparePiece(piece).tokens;
 }

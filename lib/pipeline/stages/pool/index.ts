@@ -1,6 +1,6 @@
 import type { EvidencePiece } from "../../../backends/types";
 import { Bm25Index } from "../../bm25";
-import { FLOOR_SCORE_KEY, floorScore, pieceSearchText, structuredFewResultIds } from "../../scorers";
+import { FLOOR_SCORE_KEY, floorScore, pieceTokens, structuredFewResultIds } from "../../scorers";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
 import { type Intent, type ScoredEvidence, intentText } from "../../types";
 
@@ -32,7 +32,7 @@ export function poolEvidence(input: PoolInput): ScoredEvidence[] {
   const floored = structuredFewResultIds(input.pieces);
   const pieces = dedupePieces(input.pieces);
   if (!pieces.length) return [];
-  const raw = new Bm25Index(pieces.map(pieceSearchText)).scores(intentText(input.intent));
+  const raw = new Bm25Index(pieces.map(pieceTokens)).scores(intentText(input.intent));
   const floor = floorScore(raw);
   const scored = pieces.map((piece, i): ScoredEvidence => {
     if (!floored.has(piece.id)) return { piece, score: raw[i], scores: { bm25: raw[i] } };
