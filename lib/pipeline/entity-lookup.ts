@@ -39,6 +39,14 @@ export interface LabelRow {
 }
 
 export const DEFAULT_LINKS_PER_MENTION = 10;
+/**
+ * Beyond the best `limit` links of a mention, each further KB keeps its own best link, up to this many
+ * links in all: a value many KBs hold ("USA") still links into each of them, so every candidate source
+ * can filter on it (without it, the first ten KBs by id took every slot).
+ */
+export const MAX_LINKS_ACROSS_KBS = 40;
+/** Rows read per label and KB: the same label in several columns of one KB ("Country" in two tables). */
+const ROWS_PER_LABEL_AND_KB = 5;
 /** Links weaker than this are noise (a one-word mention inside a seven-word caption). */
 export const MIN_LINK_SCORE = 0.3;
 /** A singular/plural variant of the mention's last word matched ("tent" ~ "Tents"). */
@@ -108,7 +116,7 @@ export function compareLinks(a: EntityLink, b: EntityLink): number {
   );
 }
 
-/** Best link per (kb, ref), ranked, at most `limit`. */
+/** Best link per (kb, ref), ranked: the best `limit`, then the best link of each KB not among them (MAX_LINKS_ACROSS_KBS in all). */
 export function rankLinks(links: EntityLink[], limit = DEFAULT_LINKS_PER_MENTION): EntityLink[] {
   const best = new Map<string, EntityLink>();
   for (const l of links) {
@@ -116,7 +124,16 @@ export function rankLinks(links: EntityLink[], limit = DEFAULT_LINKS_PER_MENTION
     const prev = best.get(key);
     if (!prev || l.score > prev.score) best.set(key, l);
   }
-  return [...best.values()].filter((l) => l.score >= MIN_LINK_SCORE).sort(compareLinks).slice(0, limit);
+  const ranked = [...best.values()].filter((l) => l.score >= MIN_LINK_SCORE).sort(compareLinks);
+  const out = ranked.slice(0, limit);
+  const kbs = new Set(out.map((l) => l.kbId));
+  for (const l of ranked.slice(limit)) {
+    if (out.length >= Math.max(limit, MAX_LINKS_ACROSS_KBS)) break;
+    if (kbs.has(l.kbId)) continue;
+    kbs.add(l.kbId);
+    out.push(l);
+  }
+  return out;
 }
 
 interface PreparedMention {
@@ -257,14 +274,16 @@ export function prismaEntityLookup(prisma: PrismaClient, options: PrismaEntityLo
       if (!prepared.length || !kbIds.length) return new Map(prepared.map((p) => [p.mention, []]));
       const exactKeys = [...new Set(prepared.flatMap((p) => [p.key, ...inflectionVariants(p.key)]))];
       const prefixKeys = [...new Set(prepared.filter((p) => p.prefix).map((p) => p.key))];
-      // Integer by construction: it is inlined into the SQL text.
+      // Integers by construction: they are inlined into the SQL text.
       const perLabel = Math.max(1, Math.floor(limit)) * 3;
+      const perLabelAndKb = ROWS_PER_LABEL_AND_KB;
 
+      // Exact matches: a few rows per label in every KB (not the first rows overall), so a common value keeps a link into each KB.
       const exactQuery = Prisma.sql`
         SELECT "kbId", label, normalized, kind, ref, "sourceObject" FROM (
-          SELECT "kbId", label, normalized, kind, ref, "sourceObject", row_number() OVER (PARTITION BY normalized ORDER BY id) AS rn
+          SELECT "kbId", label, normalized, kind, ref, "sourceObject", row_number() OVER (PARTITION BY normalized, "kbId" ORDER BY id) AS rn
           FROM "EntityLabel" WHERE normalized = ANY(${exactKeys}) AND "kbId" = ANY(${kbIds})
-        ) exact WHERE rn <= ${Prisma.raw(String(perLabel))}`;
+        ) exact WHERE rn <= ${Prisma.raw(String(perLabelAndKb))}`;
       // Index plan: one bounded branch per prefix so a common prefix cannot crowd out the others;
       // each branch's constant pattern lets the planner use the index range.
       const usesIndex = prefixKeys.length > 0 && (await prefixPlan()) === "index";

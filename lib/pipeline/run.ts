@@ -287,7 +287,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
         const executed: ExecuteOutput = await stage(
           "execute",
           strategies.execute,
-          { queries: toRun, kbs, deps, queryTimeoutMs: config.queryTimeoutMs, maxRows: config.maxRowsPerQuery },
+          { queries: toRun, kbs, deps, queryTimeoutMs: config.queryTimeoutMs, maxRows: config.maxRowsPerQuery, answerRowCap: config.answerRowCap },
           (o) => o.executed.map((q) => `${q.kbName}: ${q.status}${q.rows ? ` (${q.rows} rows)` : ""}`).join("; ") || "nothing to run",
           (o) => o.executed.map((q) => ({ kb: q.kbName, status: q.status, rows: q.rows, ms: q.ms, error: q.error })),
         );
@@ -308,7 +308,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
             }
           }
         }
-        const pooled: ScoredEvidence[] = await stage("pool", classicalPool, { intent, pieces: [...executed.pieces, ...actionPieces], limit: config.poolLimit }, (p) => `${p.length} pieces pooled`);
+        const pooled: ScoredEvidence[] = await stage("pool", classicalPool, { intent, pieces: [...poolable(executed, config.maxRowsPerQuery), ...actionPieces], limit: config.poolLimit }, (p) => `${p.length} pieces pooled`);
         observe(round, "pool", pooled);
         const reranked: ScoredEvidence[] = await stage(
           "rerank",
@@ -319,14 +319,14 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
         const selection: EvidenceSelection = await stage(
           "select-evidence",
           strategies.selectEvidence,
-          { intent, ranked: reranked, candidates, executed: executed.executed },
+          { intent, ranked: reranked, candidates, executed: executed.executed, pieces: executed.pieces, answerRowCap: config.answerRowCap },
           (s) => (s.winner ? `${s.winner.kbName}: ${s.winner.reason}` : "no source answered"),
         );
         const evidence: ScoredEvidence[] = selection.evidence.slice(0, config.evidenceForAnswer);
         const answer: Answer = await stage(
           "answer",
           strategies.answer,
-          { intent, evidence, threshold: config.answerThreshold },
+          { intent, evidence, threshold: config.answerThreshold, result: selection.result ?? null },
           (a) => (a.refrained ? `refrained: ${a.reason}` : `${a.text} (confidence ${a.confidence.toFixed(2)})`),
           (a) => a,
         );
@@ -429,6 +429,15 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
     },
   });
   return outcome;
+}
+
+/** The pieces the pool ranks: an answer query's long result (up to the answer row cap) contributes its first `maxRows` rows, as any query. */
+function poolable(executed: ExecuteOutput, maxRows: number): EvidencePiece[] {
+  const capped = new Set<string>();
+  for (const q of executed.executed) if (q.role === "answer" && q.evidenceIds.length > maxRows) for (const id of q.evidenceIds.slice(maxRows)) capped.add(id);
+  if (capped.size === 0) return executed.pieces;
+  const kept = new Set(executed.executed.flatMap((q) => q.evidenceIds.slice(0, maxRows)));
+  return executed.pieces.filter((p) => !capped.has(p.id) || kept.has(p.id));
 }
 
 /** Rejects with `error()` as soon as `signal` aborts; otherwise settles as `work` does. */

@@ -70,8 +70,10 @@ describe("in-memory entity lookup", () => {
     expect(noPrefix.get("Summit 2")).toEqual([]);
   });
 
-  it("limits the links per mention", async () => {
+  it("limits the links per mention to the best ones and each further KB's best", async () => {
     const found = await lookup.find(["Tom Hanks"], ["a", "b", "c"], 1);
-    expect(found.get("Tom Hanks")).toHaveLength(1);
+    const links = found.get("Tom Hanks")!;
+    expect(new Set(links.map((l) => l.kbId)).size).toBe(links.length);
+    expect(links.length).toBeLessThanOrEqual(3);
   });
 });

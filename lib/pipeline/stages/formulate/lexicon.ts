@@ -140,7 +140,8 @@ export function requestedAggregates(intent: Intent): AggregateFn[] {
 // ---------------------------------------------------------------------------------------------
 // Grouping: "for each country", "per region", "by category"
 
-const EACH = /\b(?:for\s+each|for\s+every|in\s+each|of\s+each|each|every|per)\s+([\p{L}_]+(?:\s+[\p{L}_]+)?)/iu;
+const EACH =
+  /\b(?:for\s+each|for\s+every|in\s+each|of\s+each|each|every|per|for\s+(?:all\s+)?(?:the\s+|each\s+of\s+the\s+)?(?:different|distinct|various)(?:\s+number\s+of)?|across\s+(?:all\s+)?(?:the\s+)?(?:different|distinct))\s+([\p{L}_]+(?:\s+[\p{L}_]+)?)/iu;
 /** "… by region?" as the question's last phrase. */
 const BY_AT_END = /(?:^|\s)([\p{L}]+)\s+by\s+(?:the\s+|each\s+)?([\p{L}_]+(?:\s+[\p{L}_]+)?)\s*[?.!]*\s*$/iu;
 /** Words before "by" that make it an agent or a sort ("placed by", "made by", "ordered by"), not a grouping. */
@@ -230,6 +231,11 @@ export interface AttributeChoice<T> {
   direction: "max" | "min";
   /** How the attribute was found, for explanations. */
   reason: string;
+}
+
+/** Whether a word is a degree adjective of the lexicon ("expensive", "older", "biggest"). */
+export function adjectiveSense(word: string): boolean {
+  return senseOf(word) !== null;
 }
 
 /** Content terms of the few words after `phrase` in the question ("the smallest weight of…" → weight). */

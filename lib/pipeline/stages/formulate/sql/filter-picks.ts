@@ -52,17 +52,17 @@ export function pickNumericFilters(intent: Intent, linking: SchemaLinking, table
       column = choice?.item ?? null;
     }
     if (!column) continue;
-    out.push({ column, op: cmp.op, values: cmp.values, withAverage: cmp.withAverage });
+    out.push({ column, op: cmp.op, values: cmp.values, withAverage: cmp.withAverage, at: cmp.at, end: cmp.at + cmp.text.length });
     notes.push(`"${cmp.text}" → ${label(column)} ${cmp.op}${cmp.withAverage ? " average" : ` ${cmp.values.join(" and ")}`}`);
   }
   return out;
 }
 
 /** Text columns a quoted phrase may be in: the mentioned ones nearest the quote, else the answer table's name. */
-export function pickLookups(intent: Intent, linking: SchemaLinking, tables: string[], positions: PositionedTerm[], notes: string[]): { column: ColumnFacts; text: string }[] {
+export function pickLookups(intent: Intent, linking: SchemaLinking, tables: string[], positions: PositionedTerm[], notes: string[]): { column: ColumnFacts; text: string; at: number }[] {
   const text = columnsOf(linking, tables).filter((c) => !c.numeric && !c.key && !c.dateLike && !c.yearLike);
   const rootName = nameColumn(linking.columns.get(linking.root) ?? []);
-  const out: { column: ColumnFacts; text: string }[] = [];
+  const out: { column: ColumnFacts; text: string; at: number }[] = [];
   for (const q of quotedPhrases(intent.completed)) {
     if (linking.values.some((v) => v.entity.mention.toLowerCase() === q.text.toLowerCase())) continue;
     const column =
@@ -70,9 +70,9 @@ export function pickLookups(intent: Intent, linking: SchemaLinking, tables: stri
         const distance = wordDistance(positions, q.at, c.ownTerms, 6, q.text.split(/\s+/).length + 6);
         return linking.columnScore(c) >= MENTIONED && Number.isFinite(distance) ? 10 - distance + linking.columnScore(c) : 0;
       }) ?? rootName;
-    if (column) out.push({ column, text: q.text });
+    if (column) out.push({ column, text: q.text, at: q.at });
   }
-  for (const e of linking.lookups) if (rootName) out.push({ column: rootName, text: e.mention });
+  for (const e of linking.lookups) if (rootName) out.push({ column: rootName, text: e.mention, at: Math.max(0, intent.completed.toLowerCase().indexOf(e.mention.toLowerCase())) });
   for (const l of out) notes.push(`looking up "${l.text}" in ${label(l.column)}`);
   return out;
 }
