@@ -22,7 +22,7 @@ const SCAFFOLD = new Set(
 
 export function questionCoverage(question: string, known: string[]): { coverage: number; uncovered: string[] } {
   const knownSet = new Set(known);
-  const content = [...new Set(terms(question))].filter((t) => !SCAFFOLD.has(t) && !/^\d+(?:\.\d+)?$/.test(t) && t.length > 1);
+  const content = [...new Set(terms(question.replace(/([a-z0-9])([A-Z])/g, "$1 $2")))].filter((t) => !SCAFFOLD.has(t) && !/^\d+(?:\.\d+)?$/.test(t) && t.length > 1);
   if (content.length === 0) return { coverage: 1, uncovered: [] };
   const uncovered = content.filter((t) => !knownSet.has(t));
   return { coverage: Math.round(((content.length - uncovered.length) / content.length) * 1000) / 1000, uncovered };

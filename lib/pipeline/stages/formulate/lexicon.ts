@@ -29,9 +29,22 @@ export function dice(a: string[], b: string[]): number {
   return (2 * shared) / (A.size + B.size);
 }
 
+/**
+ * Identifiers a question quotes from the schema ("unitsInStock", "order_date") as words: "units In
+ * Stock", "order date". Ordinary words are left as they are.
+ */
+export function splitIdentifiers(text: string): string {
+  return text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Za-z])_([A-Za-z])/g, "$1 $2");
+}
+
+/** Stemmed terms of question text, with schema identifiers it quotes split into their words. */
+export function textTerms(text: string): string[] {
+  return terms(splitIdentifiers(text));
+}
+
 /** Every stemmed term the question offers for linking: the completed question, relation and keywords. */
 export function questionTerms(intent: Intent): Set<string> {
-  return new Set([...terms(intent.completed), ...terms(intent.relation ?? ""), ...terms(intent.keywords.join(" "))]);
+  return new Set([...textTerms(intent.completed), ...textTerms(intent.relation ?? ""), ...textTerms(intent.keywords.join(" "))]);
 }
 
 const WH_LEAD = /^(?:how\s+many|how\s+much|which|what|who|whom|whose|where|when|list|show|name|find|give|count|return)\b/i;
@@ -279,7 +292,12 @@ export function chooseSuperlativeAttribute<T>(
     }
     return top;
   };
-  const named = best((c) => coverage(c.terms, attributeTerms) + 0.01 * c.terms.filter((t) => attributeTerms.has(t)).length);
+  // Words right after the attribute break ties between columns it names alike ("highest units in stock": units_in_stock over unit_price).
+  const following = new Set(words(attribute).length > 0 ? termsAfter(question, words(attribute).slice(-1)[0], 3) : []);
+  const named = best((c) => {
+    const named = coverage(c.terms, attributeTerms);
+    return named > 0 ? named + 0.01 * c.terms.filter((t) => attributeTerms.has(t)).length + 0.005 * c.terms.filter((t) => following.has(t)).length : 0;
+  });
   if (named) return { item: named.item, direction: superlative.direction, reason: `"${attribute}" names it` };
 
   for (const adjective of words(attribute)) {

@@ -27,6 +27,8 @@ export const constructsSchema = z.object({
   ties: z.boolean(),
   /** "different", "distinct", "unique" in the ask: each value once. */
   distinct: z.boolean(),
+  /** "the first 3 orders", "top 5 products": how many rows the answer lists, when the question says. */
+  limit: z.number().int().min(1).nullable().default(null),
 });
 export type Constructs = z.infer<typeof constructsSchema>;
 
@@ -175,14 +177,18 @@ function wantsTies(question: string): boolean {
   return /\b(?:all|every)\s+(?:the\s+)?[\p{L}_]+(?:\s+[\p{L}_]+)?\s+(?:with|who|that|which|whose)\b.*\b(?:most|least|highest|lowest|largest|smallest|greatest|fewest)\b/iu.test(question);
 }
 
+const LIMIT = /\b(?:first|top|any)\s+(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\b/i;
+
 export function analyzeConstructs(question: string): Constructs {
   const ask = askSpan(question);
+  const limit = LIMIT.exec(question);
   return {
     ask,
     connectives: connectives(question),
     negations: negations(question),
     counts: countConditions(question),
     ties: wantsTies(question),
+    limit: limit ? parseSmallNumber(limit[1].toLowerCase()) : null,
     distinct: /\b(?:different|distinct|unique)\b/i.test(ask?.text ?? "") || /^\s*(?:what|which|list|show|find)\s+(?:are\s+)?(?:the\s+)?(?:different|distinct|unique)\b/i.test(question),
   };
 }

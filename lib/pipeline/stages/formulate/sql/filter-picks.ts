@@ -1,6 +1,5 @@
-import { terms } from "../../../text";
 import type { Intent, TimeCue } from "../../../types";
-import { chooseSuperlativeAttribute, coverage } from "../lexicon";
+import { chooseSuperlativeAttribute, coverage, textTerms } from "../lexicon";
 import { best, columnsOf, label, MENTIONED, nearTables } from "./column-choice";
 import { negatedTerms, numericComparisons, type PositionedTerm, quotedPhrases, wordDistance } from "./question-cues";
 import type { SchemaLinking } from "./schema-linking";
@@ -38,7 +37,7 @@ export function pickNumericFilters(intent: Intent, linking: SchemaLinking, table
   const out: SqlNumericFilter[] = [];
   const candidates = columnsOf(linking, nearTables(linking, tables)).filter((c) => (c.numeric || c.yearLike) && !c.key);
   for (const cmp of numericComparisons(intent)) {
-    const attribute = new Set(terms(cmp.attribute));
+    const attribute = new Set(textTerms(cmp.attribute));
     const span = cmp.text.split(/\s+/).length;
     let column = best(candidates, (c) => coverage(c.ownTerms, attribute));
     // An equality ("grade 10", "with 4 cylinders") needs the column named; proximity alone would guess.

@@ -46,7 +46,7 @@ function withoutValues(p: SqlPicks): SqlPicks {
 }
 
 /** The answer would only repeat what the question names: every shown column is one the query filters to a single value. */
-function tautological(p: SqlPicks): boolean {
+export function tautological(p: SqlPicks): boolean {
   const pinned = new Set(p.values.filter((v) => !v.negated && !v.alternatives?.length).map((v) => v.column));
   const shown = p.select ?? [];
   return shown.length > 0 && shown.every((s) => s.kind === "column" && pinned.has(s.column));
@@ -86,7 +86,7 @@ export function isNamedValue(mention: string, quoted: boolean, startsSentence = 
  * could not use (no link into this KB, or a link into a table no join reaches), and what the
  * construct rules could not represent.
  */
-function fitOf(intent: Intent, candidate: Candidate, linking: SchemaLinking, picks: SqlPicks, tables: string[]): QueryFit {
+export function fitOf(intent: Intent, candidate: Candidate, linking: SchemaLinking, picks: SqlPicks, tables: string[]): QueryFit {
   const quoted = new Set(quotedPhrases(intent.completed).map((q) => q.text.toLowerCase()));
   const filtered = new Set([
     ...allValues(picks).flatMap((v) => [v.entity.mention, ...(v.alternativeMentions ?? [])].map((m) => m.toLowerCase())),

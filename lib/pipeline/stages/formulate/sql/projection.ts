@@ -51,9 +51,10 @@ function phrasesOf(question: string, positions: PositionedTerm[], ask: NonNullab
       flush(/^(?:of|for|'s|’s)$/i.test(m[0]));
       continue;
     }
-    const word = positions.find((w) => w.at === at);
-    if (word?.term && !taken.has(at)) {
-      current.words.push(word);
+    // A quoted identifier ("unitsInStock") is several positioned words inside one token.
+    const words = positions.filter((w) => w.at >= at && w.at < at + m[0].length && w.term && !taken.has(w.at));
+    if (words.length > 0) {
+      current.words.push(...words);
       current.raw.push(m[0]);
     }
   }
@@ -113,5 +114,6 @@ export function askedProjection(question: string, linking: SchemaLinking, ask: C
 export function entityColumn(linking: SchemaLinking, table: string): ColumnFacts | null {
   const columns = linking.columns.get(table) ?? [];
   const pk = linking.structure.tables.find((t) => t.name === table)?.primaryKey ?? [];
+  if (linking.entityIdentity && pk.length === 1) return columns.find((c) => c.name === pk[0]) ?? null;
   return nameColumn(columns) ?? borrowedName(linking, table) ?? (pk.length === 1 ? (columns.find((c) => c.name === pk[0]) ?? null) : null);
 }

@@ -36,13 +36,15 @@ function year(iso: string | null): number | null {
 }
 
 /** A cue's period as [start, end) ISO dates; a bare year in the text stands for that whole year. */
-function period(cue: TimeCue): { start: string | null; end: string | null } {
+export function period(cue: TimeCue): { start: string | null; end: string | null } {
   if (cue.start || cue.end) return { start: cue.start, end: cue.end };
   const y = /\b(\d{4})\b/.exec(cue.text);
   return y ? { start: `${y[1]}-01-01`, end: `${Number(y[1]) + 1}-01-01` } : { start: null, end: null };
 }
 
-function timeCondition(expr: string, column: ColumnFacts, cue: TimeCue): string | null {
+const AND = " AND ";
+
+export function timeCondition(expr: string, column: ColumnFacts, cue: TimeCue): string | null {
   const { start, end } = period(cue);
   let lo: string | null;
   let hi: string | null;
@@ -58,6 +60,11 @@ function timeCondition(expr: string, column: ColumnFacts, cue: TimeCue): string 
     lo = start ? sqlString(start) : null;
     hi = end ? sqlString(end) : null;
   }
+  // An open range the time analysis already resolved ("after 2013" → from 2014, "before 1980" → until 1980).
+  if ((start === null) !== (end === null)) {
+    const parts = [lo ? `${expr} >= ${lo}` : null, hi ? `${expr} < ${hi}` : null].filter(Boolean);
+    return parts.length > 0 ? parts.join(AND) : null;
+  }
   switch (cue.comparator) {
     case "before":
       return lo ? `${expr} < ${lo}` : null;
@@ -69,26 +76,27 @@ function timeCondition(expr: string, column: ColumnFacts, cue: TimeCue): string 
       return hi ? `${expr} < ${hi}` : null;
     default: {
       const parts = [lo ? `${expr} >= ${lo}` : null, hi ? `${expr} < ${hi}` : null].filter(Boolean);
-      return parts.length > 0 ? parts.join(" AND ") : null;
+      return parts.length > 0 ? parts.join(AND) : null;
     }
   }
 }
 
-function selectColumns(p: SqlPicks): ColumnFacts[] {
+export function selectColumns(p: SqlPicks): ColumnFacts[] {
   return (p.select ?? []).flatMap((s) => (s.kind === "column" ? [s.column] : s.aggregate.column ? [s.aggregate.column] : []));
 }
 
-function selectAggregates(p: SqlPicks): SqlAggregate[] {
+export function selectAggregates(p: SqlPicks): SqlAggregate[] {
   return p.select ? p.select.flatMap((s) => (s.kind === "aggregate" ? [s.aggregate] : [])) : p.aggregates;
 }
 
-function tablesOf(p: SqlPicks): string[] {
+export function tablesOf(p: SqlPicks): string[] {
   const columns = [
     ...(p.select ? selectColumns(p) : p.projection),
     ...p.values.map((v) => v.column),
     ...p.lookups.map((l) => l.column),
     ...p.time.map((t) => t.column),
     ...p.numeric.map((n) => n.column),
+    ...p.flags.map((f) => f.column),
     ...(p.top ? [p.top.column] : []),
     ...p.aggregates.flatMap((a) => (a.column ? [a.column] : [])),
     ...p.having.flatMap((h) => (h.aggregate.column ? [h.aggregate.column] : [])),
@@ -133,6 +141,7 @@ function conditions(linking: SchemaLinking, p: SqlPicks, col: (c: ColumnFacts) =
     if (condition) add(n, n.negated ? `NOT (${condition})` : condition);
   }
   for (const [, parts] of grouped) where.push(parts.length > 1 ? `(${parts.join(" OR ")})` : parts[0]);
+  for (const f of p.flags.filter((x) => usable(x.column))) where.push(`${col(f.column)} = ${f.value ? "TRUE" : "FALSE"}`);
   for (const neg of p.negations) {
     if (neg.columns.length !== 1) continue;
     const inner = quoteIdent(neg.columns[0]);
@@ -215,7 +224,7 @@ export function renderSql(linking: SchemaLinking, p: SqlPicks, options: RenderOp
   const shownAggregates = selectAggregates(p).filter((a) => !a.column || usable(a.column));
   const singleRow = shownAggregates.length > 0 && grouped.length === 0;
   const rowLimit = p.select ? null : options.rowLimit;
-  let limit = p.ties ? null : (order?.limit ?? (singleRow ? null : rowLimit));
+  let limit = p.ties ? null : (order?.limit ?? (singleRow ? null : (p.rowLimit ?? rowLimit)));
   const offset = p.ties ? 0 : (order?.offset ?? 0) + (limit !== null && !singleRow && !p.select ? options.page * limit : 0);
   // A join repeats an answer row once per match (a product ordered twice): context rows show each row once;
   // the answer shows what the question asks, distinct only when it says so.
@@ -247,7 +256,7 @@ export function renderSql(linking: SchemaLinking, p: SqlPicks, options: RenderOp
     lines.push(p.setOp.op, ...right.text.split("\n"));
   }
   if (order && !p.ties) {
-    const by = order.column ? col(order.column) : countExpr ? aggregateExpr(countExpr, col, linking, multi) : "COUNT(*)";
+    const by = order.column ? col(order.column) : order.aggregate ? aggregateExpr(order.aggregate, col, linking, multi) : countExpr ? aggregateExpr(countExpr, col, linking, multi) : "COUNT(*)";
     if (!p.setOp) lines.push(`ORDER BY ${by} ${order.descending ? "DESC" : "ASC"}`);
   }
   if (limit !== null && !p.setOp) lines.push(`LIMIT ${limit}${offset > 0 ? ` OFFSET ${offset}` : ""}`);
@@ -270,7 +279,7 @@ function aggregateExpr(a: SqlAggregate, col: (c: ColumnFacts) => string, linking
   return multi && counted?.primaryKey.length === 1 ? `COUNT(DISTINCT ${qualified(counted.name, counted.primaryKey[0], true)})` : "COUNT(*)";
 }
 
-function aggregateAlias(a: SqlAggregate): string {
+export function aggregateAlias(a: SqlAggregate): string {
   if (a.column) return a.fn === "count" ? `number of different ${readable(a.column.name)}` : `${AGGREGATE_WORD[a.fn]} ${readable(a.column.name)}`;
   return `number of ${readable(a.countOf ?? "rows")}`;
 }

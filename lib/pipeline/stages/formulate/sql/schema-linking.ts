@@ -34,6 +34,8 @@ export interface SchemaLinking {
   /** The question's terms without the words of linked values. */
   bag: Set<string>;
   focus: string[];
+  /** An entity asked for by name only is the row itself (a graph node), not its name column. */
+  entityIdentity?: boolean;
 }
 
 /** Splits an SQL entity-index ref "table.column=value" (sql/entity-index.ts) against the known tables. */

@@ -26,8 +26,10 @@ export interface SqlAggregate {
 }
 
 export interface SqlOrdering {
-  /** Null orders by the count (a "most orders" superlative over groups). */
+  /** Null orders by `aggregate`, else by the count (a "most orders" superlative over groups). */
   column: ColumnFacts | null;
+  /** The aggregate groups are ranked by ("the suppliers with the highest average unit price"). */
+  aggregate?: SqlAggregate;
   descending: boolean;
   limit: number | null;
   offset: number;
@@ -127,6 +129,10 @@ export interface SqlPicks {
   distinct: boolean;
   /** A superlative keeps every row tied at the extreme ("= (SELECT MAX …)") instead of LIMIT 1. */
   ties: boolean;
+  /** "the first 3 orders": a plain limit on the rows listed (no ranking asked). */
+  rowLimit: number | null;
+  /** Yes/no columns the question names as a property of the answer rows ("discontinued products" → discontinued = true). */
+  flags: { column: ColumnFacts; value: boolean }[];
   /** Groups of filters joined by "or": each filter's group id (filters without one are ANDed). */
   orGroups: Map<object, number>;
   /** What the construct rules could not represent (the answer query is then not faithful). */
@@ -208,6 +214,8 @@ function pickGrouping(intent: Intent, linking: SchemaLinking, reach: Set<string>
 const DESCENDING = /\bdesc(?:ending)?\b|\bfrom\s+(?:the\s+)?(?:old|high|larg|big|most|great|long)\w*|\bdecreasing\b/i;
 /** "the most concerts", "the fewest orders": a superlative over a count of rows. */
 const MOST_ROWS = /\b(?:most|fewest|least|greatest\s+number\s+of|largest\s+number\s+of|highest\s+number\s+of|smallest\s+number\s+of)\s+(?:number\s+of\s+)?([\p{L}_]+(?:\s+[\p{L}_]+)?)/iu;
+/** Words that rank ("most", "highest", "oldest"), beside the ones that only count off rows ("top", "first"). */
+const RANKING = /\b(?:most|least|highest|lowest|largest|smallest|greatest|fewest|best|worst|maximum|minimum|(?!lat|earli|inter)[a-z]{2,}iest|(?!lat|earli|inter|requ|sugg)[a-z]{3,}est)\b/i;
 /** "the most common nationality": a superlative over how often a value occurs. */
 const FREQUENCY = /\b(?:most|least)\s+(?:common|frequent|popular|usual|often)\b|\b(?:commonest|frequentest)\b/i;
 
@@ -466,7 +474,7 @@ function pickAntiJoins(p: SqlPicks, linking: SchemaLinking, constructs: Construc
     if (negatedTables.has(table) || isNegatedValue || negatedBefore(constructs, at, previous)) moved.push(filter);
   });
   if (moved.length === 0) return p;
-  let inner: SqlPicks = { ...p, values: [], numeric: [], time: [], lookups: [], negations: [], antiJoins: [], setOp: null, having: [], aggregates: [], groupBy: [], order: null, top: null, select: null, orGroups: new Map() };
+  let inner: SqlPicks = { ...p, values: [], numeric: [], time: [], lookups: [], negations: [], antiJoins: [], setOp: null, having: [], aggregates: [], groupBy: [], order: null, top: null, select: null, orGroups: new Map(), rowLimit: null, flags: [] };
   for (const m of moved) {
     picks = without(picks, m);
     if (m.kind === "value") inner = { ...inner, values: [...inner.values, { ...m.f, negated: false }] };
@@ -479,6 +487,24 @@ function pickAntiJoins(p: SqlPicks, linking: SchemaLinking, constructs: Construc
   picks = { ...picks, negations: picks.negations.filter((n) => !tables.includes(n.table)) };
   notes.push(`negated conditions on ${tables.join(", ")}: answer rows NOT IN the rows that meet them`);
   return { ...picks, antiJoins: [...picks.antiJoins, { picks: inner, why: `not: ${moved.map((m) => label(columnOf(m))).join(", ")}` }] };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Yes/no properties: "discontinued products", "products that are not discontinued"
+
+const BOOLEAN_TYPE = /bool/i;
+
+function pickFlags(question: string, linking: SchemaLinking, tables: string[], positions: PositionedTerm[]): { column: ColumnFacts; value: boolean }[] {
+  const out: { column: ColumnFacts; value: boolean }[] = [];
+  for (const c of columnsOf(linking, tables)) {
+    if (!BOOLEAN_TYPE.test(c.type)) continue;
+    const hits = positions.filter((w) => c.ownTerms.includes(w.term));
+    if (hits.length === 0 || new Set(hits.map((h) => h.term)).size < c.ownTerms.length) continue;
+    const at = hits[0].at;
+    const before = question.slice(Math.max(0, at - 24), at);
+    out.push({ column: c, value: !/\b(?:not|no|non|never|n't|un)\b[\s-]*(?:\w+\s+)?$/i.test(before) });
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -522,7 +548,10 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
   let aggregates = pickAggregates(intent, linking, tables, reach, positions, notes);
   const explicit = explicitOrder(intent, linking, tables);
   // "ordered by age from the oldest to the youngest" lists every row: the sort wins over the superlative.
-  const superlative = explicit ? null : intent.superlative;
+  // "the top 5 products", "the first 3 orders": how many to list, not a ranking, unless a ranking word says by what.
+  const listLimit = constructs.limit;
+  const ranked = RANKING.test(intent.completed.replace(/\b(?:top|first)\b/gi, ""));
+  const superlative = explicit || (listLimit !== null && !ranked && !intent.superlative?.attribute) ? null : intent.superlative;
   let groupBy = pickGrouping(intent, linking, reach, aggregates.length > 0 || superlative !== null || havingFound.length > 0);
   if (aggregates.length === 0 && havingFound.length === 0) groupBy = [];
   const extraTables: string[] = [];
@@ -541,8 +570,18 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
     const same = choice ? aggregates.find((a) => a.column === choice.item && (a.fn === "max" || a.fn === "min")) : undefined;
     const preliminary = askedProjection(intent.completed, linking, constructs.ask, positions, reach, aggregateWords(aggregates, positions, linking));
     const otherAsked = (preliminary?.columns ?? []).filter((a) => a.column !== choice?.item && !aggregates.some((g) => g.column === a.column));
+    // "the suppliers with the highest average unit price": groups of another table's rows, ranked by their aggregate.
+    const rankingAggregate = choice ? aggregates.find((a) => a.column === choice.item && a.fn !== "max" && a.fn !== "min") : undefined;
+    const rankedEntity = preliminary?.entity ?? root;
+    const entityKey = linking.structure.tables.find((t) => t.name === rankedEntity)?.primaryKey ?? [];
     if (choice && same && otherAsked.length === 0) {
       notes.push(`"${superlative.attribute ?? superlative.direction}" is the ${same.fn.toUpperCase()} asked for`);
+    } else if (choice && rankingAggregate && rankedEntity !== choice.item.table && entityKey.length === 1 && reach.has(rankedEntity)) {
+      groupBy = groupBy.length > 0 ? groupBy : [...identity(linking, rankedEntity)];
+      rankedBy = rankingAggregate;
+      const descending = choice.direction === "max";
+      order = { column: null, aggregate: rankingAggregate, descending, limit: superlative.limit, offset: 0 };
+      notes.push(`${rankedEntity} ranked by ${rankingAggregate.fn.toUpperCase()}(${label(choice.item)}) ${descending ? "DESC" : "ASC"} LIMIT ${superlative.limit}`);
     } else if (choice) {
       const descending = choice.direction === "max";
       const keyOf = linking.structure.tables.find((t) => t.name === choice.item.table)?.primaryKey ?? [];
@@ -598,7 +637,7 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
       notes.push(`time "${cues.map((c) => c.text).join(", ")}" on ${label(column)}`);
     }
   }
-  const ordinal = intent.time.find((c) => c.kind === "ordinal" && c.ordinal !== null);
+  const ordinal = listLimit !== null && !ranked ? undefined : intent.time.find((c) => c.kind === "ordinal" && c.ordinal !== null);
   if (!order && !top && ordinal?.ordinal) {
     const column = pickTimeColumn(linking, tables, reach, positions, -1);
     if (column) {
@@ -687,7 +726,11 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
     projection = [...new Set(projection)].slice(0, MAX_PROJECTED);
   }
 
+  const flags = pickFlags(intent.completed, linking, tables, positions);
+  for (const f of flags) notes.push(`"${f.column.name}" → ${label(f.column)} = ${f.value}`);
   const ties = constructs.ties && order !== null && order.column !== null && order.limit === 1 && order.offset === 0;
+  const rowLimit = listLimit !== null && !(order?.limit ?? null) && shownAggregates.length === 0 ? listLimit : null;
+  if (rowLimit !== null) notes.push(`list the first ${rowLimit}`);
   let picks: SqlPicks = {
     root,
     values,
@@ -708,6 +751,8 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
     setOp: null,
     distinct: constructs.distinct && shownAggregates.length === 0,
     ties,
+    rowLimit,
+    flags,
     orGroups: new Map(),
     unresolved,
     notes,

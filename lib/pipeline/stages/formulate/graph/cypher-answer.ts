@@ -1,0 +1,46 @@
+import type { Candidate, FormulatedQuery, Intent } from "../../../types";
+import type { Adjustments } from "../feedback";
+import { viewIntent } from "../plan/relational-view";
+import { fitOf, tautological } from "../sql/formulate-sql";
+import { linkSchema } from "../sql/schema-linking";
+import { pickSql } from "../sql/sql-picks";
+import type { GraphStructure } from "./formulate-cypher";
+import { graphLinkInView, graphView } from "./graph-view";
+import { renderCypher } from "./render-cypher";
+
+/**
+ * The Cypher answer query: the question plan the SQL formulator makes, over the graph seen as tables
+ * (graph-view.ts), written as Cypher (render-cypher.ts). An entity asked for by name only ("Which
+ * movies …") is returned as the node itself, as graph answers are. Null when the plan only repeats what
+ * the question names. Read-only is checked by the backend's EXPLAIN when the query runs.
+ */
+export function cypherAnswerQuery(intent: Intent, candidate: Candidate, structure: GraphStructure, adj: Adjustments): { query: FormulatedQuery | null; notes: string[] } {
+  const view = graphView(structure);
+  if (view.structure.tables.length === 0) return { query: null, notes: [] };
+  const inView = viewIntent(intent, candidate.kbId, (l) => graphLinkInView(view, structure, l));
+  const linking = { ...linkSchema(view.structure, inView, candidate, adj), entityIdentity: true };
+  const picks = pickSql(inView, linking, adj);
+  if (tautological(picks)) return { query: null, notes: [] };
+  let rendered;
+  try {
+    rendered = renderCypher(view, picks);
+  } catch (e) {
+    return { query: null, notes: [`the Cypher answer query was dropped: ${(e as Error).message}`] };
+  }
+  const fit = fitOf(inView, candidate, linking, picks, rendered.tables);
+  return {
+    query: {
+      kbId: candidate.kbId,
+      kbName: candidate.kbName,
+      kind: candidate.kind,
+      query: { language: "cypher", text: rendered.text, params: rendered.params },
+      strategy: "neighborhood",
+      sourceObject: picks.root,
+      explanation: `Cypher over the labels and relationships as tables, on (:${picks.root}) (the question as asked)${picks.notes.length > 0 ? `: ${picks.notes.join("; ")}` : ""}${adj.notes.length > 0 ? `; ${adj.notes.join("; ")}` : ""}.`,
+      role: "answer",
+      fit,
+      grouped: rendered.grouped,
+    },
+    notes: [],
+  };
+}
