@@ -62,10 +62,21 @@ function phrasesOf(question: string, positions: PositionedTerm[], ask: NonNullab
   return phrases;
 }
 
-/** The table a phrase names entirely ("the different car makers" → car_makers), if any. */
+/**
+ * The table a phrase names ("the different car makers" → car_makers), if any: all of it, or its last
+ * words with modifiers before them ("discontinued products", "French singers": the modifiers are
+ * conditions, read as flags and values, not columns to show).
+ */
 function tableNamed(linking: SchemaLinking, phrase: Phrase, reach: Set<string>): string | null {
   const text = phrase.raw.join(" ");
-  return [...reach].find((t) => namesTable(linking, t, text) && phrase.words.every((w) => (linking.tableTerms.get(t) ?? []).includes(w.term) || !isAttributeWord(linking, t, w.term))) ?? null;
+  const whole = [...reach].find((t) => namesTable(linking, t, text) && phrase.words.every((w) => (linking.tableTerms.get(t) ?? []).includes(w.term) || !isAttributeWord(linking, t, w.term)));
+  if (whole) return whole;
+  for (let n = 1; n < phrase.raw.length; n++) {
+    const tail = phrase.raw.slice(phrase.raw.length - n).join(" ");
+    const table = [...reach].find((t) => namesTable(linking, t, tail));
+    if (table) return table;
+  }
+  return null;
 }
 
 /** Whether a word is one of the table's own column words (not its name). */
@@ -85,7 +96,7 @@ export function askedProjection(question: string, linking: SchemaLinking, ask: C
   const wantsId = phrases.some((p) => p.words.some((w) => ID_WORDS.has(w.term)));
   const columns: AskedColumn[] = [];
   for (const { p, table } of entities) {
-    if (table && !p.words.some((w) => isAttributeWord(linking, table, w.term))) continue;
+    if (table) continue;
     let best: { column: ColumnFacts; score: number; at: number } | null = null;
     for (const t of reach) {
       const tableTerms = linking.tableTerms.get(t) ?? [];
