@@ -485,6 +485,7 @@ export function outcomeToJson(o: RunOutcome) {
     reason: o.answer.reason,
     confidence: Number(o.answer.confidence.toFixed(3)),
     citations: o.answer.citations,
+    shape: o.answer.shape ?? null,
     evidence: o.evidence.map((e) => ({
       id: e.piece.id,
       kind: e.piece.kind,

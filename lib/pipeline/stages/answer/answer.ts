@@ -7,6 +7,7 @@ import { type Bridge, findBridges, focusWithBridges } from "./bridge";
 import { extractOccurrences } from "./extract";
 import { type QuestionFocus, buildQuestionFocus, pieceMentionsEntity } from "./question-focus";
 import { REFUSAL_TEXT, joinList, lowConfidenceReason, noCandidateReason, quoteList, refusal, unknownEntities } from "./refusal";
+import { groupedRowsAnswer } from "./grouped-rows";
 import { answerFromResult } from "./result-answer";
 import { type ScoredCandidate, answerConfidence, scoreCandidates } from "./score";
 
@@ -136,6 +137,9 @@ export function answerQuestion(input: AnswerInput): AnswerResult {
     const answer = answerFromResult(input.result, threshold);
     return { answer, ranked: [], notes: [`Answer read from the committed query on ${input.result.kbName}: ${input.result.rows.length} row(s) × ${input.result.columns.length} column(s).`] };
   }
+  // A breakdown asked of a document table ("revenue by region"): the table's rows per group are the answer.
+  const breakdown = groupedRowsAnswer(input.intent, input.evidence);
+  if (breakdown) return { answer: breakdown, ranked: [], notes: [`Breakdown read from the table rows: ${breakdown.shape?.rows.length ?? 0} groups.`] };
   const focus = buildQuestionFocus(input.intent);
   const evidence = input.evidence;
   if (evidence.length === 0) {

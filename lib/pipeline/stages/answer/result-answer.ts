@@ -33,7 +33,7 @@ function isTemporal(values: Scalar[]): boolean {
  * A grouped numeric answer reads as a chart: one category column (the group key) and numeric measures,
  * two rows at least. A key that is a year or a date is a time series (line), otherwise bars.
  */
-export function chartOf(result: QueryResult): AnswerShape["chart"] {
+export function chartOf(result: Pick<QueryResult, "rows" | "columns" | "grouped">): AnswerShape["chart"] {
   if (result.rows.length < 2 || result.columns.length < 2) return null;
   const column = (i: number) => result.rows.map((r) => r[i]);
   const keys = result.grouped?.keys ?? [];
@@ -55,7 +55,7 @@ function rowText(row: Scalar[]): string {
   return cells.length === 1 ? cells[0] : `${cells[0]}: ${cells.slice(1).join(" / ")}`;
 }
 
-function answerText(shape: AnswerShape): string {
+export function answerText(shape: AnswerShape): string {
   if (shape.kind === "scalar") return formatScalar(shape.rows[0][0]) || "(empty)";
   if (shape.kind === "list") {
     const values = distinctTexts(shape.rows.map((r) => r[0]));

@@ -1,6 +1,7 @@
 import { identifierWords } from "../../../backends/sql/values";
 import type { Intent } from "../../types";
 import { terms, words } from "../../text";
+import { constructsOf } from "./constructs";
 
 /**
  * The words of schema-linking: identifiers and phrases as stemmed term sets (through the pipeline's
@@ -153,24 +154,15 @@ export function requestedAggregates(intent: Intent): AggregateFn[] {
 // ---------------------------------------------------------------------------------------------
 // Grouping: "for each country", "per region", "by category"
 
-const EACH =
-  /\b(?:for\s+each|for\s+every|in\s+each|of\s+each|each|every|per|for\s+(?:all\s+)?(?:the\s+|each\s+of\s+the\s+)?(?:different|distinct|various)(?:\s+number\s+of)?|across\s+(?:all\s+)?(?:the\s+)?(?:different|distinct))\s+([\p{L}_]+(?:\s+[\p{L}_]+)?)/iu;
-/** "… by region?" as the question's last phrase. */
-const BY_AT_END = /(?:^|\s)([\p{L}]+)\s+by\s+(?:the\s+|each\s+)?([\p{L}_]+(?:\s+[\p{L}_]+)?)\s*[?.!]*\s*$/iu;
-/** Words before "by" that make it an agent or a sort ("placed by", "made by", "ordered by"), not a grouping. */
-const NOT_GROUPING_BEFORE = /(?:ed|en)$|^(?:made|held|sold|led|won|paid|bought|run|built|order|sort|rank|group)$/i;
-
 /**
- * The terms of what the question groups by, or null. "by X" only counts next to an aggregate and as
- * the question's last phrase after a noun ("total sales by region"), so "orders placed by customers
- * in Germany" or "ordered by age" do not group.
+ * The terms of what the question groups by, or null (understand/constructs.ts reads the phrase). "by X"
+ * only counts next to an aggregate and as the question's last phrase after a noun ("total sales by
+ * region"), so "orders placed by customers in Germany" or "ordered by age" do not group.
  */
 export function groupingTerms(intent: Intent, hasAggregate: boolean): string[] | null {
-  const each = EACH.exec(intent.completed);
-  if (each) return terms(each[1]);
-  if (!hasAggregate) return null;
-  const by = BY_AT_END.exec(intent.completed);
-  return by && !NOT_GROUPING_BEFORE.test(by[1]) ? terms(by[2]) : null;
+  const g = constructsOf(intent).grouping;
+  if (!g || (g.kind === "by" && !hasAggregate)) return null;
+  return terms(g.text);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -29,6 +29,11 @@ export const constructsSchema = z.object({
   distinct: z.boolean(),
   /** "the first 3 orders", "top 5 products": how many rows the answer lists, when the question says. */
   limit: z.number().int().min(1).nullable().default(null),
+  /**
+   * What the answer is broken down by: "for each stadium", "per country" (kind "each"), or a closing
+   * "… by region" (kind "by": a breakdown only when something is aggregated).
+   */
+  grouping: z.object({ kind: z.enum(["each", "by"]), text: z.string(), at: z.number().int() }).nullable().default(null),
 });
 export type Constructs = z.infer<typeof constructsSchema>;
 
@@ -177,6 +182,21 @@ function wantsTies(question: string): boolean {
   return /\b(?:all|every)\s+(?:the\s+)?[\p{L}_]+(?:\s+[\p{L}_]+)?\s+(?:with|who|that|which|whose)\b.*\b(?:most|least|highest|lowest|largest|smallest|greatest|fewest)\b/iu.test(question);
 }
 
+const EACH =
+  /\b(?:for\s+each|for\s+every|in\s+each|of\s+each|each|every|per|for\s+(?:all\s+)?(?:the\s+|each\s+of\s+the\s+)?(?:different|distinct|various)(?:\s+number\s+of)?|across\s+(?:all\s+)?(?:the\s+)?(?:different|distinct))\s+([\p{L}_]+(?:\s+[\p{L}_]+)?)/iu;
+/** "… by region?" as the question's last phrase. */
+const BY_AT_END = /(?:^|\s)([\p{L}\d]+)\s+by\s+(?:the\s+|each\s+)?([\p{L}_]+(?:\s+[\p{L}_]+)?)\s*[?.!]*\s*$/iu;
+/** Words before "by" that make it an agent or a sort ("placed by", "made by", "ordered by"), not a breakdown. */
+const NOT_GROUPING_BEFORE = /(?:ed|en)$|^(?:made|held|sold|led|won|paid|bought|run|built|order|sort|rank|group)$/i;
+
+export function grouping(question: string): Constructs["grouping"] {
+  const each = EACH.exec(question);
+  if (each) return { kind: "each", text: each[1], at: each.index + each[0].length - each[1].length };
+  const by = BY_AT_END.exec(question);
+  if (by && !NOT_GROUPING_BEFORE.test(by[1])) return { kind: "by", text: by[2], at: by.index + by[0].lastIndexOf(by[2]) };
+  return null;
+}
+
 const LIMIT = /\b(?:first|top|any)\s+(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\b/i;
 
 export function analyzeConstructs(question: string): Constructs {
@@ -189,6 +209,7 @@ export function analyzeConstructs(question: string): Constructs {
     counts: countConditions(question),
     ties: wantsTies(question),
     limit: limit ? parseSmallNumber(limit[1].toLowerCase()) : null,
+    grouping: grouping(question),
     distinct: /\b(?:different|distinct|unique)\b/i.test(ask?.text ?? "") || /^\s*(?:what|which|list|show|find)\s+(?:are\s+)?(?:the\s+)?(?:different|distinct|unique)\b/i.test(question),
   };
 }
