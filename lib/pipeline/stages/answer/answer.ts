@@ -8,7 +8,7 @@ import { extractOccurrences } from "./extract";
 import { type QuestionFocus, buildQuestionFocus, pieceMentionsEntity } from "./question-focus";
 import { REFUSAL_TEXT, joinList, lowConfidenceReason, noCandidateReason, quoteList, refusal, unknownEntities } from "./refusal";
 import { groupedRowsAnswer } from "./grouped-rows";
-import { answerFromResult } from "./result-answer";
+import { answerFromResult, withSupportingEvidence } from "./result-answer";
 import { type ScoredCandidate, answerConfidence, scoreCandidates } from "./score";
 
 export interface AnswerInput {
@@ -134,7 +134,7 @@ function rowNames(piece: EvidencePiece, label: string): boolean {
 export function answerQuestion(input: AnswerInput): AnswerResult {
   const threshold = input.threshold ?? DEFAULT_PIPELINE_CONFIG.answerThreshold;
   if (input.result) {
-    const answer = answerFromResult(input.result, threshold);
+    const answer = withSupportingEvidence(answerFromResult(input.result, threshold), input.result, input.evidence);
     return { answer, ranked: [], notes: [`Answer read from the committed query on ${input.result.kbName}: ${input.result.rows.length} row(s) × ${input.result.columns.length} column(s).`] };
   }
   // A breakdown asked of a document table ("revenue by region"): the table's rows per group are the answer.

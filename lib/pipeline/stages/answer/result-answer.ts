@@ -1,6 +1,6 @@
 import { formatScalar } from "../../../backends/evidence";
 import type { Scalar } from "../../../backends/types";
-import type { Answer, AnswerShape, QueryResult } from "../../types";
+import type { Answer, AnswerShape, QueryResult, ScoredEvidence } from "../../types";
 import { joinList, quoteList, refusal } from "./refusal";
 
 /**
@@ -81,6 +81,20 @@ export function shapeOf(result: QueryResult): AnswerShape {
     chart: kind === "table" ? chartOf(result) : null,
     source: { kbName: result.kbName, language: result.language, query: result.query },
   };
+}
+
+/** Other evidence of the committed source that states a one-value answer (a graph path ending in it) is cited after the rows. */
+const SUPPORTING_CITATIONS = 2;
+
+export function withSupportingEvidence(answer: Answer, result: QueryResult, evidence: ScoredEvidence[]): Answer {
+  if (answer.refrained || answer.shape?.kind !== "scalar" || answer.text.length < 2) return answer;
+  const value = answer.text.toLowerCase();
+  const extra = evidence
+    .filter((e) => e.piece.provenance.kb === result.kbId && e.piece.provenance.query !== result.query && !answer.citations.includes(e.piece.id))
+    .filter((e) => e.piece.text.toLowerCase().includes(value))
+    .slice(0, SUPPORTING_CITATIONS)
+    .map((e) => e.piece.id);
+  return extra.length > 0 ? { ...answer, citations: [...answer.citations, ...extra] } : answer;
 }
 
 export function answerFromResult(result: QueryResult, threshold: number): Answer {

@@ -195,7 +195,13 @@ function pickGrouping(intent: Intent, linking: SchemaLinking, reach: Set<string>
   const bag = new Set(groupTerms);
   const reachable = [linking.root, ...[...reach].filter((t) => t !== linking.root)];
   const table = reachable.find((t) => namesTable(linking, t, groupTerms.join(" ")));
-  if (table) return [...new Set([...identity(linking, table), ...mentionedColumns(linking, table)])];
+  if (table) {
+    // "per product category": the words besides the table's name name one of its columns.
+    const rest = new Set(groupTerms.filter((t) => !(linking.tableTerms.get(table) ?? []).includes(t)));
+    const column = rest.size > 0 ? best((linking.columns.get(table) ?? []).filter((c) => !c.key), (c) => coverage(c.ownTerms, rest), 0.99) : null;
+    if (column) return [column];
+    return [...new Set([...identity(linking, table), ...mentionedColumns(linking, table)])];
+  }
   // A key column groups too when its words besides "id" are the grouping words ("each student" → student_id).
   const column = best(
     columnsOf(linking, reachable),
