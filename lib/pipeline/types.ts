@@ -290,6 +290,9 @@ export const FEEDBACK_TYPES = [
   "wrong_source",
   "wrong_module",
   "next_batch",
+  "missing_negation",
+  "missing_grouping",
+  "missing_filter",
 ] as const;
 export type FeedbackType = (typeof FEEDBACK_TYPES)[number];
 

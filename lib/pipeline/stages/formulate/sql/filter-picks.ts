@@ -96,8 +96,11 @@ export function pickNegations(intent: Intent, linking: SchemaLinking, notes: str
 }
 
 /** "not from Russia", "whose type is not 'Live final'", "except Germany": a negation just before the mention. */
-export function isNegated(question: string, mention: string): boolean {
+export function isNegated(question: string, mention: string, wider = false): boolean {
   const at = question.toLowerCase().indexOf(mention.toLowerCase());
   if (at < 0) return false;
-  return /\b(?:not|n't|except|excluding|besides|other\s+than|apart\s+from)\b(?:\s+[\p{L}]+){0,3}\s*["'“‘]?$/iu.test(question.slice(Math.max(0, at - 40), at));
+  // After the critic's missing_negation feedback, "not" governs a longer stretch ("not live in the state of Hawaii").
+  const words = wider ? 7 : 3;
+  const pattern = new RegExp(String.raw`\b(?:not|n't|except|excluding|besides|other\s+than|apart\s+from)\b(?:\s+[\p{L}]+){0,${words}}\s*["'“‘]?$`, "iu");
+  return pattern.test(question.slice(Math.max(0, at - (wider ? 80 : 40)), at));
 }

@@ -189,7 +189,7 @@ function pickAggregates(intent: Intent, linking: SchemaLinking, tables: string[]
 }
 
 /** Grouping: by a table's rows when the words name a table ("for each stadium"), else by the column they name ("per country"). */
-function pickGrouping(intent: Intent, linking: SchemaLinking, reach: Set<string>, wanted: boolean): ColumnFacts[] {
+function pickGrouping(intent: Intent, linking: SchemaLinking, reach: Set<string>, wanted: boolean, looser = false): ColumnFacts[] {
   const groupTerms = groupingTerms(intent, wanted);
   if (!groupTerms || groupTerms.length === 0) return [];
   const bag = new Set(groupTerms);
@@ -209,7 +209,8 @@ function pickGrouping(intent: Intent, linking: SchemaLinking, reach: Set<string>
       const words = c.key ? c.terms.filter((t) => t !== "id") : c.ownTerms;
       return Math.max(coverage(words, bag), c.key ? 0 : coverage(c.terms, bag)) + (c.nameLike ? 0.01 : 0) - (c.key ? 0.005 : 0);
     },
-    0.99,
+    // After the critic's missing_grouping feedback, a column named by half its words will do.
+    looser ? 0.49 : 0.99,
   );
   return column ? [column] : [];
 }
@@ -456,8 +457,8 @@ function applyConnectives(p: SqlPicks, constructs: Constructs, question: string,
 const NEGATION_WINDOW = 40;
 
 /** A negation cue shortly before the filter, with no other filter in between: "did not have a concert in 2014". */
-function negatedBefore(constructs: Constructs, at: number, previous: number): boolean {
-  return constructs.negations.some((n) => n.at < at && n.at > previous && at - n.at <= NEGATION_WINDOW && !/^(?:no|not)\s+(?:more|less|fewer)/i.test(`${n.cue} ${n.scope}`));
+function negatedBefore(constructs: Constructs, at: number, previous: number, window = NEGATION_WINDOW): boolean {
+  return constructs.negations.some((n) => n.at < at && n.at > previous && at - n.at <= window && !/^(?:no|not)\s+(?:more|less|fewer)/i.test(`${n.cue} ${n.scope}`));
 }
 
 /**
@@ -465,7 +466,7 @@ function negatedBefore(constructs: Constructs, at: number, previous: number): bo
  * `<>` on the joined rows (a stadium with concerts in 2014 and 2015 would stay): the answer rows are
  * those NOT IN the ones that meet the filter.
  */
-function pickAntiJoins(p: SqlPicks, linking: SchemaLinking, constructs: Constructs, question: string, notes: string[]): SqlPicks {
+function pickAntiJoins(p: SqlPicks, linking: SchemaLinking, constructs: Constructs, question: string, notes: string[], wider = false): SqlPicks {
   const pk = linking.structure.tables.find((t) => t.name === p.root)?.primaryKey ?? [];
   if (pk.length !== 1) return p;
   let picks = p;
@@ -477,7 +478,7 @@ function pickAntiJoins(p: SqlPicks, linking: SchemaLinking, constructs: Construc
     if (table === p.root) return;
     const previous = i > 0 ? filters[i - 1].at : (constructs.ask?.end ?? 0);
     const isNegatedValue = filter.kind === "value" && filter.f.negated;
-    if (negatedTables.has(table) || isNegatedValue || negatedBefore(constructs, at, previous)) moved.push(filter);
+    if (negatedTables.has(table) || isNegatedValue || negatedBefore(constructs, at, previous, wider ? 2 * NEGATION_WINDOW : NEGATION_WINDOW)) moved.push(filter);
   });
   if (moved.length === 0) return p;
   let inner: SqlPicks = { ...p, values: [], numeric: [], time: [], lookups: [], negations: [], antiJoins: [], setOp: null, having: [], aggregates: [], groupBy: [], order: null, top: null, select: null, orGroups: new Map(), rowLimit: null, flags: [] };
@@ -542,7 +543,7 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
   const reach = connected(linking);
   const tables = relevantTables(linking, reach);
   const root = linking.root;
-  const values: SqlValueFilter[] = linking.values.filter((v) => reach.has(v.column.table)).map((v) => ({ ...v, negated: isNegated(intent.completed, v.entity.mention) }));
+  const values: SqlValueFilter[] = linking.values.filter((v) => reach.has(v.column.table)).map((v) => ({ ...v, negated: isNegated(intent.completed, v.entity.mention, adj.widerNegation) }));
   for (const v of values) notes.push(`linked "${v.entity.mention}" to ${label(v.column)} ${v.negated ? "<>" : "="} '${v.value}'`);
   const lookups = pickLookups(intent, linking, tables, positions, notes);
   const havingFound = adj.relax ? [] : pickHaving(constructs, linking, reach, notes);
@@ -558,7 +559,7 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
   const listLimit = constructs.limit;
   const ranked = RANKING.test(intent.completed.replace(/\b(?:top|first)\b/gi, ""));
   const superlative = explicit || (listLimit !== null && !ranked && !intent.superlative?.attribute) ? null : intent.superlative;
-  let groupBy = pickGrouping(intent, linking, reach, aggregates.length > 0 || superlative !== null || havingFound.length > 0);
+  let groupBy = pickGrouping(intent, linking, reach, aggregates.length > 0 || superlative !== null || havingFound.length > 0 || adj.looserGrouping, adj.looserGrouping);
   if (aggregates.length === 0 && havingFound.length === 0) groupBy = [];
   const extraTables: string[] = [];
   let order: SqlOrdering | null = null;
@@ -763,7 +764,7 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
     unresolved,
     notes,
   };
-  picks = pickAntiJoins(picks, linking, constructs, intent.completed, notes);
+  picks = pickAntiJoins(picks, linking, constructs, intent.completed, notes, adj.widerNegation);
   picks = applyConnectives(picks, constructs, intent.completed, notes);
   return picks;
 }
