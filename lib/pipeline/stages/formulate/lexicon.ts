@@ -30,6 +30,15 @@ export function dice(a: string[], b: string[]): number {
   return (2 * shared) / (A.size + B.size);
 }
 
+/** English plurals the stemmer cannot fold to their singular ("people" names a Person table). */
+const IRREGULAR: Record<string, string> = { people: "person", persons: "person", children: "child", men: "man", women: "woman", mice: "mouse", geese: "goose", feet: "foot", teeth: "tooth", data: "datum", criteria: "criterion", analyses: "analysis" };
+const IRREGULAR_RE = new RegExp(`\\b(${Object.keys(IRREGULAR).join("|")})\\b`, "gi");
+
+/** Irregular plurals replaced by their singular, so they meet schema names through the stemmer. */
+export function singularIrregulars(text: string): string {
+  return text.replace(IRREGULAR_RE, (w) => IRREGULAR[w.toLowerCase()] ?? w);
+}
+
 /**
  * Identifiers a question quotes from the schema ("unitsInStock", "order_date") as words: "units In
  * Stock", "order date". Ordinary words are left as they are.
@@ -40,7 +49,7 @@ export function splitIdentifiers(text: string): string {
 
 /** Stemmed terms of question text, with schema identifiers it quotes split into their words. */
 export function textTerms(text: string): string[] {
-  return terms(splitIdentifiers(text));
+  return terms(splitIdentifiers(singularIrregulars(text)));
 }
 
 /** Every stemmed term the question offers for linking: the completed question, relation and keywords. */
@@ -59,7 +68,7 @@ export function focusTerms(intent: Intent): string[] {
   const question = intent.completed.trim();
   const lead = WH_LEAD.exec(question);
   if (!lead) return [];
-  const rest = words(question.slice(lead[0].length)).filter((w) => !FILLER.has(w));
+  const rest = words(singularIrregulars(question.slice(lead[0].length))).filter((w) => !FILLER.has(w));
   return terms(rest.slice(0, 2).join(" ")).slice(0, 2);
 }
 

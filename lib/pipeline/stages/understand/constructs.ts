@@ -136,7 +136,8 @@ export function negations(question: string): Constructs["negations"] {
 // Count conditions (HAVING)
 
 const NUM = String.raw`(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty)`;
-const NOUN = String.raw`((?:[\p{L}_]+\s+){0,3}?[\p{L}_]+)`;
+/** The counted noun phrase: up to three words, stopping at a word that starts another phrase. */
+const NOUN = String.raw`([\p{L}_]+(?:\s+(?!(?:who|whom|that|which|with|without|in|on|at|from|for|and|or|than|by|of|per|each|to|are|is|was|were|have|has|had|do|does|did)\b)[\p{L}_]+){0,2})`;
 const COUNT_PATTERNS: { re: RegExp; op: Constructs["counts"][number]["op"] }[] = [
   { re: new RegExp(String.raw`\b${NUM}\s+or\s+more\s+(?:different\s+|distinct\s+|kinds?\s+of\s+|types?\s+of\s+)?${NOUN}`, "giu"), op: ">=" },
   { re: new RegExp(String.raw`\b${NUM}\s+or\s+(?:fewer|less)\s+${NOUN}`, "giu"), op: "<=" },

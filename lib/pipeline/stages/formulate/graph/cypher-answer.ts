@@ -18,7 +18,11 @@ export function cypherAnswerQuery(intent: Intent, candidate: Candidate, structur
   const view = graphView(structure);
   if (view.structure.tables.length === 0) return { query: null, notes: [] };
   const inView = viewIntent(intent, candidate.kbId, (l) => graphLinkInView(view, structure, l));
-  const linking = { ...linkSchema(view.structure, inView, candidate, adj), entityIdentity: true };
+  const linked = linkSchema(view.structure, inView, candidate, adj);
+  // A relationship is how the answer's nodes are reached, not what is asked for: its end the question names (else its start) answers.
+  const rel = view.relationships.get(linked.root);
+  const root = rel ? ((linked.tableScores.get(rel.to) ?? 0) > (linked.tableScores.get(rel.from) ?? 0) ? rel.to : rel.from) : linked.root;
+  const linking = { ...linked, root, rootTiedWith: rel ? [] : linked.rootTiedWith, entityIdentity: true };
   const picks = pickSql(inView, linking, adj);
   if (tautological(picks)) return { query: null, notes: [] };
   let rendered;

@@ -23,7 +23,12 @@ export interface AskedProjection {
   columns: AskedColumn[];
   /** The table the ask names as its entity ("of the stadiums" → stadium), if any. */
   entity: string | null;
+  /** Words the ask names that two tables' columns fit equally, nothing in the question telling them apart. */
+  ambiguous: { words: string; columns: ColumnFacts[] }[];
 }
+
+/** Scores this close are a tie: the question does not say which column it means. */
+const TIE = 1e-6;
 
 const ID_WORDS = new Set(["id", "ids", "identifi", "code"]);
 /** Words that split the ask into phrases: each phrase names one attribute or the entity. */
@@ -95,9 +100,11 @@ export function askedProjection(question: string, linking: SchemaLinking, ask: C
   const ownerTerms = new Set(phrases.filter((p) => p.owner).flatMap((p) => p.words.map((w) => w.term)));
   const wantsId = phrases.some((p) => p.words.some((w) => ID_WORDS.has(w.term)));
   const columns: AskedColumn[] = [];
+  const ambiguous: AskedProjection["ambiguous"] = [];
   for (const { p, table } of entities) {
     if (table) continue;
     let best: { column: ColumnFacts; score: number; at: number } | null = null;
+    const scored: { column: ColumnFacts; score: number }[] = [];
     for (const t of reach) {
       const tableTerms = linking.tableTerms.get(t) ?? [];
       for (const c of linking.columns.get(t) ?? []) {
@@ -111,14 +118,22 @@ export function askedProjection(question: string, linking: SchemaLinking, ask: C
         const tableWords = p.words.filter((w) => tableTerms.includes(w.term) && !c.ownTerms.includes(w.term)).length;
         const owned = c.terms.some((term) => ownerTerms.has(term) && !c.ownTerms.every((o) => o === term)) ? 0.6 : 0;
         const inEntity = named.includes(t) ? 0.5 : 0;
-        const score = distinct + coverage + 0.3 * tableWords + owned + inEntity + (t === entity ? 0.25 : 0) + (t === linking.root ? 0.2 : 0) - (c.key ? 0.1 : 0) - 0.1 * (p.words.length - distinct);
+        const score = distinct + coverage + 0.3 * tableWords + owned + inEntity + (t === entity ? 0.25 : 0) + (t === linking.root && linking.rootTiedWith.length === 0 ? 0.2 : 0) - (c.key ? 0.1 : 0) - 0.1 * (p.words.length - distinct);
+        scored.push({ column: c, score });
         if (!best || score > best.score) best = { column: c, score, at: Math.min(...hits.map((h) => h.at)) };
       }
     }
-    if (best) columns.push({ column: best.column, at: best.at });
+    if (best) {
+      columns.push({ column: best.column, at: best.at });
+      const top = best;
+      const tied = scored.filter((x) => Math.abs(x.score - top.score) <= TIE && x.column.table !== top.column.table);
+      // A tie is a question only when nothing points at one of the tables: not the answer table, none the question names.
+      const pointed = (t: string) => (t === linking.root && !tied.some((x) => linking.rootTiedWith.includes(x.column.table))) || t === entity || linking.tableCoverage(t) > 0;
+      if (tied.length > 0 && ![top, ...tied].some((x) => pointed(x.column.table))) ambiguous.push({ words: p.raw.join(" "), columns: [top.column, ...tied.map((t) => t.column)] });
+    }
   }
   columns.sort((a, b) => a.at - b.at);
-  return { columns, entity };
+  return { columns, entity, ambiguous };
 }
 
 /** The column that stands for an entity asked by name only: its name column, else a name borrowed through its key, else its key. */

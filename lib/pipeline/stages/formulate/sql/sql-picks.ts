@@ -667,6 +667,11 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
   const taken = aggregateWords(aggregates, positions, linking);
   const asked = askedProjection(intent.completed, linking, constructs.ask, positions, reach, taken);
   const askedColumns = (asked?.columns ?? []).map((a) => a.column).filter((c) => !aggregates.some((g) => g.column === c && g !== rankedBy));
+  // Bad input: an attribute two tables hold alike, with nothing in the question to tell which (an honest refusal, not a guess).
+  for (const a of asked?.ambiguous ?? []) {
+    const choices = a.columns.map((c) => label(c));
+    unresolved.push(`I could not tell which column '${a.words}' refers to: ${choices.slice(0, -1).join(", ")} or ${choices[choices.length - 1]}. Name the ${a.columns.map((c) => c.table).slice(0, 2).join(" or ")} you mean.`);
+  }
   const entity = asked?.entity ?? root;
   const standIn = () => {
     const c = entityColumn(linking, entity) ?? entityColumn(linking, root);
@@ -697,7 +702,13 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
   const shownAggregates = aggregates.filter((a) => a !== rankedBy);
   if (shownAggregates.length === 0) {
     // Rows (or groups ranked by a count): the asked attributes, else the entity's name.
-    const columns = askedColumns.length > 0 ? askedColumns : groupBy.length > 0 && rankedBy ? groupBy.filter((c) => !c.key).slice(0, 1).concat(groupBy.every((c) => c.key) ? groupBy.slice(0, 1) : []) : standIn();
+    const grouped = () => {
+      // Groups ranked by a count: the entity's stand-in when the groups are its rows, else the grouping column.
+      const stand = standIn();
+      if (stand.length > 0 && groupBy.includes(stand[0])) return stand;
+      return groupBy.filter((c) => !c.key).slice(0, 1).concat(groupBy.every((c) => c.key) ? groupBy.slice(0, 1) : []);
+    };
+    const columns = askedColumns.length > 0 ? askedColumns : groupBy.length > 0 && rankedBy ? grouped() : standIn();
     select = columns.map((column) => ({ kind: "column", column }));
   } else {
     const keys = askedColumns.length > 0 ? askedColumns : groupBy.filter((c) => !c.key).slice(0, 1);
