@@ -42,6 +42,9 @@ describe("connectives, negations, count conditions, limits, grouping", () => {
     expect(analyzeConstructs("List the first 3 orders placed in 1997.").limit).toBe(3);
     expect(analyzeConstructs("What are the top five products?").limit).toBe(5);
     expect(analyzeConstructs("Which product has the highest price?").limit).toBeNull();
+    expect(analyzeConstructs("List 3 movies released after 2000.").limit).toBe(3);
+    expect(analyzeConstructs("Name the three persons who directed Apollo 13.").limit).toBe(3);
+    expect(analyzeConstructs("Which one of the stadiums has the largest capacity?").limit).toBeNull();
     expect(analyzeConstructs("List all the dogs with the highest age.").ties).toBe(true);
     expect(analyzeConstructs("Which dog is the oldest?").ties).toBe(false);
     expect(analyzeConstructs("What are the different countries with singers above age 20?").distinct).toBe(true);

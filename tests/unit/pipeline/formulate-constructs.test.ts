@@ -219,6 +219,13 @@ describe("Cypher answer queries: the same plan over labels and relationships", (
     expect(a.query.params).toEqual({ p0: "Tom Hanks" });
   });
 
+  it("joins through the relationship the question's verb names, not the first one between the labels", () => {
+    const q = "Which movies were produced by Joel Silver?";
+    const a = cypher(intent(q, { entities: [mention(q, "Joel Silver", [link(GRAPH, "value", "Person.name=Joel Silver", "Joel Silver", 1, "Person")])] }));
+    expect(a.query.text).toMatch(/-\[produced:`PRODUCED`\]->/);
+    expect(a.query.text).not.toMatch(/ACTED_IN|DIRECTED/);
+  });
+
   it("groups with WITH, HAVING as its WHERE, ORDER BY / LIMIT on the aggregate", () => {
     const having = cypher(intent("Which people acted in more than 3 movies?"));
     expect(having.query.text).toMatch(/WITH person AS g0, person\.`name` AS g1, count\(DISTINCT movie\) AS a0\nWHERE a0 > \$p0\nRETURN/);

@@ -198,7 +198,12 @@ export function grouping(question: string): Constructs["grouping"] {
   return null;
 }
 
-const LIMIT = /\b(?:first|top|any)\s+(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\b/i;
+const COUNT_WORD = String.raw`(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty)`;
+/** "the first 3", "top five", "List 3 movies", "Name the 3 persons", "Which 3 suppliers": how many rows to list. */
+const LIMIT = new RegExp(
+  String.raw`\b(?:first|top|any)\s+${COUNT_WORD}\b|^\s*(?:please\s+)?(?:list|name|show|give|find|return|get|provide|retrieve|identify|which|what\s+are)\s+(?:me\s+)?(?:the\s+)?(?:names?\s+of\s+(?:the\s+)?)?${COUNT_WORD}\s+[\p{L}]+`,
+  "iu",
+);
 
 export function analyzeConstructs(question: string): Constructs {
   const ask = askSpan(question);
@@ -209,7 +214,8 @@ export function analyzeConstructs(question: string): Constructs {
     negations: negations(question),
     counts: countConditions(question),
     ties: wantsTies(question),
-    limit: limit ? parseSmallNumber(limit[1].toLowerCase()) : null,
+    // "Which one …" asks for one thing, not for a list cut at one.
+    limit: limit && !(limit[1] === undefined && /^one$/i.test(limit[2])) ? parseSmallNumber((limit[1] ?? limit[2]).toLowerCase()) : null,
     grouping: grouping(question),
     distinct: /\b(?:different|distinct|unique)\b/i.test(ask?.text ?? "") || /^\s*(?:what|which|list|show|find)\s+(?:are\s+)?(?:the\s+)?(?:different|distinct|unique)\b/i.test(question),
   };

@@ -3,6 +3,7 @@ import type { Adjustments } from "../feedback";
 import { viewIntent } from "../plan/relational-view";
 import { fitOf, tautological } from "../sql/formulate-sql";
 import { linkSchema } from "../sql/schema-linking";
+import { tablesOf } from "../sql/render-sql";
 import { pickSql } from "../sql/sql-picks";
 import type { GraphStructure } from "./formulate-cypher";
 import { graphLinkInView, graphView } from "./graph-view";
@@ -23,7 +24,14 @@ export function cypherAnswerQuery(intent: Intent, candidate: Candidate, structur
   const rel = view.relationships.get(linked.root);
   const root = rel ? ((linked.tableScores.get(rel.to) ?? 0) > (linked.tableScores.get(rel.from) ?? 0) ? rel.to : rel.from) : linked.root;
   const linking = { ...linked, root, rootTiedWith: rel ? [] : linked.rootTiedWith, entityIdentity: true };
-  const picks = pickSql(inView, linking, adj);
+  // The relationship the question's verb names ("produced by", "directed") is the way between the nodes, not the first one found.
+  const planned = pickSql(inView, linking, adj);
+  const ends = new Set(tablesOf(planned));
+  const via = [...view.relationships.entries()]
+    .filter(([t, r]) => linking.tableCoverage(t) > 0 && ends.has(r.from) && ends.has(r.to))
+    .sort((a, b) => linking.tableCoverage(b[0]) - linking.tableCoverage(a[0]))
+    .map(([t]) => t);
+  const picks = { ...planned, via };
   if (tautological(picks)) return { query: null, notes: [] };
   let rendered;
   try {

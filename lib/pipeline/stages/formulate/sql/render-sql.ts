@@ -104,7 +104,7 @@ export function tablesOf(p: SqlPicks): string[] {
     ...(p.order?.column ? [p.order.column] : []),
   ];
   const counted = [...p.aggregates, ...selectAggregates(p), ...p.having.map((h) => h.aggregate)].flatMap((a) => (a.countOf ? [a.countOf] : []));
-  return [...new Set([...columns.map((c) => c.table), ...p.extraTables, ...counted])];
+  return [...new Set([...p.via, ...columns.map((c) => c.table), ...p.extraTables, ...counted])];
 }
 
 /** The WHERE conditions of the picks over the joined tables (`col` writes a column reference). */

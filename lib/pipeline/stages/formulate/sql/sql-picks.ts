@@ -118,6 +118,8 @@ export interface SqlPicks {
   projection: ColumnFacts[];
   /** Tables the query needs besides those of the columns above (the counted table of "most orders"). */
   extraTables: string[];
+  /** Tables the question names as the relation between the others ("movies produced by …" → PRODUCED): joined through first. */
+  via: string[];
   /** Value filters written as case-insensitive contains-matches (relaxed after an empty result). */
   containsMatch: boolean;
   /** The answer's SELECT list (exactly what the question asks); null: the wider context projection above. */
@@ -762,6 +764,7 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
     order,
     projection,
     extraTables,
+    via: [],
     containsMatch: adj.relax,
     select,
     having,
