@@ -3,6 +3,7 @@
 import Link from "next/link";
 import type { RunOutcome } from "@/lib/pipeline/run";
 import type { RunStatusName } from "@/lib/runs/types";
+import { AnswerShapeView } from "./answer-shape";
 
 function confidenceWord(c: number): "high" | "medium" | "low" {
   return c >= 0.7 ? "high" : c >= 0.45 ? "medium" : "low";
@@ -52,8 +53,11 @@ export function AnswerCard({
         )}
       </div>
       {answered ? (
-        <p className="mt-2 text-2xl font-semibold leading-snug text-slate-900">
-          <span data-testid="answer-text">{a.text}</span>{" "}
+        <p className={`mt-2 font-semibold leading-snug text-slate-900 ${a.shape && a.shape.kind !== "scalar" ? "text-lg" : "text-2xl"}`}>
+          {/* A list or a table is shown in full below: the sentence form stays short, its citations visible. */}
+          <span data-testid="answer-text" className={a.shape && a.shape.kind !== "scalar" ? "line-clamp-3" : undefined}>
+            {a.text}
+          </span>{" "}
           {citations.map((c) => (
             <button
               key={c.pieceId}
@@ -80,6 +84,7 @@ export function AnswerCard({
           )}
         </div>
       )}
+      {answered && a.shape && <AnswerShapeView shape={a.shape} />}
       {outcome.winner && answered && (
         <p className="mt-3 text-sm text-slate-600">
           From <span className="font-medium text-slate-800" data-testid="answer-source">{outcome.winner.kbName}</span>: {outcome.winner.reason}

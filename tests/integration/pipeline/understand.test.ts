@@ -88,6 +88,11 @@ describe(`understand on the demo catalog (${TARGET_ENGINE})`, () => {
     expect(onePass).toEqual(ranges);
     expect(ranges.get("Aurora Outfitters")!.map((l) => l.label)).toContain("Aurora Outfitters GmbH");
 
+    // A slip of a letter links to the stored spelling, through an index range of the label table.
+    const slips = await lookup.find(["Maria Lindqvst", "Aurora Outfiters GmbH"], all, 10, { contains: () => true });
+    expect(slips.get("Maria Lindqvst")![0]).toMatchObject({ label: "Maria Lindqvist" });
+    expect(slips.get("Aurora Outfiters GmbH")![0]).toMatchObject({ label: "Aurora Outfitters GmbH" });
+
     const noScan = prismaEntityLookup(handle.prisma, { containsScanMaxBytes: 0 });
     expect((await noScan.find(["Lindqvist"], all, 10, { contains: () => true })).get("Lindqvist")).toEqual([]);
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { StageContext, TraceEventInput } from "@/lib/pipeline/stage";
 import { RunCancelledError } from "@/lib/pipeline/stage";
 import { answerQuestion } from "@/lib/pipeline/stages/answer";
-import { CHECKS, type CritiqueInput, STOP_CHECK, classicalCritique, critique, describeChange } from "@/lib/pipeline/stages/critique";
+import { CHECKS, CONSTRUCT_CHECKS, type CritiqueInput, STOP_CHECK, classicalCritique, critique, describeChange } from "@/lib/pipeline/stages/critique";
 import { type Answer, type Candidate, critiqueSchema, type ExecutedQuery, FEEDBACK_TYPES, type Feedback, type Intent, type ScoredEvidence } from "@/lib/pipeline/types";
 import { EX, KB, edge, executed, intent, iri, link, literal, mention, node, passage, path, scored, sqlRow, triple } from "./answer-fixtures";
 
@@ -51,7 +51,16 @@ describe("critique: validator checks", () => {
     expect(critiqueSchema.parse(result)).toEqual(result);
     expect(result.accepted).toBe(true);
     expect(result.feedback).toBeNull();
-    expect(result.checks.map((c) => c.name)).toEqual([CHECKS.answerType, CHECKS.entitiesCited, CHECKS.queriesReturned, CHECKS.connection, CHECKS.notRefused]);
+    expect(result.checks.map((c) => c.name)).toEqual([
+      CHECKS.answerType,
+      CHECKS.entitiesCited,
+      CHECKS.queriesReturned,
+      CHECKS.connection,
+      CHECKS.notRefused,
+      CONSTRUCT_CHECKS.negation,
+      CONSTRUCT_CHECKS.grouping,
+      CONSTRUCT_CHECKS.filters,
+    ]);
     expect(result.checks.every((c) => c.passed)).toBe(true);
     expect(check(result, CHECKS.connection).detail).toBe(`'Maria Lindqvist' is connected to 'Aurora Outfitters' in ${ceoTriple.id} (triple).`);
     expect(check(result, CHECKS.answerType).detail).toBe("'Maria Lindqvist' reads as person; the question asks for person.");
@@ -385,6 +394,9 @@ describe("describeChange", () => {
       wrong_source: ["Aurora documents", "Leave out 'Aurora documents' and select other sources"],
       wrong_module: ["schema-linking", "Answer with another retrieval module than 'schema-linking'"],
       next_batch: ["1", "Fetch the next batch of results (page 2)"],
+      missing_negation: ["from Russia", "Read 'not from Russia' as a negation (a wider window, related rows excluded) and query again"],
+      missing_grouping: ["country", "Group the answer by 'country' and query again"],
+      missing_filter: ["Brazil", "Filter on 'Brazil' by its name in the sources and query again"],
     };
     for (const type of FEEDBACK_TYPES) {
       const [target, text] = expected[type];

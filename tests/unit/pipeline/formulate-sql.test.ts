@@ -31,11 +31,14 @@ describe("SQL schema linking", () => {
     expect(parseValueRef("orders.status", SHOP)).toBeNull();
   });
 
-  it("counts the rows a linked value selects, naming the value in the result", async () => {
+  it("counts the rows a linked value selects: the answer query returns exactly the count", async () => {
     const q = "How many orders were returned?";
-    const { texts, queries } = (await sql(intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count", entities: [mention(q, "returned", [value("orders.status=returned", "returned")])] })));
-    expect(texts[0]).toBe(`SELECT 'returned' AS "status", COUNT(*) AS "number of orders" FROM "orders" WHERE "status" = 'returned'`);
+    const { texts, queries } = await sql(intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count", entities: [mention(q, "returned", [value("orders.status=returned", "returned")])] }));
+    expect(texts[0]).toBe(`SELECT COUNT(*) AS "number of orders" FROM "orders" WHERE "status" = 'returned'`);
     expect(queries[0].sourceObject).toBe("orders");
+    expect(queries[0].role).toBe("answer");
+    expect(queries[0].fit).toMatchObject({ valuesUsed: [], valuesMissed: [], unresolved: [], coverage: 1 });
+    expect(queries.slice(1).every((x) => x.role === "context")).toBe(true);
     // The alternatives: the rows behind the count, and the count per status (in case the value sits elsewhere).
     expect(texts[1]).toBe(`SELECT "order_id", "status" FROM "orders" WHERE "status" = 'returned' LIMIT 50`);
     expect(texts[2]).toBe(`SELECT "status", COUNT(*) AS "number of orders" FROM "orders" GROUP BY "status" LIMIT 50`);
@@ -45,17 +48,17 @@ describe("SQL schema linking", () => {
     const q = "How many orders were placed by customers in Germany?";
     const { texts } = (await sql(intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count", entities: [mention(q, "Germany", [value("regions.country=Germany", "Germany")])] })));
     expect(texts[0]).toBe(
-      `SELECT 'Germany' AS "country", COUNT(DISTINCT "orders"."order_id") AS "number of orders" FROM "orders" ` +
+      `SELECT COUNT(DISTINCT "orders"."order_id") AS "number of orders" FROM "orders" ` +
         `JOIN "customers" ON "orders"."customer_id" = "customers"."customer_id" JOIN "regions" ON "customers"."region_id" = "regions"."region_id" ` +
         `WHERE "regions"."country" = 'Germany'`,
     );
   });
 
-  it("maps a superlative to ORDER BY … LIMIT on the named numeric column and shows the identifying columns", async () => {
+  it("maps a superlative to ORDER BY … LIMIT on the named numeric column; the answer is the entity's name, the context shows its identity", async () => {
     const q = "Which product has the highest list price?";
-    const { texts } = (await sql(intent(q, { wh: "which", answerTypes: ["entity"], superlative: { direction: "max", attribute: "list price", limit: 1 } })));
-    expect(texts[0]).toBe(`SELECT "product_id", "name", "list_price" FROM "products" WHERE "list_price" IS NOT NULL ORDER BY "list_price" DESC LIMIT 1`);
-    expect(texts[1]).toContain("LIMIT 10");
+    const { texts } = await sql(intent(q, { wh: "which", answerTypes: ["entity"], superlative: { direction: "max", attribute: "list price", limit: 1 } }));
+    expect(texts[0]).toBe(`SELECT "name" FROM "products" WHERE "list_price" IS NOT NULL ORDER BY "list_price" DESC LIMIT 1`);
+    expect(texts[1]).toBe(`SELECT "product_id", "name", "list_price" FROM "products" WHERE "list_price" IS NOT NULL ORDER BY "list_price" DESC LIMIT 10`);
   });
 
   it("reads the direction of a superlative adjective from the adjective, whatever the intent wrote", async () => {
@@ -68,8 +71,8 @@ describe("SQL schema linking", () => {
 
   it("groups for 'per' and aggregates the named numeric column", async () => {
     const q = "What is the average list price per category?";
-    const { texts } = (await sql(intent(q, { wh: "what", answerTypes: ["money"], aggregate: "avg" })));
-    expect(texts[0]).toBe(`SELECT "category", AVG("list_price") AS "average list price" FROM "products" GROUP BY "category" LIMIT 50`);
+    const { texts } = await sql(intent(q, { wh: "what", answerTypes: ["money"], aggregate: "avg" }));
+    expect(texts[0]).toBe(`SELECT "category", AVG("list_price") AS "average list price" FROM "products" GROUP BY "category"`);
   });
 
   it("asks several aggregates of one column when the question does", async () => {
@@ -101,7 +104,7 @@ describe("SQL schema linking", () => {
     const q = "Which customer placed the most orders?";
     const { texts } = (await sql(intent(q, { wh: "which", superlative: { direction: "max", attribute: "orders", limit: 1 } })));
     expect(texts[0]).toBe(
-      `SELECT "customers"."customer_id", "customers"."name", COUNT(DISTINCT "orders"."order_id") AS "number of orders" FROM "customers" ` +
+      `SELECT "customers"."name" FROM "customers" ` +
         `JOIN "orders" ON "customers"."customer_id" = "orders"."customer_id" GROUP BY "customers"."customer_id", "customers"."name" ` +
         `ORDER BY COUNT(DISTINCT "orders"."order_id") DESC LIMIT 1`,
     );
@@ -178,7 +181,9 @@ describe("SQL formulation under the critic's feedback", () => {
 
   it("next_batch: the next page of rows", async () => {
     const i = intent("Which products are in the Tents category?", { entities: [mention("Which products are in the Tents category?", "Tents", [value("products.category=Tents", "Tents")])] });
-    expect((await sql(i)).texts[0]).toMatch(/LIMIT 50$/);
+    // The answer query has no row limit of its own (the answer row cap bounds it) and is not paged; the context rows are.
+    expect((await sql(i)).texts[0]).not.toMatch(/LIMIT/);
+    expect((await sql(i)).texts[1]).toMatch(/LIMIT 50$/);
     expect((await sql(i, { type: "next_batch", target: null, detail: "" })).texts[0]).toMatch(/LIMIT 50 OFFSET 50$/);
     expect((await sql(i, { type: "next_batch", target: "2", detail: "" })).texts[0]).toMatch(/LIMIT 50 OFFSET 100$/);
   });

@@ -106,7 +106,9 @@ describe("select evidence: OmniRetrieval's cross-source selection", () => {
     const ctx = context();
     const ranked = scored([[total, 0.9], [policy, 0.3]]);
     const selection = await classicalSelectEvidence.run({ intent: q, ranked, candidates, executed: runs }, ctx);
-    expect(Object.keys(selection).sort()).toEqual(["evidence", "winner"]);
+    expect(Object.keys(selection).sort()).toEqual(["evidence", "result", "winner"]);
+    // No answer query ran: nothing to commit to, the evidence decides.
+    expect(selection.result).toBeNull();
     expect(selection.winner?.kbName).toBe("Aurora sales database");
     expect(ctx.events[0].summary).toMatch(/^Aurora sales database won: 1 of the top 2 pieces and the best score/);
   });

@@ -2,11 +2,13 @@ import { formatScalar } from "../../../backends/evidence";
 import type { EvidencePiece, RowData } from "../../../backends/types";
 import { DEFAULT_PIPELINE_CONFIG } from "../../config";
 import { normalizeLabel } from "../../text";
-import type { Answer, Intent, ScoredEvidence } from "../../types";
+import type { Answer, Intent, QueryResult, ScoredEvidence } from "../../types";
 import { type Bridge, findBridges, focusWithBridges } from "./bridge";
 import { extractOccurrences } from "./extract";
 import { type QuestionFocus, buildQuestionFocus, pieceMentionsEntity } from "./question-focus";
 import { REFUSAL_TEXT, joinList, lowConfidenceReason, noCandidateReason, quoteList, refusal, unknownEntities } from "./refusal";
+import { groupedRowsAnswer } from "./grouped-rows";
+import { answerFromResult, withSupportingEvidence } from "./result-answer";
 import { type ScoredCandidate, answerConfidence, scoreCandidates } from "./score";
 
 export interface AnswerInput {
@@ -21,6 +23,8 @@ export interface AnswerInput {
    * "at least one strong piece, or two weaker ones that agree" and refuses guesses.
    */
   threshold?: number;
+  /** The committed answer query's result (select-evidence): when set, it is the answer (result-answer.ts). */
+  result?: QueryResult | null;
 }
 
 export interface AnswerResult {
@@ -129,6 +133,13 @@ function rowNames(piece: EvidencePiece, label: string): boolean {
  */
 export function answerQuestion(input: AnswerInput): AnswerResult {
   const threshold = input.threshold ?? DEFAULT_PIPELINE_CONFIG.answerThreshold;
+  if (input.result) {
+    const answer = withSupportingEvidence(answerFromResult(input.result, threshold), input.result, input.evidence);
+    return { answer, ranked: [], notes: [`Answer read from the committed query on ${input.result.kbName}: ${input.result.rows.length} row(s) × ${input.result.columns.length} column(s).`] };
+  }
+  // A breakdown asked of a document table ("revenue by region"): the table's rows per group are the answer.
+  const breakdown = groupedRowsAnswer(input.intent, input.evidence);
+  if (breakdown) return { answer: breakdown, ranked: [], notes: [`Breakdown read from the table rows: ${breakdown.shape?.rows.length ?? 0} groups.`] };
   const focus = buildQuestionFocus(input.intent);
   const evidence = input.evidence;
   if (evidence.length === 0) {

@@ -3,6 +3,7 @@ import type { ExecutedQuery, Feedback, FeedbackType } from "../../types";
 import { queryNamesEntity } from "../answer";
 import { type RoundAnalysis, kbName, relationPresence } from "./analysis";
 import { CHECKS, type Check } from "./checks";
+import { constructFeedback } from "./construct-checks";
 
 /**
  * HybGRAG's commentor: when the validator fails, ONE corrective feedback of a fixed type, chosen by the
@@ -11,6 +12,9 @@ import { CHECKS, type Check } from "./checks";
  * first:
  *
  * 1. empty_result     every query came back empty, refused, timed out or failed;
+ *    missing_filter / missing_negation / missing_grouping
+ *                     the answer query leaves out a value the question names, its "not", or its "for each"
+ *                     (construct-checks.ts);
  * 2. no_intersection  a query over several linked entities together found nothing while single-entity
  *                     queries (ego-graphs) did;
  * 3. missing_entity   a question entity has no link into any source;
@@ -169,7 +173,7 @@ const nextBatch: Rule = (a, failed) => {
 };
 
 /** The decision order (see the comment at the top). */
-export const RULES: Rule[] = [emptyResult, noIntersection, missingEntity, wrongEntity, distractorSource, relationRules, kindCannotExpress, wrongModule, nextBatch];
+export const RULES: Rule[] = [emptyResult, constructFeedback, noIntersection, missingEntity, wrongEntity, distractorSource, relationRules, kindCannotExpress, wrongModule, nextBatch];
 
 function sameTarget(a: string | null, b: string | null): boolean {
   return normalizeLabel(a ?? "") === normalizeLabel(b ?? "");
