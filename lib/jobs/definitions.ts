@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { type JobDefinition, defineJob } from "./define";
+
+/**
+ * Every kind of background job, by id. Handlers are imported when a job of their kind runs, so the
+ * queue (imported by pages and actions) never loads model or engine code.
+ */
+
+/** Embeds a document collection's passages and table rows into its vector table; resumable batch by batch. */
+export const embedCollectionJob = defineJob({
+  id: "documents.embed",
+  payload: z.object({ kbId: z.string().min(1) }),
+  maxAttempts: 3,
+  handler: () => import("../backends/documents/embedding-job").then((m) => m.embedCollection),
+});
+
+export const JOB_DEFINITIONS = new Map<string, JobDefinition>([[embedCollectionJob.id, embedCollectionJob as unknown as JobDefinition]]);
+
+/** Human names for the kinds (the knowledge base page, the health overview). */
+export const JOB_LABELS: Record<string, string> = {
+  [embedCollectionJob.id]: "Embedding for semantic search",
+};
