@@ -7,11 +7,14 @@ import { AppError } from "../errors";
 import type { LlmConfig } from "../llm/config";
 import type { LlmUsageTotals } from "../llm/usage";
 import { log } from "../log";
+import { type ModelHandles, NO_MODELS, resolveModels } from "../models/runtime";
+import { textEmbeddings } from "../models/text-embeddings";
 import { loadCatalogSnapshot } from "./catalog-snapshot";
 import { type PipelineConfig, pipelineConfigSchema } from "./config";
 import { prismaEntityLookup } from "./entity-lookup";
 import { executeGuideAction } from "./execute-action";
 import { findNearestGuides, type GuideHit } from "./guides";
+import { scorersFor } from "./scorers";
 import { RunCancelledError, type StageContext, type StageStrategy, type TraceEventInput } from "./stage";
 import { describeChange } from "./stages/critique";
 import type { ExecuteOutput } from "./stages/execute";
@@ -41,6 +44,12 @@ export interface RunRequest {
    * Omitted: the environment's LLM_* defaults with the admin's Settings over them (lib/settings).
    */
   llm?: LlmConfig | null;
+  /**
+   * The models for semantic ranking (sentence embedder, cross-encoder): given (tests, evaluation,
+   * benchmarks), or null for classical ranking only. Omitted: the environment's and the admin's model
+   * settings (lib/models/runtime.ts).
+   */
+  models?: ModelHandles | null;
 }
 
 export interface RunEvent extends TraceEventInput {
@@ -103,6 +112,9 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
   // Strategies: the LLM in front of the classical ones where configured (lib/pipeline/strategies.ts).
   const strategies = await resolveStrategies(prisma, deps, req.llm);
   degradations.push(...strategies.notes);
+  // Models: semantic signals join where an embedder runs; without one every ranking is classical.
+  const models = req.models === undefined ? await resolveModels(prisma) : (req.models ?? NO_MODELS);
+  const texts = models.embedder ? textEmbeddings(prisma, models.embedder) : null;
   // Model calls take seconds, not milliseconds: an LLM run gets the longer budget unless the caller set one.
   const budgetMs = strategies.llm && req.config?.timeBudgetMs === undefined ? config.llmTimeBudgetMs : config.timeBudgetMs;
 
@@ -212,6 +224,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
 
   try {
     for (const d of degradations) emit({ stage: "run", type: "INFO", summary: d });
+    emit({ stage: "run", type: "INFO", summary: describeModels(models), payload: { embedder: models.embedder?.info.id ?? null, crossEncoder: models.crossEncoder?.info.id ?? null } });
     if (!kbs.size) {
       finalAnswer = NO_ANSWER("No knowledge base is shared with you yet. Ask an admin to give your group access to one.");
     } else {
@@ -229,7 +242,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
       }
       await prisma.run.update({ where: { id: run.id }, data: { intent: intent as unknown as Prisma.InputJsonValue } });
 
-      guides = await findNearestGuides(prisma, req.user, intent.completed, kbIds);
+      guides = await findNearestGuides(prisma, req.user, intent.completed, kbIds, 3, 0.2, models.embedder && texts ? { embedder: models.embedder, texts } : null);
       strategies.useGuides(guides.map((g) => g.guideId));
       for (const g of guides.filter((g) => g.invalidActions > 0)) {
         const note = `Guide "${g.question.slice(0, 80)}" has ${g.invalidActions} malformed action(s); they were skipped.`;
@@ -251,7 +264,16 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
         const candidates = await stage(
           "select",
           strategies.select,
-          { intent, catalog, guides: guides.map((g) => ({ guideId: g.guideId, question: g.question, score: g.score, kbIds: g.kbIds })), k: config.candidates, requestedKbIds: requested ?? undefined, exclude: [...excluded] },
+          {
+            intent,
+            catalog,
+            guides: guides.map((g) => ({ guideId: g.guideId, question: g.question, score: g.score, kbIds: g.kbIds })),
+            k: config.candidates,
+            requestedKbIds: requested ?? undefined,
+            exclude: [...excluded],
+            embedder: models.embedder,
+            textEmbeddings: texts,
+          },
           (c) => c.map((x) => `${x.kbName} (${x.score.toFixed(2)})`).join(", ") || "no candidate",
           (c) => c,
         );
@@ -287,7 +309,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
         const executed: ExecuteOutput = await stage(
           "execute",
           strategies.execute,
-          { queries: toRun, kbs, deps, queryTimeoutMs: config.queryTimeoutMs, maxRows: config.maxRowsPerQuery },
+          { queries: toRun, kbs, deps, queryTimeoutMs: config.queryTimeoutMs, maxRows: config.maxRowsPerQuery, embedder: models.embedder },
           (o) => o.executed.map((q) => `${q.kbName}: ${q.status}${q.rows ? ` (${q.rows} rows)` : ""}`).join("; ") || "nothing to run",
           (o) => o.executed.map((q) => ({ kb: q.kbName, status: q.status, rows: q.rows, ms: q.ms, error: q.error })),
         );
@@ -313,7 +335,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
         const reranked: ScoredEvidence[] = await stage(
           "rerank",
           classicalRerank,
-          { intent, pool: pooled, rounds: config.rerankRounds, observe: (r) => observe(round, `rerank:${r.index + 1}:${r.scorer}`, r.ranked) },
+          { intent, pool: pooled, rounds: config.rerankRounds, scorers: scorersFor(models), observe: (r) => observe(round, `rerank:${r.index + 1}:${r.scorer}`, r.ranked) },
           (r) => `${r.length} pieces kept`,
         );
         const selection: EvidenceSelection = await stage(
@@ -429,6 +451,18 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
     },
   });
   return outcome;
+}
+
+/** The run's first trace line about models: which ran, or why ranking is classical. */
+function describeModels(models: ModelHandles): string {
+  if (!models.embedder && !models.crossEncoder) {
+    return models.notes.length ? `Ranking is classical: ${models.notes.join(" ")}` : "Ranking is classical (models are switched off).";
+  }
+  const parts = [
+    models.embedder ? `semantic ranking with ${models.embedder.info.name} (${models.embedder.info.precision})` : null,
+    models.crossEncoder ? `re-ranking with ${models.crossEncoder.info.name} (${models.crossEncoder.info.precision})` : "no cross-encoder installed",
+  ].filter(Boolean);
+  return `Models: ${parts.join("; ")}.${models.notes.length ? ` ${models.notes.join(" ")}` : ""}`;
 }
 
 /** Rejects with `error()` as soon as `signal` aborts; otherwise settles as `work` does. */

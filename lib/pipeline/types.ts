@@ -107,7 +107,7 @@ export function intentText(intent: Intent): string {
 // select: candidate sources (OmniRetrieval top-k) with reasons
 
 export const selectionReasonSchema = z.object({
-  type: z.enum(["terms", "entity", "guide", "description", "requested"]),
+  type: z.enum(["terms", "entity", "guide", "description", "meaning", "requested"]),
   detail: z.string(),
   weight: z.number(),
 });
@@ -173,6 +173,8 @@ export type RerankRound = z.infer<typeof rerankRoundSchema>;
 export interface EvidenceScorer {
   name: string;
   score(intent: Intent, pieces: EvidencePiece[], signal?: AbortSignal): Promise<number[]>;
+  /** Runs in its place when it fails (a model scorer falls back to the best classical fusion). */
+  fallback?: EvidenceScorer;
 }
 
 export interface EvidenceSelection {

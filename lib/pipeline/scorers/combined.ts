@@ -1,6 +1,8 @@
 import type { EvidencePiece } from "../../backends/types";
+import type { Embedder } from "../../models/types";
 import type { EvidenceScorer, Intent } from "../types";
 import { answerTypeFit } from "./answer-type";
+import { denseSimilarities } from "./dense";
 import { entityOverlap } from "./entity-overlap";
 import { lexicalCoverage } from "./lexical";
 import { relationFit } from "./relation-fit";
@@ -42,3 +44,34 @@ export const combinedScorer: CompositeScorer = {
     return (await this.scoreParts(intent, pieces, signal)).total;
   },
 };
+
+/**
+ * The last round's fusion when a sentence embedder runs but no cross-encoder is installed: "combined"
+ * with its relevance share (0.45) split equally between lexical coverage and semantic similarity, the
+ * other parts as they are. A piece without a vector counts its lexical coverage for both halves.
+ */
+export const COMBINED_DENSE_WEIGHTS = { bm25: 0.225, dense: 0.225, "entity-overlap": 0.2, "answer-type": 0.2, "relation-fit": 0.15 } as const;
+
+export function combinedDenseScorer(embedder: Embedder): CompositeScorer & { fallback: EvidenceScorer } {
+  return {
+    name: "combined-dense",
+    fallback: combinedScorer,
+    async scoreParts(intent, pieces, signal) {
+      const similarities = await denseSimilarities(embedder, intent, pieces, signal);
+      const bm25 = lexicalCoverage(intent, pieces).map((s) => Math.min(1, s));
+      const parts = {
+        bm25,
+        dense: similarities.map((s, i) => (Number.isFinite(s) ? Math.max(0, s) : bm25[i])),
+        "entity-overlap": entityOverlap(intent, pieces),
+        "answer-type": answerTypeFit(intent, pieces),
+        "relation-fit": relationFit(intent, pieces),
+      };
+      const names = Object.keys(COMBINED_DENSE_WEIGHTS) as (keyof typeof COMBINED_DENSE_WEIGHTS)[];
+      const total = pieces.map((_, i) => names.reduce((sum, name) => sum + COMBINED_DENSE_WEIGHTS[name] * parts[name][i], 0));
+      return { total, parts };
+    },
+    async score(intent, pieces, signal) {
+      return (await this.scoreParts(intent, pieces, signal)).total;
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import type { TextEmbeddings } from "../../../models/text-embeddings";
+import type { Embedder } from "../../../models/types";
+import type { CatalogEntry, CatalogSourceObject } from "../../catalog-snapshot";
+import { cosine } from "../../scorers/dense";
+import { OBJECT_DECAY } from "./signals";
+
+/**
+ * Source selection's semantic signal: the cosine of the question's embedding with each KB's text
+ * (name, description, descriptor) and with its source objects' (name, description, tags), so a
+ * question that names the subject in other words ("clients" for a customer table, "located in" for a
+ * city column) still finds the source. Catalog texts are embedded once (models/text-embeddings.ts).
+ */
+
+/**
+ * Cosines at or below this say nothing: it is the 99th percentile of all-MiniLM-L6-v2 cosines between
+ * unrelated texts (SciFact claims against Spider database descriptors and tables; measured with
+ * scripts/bench-models.ts, "calibration"). Above it the similarity is rescaled to 0..1.
+ */
+export const UNRELATED_COSINE = 0.2;
+
+export function calibrated(similarity: number, floor = UNRELATED_COSINE): number {
+  return Math.max(0, Math.min(1, (similarity - floor) / (1 - floor)));
+}
+
+export function kbSemanticText(entry: CatalogEntry): string {
+  return [entry.kbName, entry.description, entry.descriptor].filter(Boolean).join(". ");
+}
+
+export function objectSemanticText(object: CatalogSourceObject): string {
+  return [object.name, object.description, object.tags.join(", ")].filter(Boolean).join(". ");
+}
+
+export interface SemanticObjectHit {
+  key: string;
+  name: string;
+  /** Calibrated 0..1. */
+  score: number;
+}
+
+export interface SemanticSignal {
+  /** 0..1 per catalog entry (same order as the catalog): half the KB text's similarity, half its best objects'. */
+  score: number[];
+  kbScore: number[];
+  objects: SemanticObjectHit[][];
+}
+
+export async function semanticSignal(
+  embedder: Embedder,
+  texts: TextEmbeddings,
+  question: string,
+  catalog: CatalogEntry[],
+  signal?: AbortSignal,
+): Promise<SemanticSignal> {
+  const objectRefs = catalog.flatMap((entry, i) => entry.sourceObjects.map((object) => ({ entry: i, object })));
+  const [[q], kbVectors, objectVectors] = await Promise.all([
+    embedder.embed([question], "query", { signal }),
+    texts.vectors(catalog.map(kbSemanticText), { signal }),
+    texts.vectors(objectRefs.map((r) => objectSemanticText(r.object)), { signal }),
+  ]);
+  const kbScore = kbVectors.map((v) => calibrated(cosine(q, v)));
+  const objects: SemanticObjectHit[][] = catalog.map(() => []);
+  objectRefs.forEach((r, i) => {
+    const score = calibrated(cosine(q, objectVectors[i]));
+    if (score > 0) objects[r.entry].push({ key: r.object.key, name: r.object.name, score });
+  });
+  const score = catalog.map((_, i) => {
+    const best = objects[i].sort((a, b) => b.score - a.score);
+    const objectScore = Math.min(1, best.slice(0, OBJECT_DECAY.length).reduce((sum, h, j) => sum + h.score * OBJECT_DECAY[j], 0));
+    return 0.5 * kbScore[i] + 0.5 * objectScore;
+  });
+  return { score, kbScore, objects };
+}
