@@ -6,6 +6,22 @@
 import { move } from "piscina";
 import { LoadedModel, ModelLoadError } from "./inference/model.mjs";
 
+/**
+ * Fault injection for the tests of crash handling (MOSAIC_INFERENCE_FAULTS=1 only): a batch holding
+ * CRASH_TEXT makes this thread die with the batch in flight, the way an out-of-memory or a bug in a
+ * worker would, so the tests see the pool replace the thread and the batch's callers fail over.
+ */
+const FAULTS = process.env.MOSAIC_INFERENCE_FAULTS === "1";
+const CRASH_TEXT = "__mosaic_inference_crash__";
+
+/** @returns {Promise<never>} */
+function crash() {
+  setImmediate(() => {
+    throw new Error("inference worker crashed (injected fault)");
+  });
+  return new Promise(() => undefined);
+}
+
 /** @type {Map<string, Promise<LoadedModel>>} */
 const models = new Map();
 
@@ -38,8 +54,9 @@ export default async function run(task) {
         throw e;
       }
     case "embed": {
-      const vectors = await (await modelFor(task.model)).embed(task.texts);
-      return move(vectors);
+      const model = await modelFor(task.model);
+      if (FAULTS && task.texts.includes(CRASH_TEXT)) return crash();
+      return move(await model.embed(task.texts));
     }
     case "score": {
       const scores = await (await modelFor(task.model)).score(task.pairs);

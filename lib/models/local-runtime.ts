@@ -152,7 +152,7 @@ export class LocalModelRuntime implements ModelRuntime {
         concurrency: this.config.threads + 1,
         sizeOf: (t) => t.length,
         run: async (texts) => {
-          const flat = await this.workers().run<Float32Array>({ op: "embed", model: descriptor, texts }, { signal: AbortSignal.timeout(this.batchTimeoutMs()) });
+          const flat = await this.workers().run<Float32Array>({ op: "embed", model: descriptor, texts });
           const d = spec.dimensions;
           return texts.map((_, i) => flat.subarray(i * d, (i + 1) * d));
         },
@@ -185,7 +185,7 @@ export class LocalModelRuntime implements ModelRuntime {
         queueLimit: this.config.queueLimit,
         concurrency: this.config.threads + 1,
         sizeOf: ([q, p]) => q.length + p.length,
-        run: async (pairs) => [...(await this.workers().run<Float32Array>({ op: "score", model: descriptor, pairs }, { signal: AbortSignal.timeout(this.batchTimeoutMs()) }))],
+        run: async (pairs) => [...(await this.workers().run<Float32Array>({ op: "score", model: descriptor, pairs }))],
       });
       this.batchers.crossEncoder = batcher;
       this.crossSlot.info = info;
@@ -195,11 +195,6 @@ export class LocalModelRuntime implements ModelRuntime {
         score: (pairs: [string, string][], options: ModelCallOptions = {}) => batcher.submit(pairs, { timeoutMs: options.timeoutMs ?? timeoutMs, signal: options.signal }),
       } satisfies CrossEncoder;
     });
-  }
-
-  /** A batch that runs longer than this is aborted and its thread replaced: a stuck native run never holds a thread for good. */
-  private batchTimeoutMs(): number {
-    return Math.max(60_000, 4 * this.config.timeoutMs);
   }
 
   async status(): Promise<RuntimeStatus> {
@@ -213,12 +208,14 @@ export class LocalModelRuntime implements ModelRuntime {
     };
   }
 
+  /** Refuses new requests, lets running batches finish, stops the threads. */
   async close(): Promise<void> {
     this.closed = true;
     this.batchers.embedder?.close();
     this.batchers.crossEncoder?.close();
-    await this.pool?.close();
+    const pool = this.pool;
     this.pool = null;
+    await pool?.close();
   }
 }
 

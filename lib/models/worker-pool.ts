@@ -4,10 +4,11 @@ import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
 
 /**
- * The inference worker threads (workers/inference-worker.mjs), managed by Piscina: sized to the cores,
- * a crashed thread is replaced and the tasks it was running are rejected (their callers fall back),
- * and a task past its time limit is aborted, which terminates its thread (the only way to stop a
- * native ONNX run) so one stuck batch cannot take a thread for good.
+ * The inference worker threads (workers/inference-worker.mjs), managed by Piscina: sized to the cores;
+ * a thread that dies is replaced and the tasks it was running are rejected (their callers fall back).
+ * A running batch is never aborted from outside: terminating a thread while onnxruntime's native run
+ * is in flight aborts the whole process (its completion lands on a torn-down thread), so callers are
+ * bounded by their own time limits (batcher.ts) instead, and shutdown waits for running batches.
  */
 
 const WORKER_FILE = path.join("workers", "inference-worker.mjs");
@@ -65,8 +66,8 @@ export class InferencePool {
     this.pool.on("error", () => undefined);
   }
 
-  run<T>(task: Record<string, unknown>, opts: { signal?: AbortSignal } = {}): Promise<T> {
-    return this.pool.run(task, { signal: opts.signal ?? null }) as Promise<T>;
+  run<T>(task: Record<string, unknown>): Promise<T> {
+    return this.pool.run(task) as Promise<T>;
   }
 
   /** The live worker threads (tests end one to check that its tasks fail over and it is replaced). */
@@ -85,8 +86,9 @@ export class InferencePool {
     };
   }
 
+  /** Lets running and queued batches finish (see above), then stops the threads. */
   async close(): Promise<void> {
     this.closing = true;
-    await this.pool.destroy();
+    await this.pool.close();
   }
 }
