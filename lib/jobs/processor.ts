@@ -29,6 +29,8 @@ export interface ProcessorOptions {
   heartbeatMs?: number;
   /** A RUNNING job without a heartbeat for this long is presumed dead and claimed again. */
   staleMs?: number;
+  /** A failed attempt waits this long before the next, doubling each time (at most 10 minutes). */
+  retryBaseMs?: number;
   /** Definitions this processor runs (all known ones by default). */
   definitions?: Map<string, JobDefinition>;
 }
@@ -43,8 +45,8 @@ interface ClaimedRow {
 
 const DB_NOW = Prisma.sql`(now() AT TIME ZONE 'UTC')`;
 
-export function backoffMs(attempt: number): number {
-  return Math.min(10 * 60_000, 10_000 * 2 ** Math.max(0, attempt - 1));
+export function backoffMs(attempt: number, baseMs = 10_000): number {
+  return Math.min(10 * 60_000, baseMs * 2 ** Math.max(0, attempt - 1));
 }
 
 export class JobProcessor {
@@ -63,6 +65,7 @@ export class JobProcessor {
       pollMs: 2_000,
       heartbeatMs: 10_000,
       staleMs: 60_000,
+      retryBaseMs: 10_000,
       definitions: JOB_DEFINITIONS,
       ...opts,
     };
@@ -185,7 +188,7 @@ export class JobProcessor {
         WHERE id = ${row.id} AND "lockedBy" = ${this.instanceId}`;
       return;
     }
-    const wait = backoffMs(row.attempts);
+    const wait = backoffMs(row.attempts, this.opts.retryBaseMs);
     await this.prisma.$executeRaw`
       UPDATE "Job" SET status = 'QUEUED', error = ${text}, "lockedBy" = NULL,
         message = ${`Attempt ${row.attempts} of ${row.maxAttempts} failed (${text.slice(0, 300)}); it is tried again in ${Math.round(wait / 1000)} s.`},

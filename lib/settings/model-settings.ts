@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { enqueueCollectionEmbedding } from "../backends/documents/embedding-queue";
 import type { PrismaClient } from "../db/generated/client";
 import type { ModelsEnv } from "../models/env";
 import type { Precision } from "../models/specs";
@@ -85,4 +86,18 @@ export async function saveModelSettings(prisma: PrismaClient, env: ModelsEnv, in
   };
   await prisma.setting.upsert({ where: { key: MODEL_SETTING_KEY }, create: { key: MODEL_SETTING_KEY, value }, update: { value } });
   return { before, after: resolveModelSettings(value, env) };
+}
+
+/**
+ * Saves the admin's choices; when the embedder, its precision or the on/off switch changed, every
+ * document collection gets an embedding job (it re-embeds what belongs to another model and skips
+ * what is already current). Returns how many collections were queued.
+ */
+export async function applyModelSettings(prisma: PrismaClient, env: ModelsEnv, input: ModelSettingsInput): Promise<{ queued: number }> {
+  const { before, after } = await saveModelSettings(prisma, env, input);
+  const vectorsChange = after.enabled && (!before.enabled || before.embedder !== after.embedder || before.precision !== after.precision);
+  if (!vectorsChange) return { queued: 0 };
+  const collections = await prisma.knowledgeBase.findMany({ where: { kind: "DOCUMENTS" }, select: { id: true } });
+  for (const kb of collections) await enqueueCollectionEmbedding(prisma, kb.id);
+  return { queued: collections.length };
 }
