@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import type { CatalogDeps } from "../../catalog/deps";
 import type { PrismaClient } from "../../db/generated/client";
 import { embedCollectionJob } from "../../jobs/definitions";
-import { type EnqueueResult, enqueueJob } from "../../jobs/queue";
+import { type EnqueueResult, type JobView, enqueueJob, latestJobsOfKb } from "../../jobs/queue";
 import { log } from "../../log";
 import { kbStorageDir } from "../registry";
 import { indexPath, openIndexForRead } from "./index-db";
@@ -57,4 +57,25 @@ export async function reconcileCollectionEmbeddings(prisma: PrismaClient, deps: 
     }
   }
   return asked;
+}
+
+export interface EmbeddingStatus {
+  /** The collection's latest embedding job (null: none yet). */
+  job: JobView | null;
+  /** Passages and table rows, and how many have a vector of `model`. */
+  rows: number;
+  embedded: number;
+  model: string;
+}
+
+/** What a collection's page shows about its vectors. */
+export async function collectionEmbeddingStatus(prisma: PrismaClient, deps: Pick<CatalogDeps, "dataDir">, kb: { id: string; name: string }): Promise<EmbeddingStatus> {
+  const [job] = (await latestJobsOfKb(prisma, kb.id)).filter((j) => j.kind === embedCollectionJob.id);
+  let vectors: CollectionVectors | null = null;
+  try {
+    vectors = collectionVectors(deps, kb);
+  } catch {
+    // An unreadable index is reported by the KB's health check; here it just has no vectors.
+  }
+  return { job: job ?? null, rows: vectors?.rows ?? 0, embedded: vectors?.embedded ?? 0, model: vectors?.model ?? "" };
 }
