@@ -121,6 +121,8 @@ export const candidateSchema = z.object({
   sourceObjects: z.array(z.string()),
   score: z.number(),
   reasons: z.array(selectionReasonSchema),
+  /** With a sentence embedder: how close in meaning each of the KB's source objects is to the question (0..1, calibrated), by key. */
+  meaning: z.record(z.string(), z.number()).optional(),
 });
 export type Candidate = z.infer<typeof candidateSchema>;
 

@@ -54,6 +54,8 @@ type Weights = { [K in keyof typeof SELECTION_WEIGHTS]: number };
 
 /** At most this many source objects are listed per candidate (what formulate looks at first). */
 const MAX_LISTED_OBJECTS = 5;
+/** Source objects whose closeness in meaning a candidate carries to query formulation (schema linking reads it). */
+const MAX_MEANING_OBJECTS = 20;
 /** Objects far below the KB's best object are noise matches (a shared "name" column), not listed. */
 const LISTED_OBJECT_RATIO = 0.5;
 
@@ -170,6 +172,7 @@ export function selectSources(input: SelectInput): Candidate[] {
     sourceObjects: listedObjects(i, signals),
     score: round(score),
     reasons: reasonsFor(i, index, query, signals, !!requested, weights),
+    ...(semantic ? { meaning: Object.fromEntries(semantic.objects[i].slice(0, MAX_MEANING_OBJECTS).map((o) => [o.key, round(o.score)])) } : {}),
   }));
 }
 
