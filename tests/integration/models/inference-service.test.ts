@@ -3,9 +3,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseModelsEnv } from "@/lib/models/env";
 import { ModelUnavailableError } from "@/lib/models/files";
 import { LocalModelRuntime } from "@/lib/models/local-runtime";
 import { RemoteModelRuntime } from "@/lib/models/remote-runtime";
+import { handlesFrom, runtimeChoice, runtimeFor, shutdownModels } from "@/lib/models/runtime";
 import { EMBEDDER, SHARED_MODELS_DIR, sharedModelsAvailable } from "@/tests/support/models/fixtures";
 
 /** Starts `npm run worker:inference`'s script on a free port; resolves with its URL once it listens. */
@@ -75,6 +77,20 @@ describe.skipIf(!sharedModelsAvailable())("inference service (npm run worker:inf
   it("tells the app when it runs another model than the settings ask for, and when there is no cross-encoder", async () => {
     await expect(client({ precision: "fp32" }).embedder()).rejects.toThrow(/runs all-MiniLM-L6-v2 \(int8\), but the settings ask for all-MiniLM-L6-v2 \(fp32\)/);
     await expect(client({ crossEncoder: "cross-encoder/ms-marco-MiniLM-L-6-v2" }).crossEncoder()).rejects.toBeInstanceOf(ModelUnavailableError);
+  });
+
+  it("is what the app uses when INFERENCE_URL is set", async () => {
+    const env = parseModelsEnv({ INFERENCE_URL: service.url, MODELS_DIR: SHARED_MODELS_DIR });
+    const runtime = runtimeFor(runtimeChoice({ enabled: true, precision: "int8", embedder: EMBEDDER, crossEncoder: null }, env, dataDir));
+    try {
+      expect(runtime).toBeInstanceOf(RemoteModelRuntime);
+      const models = await handlesFrom(runtime);
+      expect(models.embedder?.info.source).toBe("service");
+      expect(models.notes).toEqual([]);
+      expect((await runtime!.status()).mode).toBe("service");
+    } finally {
+      await shutdownModels();
+    }
   });
 
   it("drains on SIGTERM: the request in flight is answered, then it stops", async () => {
