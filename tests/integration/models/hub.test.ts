@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ModelUnavailableError, cacheFolder } from "@/lib/models/files";
 import { LocalModelRuntime, type LocalRuntimeConfig } from "@/lib/models/local-runtime";
 import { embedderSpec } from "@/lib/models/specs";
-import { EMBEDDER, SHARED_MODELS_DIR, sharedModelsAvailable } from "@/tests/support/models/fixtures";
+import { EMBEDDER, SHARED_MODELS_DIR, fixtureModels, sharedModelsAvailable } from "@/tests/support/models/fixtures";
 import { type LoopbackHub, startLoopbackHub } from "@/tests/support/models/hub-server";
 
 const dirs: string[] = [];
@@ -77,6 +77,19 @@ describe.skipIf(!sharedModelsAvailable())("downloading a missing model from a Hu
       expect(existsSync(folder) ? readdirSync(folder) : []).toEqual([]);
     } finally {
       hub.tamper.clear();
+    }
+  });
+
+  it.skipIf(!fixtureModels().dir)("downloads a cross-encoder named by its hub repository, taking the precision the repository has", async () => {
+    const fixtureHub = await startLoopbackHub(fixtureModels().dir!);
+    try {
+      // The fixture repository has only the int8 file; fp32 is asked for.
+      const r = runtime({ precision: "fp32", crossEncoder: "fixtures/tiny-cross-encoder", locations: { modelsDir: temp("empty-models"), cacheDir: temp("cache"), hubUrl: fixtureHub.url } });
+      const model = (await r.crossEncoder())!;
+      expect(model.info).toMatchObject({ task: "cross-encoder", precision: "int8", source: "hub", note: "fixtures/tiny-cross-encoder has no fp32 file on the hub (onnx/model.onnx); the int8 file is used." });
+      expect(await model.score([["a question", "a passage"]])).toHaveLength(1);
+    } finally {
+      await fixtureHub.close();
     }
   });
 
