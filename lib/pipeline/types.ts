@@ -174,7 +174,8 @@ export type RerankRound = z.infer<typeof rerankRoundSchema>;
  */
 export interface EvidenceScorer {
   name: string;
-  score(intent: Intent, pieces: EvidencePiece[], signal?: AbortSignal): Promise<number[]>;
+  /** `previous`: the scores the pieces carry from the round before (aligned with `pieces`), for scorers that build on them. */
+  score(intent: Intent, pieces: EvidencePiece[], signal?: AbortSignal, previous?: number[]): Promise<number[]>;
   /** Runs in its place when it fails (a model scorer falls back to the best classical fusion). */
   fallback?: EvidenceScorer;
 }

@@ -52,10 +52,11 @@ async function runRound(intent: Intent, current: ScoredEvidence[], scorer: Evide
   const pieces = current.map((e) => e.piece);
   let scores: number[];
   let parts: Record<string, number[]> = {};
+  const previous = current.map((e) => e.score);
   if (isCompositeScorer(scorer)) {
-    ({ total: scores, parts } = await scorer.scoreParts(intent, pieces, signal));
+    ({ total: scores, parts } = await scorer.scoreParts(intent, pieces, signal, previous));
   } else {
-    scores = await scorer.score(intent, pieces, signal);
+    scores = await scorer.score(intent, pieces, signal, previous);
   }
   if (scores.length !== pieces.length) throw new Error(`scorer "${scorer.name}" returned ${scores.length} scores for ${pieces.length} pieces`);
   const floor = floorScore(scores);
