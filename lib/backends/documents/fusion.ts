@@ -1,10 +1,14 @@
 /**
  * Hybrid retrieval: the BM25 ranking (FTS5) and the vector ranking (sqlite-vec) fused into one.
- * Two methods, both measured on SciFact (npm run bench -- models, "fusion"):
- * - reciprocal-rank fusion (Cormack et al. 2009): Σ w / (k + rank); needs no score calibration, k = 60
- *   as published;
- * - a weighted blend of scores: w_bm25 · bm25 / best bm25 + w_vector · cosine similarity.
- * A row found by one ranking only gets nothing from the other.
+ * Two methods, both measured on SciFact (`npm run bench -- models`, "fusion"; 809 training claims,
+ * BEIR relevance, all-MiniLM-L6-v2 int8):
+ * - reciprocal-rank fusion (Cormack et al. 2009): Σ w / (k + rank), k = 60 as published:
+ *   NDCG@10 0.722, Recall@100 0.944 (BM25 alone 0.698 / 0.910, vectors alone 0.679 / 0.915);
+ * - a weighted blend of scores, w_bm25 · bm25 / best bm25 + w_vector · cosine: 0.730 / 0.937 at 0.5 : 0.5.
+ * RRF is the default: the best recall in the top 100 (what the re-ranking rounds work from), and no
+ * dependence on how one model's cosines or one collection's BM25 scores are spread; the blend's NDCG@10
+ * edge is not significant (paired: +0.008 ± 0.005 s.e.; 93 claims better, 88 worse). A row found by one
+ * ranking only gets nothing from the other.
  */
 
 export type FusionMethod = "rrf" | "weighted";
