@@ -1,4 +1,4 @@
-import { reconcileCollectionEmbeddings } from "./backends/documents/embedding-queue";
+import { enqueueCatalogEmbedding, reconcileCollectionEmbeddings } from "./backends/documents/embedding-queue";
 import { closeAllBackends } from "./backends/registry";
 import { type CatalogDeps, catalogDeps } from "./catalog/deps";
 import { initDatabase } from "./db/client";
@@ -68,6 +68,8 @@ async function reconcileEmbeddingsAtStart(prisma: PrismaClient, deps: CatalogDep
     if (!models.embedder) return;
     const asked = await reconcileCollectionEmbeddings(prisma, deps, models.embedder.info.id);
     if (asked) log.info({ collections: asked }, "collections queued for embedding");
+    // Cheap when everything is embedded: the job embeds only texts the table does not hold for this model.
+    await enqueueCatalogEmbedding(prisma);
   } catch (err) {
     log.warn({ err }, "could not check the collections' embeddings");
   }

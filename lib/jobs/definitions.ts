@@ -14,9 +14,22 @@ export const embedCollectionJob = defineJob({
   handler: () => import("../backends/documents/embedding-job").then((m) => m.embedCollection),
 });
 
-export const JOB_DEFINITIONS = new Map<string, JobDefinition>([[embedCollectionJob.id, embedCollectionJob as unknown as JobDefinition]]);
+/** Embeds the catalog's texts (descriptors, source objects, guide questions) for source selection; one at a time. */
+export const embedCatalogTextsJob = defineJob({
+  id: "catalog.embed-texts",
+  payload: z.object({}),
+  maxAttempts: 3,
+  handler: () => import("../pipeline/stages/select/catalog-texts").then((m) => m.embedCatalogTexts),
+});
+
+export const CATALOG_TEXTS_JOB_KEY = embedCatalogTextsJob.id;
+
+export const JOB_DEFINITIONS = new Map<string, JobDefinition>(
+  [embedCollectionJob, embedCatalogTextsJob].map((d) => [d.id, d as unknown as JobDefinition]),
+);
 
 /** Human names for the kinds (the knowledge base page, the health overview). */
 export const JOB_LABELS: Record<string, string> = {
   [embedCollectionJob.id]: "Embedding for semantic search",
+  [embedCatalogTextsJob.id]: "Embedding the catalog for source selection",
 };

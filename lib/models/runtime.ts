@@ -100,6 +100,39 @@ export async function resolveModels(prisma: PrismaClient): Promise<ModelHandles>
   return handlesFrom(runtimeFor(choice));
 }
 
+/** Query texts whose vectors are kept (a run embeds its question for guides, selection, search and re-ranking). */
+const QUERY_CACHE = 512;
+const queryCaches = new WeakMap<Embedder, Embedder>();
+
+/**
+ * The embedder with a small memory of query vectors: one question is compared with guides, sources,
+ * passages and evidence within a run, and asked again in evaluation and follow-ups; it is embedded once.
+ */
+export function withQueryCache(embedder: Embedder): Embedder {
+  const known = queryCaches.get(embedder);
+  if (known) return known;
+  const cache = new Map<string, Promise<Float32Array>>();
+  const cached: Embedder = {
+    info: embedder.info,
+    embed(texts, kind, options) {
+      if (kind !== "query") return embedder.embed(texts, kind, options);
+      const missing = [...new Set(texts.filter((t) => !cache.has(t)))];
+      if (missing.length) {
+        const batch = embedder.embed(missing, kind, options);
+        missing.forEach((t, i) => {
+          const one = batch.then((v) => v[i]);
+          one.catch(() => cache.delete(t));
+          cache.set(t, one);
+        });
+        while (cache.size > QUERY_CACHE) cache.delete(cache.keys().next().value!);
+      }
+      return Promise.all(texts.map((t) => cache.get(t)!));
+    },
+  };
+  queryCaches.set(embedder, cached);
+  return cached;
+}
+
 export async function handlesFrom(runtime: ModelRuntime | null): Promise<ModelHandles> {
   if (!runtime) return NO_MODELS;
   const notes: string[] = [];
@@ -113,7 +146,7 @@ export async function handlesFrom(runtime: ModelRuntime | null): Promise<ModelHa
       return null;
     }),
   ]);
-  return { embedder, crossEncoder, notes };
+  return { embedder: embedder ? withQueryCache(embedder) : null, crossEncoder, notes };
 }
 
 export interface ModelsOverview {

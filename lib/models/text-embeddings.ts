@@ -44,19 +44,32 @@ class TextEmbeddingCache {
     this.memory.set(hash, v);
   }
 
+  /** Loads what the table holds for the texts not in memory. */
+  private async load(hashes: string[]): Promise<void> {
+    const missing = [...new Set(hashes.filter((h) => !this.memory.has(h)))];
+    for (let i = 0; i < missing.length; i += 5_000) {
+      const rows = await this.prisma.textEmbedding.findMany({ where: { model: this.model, textHash: { in: missing.slice(i, i + 5_000) } }, select: { textHash: true, vector: true } });
+      for (const r of rows) this.keep(r.textHash, fromBytes(r.vector));
+    }
+  }
+
+  /** The vectors already computed (memory or table), null for the others; embeds nothing. */
+  async stored(texts: string[]): Promise<(Float32Array | null)[]> {
+    const hashes = texts.map(textHash);
+    await this.load(hashes);
+    return hashes.map((h) => this.memory.get(h) ?? null);
+  }
+
   /** One vector per text, in order (passage embeddings: catalog texts are documents, not questions). */
   async vectors(embedder: Embedder, texts: string[], options: ModelCallOptions = {}): Promise<Float32Array[]> {
     if (embedder.info.id !== this.model) throw new Error(`text embeddings of ${this.model} asked of ${embedder.info.id}`);
     const hashes = texts.map(textHash);
+    await this.load(hashes);
     const missing = [...new Set(hashes.filter((h) => !this.memory.has(h)))];
     if (missing.length) {
       const model = this.model;
-      for (let i = 0; i < missing.length; i += 5_000) {
-        const rows = await this.prisma.textEmbedding.findMany({ where: { model, textHash: { in: missing.slice(i, i + 5_000) } }, select: { textHash: true, vector: true } });
-        for (const r of rows) this.keep(r.textHash, fromBytes(r.vector));
-      }
       const textOf = new Map(hashes.map((h, i) => [h, texts[i]]));
-      const toEmbed = missing.filter((h) => !this.memory.has(h));
+      const toEmbed = missing;
       for (let i = 0; i < toEmbed.length; i += STEP) {
         const step = toEmbed.slice(i, i + STEP);
         const vectors = await embedder.embed(
@@ -85,6 +98,8 @@ const caches = new WeakMap<PrismaClient, Map<string, TextEmbeddingCache>>();
 /** The text-embedding cache of `embedder`'s model; `vectors(texts)` embeds what it does not hold yet. */
 export interface TextEmbeddings {
   vectors(texts: string[], options?: ModelCallOptions): Promise<Float32Array[]>;
+  /** Memory and table only: null for a text not embedded yet. */
+  stored(texts: string[]): Promise<(Float32Array | null)[]>;
   cached(texts: string[]): (Float32Array | null)[];
 }
 
@@ -100,5 +115,5 @@ export function textEmbeddings(prisma: PrismaClient, embedder: Embedder): TextEm
     byModel.set(embedder.info.id, cache);
   }
   const c = cache;
-  return { vectors: (texts, options) => c.vectors(embedder, texts, options), cached: (texts) => c.cached(texts) };
+  return { vectors: (texts, options) => c.vectors(embedder, texts, options), stored: (texts) => c.stored(texts), cached: (texts) => c.cached(texts) };
 }

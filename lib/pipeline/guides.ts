@@ -11,7 +11,7 @@ import type { Embedder } from "../models/types";
 import { Bm25Index } from "./bm25";
 import { accessibleKb, captureAction, parseActionFor } from "./execute-action";
 import { cosine } from "./scorers/dense";
-import { calibrated } from "./stages/select/semantic";
+import { calibrated, catalogVectors } from "./stages/select/semantic";
 import {
   type GuideActionInput,
   type GuideActionKind,
@@ -60,8 +60,11 @@ async function guideSimilarities(question: string, guideQuestions: string[], sem
   const lexical = index.scores(question).map((s, i) => (s <= 0 ? 0 : Math.min(1, s / (index.scores(guideQuestions[i])[i] || 1))));
   if (!semantic) return lexical;
   try {
-    const [[q], vectors] = await Promise.all([semantic.embedder.embed([question], "query"), semantic.texts.vectors(guideQuestions)]);
-    return lexical.map((l, i) => Math.max(l, calibrated(cosine(q, vectors[i]))));
+    const [[q], known] = await Promise.all([semantic.embedder.embed([question], "query"), catalogVectors(semantic.texts, guideQuestions)]);
+    return lexical.map((l, i) => {
+      const v = known.vectors[i];
+      return v ? Math.max(l, calibrated(cosine(q, v))) : l;
+    });
   } catch {
     // A failing model leaves guide retrieval lexical, as it was before models.
     return lexical;

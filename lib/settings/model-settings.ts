@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { enqueueCollectionEmbedding } from "../backends/documents/embedding-queue";
+import { enqueueCatalogEmbedding, enqueueCollectionEmbedding } from "../backends/documents/embedding-queue";
 import type { PrismaClient } from "../db/generated/client";
 import type { ModelsEnv } from "../models/env";
 import type { Precision } from "../models/specs";
@@ -99,5 +99,6 @@ export async function applyModelSettings(prisma: PrismaClient, env: ModelsEnv, i
   if (!vectorsChange) return { queued: 0 };
   const collections = await prisma.knowledgeBase.findMany({ where: { kind: "DOCUMENTS" }, select: { id: true } });
   for (const kb of collections) await enqueueCollectionEmbedding(prisma, kb.id);
+  await enqueueCatalogEmbedding(prisma);
   return { queued: collections.length };
 }

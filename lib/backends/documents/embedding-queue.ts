@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import type { CatalogDeps } from "../../catalog/deps";
 import type { PrismaClient } from "../../db/generated/client";
-import { embedCollectionJob } from "../../jobs/definitions";
+import { CATALOG_TEXTS_JOB_KEY, embedCatalogTextsJob, embedCollectionJob } from "../../jobs/definitions";
 import { type EnqueueResult, type JobView, enqueueJob, latestJobsOfKb } from "../../jobs/queue";
 import { drainJobs } from "../../jobs/processor";
 import { log } from "../../log";
@@ -9,6 +9,11 @@ import { resolveModels } from "../../models/runtime";
 import { kbStorageDir } from "../registry";
 import { indexPath, openIndexForRead } from "./index-db";
 import { vectorState } from "./vectors";
+
+/** Asks for the catalog's new or changed texts to be embedded (one job for the whole catalog). */
+export function enqueueCatalogEmbedding(prisma: PrismaClient): Promise<EnqueueResult> {
+  return enqueueJob(prisma, embedCatalogTextsJob, {}, { activeKey: CATALOG_TEXTS_JOB_KEY, message: "Waiting to embed the catalog's descriptions for source selection." });
+}
 
 /** One unfinished embedding job per collection. */
 export function embeddingJobKey(kbId: string): string {
@@ -96,13 +101,14 @@ export async function embedCollectionsNow(
   const models = await resolveModels(prisma);
   if (!models.embedder) return models.notes.length ? `Collections were not embedded: ${models.notes.join(" ")}` : "Collections were not embedded: models are switched off.";
   const queued = await reconcileCollectionEmbeddings(prisma, deps, models.embedder.info.id);
-  const pending = await prisma.job.count({ where: { kind: embedCollectionJob.id, status: { in: ["QUEUED", "RUNNING"] } } });
+  await enqueueCatalogEmbedding(prisma);
+  const pending = await prisma.job.count({ where: { kind: { in: [embedCollectionJob.id, embedCatalogTextsJob.id] }, status: { in: ["QUEUED", "RUNNING"] } } });
   if (!queued && !pending) return `Every collection is embedded with ${models.embedder.info.id}.`;
   const started = Date.now();
   const timer = setInterval(() => {
     void prisma.job
-      .findMany({ where: { kind: embedCollectionJob.id, status: "RUNNING" }, select: { message: true, kb: { select: { name: true } } } })
-      .then((running) => running.forEach((j) => log(`${j.kb?.name ?? "collection"}: ${j.message}`)))
+      .findMany({ where: { kind: { in: [embedCollectionJob.id, embedCatalogTextsJob.id] }, status: "RUNNING" }, select: { message: true, kb: { select: { name: true } } } })
+      .then((running) => running.forEach((j) => log(`${j.kb?.name ?? "catalog"}: ${j.message}`)))
       .catch(() => undefined);
   }, opts.everyMs ?? 15_000);
   try {

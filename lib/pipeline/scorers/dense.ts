@@ -12,8 +12,12 @@ import { bm25EntityScorer } from "./lexical";
  * semantic evidence"), which composite scorers replace with the piece's lexical score.
  */
 
-/** Pieces a round may embed: rows and triples are short, so this is a few hundred milliseconds on two cores. */
-export const EMBED_BUDGET = 128;
+/**
+ * Pieces a round embeds itself, the best-placed first: about as many as the last round keeps, so the
+ * pieces that can reach the answer are compared by meaning, while a round's cost stays one or two model
+ * batches of short texts (rows, triples). Pieces further down keep their lexical score.
+ */
+export const EMBED_BUDGET = 32;
 
 export function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0;

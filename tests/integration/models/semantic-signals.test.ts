@@ -22,6 +22,7 @@ function memoryTexts(embedder: Embedder): TextEmbeddings {
       return texts.map((t) => cache.get(t)!);
     },
     cached: (texts) => texts.map((t) => cache.get(t) ?? null),
+    stored: async (texts) => texts.map((t) => cache.get(t) ?? null),
   };
 }
 

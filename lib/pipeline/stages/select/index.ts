@@ -184,6 +184,9 @@ export const classicalSelect: StageStrategy<SelectInput, Candidate[]> = {
     if (!semantic && input.embedder && input.textEmbeddings && input.catalog.length) {
       try {
         semantic = await semanticSignal(input.embedder, input.textEmbeddings, input.intent.completed || input.intent.question, input.catalog, ctx.signal);
+        if (semantic.pending) {
+          ctx.trace({ stage: "select", type: "INFO", strategy: "classical", summary: `${semantic.pending.toLocaleString("en")} catalog descriptions are still being embedded in the background; they count by their words only until then.` });
+        }
       } catch (e) {
         if (ctx.signal.aborted) throw e;
         ctx.trace({ stage: "select", type: "INFO", strategy: "classical", summary: `The semantic signal was left out: the embedding model failed (${(e as Error).message}).` });

@@ -43,6 +43,25 @@ export interface SemanticSignal {
   score: number[];
   kbScore: number[];
   objects: SemanticObjectHit[][];
+  /** Catalog texts not embedded yet (the catalog job is still at work): they count as unrelated meanwhile. */
+  pending: number;
+}
+
+/**
+ * A question embeds at most this many catalog texts itself (a KB registered a moment ago); a larger
+ * backlog (a new catalog, a new model) is the background job's (catalog-texts.ts), and questions meanwhile
+ * use what is embedded.
+ */
+export const INLINE_TEXTS = 32;
+
+/** Vectors for `items`: stored ones, plus the missing ones embedded now when they are few; null otherwise. */
+export async function catalogVectors(texts: TextEmbeddings, items: string[], signal?: AbortSignal): Promise<{ vectors: (Float32Array | null)[]; pending: number }> {
+  const stored = await texts.stored(items);
+  const missing = [...new Set(items.filter((_, i) => !stored[i]))];
+  if (!missing.length) return { vectors: stored, pending: 0 };
+  if (missing.length > INLINE_TEXTS) return { vectors: stored, pending: missing.length };
+  await texts.vectors(missing, { signal });
+  return { vectors: await texts.stored(items), pending: 0 };
 }
 
 export async function semanticSignal(
@@ -53,15 +72,16 @@ export async function semanticSignal(
   signal?: AbortSignal,
 ): Promise<SemanticSignal> {
   const objectRefs = catalog.flatMap((entry, i) => entry.sourceObjects.map((object) => ({ entry: i, object })));
-  const [[q], kbVectors, objectVectors] = await Promise.all([
+  const kbTexts = catalog.map(kbSemanticText);
+  const [[q], known] = await Promise.all([
     embedder.embed([question], "query", { signal }),
-    texts.vectors(catalog.map(kbSemanticText), { signal }),
-    texts.vectors(objectRefs.map((r) => objectSemanticText(r.object)), { signal }),
+    catalogVectors(texts, [...kbTexts, ...objectRefs.map((r) => objectSemanticText(r.object))], signal),
   ]);
-  const kbScore = kbVectors.map((v) => calibrated(cosine(q, v)));
+  const similarity = (v: Float32Array | null) => (v ? calibrated(cosine(q, v)) : 0);
+  const kbScore = kbTexts.map((_, i) => similarity(known.vectors[i]));
   const objects: SemanticObjectHit[][] = catalog.map(() => []);
   objectRefs.forEach((r, i) => {
-    const score = calibrated(cosine(q, objectVectors[i]));
+    const score = similarity(known.vectors[kbTexts.length + i]);
     if (score > 0) objects[r.entry].push({ key: r.object.key, name: r.object.name, score });
   });
   const score = catalog.map((_, i) => {
@@ -69,5 +89,5 @@ export async function semanticSignal(
     const objectScore = Math.min(1, best.slice(0, OBJECT_DECAY.length).reduce((sum, h, j) => sum + h.score * OBJECT_DECAY[j], 0));
     return 0.5 * kbScore[i] + 0.5 * objectScore;
   });
-  return { score, kbScore, objects };
+  return { score, kbScore, objects, pending: known.pending };
 }
