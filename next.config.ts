@@ -16,6 +16,10 @@ const nextConfig: NextConfig = {
     "oxigraph",
     "neo4j-driver",
     "pdfjs-dist",
+    // The model runtime: a native binding and a worker pool whose threads load workers/inference-worker.mjs from disk.
+    "onnxruntime-node",
+    "piscina",
+    "@huggingface/tokenizers",
   ],
   // forbidden() renders app/forbidden.tsx with HTTP 403 for signed-in users without the role.
   experimental: { authInterrupts: true },

@@ -13,13 +13,14 @@ export default defineConfig({
     // The default summary, then which tiers were skipped for want of a service or data, and how to run them.
     reporters: ["default", "./tests/support/skipped-tiers-reporter.ts"],
     projects: [
-      { resolve: { alias }, test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node", env: { LOG_LEVEL: "silent" } } },
+      // Models are off unless a test turns them on: pipeline tests pin the classical rankings; model tests pass their runtime.
+      { resolve: { alias }, test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node", env: { LOG_LEVEL: "silent", MODELS_ENABLED: "false" } } },
       {
         resolve: { alias },
         test: {
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],
-          env: { LOG_LEVEL: "silent" },
+          env: { LOG_LEVEL: "silent", MODELS_ENABLED: "false" },
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 60_000,

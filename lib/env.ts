@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { modelsEnvShape } from "./models/env";
 
 /**
  * Every environment variable Mosaic reads, validated once at start (instrumentation.ts and each
@@ -93,6 +94,7 @@ const envSchema = z.object({
   NEO4J_PASSWORD: z.string().optional(),
   NEO4J_DATABASE: z.string().optional(),
   ...llmEnvShape(),
+  ...modelsEnvShape(),
   ...queryLimitsEnvShape(),
 });
 

@@ -1,11 +1,15 @@
+import { enqueueCatalogEmbedding, reconcileCollectionEmbeddings } from "./backends/documents/embedding-queue";
 import { closeAllBackends } from "./backends/registry";
-import { catalogDeps } from "./catalog/deps";
+import { type CatalogDeps, catalogDeps } from "./catalog/deps";
 import { initDatabase } from "./db/client";
+import type { PrismaClient } from "./db/generated/client";
 import { seedDemoCatalogOnce } from "./demo/seed-catalog";
 import { DatabaseLockedError } from "./db/pglite-lock";
 import { EnvError, loadEnv } from "./env";
 import { getSecrets } from "./local-secrets";
+import { startJobProcessor, stopJobProcessor } from "./jobs/processor";
 import { log } from "./log";
+import { resolveModels, shutdownModels } from "./models/runtime";
 
 /**
  * Server start: a bad environment or a database held by another process stops the server with a
@@ -28,8 +32,14 @@ export async function startServer(): Promise<void> {
         log.warn({ err: e }, "could not seed the demo catalog; it will be retried at the next start");
       }
     }
+    // Background jobs (collection embedding...) run in the server process; every instance on one PostgreSQL claims from the same table.
+    const deps = catalogDeps();
+    await startJobProcessor({ services: { prisma: handle.prisma, deps }, exclusive: handle.engine === "pglite" });
+    void reconcileEmbeddingsAtStart(handle.prisma, deps);
     const shutdown = async (signal: string) => {
       log.info({ signal }, "shutting down");
+      await stopJobProcessor();
+      await shutdownModels().catch((e) => log.error({ err: e }, "stopping the model workers failed"));
       await closeAllBackends();
       await handle.close().catch((e) => log.error({ err: e }, "closing the database failed"));
       process.exit(0);
@@ -44,5 +54,23 @@ export async function startServer(): Promise<void> {
       log.error({ err: e }, "startup failed");
     }
     process.exit(1);
+  }
+}
+
+/**
+ * Collections embedded with another model (the settings changed while the app was down) or never
+ * embedded get a job. Loads the embedder, so it runs after the server is up, never blocking it.
+ */
+async function reconcileEmbeddingsAtStart(prisma: PrismaClient, deps: CatalogDeps): Promise<void> {
+  try {
+    const models = await resolveModels(prisma);
+    for (const note of models.notes) log.warn(note);
+    if (!models.embedder) return;
+    const asked = await reconcileCollectionEmbeddings(prisma, deps, models.embedder.info.id);
+    if (asked) log.info({ collections: asked }, "collections queued for embedding");
+    // Cheap when everything is embedded: the job embeds only texts the table does not hold for this model.
+    await enqueueCatalogEmbedding(prisma);
+  } catch (err) {
+    log.warn({ err }, "could not check the collections' embeddings");
   }
 }

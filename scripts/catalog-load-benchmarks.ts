@@ -2,11 +2,13 @@
 // Spider database, RDF versions of the Spider dev databases, and the Neo4j graphs when NEO4J_URI is set).
 // Options: --spider-limit N, --scifact-limit N, --tatqa-limit N (quick partial catalogs).
 import { existsSync } from "node:fs";
+import { embedCollectionsNow } from "../lib/backends/documents/embedding-queue";
 import { closeAllBackends } from "../lib/backends/registry";
 import { loadBenchmarkCatalog } from "../lib/catalog/benchmarks";
 import { catalogDeps } from "../lib/catalog/deps";
 import { openAndBootstrap } from "../lib/db/bootstrap";
 import { loadEnv } from "../lib/env";
+import { shutdownModels } from "../lib/models/runtime";
 import { runCli } from "./cli";
 
 function numberFlag(name: string): number | undefined {
@@ -40,7 +42,10 @@ await runCli(async () => {
     );
     for (const f of report.failed) console.log(`  failed: ${f.name}: ${f.error}`);
     if (report.failed.length) process.exitCode = 1;
+    // Vectors for hybrid search: no server runs the embedding jobs here, so they run now.
+    console.log(await embedCollectionsNow(handle.prisma, deps, { exclusive: handle.engine === "pglite", log: (line) => console.log(line) }));
   } finally {
+    await shutdownModels();
     await closeAllBackends();
     await handle.close();
   }

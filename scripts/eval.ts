@@ -10,6 +10,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
+import { embedCollectionsNow } from "../lib/backends/documents/embedding-queue";
 import { closeAllBackends } from "../lib/backends/registry";
 import { catalogDeps } from "../lib/catalog/deps";
 import { openAndBootstrap } from "../lib/db/bootstrap";
@@ -186,6 +187,8 @@ await runCli(async () => {
       } else {
         await prepareSuiteCatalog(prisma, deps, suite, { neo4j, log: (line) => console.log(line) });
       }
+      // No server runs the embedding jobs here: with the models on, the collections are embedded (or their vectors checked) before the first question.
+      console.log(await embedCollectionsNow(prisma, deps, { exclusive: !env.DATABASE_URL, log: (line) => console.log(`  ${line}`) }));
       if (fromFile) await checkQuestionFileSources(prisma, user, fromFile);
       const plan = await planEvalRun(
         prisma,

@@ -6,6 +6,7 @@ const REASON_LABELS: Record<string, string> = {
   entity: "Linked entity",
   guide: "Similar guide",
   description: "Description",
+  meaning: "Similar meaning",
   requested: "You chose it",
 };
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Embedder } from "../models/types";
 
 /**
  * The one interface every knowledge-base kind implements (OmniRetrieval: each KB keeps its native
@@ -63,6 +64,8 @@ export interface ExecuteOptions {
   /** At most this many records are returned; `truncated` says whether more existed. */
   maxRows: number;
   signal?: AbortSignal;
+  /** Document collections: the sentence embedder for hybrid (BM25 + vector) search; absent or null = BM25 only. */
+  embedder?: Embedder | null;
 }
 
 export const DEFAULT_EXECUTE_OPTIONS: ExecuteOptions = { timeoutMs: 10_000, maxRows: 1_000 };

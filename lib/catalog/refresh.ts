@@ -1,3 +1,4 @@
+import { enqueueCatalogEmbedding, enqueueCollectionEmbedding } from "../backends/documents/embedding-queue";
 import { closeBackend, openBackend } from "../backends/registry";
 import type { KbKind, SourceUnit } from "../backends/types";
 import type { PrismaClient, Prisma } from "../db/generated/client";
@@ -96,6 +97,9 @@ export async function refreshKnowledgeBase(
       await prisma.knowledgeBase.update({ where: { id: kbId }, data: { entityCount: entities.length, indexedAt: new Date(), status: "HEALTHY" } });
       report.entities = entities.length;
     }
+    // New or changed passages and catalog texts get vectors in the background (semantic signals use them once there).
+    if (kb.kind === "DOCUMENTS") await enqueueCollectionEmbedding(prisma, kbId);
+    await enqueueCatalogEmbedding(prisma);
     return report;
   } catch (e) {
     const msg = (e as Error).message;

@@ -10,9 +10,15 @@ export const pipelineConfigSchema = z.object({
   candidates: z.number().int().min(1).max(20).default(3),
   maxRounds: z.number().int().min(1).max(5).default(3),
   poolLimit: z.number().int().min(10).max(5000).default(1000),
+  /**
+   * Quasar's 1000 → 100 → 30. "hybrid" and "cross-encoder" stand for the best scorer available: with a
+   * sentence embedder the first round blends in semantic similarity; with no cross-encoder installed the
+   * last round is the best fusion (combined, plus semantic similarity with an embedder). Any scorer name
+   * (bm25, bm25-entity, combined, dense, combined-dense, ...) may be configured instead.
+   */
   rerankRounds: z.array(rerankRoundSchema).min(1).default([
-    { scorer: "bm25-entity", keep: 100 },
-    { scorer: "combined", keep: 30 },
+    { scorer: "hybrid", keep: 100 },
+    { scorer: "cross-encoder", keep: 30 },
   ]),
   evidenceForAnswer: z.number().int().min(1).max(200).default(30),
   /** Refrain below this answer confidence. */

@@ -6,8 +6,12 @@ import type { Prisma, PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
 import { runReadWhere } from "../feedback/run-access";
 import { runReadableWhere } from "../runs/access";
+import type { TextEmbeddings } from "../models/text-embeddings";
+import type { Embedder } from "../models/types";
 import { Bm25Index } from "./bm25";
 import { accessibleKb, captureAction, parseActionFor } from "./execute-action";
+import { cosine } from "./scorers/dense";
+import { calibrated, catalogVectors } from "./stages/select/semantic";
 import {
   type GuideActionInput,
   type GuideActionKind,
@@ -46,6 +50,32 @@ export function guideAccessWhere(user: AccessSubject): Prisma.ExtractionGuideWhe
   return { sources: { every: { kb: kbAccessWhere(user) } } };
 }
 
+/**
+ * How close each guide's question is to this one, 0..1: BM25 relative to the guide's own self-match,
+ * and with a sentence embedder the calibrated cosine of the two questions (a paraphrase shares few
+ * words but says the same); the closer of the two counts.
+ */
+async function guideSimilarities(question: string, guideQuestions: string[], semantic: GuideSemantics | null): Promise<number[]> {
+  const index = new Bm25Index(guideQuestions);
+  const lexical = index.scores(question).map((s, i) => (s <= 0 ? 0 : Math.min(1, s / (index.scores(guideQuestions[i])[i] || 1))));
+  if (!semantic) return lexical;
+  try {
+    const [[q], known] = await Promise.all([semantic.embedder.embed([question], "query"), catalogVectors(semantic.texts, guideQuestions)]);
+    return lexical.map((l, i) => {
+      const v = known.vectors[i];
+      return v ? Math.max(l, calibrated(cosine(q, v))) : l;
+    });
+  } catch {
+    // A failing model leaves guide retrieval lexical, as it was before models.
+    return lexical;
+  }
+}
+
+export interface GuideSemantics {
+  embedder: Embedder;
+  texts: TextEmbeddings;
+}
+
 /** AU-RAG's Think Tank: the guides whose questions are closest to this one. */
 export async function findNearestGuides(
   prisma: PrismaClient,
@@ -54,6 +84,7 @@ export async function findNearestGuides(
   kbIds: string[],
   limit = 3,
   minScore = 0.2,
+  semantic: GuideSemantics | null = null,
 ): Promise<GuideHit[]> {
   const guides = await prisma.extractionGuide.findMany({
     where: { AND: [guideAccessWhere(user), { sources: { some: { kbId: { in: kbIds } } } }] },
@@ -61,14 +92,14 @@ export async function findNearestGuides(
     take: 5000,
   });
   if (!guides.length) return [];
-  const index = new Bm25Index(guides.map((g) => g.question));
-  const scores = index.scores(question);
+  const scores = await guideSimilarities(
+    question,
+    guides.map((g) => g.question),
+    semantic,
+  );
   const hits: GuideHit[] = [];
-  scores.forEach((s, i) => {
-    if (s <= 0) return;
-    const self = index.scores(guides[i].question)[i] || 1;
-    const score = Math.min(1, s / self);
-    if (score < minScore) return;
+  scores.forEach((score, i) => {
+    if (score <= 0 || score < minScore) return;
     const g = guides[i];
     let invalid = 0;
     const actions: GuideHit["actions"] = [];

@@ -5,6 +5,8 @@ import type { CatalogDeps } from "../catalog/deps";
 import type { PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
 import { log } from "../log";
+import { type ModelHandles, NO_MODELS, resolveModels } from "../models/runtime";
+import { textEmbeddings } from "../models/text-embeddings";
 import { loadCatalogSnapshot } from "./catalog-snapshot";
 import { type PipelineConfig, pipelineConfigSchema } from "./config";
 import { prismaEntityLookup } from "./entity-lookup";
@@ -36,6 +38,9 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
   const kbs = await usableKbs(prisma, req.user, requested);
   const strategies = await resolveStrategies(prisma, deps, req.llm);
   degradations.push(...strategies.notes);
+  // Models: semantic signals join where an embedder runs; without one every ranking is classical.
+  const models = req.models === undefined ? await resolveModels(prisma) : (req.models ?? NO_MODELS);
+  const texts = models.embedder ? textEmbeddings(prisma, models.embedder) : null;
   // Model calls take seconds, not milliseconds: an LLM run gets the longer budget unless the caller set one.
   const budgetMs = strategies.llm && req.config?.timeBudgetMs === undefined ? config.llmTimeBudgetMs : config.timeBudgetMs;
   const opened = await openRun(prisma, req.user, question, req.conversationId ?? null, requested);
@@ -49,19 +54,20 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
   let answer = NO_ANSWER("No knowledge base answered.");
   try {
     for (const d of degradations) runner.emit({ stage: "run", type: "INFO", summary: d });
+    runner.emit({ stage: "run", type: "INFO", summary: describeModels(models), payload: { embedder: models.embedder?.info.id ?? null, crossEncoder: models.crossEncoder?.info.id ?? null } });
     if (!kbs.size) {
       answer = NO_ANSWER("No knowledge base is shared with you yet. Ask an admin to give your group access to one.");
     } else {
       intent = await understand(prisma, runner, strategies, question, opened.history, [...kbs.keys()], degradations);
       await storeIntent(prisma, opened.runId, intent);
-      const loaded = await loadRunGuides(prisma, req.user, opened.runId, intent.completed, [...kbs.keys()]);
+      const loaded = await loadRunGuides(prisma, req.user, opened.runId, intent.completed, [...kbs.keys()], models.embedder && texts ? { embedder: models.embedder, texts } : null);
       guides = loaded.hits;
       strategies.useGuides(guides.map((g) => g.guideId));
       for (const note of loaded.notes) {
         degradations.push(note);
         runner.emit({ stage: "select", type: "INFO", summary: note });
       }
-      const run: RunContext = { deps, config, strategies, runner, kbs, requested, intent, catalog: await loadCatalogSnapshot(prisma, [...kbs.keys()]), guides, structures: new Map<string, KbStructure>(), degradations };
+      const run: RunContext = { deps, config, strategies, runner, kbs, requested, intent, catalog: await loadCatalogSnapshot(prisma, [...kbs.keys()]), guides, structures: new Map<string, KbStructure>(), degradations, models, texts };
       let state = firstState();
       for (let round = 1; round <= config.maxRounds; round++) {
         const result = await runRound(run, round, state);
@@ -135,6 +141,18 @@ async function understand(prisma: PrismaClient, runner: StageRunner, strategies:
   // The understand stage traces the details; the outcome keeps one line for the caller.
   if (intent.language !== "en") degradations.push(`The question looks like it is not in English (${intent.language}); understanding and search are tuned for English, so results may be weaker.`);
   return intent;
+}
+
+/** The run's first trace line about models: which ran, or why ranking is classical. */
+function describeModels(models: ModelHandles): string {
+  if (!models.embedder && !models.crossEncoder) {
+    return models.notes.length ? `Ranking is classical: ${models.notes.join(" ")}` : "Ranking is classical (models are switched off).";
+  }
+  const parts = [
+    models.embedder ? `semantic ranking with ${models.embedder.info.name} (${models.embedder.info.precision})` : null,
+    models.crossEncoder ? `re-ranking with ${models.crossEncoder.info.name} (${models.crossEncoder.info.precision})` : "no cross-encoder installed",
+  ].filter(Boolean);
+  return `Models: ${parts.join("; ")}.${models.notes.length ? ` ${models.notes.join(" ")}` : ""}`;
 }
 
 /** The round the run keeps: one the critic accepted, else the first answer, else the more confident one. */

@@ -110,7 +110,7 @@ export function intentText(intent: Intent): string {
 // select: candidate sources (OmniRetrieval top-k) with reasons
 
 export const selectionReasonSchema = z.object({
-  type: z.enum(["terms", "entity", "guide", "description", "requested"]),
+  type: z.enum(["terms", "entity", "guide", "description", "meaning", "requested"]),
   detail: z.string(),
   weight: z.number(),
 });
@@ -124,6 +124,8 @@ export const candidateSchema = z.object({
   sourceObjects: z.array(z.string()),
   score: z.number(),
   reasons: z.array(selectionReasonSchema),
+  /** With a sentence embedder: how close in meaning each of the KB's source objects is to the question (0..1, calibrated), by key. */
+  meaning: z.record(z.string(), z.number()).optional(),
 });
 export type Candidate = z.infer<typeof candidateSchema>;
 
@@ -199,7 +201,10 @@ export type RerankRound = z.infer<typeof rerankRoundSchema>;
  */
 export interface EvidenceScorer {
   name: string;
-  score(intent: Intent, pieces: EvidencePiece[], signal?: AbortSignal): Promise<number[]>;
+  /** `previous`: the scores the pieces carry from the round before (aligned with `pieces`), for scorers that build on them. */
+  score(intent: Intent, pieces: EvidencePiece[], signal?: AbortSignal, previous?: number[]): Promise<number[]>;
+  /** Runs in its place when it fails (a model scorer falls back to the best classical fusion). */
+  fallback?: EvidenceScorer;
 }
 
 export interface EvidenceSelection {

@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
+import { collectionEmbeddingStatus, enqueueCollectionEmbedding } from "@/lib/backends/documents/embedding-queue";
 import { withBackendErrors } from "@/lib/catalog/backend-errors";
 import { catalogDeps } from "@/lib/catalog/deps";
 import { deleteKnowledgeBase, setPrivilegeRiskAcceptance, updateKnowledgeBase } from "@/lib/catalog/knowledge-bases";
@@ -52,6 +53,28 @@ export const deleteKbAction = authActionClient
       throw new AppError("VALIDATION", "Type the knowledge base's name exactly to confirm.", { confirmName: "The name does not match." });
     }
     return deleteKnowledgeBase(prisma, catalogDeps(), parsedInput.id);
+  });
+
+/** A collection's embedding progress (its page polls it while a job is waiting or running). */
+export const embeddingStatusAction = authActionClient
+  .metadata({ name: "kb.embedding.status", roles: ADMIN })
+  .inputSchema(idSchema)
+  .action(async ({ parsedInput }) => {
+    const prisma = await db();
+    const kb = await prisma.knowledgeBase.findUnique({ where: { id: parsedInput.id }, select: { id: true, name: true, kind: true } });
+    if (!kb || kb.kind !== "DOCUMENTS") throw new AppError("NOT_FOUND", "That document collection no longer exists.");
+    return collectionEmbeddingStatus(prisma, catalogDeps(), kb);
+  });
+
+export const embedAgainAction = authActionClient
+  .metadata({ name: "kb.embedding.retry", roles: ADMIN })
+  .inputSchema(idSchema)
+  .action(async ({ parsedInput }) => {
+    const prisma = await db();
+    const kb = await prisma.knowledgeBase.findUnique({ where: { id: parsedInput.id }, select: { id: true, name: true, kind: true } });
+    if (!kb || kb.kind !== "DOCUMENTS") throw new AppError("NOT_FOUND", "That document collection no longer exists.");
+    await enqueueCollectionEmbedding(prisma, kb.id);
+    return collectionEmbeddingStatus(prisma, catalogDeps(), kb);
   });
 
 /** An admin accepts (or withdraws) the risk of a PostgreSQL role that may do more than read; the connection is checked again. */

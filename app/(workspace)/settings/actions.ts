@@ -5,8 +5,12 @@ import { authActionClient } from "@/lib/actions/safe-action";
 import { catalogDeps } from "@/lib/catalog/deps";
 import { db } from "@/lib/db/client";
 import { loadEnv } from "@/lib/env";
+import { modelsEnv } from "@/lib/models/runtime";
 import { getLlmSettingsView, keyForTest, saveLlmSettings } from "@/lib/settings/llm-settings";
 import { llmSettingsInputSchema, testConnectionInputSchema } from "@/lib/settings/llm-settings.validation";
+import { applyModelSettings } from "@/lib/settings/model-settings";
+import { modelSettingsInputSchema } from "@/lib/settings/model-settings.validation";
+import { getModelsView } from "@/lib/settings/models-view";
 import { testLlmConnection } from "@/lib/settings/test-connection";
 
 const ADMIN = ["ADMIN"] as "ADMIN"[];
@@ -40,3 +44,17 @@ export const testLlmConnectionAction = authActionClient
       apiKey,
     });
   });
+
+export const saveModelSettingsAction = authActionClient
+  .metadata({ name: "settings.models.save", roles: ADMIN })
+  .inputSchema(modelSettingsInputSchema)
+  .action(async ({ parsedInput }) => {
+    const prisma = await db();
+    const { queued } = await applyModelSettings(prisma, modelsEnv(), parsedInput);
+    return { view: await getModelsView(prisma, modelsEnv()), queued };
+  });
+
+export const getModelsViewAction = authActionClient
+  .metadata({ name: "settings.models.get", roles: ADMIN })
+  .inputSchema(z.object({}))
+  .action(async () => getModelsView(await db(), modelsEnv()));

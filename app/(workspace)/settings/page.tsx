@@ -1,25 +1,32 @@
 import type { Metadata } from "next";
 import { LlmSettingsForm } from "@/components/settings/llm-settings-form";
+import { ModelSettings } from "@/components/settings/model-settings";
 import { PageHeader } from "@/components/ui/page-header";
 import { requireRole } from "@/lib/auth/session";
 import { catalogDeps } from "@/lib/catalog/deps";
 import { db } from "@/lib/db/client";
 import { loadEnv } from "@/lib/env";
 import { rolesFor } from "@/lib/navigation";
+import { modelsEnv } from "@/lib/models/runtime";
 import { getLlmSettingsView } from "@/lib/settings/llm-settings";
+import { getModelsView } from "@/lib/settings/models-view";
 
 export const metadata: Metadata = { title: "Settings" };
 
 export default async function SettingsPage() {
   await requireRole(rolesFor("/settings"), "/settings");
-  const view = await getLlmSettingsView(await db(), catalogDeps().encryptionKey, loadEnv());
+  const prisma = await db();
+  const [view, models] = await Promise.all([getLlmSettingsView(prisma, catalogDeps().encryptionKey, loadEnv()), getModelsView(prisma, modelsEnv())]);
   return (
     <>
       <PageHeader
         title="Settings"
-        description="The LLM endpoint Mosaic's stages may use (any OpenAI-compatible server: OpenAI, vLLM, Ollama, llama.cpp), the model per stage, and which stages use it. Every stage keeps its classical strategy as the fallback."
+        description="The LLM endpoint Mosaic's stages may use (any OpenAI-compatible server: OpenAI, vLLM, Ollama, llama.cpp), the model per stage, and which stages use it; and the local models that rank evidence by meaning. Every stage keeps its classical strategy as the fallback."
       />
-      <LlmSettingsForm initial={view} />
+      <div className="space-y-10">
+        <LlmSettingsForm initial={view} />
+        <ModelSettings initial={models} />
+      </div>
     </>
   );
 }

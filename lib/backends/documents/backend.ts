@@ -20,7 +20,7 @@ import type { DocumentsConfig, DocumentsSecrets } from "./config";
 import { buildEntityIndex } from "./entity-index";
 import { type IndexDb, indexPath, openIndexForRead, readMeta } from "./index-db";
 import { previewUnit } from "./preview";
-import { searchCollection } from "./search";
+import { type DenseQuery, searchCollection } from "./search";
 import { buildSourceUnits } from "./source-units";
 import { verbalizeSearchResult } from "./verbalize";
 
@@ -84,7 +84,28 @@ class DocumentsBackend implements KnowledgeBackend {
   }
 
   async execute(query: NativeQuery, options?: Partial<ExecuteOptions>): Promise<RawResult> {
-    return searchCollection(this.index(), this.collectionLanguage(), query, { ...DEFAULT_EXECUTE_OPTIONS, ...options });
+    const opts = { ...DEFAULT_EXECUTE_OPTIONS, ...options };
+    const dense = await this.denseQuery(query, opts);
+    return searchCollection(this.index(), this.collectionLanguage(), query, opts, dense);
+  }
+
+  /**
+   * The query's vector when a hybrid search is possible: an embedder was given and the collection
+   * holds vectors of that same model (a collection being embedded again for a new model is searched
+   * by BM25 alone until its job is done). A failing embedder (busy, timed out, crashed) costs the
+   * search its vector half, not its answer.
+   */
+  private async denseQuery(query: NativeQuery, opts: ExecuteOptions): Promise<DenseQuery | null> {
+    const embedder = opts.embedder;
+    if (!embedder || query.language !== "search" || !query.text.trim()) return null;
+    const db = this.index();
+    if ((readMeta(db, "embedding_model") ?? "") !== embedder.info.id) return null;
+    try {
+      const [vector] = await embedder.embed([query.text], "query", { signal: opts.signal, timeoutMs: opts.timeoutMs });
+      return { model: embedder.info.id, name: embedder.info.name, precision: embedder.info.precision, vector };
+    } catch {
+      return null;
+    }
   }
 
   verbalize(result: RawResult, options?: { sourceObject?: string | null }): EvidencePiece[] {

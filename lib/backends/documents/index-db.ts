@@ -9,7 +9,7 @@ export type IndexDb = Database.Database;
 
 export const INDEX_FILE = "collection.sqlite";
 export const SCHEMA_VERSION = "1";
-/** Width of the (for now empty) chunk embedding table; matches the small sentence encoders the models issue plans. */
+/** Width of the vector table a new collection starts with (all-MiniLM-L6-v2); an embedder of another width recreates it (vectors.ts). */
 export const EMBEDDING_DIMENSIONS = 384;
 
 export function indexPath(ctx: BackendContext): string {
@@ -80,7 +80,10 @@ CREATE TABLE IF NOT EXISTS search_rows (
 CREATE INDEX IF NOT EXISTS search_rows_document ON search_rows (document_id);
 CREATE INDEX IF NOT EXISTS search_rows_table ON search_rows (table_id);
 
-CREATE VIRTUAL TABLE IF NOT EXISTS chunk_vectors USING vec0 (embedding float[${EMBEDDING_DIMENSIONS}]);
+-- One vector per search row (passage or table row), rowid = search_rows.rowid, written by the embedding job.
+CREATE VIRTUAL TABLE IF NOT EXISTS search_vectors USING vec0 (embedding float[${EMBEDDING_DIMENSIONS}] distance_metric=cosine);
+-- Earlier layouts had an (always empty) per-chunk table; vectors now cover table rows too.
+DROP TABLE IF EXISTS chunk_vectors;
 `;
 
 function loadExtensions(db: IndexDb): void {
@@ -109,7 +112,7 @@ export function openIndexForWrite(ctx: BackendContext, settings: { language: str
     seed.run("language", settings.language);
     seed.run("chunk_max_chars", String(settings.chunkMaxChars));
     seed.run("content_version", "0");
-    // Filled by the embedding issue: which model wrote chunk_vectors. Empty means no vectors yet.
+    // Which model wrote search_vectors (its id: name@precision:sha256 prefix). Empty means no vectors yet.
     seed.run("embedding_model", "");
     seed.run("embedding_dimensions", String(EMBEDDING_DIMENSIONS));
   })();

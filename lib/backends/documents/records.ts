@@ -6,7 +6,10 @@ export const COLLECTION_UNIT = "collection";
 /** A passage hit, as `execute` returns it: everything `verbalize` needs, JSON-safe. */
 export interface PassageRecord {
   kind: "passage";
+  /** Higher is better: -bm25() of a lexical search, the fused score of a hybrid one. */
   score: number;
+  /** How the search ranked (a hybrid search says so, with its weights); absent for plain BM25. */
+  retrieval?: string;
   sourceObject: string;
   documentId: string;
   documentTitle: string;
@@ -25,6 +28,7 @@ export interface PassageRecord {
 export interface TableRowRecord {
   kind: "row";
   score: number;
+  retrieval?: string;
   sourceObject: string;
   documentId: string;
   documentTitle: string;
@@ -60,6 +64,7 @@ export const SEARCH_RESULT_COLUMNS = [
   "values",
   "rowIndex",
   "tableMetadata",
+  "retrieval",
 ];
 
 export function isSearchRecord(r: Record<string, unknown>): r is SearchRecord & Record<string, unknown> {

@@ -68,7 +68,7 @@ export class CollectionWriter {
       insertFts: p("INSERT INTO search_index (rowid, heading, body) VALUES (?, ?, ?)"),
       deleteFts: p("DELETE FROM search_index WHERE rowid IN (SELECT rowid FROM search_rows WHERE document_id = ?)"),
       deleteSearchRows: p("DELETE FROM search_rows WHERE document_id = ?"),
-      deleteVectors: p("DELETE FROM chunk_vectors WHERE rowid IN (SELECT id FROM chunks WHERE document_id = ?)"),
+      deleteVectors: p("DELETE FROM search_vectors WHERE rowid IN (SELECT rowid FROM search_rows WHERE document_id = ?)"),
       deleteChunks: p("DELETE FROM chunks WHERE document_id = ?"),
       deleteTables: p("DELETE FROM doc_tables WHERE document_id = ?"),
       // Bumped in every committing transaction, so cached statistics know when they are stale.
@@ -141,9 +141,10 @@ export class CollectionWriter {
   }
 
   private deleteContent(documentId: string): void {
+    // Vectors and FTS rows are found through search_rows, so they go first.
+    this.s.deleteVectors.run(documentId);
     this.s.deleteFts.run(documentId);
     this.s.deleteSearchRows.run(documentId);
-    this.s.deleteVectors.run(documentId);
     this.s.deleteChunks.run(documentId);
     this.s.deleteTables.run(documentId);
   }

@@ -1,3 +1,4 @@
+import { passVector } from "../../models/known-vectors";
 import { evidenceId, formatScalar, linearizeRow } from "../evidence";
 import type { BackendContext, EvidencePiece, PassageData, RawResult, RowData, Scalar } from "../types";
 import { capitalizedSpans } from "./entity-spans";
@@ -57,13 +58,25 @@ function rowPiece(ctx: BackendContext, r: TableRowRecord, query: string, languag
   };
 }
 
+/**
+ * The native query as the evidence panel shows it: the search text, and for a hybrid search a second
+ * line saying so, with the fusion and its weights.
+ */
+export function shownQuery(text: string, retrieval: string | undefined): string {
+  return retrieval ? `${text}\n[${retrieval}]` : text;
+}
+
 /** Pure: turns search records into evidence pieces (Quasar's verbalized pool). Foreign records are ignored. */
 export function verbalizeSearchResult(ctx: BackendContext, result: RawResult, language: string, fallbackSourceObject?: string | null): EvidencePiece[] {
   const pieces: EvidencePiece[] = [];
   for (const record of result.records) {
     if (!isSearchRecord(record)) continue;
     const r = { ...record, sourceObject: record.sourceObject ?? fallbackSourceObject ?? null } as typeof record;
-    pieces.push(r.kind === "passage" ? passagePiece(ctx, r, result.query.text, language) : rowPiece(ctx, r, result.query.text, language));
+    const query = shownQuery(result.query.text, r.retrieval);
+    const piece = r.kind === "passage" ? passagePiece(ctx, r, query, language) : rowPiece(ctx, r, query, language);
+    // The stored vector of the passage or row travels with the piece (for the dense scorer).
+    passVector(record, piece);
+    pieces.push(piece);
   }
   return pieces;
 }

@@ -2,7 +2,11 @@
 
 /** Rejects with `error()` as soon as `signal` aborts; otherwise settles as `work` does. */
 export function raceAbort<T>(work: Promise<T>, signal: AbortSignal, error: () => Error): Promise<T> {
-  if (signal.aborted) return Promise.reject(error());
+  if (signal.aborted) {
+    // The work may already be failing because of the same abort: its rejection must not go unhandled.
+    work.catch(() => undefined);
+    return Promise.reject(error());
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(error());
     signal.addEventListener("abort", onAbort, { once: true });

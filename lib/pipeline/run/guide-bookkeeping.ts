@@ -5,7 +5,7 @@ import type { CatalogDeps } from "../../catalog/deps";
 import type { PrismaClient } from "../../db/generated/client";
 import type { PipelineConfig } from "../config";
 import { executeGuideAction } from "../execute-action";
-import { findNearestGuides, type GuideHit } from "../guides";
+import { findNearestGuides, type GuideHit, type GuideSemantics } from "../guides";
 import type { FormulateGuide } from "../stages/formulate";
 import type { SelectInput } from "../stages/select";
 import { storeGuideUse } from "./persistence";
@@ -25,8 +25,8 @@ export interface RunGuides {
   notes: string[];
 }
 
-export async function loadRunGuides(prisma: PrismaClient, user: AccessSubject, runId: string, question: string, kbIds: string[]): Promise<RunGuides> {
-  const hits = await findNearestGuides(prisma, user, question, kbIds);
+export async function loadRunGuides(prisma: PrismaClient, user: AccessSubject, runId: string, question: string, kbIds: string[], semantic: GuideSemantics | null = null): Promise<RunGuides> {
+  const hits = await findNearestGuides(prisma, user, question, kbIds, 3, 0.2, semantic);
   const notes = hits.filter((g) => g.invalidActions > 0).map((g) => `Guide "${g.question.slice(0, 80)}" has ${g.invalidActions} malformed action(s); they were skipped.`);
   await storeGuideUse(prisma, runId, hits);
   return { hits, notes };

@@ -4,6 +4,9 @@ import type { CatalogDeps } from "../../catalog/deps";
 import type { CatalogEntry } from "../catalog-snapshot";
 import type { PipelineConfig } from "../config";
 import type { GuideHit } from "../guides";
+import type { ModelHandles } from "../../models/runtime";
+import type { textEmbeddings } from "../../models/text-embeddings";
+import { scorersFor } from "../scorers";
 import { describeChange } from "../stages/critique";
 import type { ExecuteOutput } from "../stages/execute";
 import { classicalPool } from "../stages/pool";
@@ -34,6 +37,10 @@ export interface RunContext {
   structures: Map<string, KbStructure>;
   /** Things that went wrong without stopping the run. */
   degradations: string[];
+  /** Semantic models where they run (embedder, cross-encoder); NO_MODELS = classical ranking only. */
+  models: ModelHandles;
+  /** Cached embeddings of catalog texts, where an embedder runs. */
+  texts: ReturnType<typeof textEmbeddings> | null;
 }
 
 /** What the critic's feedback so far changes: the feedback itself, KBs ruled out, retrieval modules left out. */
@@ -90,7 +97,7 @@ function selectSources(run: RunContext, state: RoundState): Promise<Candidate[]>
   return run.runner.stage(
     "select",
     run.strategies.select,
-    { intent: run.intent, catalog: run.catalog, guides: selectionGuides(run.guides), k: run.config.candidates, requestedKbIds: run.requested ?? undefined, exclude: [...state.excluded] },
+    { intent: run.intent, catalog: run.catalog, guides: selectionGuides(run.guides), k: run.config.candidates, requestedKbIds: run.requested ?? undefined, exclude: [...state.excluded], embedder: run.models.embedder, textEmbeddings: run.texts },
     (c) => c.map((x) => `${x.kbName} (${x.score.toFixed(2)})`).join(", ") || "no candidate",
     (c) => c,
   );
@@ -129,7 +136,7 @@ async function execute(run: RunContext, formulated: FormulatedQuery[], state: Ro
   const executed = await run.runner.stage(
     "execute",
     run.strategies.execute,
-    { queries: kept.length ? kept : formulated, kbs: run.kbs, deps: run.deps, queryTimeoutMs: config.queryTimeoutMs, maxRows: config.maxRowsPerQuery, answerRowCap: config.answerRowCap },
+    { queries: kept.length ? kept : formulated, kbs: run.kbs, deps: run.deps, queryTimeoutMs: config.queryTimeoutMs, maxRows: config.maxRowsPerQuery, answerRowCap: config.answerRowCap, embedder: run.models.embedder },
     (o) => o.executed.map((q) => `${q.kbName}: ${q.status}${q.rows ? ` (${q.rows} rows)` : ""}${q.truncated && q.role === "answer" ? ` (answer row cap ${config.answerRowCap} applied)` : ""}`).join("; ") || "nothing to run",
     (o) => o.executed.map((q) => ({ kb: q.kbName, status: q.status, rows: q.rows, truncated: q.truncated, ms: q.ms, error: q.error })),
   );
@@ -160,7 +167,7 @@ async function poolAndRerank(run: RunContext, round: number, executed: ExecuteOu
   return runner.stage(
     "rerank",
     classicalRerank,
-    { intent, pool: pooled, rounds: config.rerankRounds, observe: (r) => runner.observe(round, `rerank:${r.index + 1}:${r.scorer}`, r.ranked) },
+    { intent, pool: pooled, rounds: config.rerankRounds, scorers: scorersFor(run.models), observe: (r) => runner.observe(round, `rerank:${r.index + 1}:${r.scorer}`, r.ranked) },
     (r) => `${r.length} pieces kept`,
   );
 }

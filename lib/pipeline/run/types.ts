@@ -1,6 +1,7 @@
 import type { AccessSubject } from "../../catalog/access";
 import type { LlmConfig } from "../../llm/config";
 import type { LlmUsageTotals } from "../../llm/usage";
+import type { ModelHandles } from "../../models/runtime";
 import type { PipelineConfig } from "../config";
 import type { TraceEventInput } from "../stage";
 import type { Answer, Candidate, ExecutedQuery, Intent, Iteration, ScoredEvidence } from "../types";
@@ -30,6 +31,12 @@ export interface RunRequest {
    * Omitted: the environment's LLM_* defaults with the admin's Settings over them (lib/settings).
    */
   llm?: LlmConfig | null;
+  /**
+   * The models for semantic ranking (sentence embedder, cross-encoder): given (tests, evaluation,
+   * benchmarks), or null for classical ranking only. Omitted: the environment's and the admin's model
+   * settings (lib/models/runtime.ts).
+   */
+  models?: ModelHandles | null;
 }
 
 export interface RunEvent extends TraceEventInput {

@@ -1,13 +1,15 @@
 import type { EvidencePiece } from "../../backends/types";
+import type { Embedder } from "../../models/types";
 import type { EvidenceScorer, Intent } from "../types";
 import { answerTypeFit } from "./answer-type";
+import { denseSimilarities } from "./dense";
 import { entityOverlap } from "./entity-overlap";
 import { lexicalCoverage } from "./lexical";
 import { relationFit } from "./relation-fit";
 
 /** A scorer made of named parts; rerank records each part's score beside the total, for the trace and the UI. */
 export interface CompositeScorer extends EvidenceScorer {
-  scoreParts(intent: Intent, pieces: EvidencePiece[], signal?: AbortSignal): Promise<{ total: number[]; parts: Record<string, number[]> }>;
+  scoreParts(intent: Intent, pieces: EvidencePiece[], signal?: AbortSignal, previous?: number[]): Promise<{ total: number[]; parts: Record<string, number[]> }>;
 }
 
 export function isCompositeScorer(scorer: EvidenceScorer): scorer is CompositeScorer {
@@ -42,3 +44,47 @@ export const combinedScorer: CompositeScorer = {
     return (await this.scoreParts(intent, pieces, signal)).total;
   },
 };
+
+/**
+ * The last round's fusion when a sentence embedder runs but no cross-encoder is installed: "combined"
+ * with its relevance share (0.45) split equally between lexical coverage and semantic similarity, the
+ * other parts as they are (a piece without a vector counts its lexical coverage for both halves)...
+ */
+export const COMBINED_DENSE_WEIGHTS = { bm25: 0.225, dense: 0.225, "entity-overlap": 0.2, "answer-type": 0.2, "relation-fit": 0.15 } as const;
+
+/**
+ * ...interpolated half and half with the order the round receives (its previous scores, scaled by the
+ * best): fixed-weight interpolation of the incoming ranking and the re-ranker, the usual guard against
+ * a re-ranker weaker than what it re-ranks. On SciFact claims the question-answering parts (entity
+ * overlap, answer type) alone pulled the ranking below the hybrid first stage; interpolated, the last
+ * round keeps what retrieval and the first round found, and answer type and entities still reorder
+ * close calls for questions.
+ */
+export const PREVIOUS_ROUND_WEIGHT = 0.5;
+
+export function combinedDenseScorer(embedder: Embedder): CompositeScorer & { fallback: EvidenceScorer } {
+  return {
+    name: "combined-dense",
+    fallback: combinedScorer,
+    async scoreParts(intent, pieces, signal, previous) {
+      const similarities = await denseSimilarities(embedder, intent, pieces, signal);
+      const bm25 = lexicalCoverage(intent, pieces).map((s) => Math.min(1, s));
+      const parts: Record<string, number[]> = {
+        bm25,
+        dense: similarities.map((s, i) => (Number.isFinite(s) ? Math.max(0, s) : bm25[i])),
+        "entity-overlap": entityOverlap(intent, pieces),
+        "answer-type": answerTypeFit(intent, pieces),
+        "relation-fit": relationFit(intent, pieces),
+      };
+      const names = Object.keys(COMBINED_DENSE_WEIGHTS) as (keyof typeof COMBINED_DENSE_WEIGHTS)[];
+      const fusion = pieces.map((_, i) => names.reduce((sum, name) => sum + COMBINED_DENSE_WEIGHTS[name] * parts[name][i], 0));
+      if (!previous || previous.length !== pieces.length) return { total: fusion, parts };
+      const best = Math.max(1e-9, ...previous.filter(Number.isFinite));
+      parts.previous = previous.map((p) => (Number.isFinite(p) ? Math.max(0, p) / best : 0));
+      return { total: fusion.map((f, i) => (1 - PREVIOUS_ROUND_WEIGHT) * f + PREVIOUS_ROUND_WEIGHT * parts.previous[i]), parts };
+    },
+    async score(intent, pieces, signal, previous) {
+      return (await this.scoreParts(intent, pieces, signal, previous)).total;
+    },
+  };
+}

@@ -2,6 +2,7 @@ import { isBackendError } from "../../backends/errors";
 import { openBackend, type KbRecord } from "../../backends/registry";
 import type { EvidencePiece } from "../../backends/types";
 import type { CatalogDeps } from "../../catalog/deps";
+import type { Embedder } from "../../models/types";
 import { remainingMs, type StageContext, type StageStrategy } from "../stage";
 import type { ExecutedQuery, FormulatedQuery } from "../types";
 
@@ -13,6 +14,8 @@ export interface ExecuteInput {
   maxRows: number;
   /** Row cap of answer queries (their result is the answer); default `maxRows`. */
   answerRowCap?: number;
+  /** Document collections search hybrid (BM25 + vectors) with it; absent or null = BM25 only. */
+  embedder?: Embedder | null;
 }
 
 export interface ExecuteOutput {
@@ -46,7 +49,7 @@ export async function executeQueries(input: ExecuteInput, ctx: StageContext): Pr
         const backend = openBackend(kb, input.deps);
         const timeoutMs = Math.min(input.queryTimeoutMs, remainingMs(ctx));
         const maxRows = q.role === "answer" ? (input.answerRowCap ?? input.maxRows) : input.maxRows;
-        const result = await backend.execute(q.query, { timeoutMs, maxRows, signal: ctx.signal });
+        const result = await backend.execute(q.query, { timeoutMs, maxRows, signal: ctx.signal, embedder: input.embedder });
         const pieces = backend.verbalize(result, { sourceObject: q.sourceObject ?? undefined });
         const ms = Math.round(performance.now() - started);
         return {

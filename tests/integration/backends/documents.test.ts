@@ -145,11 +145,11 @@ describe("documents backend on SQLite FTS5 + sqlite-vec", () => {
       const db = new Database(indexPath(ctx), { readonly: true });
       try {
         expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-        const sql = db.prepare("SELECT sql FROM sqlite_master WHERE name IN ('search_index', 'chunk_vectors') ORDER BY name").pluck().all() as string[];
-        expect(sql[0]).toMatch(/USING vec0 \(embedding float\[384\]\)/);
-        expect(sql[1]).toMatch(/USING fts5 \(heading, body, tokenize = 'porter unicode61'\)/);
+        const sql = db.prepare("SELECT sql FROM sqlite_master WHERE name IN ('search_index', 'search_vectors') ORDER BY name").pluck().all() as string[];
+        expect(sql[0]).toMatch(/USING fts5 \(heading, body, tokenize = 'porter unicode61'\)/);
+        expect(sql[1]).toMatch(/USING vec0 \(embedding float\[384\] distance_metric=cosine\)/);
         expect(db.prepare("SELECT value FROM meta WHERE key = 'embedding_model'").pluck().get()).toBe("");
-        expect(db.prepare("SELECT count(*) FROM chunk_vectors_rowids").pluck().get()).toBe(0);
+        expect(db.prepare("SELECT count(*) FROM search_vectors_rowids").pluck().get()).toBe(0);
       } finally {
         db.close();
       }
@@ -164,7 +164,7 @@ describe("documents backend on SQLite FTS5 + sqlite-vec", () => {
       expect(top.text).toContain("The lighthouse keeper recorded a storm surge of 3.4 metres on the night of 12 March.");
       expect(top.text.startsWith("Field notes from the Northern Lighthouse survey: ")).toBe(true);
       const data = top.data as PassageData;
-      expect(data.engineScore).toBeLessThan(0); // bm25(): lower is better
+      expect(data.engineScore).toBeGreaterThan(0); // -bm25(): higher is better
       // The passage's sentences are the document's sentences from firstSentenceIndex on.
       const all = readSentences(ctx, data.documentId);
       expect(all.slice(data.firstSentenceIndex!, data.firstSentenceIndex! + data.sentences!.length)).toEqual(data.sentences);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkSqlSafety } from "@/lib/backends/sql";
 import { adjustmentsFor, formulateSql, noAdjustments } from "@/lib/pipeline/stages/formulate";
-import { parseValueRef } from "@/lib/pipeline/stages/formulate/sql/schema-linking";
+import { linkSchema, parseValueRef } from "@/lib/pipeline/stages/formulate/sql/schema-linking";
 import type { Feedback, Intent } from "@/lib/pipeline/types";
 import { candidate, intent, link, mention, SHOP } from "./formulate-fixtures";
 
@@ -186,5 +186,24 @@ describe("SQL formulation under the critic's feedback", () => {
     expect((await sql(i)).texts[1]).toMatch(/LIMIT 50$/);
     expect((await sql(i, { type: "next_batch", target: null, detail: "" })).texts[0]).toMatch(/LIMIT 50 OFFSET 50$/);
     expect((await sql(i, { type: "next_batch", target: "2", detail: "" })).texts[0]).toMatch(/LIMIT 50 OFFSET 100$/);
+  });
+});
+
+describe("SQL schema linking with the semantic signal", () => {
+  it("answers from the table source selection found close in meaning when no word of the question names one", () => {
+    const q = "Show all clients.";
+    const i = intent(q, { wh: "which", answerTypes: ["entity"] });
+    const plain = linkSchema(SHOP, i, candidate(KB, "SQL"), noAdjustments());
+    expect(plain.root).not.toBe("customers");
+    // "client" shares no word with any table; the embedding similarity of the customers table does the linking.
+    const withMeaning = linkSchema(SHOP, i, { ...candidate(KB, "SQL"), meaning: { customers: 0.55, orders: 0.1 } }, noAdjustments());
+    expect(withMeaning.root).toBe("customers");
+  });
+
+  it("does not let meaning overrule a table the question names", () => {
+    const q = "How many orders are there?";
+    const i = intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count" });
+    const linking = linkSchema(SHOP, i, { ...candidate(KB, "SQL"), meaning: { customers: 0.6, orders: 0.2 } }, noAdjustments());
+    expect(linking.root).toBe("orders");
   });
 });

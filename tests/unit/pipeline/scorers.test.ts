@@ -25,12 +25,15 @@ const GRAPH = ["kb-graph", "Aurora product and organisation graph"] as const;
 const hanks = mention("Tom Hanks", [{ kbId: "kb-movies", label: "Tom Hanks", kind: "node", ref: "n-hanks" }]);
 
 describe("scorer registry", () => {
-  it("names the lexical scorers so configuration can refer to them", () => {
-    expect(Object.keys(defaultScorers()).sort()).toEqual(["answer-type", "bm25", "bm25-entity", "combined", "entity-overlap", "relation-fit"]);
-    for (const [name, scorer] of Object.entries(defaultScorers())) expect(scorer.name).toBe(name);
+  it("names the lexical scorers so configuration can refer to them, and the round names stand for their classical choice", () => {
+    expect(Object.keys(defaultScorers()).sort()).toEqual(["answer-type", "bm25", "bm25-entity", "combined", "cross-encoder", "entity-overlap", "hybrid", "relation-fit"]);
+    for (const [name, scorer] of Object.entries(defaultScorers())) if (name !== "hybrid" && name !== "cross-encoder") expect(scorer.name).toBe(name);
     expect(scorerByName("combined")).toBe(combinedScorer);
-    expect(() => scorerByName("cross-encoder")).toThrow(UnknownScorerError);
-    expect(() => scorerByName("cross-encoder")).toThrow(/known scorers: .*bm25-entity/);
+    // Without models the first round is bm25-entity and the cross-encoder's slot is the classical fusion.
+    expect(scorerByName("hybrid").name).toBe("bm25-entity");
+    expect(scorerByName("cross-encoder")).toBe(combinedScorer);
+    expect(() => scorerByName("dense")).toThrow(UnknownScorerError);
+    expect(() => scorerByName("dense")).toThrow(/known scorers: .*bm25-entity/);
   });
 
   it("takes an async, batch-based scorer (a cross-encoder later) beside the defaults", async () => {

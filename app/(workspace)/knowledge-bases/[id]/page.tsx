@@ -1,12 +1,15 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { EmbeddingProgress } from "@/components/kb/embedding-progress";
 import { CopyButton, KbActions, KbDeleteForm, KbSettingsForm } from "@/components/kb/kb-manage";
 import { PrivilegeNotice } from "@/components/kb/privilege-notice";
 import { KindBadge, StatusBadge } from "@/components/kb/status-badge";
 import { SourceObjectBrowser } from "@/components/source-objects/source-object-browser";
 import { Alert } from "@/components/ui/alert";
 import { requireRole } from "@/lib/auth/session";
+import { collectionEmbeddingStatus } from "@/lib/backends/documents/embedding-queue";
+import { catalogDeps } from "@/lib/catalog/deps";
 import { configLines, statLines } from "@/lib/catalog/display-labels";
 import { getKnowledgeBase } from "@/lib/catalog/knowledge-bases";
 import { listSourceObjects } from "@/lib/catalog/source-objects";
@@ -24,9 +27,10 @@ export default async function KnowledgeBasePage({ params, searchParams }: { para
     if (e instanceof AppError && e.code === "NOT_FOUND") notFound();
     throw e;
   });
-  const [objects, groups] = await Promise.all([
+  const [objects, groups, embedding] = await Promise.all([
     listSourceObjects(prisma, user, { kbId: id }),
     prisma.group.findMany({ orderBy: { name: "asc" }, select: { id: true, name: true } }),
+    kb.kind === "DOCUMENTS" ? collectionEmbeddingStatus(prisma, catalogDeps(), kb) : null,
   ]);
   const { warnings } = await searchParams;
   const config = configLines(Object.fromEntries(Object.entries(kb.config).filter(([k]) => k !== "file")));
@@ -89,6 +93,7 @@ export default async function KnowledgeBasePage({ params, searchParams }: { para
               </>
             )}
           </section>
+          {embedding && <EmbeddingProgress kbId={kb.id} initial={embedding} />}
           <section aria-labelledby="settings-heading" className="rounded-lg border border-slate-200 bg-white p-4">
             <h2 id="settings-heading" className="mb-3 font-semibold">Settings and access</h2>
             <KbSettingsForm kb={{ id: kb.id, name: kb.name, description: kb.description, groupIds: kb.groups.map((g) => g.id) }} groups={groups} />

@@ -1,4 +1,4 @@
-import { FLOOR_SCORE_KEY, defaultScorers, floorScore, isCompositeScorer, scorerByName } from "../../scorers";
+import { FIRST_ROUND_SCORER, FLOOR_SCORE_KEY, LAST_ROUND_SCORER, defaultScorers, floorScore, isCompositeScorer, scorerByName } from "../../scorers";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
 import type { EvidenceScorer, Intent, RerankRound, ScoredEvidence } from "../../types";
 
@@ -15,22 +15,26 @@ export interface RerankInput {
 }
 
 /**
- * Quasar's 1000 → 100 → 30: the pool gives 1,000; a cheap lexical round keeps 100; the last round keeps
- * 30. The last round uses "combined" (BM25 coverage, entity overlap and answer-type fit together),
- * not answer-type alone: ranking 100 pieces by answer type only would put every passage that holds a
- * year above the one that says when the thing happened. A cross-encoder takes the last round's place
- * when the model runtime lands.
+ * Quasar's 1000 → 100 → 30: the pool gives 1,000; a cheap round keeps 100 (`hybrid`: bm25-entity,
+ * blended with semantic similarity when a sentence embedder runs); the last round keeps 30
+ * (`cross-encoder` when one is installed, otherwise the best fusion: "combined" — BM25 coverage,
+ * entity overlap, answer-type fit and relation fit — with semantic similarity joining it when an
+ * embedder runs). Not answer-type alone: ranking 100 pieces by answer type only would put every
+ * passage that holds a year above the one that says when the thing happened.
  */
 export const DEFAULT_RERANK_ROUNDS: RerankRound[] = [
-  { scorer: "bm25-entity", keep: 100 },
-  { scorer: "combined", keep: 30 },
+  { scorer: FIRST_ROUND_SCORER, keep: 100 },
+  { scorer: LAST_ROUND_SCORER, keep: 30 },
 ];
 
 export interface RoundReport {
+  /** The round's configured scorer name. */
   scorer: string;
+  /** The scorer that produced the kept order (a round name resolves to one; a failed scorer's fallback). */
+  ran: string;
   before: number;
   after: number;
-  /** Set when the scorer failed: the round kept the previous order, cut to `keep`. */
+  /** Set when the scorer failed: its fallback ran, or the round kept the previous order, cut to `keep`. */
   error?: string;
 }
 
@@ -48,10 +52,11 @@ async function runRound(intent: Intent, current: ScoredEvidence[], scorer: Evide
   const pieces = current.map((e) => e.piece);
   let scores: number[];
   let parts: Record<string, number[]> = {};
+  const previous = current.map((e) => e.score);
   if (isCompositeScorer(scorer)) {
-    ({ total: scores, parts } = await scorer.scoreParts(intent, pieces, signal));
+    ({ total: scores, parts } = await scorer.scoreParts(intent, pieces, signal, previous));
   } else {
-    scores = await scorer.score(intent, pieces, signal);
+    scores = await scorer.score(intent, pieces, signal, previous);
   }
   if (scores.length !== pieces.length) throw new Error(`scorer "${scorer.name}" returned ${scores.length} scores for ${pieces.length} pieces`);
   const floor = floorScore(scores);
@@ -78,17 +83,23 @@ export async function rerankEvidence(
   for (const [i, round] of rounds.entries()) {
     checkCancelled(options.signal);
     const before = current.length;
-    try {
-      current = await runRound(input.intent, current, scorers[i], round.keep, options.signal);
-      options.onRound?.({ scorer: round.scorer, before, after: current.length });
-      input.observe?.({ index: i, scorer: round.scorer, ranked: current });
-    } catch (e) {
-      checkCancelled(options.signal);
-      // A scorer that fails (a model server down, later) degrades the ranking, not the run.
-      current = current.slice(0, round.keep);
-      options.onRound?.({ scorer: round.scorer, before, after: current.length, error: (e as Error).message });
-      input.observe?.({ index: i, scorer: round.scorer, ranked: current });
+    const errors: string[] = [];
+    // A scorer that fails (a model busy, timed out or crashed) degrades the ranking, not the run: its fallback runs, else the order stays.
+    let ran: EvidenceScorer | undefined = scorers[i];
+    let kept: ScoredEvidence[] | null = null;
+    while (ran && !kept) {
+      try {
+        kept = await runRound(input.intent, current, ran, round.keep, options.signal);
+      } catch (e) {
+        checkCancelled(options.signal);
+        errors.push(`${ran.name}: ${(e as Error).message}`);
+        ran = ran.fallback;
+      }
     }
+    current = kept ?? current.slice(0, round.keep);
+    const label = ran?.name ?? "previous order";
+    options.onRound?.({ scorer: round.scorer, ran: label, before, after: current.length, ...(errors.length ? { error: errors.join("; ") } : {}) });
+    input.observe?.({ index: i, scorer: label, ranked: current });
   }
   return current;
 }
@@ -103,9 +114,17 @@ export const classicalRerank: StageStrategy<RerankInput, ScoredEvidence[]> = {
           stage: "rerank",
           type: r.error ? "ERROR" : "INFO",
           strategy: "classical",
-          summary: r.error ? `${r.scorer} failed (${r.error}); kept the previous order, ${r.before} → ${r.after}` : `${r.scorer}: ${r.before} → ${r.after}`,
+          summary: roundSummary(r),
           payload: r,
         }),
     });
   },
 };
+
+/** "cross-encoder failed (…); combined-dense ran instead, 100 → 30", "hybrid (bm25-entity): 1000 → 100". */
+export function roundSummary(r: RoundReport): string {
+  const counts = `${r.before} → ${r.after}`;
+  if (r.error) return r.ran === "previous order" ? `${r.scorer} failed (${r.error}); kept the previous order, ${counts}` : `${r.error.split(":")[0]} failed (${r.error}); ${r.ran} ran instead, ${counts}`;
+  if (r.scorer === LAST_ROUND_SCORER && r.ran !== LAST_ROUND_SCORER) return `no cross-encoder is installed; ${r.ran} ran in its place: ${counts}`;
+  return r.ran === r.scorer ? `${r.scorer}: ${counts}` : `${r.scorer} (${r.ran}): ${counts}`;
+}

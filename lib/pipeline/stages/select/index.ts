@@ -1,10 +1,14 @@
+import type { TextEmbeddings } from "../../../models/text-embeddings";
+import type { Embedder } from "../../../models/types";
 import type { CatalogEntry } from "../../catalog-snapshot";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
 import { type Candidate, type Intent, type SelectionReason, intentText } from "../../types";
 import { type CatalogIndex, catalogIndexFor } from "./catalog-index";
+import { type SemanticSignal, semanticSignal } from "./semantic";
 import { type GuideRef, entitySignal, guideSignal, kbTextSignal, objectSignal, surfaceWords } from "./signals";
 
 export { type CatalogIndex, buildCatalogIndex, catalogIndexFor } from "./catalog-index";
+export { type SemanticSignal, UNRELATED_COSINE, calibrated, kbSemanticText, objectSemanticText, semanticSignal } from "./semantic";
 export { type GuideRef, OBJECT_DECAY, INEXACT_LINK_FACTOR, entitySignal, guideSignal, kbTextSignal, objectSignal, queryMass } from "./signals";
 
 export interface SelectInput {
@@ -17,6 +21,11 @@ export interface SelectInput {
   requestedKbIds?: string[];
   /** KBs the critic ruled out (wrong_source feedback). Exclusion wins over a request. */
   exclude?: string[];
+  /** The sentence embedder and the catalog texts' embeddings: the semantic signal joins when given. */
+  embedder?: Embedder | null;
+  textEmbeddings?: TextEmbeddings | null;
+  /** The semantic signal, already computed (catalog order); the classical strategy computes it from `embedder`. */
+  semantic?: SemanticSignal | null;
 }
 
 export const DEFAULT_SELECT_K = 3;
@@ -32,10 +41,21 @@ export const DEFAULT_SELECT_K = 3;
  *   Think Tank); kept below the others because guide similarity is itself lexical and a guide can be
  *   close in wording but about another entity.
  */
-export const SELECTION_WEIGHTS = { terms: 0.3, objects: 0.3, entities: 0.25, guides: 0.15 } as const;
+export const SELECTION_WEIGHTS = { terms: 0.3, objects: 0.3, entities: 0.25, guides: 0.15, semantic: 0 } as const;
+
+/**
+ * With a sentence embedder, the semantic signal (question vs KB text and source objects, see
+ * semantic.ts) takes a third of the two lexical signals' share: lexical matches stay the stronger
+ * evidence when they exist, and a paraphrase that shares no word still reaches the candidates.
+ */
+export const SEMANTIC_SELECTION_WEIGHTS = { terms: 0.2, objects: 0.2, entities: 0.25, guides: 0.15, semantic: 0.2 } as const;
+
+type Weights = { [K in keyof typeof SELECTION_WEIGHTS]: number };
 
 /** At most this many source objects are listed per candidate (what formulate looks at first). */
 const MAX_LISTED_OBJECTS = 5;
+/** Source objects whose closeness in meaning a candidate carries to query formulation (schema linking reads it). */
+const MAX_MEANING_OBJECTS = 20;
 /** Objects far below the KB's best object are noise matches (a shared "name" column), not listed. */
 const LISTED_OBJECT_RATIO = 0.5;
 
@@ -50,9 +70,10 @@ interface Signals {
   objects: ReturnType<typeof objectSignal>;
   entities: ReturnType<typeof entitySignal>;
   guides: ReturnType<typeof guideSignal>;
+  semantic: SemanticSignal | null;
 }
 
-function reasonsFor(entry: number, index: CatalogIndex, query: string, signals: Signals, requested: boolean): SelectionReason[] {
+function reasonsFor(entry: number, index: CatalogIndex, query: string, signals: Signals, requested: boolean, weights: Weights): SelectionReason[] {
   const kb = index.entries[entry];
   const reasons: SelectionReason[] = [];
   if (requested) reasons.push({ type: "requested", detail: "chosen by the user", weight: 0 });
@@ -60,14 +81,14 @@ function reasonsFor(entry: number, index: CatalogIndex, query: string, signals: 
   const termScore = signals.terms.score[entry];
   if (termScore > 0) {
     const matched = surfaceWords(query, signals.terms.matched(entry));
-    reasons.push({ type: "terms", detail: `matched: ${matched.join(", ")}`, weight: round(SELECTION_WEIGHTS.terms * termScore) });
+    reasons.push({ type: "terms", detail: `matched: ${matched.join(", ")}`, weight: round(weights.terms * termScore) });
   }
 
   const objectScore = signals.objects.score[entry];
   const objectHits = signals.objects.hits[entry];
   if (objectScore > 0 && objectHits.length) {
     const shown = objectHits.slice(0, 3).map((h) => `'${h.name}' (${h.contentType.toLowerCase()}): ${surfaceWords(query, index.objects.matchedTerms(query, h.doc)).join(", ")}`);
-    reasons.push({ type: "description", detail: `source objects ${shown.join("; ")}`, weight: round(SELECTION_WEIGHTS.objects * objectScore) });
+    reasons.push({ type: "description", detail: `source objects ${shown.join("; ")}`, weight: round(weights.objects * objectScore) });
   }
 
   for (const hit of signals.entities.hits[entry]) {
@@ -75,13 +96,23 @@ function reasonsFor(entry: number, index: CatalogIndex, query: string, signals: 
     reasons.push({
       type: "entity",
       detail: `'${hit.mention}' → ${kb.kbName} (${hit.link.label}${where ? `, ${where}` : ""}${hit.exact ? "" : ", approximate"})`,
-      weight: round((SELECTION_WEIGHTS.entities * hit.weight) / Math.max(1, signals.entities.linkedMentions)),
+      weight: round((weights.entities * hit.weight) / Math.max(1, signals.entities.linkedMentions)),
+    });
+  }
+
+  const semantic = signals.semantic;
+  if (semantic && semantic.score[entry] > 0) {
+    const objects = semantic.objects[entry].slice(0, 2).map((o) => `'${o.name}' (${o.score.toFixed(2)})`);
+    reasons.push({
+      type: "meaning",
+      detail: `similar in meaning to the source (${semantic.kbScore[entry].toFixed(2)})${objects.length ? ` and to ${objects.join(", ")}` : ""}`,
+      weight: round(weights.semantic * semantic.score[entry]),
     });
   }
 
   const guide = signals.guides.best[entry];
   if (guide) {
-    reasons.push({ type: "guide", detail: `guide '${shorten(guide.question)}' (${guide.score.toFixed(2)})`, weight: round(SELECTION_WEIGHTS.guides * signals.guides.score[entry]) });
+    reasons.push({ type: "guide", detail: `guide '${shorten(guide.question)}' (${guide.score.toFixed(2)})`, weight: round(weights.guides * signals.guides.score[entry]) });
   }
   return reasons;
 }
@@ -92,7 +123,10 @@ function listedObjects(entry: number, signals: Signals): string[] {
   const fromTerms = hits.filter((h) => h.score >= best * LISTED_OBJECT_RATIO).map((h) => h.key);
   // A linked entity's table/class is where the formulated query must look, whatever its terms say.
   const fromEntities = signals.entities.hits[entry].map((h) => h.link.sourceObject).filter((s): s is string => !!s);
-  return [...new Set([...fromEntities, ...fromTerms])].slice(0, MAX_LISTED_OBJECTS);
+  // An object close in meaning ("clients" for the customer table) when no word matched one.
+  const semantic = signals.semantic?.objects[entry] ?? [];
+  const fromMeaning = fromTerms.length ? [] : semantic.filter((o) => o.score >= (semantic[0]?.score ?? 0) * LISTED_OBJECT_RATIO).map((o) => o.key);
+  return [...new Set([...fromEntities, ...fromTerms, ...fromMeaning])].slice(0, MAX_LISTED_OBJECTS);
 }
 
 /**
@@ -106,22 +140,26 @@ export function selectSources(input: SelectInput): Candidate[] {
   const excluded = new Set(input.exclude ?? []);
   const k = Math.max(1, input.k || DEFAULT_SELECT_K);
 
+  const semantic = input.semantic && input.semantic.score.length === index.entries.length ? input.semantic : null;
   const signals: Signals = {
     terms: kbTextSignal(index, query),
     objects: objectSignal(index, query),
     entities: entitySignal(index, input.intent),
     guides: guideSignal(index, input.guides),
+    semantic,
   };
+  const weights: Weights = semantic ? SEMANTIC_SELECTION_WEIGHTS : SELECTION_WEIGHTS;
 
   const ranked = index.entries
     .map((entry, i) => ({
       i,
       entry,
       score:
-        SELECTION_WEIGHTS.terms * signals.terms.score[i] +
-        SELECTION_WEIGHTS.objects * signals.objects.score[i] +
-        SELECTION_WEIGHTS.entities * signals.entities.score[i] +
-        SELECTION_WEIGHTS.guides * signals.guides.score[i],
+        weights.terms * signals.terms.score[i] +
+        weights.objects * signals.objects.score[i] +
+        weights.entities * signals.entities.score[i] +
+        weights.guides * signals.guides.score[i] +
+        weights.semantic * (semantic?.score[i] ?? 0),
     }))
     .filter(({ entry, score }) => !excluded.has(entry.kbId) && (requested ? requested.has(entry.kbId) : score > 0))
     .sort((a, b) => b.score - a.score || a.entry.kbName.localeCompare(b.entry.kbName))
@@ -133,7 +171,8 @@ export function selectSources(input: SelectInput): Candidate[] {
     kind: entry.kind,
     sourceObjects: listedObjects(i, signals),
     score: round(score),
-    reasons: reasonsFor(i, index, query, signals, !!requested),
+    reasons: reasonsFor(i, index, query, signals, !!requested, weights),
+    ...(semantic ? { meaning: Object.fromEntries(semantic.objects[i].slice(0, MAX_MEANING_OBJECTS).map((o) => [o.key, round(o.score)])) } : {}),
   }));
 }
 
@@ -141,7 +180,19 @@ export const classicalSelect: StageStrategy<SelectInput, Candidate[]> = {
   name: "classical",
   async run(input: SelectInput, ctx: StageContext): Promise<Candidate[]> {
     if (ctx.signal.aborted) throw new RunCancelledError();
-    const candidates = selectSources(input);
+    let semantic = input.semantic ?? null;
+    if (!semantic && input.embedder && input.textEmbeddings && input.catalog.length) {
+      try {
+        semantic = await semanticSignal(input.embedder, input.textEmbeddings, input.intent.completed || input.intent.question, input.catalog, ctx.signal);
+        if (semantic.pending) {
+          ctx.trace({ stage: "select", type: "INFO", strategy: "classical", summary: `${semantic.pending.toLocaleString("en")} catalog descriptions are still being embedded in the background; they count by their words only until then.` });
+        }
+      } catch (e) {
+        if (ctx.signal.aborted) throw e;
+        ctx.trace({ stage: "select", type: "INFO", strategy: "classical", summary: `The semantic signal was left out: the embedding model failed (${(e as Error).message}).` });
+      }
+    }
+    const candidates = selectSources({ ...input, semantic });
     ctx.trace({
       stage: "select",
       type: "INFO",

@@ -77,6 +77,12 @@ const WEIGHTS = {
   selected: 0.3,
   /** The understand stage linked a mention to the table itself. */
   tableLink: 0.5,
+  /**
+   * The table is close in meaning to the question (source selection's embedding similarity, 0..1):
+   * "clients" for a customer table. Half a focus match at most: it ranks tables no word names, it
+   * does not overrule one the question names.
+   */
+  meaning: 0.5,
   /** Each distinct question word the table's columns hold (up to MAX_COVERED_TERMS). */
   coveredTerm: 0.15,
 };
@@ -84,7 +90,7 @@ const MAX_COVERED_TERMS = 4;
 /** Value links this close to a mention's best one are equally plausible; the table context decides. */
 const NEAR_BEST = 0.05;
 
-export function linkSchema(structure: SqlStructure, intent: Intent, candidate: Pick<Candidate, "kbId" | "sourceObjects">, adj: Adjustments): SchemaLinking {
+export function linkSchema(structure: SqlStructure, intent: Intent, candidate: Pick<Candidate, "kbId" | "sourceObjects" | "meaning">, adj: Adjustments): SchemaLinking {
   const columns = new Map(structure.tables.map((t) => [t.name, columnFacts(t)]));
   const tableTerms = new Map(structure.tables.map((t) => [t.name, identifierTerms(t.name)]));
   const entities = resolveEntities(intent, candidate.kbId, adj);
@@ -125,7 +131,8 @@ export function linkSchema(structure: SqlStructure, intent: Intent, candidate: P
         WEIGHTS.column * bestColumn +
         WEIGHTS.coveredTerm * Math.min(covered, MAX_COVERED_TERMS) +
         (selected.has(t.name) ? WEIGHTS.selected : 0) +
-        WEIGHTS.tableLink * (tableLinkScore.get(t.name) ?? 0),
+        WEIGHTS.tableLink * (tableLinkScore.get(t.name) ?? 0) +
+        WEIGHTS.meaning * (candidate.meaning?.[t.name] ?? 0),
     );
   }
 

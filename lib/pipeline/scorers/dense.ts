@@ -1,0 +1,88 @@
+import type { EvidencePiece } from "../../backends/types";
+import { knownVector, rememberVector } from "../../models/known-vectors";
+import type { Embedder } from "../../models/types";
+import type { EvidenceScorer, Intent } from "../types";
+import { bm25EntityScorer } from "./lexical";
+
+/**
+ * Semantic similarity between the question and each piece: the cosine of their sentence embeddings.
+ * A passage found by a hybrid search brings its stored vector along (models/known-vectors.ts); other
+ * pieces (rows, triples, paths) are embedded here, the best-placed first, at most `EMBED_BUDGET` per
+ * round, and keep their vector for later rounds. A piece left without a vector scores NaN ("no
+ * semantic evidence"), which composite scorers replace with the piece's lexical score.
+ */
+
+/**
+ * Pieces a round embeds itself, the best-placed first: about as many as the last round keeps, so the
+ * pieces that can reach the answer are compared by meaning, while a round's cost stays one or two model
+ * batches of short texts (rows, triples). Pieces further down keep their lexical score.
+ */
+export const EMBED_BUDGET = 32;
+
+export function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  for (let i = 0; i < a.length; i++) dot += a[i] * b[i];
+  return dot;
+}
+
+// The question's vector, once per intent object (a run's rounds share it).
+const questionVectors = new WeakMap<Intent, { model: string; vector: Promise<Float32Array> }>();
+
+export function questionVector(embedder: Embedder, intent: Intent, signal?: AbortSignal): Promise<Float32Array> {
+  const known = questionVectors.get(intent);
+  if (known && known.model === embedder.info.id) return known.vector;
+  const vector = embedder.embed([intent.completed || intent.question], "query", { signal }).then(([v]) => v);
+  vector.catch(() => questionVectors.delete(intent));
+  questionVectors.set(intent, { model: embedder.info.id, vector });
+  return vector;
+}
+
+/** Cosine of each piece with the question; NaN for pieces left without a vector. Throws when the model fails. */
+export async function denseSimilarities(embedder: Embedder, intent: Intent, pieces: EvidencePiece[], signal?: AbortSignal): Promise<number[]> {
+  const model = embedder.info.id;
+  const q = questionVector(embedder, intent, signal);
+  const missing = pieces.filter((p) => !knownVector(p, model)).slice(0, EMBED_BUDGET);
+  if (missing.length) {
+    const vectors = await embedder.embed(
+      missing.map((p) => p.text),
+      "passage",
+      { signal },
+    );
+    missing.forEach((p, i) => rememberVector(p, { model, vector: vectors[i] }));
+  }
+  const question = await q;
+  return pieces.map((p) => {
+    const v = knownVector(p, model);
+    return v ? cosine(question, v) : Number.NaN;
+  });
+}
+
+export function denseScorer(embedder: Embedder): EvidenceScorer {
+  return {
+    name: "dense",
+    async score(intent, pieces, signal) {
+      return (await denseSimilarities(embedder, intent, pieces, signal)).map((s) => (Number.isFinite(s) ? Math.max(0, s) : 0));
+    },
+  };
+}
+
+/** Half lexical, half semantic; a piece without a vector counts its lexical score twice (no evidence either way). */
+export function blendWithDense(lexical: number[], dense: number[], denseWeight = 0.5): number[] {
+  return lexical.map((l, i) => (1 - denseWeight) * l + denseWeight * (Number.isFinite(dense[i]) ? Math.max(0, dense[i]) : l));
+}
+
+/**
+ * The first round (1000 → 100) with a sentence embedder: bm25-entity and the cosine with the question,
+ * equally weighted, so a passage that says the same thing in other words survives the cut. Its
+ * fallback is bm25-entity alone (a model that fails degrades the round, not the run).
+ */
+export function hybridEntityScorer(embedder: Embedder): EvidenceScorer & { fallback: EvidenceScorer } {
+  return {
+    name: "hybrid-entity",
+    fallback: bm25EntityScorer,
+    async score(intent, pieces, signal) {
+      const [lexical, dense] = await Promise.all([bm25EntityScorer.score(intent, pieces, signal), denseSimilarities(embedder, intent, pieces, signal)]);
+      return blendWithDense(lexical, dense);
+    },
+  };
+}

@@ -1,0 +1,132 @@
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ModelBusyError, ModelTimeoutError } from "@/lib/models/batcher";
+import { ModelUnavailableError } from "@/lib/models/files";
+import { LocalModelRuntime, type LocalRuntimeConfig, ModelLoadError } from "@/lib/models/local-runtime";
+import { EMBEDDER, SHARED_MODELS_DIR, fixtureModels, sharedModelsAvailable } from "@/tests/support/models/fixtures";
+
+const cache = mkdtempSync(path.join(tmpdir(), "mosaic-models-"));
+const runtimes: LocalModelRuntime[] = [];
+afterAll(async () => {
+  await Promise.all(runtimes.map((r) => r.close()));
+  rmSync(cache, { recursive: true, force: true });
+});
+
+function runtime(over: Partial<LocalRuntimeConfig> = {}): LocalModelRuntime {
+  const r = new LocalModelRuntime({
+    precision: "int8",
+    embedder: EMBEDDER,
+    crossEncoder: null,
+    locations: { modelsDir: SHARED_MODELS_DIR, cacheDir: cache },
+    threads: 2,
+    batchWaitMs: 5,
+    batchSize: 8,
+    queueLimit: 1000,
+    timeoutMs: 20_000,
+    ...over,
+  });
+  runtimes.push(r);
+  return r;
+}
+
+const LONG = Array(12)
+  .fill("The lighthouse keeper recorded a storm surge of 3.4 metres on the night of 12 March, and the survey team measured erosion along the northern cliffs.")
+  .join(" ");
+const SENTENCES = ["The cat sits outside.", "How many oders were retruned?", LONG];
+const head = (v: Float32Array) => Array.from(v.slice(0, 4));
+
+describe.skipIf(!sharedModelsAvailable())("model runtime on onnxruntime-node worker threads", () => {
+  it("embeds like Python onnxruntime with sentence-transformers' pooling (mean over tokens, L2), int8 by default", async () => {
+    const embedder = await runtime().embedder();
+    expect(embedder.info).toMatchObject({
+      name: EMBEDDER,
+      precision: "int8",
+      sha256: "d43d6b239de5449c25ff53670d9718f9ea4ae4c7d237858853b68d074163e062",
+      dimensions: 384,
+      source: "models-dir",
+      id: "all-MiniLM-L6-v2@int8:d43d6b239de5",
+    });
+    const vectors = await embedder.embed(SENTENCES, "passage");
+    // tools/common.py ort_embed on the same padded batch of three (onnxruntime 1.32.0, Python tokenizers truncating at 256).
+    const python = [
+      [0.13693, 0.00683, 0.03813, 0.04204],
+      [0.03276, 0.10728, 0.04711, 0.08451],
+      [-0.01958, 0.01563, 0.0496, -0.02631],
+    ];
+    vectors.forEach((v, i) => head(v).forEach((x, j) => expect(x).toBeCloseTo(python[i][j], 4)));
+    for (const v of vectors) expect(Math.hypot(...v)).toBeCloseTo(1, 5);
+  });
+
+  it("uses the fp32 file when the settings ask for it", async () => {
+    const embedder = await runtime({ precision: "fp32" }).embedder();
+    expect(embedder.info).toMatchObject({ precision: "fp32", sha256: "978114613d39280dc521e41078af64b14bcf00dadce9eed6aba7e57d631dcdb5" });
+    const [cat] = await embedder.embed(["The cat sits outside."], "query");
+    // fp32 does not depend on the batch: alone or padded beside others, the same vector (Python: 0.13884, 0.00013, 0.04263, 0.04575).
+    head(cat).forEach((x, j) => expect(x).toBeCloseTo([0.13884, 0.00013, 0.04263, 0.04575][j], 4));
+  });
+
+  it("batches concurrent requests into shared model calls", async () => {
+    const r = runtime({ batchWaitMs: 30 });
+    const embedder = await r.embedder();
+    const before = (await r.status()).queues.embedder!.batches;
+    const out = await Promise.all(Array.from({ length: 12 }, (_, i) => embedder.embed([`request number ${i} about storms`], "query")));
+    expect(out).toHaveLength(12);
+    const status = await r.status();
+    expect(status.queues.embedder!.batches - before).toBeLessThanOrEqual(3);
+    expect(status.pool).toMatchObject({ threads: 2, maxThreads: 2 });
+  });
+
+  it("refuses work past the queue limit and fails a request past its time limit, without waiting for the model", async () => {
+    const r = runtime({ queueLimit: 16, timeoutMs: 1 });
+    const embedder = await r.embedder();
+    await expect(embedder.embed(Array(17).fill(LONG), "passage", { timeoutMs: 60_000 })).rejects.toBeInstanceOf(ModelBusyError);
+    await expect(embedder.embed(Array(16).fill(LONG), "passage")).rejects.toBeInstanceOf(ModelTimeoutError);
+  });
+
+  it("fails over the requests of a worker thread that dies, replaces the thread, and serves the next request", async () => {
+    // workers/inference-worker.mjs: with MOSAIC_INFERENCE_FAULTS=1 a batch holding this text kills its thread mid-batch.
+    process.env.MOSAIC_INFERENCE_FAULTS = "1";
+    const r = runtime({ batchWaitMs: 30 });
+    const embedder = await r.embedder();
+    delete process.env.MOSAIC_INFERENCE_FAULTS;
+    const started = Date.now();
+    const [doomed, bystander] = await Promise.allSettled([embedder.embed(["__mosaic_inference_crash__"], "passage"), embedder.embed(["shares the batch"], "passage")]);
+    expect(doomed.status).toBe("rejected");
+    expect(bystander.status).toBe("rejected");
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const [after] = await embedder.embed(["still here"], "query");
+    expect(after).toHaveLength(384);
+    const status = r.inferencePool!.status();
+    expect(status.replacedThreads).toBeGreaterThanOrEqual(1);
+    expect(status.threads).toBe(2);
+  });
+
+  it("says where it looked when a model is missing and no hub is configured", async () => {
+    const r = runtime({ embedder: "bge-small-en-v1.5" });
+    await expect(r.embedder()).rejects.toBeInstanceOf(ModelUnavailableError);
+    await expect(r.embedder()).rejects.toThrow(/bge-small-en-v1\.5 \(int8\) is not in .*no model hub is configured \(MODELS_HUB_URL\)/);
+    expect((await r.status()).embedder).toMatchObject({ state: "unavailable", reason: expect.stringMatching(/no model hub/) });
+  });
+});
+
+const fixtures = sharedModelsAvailable() ? fixtureModels() : { dir: null, reason: "the shared models are missing" };
+
+describe.skipIf(!fixtures.dir)("refusing a model file that is not the model it claims to be", () => {
+  // Each broken file is offered under the embedder's name, as a damaged or mistaken download would be.
+  it.each([
+    ["corrupt-embedder", /all-MiniLM-L6-v2\/onnx\/model_quantized\.onnx is not a loadable ONNX model \(.*Protobuf parsing failed/],
+    ["wrong-inputs-embedder", /all-MiniLM-L6-v2\/onnx\/model_quantized\.onnx has the inputs pixel_values; a text embedder needs input_ids and attention_mask/],
+    ["wrong-width-embedder", /all-MiniLM-L6-v2\/onnx\/model_quantized\.onnx produces 16-dimensional vectors; all-MiniLM-L6-v2 must produce 384/],
+  ])("%s is refused at load, naming the file and the problem, and the runtime reports it", async (folder, message) => {
+    const modelsDir = mkdtempSync(path.join(tmpdir(), "mosaic-broken-"));
+    cpSync(path.join(fixtures.dir!, folder), path.join(modelsDir, EMBEDDER), { recursive: true });
+    const r = runtime({ locations: { modelsDir, cacheDir: cache } });
+    const error = await r.embedder().catch((e: Error) => e);
+    expect(error).toBeInstanceOf(ModelLoadError);
+    expect((error as Error).message).toMatch(message);
+    expect((await r.status()).embedder).toMatchObject({ state: "unavailable", reason: expect.stringMatching(message) });
+    rmSync(modelsDir, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LocalModelRuntime } from "@/lib/models/local-runtime";
+import type { TextEmbeddings } from "@/lib/models/text-embeddings";
+import type { Embedder } from "@/lib/models/types";
+import { scorersFor } from "@/lib/pipeline/scorers";
+import { classicalSelect, selectSources } from "@/lib/pipeline/stages/select";
+import { EMBEDDER, SHARED_MODELS_DIR, sharedModelsAvailable } from "@/tests/support/models/fixtures";
+import { CATALOG, context, intent, passage } from "@/tests/unit/pipeline/select-fixtures";
+
+const DOCS = ["kb-docs", "Aurora policies and reports"] as const;
+
+/** Catalog texts embedded on demand and kept in memory (the database-backed cache is exercised by the run tests). */
+function memoryTexts(embedder: Embedder): TextEmbeddings {
+  const cache = new Map<string, Float32Array>();
+  return {
+    async vectors(texts) {
+      const missing = [...new Set(texts.filter((t) => !cache.has(t)))];
+      if (missing.length) (await embedder.embed(missing, "passage")).forEach((v, i) => cache.set(missing[i], v));
+      return texts.map((t) => cache.get(t)!);
+    },
+    cached: (texts) => texts.map((t) => cache.get(t) ?? null),
+    stored: async (texts) => texts.map((t) => cache.get(t) ?? null),
+  };
+}
+
+describe.skipIf(!sharedModelsAvailable())("semantic signals with the shared sentence embedder", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "mosaic-semantic-"));
+  let runtime: LocalModelRuntime;
+  let embedder: Embedder;
+  let texts: TextEmbeddings;
+
+  beforeAll(async () => {
+    runtime = new LocalModelRuntime({ precision: "int8", embedder: EMBEDDER, crossEncoder: null, locations: { modelsDir: SHARED_MODELS_DIR, cacheDir: dir }, threads: 1, batchWaitMs: 2, batchSize: 32, queueLimit: 1000, timeoutMs: 20_000 });
+    embedder = await runtime.embedder();
+    texts = memoryTexts(embedder);
+  });
+  afterAll(async () => {
+    await runtime.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("source selection finds the source a question names in other words", async () => {
+    const q = intent("Which motion pictures featured Keanu Reeves?");
+    // No word of the question is in the movie graph's name, description, descriptor or objects.
+    expect(selectSources({ intent: q, catalog: CATALOG, guides: [], k: 3 })).toEqual([]);
+    const ctx = context();
+    const [first] = await classicalSelect.run({ intent: q, catalog: CATALOG, guides: [], k: 3, embedder, textEmbeddings: texts }, ctx);
+    expect(first).toMatchObject({ kbName: "Movies graph", reasons: [expect.objectContaining({ type: "meaning", detail: expect.stringContaining("'Movie'") })] });
+  });
+
+  it("hands query formulation the tables closest in meaning ('clients' → customers)", async () => {
+    const ctx = context();
+    const [sales] = await classicalSelect.run({ intent: intent("Which clients live in Norway?"), catalog: CATALOG, guides: [], k: 3, embedder, textEmbeddings: texts }, ctx);
+    expect(sales.kbName).toBe("Aurora sales database");
+    const [closest] = Object.entries(sales.meaning!).sort((a, b) => b[1] - a[1]);
+    expect(closest[0]).toBe("customers");
+  });
+
+  it("the dense scorer prefers the passage that says the same thing in other words", async () => {
+    const q = intent("When did the Oslo shop first welcome customers?");
+    const paraphrase = passage(...DOCS, "stores", 1, "The Oslo store opened on March 3, 2021 after a long renovation.");
+    const wordy = passage(...DOCS, "stores", 2, "The Oslo shop sells tents and sleeping bags to its customers.");
+    const scorers = scorersFor({ embedder, crossEncoder: null });
+    const [lexicalParaphrase, lexicalWordy] = await scorers["bm25-entity"].score(q, [paraphrase, wordy]);
+    expect(lexicalParaphrase).toBeLessThan(lexicalWordy);
+    const [denseParaphrase, denseWordy] = await scorers.dense.score(q, [paraphrase, wordy]);
+    expect(denseParaphrase).toBeGreaterThan(denseWordy);
+    // The first round blends both, half and half: the paraphrase closes most of its lexical gap.
+    const [hybridParaphrase, hybridWordy] = await scorers.hybrid.score(q, [paraphrase, wordy]);
+    expect(hybridWordy - hybridParaphrase).toBeLessThan((lexicalWordy - lexicalParaphrase) / 2);
+  });
+});
