@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { type ScaleNote, scaleInHeader, scaleInProse } from "../../../tables/scale";
 import { BackendConfigError } from "../../errors";
 import type { BackendContext } from "../../types";
 import { contentHash, type IngestReport } from "../ingest";
@@ -10,6 +11,8 @@ import { normalizeWhitespace } from "../sentences";
 import { commitDatasetRecords, type DatasetLoadOptions, type DatasetRecord } from "./batch-commit";
 
 export const TATQA_DEV = "tatqa/tatqa_dataset_dev.json";
+/** 2: captions state the table's scale when its header does not. */
+const LOADER_VERSION = 2;
 
 const contextSchema = z.object({
   table: z.object({ uid: z.string().min(1), table: z.array(z.array(z.string())) }),
@@ -46,16 +49,31 @@ function titleOf(ctx: TatQaContext): string {
   return sentence.length <= 100 ? sentence.replace(/[.:]$/, "") : `${sentence.slice(0, 97).replace(/\s+\S*$/, "")}…`;
 }
 
+/**
+ * Reports state the scale of a table's figures in its header ("$'000", "€m"), in a unit row
+ * ("(in millions)") or in the sentence that introduces it ("… consists of the following (in
+ * thousands):"). When the header does not carry it, the caption does, so every row read alone still
+ * says what its figures mean.
+ */
+function scaleNoteFor(grid: string[][], headerRows: number, paragraphs: { text: string }[]): string | null {
+  if (grid.slice(0, headerRows).some((r) => r.some((c) => scaleInHeader(c)))) return null;
+  const unitRow = grid.slice(headerRows).find((r) => r.some((c) => c.trim()) && r.every((c) => !/\d/.test(c.replace(/\b(19|20)\d\d\b/g, ""))) && r.some((c) => c.length <= 40 && scaleInHeader(c)));
+  const note: ScaleNote | null = unitRow ? unitRow.map((c) => (c.length <= 40 ? scaleInHeader(c) : null)).find((n) => n) ?? null : paragraphs.map((p) => scaleInProse(p.text)).find((n) => n) ?? null;
+  if (!note) return null;
+  return `in ${note.scale}s${note.except.length ? `, except ${note.except.join(" and ")} figures` : ""}`;
+}
+
 function toDocument(c: TatQaContext): ParsedDocument {
   const paragraphs = [...c.paragraphs].sort((a, b) => a.order - b.order);
   const { header, rows, headerRows } = splitHeader(c.table.table);
   const title = titleOf(c);
+  const scaleNote = scaleNoteFor(c.table.table, headerRows, paragraphs);
   return {
     title,
     blocks: paragraphs.map((p) => ({ text: p.text, location: { paragraph: p.order, paragraphUid: p.uid } })),
     tables: [
       {
-        caption: title,
+        caption: scaleNote ? `${title} (${scaleNote})` : title,
         header,
         rows,
         beforeBlock: paragraphs.length,
@@ -87,7 +105,8 @@ export async function loadTatQa(ctx: BackendContext, datasetsDir: string, opts: 
       id,
       sourceName: `${TATQA_DEV}#${id}`,
       mediaType: "application/json",
-      contentHash: contentHash(JSON.stringify([(raw as { table?: unknown })?.table, (raw as { paragraphs?: unknown })?.paragraphs])),
+      // The loader's version is part of the hash: a change in how contexts become documents re-ingests them.
+      contentHash: contentHash(JSON.stringify([LOADER_VERSION, (raw as { table?: unknown })?.table, (raw as { paragraphs?: unknown })?.paragraphs])),
       read: () => {
         const parsed = contextSchema.safeParse(raw);
         if (!parsed.success) throw new Error(`TAT-QA context ${i + 1} has an unexpected shape (${parsed.error.issues[0]?.message})`);

@@ -8,6 +8,7 @@ import { extractOccurrences } from "./extract";
 import { type QuestionFocus, buildQuestionFocus, pieceMentionsEntity } from "./question-focus";
 import { REFUSAL_TEXT, joinList, lowConfidenceReason, noCandidateReason, quoteList, refusal, unknownEntities } from "./refusal";
 import { type ScoredCandidate, answerConfidence, scoreCandidates } from "./score";
+import { withTableAnswer } from "./table-route";
 
 export interface AnswerInput {
   intent: Intent;
@@ -128,6 +129,12 @@ function rowNames(piece: EvidencePiece, label: string): boolean {
  * confidence below the threshold (with the disagreeing sources named when that is the cause).
  */
 export function answerQuestion(input: AnswerInput): AnswerResult {
+  const result = candidateAnswer(input);
+  return withTableAnswer(input, result);
+}
+
+/** The answer from scored candidate values (no table reading, no arithmetic). */
+export function candidateAnswer(input: AnswerInput): AnswerResult {
   const threshold = input.threshold ?? DEFAULT_PIPELINE_CONFIG.answerThreshold;
   const focus = buildQuestionFocus(input.intent);
   const evidence = input.evidence;
