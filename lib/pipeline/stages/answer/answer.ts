@@ -6,9 +6,10 @@ import type { Answer, Intent, ScoredEvidence } from "../../types";
 import { type Bridge, findBridges, focusWithBridges } from "./bridge";
 import { extractOccurrences } from "./extract";
 import { type QuestionFocus, buildQuestionFocus, pieceMentionsEntity } from "./question-focus";
-import { REFUSAL_TEXT, joinList, lowConfidenceReason, noCandidateReason, quoteList, refusal, unknownEntities } from "./refusal";
+import { REFUSAL_TEXT, joinList, quoteList, refusal, unknownEntities } from "./refusal";
 import { type ScoredCandidate, answerConfidence, scoreCandidates } from "./score";
 import { withTableAnswer } from "./table-route";
+import { belowTheBar, notFoundReason } from "./uncertainty";
 
 export interface AnswerInput {
   intent: Intent;
@@ -156,14 +157,14 @@ export function candidateAnswer(input: AnswerInput): AnswerResult {
   if (bridges.length > 0) addBridgeSupport(ranked, bridges, evidence);
   const candidates = publicCandidates(ranked, evidence);
   if (ranked.length === 0 || ranked[0].score <= 0) {
-    return { answer: refusal(noCandidateReason(focus, evidence), 0, candidates), ranked, notes };
+    return { answer: refusal(notFoundReason(focus), 0, candidates), ranked, notes };
   }
 
   const pool = intersectionOnly(ranked, evidence, answerFocus);
   const members = focus.wantsList ? listMembers(pool) : [pool[0]];
   const confidence = round3(answerConfidence(pool, focus.wantsList && members.length > 1, evidence));
   if (confidence < threshold) {
-    return { answer: refusal(lowConfidenceReason(pool, confidence, threshold, evidence), confidence, candidates), ranked, notes };
+    return { answer: belowTheBar(pool, confidence, evidence, focus, candidates), ranked, notes };
   }
   if (members.length > 1) notes.push(`List answer: ${members.length} values from the winner's source slot.`);
   return {

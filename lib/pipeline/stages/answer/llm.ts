@@ -8,7 +8,8 @@ import { type StageContext, type StageStrategy, RunCancelledError } from "../../
 import type { Answer } from "../../types";
 import type { AnswerInput } from "./answer";
 import { checkSupport } from "./llm-support";
-import { REFUSAL_TEXT, refusal } from "./refusal";
+import { refusal } from "./refusal";
+import { describePiece } from "./uncertainty";
 import { classifyValue } from "./value-types";
 
 /**
@@ -78,7 +79,8 @@ export function llmAnswer(session: LlmSession): StageStrategy<AnswerInput, Answe
         payload: { citations, confidence, support: support.why },
       });
       if (confidence < threshold) {
-        return { text: REFUSAL_TEXT, refrained: true, reason: `The model's answer '${clip(text, 80)}' has confidence ${confidence.toFixed(2)}, below the ${threshold.toFixed(2)} threshold.`, confidence, citations: [], candidates };
+        // Supported by the cited evidence (checked above) but not firmly: shown as the closest answer, marked uncertain.
+        return { text, refrained: false, reason: `Not certain — the closest answer in the sources is ${clip(text, 80)} (${describePiece(cited[0])}).`, confidence: Number(confidence.toFixed(3)), citations, candidates, certainty: "uncertain" };
       }
       return { text, refrained: false, reason: null, confidence: Number(confidence.toFixed(3)), citations, candidates };
     },

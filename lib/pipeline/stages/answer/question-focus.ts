@@ -2,6 +2,7 @@ import type { EvidencePiece } from "../../../backends/types";
 import { normalizeLabel, terms } from "../../text";
 import type { AnswerType, EntityLink, Intent } from "../../types";
 import { lemmaTerms } from "../../lemma";
+import { type ExpectedUnit, expectedUnit } from "../../units";
 
 /**
  * What the answer and critique stages need to know about the question, computed once from the intent:
@@ -43,6 +44,8 @@ export interface QuestionFocus {
   wantsNameKind: boolean;
   /** The question asks for an identifier ("what is the order id"): only then are key columns answers. */
   asksForId: boolean;
+  /** The unit the question expects ("how many products" → a count of products), for unit agreement (units.ts). */
+  expectedUnit: ExpectedUnit | null;
 }
 
 const SCHEMA_KINDS = new Set(["column", "table", "predicate", "class"]);
@@ -64,6 +67,26 @@ function uniqueByNormalized(values: string[]): string[] {
     if (key && !seen.has(key)) seen.set(key, v.trim());
   }
   return [...seen.values()];
+}
+
+/** Nouns that name a quantity, by the kind of value that states it. */
+const QUANTITY_NOUNS: [Exclude<AnswerType, "list">[], string][] = [
+  [["percent", "number"], "rate|rates|margin|margins|share|growth|ratio|percentage|proportion|yield"],
+  [["number", "count"], "window|period|term|duration|length|age|lifetime|life|headcount|number|count|size|capacity|total|quantity|volume|weight|height|distance"],
+  [["money", "number"], "cap|caps|limit|limits|price|prices|cost|costs|fee|fees|allowance|allowances|per diem|budget|salary|salaries|revenue|revenues|income|expense|expenses|profit|profits|sales|tax|taxes|dividend|dividends|balance|value|amount|amounts|payment|payments|spend|spending|turnover|earnings|reimbursement|threshold|maximum|minimum"],
+];
+
+/**
+ * The kind of value a "what is the <quantity>" question asks for, when its head noun names a
+ * quantity ("hotel cap", "return window", "operating margin"); null otherwise.
+ */
+export function quantityAsked(question: string): Exclude<AnswerType, "list">[] | null {
+  const q = question.toLowerCase().replace(/[’']s\b/g, "");
+  for (const [types, nouns] of QUANTITY_NOUNS) {
+    const re = new RegExp(`^\\s*(?:what|which)\\s+(?:is|was|are|were|'s)\\s+(?:the\\s+|an?\\s+)?(?:[\\w-]+\\s+){0,5}?(?:${nouns})\\s*(?:\\?|$|\\b(?:of|for|in|at|per|on|under|from|to|during|by|when|with)\\b)`);
+    if (re.test(q)) return [...types];
+  }
+  return null;
 }
 
 export function buildQuestionFocus(intent: Intent): QuestionFocus {
@@ -102,8 +125,11 @@ export function buildQuestionFocus(intent: Intent): QuestionFocus {
   );
   const wh = (intent.wh ?? "").toLowerCase();
   const wantsCount = intent.aggregate === "count" || intent.answerTypes.includes("count") || /^how many\b/.test(wh);
-  const wanted = intent.answerTypes.filter((t) => t !== "list");
+  let wanted = intent.answerTypes.filter((t): t is Exclude<AnswerType, "list"> => t !== "list");
   if (wanted.length === 0 && wantsCount) wanted.push("count");
+  // "What is the hotel cap?" reads as a generic what-question, but a cap is an amount: a sentence that only mentions the cap is no answer.
+  const quantity = wanted.every((t) => t === "entity" || t === "text") ? quantityAsked(intent.completed) : null;
+  if (quantity) wanted = quantity;
   return {
     intent,
     language,
@@ -122,6 +148,7 @@ export function buildQuestionFocus(intent: Intent): QuestionFocus {
     paddedQuestion: ` ${normalizeLabel(intent.completed)} `,
     wantsNameKind: wanted.some((t) => t === "person" || t === "organisation" || t === "location"),
     asksForId: /\b(id|ids|identifier|identifiers|key|code|uuid)\b/.test(normalizeLabel(intent.completed)),
+    expectedUnit: expectedUnit(intent.completed),
   };
 }
 
