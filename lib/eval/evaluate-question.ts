@@ -11,7 +11,7 @@ import { GOLD_MAX_ROWS, type GoldResolver, rawToTable } from "./gold/resolve";
 import { scoreAnswer } from "./metrics/answer";
 import { executionMatch } from "./metrics/execution";
 import { prepareAnswers, presenceRank } from "./metrics/presence";
-import { cascadeRanking, documentRanking, relevantRanks } from "./metrics/retrieval";
+import { cascadeRanking, documentRanking, interleaveByQuery } from "./metrics/retrieval";
 import { scoreTatQa, splitScale } from "./metrics/tatqa";
 import type { EvalQuestion, PresenceRanks, QuestionResult, ResolvedGold, ResultTable } from "./types";
 
@@ -34,6 +34,8 @@ interface Observed {
   ids: string[];
   texts: string[];
   docs: (string | null)[];
+  /** The search texts behind the document pieces (what a collection was searched with). */
+  searches: string[];
 }
 
 const REEXECUTE_TIMEOUT_MS = 30_000;
@@ -46,8 +48,28 @@ function docKey(piece: EvidencePiece): string | null {
   return piece.provenance.language === "search" && (typeof doc === "string" || typeof doc === "number") ? `${piece.provenance.kbName}\u0000${doc}` : null;
 }
 
-function observe(round: number, label: string, ranked: ScoredEvidence[]): Observed {
-  return { round, label, ids: ranked.map((e) => e.piece.id), texts: ranked.map((e) => e.piece.text), docs: ranked.map((e) => docKey(e.piece)) };
+function observe(round: number, label: string, given: ScoredEvidence[]): Observed {
+  // The first stage arrives as each query's results in turn; several queries are merged by taking turns.
+  const ranked = label === FIRST_STAGE ? interleaveByQuery(given, (e) => `${e.piece.provenance.kb}\u0000${e.piece.provenance.query}`) : given;
+  const searches = label === FIRST_STAGE ? [...new Set(ranked.filter((e) => e.piece.provenance.language === "search").map((e) => e.piece.provenance.query))] : [];
+  return { round, label, ids: ranked.map((e) => e.piece.id), texts: ranked.map((e) => e.piece.text), docs: ranked.map((e) => docKey(e.piece)), searches };
+}
+
+/** The ranking label of the first stage (lib/pipeline/run.ts observes it before pooling). */
+const FIRST_STAGE = "retrieval";
+
+/**
+ * Each stage's document ranking as a cascade over the stages so far: the stage's own order, then what
+ * earlier stages had and it dropped (see cascadeRanking), as distinct documents.
+ */
+function stageRankings(stages: Observed[]): { label: string; ranking: string[] }[] {
+  return stages.map((stage, i) => {
+    const cascade = cascadeRanking(
+      stages.slice(0, i + 1).map((o) => o.ids.map((id, j) => ({ id, doc: o.docs[j] }))),
+      (x) => x.id,
+    );
+    return { label: stage.label, ranking: documentRanking(cascade.map((x) => x.doc)) };
+  });
 }
 
 /** The critic may run several rounds; metrics follow the round whose evidence the final answer used. */
@@ -123,29 +145,41 @@ async function reexecute(ctx: QuestionContext, q: ExecutedQuery): Promise<Result
   return rawToTable(raw);
 }
 
+/**
+ * Execution match, strict as the headline: the answering query must have run on a gold knowledge base
+ * (a query on another database that happens to return the same rows, an empty result or one shared
+ * row, does not count) and give the gold result. The same result from any database is kept as a
+ * diagnostic (resultMatch), so the strictness can be seen.
+ */
 async function execution(ctx: QuestionContext, q: EvalQuestion, gold: ResolvedGold, outcome: RunOutcome): Promise<QuestionResult["execution"]> {
   if (!gold.table) return null;
   const { primary, structured } = answeringQuery(outcome);
   const ordered = !!q.ordered;
-  if (!primary) return { language: "", kbName: "", query: "", match: false, matchColumns: false, anyMatch: false, goldRows: gold.table.rows.length, predictedRows: null, error: "The run executed no SQL, SPARQL or Cypher query." };
-  let match = false;
-  let matchColumns = false;
+  const goldKbs = new Set(q.goldKbNames);
+  const onGold = (kbName: string) => goldKbs.size === 0 || goldKbs.has(kbName);
+  if (!primary) {
+    return { language: "", kbName: "", query: "", match: false, matchColumns: false, anyMatch: false, onGoldKb: false, resultMatch: false, goldRows: gold.table.rows.length, predictedRows: null, error: "The run executed no SQL, SPARQL or Cypher query." };
+  }
+  const onGoldKb = onGold(primary.kbName);
+  let resultMatch = false;
+  let columnsMatch = false;
   let predictedRows: number | null = null;
   let error: string | undefined;
   try {
     const table = await reexecute(ctx, primary);
     predictedRows = table.rows.length;
-    match = executionMatch(gold.table, table, ordered);
-    matchColumns = match || executionMatch(gold.table, table, ordered, { extraColumns: true });
+    resultMatch = executionMatch(gold.table, table, ordered);
+    columnsMatch = resultMatch || executionMatch(gold.table, table, ordered, { extraColumns: true });
   } catch (e) {
     error = (e as Error).message;
   }
+  const match = onGoldKb && resultMatch;
   let anyMatch = match;
   if (!anyMatch) {
     const seen = new Set([`${primary.kbId}\u0000${primary.query.text}`]);
     for (const alt of structured) {
       const key = `${alt.kbId}\u0000${alt.query.text}`;
-      if (seen.has(key) || seen.size > MAX_ALTERNATIVES) continue;
+      if (seen.has(key) || seen.size > MAX_ALTERNATIVES || !onGold(alt.kbName)) continue;
       seen.add(key);
       try {
         if (executionMatch(gold.table, await reexecute(ctx, alt), ordered)) {
@@ -157,7 +191,19 @@ async function execution(ctx: QuestionContext, q: EvalQuestion, gold: ResolvedGo
       }
     }
   }
-  return { language: primary.query.language, kbName: primary.kbName, query: primary.query.text, match, matchColumns, anyMatch, goldRows: gold.table.rows.length, predictedRows, ...(error ? { error } : {}) };
+  return {
+    language: primary.query.language,
+    kbName: primary.kbName,
+    query: primary.query.text,
+    match,
+    matchColumns: onGoldKb && columnsMatch,
+    anyMatch,
+    onGoldKb,
+    resultMatch,
+    goldRows: gold.table.rows.length,
+    predictedRows,
+    ...(error ? { error } : {}),
+  };
 }
 
 /** Runs one question through the pipeline as the user and scores every metric that applies to it. */
@@ -228,16 +274,26 @@ export async function evaluateQuestion(ctx: QuestionContext, q: EvalQuestion, po
   let retrieval: QuestionResult["retrieval"] = null;
   const relevantDocs = q.evidence?.documentIds ?? [];
   if (relevantDocs.length) {
-    const cascade = cascadeRanking(
-      round.map((o) => o.ids.map((id, i) => ({ id, doc: o.docs[i] }))),
-      (x) => x.id,
-    );
-    const ranking = documentRanking(cascade.map((x) => x.doc));
-    const ranks = relevantDocs.map((d) => {
-      const r = q.goldKbNames.map((kb) => relevantRanks(ranking, [`${kb}\u0000${d}`])[0]).filter((x): x is number => x !== null);
-      return r.length ? Math.min(...r) : null;
-    });
-    retrieval = { relevant: relevantDocs.length, ranks, retrievedDepth: ranking.length, top: ranking.slice(0, 10).map((k) => k.split("\u0000")[1] ?? k) };
+    // A relevant document counts in whichever gold collection it was found (the best rank).
+    const ranksIn = (ranking: string[]) => {
+      const pos = new Map(ranking.map((d, i) => [d, i + 1]));
+      return relevantDocs.map((d) => {
+        const r = q.goldKbNames.map((kb) => pos.get(`${kb}\u0000${d}`)).filter((x): x is number => x !== undefined);
+        return r.length ? Math.min(...r) : null;
+      });
+    };
+    const stages = stageRankings([...round, observe(0, "evidence", outcome.evidence)]);
+    // The final ranking: what the last re-rank round kept, then what each earlier stage had (deep enough for Recall@100).
+    const ranking = stages.length > 1 ? stages[stages.length - 2].ranking : [];
+    const first = round.find((o) => o.label === FIRST_STAGE);
+    retrieval = {
+      relevant: relevantDocs.length,
+      ranks: ranksIn(ranking),
+      retrievedDepth: ranking.length,
+      top: ranking.slice(0, 10).map((k) => k.split("\u0000")[1] ?? k),
+      stages: stages.map((st) => ({ label: st.label, ranks: ranksIn(st.ranking), depth: st.ranking.length })),
+      queries: first?.searches ?? [],
+    };
   }
 
   const scores = judge(q, gold, answer);

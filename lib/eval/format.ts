@@ -1,6 +1,6 @@
 import type { Comparison } from "./compare";
-import { formatDelta, formatMetric, metricInfo, rankingRank, sortedEntries, stageRank } from "./metric-labels";
-import type { MetricGroup, ReportJson, SuiteMetrics } from "./types";
+import { BREAKDOWN_TITLES, breakdownValueRank, formatDelta, formatMetric, metricInfo, rankingLabel, rankingRank, sortedEntries, stageRank } from "./metric-labels";
+import type { MetricGroup, ReportJson, StageMetrics, SuiteMetrics } from "./types";
 
 /** Plain-text tables for the command line (fixed-width columns, no colour codes: logs stay readable). */
 
@@ -58,11 +58,25 @@ export function formatMetricsTable(m: SuiteMetrics): string {
   return out.join("\n");
 }
 
-/** A few headline metrics per source kind (or per suite for the mixed suite). */
-export function formatBreakdown(title: string, by: SuiteMetrics["byKind"]): string {
-  const entries = sortedEntries(by, () => 0);
+const BREAKDOWN_COLUMNS = ["source.rankedFirst", "execution.match", "execution.matchColumns", "retrieval.ndcg@10", "answer.p@1", "answer.em", "answer.f1", "refrain.rate", "latency.total.p50"];
+
+/**
+ * Document retrieval per ranking stage with each stage's change from the one before (percentage
+ * points): where relevant documents are lost shows as a negative delta.
+ */
+export function formatStages(stages: StageMetrics[] | undefined): string {
+  if (!stages?.length) return "";
+  const keys = ["ndcg@10", "recall@100", "mrr@10"];
+  const head = ["stage", ...keys.flatMap((k) => [metricInfo(`retrieval.${k}`).label, "Δ"])];
+  const rows = [head, ...stages.map((st) => [rankingLabel(st.label), ...keys.flatMap((k) => [formatMetric(st.values[k], "rate"), st.delta[k] === null ? "" : formatDelta(st.delta[k], "rate")])])];
+  return `Document retrieval by ranking stage (n ${stages[0].n}; each stage read as a cascade over the stages before it)\n${table(rows, ["l", ...keys.flatMap(() => ["r", "r"] as ("l" | "r")[])])}`;
+}
+
+/** A few headline metrics per source kind, per suite, or per value of a tag (database, hardness, type). */
+export function formatBreakdown(title: string, by: SuiteMetrics["byKind"], rank: (key: string) => number = () => 0): string {
+  const entries = sortedEntries(by, rank);
   if (entries.length < 2) return "";
-  const keys = ["source.rankedFirst", "execution.match", "retrieval.ndcg@10", "answer.p@1", "answer.f1", "refrain.rate", "latency.total.p50"].filter((k) =>
+  const keys = BREAKDOWN_COLUMNS.filter((k) =>
     entries.some(([, v]) => v.values[k] !== undefined && v.values[k] !== null),
   );
   const rows: string[][] = [[title, "n", ...keys.map((k) => metricInfo(k).label.replace(/ \(.*\)$/, ""))]];
@@ -79,10 +93,17 @@ export function formatReport(r: ReportJson): string {
     Object.keys(r.configInput).length ? `config: ${JSON.stringify(r.configInput)}` : "config: pipeline defaults",
   ].filter(Boolean);
   const parts = [head.join("\n"), formatMetricsTable(r.metrics)];
+  const stages = formatStages(r.metrics.retrievalStages);
+  if (stages) parts.push(stages);
   const kinds = formatBreakdown("source kind", r.metrics.byKind);
   if (kinds) parts.push(`By source kind\n${kinds}`);
   const suites = formatBreakdown("suite", r.metrics.bySuite);
   if (suites) parts.push(`By suite\n${suites}`);
+  for (const [tag, by] of sortedEntries(r.metrics.breakdowns ?? {}, (t) => Object.keys(BREAKDOWN_TITLES).indexOf(t))) {
+    const title = BREAKDOWN_TITLES[tag] ?? tag;
+    const text = formatBreakdown(title, by, breakdownValueRank(tag));
+    if (text) parts.push(`By ${title}\n${text}`);
+  }
   return parts.join("\n\n");
 }
 

@@ -22,9 +22,10 @@ const FIXED: Record<string, Omit<MetricInfo, "group">> = {
   "retrieval.mrr@10": { label: "MRR@10", format: "rate" },
   "retrieval.ndcg@10": { label: "NDCG@10", format: "rate" },
   "evidence.recall": { label: "gold evidence in the answer's evidence", format: "rate" },
-  "execution.match": { label: "execution match (answering query)", format: "rate" },
-  "execution.matchColumns": { label: "execution match, extra columns allowed", format: "rate" },
-  "execution.anyMatch": { label: "execution match (any query run)", format: "rate" },
+  "execution.match": { label: "execution match (answering query, on the gold source)", format: "rate" },
+  "execution.matchColumns": { label: "execution match, extra columns allowed (lenient)", format: "rate" },
+  "execution.anyMatch": { label: "execution match (any query run on the gold source)", format: "rate" },
+  "execution.matchAnyKb": { label: "same rows from any source (diagnostic: counts wrong-database matches)", format: "rate" },
   "answer.p@1": { label: "P@1 (answer correct)", format: "rate" },
   "answer.em": { label: "exact match", format: "rate" },
   "answer.f1": { label: "F1", format: "rate" },
@@ -39,6 +40,7 @@ const FIXED: Record<string, Omit<MetricInfo, "group">> = {
 const GROUP_LABELS: Record<string, string> = {
   source: "Source selection",
   retrieval: "Document retrieval",
+  stage: "Retrieval by stage",
   evidence: "Gold evidence",
   execution: "Execution match",
   presence: "Answer presence",
@@ -53,6 +55,7 @@ export function rankingLabel(label: string): string {
   const m = /^rerank:(\d+):(.+)$/.exec(label);
   if (m) return `re-rank ${m[1]} (${m[2]})`;
   if (label === "evidence") return "answer evidence";
+  if (label === "retrieval") return "first-stage retrieval";
   return label;
 }
 
@@ -63,6 +66,8 @@ export function metricInfo(key: string): MetricInfo {
   if (fixed) return { group: groupLabel, ...fixed };
   let m = /^retrieval\.(hit|recall)@(\d+)$/.exec(key);
   if (m) return { group: groupLabel, label: `${m[1] === "hit" ? "Hit" : "Recall"}@${m[2]}`, format: "rate" };
+  m = /^stage\.(.+)\.(ndcg|recall|mrr)@(\d+)$/.exec(key);
+  if (m) return { group: groupLabel, label: `${m[2] === "ndcg" ? "NDCG" : m[2] === "mrr" ? "MRR" : "Recall"}@${m[3]} after ${rankingLabel(m[1])}`, format: "rate" };
   m = /^presence\.(.+)\.ap@(\d+)$/.exec(key);
   if (m) return { group: groupLabel, label: `AP@${m[2]} after ${rankingLabel(m[1])}`, format: "rate" };
   m = /^latency\.(.+)\.(p50|p95)$/.exec(key);
@@ -121,8 +126,9 @@ export function stageRank(stage: string): number {
   return i < 0 ? 500 : i;
 }
 
-/** Rankings in the order the run makes them: pool, each re-rank round, the answer's evidence. */
+/** Rankings in the order the run makes them: first-stage retrieval, pool, each re-rank round, the answer's evidence. */
 export function rankingRank(label: string): number {
+  if (label === "retrieval") return -1;
   if (label === "pool") return 0;
   const m = /^rerank:(\d+):/.exec(label);
   if (m) return Number(m[1]);
@@ -137,11 +143,11 @@ export function sortedEntries<T>(record: Record<string, T>, rank: (key: string) 
   return Object.entries(record).sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b));
 }
 
-const GROUP_ORDER = ["source", "retrieval", "evidence", "execution", "presence", "answer", "refrain", "latency", "usage"];
+const GROUP_ORDER = ["source", "retrieval", "stage", "evidence", "execution", "presence", "answer", "refrain", "latency", "usage"];
 const WITHIN_GROUP: Record<string, string[]> = {
   source: ["inCandidates", "rankedFirst", "winner"],
   retrieval: ["hit@1", "hit@5", "hit@10", "mrr@10", "ndcg@10", "recall@10", "recall@100"],
-  execution: ["match", "matchColumns", "anyMatch"],
+  execution: ["match", "matchColumns", "anyMatch", "matchAnyKb"],
   answer: ["p@1", "em", "f1", "emNoScale"],
   refrain: ["rate", "accuracy", "unanswerableRefrained"],
 };
@@ -152,6 +158,12 @@ export function compareMetricKeys(a: string, b: string): number {
   const gb = GROUP_ORDER.indexOf(b.split(".")[0]);
   if (ga !== gb) return ga - gb;
   const group = a.split(".")[0];
+  if (group === "stage") {
+    const [, la, ma] = /^stage\.(.+)\.([^.]+)$/.exec(a) ?? [, a, ""];
+    const [, lb, mb] = /^stage\.(.+)\.([^.]+)$/.exec(b) ?? [, b, ""];
+    const order = ["ndcg@10", "recall@100", "mrr@10"];
+    return rankingRank(la!) - rankingRank(lb!) || la!.localeCompare(lb!) || order.indexOf(ma!) - order.indexOf(mb!);
+  }
   if (group === "presence") {
     const [, la, ka] = /^presence\.(.+)\.ap@(\d+)$/.exec(a) ?? [, a, "0"];
     const [, lb, kb] = /^presence\.(.+)\.ap@(\d+)$/.exec(b) ?? [, b, "0"];
@@ -166,4 +178,15 @@ export function compareMetricKeys(a: string, b: string): number {
   const ia = order.indexOf(a.slice(group.length + 1));
   const ib = order.indexOf(b.slice(group.length + 1));
   return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib) || a.localeCompare(b);
+}
+
+/** What each tag breakdown is called in tables. */
+export const BREAKDOWN_TITLES: Record<string, string> = { db: "database", hardness: "Spider hardness", type: "type" };
+
+const HARDNESS_ORDER = ["easy", "medium", "hard", "extra", "unknown"];
+
+/** Values of a breakdown in reading order: Spider's hardness classes from easy to extra, anything else by name. */
+export function breakdownValueRank(tag: string): (value: string) => number {
+  if (tag === "hardness") return (v) => HARDNESS_ORDER.indexOf(v);
+  return () => 0;
 }

@@ -90,6 +90,20 @@ export interface ResolvedGold {
   error?: string;
 }
 
+/**
+ * One ranking stage of a run, for document retrieval: "retrieval" (the first stage: what the executed
+ * searches returned, in the engine's order), "pool", "rerank:<i>:<scorer>", "evidence" (what the answer
+ * used). Each is read as a cascade: the stage's own order, then what earlier stages had and it dropped,
+ * so every stage is as deep as the first and a stage that hurts shows as a lower figure than the one before.
+ */
+export interface RankingStage {
+  label: string;
+  /** 1-based rank of each relevant document (null = not in the ranking). */
+  ranks: (number | null)[];
+  /** Distinct documents in the ranking. */
+  depth: number;
+}
+
 /** Per ranking: the 1-based rank of the first piece holding a gold answer (null = absent) and how deep the ranking was. */
 export type PresenceRanks = Record<string, { rank: number | null; depth: number }>;
 
@@ -114,19 +128,36 @@ export interface QuestionResult {
     rankedFirst: boolean | null;
     winnerCorrect: boolean | null;
   };
-  /** Documents: 1-based ranks of each relevant document in the run's document ranking (null = not retrieved). */
-  retrieval: { relevant: number; ranks: (number | null)[]; retrievedDepth: number; top: string[] } | null;
+  /**
+   * Documents: 1-based ranks of each relevant document in the run's final document ranking (null = not
+   * retrieved), and the same per ranking stage (`stages`, see RankingStage).
+   */
+  retrieval: {
+    relevant: number;
+    ranks: (number | null)[];
+    retrievedDepth: number;
+    top: string[];
+    /** Absent in results recorded before stage metrics existed. */
+    stages?: RankingStage[];
+    /** The first-stage search texts of the scored round: what the collection was searched with. */
+    queries?: string[];
+  } | null;
   /** TAT-QA: share of the gold evidence units (table, rel paragraphs) in the evidence the answer used. */
   evidenceRecall: number | null;
   execution: {
     language: string;
     kbName: string;
     query: string;
+    /** Strict: the answering query ran on a gold knowledge base and gives the gold result. */
     match: boolean;
-    /** The gold columns are among the answering query's columns (extra context columns allowed). */
+    /** Lenient: on a gold knowledge base, the gold columns are among the answering query's columns (extra context columns allowed). */
     matchColumns: boolean;
-    /** Does any query the run executed (on any candidate) give the gold result? */
+    /** Does any query the run executed on a gold knowledge base give the gold result? */
     anyMatch: boolean;
+    /** The answering query ran on a gold knowledge base (absent in results recorded before strict matching). */
+    onGoldKb?: boolean;
+    /** The answering query gives the gold result, on whichever knowledge base it ran (diagnostic: the pre-strict figure). */
+    resultMatch?: boolean;
     goldRows: number;
     predictedRows: number | null;
     error?: string;
@@ -151,6 +182,19 @@ export interface QuestionResult {
 
 export type MetricValue = number | null;
 
+export interface Breakdown {
+  n: number;
+  values: Record<string, MetricValue>;
+}
+
+export interface StageMetrics {
+  label: string;
+  n: number;
+  values: Record<string, MetricValue>;
+  /** This stage's value minus the previous stage's (null for the first stage). */
+  delta: Record<string, MetricValue>;
+}
+
 export interface MetricGroup {
   n: number;
   values: Record<string, MetricValue>;
@@ -168,8 +212,15 @@ export interface SuiteMetrics {
   refrain: MetricGroup;
   latency: Record<string, { p50: number; p95: number; n: number }>;
   usage: { runsWithLlm: number; tokens: number; costUsd: number } | null;
-  byKind: Record<string, { n: number; values: Record<string, MetricValue> }>;
-  bySuite: Record<string, { n: number; values: Record<string, MetricValue> }>;
+  /** Document retrieval per ranking stage, in run order, with the change from the stage before. */
+  retrievalStages?: StageMetrics[];
+  byKind: Record<string, Breakdown>;
+  bySuite: Record<string, Breakdown>;
+  /**
+   * Headline metrics per value of a question tag: "db" (Spider and Text2Cypher database), "hardness"
+   * (Spider's classes), "type" (TAT-QA answer type, Text2Cypher question type). Only tags with two or more values.
+   */
+  breakdowns?: Record<string, Record<string, Breakdown>>;
   /** How the run went: wall time of the last session, questions it ran, concurrency, questions left out. */
   run?: { wallMs: number; ran: number; concurrency: number; skipped: number };
 }
@@ -192,4 +243,12 @@ export interface ReportJson {
   wallMs: number | null;
   status: "QUEUED" | "RUNNING" | "DONE" | "FAILED" | "CANCELLED";
   error: string | null;
+  /** The question file the run read instead of the suite's own split (--questions), or null. */
+  questionsFile?: QuestionsFileRef | null;
+}
+
+/** A question file by name and content: the checksum tells which version of the file a report measured. */
+export interface QuestionsFileRef {
+  name: string;
+  sha256: string;
 }

@@ -32,8 +32,10 @@ export interface RunRequest {
   /** Called for every trace event as it happens (streaming to the browser or the terminal). */
   onEvent?: (event: RunEvent) => void;
   /**
-   * Sees every ranking of the evidence as the run makes it: "pool" (critic round `round`), then
-   * "rerank:<i>:<scorer>" for each re-ranking round. Evaluation uses it for answer presence (AP@k).
+   * Sees every ranking of the evidence as the run makes it: "retrieval" (what the executed queries
+   * returned, each in its engine's order, before pooling), "pool" (critic round `round`), then
+   * "rerank:<i>:<scorer>" for each re-ranking round. Evaluation uses it for answer presence (AP@k) and
+   * for retrieval metrics per stage.
    */
   observeRanking?: (ranking: { round: number; label: string; ranked: ScoredEvidence[] }) => void;
   /**
@@ -308,6 +310,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
             }
           }
         }
+        if (req.observeRanking) observe(round, "retrieval", executed.pieces.map((piece) => ({ piece, score: 0, scores: {} })));
         const pooled: ScoredEvidence[] = await stage("pool", classicalPool, { intent, pieces: [...executed.pieces, ...actionPieces], limit: config.poolLimit }, (p) => `${p.length} pieces pooled`);
         observe(round, "pool", pooled);
         const reranked: ScoredEvidence[] = await stage(

@@ -1,5 +1,5 @@
-import { compareMetricKeys, stageRank } from "../metric-labels";
-import type { MetricGroup, MetricValue, QuestionResult, SuiteMetrics } from "../types";
+import { compareMetricKeys, rankingRank, stageRank } from "../metric-labels";
+import type { Breakdown, MetricGroup, MetricValue, QuestionResult, StageMetrics, SuiteMetrics } from "../types";
 import { PRESENCE_KS } from "./presence";
 import { hitAtK, mrrAtK, ndcgAtK, recallAtK } from "./retrieval";
 
@@ -56,6 +56,8 @@ export function aggregateCore(results: QuestionResult[]): Omit<SuiteMetrics, "by
   for (const k of RETRIEVAL_KS.recall) retrievalValues[`recall@${k}`] = mean(ret.map((r) => recallAtK(ranksOf(r), k, relevantOf(r))));
   const retrieval = group(ret.length, retrievalValues);
 
+  const retrievalStages = stageMetrics(ret);
+
   const ev = ran.filter((r) => r.evidenceRecall !== null);
   const evidence = group(ev.length, { recall: mean(ev.map((r) => r.evidenceRecall!)) });
 
@@ -64,6 +66,8 @@ export function aggregateCore(results: QuestionResult[]): Omit<SuiteMetrics, "by
     match: rate(ex.map((r) => r.execution!.match)),
     matchColumns: rate(ex.map((r) => r.execution!.matchColumns)),
     anyMatch: rate(ex.map((r) => r.execution!.anyMatch)),
+    // Results recorded before strict matching have no resultMatch: their match was already "any database".
+    matchAnyKb: rate(ex.map((r) => r.execution!.resultMatch ?? r.execution!.match)),
   });
 
   const labels = [...new Set(ran.flatMap((r) => Object.keys(r.presence ?? {})))];
@@ -110,7 +114,41 @@ export function aggregateCore(results: QuestionResult[]): Omit<SuiteMetrics, "by
     ? { runsWithLlm: used.length, tokens: used.reduce((s, r) => s + (r.usage!.tokens ?? 0), 0), costUsd: used.reduce((s, r) => s + (r.usage!.costUsd ?? 0), 0) }
     : null;
 
-  return { n: results.length, counts, source, retrieval, evidence, execution, presence, answer, refrain, latency, usage };
+  return { n: results.length, counts, source, retrieval, ...(retrievalStages.length ? { retrievalStages } : {}), evidence, execution, presence, answer, refrain, latency, usage };
+}
+
+/** What each ranking stage is measured by (BEIR's SciFact figures). */
+export const STAGE_METRICS = ["ndcg@10", "recall@100", "mrr@10"] as const;
+
+/**
+ * Document retrieval per ranking stage (first-stage retrieval, pool, each re-rank round, the answer's
+ * evidence), over the same questions for every stage, with each stage's change from the one before: a
+ * stage that loses relevant documents shows a negative delta. A question that has no ranking for a
+ * stage (its run skipped it) keeps the ranking of the stage before.
+ */
+export function stageMetrics(results: QuestionResult[]): StageMetrics[] {
+  const withStages = results.filter((r) => r.retrieval?.stages?.length);
+  if (!withStages.length) return [];
+  const labels = [...new Set(withStages.flatMap((r) => r.retrieval!.stages!.map((s) => s.label)))].sort((a, b) => rankingRank(a) - rankingRank(b) || a.localeCompare(b));
+  const out: StageMetrics[] = [];
+  for (const label of labels) {
+    const ranks = withStages.map((r) => {
+      const own = r.retrieval!.stages!.find((s) => s.label === label);
+      if (own) return own.ranks;
+      const before = r.retrieval!.stages!.filter((s) => rankingRank(s.label) < rankingRank(label)).sort((a, b) => rankingRank(b.label) - rankingRank(a.label))[0];
+      return before?.ranks ?? r.retrieval!.ranks.map(() => null);
+    });
+    const relevant = withStages.map((r) => r.retrieval!.relevant);
+    const values: Record<string, MetricValue> = {
+      "ndcg@10": mean(ranks.map((x, i) => ndcgAtK(x, 10, relevant[i]))),
+      "recall@100": mean(ranks.map((x, i) => recallAtK(x, 100, relevant[i]))),
+      "mrr@10": mean(ranks.map((x) => mrrAtK(x, 10))),
+    };
+    const prev = out[out.length - 1];
+    const delta = Object.fromEntries(STAGE_METRICS.map((k) => [k, prev && values[k] !== null && prev.values[k] !== null ? values[k]! - prev.values[k]! : null]));
+    out.push({ label, n: withStages.length, values, delta });
+  }
+  return out;
 }
 
 function relevantOf(r: QuestionResult): number {
@@ -128,6 +166,7 @@ export function flattenMetrics(m: Omit<SuiteMetrics, "byKind" | "bySuite">): Rec
   put("retrieval", m.retrieval);
   put("evidence", m.evidence);
   put("execution", m.execution);
+  for (const st of m.retrievalStages ?? []) for (const [k, v] of Object.entries(st.values)) out[`stage.${st.label}.${k}`] = v;
   for (const [label, g] of Object.entries(m.presence)) put(`presence.${label}`, g);
   put("answer", m.answer);
   put("refrain", m.refrain);
@@ -142,12 +181,38 @@ export function flattenMetrics(m: Omit<SuiteMetrics, "byKind" | "bySuite">): Rec
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => compareMetricKeys(a, b)));
 }
 
-function breakdown(results: QuestionResult[], key: (r: QuestionResult) => string): SuiteMetrics["byKind"] {
+function breakdown(results: QuestionResult[], key: (r: QuestionResult) => string, keys?: readonly string[]): Record<string, Breakdown> {
   const groups = new Map<string, QuestionResult[]>();
   for (const r of results) groups.set(key(r), [...(groups.get(key(r)) ?? []), r]);
-  return Object.fromEntries([...groups.entries()].sort().map(([k, rs]) => [k, { n: rs.length, values: flattenMetrics(aggregateCore(rs)) }]));
+  return Object.fromEntries(
+    [...groups.entries()].sort().map(([k, rs]) => {
+      const flat = flattenMetrics(aggregateCore(rs));
+      return [k, { n: rs.length, values: keys ? Object.fromEntries(keys.filter((m) => flat[m] !== undefined).map((m) => [m, flat[m]])) : flat }];
+    }),
+  );
+}
+
+/** Question tags that break the metrics down: database, Spider hardness class, answer or question type. */
+export const BREAKDOWN_TAGS = ["db", "hardness", "type"] as const;
+/** What each breakdown row shows (those that apply to the suite). */
+export const BREAKDOWN_KEYS = ["execution.match", "execution.matchColumns", "retrieval.ndcg@10", "answer.p@1", "answer.em", "answer.f1", "refrain.rate"] as const;
+
+export function tagValue(r: Pick<QuestionResult, "tags">, tag: string): string | null {
+  const found = r.tags.find((t) => t.startsWith(`${tag}:`));
+  return found ? found.slice(tag.length + 1) : null;
+}
+
+/** Per tag with at least two values among the results: the breakdown metrics per value. */
+export function tagBreakdowns(results: QuestionResult[]): NonNullable<SuiteMetrics["breakdowns"]> {
+  const out: NonNullable<SuiteMetrics["breakdowns"]> = {};
+  for (const tag of BREAKDOWN_TAGS) {
+    const tagged = results.filter((r) => tagValue(r, tag) !== null);
+    if (new Set(tagged.map((r) => tagValue(r, tag))).size < 2) continue;
+    out[tag] = breakdown(tagged, (r) => tagValue(r, tag)!, BREAKDOWN_KEYS);
+  }
+  return out;
 }
 
 export function aggregate(results: QuestionResult[]): SuiteMetrics {
-  return { ...aggregateCore(results), byKind: breakdown(results, (r) => r.kind), bySuite: breakdown(results, (r) => r.suite) };
+  return { ...aggregateCore(results), byKind: breakdown(results, (r) => r.kind), bySuite: breakdown(results, (r) => r.suite), breakdowns: tagBreakdowns(results) };
 }

@@ -72,3 +72,23 @@ export function cascadeRanking<T>(rounds: T[][], key: (item: T) => string): T[] 
   }
   return out;
 }
+
+/**
+ * The first-stage ranking of several queries' results as one list: each query's results keep their
+ * engine's order and the queries take turns (rank 1 of each, then rank 2 of each, …). Engine scores of
+ * different queries or knowledge bases are not comparable, so no score decides between them; with one
+ * query (the usual case) this is exactly that query's order.
+ */
+export function interleaveByQuery<T>(items: T[], queryOf: (item: T) => string): T[] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = queryOf(item);
+    const list = groups.get(key);
+    if (list) list.push(item);
+    else groups.set(key, [item]);
+  }
+  const lists = [...groups.values()];
+  const out: T[] = [];
+  for (let i = 0; out.length < items.length; i++) for (const list of lists) if (i < list.length) out.push(list[i]);
+  return out;
+}

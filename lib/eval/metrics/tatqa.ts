@@ -1,14 +1,22 @@
+import { splitListAnswer } from "./normalize";
 import type { TatQaGold } from "../types";
-import { maxAssignment } from "./assignment";
 
 /**
- * TAT-QA's official exact match and F1 (Zhu et al. 2021, tatqa_metric.py and tatqa_utils.py), ported
- * rule for rule. Numbers are compared after their scale is applied: the gold "1,496.5" with scale
- * "million" is 1496500000, so an answer of "1,496.5" without its scale is wrong, "1,496.5 million" is
- * right; "5.2%" matches 5.2 with scale "percent". Multi-span answers are sorted and joined into one
- * string, then compared DROP-style (token bags, numbers must agree). For arithmetic and count answers F1
- * is the exact match. Python's int/float distinction in `str(to_number(x))` is kept, so "2019" and
- * "2019.0" differ as they do in the official script.
+ * TAT-QA's official exact match and F1 (Zhu et al. 2021; NExTplusplus/TAT-QA tatqa_metric.py and
+ * tatqa_utils.py, `TaTQAEmAndF1`), rule for rule:
+ * - the gold answer and the prediction become one string each (`get_answer_str`): the answers sorted and
+ *   joined; a number has its scale applied and is written with four decimals (gold "1,496.5" with scale
+ *   "million" is "1496500000.0000"), text gets the scale word appended; a prediction without scale that
+ *   is a bare number is also read as a fraction of a percentage (`add_percent_pred`);
+ * - EM is equality after DROP's normalisation (lower case, ASCII punctuation out of words that are not
+ *   numbers, articles out, numbers as Python prints `to_number`), F1 is the token-bag F1 rounded to two
+ *   places (TAT-QA drops DROP's "numbers must match" rule); for arithmetic and count answers F1 = EM;
+ * - Python's arithmetic is kept where it shows: round() and '%.4f' round half to even on the exact
+ *   binary value, str() tells int from float ("2019" vs "2019.0") and writes 1e+16 in exponent form.
+ * What the script takes as given, the model's (answer, scale) pair, is read here off the pipeline's free
+ * text (`readTatQaPrediction`): the scale word or percent sign becomes the scale, and an answer that
+ * reads as a list ("A, B and C") is also tried as a list of spans; the best reading counts, as the
+ * script takes the best of its own readings.
  */
 
 type Scale = TatQaGold["scale"];
@@ -22,10 +30,48 @@ interface PyNum {
   float: boolean;
 }
 
-function pyStr(n: PyNum): string {
-  if (!n.float) return String(n.value);
-  if (Number.isInteger(n.value) && Math.abs(n.value) < 1e16) return `${n.value}.0`;
-  return String(n.value);
+/**
+ * Rounds the exact binary value of x to `digits` places, ties to even, as Python's round() and
+ * '%.Nf' do (JavaScript's toFixed rounds ties away from zero): the digits as text, with sign.
+ */
+function roundedDigits(x: number, digits: number): { negative: boolean; int: string; frac: string } {
+  const negative = x < 0 || Object.is(x, -0);
+  // toFixed(100) is the exact decimal expansion of any double this metric meets (|x| < 1e21).
+  const [int, frac = ""] = Math.abs(x).toFixed(100).split(".");
+  const kept = frac.slice(0, digits);
+  const rest = frac.slice(digits);
+  let n = BigInt(int + kept);
+  const tie = /^50*$/.test(rest);
+  if ((rest[0] ?? "0") > "5" || (rest[0] === "5" && !tie) || (tie && n % 2n === 1n)) n += 1n;
+  const text = n.toString().padStart(digits + 1, "0");
+  return { negative, int: text.slice(0, text.length - digits), frac: text.slice(text.length - digits) };
+}
+
+/** Python's round(x, digits) for a float. */
+export function pyRound(x: number, digits: number): number {
+  if (!Number.isFinite(x) || Math.abs(x) >= 1e21) return x;
+  const r = roundedDigits(x, digits);
+  return Number(`${r.negative ? "-" : ""}${r.int}${digits ? `.${r.frac}` : ""}`);
+}
+
+/** Python's '%.<digits>f' % x. */
+export function pyFixed(x: number, digits: number): string {
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? "nan" : x > 0 ? "inf" : "-inf";
+  if (Math.abs(x) >= 1e21) return x.toFixed(digits);
+  const r = roundedDigits(x, digits);
+  return `${r.negative ? "-" : ""}${r.int}${digits ? `.${r.frac}` : ""}`;
+}
+
+/** Python's str() of an int or a float (repr: shortest digits, exponent form below 1e-4 and from 1e16). */
+export function pyStr(n: PyNum): string {
+  const v = n.value;
+  if (!n.float) return String(v);
+  if (!Number.isFinite(v)) return Number.isNaN(v) ? "nan" : v > 0 ? "inf" : "-inf";
+  const [mantissa, e] = v.toExponential().split("e");
+  const exp = Number(e);
+  if (v !== 0 && (exp < -4 || exp >= 16)) return `${mantissa}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+  const fixed = Object.is(v, -0) ? "-0" : String(v);
+  return fixed.includes(".") ? fixed : `${fixed}.0`;
 }
 
 export function scaleToNum(scale: string): number {
@@ -49,10 +95,11 @@ function extractOneNum(s: string): PyNum | null {
   return { value: Number(m[1]), float: m[1].includes(".") };
 }
 
-/** Python float(): digits with optional sign, decimals and exponent, or inf/nan words. */
+/** Python float(): digits (underscores between them allowed) with optional sign, decimals and exponent, or inf/nan words. */
 function pyFloat(word: string): number | null {
   const w = word.trim();
-  if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(w)) return Number(w);
+  const digits = "\\d(?:_?\\d)*";
+  if (new RegExp(`^[+-]?(${digits}\\.?(${digits})?|\\.${digits})(e[+-]?${digits})?$`, "i").test(w)) return Number(w.replace(/_/g, ""));
   if (/^[+-]?(inf|infinity)$/i.test(w)) return w.startsWith("-") ? -Infinity : Infinity;
   if (/^[+-]?nan$/i.test(w)) return NaN;
   return null;
@@ -86,18 +133,15 @@ function wordScale(x: string): number {
   return m ? scaleToNum(m[0].toLowerCase()) : 1;
 }
 
-/** Python's round(x, 4) for the magnitudes found in financial reports. */
-function round(value: number, digits: number): number {
-  return Number(value.toFixed(digits));
-}
-
 export function toNumber(text: string): PyNum | null {
   const num = extractOneNum(text);
   if (!num) return null;
   const scale = wordScale(text);
   const pct = percentFlag(text);
-  const value = round(num.value * scale * negativeFlag(text) * pct, 4);
-  return { value, float: num.float || pct !== 1 || !Number.isInteger(scale) };
+  const float = num.float || pct !== 1 || !Number.isInteger(scale);
+  const value = pyRound(num.value * scale * negativeFlag(text) * pct, 4);
+  // Python's ints have no negative zero: int("-0") * -1 is 0; only a float keeps -0.0.
+  return { value: float ? value : value + 0, float };
 }
 
 function removePunc(text: string): string {
@@ -110,18 +154,22 @@ function normalizeNumber(text: string): string {
   return n ? pyStr(n) : "None";
 }
 
+/** Python's re.UNICODE \b(a|an|the)\b: word characters are letters, digits and the underscore of any script. */
+const ARTICLES = /(?<![\p{L}\p{N}_])(a|an|the)(?![\p{L}\p{N}_])/gu;
+
 export function normalizeTatQaAnswer(text: string): string {
   const parts = text.split(" ").map((token) => {
     const t = normalizeNumber(removePunc(token.toLowerCase()));
-    return t.replace(/\b(a|an|the)\b/g, " ").split(/\s+/).filter(Boolean).join(" ");
+    return t.replace(ARTICLES, " ").split(/\s+/).filter(Boolean).join(" ");
   });
   return parts.filter((p) => p.trim()).join(" ").trim();
 }
 
-function bag(text: string): Set<string> {
-  return new Set(normalizeTatQaAnswer(text).split(/\s+/).filter(Boolean));
+function bag(normalized: string): Set<string> {
+  return new Set(normalized.split(/\s+/).filter(Boolean));
 }
 
+/** _compute_f1: token-bag F1, an empty bag counting as full precision or recall. */
 function bagF1(pred: Set<string>, gold: Set<string>): number {
   let inter = 0;
   for (const t of gold) if (pred.has(t)) inter++;
@@ -130,37 +178,35 @@ function bagF1(pred: Set<string>, gold: Set<string>): number {
   return precision === 0 && recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
 }
 
-function matchNumbersIfPresent(gold: Set<string>, pred: Set<string>): boolean {
-  const goldNumbers = [...gold].filter(isNumber);
-  if (!goldNumbers.length) return true;
-  return goldNumbers.some((g) => pred.has(g));
-}
-
-/** DROP's get_metrics on two answer strings: exact match of the normalized spans, and the aligned bag F1 (rounded to 2 places). */
+/**
+ * get_metrics on two answer strings: exact match of the normalized strings and the bag F1 rounded to two
+ * places. Each side is one string (get_answer_str joins the spans), so the script's one-to-one alignment
+ * of bags pairs one bag with one bag, and its number check is commented out there.
+ */
 function getMetrics(predicted: string, gold: string): [number, number] {
   const p = normalizeTatQaAnswer(predicted);
   const g = normalizeTatQaAnswer(gold);
-  const em = p === g ? 1 : 0;
-  const pb = [bag(predicted)];
-  const gb = [bag(gold)];
-  const scores = gb.map((gi) => pb.map((pi) => (matchNumbersIfPresent(gi, pi) ? bagF1(pi, gi) : 0)));
-  const match = maxAssignment(scores);
-  const perBag = new Array<number>(Math.max(gb.length, pb.length)).fill(0);
-  match.forEach((j, i) => {
-    if (j >= 0) perBag[i] = Math.max(perBag[i], scores[i][j]);
-  });
-  const f1 = perBag.reduce((a, b) => a + b, 0) / perBag.length;
-  return [em, Math.round(f1 * 100) / 100];
+  return [p === g ? 1 : 0, pyRound(bagF1(bag(p), bag(g)), 2)];
 }
 
-/** Python's sorted() for the gold answers: numbers and strings never mix in one TAT-QA answer. */
+/** Python's string order: by code point (JavaScript's < compares UTF-16 units, which differs beyond the BMP). */
+function codePointCompare(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = x[i].codePointAt(0)! - y[i].codePointAt(0)!;
+    if (d) return d;
+  }
+  return x.length - y.length;
+}
+
+/** Python's sorted() for the answers: numbers and strings never mix in one TAT-QA answer. */
 function pySorted(values: (string | number)[]): (string | number)[] {
-  return [...values].sort((a, b) => (typeof a === "number" && typeof b === "number" ? a - b : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
+  return [...values].sort((a, b) => (typeof a === "number" && typeof b === "number" ? a - b : codePointCompare(String(a), String(b))));
 }
 
 function pyValueStr(v: string | number): string {
-  if (typeof v === "string") return v;
-  return Number.isInteger(v) ? String(v) : String(v);
+  return typeof v === "string" ? v : pyStr({ value: v, float: !Number.isInteger(v) });
 }
 
 export function getAnswerStr(answers: (string | number)[], scale: string): string[] {
@@ -171,9 +217,9 @@ export function getAnswerStr(answers: (string | number)[], scale: string): strin
       if (!n) {
         if (scale) s = `${s} ${scale}`;
       } else if (s.includes("%")) {
-        s = n.value.toFixed(4);
+        s = pyFixed(n.value, 4);
       } else {
-        s = (round(n.value, 2) * scaleToNum(scale)).toFixed(4);
+        s = pyFixed(pyRound(n.value, 2) * scaleToNum(scale), 4);
       }
     } else if (scale) {
       s = `${s} ${scale}`;
@@ -188,7 +234,7 @@ function addPercentPred(strings: string[], predScale: string, pred: string[]): s
   const s = pred[0];
   if (!predScale && !s.includes("%") && isNumber(s)) {
     const n = toNumber(s);
-    if (n) strings.push(n.value.toFixed(4));
+    if (n) strings.push(pyFixed(n.value, 4));
   }
   return strings;
 }
@@ -201,16 +247,39 @@ function goldAnswers(gold: TatQaGold): (string | number)[] {
   return [typeof a === "number" ? pyStr({ value: a, float: !Number.isInteger(a) }) : String(a)];
 }
 
+const SCALE_WORD = /\s*\b(thousand|million|billion)s?\b/i;
+
 /**
- * Splits a free-text answer into TAT-QA's (prediction, scale): "1,496.5 million" → ("1,496.5", "million"),
- * "5.2%" → ("5.2%", "percent"). The scale word is taken off the number so it is not applied twice.
+ * Reads TAT-QA's (prediction, scale) off a free-text answer: "1,496.5 million" → ("1,496.5", "million"),
+ * "5.2%" and "5.2 percent" → ("5.2%", "percent"). The scale word is taken off every number it follows,
+ * so it is not applied twice.
  */
 export function splitScale(answer: string): { text: string; scale: Scale } {
   const t = answer.trim();
-  const word = /\s*\b(thousand|million|billion)s?\b/i.exec(t);
-  if (word && /\d/.test(t)) return { text: t.replace(word[0], "").trim(), scale: word[1].toLowerCase() as Scale };
-  if (/\d\s*%|\d\s*percent\b/i.test(t)) return { text: t.replace(/\s*percent\b/i, "%").trim(), scale: "percent" };
+  const word = SCALE_WORD.exec(t);
+  if (word && /\d/.test(t)) {
+    const scale = word[1].toLowerCase() as Scale;
+    return { text: t.replace(new RegExp(`\\s*\\b${scale}s?\\b`, "gi"), "").trim(), scale };
+  }
+  if (/\d\s*%|\d\s*percent\b/i.test(t)) return { text: t.replace(/\s*percent\b/gi, "%").trim(), scale: "percent" };
   return { text: t, scale: "" };
+}
+
+export interface TatQaReading {
+  prediction: string | string[];
+  scale: Scale;
+}
+
+/**
+ * The model outputs TAT-QA's evaluator expects, read off a free-text answer: the whole answer as one
+ * span, and, when it reads as a list ("A, B and C", "A; B"), the list of spans (the script sorts them).
+ */
+export function readTatQaPrediction(answer: string): TatQaReading[] {
+  const { text, scale } = splitScale(answer);
+  const readings: TatQaReading[] = [{ prediction: text, scale }];
+  const items = splitListAnswer(text);
+  if (items.length > 1) readings.push({ prediction: items, scale });
+  return readings;
 }
 
 export interface TatQaScore {
@@ -218,20 +287,15 @@ export interface TatQaScore {
   f1: number;
 }
 
-/** Scores one prediction (free text, scale read from it) against a TAT-QA gold answer. */
-export function scoreTatQa(prediction: string | string[] | null, gold: TatQaGold, predScale?: Scale): TatQaScore {
-  if (prediction === null || (Array.isArray(prediction) ? !prediction.length : !prediction.trim())) return { em: 0, f1: 0 };
+/** TaTQAEmAndF1.__call__ for one question: the model's answer (a string or a list of spans) and its scale. */
+export function tatqaEmF1(prediction: string | string[] | null, predScale: Scale, gold: TatQaGold): TatQaScore {
+  if (prediction === null || !prediction.length) return { em: 0, f1: 0 };
   const answers = goldAnswers(gold);
   if (!answers.length) return { em: 0, f1: 0 };
-  let pred = Array.isArray(prediction) ? prediction : [prediction];
-  let scale: Scale = predScale ?? "";
-  if (predScale === undefined && pred.length === 1) {
-    const split = splitScale(pred[0]);
-    pred = [split.text];
-    scale = split.scale;
-  }
+  const pred = Array.isArray(prediction) ? prediction : [prediction];
   const goldStrings = getAnswerStr(answers, gold.scale);
-  const predStrings = addPercentPred(getAnswerStr(pred, scale), scale, pred);
+  const predStrings = addPercentPred(getAnswerStr(pred, predScale), predScale, pred);
+  // metric_max_over_ground_truths: the largest (em, f1) pair, compared as Python compares tuples.
   let best: [number, number] = [0, 0];
   for (const p of predStrings) {
     for (const g of goldStrings) {
@@ -241,6 +305,21 @@ export function scoreTatQa(prediction: string | string[] | null, gold: TatQaGold
   }
   const [em, f1] = best;
   return { em, f1: gold.answerType === "arithmetic" || gold.answerType === "count" ? em : f1 };
+}
+
+/**
+ * Scores a prediction against a TAT-QA gold answer. With a scale given, the prediction is taken as the
+ * model's output as is; without, a free-text answer is read (`readTatQaPrediction`) and its best reading counts.
+ */
+export function scoreTatQa(prediction: string | string[] | null, gold: TatQaGold, predScale?: Scale): TatQaScore {
+  if (prediction === null || (Array.isArray(prediction) ? !prediction.length : !prediction.trim())) return { em: 0, f1: 0 };
+  if (predScale !== undefined || Array.isArray(prediction)) return tatqaEmF1(prediction, predScale ?? "", gold);
+  let best: TatQaScore = { em: 0, f1: 0 };
+  for (const r of readTatQaPrediction(prediction)) {
+    const s = tatqaEmF1(r.prediction, r.scale, gold);
+    if (s.em > best.em || (s.em === best.em && s.f1 > best.f1)) best = s;
+  }
+  return best;
 }
 
 /** The gold answer as a person reads it: "1,496.5 million", "fixed-price type; cost-plus type". */

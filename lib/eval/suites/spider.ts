@@ -3,6 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { BENCHMARK_NAMES } from "../../catalog/benchmarks";
 import { queryOrders } from "../metrics/execution";
+import { spiderHardness } from "../metrics/spider-hardness";
 import type { EvalQuestion, SuiteDefinition } from "../types";
 
 const devQuestionsSchema = z.array(z.object({ db_id: z.string().min(1), question: z.string().min(1), query: z.string().min(1) }));
@@ -35,7 +36,8 @@ export function spiderQuestions(datasetsDir: string, variant: "sql" | "rdf" | "b
     goldKbNames: variant === "sql" ? [BENCHMARK_NAMES.spider(q.db_id)] : variant === "rdf" ? [BENCHMARK_NAMES.spiderRdf(q.db_id)] : [BENCHMARK_NAMES.spider(q.db_id), BENCHMARK_NAMES.spiderRdf(q.db_id)],
     gold: { type: "query", language: "sql", text: q.query, target: { type: "sqlite-file", file: path.join(datasetsDir, "spider", "database", q.db_id, `${q.db_id}.sqlite`) } },
     ordered: queryOrders(q.query),
-    tags: [`db:${q.db_id}`],
+    // Spider's hardness class of the gold SQL (official rules): metrics are broken down by it.
+    tags: [`db:${q.db_id}`, `hardness:${spiderHardness(q.query) ?? "unknown"}`],
   }));
 }
 
@@ -43,7 +45,7 @@ export function spiderSuite(datasetsDir: string): SuiteDefinition {
   return {
     key: "spider",
     label: "Spider (text-to-SQL)",
-    description: "484 Spider dev questions over 10 databases, with all 163 Spider databases registered as distractors. Gold: the gold SQL's result. Metrics: source selection, execution match, answer accuracy.",
+    description: "484 Spider dev questions over 10 databases, with all 163 Spider databases registered as distractors. Gold: the gold SQL's result. Metrics: source selection, execution match (on the gold database; per database and hardness), answer accuracy.",
     questions: spiderQuestions(datasetsDir, "sql"),
     scope: (kb) => kb.origin === "benchmark" && kb.kind === "SQL" && kb.name.startsWith(SPIDER_PREFIX),
   };
@@ -53,7 +55,7 @@ export function sparqlFromSpiderSuite(datasetsDir: string): SuiteDefinition {
   return {
     key: "sparql-from-spider",
     label: "Spider over RDF (SPARQL)",
-    description: "The Spider dev questions over the W3C Direct-Mapping RDF versions of their databases. Gold: the gold SQL's result. Metrics: source selection, execution match, answer accuracy.",
+    description: "The Spider dev questions over the W3C Direct-Mapping RDF versions of their databases. Gold: the gold SQL's result. Metrics: source selection, execution match (on the gold RDF database; per database and hardness), answer accuracy.",
     questions: spiderQuestions(datasetsDir, "rdf"),
     scope: (kb) => kb.origin === "benchmark" && kb.kind === "SPARQL" && kb.name.startsWith(SPIDER_RDF_PREFIX),
   };

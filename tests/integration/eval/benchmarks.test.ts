@@ -72,7 +72,11 @@ describe.skipIf(!existsSync(path.join(DATASETS, "spider")))("evaluation suites o
     }
     const questions = spiderQuestions(DATASETS, "sql");
     expect(questions).toHaveLength(484);
-    expect(questions[0]).toMatchObject({ id: "spider:concert_singer:0", kind: "SQL", goldKbNames: [BENCHMARK_NAMES.spider("concert_singer")] });
+    expect(questions[0]).toMatchObject({ id: "spider:concert_singer:0", kind: "SQL", goldKbNames: [BENCHMARK_NAMES.spider("concert_singer")], tags: ["db:concert_singer", "hardness:easy"] });
+    // The official evaluator's classes on these 484 dev questions: easy 110, medium 206, hard 84, extra 84.
+    const classes: Record<string, number> = {};
+    for (const q of questions) for (const t of q.tags!.filter((x) => x.startsWith("hardness:"))) classes[t] = (classes[t] ?? 0) + 1;
+    expect(classes).toEqual({ "hardness:easy": 110, "hardness:medium": 206, "hardness:hard": 84, "hardness:extra": 84 });
   });
 
   it("spider: only questions whose database is registered run, over the Spider KBs (distractors included)", async () => {
@@ -84,6 +88,25 @@ describe.skipIf(!existsSync(path.join(DATASETS, "spider")))("evaluation suites o
     expect(report.perQuestion.every((r) => r.execution !== null && r.source.inCandidates !== null)).toBe(true);
     expect(report.metrics.execution.n).toBe(6);
     expect(report.metrics.source.n).toBe(6);
+  });
+
+  it("spider: an execution match counts only on the gold database (the same rows from another one do not)", async () => {
+    const suite = (await import("@/lib/eval/suites/spider")).spiderSuite(DATASETS);
+    const ask = (id: string, goldDb: string): SuiteDefinition["questions"][number] => ({
+      id,
+      suite: "spider",
+      question: "How many singers do we have?",
+      kind: "SQL",
+      goldKbNames: [BENCHMARK_NAMES.spider(goldDb)],
+      gold: { type: "query", language: "sql", text: "SELECT count(*) FROM singer", target: { type: "sqlite-file", file: spiderFile("concert_singer") } },
+      tags: [`db:${goldDb}`],
+    });
+    // The same question and gold rows; in the second the gold names another database, so the answer's database is the wrong one.
+    const { report } = await run(params("spider", null), { ...suite, questions: [ask("t:right", "concert_singer"), ask("t:wrong", "poker_player")], order: (qs) => qs });
+    const [right, wrong] = ["t:right", "t:wrong"].map((id) => report.perQuestion.find((r) => r.id === id)!.execution!);
+    expect(right).toMatchObject({ kbName: BENCHMARK_NAMES.spider("concert_singer"), onGoldKb: true, resultMatch: true, match: true, matchColumns: true });
+    expect(wrong).toMatchObject({ kbName: BENCHMARK_NAMES.spider("concert_singer"), onGoldKb: false, resultMatch: true, match: false, matchColumns: false, anyMatch: false });
+    expect(report.metrics.execution.values).toMatchObject({ match: 0.5, matchAnyKb: 1 });
   });
 
   it("sparql-from-spider: the same questions over the RDF version, judged by the gold SQL", async () => {
@@ -115,11 +138,12 @@ describe.skipIf(!existsSync(path.join(DATASETS, "spider")))("evaluation suites o
     expect(report.metrics.answer.values.emNoScale).not.toBeUndefined();
   });
 
-  it("scifact: BEIR retrieval metrics over the claims whose evidence abstracts are loaded", async () => {
+  it("scifact: BEIR retrieval metrics over the claims whose cited abstracts are loaded", async () => {
     const corpus = parse(readFileSync(path.join(DATASETS, "scifact", "corpus.csv")), { columns: true }) as { doc_id: string }[];
     const loadedDocs = new Set(corpus.slice(0, 300).map((r) => r.doc_id));
     const all = scifactQuestions(DATASETS);
-    expect(all.length).toBeGreaterThan(400);
+    // BEIR: every training claim is a query (809), relevant = the abstracts it cites.
+    expect(all).toHaveLength(809);
     const claims = all.filter((q) => q.evidence!.documentIds!.every((d) => loadedDocs.has(d)));
     expect(claims.length).toBeGreaterThanOrEqual(4);
     const suite = { ...(await import("@/lib/eval/suites/scifact")).scifactSuite(DATASETS), questions: claims.slice(0, 4) };
@@ -129,6 +153,15 @@ describe.skipIf(!existsSync(path.join(DATASETS, "spider")))("evaluation suites o
     // No answer gold for claims: answer accuracy does not apply.
     expect(report.metrics.answer.n).toBe(0);
     expect(report.perQuestion.every((r) => r.retrieval!.top.length > 0)).toBe(true);
+    // Every ranking stage is measured on the same claims, first-stage retrieval first and the answer's evidence last.
+    const stages = report.metrics.retrievalStages!;
+    expect(stages[0]).toMatchObject({ label: "retrieval", n: 4, delta: { "ndcg@10": null } });
+    expect(stages.map((s) => s.label)).toEqual(["retrieval", "pool", "rerank:1:bm25-entity", "rerank:2:combined", "evidence"]);
+    expect(stages.slice(1).every((s) => typeof s.delta["ndcg@10"] === "number")).toBe(true);
+    // The final ranking the headline reads is the last re-rank round's cascade.
+    expect(stages[3].values["ndcg@10"]).toBeCloseTo(report.metrics.retrieval.values["ndcg@10"]!, 12);
+    // What the collection was searched with is kept (to repeat the first stage elsewhere).
+    expect(report.perQuestion.every((r) => r.retrieval!.queries!.length > 0)).toBe(true);
   });
 
   it("text2cypher: keeps only usable gold Cypher and drops questions needing Movie.votes", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { aggregate, flattenMetrics, percentile } from "@/lib/eval/metrics/aggregate";
+import { aggregate, flattenMetrics, percentile, stageMetrics } from "@/lib/eval/metrics/aggregate";
 import { result } from "./fixtures";
 
 describe("suite metrics from per-question results", () => {
@@ -81,6 +81,74 @@ describe("suite metrics from per-question results", () => {
     const flat = flattenMetrics(m);
     expect(flat["retrieval.hit@1"]).toBe(0.5);
     expect(flat["latency.total.p95"]).toBe(400);
+  });
+
+  it("strict execution match counts only the gold database; the wrong-database figure is kept as a diagnostic", () => {
+    const ex = (kbName: string, onGoldKb: boolean, resultMatch: boolean, matchColumns: boolean) => ({
+      language: "sql",
+      kbName,
+      query: "q",
+      match: onGoldKb && resultMatch,
+      matchColumns: onGoldKb && matchColumns,
+      anyMatch: onGoldKb && resultMatch,
+      onGoldKb,
+      resultMatch,
+      goldRows: 0,
+      predictedRows: 0,
+    });
+    const m = aggregate([
+      // Right rows on the gold database; right rows (an empty result) from another database; extra columns on the gold one; wrong rows.
+      result({ id: "1", tags: ["db:a", "hardness:easy"], execution: ex("Spider: a", true, true, true) }),
+      result({ id: "2", tags: ["db:a", "hardness:hard"], execution: ex("Spider: b", false, true, true) }),
+      result({ id: "3", tags: ["db:c", "hardness:easy"], execution: ex("Spider: c", true, false, true) }),
+      result({ id: "4", tags: ["db:c", "hardness:extra"], execution: ex("Spider: c", true, false, false) }),
+    ]);
+    expect(m.execution.values.match).toBe(0.25);
+    expect(m.execution.values.matchColumns).toBe(0.5);
+    expect(m.execution.values.matchAnyKb).toBe(0.5);
+    // Per database and per hardness class.
+    expect(m.breakdowns?.db.a).toEqual({ n: 2, values: expect.objectContaining({ "execution.match": 0.5, "execution.matchColumns": 0.5 }) });
+    expect(m.breakdowns?.db.c.values["execution.match"]).toBe(0);
+    expect(m.breakdowns?.hardness.easy.values["execution.match"]).toBe(0.5);
+    expect(m.breakdowns?.hardness.hard.values["execution.match"]).toBe(0);
+    expect(Object.keys(m.breakdowns?.hardness ?? {}).sort()).toEqual(["easy", "extra", "hard"]);
+    // A tag with a single value says nothing a breakdown could add.
+    expect(aggregate([result({ id: "1", tags: ["db:a"] }), result({ id: "2", tags: ["db:a"] })]).breakdowns).toEqual({});
+  });
+
+  it("document retrieval per ranking stage, with the change from the stage before (a stage that hurts is negative)", () => {
+    const stages = (first: number | null, pool: number | null, rerank: number | null) => [
+      { label: "retrieval", ranks: [first], depth: 100 },
+      { label: "pool", ranks: [pool], depth: 100 },
+      { label: "rerank:1:bm25", ranks: [rerank], depth: 100 },
+    ];
+    const rs = [
+      // The pool pushes the relevant document from 1 to 3; the re-rank brings it back to 1.
+      result({ id: "1", kind: "DOCUMENTS", retrieval: { relevant: 1, ranks: [1], retrievedDepth: 100, top: [], stages: stages(1, 3, 1) } }),
+      // Found at 2 by the first stage, lost beyond 100 by the pool, not recovered.
+      result({ id: "2", kind: "DOCUMENTS", retrieval: { relevant: 1, ranks: [null], retrievedDepth: 100, top: [], stages: stages(2, null, null) } }),
+    ];
+    const m = stageMetrics(rs);
+    expect(m.map((s) => s.label)).toEqual(["retrieval", "pool", "rerank:1:bm25"]);
+    // NDCG@10: first stage (1 + 1/log2 3) / 2 = 0.81546; pool (1/log2 4 + 0) / 2 = 0.25; re-rank (1 + 0) / 2 = 0.5.
+    expect(m[0].values["ndcg@10"]).toBeCloseTo((1 + 1 / Math.log2(3)) / 2, 12);
+    expect(m[1].values["ndcg@10"]).toBeCloseTo(0.25, 12);
+    expect(m[2].values["ndcg@10"]).toBeCloseTo(0.5, 12);
+    expect(m[0].delta["ndcg@10"]).toBeNull();
+    expect(m[1].delta["ndcg@10"]).toBeCloseTo(0.25 - (1 + 1 / Math.log2(3)) / 2, 12);
+    expect(m[2].delta["ndcg@10"]).toBeCloseTo(0.25, 12);
+    expect(m[1].values["recall@100"]).toBe(0.5);
+    expect(m[1].delta["recall@100"]).toBe(-0.5);
+    expect(m[1].values["mrr@10"]).toBeCloseTo(1 / 6, 12);
+    // The same figures reach the report and the flat keys the comparison reads.
+    const all = aggregate(rs);
+    expect(all.retrievalStages).toEqual(m);
+    expect(flattenMetrics(all)["stage.pool.ndcg@10"]).toBeCloseTo(0.25, 12);
+    // A question whose run had no re-rank keeps the pool's ranking for that stage.
+    const skipped = stageMetrics([result({ id: "3", retrieval: { relevant: 1, ranks: [2], retrievedDepth: 9, top: [], stages: [{ label: "pool", ranks: [2], depth: 9 }] } }), ...rs]);
+    expect(skipped.find((s) => s.label === "rerank:1:bm25")!.values["mrr@10"]).toBeCloseTo((0.5 + 1 + 0) / 3, 12);
+    // Results recorded before stage metrics have none.
+    expect(stageMetrics([result({ id: "4", retrieval: { relevant: 1, ranks: [1], retrievedDepth: 1, top: [] } })])).toEqual([]);
   });
 
   it("leaves questions the evaluation could not start out of the metrics, counting them as failed", () => {

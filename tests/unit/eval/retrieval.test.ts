@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cascadeRanking, documentRanking, hitAtK, mrrAtK, ndcgAtK, recallAtK, relevantRanks } from "@/lib/eval/metrics/retrieval";
+import { cascadeRanking, documentRanking, hitAtK, interleaveByQuery, mrrAtK, ndcgAtK, recallAtK, relevantRanks } from "@/lib/eval/metrics/retrieval";
 
 describe("retrieval metrics (BEIR definitions, binary relevance)", () => {
   // Two relevant documents, retrieved at ranks 2 and 5.
@@ -47,5 +47,42 @@ describe("retrieval metrics (BEIR definitions, binary relevance)", () => {
     const round1 = ["c", "a", "e"];
     const round2 = ["e", "c"];
     expect(cascadeRanking([pool, round1, round2], (x) => x)).toEqual(["e", "c", "a", "b", "d"]);
+  });
+
+  it("empty results and nothing retrieved score zero, never NaN", () => {
+    expect(ndcgAtK([], 10, 0)).toBe(0);
+    expect(ndcgAtK([null, null], 10, 2)).toBe(0);
+    expect(recallAtK([], 100, 0)).toBe(0);
+    expect(mrrAtK([], 10)).toBe(0);
+    expect(documentRanking([])).toEqual([]);
+    expect(relevantRanks([], ["d1"])).toEqual([null]);
+  });
+
+  it("duplicates: a document found by several passages counts once, at its best passage; repeated relevant ids are not double-counted by the suite", () => {
+    // Passages of d1 at 1 and 3, d2 at 2: documents d1 (1), d2 (2); the relevant d2 is at document rank 2, not passage rank 2 or 4.
+    const ranking = documentRanking(["d1", "d2", "d1", "d2", "d3"]);
+    expect(ranking).toEqual(["d1", "d2", "d3"]);
+    expect(relevantRanks(ranking, ["d3"])).toEqual([3]);
+    // NDCG@10 with relevant documents at 1 and 3: (1 + 1/log2 4) / (1 + 1/log2 3) = 1.5 / 1.63093 = 0.91972.
+    expect(ndcgAtK(relevantRanks(ranking, ["d1", "d3"]), 10, 2)).toBeCloseTo(0.91972, 5);
+  });
+
+  it("ties in the engine's ranking keep the engine's order: the rank is the list position, not the score", () => {
+    // Two documents with the same score: whichever the engine listed first is rank 1; the metric does not reorder.
+    expect(relevantRanks(documentRanking(["tie-a", "tie-b"]), ["tie-b"])).toEqual([2]);
+  });
+
+  it("merges the first stage of several queries by taking turns, each query in its own order", () => {
+    const items = [
+      { q: "joint", id: "a1" },
+      { q: "joint", id: "a2" },
+      { q: "joint", id: "a3" },
+      { q: "entity", id: "b1" },
+      { q: "entity", id: "b2" },
+    ];
+    expect(interleaveByQuery(items, (x) => x.q).map((x) => x.id)).toEqual(["a1", "b1", "a2", "b2", "a3"]);
+    // One query: its order unchanged.
+    expect(interleaveByQuery(items.slice(0, 3), (x) => x.q).map((x) => x.id)).toEqual(["a1", "a2", "a3"]);
+    expect(interleaveByQuery([], (x: { q: string }) => x.q)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { getAnswerStr, isNumber, normalizeTatQaAnswer, scoreTatQa, splitScale, toNumber } from "@/lib/eval/metrics/tatqa";
+import { getAnswerStr, isNumber, normalizeTatQaAnswer, pyFixed, pyRound, pyStr, readTatQaPrediction, scoreTatQa, splitScale, tatqaEmF1, toNumber } from "@/lib/eval/metrics/tatqa";
 
 /** Expected values worked out by hand from TAT-QA's tatqa_metric.py / tatqa_utils.py. */
 describe("TAT-QA exact match and F1 (official rules)", () => {
@@ -71,5 +71,66 @@ describe("TAT-QA exact match and F1 (official rules)", () => {
     expect(splitScale("5.2%")).toEqual({ text: "5.2%", scale: "percent" });
     expect(splitScale("12 percent")).toEqual({ text: "12%", scale: "percent" });
     expect(splitScale("Fixed price")).toEqual({ text: "Fixed price", scale: "" });
+  });
+
+  it("rounds as Python does: half to even on the exact binary value", () => {
+    // 0.125 and 0.625 are exact in binary: Python's round and '%.2f' go to the even neighbour; toFixed would go up.
+    expect(pyRound(0.125, 2)).toBe(0.12);
+    expect(pyRound(0.625, 2)).toBe(0.62);
+    expect(pyRound(0.375, 2)).toBe(0.38);
+    expect(pyFixed(1.03125, 4)).toBe("1.0312");
+    expect(pyFixed(-0.03125, 4)).toBe("-0.0312");
+    // 2.675 is stored as 2.67499999…: below the tie, down for both.
+    expect(pyRound(2.675, 2)).toBe(2.67);
+    expect(pyFixed(0, 4)).toBe("0.0000");
+    expect(pyFixed(-0, 4)).toBe("-0.0000");
+  });
+
+  it("writes numbers as Python's str(): ints bare, floats with .0, exponent form from 1e16", () => {
+    expect(pyStr({ value: 2019, float: false })).toBe("2019");
+    expect(pyStr({ value: 2019, float: true })).toBe("2019.0");
+    expect(pyStr({ value: 0.0001, float: true })).toBe("0.0001");
+    expect(pyStr({ value: 1.5e16, float: true })).toBe("1.5e+16");
+    expect(normalizeTatQaAnswer("item 7.0")).toBe("item 7.0");
+    expect(normalizeTatQaAnswer("item 7")).toBe("item 7");
+  });
+
+  it("an arithmetic tie: gold 0.62 percent and a prediction of 0.625 percent agree (0.625 rounds to 0.62)", () => {
+    const gold = { answer: 0.62, answerType: "arithmetic" as const, scale: "percent" as const };
+    expect(tatqaEmF1("0.625", "percent", gold)).toEqual({ em: 1, f1: 1 });
+  });
+
+  it("(0) is zero, not minus zero: it matches a gold 0", () => {
+    const gold = { answer: 0, answerType: "arithmetic" as const, scale: "" as const };
+    expect(tatqaEmF1("(0)", "", gold)).toEqual({ em: 1, f1: 1 });
+    expect(toNumber("(0)")).toEqual({ value: 0, float: false });
+  });
+
+  it("span F1 does not require the numbers to match (TAT-QA drops DROP's rule), and is rounded half to even", () => {
+    // Gold bag {revenue, 2019, grew} vs prediction {revenue, 2018, grew}: 2/3 each way → F1 0.67 although the years differ.
+    const gold = { answer: ["revenue 2019 grew"], answerType: "span" as const, scale: "" as const };
+    expect(tatqaEmF1("revenue 2018 grew", "", gold)).toEqual({ em: 0, f1: 0.67 });
+    // P = 1/4 (1 of 4 tokens), R = 1/12: F1 = 0.125 exactly, which Python rounds to 0.12.
+    const long = { answer: ["a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 shared"], answerType: "span" as const, scale: "" as const };
+    expect(tatqaEmF1("shared b1 b2 b3", "", long)).toEqual({ em: 0, f1: 0.12 });
+  });
+
+  it("reads a free-text answer as the model outputs the script expects: scale off every number, list items as spans", () => {
+    expect(splitScale("$1.2 million and $3.4 million")).toEqual({ text: "$1.2 and $3.4", scale: "million" });
+    expect(readTatQaPrediction("Revenue, Cost of sales and Gross profit")).toEqual([
+      { prediction: "Revenue, Cost of sales and Gross profit", scale: "" },
+      { prediction: ["Revenue", "Cost of sales", "Gross profit"], scale: "" },
+    ]);
+    const gold = { answer: ["Gross profit", "Revenue"], answerType: "multi-span" as const, scale: "" as const };
+    // As one string the order differs from the gold's sorted spans; as a list it is sorted too, and matches.
+    expect(tatqaEmF1("Revenue and Gross profit", "", gold).em).toBe(0);
+    expect(scoreTatQa("Revenue and Gross profit", gold)).toEqual({ em: 1, f1: 1 });
+    // A span that merely contains "and" is still right as one string.
+    expect(scoreTatQa("Research and development", { answer: ["research and development"], answerType: "span", scale: "" })).toEqual({ em: 1, f1: 1 });
+  });
+
+  it("counts: the gold is read as a whole number, F1 equals EM", () => {
+    expect(scoreTatQa("3", { answer: "3", answerType: "count", scale: "" })).toEqual({ em: 1, f1: 1 });
+    expect(scoreTatQa("3 segments", { answer: "3", answerType: "count", scale: "" })).toEqual({ em: 0, f1: 0 });
   });
 });
