@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { answerQuestion } from "@/lib/pipeline/stages/answer";
+import { answerComplement } from "@/lib/pipeline/stages/answer/complement";
 import { quantityAsked } from "@/lib/pipeline/stages/answer/question-focus";
 import { UNIT_CONTRADICTS, expectedUnit, unitAgreement, unitOfValue } from "@/lib/pipeline/units";
 import type { ScoredEvidence } from "@/lib/pipeline/types";
@@ -88,5 +89,21 @@ describe("uncertain answers and refusals", () => {
     expect(answer.refrained).toBe(true);
     expect(answer.certainty).toBeUndefined();
     expect(answer.reason).toBe("No evidence mentions 'Madrid'.");
+  });
+});
+
+describe("passage answers: the part of the sentence that answers", () => {
+  it("drops the restated subject and verb", () => {
+    expect(answerComplement("Goodwill consists of the excess of the consideration transferred over the fair value of net assets acquired.", "What does goodwill consist of?")).toBe(
+      "the excess of the consideration transferred over the fair value of net assets acquired",
+    );
+    expect(answerComplement("Land, property and equipment are stated at cost, net of accumulated depreciation and amortization.", "How are land, property, and equipment stated in the report?")).toBe(
+      "at cost, net of accumulated depreciation and amortization",
+    );
+    expect(answerComplement("(1) Strategic Alternative Evaluation costs are primarily related to third party advisory services.", "What are strategic alternative evaluation costs primarily related to?")).toBe("third party advisory services");
+  });
+
+  it("keeps nothing when the sentence does not restate the question", () => {
+    expect(answerComplement("The board met twice in 2019.", "What does goodwill consist of?")).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { periodsIn } from "../../../tables/periods";
 import { type ScaleNote, scaleInHeader, scaleInProse } from "../../../tables/scale";
 import { BackendConfigError } from "../../errors";
 import type { BackendContext } from "../../types";
@@ -11,8 +12,8 @@ import { normalizeWhitespace } from "../sentences";
 import { commitDatasetRecords, type DatasetLoadOptions, type DatasetRecord } from "./batch-commit";
 
 export const TATQA_DEV = "tatqa/tatqa_dataset_dev.json";
-/** 2: captions state the table's scale when its header does not. */
-const LOADER_VERSION = 2;
+/** 2: captions state the table's scale when its header does not. 3: a labelled row of periods is a header row. */
+const LOADER_VERSION = 3;
 
 const contextSchema = z.object({
   table: z.object({ uid: z.string().min(1), table: z.array(z.array(z.string())) }),
@@ -22,10 +23,26 @@ type TatQaContext = z.infer<typeof contextSchema>;
 
 /**
  * TAT-QA tables put column headers in leading rows whose first cell (the row-label column) is blank,
- * sometimes under a title row that has only a first cell ("Income statement expense").
+ * sometimes under a title row that has only a first cell ("Income statement expense"), and sometimes
+ * with a label before the periods ("For the year ended December 31:", "2019", "2018").
  */
 function isHeaderRow(row: string[]): boolean {
-  return !row[0]?.trim() || row.slice(1).every((c) => !c.trim());
+  return !row[0]?.trim() || row.slice(1).every((c) => !c.trim()) || isPeriodRow(row);
+}
+
+/** A row whose cells after the first name periods and nothing else: "2019", "2018 (4)", "April 27, 2019". */
+function isPeriodRow(row: string[]): boolean {
+  const cells = row.slice(1).filter((c) => c.trim());
+  return (
+    cells.length > 0 &&
+    cells.every((c) => {
+      const periods = periodsIn(c);
+      if (periods.length === 0) return false;
+      // What remains besides the periods may be words and footnote marks, not figures.
+      const rest = periods.reduce((t, p) => t.replace(p.text, " "), c).replace(/\(\s*\d{1,2}\s*\)/g, " ");
+      return !/\d/.test(rest);
+    })
+  );
 }
 
 function splitHeader(grid: string[][]): { header: string[]; rows: string[][]; headerRows: number } {

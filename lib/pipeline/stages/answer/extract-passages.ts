@@ -1,5 +1,6 @@
 import { splitSentences } from "../../../backends/documents/sentences";
 import type { EvidencePiece, PassageData } from "../../../backends/types";
+import { answerComplement } from "./complement";
 import type { Occurrence } from "./occurrence";
 import { type Span, sentenceSpans, spanNumber } from "./passage-spans";
 import { type QuestionFocus, isQuestionEntityValue, questionStates, termSet } from "./question-focus";
@@ -149,7 +150,11 @@ export function passageOccurrences(piece: EvidencePiece & { data: PassageData },
       out.push({ display: span.text, key, type: span.type, pieceIndex, weight: (weight * closeness[i]) / closest, slot });
     });
     if (focus.wanted.includes("text")) {
-      const text = sentence.text.trim().slice(0, MAX_SENTENCE_CHARS);
+      // The part that answers, when the sentence restates the question first ("Goodwill consists of …");
+      // a reason is read with what it explains, so "why" keeps the whole sentence.
+      const asksWhy = /^\s*why\b/i.test(focus.intent.completed);
+      const complement = asksWhy ? null : answerComplement(sentence.text, focus.intent.completed, focus.language);
+      const text = (complement ?? sentence.text.trim()).slice(0, MAX_SENTENCE_CHARS);
       out.push({ display: text, key: valueKey(text, "text"), type: "text", pieceIndex, weight, slot });
     }
   }
