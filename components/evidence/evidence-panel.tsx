@@ -31,7 +31,9 @@ export const EvidencePanel = forwardRef<HTMLButtonElement, {
   onToggle: () => void;
   terms: readonly string[];
   answer: string | null;
-}>(function EvidencePanel({ evidence, number, open, onToggle, terms, answer }, headerRef) {
+  operandColumns?: string[];
+  activeColumn?: string | null;
+}>(function EvidencePanel({ evidence, number, open, onToggle, terms, answer, operandColumns, activeColumn }, headerRef) {
   const { piece } = evidence;
   const domId = evidenceDomId(piece.id);
   const kindLabel = EVIDENCE_KIND_LABELS[piece.kind] ?? piece.kind;
@@ -65,7 +67,7 @@ export const EvidencePanel = forwardRef<HTMLButtonElement, {
       {open && (
         <div id={`${domId}-body`} className="space-y-3 border-t border-slate-100 px-4 py-3">
           {piece.kind === "passage" && <PassageView data={piece.data as PassageData} text={piece.text} terms={terms} />}
-          {piece.kind === "row" && <RowView data={piece.data as RowData} terms={terms} answer={answer} />}
+          {piece.kind === "row" && <RowView data={piece.data as RowData} terms={terms} answer={answer} operandColumns={operandColumns} activeColumn={activeColumn} />}
           {piece.kind === "triple" && <TripleView data={piece.data as TripleData} />}
           {piece.kind === "path" && <PathView data={piece.data as PathData} />}
           <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1 text-xs">

@@ -67,14 +67,10 @@ function scaleOf(table: TableView, row: TableRow, column: number, n: ReportNumbe
 }
 
 /** The currency the operands share, from their own cells or the row's first figure ("$" is often written on the first figure only). */
-function sharedCurrency(operands: Operand[]): string | null {
-  const currencies = operands.map((o) => o.number.currency ?? figureCells(o.match.row).map(numberOf).find((n) => n?.currency)?.currency ?? null);
+function sharedCurrency(cells: CellRef[]): string | null {
+  const currencies = cells.map((o) => o.number.currency ?? figureCells(o.row).map(numberOf).find((n) => n?.currency)?.currency ?? null);
   const first = currencies[0];
   return first && currencies.every((c) => c === first) ? first : null;
-}
-
-function operandOf(o: Operand): DerivationOperand {
-  return { value: o.number.value, text: formatScalar(o.located.cell.raw), evidenceId: o.match.row.evidenceId, row: o.match.row.label, column: columnName(o.match.table, o.located.column) };
 }
 
 /** The words that signalled the operation are the row's own words ("Total revenue", "Average price"): a lookup, not an operation. */
@@ -137,41 +133,67 @@ function confidenceOf(operands: Operand[], rival: RowMatch | undefined, best: Ro
   return Math.max(0, Math.min(0.95, c));
 }
 
-function computed(operation: Operation, operands: Operand[], q: TableQuestion, rival: RowMatch | undefined, names: string[]): TableOutcome {
-  const values = operands.map((o) => o.number.value);
-  const percentDivision = operation === "division" && q.percentResult;
-  const c = compute(operation, values, { percent: percentDivision, names });
-  const citations = [...new Set(operands.map((o) => o.match.row.evidenceId))];
+/** A figure located in a table: the cell of a row under a column. */
+export interface CellRef {
+  table: TableView;
+  row: TableRow;
+  column: number;
+  cell: TableCell;
+  number: ReportNumber;
+}
+
+export type Computed = { ok: true; derivation: Derivation; text: string; citations: string[] } | { ok: false; problem: string; citations: string[] };
+
+/**
+ * Applies an operator to located figures and writes its derivation: the result's scale (a change
+ * ratio is a percentage, figures keep the table's scale, percentages stay percentages), a currency the
+ * operands share, the expression, and the answer text. Used by the classical reading and to check an
+ * LLM's proposed operation, which is always recomputed here.
+ */
+export function computeOverCells(operation: Operation, cells: CellRef[], options: { percentDivision: boolean; names: string[]; proposedBy: Derivation["proposedBy"] }): Computed {
+  const percentDivision = operation === "division" && options.percentDivision;
+  const c = compute(operation, cells.map((o) => o.number.value), { percent: percentDivision, names: options.names });
+  const citations = [...new Set(cells.map((o) => o.row.evidenceId))];
   if (!c.ok) {
-    const rows = [...new Set(operands.map((o) => `'${o.match.row.label}'`))];
-    return { problem: { problem: `The ${operationWord(operation)} of ${rows.join(" and ")} cannot be computed: ${c.problem}.`, citations, confidence: 0 } };
+    const rows = [...new Set(cells.map((o) => `'${o.row.label}'`))];
+    return { ok: false, problem: `The ${operationWord(operation)} of ${rows.join(" and ")} cannot be computed: ${c.problem}.`, citations };
   }
-  const first = operands[0];
-  const figureScale = scaleOf(first.match.table, first.match.row, first.located.column, first.number);
-  const allPercent = operands.every((o) => scaleOf(o.match.table, o.match.row, o.located.column, o.number) === "percent");
+  const first = cells[0];
+  const figureScale = scaleOf(first.table, first.row, first.column, first.number);
+  const allPercent = cells.every((o) => scaleOf(o.table, o.row, o.column, o.number) === "percent");
   const scale: ResultScale =
-    operation === "change-ratio" || percentDivision ? "percent" : operation === "division" ? "" : operation === "count" ? "" : allPercent ? "percent" : figureScale === "percent" ? "" : figureScale;
-  const unit = scale === "percent" || operation === "division" || operation === "change-ratio" ? null : sharedCurrency(operands);
-  const derivedOperands = operands.map(operandOf);
+    operation === "change-ratio" || percentDivision ? "percent" : operation === "division" || operation === "count" ? "" : allPercent ? "percent" : figureScale === "percent" ? "" : figureScale;
+  const unit = scale === "percent" || operation === "division" || operation === "change-ratio" ? null : sharedCurrency(cells);
+  const operands: DerivationOperand[] = cells.map((o) => ({ value: o.number.value, text: formatScalar(o.cell.raw), evidenceId: o.row.evidenceId, row: o.row.label, column: columnName(o.table, o.column) }));
   const derivation: Derivation = {
     operation,
-    operands: derivedOperands,
-    expression: expressionOf(operation, derivedOperands, c.value, scale, percentDivision),
+    operands,
+    expression: expressionOf(operation, operands, c.value, scale, percentDivision),
     result: c.value,
     scale,
     unit,
-    proposedBy: "classical",
+    proposedBy: options.proposedBy,
   };
+  return { ok: true, derivation, text: answerTextOf(c.value, scale, unit), citations };
+}
+
+function cellRef(o: Operand): CellRef {
+  return { table: o.match.table, row: o.match.row, column: o.located.column, cell: o.located.cell, number: o.number };
+}
+
+function computed(operation: Operation, operands: Operand[], q: TableQuestion, rival: RowMatch | undefined, names: string[]): TableOutcome {
+  const c = computeOverCells(operation, operands.map(cellRef), { percentDivision: q.percentResult, names, proposedBy: "classical" });
+  if (!c.ok) return { problem: { problem: c.problem, citations: c.citations, confidence: 0 } };
   const best = operands.reduce((a, b) => (b.match.score > a.match.score ? b : a)).match;
   return {
     answer: {
       kind: "computed",
-      text: answerTextOf(c.value, scale, unit),
+      text: c.text,
       values: [],
-      derivation,
-      citations,
+      derivation: c.derivation,
+      citations: c.citations,
       confidence: confidenceOf(operands, rival, best),
-      note: `Computed ${operation} over ${operands.length} figures of '${best.table.caption}': ${derivation.expression}.`,
+      note: `Computed ${operation} over ${operands.length} figures of '${best.table.caption}': ${c.derivation.expression}.`,
     },
   };
 }
