@@ -157,3 +157,27 @@ describe("cells located by row label and column header", () => {
     expect(answerFromTables("Who audits the pension plan?", pension)).toBeNull();
   });
 });
+
+describe("questions that name no row or no period", () => {
+  const COLS = ["Region", "Revenue 2024 (EUR million)", "Revenue 2025 (EUR million)", "Growth"];
+  const regions = [
+    ["Nordics", "24.1", "26.3", "9%"],
+    ["United Kingdom", "7.9", "8.3", "5%"],
+    ["Total", "43.0", "48.2", "12%"],
+  ].map((v, i) => docRow(KB.docs, "annual", "Results by region", "", COLS, v, i, "q"));
+  const ev = regions.map((r, i) => scored(r, 9 - i));
+
+  it("answers a change with the table's own change column, in the year asked or without one", () => {
+    expect(answer("How much did the United Kingdom grow?", ev).text).toBe("5%");
+    expect(answer("By how much did revenue grow in 2025?", ev).text).toBe("12%");
+  });
+
+  it("reads the Total row for a figure of the whole table, with the scale and currency the header states", () => {
+    expect(answer("What was revenue in 2024?", ev).text).toBe("43.0 million EUR");
+  });
+
+  it("computes a change against the period before the one asked when no change column exists", () => {
+    const rows = regions.map((r) => docRow(KB.docs, "annual", "Results by region", "", COLS.slice(0, 3), (r.data as { values: string[] }).values.slice(0, 3), 0, "q"));
+    expect(answer("What was the change in Nordics revenue in 2025?", [scored(rows[0], 9)]).derivation?.expression).toBe("26.3 − 24.1 = 2.2 million");
+  });
+});

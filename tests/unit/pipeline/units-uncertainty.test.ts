@@ -82,6 +82,14 @@ describe("uncertain answers and refusals", () => {
     expect(answer.reason).not.toMatch(/\d\.\d\d|threshold|scored|confidence/i);
   });
 
+  it("does not offer a value from another period as the closest answer", () => {
+    const q = "What was the revenue of the Asia region in 2025?";
+    const asia = docRow(KB.docs, "report-2019", "Revenue by region", "", ["Region", "2019", "2018"], ["Asia Pacific", "5,120", "4,880"], 0, "asia revenue");
+    const { answer } = answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["money"], relation: "revenue", entities: [mention(q, "Asia")] }), evidence: [scored(asia, 5)], threshold: 0.95 });
+    expect(answer.refrained).toBe(true);
+    expect(answer.reason).toMatch(/^The sources found do not state an amount that answers the question\./);
+  });
+
   it("refuses when the answer is not in the evidence, saying what was looked for", () => {
     const q = "What is the hotel cap in Madrid?";
     const madrid = mention(q, "Madrid");

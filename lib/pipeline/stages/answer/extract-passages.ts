@@ -58,6 +58,20 @@ function proximity(sentence: string, span: Span, anchors: { start: number; end: 
   return 1 - PROXIMITY_SHARE + PROXIMITY_SHARE / (1 + Math.min(...gaps) / PROXIMITY_HALF_GAP);
 }
 
+/** A level reached or left ("to 48.2 million", "from 43.0") is not the change a "by how much did X grow" question asks for. */
+const LEVEL_NOT_CHANGE = 0.5;
+const CHANGE_QUESTION = /\bby\s+how\s+much\b|\bhow\s+much\s+did\b.*\b(grow|increase|decrease|rise|fall|decline|drop|change)\b|\b(growth|increase|decrease|change|decline)\s+(in|of)\b/i;
+
+/**
+ * In "Revenue grew 12 percent to 48.2 million", the change is the figure after the verb (or after
+ * "by"); the figures after "to" and "from" are levels. For a question about a change, levels weigh less.
+ */
+function changeRole(sentence: string, span: Span, focus: QuestionFocus): number {
+  if (!CHANGE_QUESTION.test(focus.intent.completed)) return 1;
+  const before = sentence.slice(0, span.start).trimEnd().split(/\s+/).pop()?.toLowerCase() ?? "";
+  return before === "to" || before === "from" ? LEVEL_NOT_CHANGE : 1;
+}
+
 /** "Title / Section" of a passage, as the documents backend writes it before the text. */
 export function passageHeading(piece: EvidencePiece & { data: PassageData }): string {
   const title = piece.data.documentTitle ?? "";
@@ -141,7 +155,7 @@ export function passageOccurrences(piece: EvidencePiece & { data: PassageData },
   const out: Occurrence[] = [];
   for (const sentence of sentences) {
     const anchors = questionTermTokens(sentence.text, focus);
-    const closeness = sentence.spans.map((span) => proximity(sentence.text, span, anchors));
+    const closeness = sentence.spans.map((span) => proximity(sentence.text, span, anchors) * changeRole(sentence.text, span, focus));
     // Relative to the closest span: proximity orders the values of a sentence, it does not weaken the sentence.
     const closest = Math.max(...closeness, Number.EPSILON);
     sentence.spans.forEach((span, i) => {

@@ -41,6 +41,25 @@ function strongestColumn(pool: ScoredCandidate[], evidence: ScoredEvidence[], fo
   return pool.filter((c) => c === lead || (c.slots.has(lead.slot) && !c.penalized && c.fit >= MEMBER_FIT && c.score >= MEMBER_SHARE * lead.score));
 }
 
+/**
+ * The figure for the whole table when the question names none of its keys: the Total row of the
+ * column asked about ("What was revenue in 2024?" over revenue by region).
+ */
+export function columnTotal(pool: ScoredCandidate[], evidence: ScoredEvidence[], focus: QuestionFocus, candidates: Answer["candidates"]): Answer | null {
+  const best = pool[0];
+  if (!best) return null;
+  const column = pool.filter((c) => c === best || (c.slots.has(best.slot) && !c.penalized && c.fit >= MEMBER_FIT));
+  if (column.length < 2) return null;
+  const labelled = column.map((c) => {
+    const piece = evidence[c.pieces[0].index].piece;
+    return { c, piece, label: isRowPiece(piece) ? rowLabel(piece.data) : null };
+  });
+  if (labelled.some((l) => l.label && matchesQuestionEntity(l.label, focus))) return null;
+  const total = labelled.find((l) => l.label && /^total\b/i.test(l.label.trim()));
+  if (!total) return null;
+  return { text: total.c.display, refrained: false, reason: null, confidence: Math.round(Math.min(1, best.score) * 1000) / 1000, citations: [total.piece.id], candidates };
+}
+
 export function perKeyAnswer(pool: ScoredCandidate[], evidence: ScoredEvidence[], focus: QuestionFocus, candidates: Answer["candidates"]): Answer | null {
   const members = strongestColumn(pool, evidence, focus);
   const best = members[0];

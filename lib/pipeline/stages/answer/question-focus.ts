@@ -72,7 +72,7 @@ function uniqueByNormalized(values: string[]): string[] {
 /** Nouns that name a quantity, by the kind of value that states it. */
 const QUANTITY_NOUNS: [Exclude<AnswerType, "list">[], string][] = [
   [["percent", "number"], "rate|rates|margin|margins|share|growth|ratio|percentage|proportion|yield"],
-  [["number", "count"], "window|period|term|duration|length|age|lifetime|life|headcount|number|count|size|capacity|total|quantity|volume|weight|height|distance"],
+  [["number", "count"], "window|warranty|guarantee|period|term|duration|length|age|lifetime|life|headcount|number|count|size|capacity|total|quantity|volume|weight|height|distance"],
   [["money", "number"], "cap|caps|limit|limits|price|prices|cost|costs|fee|fees|allowance|allowances|per diem|budget|salary|salaries|revenue|revenues|income|expense|expenses|profit|profits|sales|tax|taxes|dividend|dividends|balance|value|amount|amounts|payment|payments|spend|spending|turnover|earnings|reimbursement|threshold|maximum|minimum"],
 ];
 

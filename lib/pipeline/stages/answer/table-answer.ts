@@ -3,6 +3,7 @@ import { type Period, periodOrder, yearsOf } from "../../../tables/periods";
 import type { ReportNumber } from "../../../tables/report-number";
 import { type Scale, exceptedRow, scaleInHeader, scaleOfFigure, SCALE_FACTOR } from "../../../tables/scale";
 import { unitFromColumn } from "./value-key";
+import { terms } from "../../text";
 import type { Derivation, DerivationOperand, ScoredEvidence } from "../../types";
 import { compute } from "./arithmetic";
 import { type LocatedCell, type QuestionTerms, type RowMatch, cellForPeriod, cellWithoutPeriod, matchRows, periodColumns, questionTerms } from "./cell-locate";
@@ -211,7 +212,9 @@ function cellText(o: Operand): string {
   const unit = unitFromColumn(columnName(o.match.table, o.located.column))?.replace(/^in\s+/i, "") ?? null;
   const withUnit = unit && !scaleInHeader(unit) && !/%/.test(unit) && !o.number.currency ? `${raw} ${unit}` : raw;
   if (!scale || scaleOfFigure(raw)) return withUnit;
-  return `${withUnit} ${scale}`;
+  // "Revenue 2025 (EUR million)": the scale after the figure, and the currency the note names after it.
+  const code = unit && !o.number.currency ? /\b(EUR|USD|GBP|SEK|NOK|DKK|CHF|JPY|CNY|RMB|INR|AUD|CAD|HKD|SGD)\b/i.exec(unit)?.[1] : undefined;
+  return code && scaleInHeader(unit!) ? `${raw} ${scale} ${code.toUpperCase()}` : `${withUnit} ${scale}`;
 }
 
 /** A second row of the same table naming other words of the question: the other operand of "A minus B", "A as a share of B". */
@@ -303,8 +306,20 @@ function twoRowAnswer(ctx: Context, m: RowMatch, operation: Operation, asked: Pe
 function periodAnswer(ctx: Context, m: RowMatch, operation: Operation, asked: Period[]): TableOutcome {
   const { q, qt, language, rival } = ctx;
   const periods = operation === "average" ? (q.spansRange ? spannedPeriods(q, m.table) : averagePeriods(q, m.table)) : operation === "sum" && q.spansRange ? spannedPeriods(q, m.table) : asked;
-  if (periods.length < 2 && !((operation === "average" || operation === "sum") && periods.length === 0)) return null;
-  const use = periods.length >= 2 ? periods : periodColumns(m.table).map((c) => c.period);
+  const change = operation === "difference" || operation === "change-ratio";
+  if (periods.length < 2 && !((operation === "average" || operation === "sum") && periods.length === 0) && !(change && periods.length <= 1)) return null;
+  // "How much did X grow?" names no period: the table's own change column if it has one, else its two latest periods.
+  // "How much did X grow in 2025?": against the period before it.
+  if (change && periods.length <= 1) {
+    const stated = changeColumnAnswer(ctx, m, operation);
+    if (stated) return stated;
+  }
+  const byRecency = [...periodColumns(m.table).map((c) => c.period)].sort((a, b) => periodOrder(b) - periodOrder(a));
+  const sinceBefore = (p: Period) => {
+    const i = byRecency.findIndex((c) => c.year === p.year);
+    return i >= 0 && i + 1 < byRecency.length ? [byRecency[i + 1], byRecency[i]] : [p];
+  };
+  const use = periods.length >= 2 ? periods : change ? (periods.length === 1 ? sinceBefore(periods[0]) : byRecency.slice(0, 2)) : periodColumns(m.table).map((c) => c.period);
   const located = use.map((p) => ({ p, o: locate(m, p, q, qt, language) }));
   const missing = located.filter((x) => !x.o).map((x) => periodName(x.p));
   if (missing.length > 0 || located.length < 2) {
@@ -318,6 +333,24 @@ function periodAnswer(ctx: Context, m: RowMatch, operation: Operation, asked: Pe
     if (operands.length > 2) operands = [operands[0], operands[operands.length - 1]];
   }
   return computed(operation, operands, q, rival, operands.map((o) => periodName(o.located.period!)));
+}
+
+const CHANGE_COLUMN = /\b(change|growth|increase|decrease|variance|movement)\b|\bvs\b|%\s*ch/i;
+
+/** A column that states the change itself ("Growth", "% Change", "$ Change"): its cell answers a change question as written. */
+function changeColumnAnswer(ctx: Context, m: RowMatch, operation: Operation): TableOutcome {
+  const wantsPercent = operation === "change-ratio" || /\bpercent|%/i.test(ctx.q.text);
+  const columns = m.table.columns
+    .map((c, i) => ({ c, i }))
+    .filter(({ c, i }) => CHANGE_COLUMN.test(c.name) && c.periods.length === 0 && m.row.cells[i]?.reading.kind === "number")
+    .sort((a, b) => Number(b.c.percent === wantsPercent) - Number(a.c.percent === wantsPercent));
+  const chosen = columns[0];
+  if (!chosen) return null;
+  const cell = m.row.cells[chosen.i];
+  const o: Operand = { match: m, located: { cell, column: chosen.i, period: null, score: 0.8 }, number: (cell.reading as { number: ReportNumber }).number };
+  return {
+    answer: { kind: "cell", text: cellText(o), values: [], derivation: null, citations: [m.row.evidenceId], confidence: confidenceOf([o], ctx.rival, m), note: `Change stated in '${chosen.c.name}' of '${m.row.label}'.` },
+  };
 }
 
 /** "In which year was X higher?" / "In which years was X below N?": the period columns with the extreme or qualifying figure. */
@@ -397,6 +430,22 @@ function answerForRow(ctx: Context, m: RowMatch): TableOutcome {
   return lookupAnswer(ctx, m, asked, null);
 }
 
+/**
+ * A question that names a table's figure ("revenue in 2025") but none of its rows asks about the
+ * whole: the Total row of a table whose column headers use the question's words.
+ */
+function totalRowsOfNamedColumns(tables: TableView[], qt: QuestionTerms, language: string): RowMatch[] {
+  const out: RowMatch[] = [];
+  for (const table of tables) {
+    const headerTerms = new Set(terms(table.columns.map((c) => c.name).join(" "), language).filter((t) => !/^\d+$/.test(t)));
+    const named = [...qt.set].filter((t) => headerTerms.has(t)).length;
+    const total = table.rows.find((r) => TOTAL_LABEL.test(r.label.trim()));
+    if (named === 0 || !total) continue;
+    out.push({ table, row: total, labelScore: 0.5, score: 0.5 * (0.35 + 0.65 * total.strength), matched: [], position: Number.MAX_SAFE_INTEGER });
+  }
+  return out.sort((a, b) => b.score - a.score);
+}
+
 /** Rows tried per question: the best matches only, as long as they match nearly as well as the best. */
 const ROWS_TRIED = 6;
 const ROW_SHARE = 0.6;
@@ -413,6 +462,7 @@ export function answerFromTables(question: string, evidence: ScoredEvidence[], l
   if (q.asksForProse) return null;
   const qt = questionTerms(q, language);
   const matches = matchRows(tables, q, qt, language);
+  if (matches.length === 0) matches.push(...totalRowsOfNamedColumns(tables, qt, language));
   const best = matches[0];
   if (!best) return null;
   const ctx: Context = { q, qt, language, matches, rival: matches.find((m) => m.table !== best.table) };

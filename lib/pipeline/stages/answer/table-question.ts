@@ -72,7 +72,7 @@ const CUE_RULES: CueRule[] = [
   { operation: "average", re: /\baverage\b|\bmean\b|\baveraged?\b/i },
   {
     operation: "difference",
-    re: /\bdifference\b|\bchange\b|\bchanged\b|\bincrease\b|\bincreased\b|\bdecrease\b|\bdecreased\b|\bincrease\s*\/\s*\(?decrease\)?|\bhow\s+much\s+(?:more|less|higher|lower|larger|smaller|bigger|greater)\b|\bvariance\b|\bmovement\b|\bgrowth\b|\bgrew\b|\bdecline\b|\bdeclined\b|\bfell\b|\brose\b|\bdrop(?:ped)?\b|\bnet\s+change\b/i,
+    re: /\bdifference\b|\bchange\b|\bchanged\b|\bincrease\b|\bincreased\b|\bdecrease\b|\bdecreased\b|\bincrease\s*\/\s*\(?decrease\)?|\bhow\s+much\s+(?:more|less|higher|lower|larger|smaller|bigger|greater)\b|\bvariance\b|\bmovement\b|\bgrowth\b|\bgrew\b|\bgrow(?:n|s)?\b|\bdecline\b|\bdeclined\b|\bfell\b|\brose\b|\bdrop(?:ped)?\b|\bnet\s+change\b/i,
   },
   { operation: "sum", re: /\btotal\b|\bsum\b|\bcombined\b|\baltogether\b|\badd(?:ed)?\s+up\b|\baggregate\b|\bin\s+all\b/i },
   { operation: "multiplication", re: /\bmultipl(?:y|ied|ication)\b|\btimes\b(?!\s+(?:as|more|less|higher|larger))/i },

@@ -5,6 +5,7 @@ import { refusal } from "./refusal";
 import { type TableAnswer, answerFromTables } from "./table-answer";
 import { readTableQuestion } from "./table-question";
 import { describePiece } from "./uncertainty";
+import { parseNumber } from "./value-key";
 import type { ValueType } from "./value-types";
 
 /**
@@ -53,20 +54,24 @@ export function withTableAnswer(input: AnswerInput, result: AnswerResult): Answe
   const currentScore = current.refrained ? 0 : current.confidence;
   if (t.kind !== "computed" && t.confidence < currentScore) return { ...result, notes: [...result.notes, `Table reading (not used): ${t.note}`] };
   const threshold = input.threshold ?? DEFAULT_PIPELINE_CONFIG.answerThreshold;
-  const confidence = Math.round(t.confidence * 1000) / 1000;
+  // Other evidence stating the same figure (the report's prose for a table cell) agrees with it: cited too.
+  const tableFigure = t.kind === "cell" || t.kind === "computed" ? parseNumber(t.text) : null;
+  const agreeing = tableFigure === null ? undefined : current.candidates.find((c) => parseNumber(c.value) === tableFigure && c.support.some((id) => !t.citations.includes(id)));
+  const citations = [...new Set([...t.citations, ...(agreeing?.support ?? [])])].slice(0, 5);
+  const confidence = Math.round(Math.max(t.confidence, agreeing ? Math.min(1, agreeing.score) : 0) * 1000) / 1000;
   const uncertain = confidence < threshold;
   const byId = new Map(input.evidence.map((e) => [e.piece.id, e.piece]));
   const main = byId.get(t.citations[0]);
   const where = t.derivation ? `computed as ${t.derivation.expression}` : main ? describePiece(main) : "";
   // The table answer leads the candidates, so whatever reads them (the critic, the refusal panel) sees the value given.
-  const lead = { value: t.text, score: confidence, support: t.citations, type: valueTypeOf(t) };
+  const lead = { value: t.text, score: confidence, support: citations, type: valueTypeOf(t) };
   const answer: Answer = {
     text: t.text,
     refrained: false,
     reason: uncertain ? `Not certain — the closest answer in the sources is ${t.text}${where ? ` (${where})` : ""}.` : null,
     confidence,
-    citations: t.citations,
-    candidates: [lead, ...current.candidates.filter((c) => c.value !== t.text)].slice(0, 5),
+    citations,
+    candidates: [lead, ...current.candidates.filter((c) => c.value !== t.text && c !== agreeing)].slice(0, 5),
     ...(t.derivation ? { derivation: t.derivation } : {}),
     ...(uncertain ? { certainty: "uncertain" as const } : {}),
   };

@@ -2,8 +2,11 @@ import { formatScalar } from "../../../backends/evidence";
 import type { EvidencePiece, PassageData, RowData, TripleData } from "../../../backends/types";
 import type { Answer, ScoredEvidence } from "../../types";
 import type { QuestionFocus } from "./question-focus";
-import { perKeyAnswer } from "./per-key";
+import { columnTotal, perKeyAnswer } from "./per-key";
 import { refusal } from "./refusal";
+import { periodsIn, yearsOf } from "../../../tables/periods";
+import { unitOfValue } from "../../units";
+import { NUMERIC_TYPES } from "./value-types";
 import { type ScoredCandidate, claimedElsewhere } from "./score";
 
 /**
@@ -41,6 +44,21 @@ export function describePiece(piece: EvidencePiece): string {
   return piece.provenance.kbName;
 }
 
+/** A question about a period ("in 2025") is only answered, even uncertainly, from evidence that speaks of that period. */
+function aboutAskedPeriod(c: ScoredCandidate, evidence: ScoredEvidence[], focus: QuestionFocus): boolean {
+  const asked = new Set(periodsIn(focus.intent.completed).flatMap(yearsOf));
+  if (asked.size === 0) return true;
+  const piece = evidence[c.pieces[0].index].piece;
+  const text = piece.kind === "row" && "columns" in piece.data ? `${piece.text} ${(piece.data as RowData).columns.join(" ")}` : piece.text;
+  return periodsIn(text).some((p) => yearsOf(p).some((y) => asked.has(y)));
+}
+
+function sameKind(a: ScoredCandidate, b: ScoredCandidate): boolean {
+  const numeric = (c: ScoredCandidate) => NUMERIC_TYPES.includes(c.type);
+  if (numeric(a) && numeric(b)) return (unitOfValue(a.display)?.kind ?? null) === (unitOfValue(b.display)?.kind ?? null) || !unitOfValue(a.display) || !unitOfValue(b.display);
+  return numeric(a) === numeric(b);
+}
+
 function sourceOf(c: ScoredCandidate, evidence: ScoredEvidence[]): string {
   const first = c.pieces[0];
   return first ? evidence[first.index].piece.provenance.kbName : "another source";
@@ -55,14 +73,15 @@ export function belowTheBar(pool: ScoredCandidate[], confidence: number, evidenc
   if (!best) return refusal(notFoundReason(focus), confidence, candidates);
   const rival = pool.slice(1).find((c) => !c.penalized && claimedElsewhere(c, best));
   const bestKbs = new Set(best.pieces.map((p) => evidence[p.index].piece.provenance.kb));
-  if (rival && rival.score >= DISAGREEMENT_SHARE * best.score && rival.pieces.some((p) => !bestKbs.has(evidence[p.index].piece.provenance.kb))) {
+  // Sources disagree when they give different values of the same kind (two amounts, two dates), not a level and a percentage.
+  if (rival && rival.score >= DISAGREEMENT_SHARE * best.score && sameKind(rival, best) && rival.pieces.some((p) => !bestKbs.has(evidence[p.index].piece.provenance.kb))) {
     return refusal(`The sources disagree: ${best.display} (${sourceOf(best, evidence)}) vs ${rival.display} (${sourceOf(rival, evidence)}). Check which source is current.`, confidence, candidates);
   }
-  if (best.penalized || best.fit < MIN_FIT || best.support < MIN_SUPPORT) {
+  if (best.penalized || best.fit < MIN_FIT || best.support < MIN_SUPPORT || !aboutAskedPeriod(best, evidence, focus)) {
     return refusal(notFoundReason(focus, best.display), confidence, candidates);
   }
   // Several rows of one table, none named by the question: the table's answer is the listing.
-  const listing = rival ? perKeyAnswer(pool, evidence, focus, candidates) : null;
+  const listing = rival ? (columnTotal(pool, evidence, focus, candidates) ?? perKeyAnswer(pool, evidence, focus, candidates)) : null;
   if (listing) return listing;
   const top = evidence[best.pieces[0].index].piece;
   const also = rival && rival.score >= DISAGREEMENT_SHARE * best.score ? ` The same source also gives ${rival.display}; add what tells them apart (a date, a place, a product) to be sure.` : "";
