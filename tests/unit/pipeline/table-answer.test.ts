@@ -152,6 +152,17 @@ describe("cells located by row label and column header", () => {
     expect(fromZero && "problem" in fromZero ? fromZero.problem.problem : null).toBe("The percentage change of 'Finance lease liabilities' cannot be computed: the change cannot be a percentage of zero (2019 is 0).");
   });
 
+  it("answers questions about the table itself: its periods and its items", () => {
+    expect(answer("Which years does the table provide information for post employment benefits?").values).toEqual(["2019", "2018", "2017"]);
+    expect(answer("What financial items are listed in the table?").values).toEqual(["Defined contribution schemes", "Defined benefit schemes"]);
+  });
+
+  it("does not read a change column for a period the table does not have", () => {
+    const regions = docRow(KB.docs, "annual", "Results by region", "", ["Region", "Revenue 2024", "Revenue 2025", "Growth"], ["Total", "43.0", "48.2", "12%"], 0, "q");
+    const out = answerFromTables("What is the revenue growth for 2026?", [scored(regions, 9)]);
+    expect(out && "answer" in out ? out.answer.text : null).not.toBe("12%");
+  });
+
   it("leaves prose questions and unrelated tables alone", () => {
     expect(answerFromTables("Why did defined benefit schemes increase in 2019?", pension)).toBeNull();
     expect(answerFromTables("Who audits the pension plan?", pension)).toBeNull();

@@ -310,7 +310,8 @@ function periodAnswer(ctx: Context, m: RowMatch, operation: Operation, asked: Pe
   if (periods.length < 2 && !((operation === "average" || operation === "sum") && periods.length === 0) && !(change && periods.length <= 1)) return null;
   // "How much did X grow?" names no period: the table's own change column if it has one, else its two latest periods.
   // "How much did X grow in 2025?": against the period before it.
-  if (change && periods.length <= 1) {
+  const tableHasPeriod = periods.length === 0 || periodColumns(m.table).some((c) => c.period.year === periods[0].year);
+  if (change && periods.length <= 1 && tableHasPeriod) {
     const stated = changeColumnAnswer(ctx, m, operation);
     if (stated) return stated;
   }
@@ -446,6 +447,44 @@ function totalRowsOfNamedColumns(tables: TableView[], qt: QuestionTerms, languag
   return out.sort((a, b) => b.score - a.score);
 }
 
+/**
+ * "Which years does the table provide information for?", "What financial items are listed in the
+ * table?": the table's own periods (column headers) or items (row labels, totals and section headings
+ * left out), from the table the question's other words point to.
+ */
+function structureAnswer(q: TableQuestion, tables: TableView[], qt: QuestionTerms, language: string): TableOutcome {
+  const named = matchRows(tables, q, qt, language)[0]?.table;
+  const table = named ?? tables[0];
+  if (!table) return null;
+  let values: string[];
+  if (q.asksStructure === "periods") {
+    const seen = new Set<number>();
+    values = periodColumns(table)
+      .map((c) => c.period.year)
+      .filter((y) => !seen.has(y) && seen.add(y))
+      .map(String);
+  } else {
+    values = [...table.rows]
+      .sort((a, b) => (a.rowIndex ?? 0) - (b.rowIndex ?? 0))
+      .filter((r) => r.label && !TOTAL_LABEL.test(r.label.trim()) && figureCells(r).length > 0)
+      .map((r) => r.label.replace(/[:\s]+$/, ""));
+    values = [...new Set(values)];
+  }
+  if (values.length === 0) return null;
+  const rows = table.rows.map((r) => r.evidenceId);
+  return {
+    answer: {
+      kind: "list",
+      text: joinValues(values),
+      values,
+      derivation: null,
+      citations: rows.slice(0, 5),
+      confidence: Math.min(0.9, 0.3 + 0.5 * table.strength),
+      note: `The ${q.asksStructure === "periods" ? "periods" : "items"} of '${table.caption}'.`,
+    },
+  };
+}
+
 /** Rows tried per question: the best matches only, as long as they match nearly as well as the best. */
 const ROWS_TRIED = 6;
 const ROW_SHARE = 0.6;
@@ -459,6 +498,7 @@ export function answerFromTables(question: string, evidence: ScoredEvidence[], l
   const tables = tablesInEvidence(evidence);
   if (tables.length === 0) return null;
   const q = readTableQuestion(question);
+  if (q.asksStructure) return structureAnswer(q, tables, questionTerms(q, language), language);
   if (q.asksForProse) return null;
   const qt = questionTerms(q, language);
   const matches = matchRows(tables, q, qt, language);

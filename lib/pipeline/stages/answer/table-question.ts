@@ -40,6 +40,19 @@ export interface TableQuestion {
   asksPeriod: boolean;
   /** The question asks for an explanation, a definition or a method, not a figure: "why …", "what does X represent", "how is X determined". */
   asksForProse: boolean;
+  /** A question about the table itself: which periods it covers, or which items (rows) it lists. */
+  asksStructure: "periods" | "rows" | null;
+}
+
+const TABLE_WORDS = /\b(table|tabulated|listed|shown|presented|included|provided|reported|highlighted|disclosed)\b/i;
+const STRUCTURE_PERIODS = /^\s*(?:in\s+|for\s+)?(?:which|what)\s+(?:(?:financial|fiscal|calendar)\s+)?(?:years?|periods?|dates)(?:'?\s*information)?\s+(?:does|do|are|is|was|were)\b|^\s*(?:what|which)\s+(?:are|were)\s+the\s+(?:\d+\s+)?(?:years|periods|dates)\b/i;
+const STRUCTURE_ROWS = /^\s*(?:what|which)\s+(?:are\s+)?(?:the\s+)?(?:\w+\s+)?(?:items|line items|components|countries|regions|segments|types|categories|elements|classes|groups|businesses|products|geographies|markets)\b/i;
+
+function structureOf(text: string): TableQuestion["asksStructure"] {
+  if (!TABLE_WORDS.test(text)) return null;
+  if (STRUCTURE_PERIODS.test(text)) return "periods";
+  if (STRUCTURE_ROWS.test(text)) return "rows";
+  return null;
 }
 
 /**
@@ -132,6 +145,7 @@ export function readTableQuestion(question: string): TableQuestion {
     threshold: thresholdOf(text),
     asksPeriod: /\b(which|what)\s+(year|years|period|quarter|fiscal\s+year)\b|\bin\s+which\s+(year|period)\b/i.test(text),
     asksForProse: /^\s*why\b/i.test(text) || (PROSE_QUESTION.test(text) && periods.length === 0),
+    asksStructure: structureOf(text),
   };
 }
 

@@ -26,6 +26,7 @@ const FIGURE_TYPES = new Set(["number", "money", "percent", "count"]);
 function asksForFigure(input: AnswerInput): boolean {
   const intent = input.intent;
   const q = readTableQuestion(intent.completed);
+  if (q.asksStructure) return true;
   if (q.asksForProse) return false;
   if (q.cue || q.asksPeriod || q.periods.length > 0) return true;
   if (/^how (much|many)\b/i.test(intent.wh ?? "")) return true;
