@@ -3,6 +3,7 @@ import { normalizeLabel, terms } from "../../text";
 import type { AnswerType, EntityLink, Intent } from "../../types";
 import { lemmaTerms } from "../../lemma";
 import { type ExpectedUnit, expectedUnit } from "../../units";
+import { readsAsProse } from "./table-question";
 
 /**
  * What the answer and critique stages need to know about the question, computed once from the intent:
@@ -127,6 +128,8 @@ export function buildQuestionFocus(intent: Intent): QuestionFocus {
   const wantsCount = intent.aggregate === "count" || intent.answerTypes.includes("count") || /^how many\b/.test(wh);
   let wanted = intent.answerTypes.filter((t): t is Exclude<AnswerType, "list"> => t !== "list");
   if (wanted.length === 0 && wantsCount) wanted.push("count");
+  // "What caused …", "How is X determined?", "What does X consist of?": an explanation, whatever figures the evidence holds.
+  if (readsAsProse(intent.completed)) wanted = ["text"];
   // "What is the hotel cap?" reads as a generic what-question, but a cap is an amount: a sentence that only mentions the cap is no answer.
   const quantity = wanted.every((t) => t === "entity" || t === "text") ? quantityAsked(intent.completed) : null;
   if (quantity) wanted = quantity;
@@ -192,7 +195,10 @@ export function isQuestionEntityValue(value: string, focus: QuestionFocus): bool
 /** Whether the question already states the value ("2025" in "revenue in 2025"): a restated value is no answer. */
 export function questionStates(value: string, focus: QuestionFocus): boolean {
   const v = normalizeLabel(value);
-  return v.length > 0 && focus.paddedQuestion.includes(` ${v} `);
+  if (v.length > 0 && focus.paddedQuestion.includes(` ${v} `)) return true;
+  // A year the question names, whatever word follows it ("2018 related", "2019 compared"), is the period asked about, not the answer.
+  const year = /^((?:19|20)\d\d)\b/.exec(v);
+  return !!year && !focus.wanted.includes("date") && focus.paddedQuestion.includes(` ${year[1]} `);
 }
 
 /** Same name up to case, punctuation and inflection ("Tents" / "tent"), not mere containment. */

@@ -48,6 +48,12 @@ const TABLE_WORDS = /\b(table|tabulated|listed|shown|presented|included|provided
 const STRUCTURE_PERIODS = /^\s*(?:in\s+|for\s+)?(?:which|what)\s+(?:(?:financial|fiscal|calendar)\s+)?(?:years?|periods?|dates)(?:'?\s*information)?\s+(?:does|do|are|is|was|were)\b|^\s*(?:what|which)\s+(?:are|were)\s+the\s+(?:\d+\s+)?(?:years|periods|dates)\b/i;
 const STRUCTURE_ROWS = /^\s*(?:what|which)\s+(?:are\s+)?(?:the\s+)?(?:\w+\s+)?(?:items|line items|components|countries|regions|segments|types|categories|elements|classes|groups|businesses|products|geographies|markets)\b/i;
 
+/** Whether a question asks for an explanation, a definition or a method rather than a value. */
+export function readsAsProse(question: string): boolean {
+  const text = question.replace(/\s+/g, " ").trim();
+  return /^\s*why\b/i.test(text) || (PROSE_QUESTION.test(text) && periodsIn(text).length === 0);
+}
+
 function structureOf(text: string): TableQuestion["asksStructure"] {
   if (!TABLE_WORDS.test(text)) return null;
   if (STRUCTURE_PERIODS.test(text)) return "periods";
@@ -144,7 +150,7 @@ export function readTableQuestion(question: string): TableQuestion {
     comparison,
     threshold: thresholdOf(text),
     asksPeriod: /\b(which|what)\s+(year|years|period|quarter|fiscal\s+year)\b|\bin\s+which\s+(year|period)\b/i.test(text),
-    asksForProse: /^\s*why\b/i.test(text) || (PROSE_QUESTION.test(text) && periods.length === 0),
+    asksForProse: readsAsProse(text),
     asksStructure: structureOf(text),
   };
 }
