@@ -435,13 +435,17 @@ function answerForRow(ctx: Context, m: RowMatch): TableOutcome {
  * A question that names a table's figure ("revenue in 2025") but none of its rows asks about the
  * whole: the Total row of a table whose column headers use the question's words.
  */
-function totalRowsOfNamedColumns(tables: TableView[], qt: QuestionTerms, language: string): RowMatch[] {
+function totalRowsOfNamedColumns(tables: TableView[], q: TableQuestion, qt: QuestionTerms, language: string): RowMatch[] {
   const out: RowMatch[] = [];
+  const cueTerms = new Set(terms(`${q.cue?.words ?? ""} how much many what which when where who amount value figure`, language));
   for (const table of tables) {
     const headerTerms = new Set(terms(table.columns.map((c) => c.name).join(" "), language).filter((t) => !/^\d+$/.test(t)));
     const named = [...qt.set].filter((t) => headerTerms.has(t)).length;
     const total = table.rows.find((r) => TOTAL_LABEL.test(r.label.trim()));
     if (named === 0 || !total) continue;
+    // Every other word of the question must be the table's own (its caption, section, headers): "the Asia region" names something this table does not have.
+    const own = new Set(terms([table.caption, table.section ?? "", ...table.columns.map((c) => c.name)].join(" "), language));
+    if ([...qt.set].some((t) => !own.has(t) && !cueTerms.has(t) && !/^\d+$/.test(t))) continue;
     out.push({ table, row: total, labelScore: 0.5, score: 0.5 * (0.35 + 0.65 * total.strength), matched: [], position: Number.MAX_SAFE_INTEGER });
   }
   return out.sort((a, b) => b.score - a.score);
@@ -502,7 +506,7 @@ export function answerFromTables(question: string, evidence: ScoredEvidence[], l
   if (q.asksForProse) return null;
   const qt = questionTerms(q, language);
   const matches = matchRows(tables, q, qt, language);
-  if (matches.length === 0) matches.push(...totalRowsOfNamedColumns(tables, qt, language));
+  if (matches.length === 0) matches.push(...totalRowsOfNamedColumns(tables, q, qt, language));
   const best = matches[0];
   if (!best) return null;
   const ctx: Context = { q, qt, language, matches, rival: matches.find((m) => m.table !== best.table) };
