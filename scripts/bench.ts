@@ -1,6 +1,7 @@
 // npm run bench -- sources: measured figures, printed (not timed tests). Each phase runs in its own
 // process so its peak memory (maxRSS) is its own.
 //   sources: SciFact ingest (docs/s), BM25 latency over 200 SciFact claims (p50/p95), descriptors of all Spider databases.
+//   attack: the attack corpus in a loop against the running app while /api/health is polled (scripts/bench-attack.ts).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -96,8 +97,12 @@ if (phaseIdx >= 0) {
     await benchPipeline(args.slice(1));
     process.exit(0);
   }
+  if (suite === "attack") {
+    // Runs on import (its own arguments follow "attack").
+    await import("./bench-attack");
+  }
   if (suite !== "sources") {
-    console.error("Usage: npm run bench -- sources | pipeline [--questions N] [--data-dir DIR]");
+    console.error("Usage: npm run bench -- sources | pipeline [--questions N] [--data-dir DIR] | attack [--seconds N] [--attackers N] [--base-url URL --pid PID]");
     process.exit(2);
   }
   if (!existsSync(datasets)) {

@@ -38,9 +38,16 @@ function Details({ r }: { r: QuestionResult }) {
   if (r.source.candidates.length) facts.push(["Candidates", r.source.candidates.join(", ")]);
   if (r.source.winner) facts.push(["Answered from", r.source.winner]);
   if (r.execution) {
-    facts.push(["Execution match", `${r.execution.match ? "yes" : "no"}${!r.execution.match && r.execution.matchColumns ? " (right rows, extra columns)" : ""}; gold ${r.execution.goldRows} row(s), run ${r.execution.predictedRows ?? "–"}`]);
+    const why = r.execution.onGoldKb === false && r.execution.kbName ? ` (ran on ${r.execution.kbName}, not the gold source${r.execution.resultMatch ? ", though with the same rows" : ""})` : !r.execution.match && r.execution.matchColumns ? " (right rows, extra columns)" : "";
+    facts.push(["Execution match", `${r.execution.match ? "yes" : "no"}${why}; gold ${r.execution.goldRows} row(s), run ${r.execution.predictedRows ?? "–"}`]);
   }
-  if (r.retrieval) facts.push(["Relevant documents at rank", r.retrieval.ranks.map((x) => x ?? "not retrieved").join(", ")]);
+  if (r.retrieval) {
+    facts.push(["Relevant documents at rank", r.retrieval.ranks.map((x) => x ?? "not retrieved").join(", ")]);
+    if (r.retrieval.stages?.length) {
+      facts.push(["… after each stage", r.retrieval.stages.map((st) => `${rankingLabel(st.label)}: ${st.ranks.map((x) => x ?? "–").join(", ")}`).join("; ")]);
+    }
+    if (r.retrieval.queries?.length) facts.push(["Searched with", r.retrieval.queries.map((q) => `“${q}”`).join("; ")]);
+  }
   if (r.presence) {
     const p = sortedEntries(r.presence, rankingRank)
       .map(([l, v]) => `${rankingLabel(l)}: ${v.rank ?? "absent"}`)

@@ -1,17 +1,24 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { formatMetric, HEADLINE_METRICS, metricInfo, rankingRank, sortedEntries, stageRank } from "@/lib/eval/metric-labels";
+import { BREAKDOWN_TITLES, breakdownValueRank, formatDelta, formatMetric, HEADLINE_METRICS, metricInfo, rankingRank, sortedEntries, stageRank } from "@/lib/eval/metric-labels";
 import type { ReportDetail } from "@/lib/eval/reports";
 import type { MetricGroup, SuiteMetrics } from "@/lib/eval/types";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
-import { BreakdownChart, LatencyChart, PresenceChart, RateBars } from "./charts";
+import { BreakdownChart, LatencyChart, PresenceChart, RateBars, TAG_BREAKDOWN_KEYS } from "./charts";
 import { evalApi } from "./api";
 import { QuestionTable } from "./question-table";
+import { StageTable } from "./stage-table";
 import { ProgressBar, StatusBadge } from "./report-list";
 
 const LIVE = new Set(["RUNNING", "QUEUED"]);
+
+const BREAKDOWN_DESCRIPTIONS: Record<string, string> = {
+  db: "The database each question is about (an execution match counts only on it)",
+  hardness: "Spider's hardness class of the gold SQL, by the official rules",
+  type: "TAT-QA's answer type, or Text2Cypher's question type",
+};
 
 function MetricCards({ metrics }: { metrics: SuiteMetrics }) {
   const flat: [string, number | null][] = [];
@@ -53,6 +60,13 @@ function MetricsTable({ metrics }: { metrics: SuiteMetrics }) {
   };
   add("source", metrics.source);
   add("retrieval", metrics.retrieval);
+  for (const st of metrics.retrievalStages ?? []) {
+    for (const [k, v] of Object.entries(st.values)) {
+      const info = metricInfo(`stage.${st.label}.${k}`);
+      const change = st.delta[k];
+      rows.push({ group: info.group, label: info.label, value: `${formatMetric(v, "rate")}${change === null || change === undefined ? "" : ` (${formatDelta(change, "rate")})`}`, n: st.n });
+    }
+  }
   add("evidence", metrics.evidence);
   add("execution", metrics.execution);
   for (const [label, g] of sortedEntries(metrics.presence, rankingRank)) add(`presence.${label}`, g);
@@ -118,6 +132,7 @@ export function ReportView({ reportId, onDeleted }: { reportId: string; onDelete
   const r = report.data;
   if (!r) return <div className="h-40 animate-pulse rounded-lg border border-slate-200 bg-white" aria-busy="true" aria-label="Loading the report" />;
   const live = LIVE.has(r.status);
+  const questionsFile = (r.config as { questions?: { name: string; sha256: string } }).questions;
   const m = r.metrics && "source" in r.metrics ? r.metrics : null;
   const actionError = cancel.error ?? resume.error ?? remove.error;
   return (
@@ -133,7 +148,7 @@ export function ReportView({ reportId, onDeleted }: { reportId: string; onDelete
                 {cancel.isPending ? "Cancelling…" : "Cancel"}
               </Button>
             )}
-            {r.canManage && !live && r.status !== "DONE" && (
+            {r.canManage && !live && r.status !== "DONE" && !questionsFile && (
               <Button variant="secondary" disabled={resume.isPending} onClick={() => resume.mutate()}>
                 {resume.isPending ? "Resuming…" : "Resume"}
               </Button>
@@ -162,6 +177,12 @@ export function ReportView({ reportId, onDeleted }: { reportId: string; onDelete
           {(r.config as { llm?: string }).llm === "off" ? " · classical only" : ""}
           {m?.run ? ` · last session ${Math.round(m.run.wallMs / 1000)} s` : ""}
         </p>
+        {questionsFile && (
+          <p className="text-xs text-slate-600" data-testid="questions-file">
+            Questions from the file <span className="font-medium">{questionsFile.name}</span> (sha256 <code title={questionsFile.sha256}>{questionsFile.sha256.slice(0, 12)}…</code>)
+            {!live && r.status !== "DONE" ? "; resume it by running the same command again on the command line." : "."}
+          </p>
+        )}
         {(live || r.status === "INTERRUPTED" || r.status === "CANCELLED") && <ProgressBar done={r.done} total={r.total} label={`Progress of ${r.suiteLabel}`} />}
         {r.status === "INTERRUPTED" && <Alert tone="info">This run stopped without finishing (the server restarted or the process was killed). Resume it: the questions already done are kept.</Alert>}
         {r.status === "FAILED" && r.error && <Alert tone="error">The run stopped: {r.error}. Resume it once the cause is fixed; finished questions are kept.</Alert>}
@@ -177,6 +198,10 @@ export function ReportView({ reportId, onDeleted }: { reportId: string; onDelete
             <PresenceChart metrics={m} />
             <BreakdownChart title="By source kind" description="The kind of the gold source (documents, SQL, RDF, graph)" by={m.byKind} />
             <BreakdownChart title="By suite" description="The suites the questions came from" by={m.bySuite} />
+            <StageTable stages={m.retrievalStages} />
+            {sortedEntries(m.breakdowns ?? {}, (t) => Object.keys(BREAKDOWN_TITLES).indexOf(t)).map(([tag, by]) => (
+              <BreakdownChart key={tag} title={`By ${BREAKDOWN_TITLES[tag] ?? tag}`} description={BREAKDOWN_DESCRIPTIONS[tag] ?? `The questions' ${tag}`} by={by} rank={breakdownValueRank(tag)} metrics={TAG_BREAKDOWN_KEYS} />
+            ))}
             <LatencyChart metrics={m} />
           </div>
           <MetricsTable metrics={m} />

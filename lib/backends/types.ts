@@ -24,6 +24,11 @@ export interface BackendContext {
   kbName: string;
   /** A directory owned by this KB (DATA_DIR/kbs/<kbId>): uploads, indexes, stores. Created by the caller. */
   storageDir: string;
+  /**
+   * An admin accepted that this KB's connection may do more than read (a PostgreSQL role that is a
+   * superuser or can write; sql/postgres/privileges.ts). Without it such a connection is refused.
+   */
+  privilegeRiskAccepted?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -216,6 +221,10 @@ export interface HealthResult {
   /** One sentence a person can act on: "Connected (SQLite 3.53, 12 tables)" or "Connection refused at …". */
   message: string;
   latencyMs: number;
+  /** What the connection may do beyond reading (PostgreSQL roles), one sentence each; absent or empty when it may only read. */
+  privilegeRisks?: string[];
+  /** The source answered but is refused for that reason until an admin accepts the risk. */
+  refused?: boolean;
 }
 
 /**

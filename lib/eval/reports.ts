@@ -14,7 +14,7 @@ import { aggregate, flattenMetrics } from "./metrics/aggregate";
 import { HEADLINE_METRICS } from "./metric-labels";
 import { HEARTBEAT_STALE_MS, parseConfigInput } from "./runner";
 import { builtinSuite } from "./suites";
-import { BUILTIN_SUITES, type MetricValue, type QuestionResult, type ReportJson, type SuiteMetrics } from "./types";
+import { BUILTIN_SUITES, type MetricValue, type QuestionResult, type QuestionsFileRef, type ReportJson, type SuiteMetrics } from "./types";
 
 /**
  * The dashboard's view of evaluation reports. Who sees a report: its author, admins, and anyone who may
@@ -240,7 +240,14 @@ export async function exportReport(prisma: PrismaClient, viewer: AccessSubject, 
     wallMs: metrics?.run?.wallMs ?? null,
     status: status === "INTERRUPTED" ? "RUNNING" : status,
     error: row.error,
+    questionsFile: questionsFileOf(row.config),
   };
+}
+
+/** The question file a report's run read (--questions), as its stored config records it. */
+export function questionsFileOf(config: unknown): QuestionsFileRef | null {
+  const q = (config as { questions?: { name?: unknown; sha256?: unknown } } | null)?.questions;
+  return q && typeof q.name === "string" && typeof q.sha256 === "string" ? { name: q.name, sha256: q.sha256 } : null;
 }
 
 export async function compareStoredReports(prisma: PrismaClient, viewer: AccessSubject, a: string, b: string): Promise<Comparison> {
@@ -294,6 +301,10 @@ export async function resumeReport(prisma: PrismaClient, deps: CatalogDeps, view
   if (row.status === "DONE") throw new AppError("CONFLICT", "This run is finished: start a new one to measure again.");
   if (isEvalRunActive(id)) throw new AppError("CONFLICT", "This run is already going.");
   if (row.createdById !== viewer.id) throw new AppError("FORBIDDEN", "Only the person who started this run can resume it (it runs with their access).");
+  const file = questionsFileOf(row.config);
+  if (file) {
+    throw new AppError("CONFLICT", `This run read the question file ${file.name} on the command line; resume it there by running the same npm run eval command again.`);
+  }
   return startEvalInBackground(
     prisma,
     deps,

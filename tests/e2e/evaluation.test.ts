@@ -46,6 +46,11 @@ describe("evaluation dashboard", () => {
         await expect.poll(() => evaluation.chart(title).count(), { timeout: 10_000 }).toBe(1);
       }
       await expect.poll(() => evaluation.chart("Metrics").locator(".recharts-bar-rectangle").count(), { timeout: 10_000 }).toBeGreaterThan(3);
+      // Document questions name their gold document: retrieval is measured after every ranking stage, with the change from the stage before.
+      const stages = page.getByTestId("stage-table");
+      await expect.poll(() => stages.isVisible(), { timeout: 10_000 }).toBe(true);
+      expect(await stages.innerText()).toMatch(/first-stage retrieval[\s\S]*pool[\s\S]*re-rank 1[\s\S]*answer evidence/);
+      expect(await stages.innerText()).toMatch(/NDCG@10/);
 
       await evaluation.showQuestions("All");
       await expect.poll(() => evaluation.questionTable().locator("tbody > tr").count(), { timeout: 10_000 }).toBe(8);

@@ -4,8 +4,8 @@ import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
 import { withBackendErrors } from "@/lib/catalog/backend-errors";
 import { catalogDeps } from "@/lib/catalog/deps";
-import { deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/catalog/knowledge-bases";
-import { testConnectionSchema, updateKbSchema } from "@/lib/catalog/knowledge-bases.validation";
+import { deleteKnowledgeBase, setPrivilegeRiskAcceptance, updateKnowledgeBase } from "@/lib/catalog/knowledge-bases";
+import { privilegeRiskSchema, testConnectionSchema, updateKbSchema } from "@/lib/catalog/knowledge-bases.validation";
 import { checkKnowledgeBase, refreshKnowledgeBase } from "@/lib/catalog/refresh";
 import { testConnection } from "@/lib/catalog/register";
 import { db } from "@/lib/db/client";
@@ -53,3 +53,9 @@ export const deleteKbAction = authActionClient
     }
     return deleteKnowledgeBase(prisma, catalogDeps(), parsedInput.id);
   });
+
+/** An admin accepts (or withdraws) the risk of a PostgreSQL role that may do more than read; the connection is checked again. */
+export const setPrivilegeRiskAction = authActionClient
+  .metadata({ name: "kb.privilegeRisk", roles: ADMIN })
+  .inputSchema(privilegeRiskSchema)
+  .action(async ({ parsedInput, ctx }) => setPrivilegeRiskAcceptance(await db(), catalogDeps(), ctx.user, parsedInput));

@@ -2,10 +2,12 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { CopyButton, KbActions, KbDeleteForm, KbSettingsForm } from "@/components/kb/kb-manage";
+import { PrivilegeNotice } from "@/components/kb/privilege-notice";
 import { KindBadge, StatusBadge } from "@/components/kb/status-badge";
 import { SourceObjectBrowser } from "@/components/source-objects/source-object-browser";
 import { Alert } from "@/components/ui/alert";
 import { requireRole } from "@/lib/auth/session";
+import { configLines, statLines } from "@/lib/catalog/display-labels";
 import { getKnowledgeBase } from "@/lib/catalog/knowledge-bases";
 import { listSourceObjects } from "@/lib/catalog/source-objects";
 import { db } from "@/lib/db/client";
@@ -27,7 +29,7 @@ export default async function KnowledgeBasePage({ params, searchParams }: { para
     prisma.group.findMany({ orderBy: { name: "asc" }, select: { id: true, name: true } }),
   ]);
   const { warnings } = await searchParams;
-  const config = Object.entries(kb.config).filter(([k]) => k !== "file");
+  const config = configLines(Object.fromEntries(Object.entries(kb.config).filter(([k]) => k !== "file")));
   return (
     <div className="space-y-8">
       <div>
@@ -43,6 +45,7 @@ export default async function KnowledgeBasePage({ params, searchParams }: { para
           <KbActions id={kb.id} />
         </header>
       </div>
+      <PrivilegeNotice id={kb.id} risks={kb.privilegeRisks} acceptedAt={kb.riskAcceptedAt} acceptedBy={kb.riskAcceptedBy} />
       {warnings && (
         <Alert tone="error">
           Registered, but some files were skipped:
@@ -67,21 +70,21 @@ export default async function KnowledgeBasePage({ params, searchParams }: { para
         <aside className="space-y-6">
           <section aria-labelledby="stats-heading" className="rounded-lg border border-slate-200 bg-white p-4 text-sm">
             <h2 id="stats-heading" className="mb-2 font-semibold">Contents</h2>
-            <dl className="grid grid-cols-2 gap-x-3 gap-y-1">
-              {Object.entries(kb.stats).map(([k, v]) => (
-                <div key={k} className="contents"><dt className="text-slate-500">{k}</dt><dd className="text-right tabular-nums">{Number(v).toLocaleString("en")}</dd></div>
+            <dl className="grid grid-cols-[1fr_auto] gap-x-3 gap-y-1" data-testid="kb-contents">
+              {statLines(kb.stats).map((s) => (
+                <div key={s.key} className="contents"><dt className="text-slate-500">{s.label}</dt><dd className="text-right tabular-nums">{s.value === null ? "unknown" : s.value.toLocaleString("en")}</dd></div>
               ))}
-              <dt className="text-slate-500">source objects</dt><dd className="text-right tabular-nums">{kb.sourceObjectCount}</dd>
-              <dt className="text-slate-500">indexed entities</dt><dd className="text-right tabular-nums">{kb.entityCount.toLocaleString("en")}</dd>
+              <dt className="text-slate-500">Source objects</dt><dd className="text-right tabular-nums">{kb.sourceObjectCount.toLocaleString("en")}</dd>
+              <dt className="text-slate-500">Indexed entities</dt><dd className="text-right tabular-nums">{kb.entityCount.toLocaleString("en")}</dd>
             </dl>
             {config.length > 0 && (
               <>
                 <h3 className="mb-1 mt-4 font-semibold">Connection</h3>
                 <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-xs">
-                  {config.map(([k, v]) => (
-                    <div key={k} className="contents"><dt className="text-slate-500">{k}</dt><dd className="break-all">{String(v)}</dd></div>
+                  {config.map((c) => (
+                    <div key={c.key} className="contents"><dt className="text-slate-500">{c.label}</dt><dd className="break-all">{c.value}</dd></div>
                   ))}
-                  {kb.hasSecrets && (<><dt className="text-slate-500">password</dt><dd>stored encrypted</dd></>)}
+                  {kb.hasSecrets && (<><dt className="text-slate-500">Password</dt><dd>stored encrypted</dd></>)}
                 </dl>
               </>
             )}

@@ -112,15 +112,20 @@ export async function loadTatQa(ctx: BackendContext, datasetsDir: string, opts: 
   if (!existsSync(file)) {
     throw new BackendConfigError(`TAT-QA dev set not found at ${file}. Point DATASETS_DIR at the folder that holds ${TATQA_DEV}.`);
   }
-  let contexts = JSON.parse(readFileSync(file, "utf8")) as unknown[];
+  const contexts = JSON.parse(readFileSync(file, "utf8")) as unknown[];
   if (!Array.isArray(contexts)) throw new BackendConfigError(`${file} is not a JSON array of TAT-QA contexts.`);
-  if (opts.limit !== undefined) contexts = contexts.slice(0, opts.limit);
-  const records: DatasetRecord[] = contexts.map((raw, i) => {
+  return loadTatQaContexts(ctx, contexts, TATQA_DEV, opts);
+}
+
+/** TAT-QA contexts already read (any file in TAT-QA's format, e.g. a question file given to the evaluation), as loadTatQa stores them. */
+export async function loadTatQaContexts(ctx: BackendContext, contexts: unknown[], sourceName: string, opts: DatasetLoadOptions = {}): Promise<IngestReport> {
+  const chosen = opts.limit !== undefined ? contexts.slice(0, opts.limit) : contexts;
+  const records: DatasetRecord[] = chosen.map((raw, i) => {
     const uid = (raw as { table?: { uid?: unknown } })?.table?.uid;
     const id = typeof uid === "string" && uid ? uid : `context-${i + 1}`;
     return {
       id,
-      sourceName: `${TATQA_DEV}#${id}`,
+      sourceName: `${sourceName}#${id}`,
       mediaType: "application/json",
       // The loader's version is part of the hash: a change in how contexts become documents re-ingests them.
       contentHash: contentHash(JSON.stringify([LOADER_VERSION, (raw as { table?: unknown })?.table, (raw as { paragraphs?: unknown })?.paragraphs])),

@@ -60,14 +60,14 @@ function variantsOf(linking: SchemaLinking, picks: SqlPicks): Variant[] {
  * safety check here already, so a formulation bug shows up as a missing query with a note, never as a
  * refused execution.
  */
-export function formulateSql(
+export async function formulateSql(
   intent: Intent,
   candidate: Candidate,
   structure: SqlStructure,
   adj: Adjustments,
   max: number,
   page: number,
-): { queries: FormulatedQuery[]; notes: string[] } {
+): Promise<{ queries: FormulatedQuery[]; notes: string[] }> {
   const notes: string[] = [];
   if (structure.tables.length === 0) return { queries: [], notes: [`${candidate.kbName} has no tables`] };
   const linking = linkSchema(structure, intent, candidate, adj);
@@ -80,7 +80,7 @@ export function formulateSql(
     if (seen.has(rendered.text)) continue;
     seen.add(rendered.text);
     try {
-      checkSqlSafety(rendered.text, structure.dialect);
+      await checkSqlSafety(rendered.text, structure.dialect);
     } catch (e) {
       notes.push(`a formulated SQL query was dropped: ${(e as Error).message}`);
       continue;
