@@ -11,7 +11,7 @@ const REASON_LABELS: Record<string, string> = {
 
 /** The candidate sources the run selected, with their scores and the reasons behind each score. */
 export function CandidateSources({ outcome }: { outcome: RunOutcome }) {
-  if (!outcome.candidates.length) return <p className="text-sm text-slate-600">No source was selected for this question.</p>;
+  if (!outcome.candidates.length) return <p className="text-sm text-slate-600" data-testid="no-candidate-sources">No source matched the words of this question, so none was searched.</p>;
   const top = Math.max(...outcome.candidates.map((c) => c.score), 0.0001);
   return (
     <div className="space-y-3">

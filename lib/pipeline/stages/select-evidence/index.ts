@@ -3,9 +3,9 @@ import { containsPhrase, preparePiece } from "../../scorers/piece-text";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
 import { normalizeLabel } from "../../text";
 import type { Candidate, EvidenceSelection, ExecutedQuery, Intent, ScoredEvidence } from "../../types";
-import { type KbContribution, TOP_WINDOW, evidenceKindLabel, kbContributions } from "./contributions";
+import { type KbContribution, TOP_WINDOW, evidenceKindLabel, kbContributions, plainEvidenceKind } from "./contributions";
 
-export { CONTRIBUTION_WEIGHTS, type KbContribution, TOP_WINDOW, evidenceKindLabel, kbContributions } from "./contributions";
+export { CONTRIBUTION_WEIGHTS, type KbContribution, TOP_WINDOW, evidenceKindLabel, kbContributions, plainEvidenceKind } from "./contributions";
 
 export interface SelectEvidenceInput {
   intent: Intent;
@@ -73,18 +73,33 @@ function supportingReason(
   return null;
 }
 
-function winnerReason(winner: KbContribution, runnerUp: KbContribution | undefined, window: number): string {
+/**
+ * Why the winner answers, for the person who asked (the answer card shows it): the kind of evidence
+ * that matched best, in plain words. No counts of ranked items: the card shows only the cited
+ * evidence, and "4 of the top 5" would contradict one evidence panel.
+ */
+function winnerReason(winner: KbContribution, runnerUp: KbContribution | undefined): string {
+  const lead = winner.pieces[0];
+  const what = lead ? plainEvidenceKind(lead.piece) : "its evidence";
+  const other = runnerUp && runnerUp.pieces.length ? `; ${runnerUp.kbName} was searched too and matched less well` : "";
+  return `${what} matched the question best${other}.`;
+}
+
+/** The tally behind the choice, for the run's trace (analysts): ranks, scores and queries. */
+function winnerTally(winner: KbContribution, runnerUp: KbContribution | undefined, window: number): string {
   const lead = winner.pieces[0];
   const what = lead ? ` (${evidenceKindLabel(lead.piece)})` : "";
   const share = winner.inTop > 0 ? `${winner.inTop} of the top ${window} pieces` : `its best piece`;
-  let reason = `${share}${winner.holdsBest ? " and the best score" : ""} came from ${winner.kbName}${what}`;
-  if (runnerUp && runnerUp.pieces.length) reason += `; next was ${runnerUp.kbName} with ${runnerUp.inTop} of the top ${window}`;
-  if (winner.queriesRun) reason += `; ${winner.queriesOk} of its ${winner.queriesRun} ${winner.queriesRun === 1 ? "query" : "queries"} returned results`;
-  return reason;
+  let tally = `${share}${winner.holdsBest ? " and the best score" : ""} came from ${winner.kbName}${what}`;
+  if (runnerUp && runnerUp.pieces.length) tally += `; next was ${runnerUp.kbName} with ${runnerUp.inTop} of the top ${window}`;
+  if (winner.queriesRun) tally += `; ${winner.queriesOk} of its ${winner.queriesRun} ${winner.queriesRun === 1 ? "query" : "queries"} returned results`;
+  return tally;
 }
 
 export interface EvidenceSelectionDetail extends EvidenceSelection {
   contributions: KbContribution[];
+  /** The numbers behind the winner, for the trace; null without a winner. */
+  tally: string | null;
   keptBecause: Record<string, KeptBecause>;
 }
 
@@ -96,7 +111,7 @@ export interface EvidenceSelectionDetail extends EvidenceSelection {
 export function selectEvidence(input: SelectEvidenceInput): EvidenceSelectionDetail {
   const contributions = kbContributions(input.ranked, input.candidates, input.executed);
   const winner = contributions.find((c) => c.pieces.length > 0);
-  if (!winner) return { winner: null, evidence: [], contributions, keptBecause: {} };
+  if (!winner) return { winner: null, evidence: [], contributions, keptBecause: {}, tally: null };
 
   const window = Math.min(TOP_WINDOW, input.ranked.length);
   const runnerUp = contributions.find((c) => c !== winner && c.pieces.length > 0);
@@ -126,7 +141,8 @@ export function selectEvidence(input: SelectEvidenceInput): EvidenceSelectionDet
 
   const kept = new Set([...own, ...supporting]);
   return {
-    winner: { kbId: winner.kbId, kbName: winner.kbName, reason: winnerReason(winner, runnerUp, window) },
+    winner: { kbId: winner.kbId, kbName: winner.kbName, reason: winnerReason(winner, runnerUp) },
+    tally: winnerTally(winner, runnerUp, window),
     evidence: input.ranked.filter((e) => kept.has(e)),
     contributions,
     keptBecause,
@@ -137,14 +153,14 @@ export const classicalSelectEvidence: StageStrategy<SelectEvidenceInput, Evidenc
   name: "classical",
   async run(input: SelectEvidenceInput, ctx: StageContext): Promise<EvidenceSelection> {
     if (ctx.signal.aborted) throw new RunCancelledError();
-    const { winner, evidence, contributions, keptBecause } = selectEvidence(input);
+    const { winner, evidence, contributions, keptBecause, tally } = selectEvidence(input);
     const counts: Record<string, number> = {};
     for (const why of Object.values(keptBecause)) counts[why] = (counts[why] ?? 0) + 1;
     ctx.trace({
       stage: "select-evidence",
       type: "INFO",
       strategy: "classical",
-      summary: winner ? `${winner.kbName} won: ${winner.reason}. Kept ${evidence.length} pieces.` : "no evidence to select from",
+      summary: winner ? `${winner.kbName} won: ${tally}. Kept ${evidence.length} pieces.` : "no evidence to select from",
       payload: {
         contributions: contributions.map((c) => ({ kbId: c.kbId, kbName: c.kbName, score: +c.score.toFixed(3), pieces: c.pieces.length, inTop: c.inTop, best: c.best, queries: `${c.queriesOk}/${c.queriesRun}` })),
         kept: counts,
