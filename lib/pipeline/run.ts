@@ -12,8 +12,10 @@ import { type PipelineConfig, pipelineConfigSchema } from "./config";
 import { prismaEntityLookup } from "./entity-lookup";
 import { executeGuideAction } from "./execute-action";
 import { findNearestGuides, type GuideHit } from "./guides";
+import { mergeIdenticalEvidence } from "./merge-evidence";
 import { RunCancelledError, type StageContext, type StageStrategy, type TraceEventInput } from "./stage";
 import { describeChange } from "./stages/critique";
+import { explainUnreadQuestion } from "./stages/answer/unread-question";
 import type { ExecuteOutput } from "./stages/execute";
 import { classicalPool } from "./stages/pool";
 import { classicalRerank } from "./stages/rerank";
@@ -326,12 +328,17 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
           (s) => (s.winner ? `${s.winner.kbName}: ${s.winner.reason}` : "no source answered"),
         );
         const evidence: ScoredEvidence[] = selection.evidence.slice(0, config.evidenceForAnswer);
-        const answer: Answer = await stage(
-          "answer",
-          strategies.answer,
-          { intent, evidence, threshold: config.answerThreshold },
-          (a) => (a.refrained ? `refrained: ${a.reason}` : `${a.text} (confidence ${a.confidence.toFixed(2)})`),
-          (a) => a,
+        // A refusal caused before any evidence was weighed (another language, words no source knows) says so.
+        const answer: Answer = explainUnreadQuestion(
+          await stage(
+            "answer",
+            strategies.answer,
+            { intent, evidence, threshold: config.answerThreshold },
+            (a) => (a.refrained ? `refrained: ${a.reason}` : `${a.text} (confidence ${a.confidence.toFixed(2)})`),
+            (a) => a,
+          ),
+          intent,
+          candidates,
         );
         const critique: Critique = await stage(
           "critique",
@@ -373,6 +380,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
         finalEvidence = best.evidence;
         winner = best.winner;
       }
+      ({ evidence: finalEvidence, answer: finalAnswer } = mergeIdenticalEvidence(finalEvidence, finalAnswer));
     }
     status = finalAnswer.refrained ? "REFRAINED" : "ANSWERED";
   } catch (e) {
