@@ -1,3 +1,4 @@
+import { strategyInWords } from "@/lib/pipeline/strategy-words";
 import type { Iteration } from "@/lib/pipeline/types";
 import { QueryCode } from "../evidence/query-code";
 
@@ -77,7 +78,7 @@ export function RefinementPath({ iterations, finalText, finalReason, refrained }
                     <li key={i}>
                       <details>
                         <summary className="cursor-pointer">
-                          {q.kbName} · {q.strategy} <span className={`rounded px-1 text-xs ${STATUS_STYLE[q.status] ?? "bg-slate-100"}`}>{q.status}</span>
+                          {q.kbName} · {strategyInWords(q.strategy)} <span className={`rounded px-1 text-xs ${STATUS_STYLE[q.status] ?? "bg-slate-100"}`}>{q.status}</span>
                         </summary>
                         <div className="mt-1">
                           <QueryCode text={q.text} language={languageOf(q.text, q.strategy)} caption="Query" />

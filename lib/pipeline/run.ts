@@ -4,6 +4,7 @@ import { type AccessSubject, kbAccessWhere } from "../catalog/access";
 import type { CatalogDeps } from "../catalog/deps";
 import type { Prisma, PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
+import { count } from "../format/count";
 import type { LlmConfig } from "../llm/config";
 import type { LlmUsageTotals } from "../llm/usage";
 import { log } from "../log";
@@ -13,9 +14,10 @@ import { prismaEntityLookup } from "./entity-lookup";
 import { executeGuideAction } from "./execute-action";
 import { findNearestGuides, type GuideHit } from "./guides";
 import { mergeIdenticalEvidence } from "./merge-evidence";
+import { strategyInWords } from "./strategy-words";
 import { RunCancelledError, type StageContext, type StageStrategy, type TraceEventInput } from "./stage";
 import { describeChange } from "./stages/critique";
-import { explainUnreadQuestion } from "./stages/answer/unread-question";
+import { explainUnreadQuestion, languageName } from "./stages/answer/unread-question";
 import type { ExecuteOutput } from "./stages/execute";
 import { classicalPool } from "./stages/pool";
 import { classicalRerank } from "./stages/rerank";
@@ -229,7 +231,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
       );
       if (intent.language !== "en") {
         // The understand stage traces the details; the outcome keeps one line for the caller.
-        degradations.push(`The question looks like it is not in English (${intent.language}); understanding and search are tuned for English, so results may be weaker.`);
+        degradations.push(`The question looks like it is in ${languageName(intent.language)}, not English; understanding and search are tuned for English, so results may be weaker.`);
       }
       await prisma.run.update({ where: { id: run.id }, data: { intent: intent as unknown as Prisma.InputJsonValue } });
 
@@ -281,7 +283,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
             guides: guides.flatMap((g) => g.examples.map((ex) => ({ guideId: g.guideId, question: g.question, score: g.score, kbId: ex.kbId, query: ex.query }))),
             feedback,
           },
-          (qs) => `${qs.length} quer${qs.length === 1 ? "y" : "ies"}: ${qs.map((q) => `${q.kbName}/${q.strategy}`).join(", ")}`,
+          (qs) => `${count(qs.length, "query", "queries")}: ${qs.map((q) => `${q.kbName} (${strategyInWords(q.strategy)})`).join(", ")}`,
           (qs) => qs.map((q) => ({ kb: q.kbName, strategy: q.strategy, language: q.query.language, text: q.query.text, explanation: q.explanation })),
         );
         // wrong_module (HybGRAG): the critic named a retrieval module that misled the last round; leave it out

@@ -331,7 +331,7 @@ describe("answer: refusals", () => {
   it("refrains when there is no evidence", () => {
     const { answer } = answerQuestion({ intent: storesIntent, evidence: [] });
     expect(answer).toMatchObject({ refrained: true, text: REFUSAL_TEXT, confidence: 0, citations: [] });
-    expect(answer.reason).toMatch(/returned no evidence about 'Aurora Outfitters'/);
+    expect(answer.reason).toMatch(/^No evidence was found about 'Aurora Outfitters'; try other knowledge bases/);
   });
 
   it("refrains when an unlinked question entity appears in no evidence", () => {
@@ -341,7 +341,7 @@ describe("answer: refusals", () => {
       evidence: ev([tentsReturnRow, 5], [returns, 4]),
     });
     expect(answer.refrained).toBe(true);
-    expect(answer.reason).toBe("No evidence mentions 'Quantum Flux Capacitor'.");
+    expect(answer.reason).toBe("None of the sources found mentions 'Quantum Flux Capacitor'.");
   });
 
   it("does not refrain for an unlinked entity that the evidence does mention", () => {

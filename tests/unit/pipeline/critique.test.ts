@@ -157,7 +157,7 @@ describe("critique: validator checks", () => {
         executed: [searchOk],
       }),
     );
-    expect(check(result, CHECKS.notRefused)).toEqual({ name: CHECKS.notRefused, passed: false, detail: "Refrained: No evidence mentions 'Quantum Flux Capacitor'." });
+    expect(check(result, CHECKS.notRefused)).toEqual({ name: CHECKS.notRefused, passed: false, detail: "Refrained: None of the sources found mentions 'Quantum Flux Capacitor'." });
     expect(check(result, CHECKS.answerType).passed).toBe(false);
     expect(check(result, CHECKS.connection).passed).toBe(false);
   });

@@ -96,7 +96,7 @@ describe("uncertain answers and refusals", () => {
     const { answer } = answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["money"], relation: "hotel cap", entities: [madrid] }), evidence: cityRows.map((r) => scored(r, 5)) });
     expect(answer.refrained).toBe(true);
     expect(answer.certainty).toBeUndefined();
-    expect(answer.reason).toBe("No evidence mentions 'Madrid'.");
+    expect(answer.reason).toBe("None of the sources found mentions 'Madrid'.");
   });
 });
 

@@ -3,7 +3,7 @@ import { explainUnreadQuestion, languageName, unreadQuestionReason } from "@/lib
 import type { Answer, Candidate } from "@/lib/pipeline/types";
 import { intent } from "./select-fixtures";
 
-const refused: Answer = { text: "Not found in the sources.", refrained: true, reason: "The selected sources returned no evidence; try other sources or rephrase the question.", confidence: 0, citations: [], candidates: [] };
+const refused: Answer = { text: "Not found in the sources.", refrained: true, reason: "No evidence was found; try other knowledge bases or rephrase the question.", confidence: 0, citations: [], candidates: [] };
 const sales = { kbId: "kb-sales", kbName: "Aurora sales database" } as Candidate;
 
 describe("refusals told by their cause", () => {

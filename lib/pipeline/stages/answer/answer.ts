@@ -6,7 +6,7 @@ import type { Answer, Intent, ScoredEvidence } from "../../types";
 import { type Bridge, findBridges, focusWithBridges } from "./bridge";
 import { extractOccurrences } from "./extract";
 import { type QuestionFocus, buildQuestionFocus, pieceMentionsEntity } from "./question-focus";
-import { REFUSAL_TEXT, joinList, quoteList, refusal, unknownEntities } from "./refusal";
+import { REFUSAL_TEXT, joinList, noEvidenceReason, quoteList, refusal, unknownEntities } from "./refusal";
 import { type ScoredCandidate, answerConfidence, scoreCandidates } from "./score";
 import { withTableAnswer } from "./table-route";
 import { belowTheBar, notFoundReason } from "./uncertainty";
@@ -141,11 +141,11 @@ export function candidateAnswer(input: AnswerInput): AnswerResult {
   const evidence = input.evidence;
   if (evidence.length === 0) {
     const about = focus.entities.length > 0 ? ` about ${quoteList(focus.entities.map((e) => e.mention))}` : "";
-    return { answer: refusal(`The selected sources returned no evidence${about}; try other sources or rephrase the question.`, 0, []), ranked: [], notes: [] };
+    return { answer: refusal(noEvidenceReason(about), 0, []), ranked: [], notes: [] };
   }
   const unknown = unknownEntities(evidence, focus);
   if (unknown.length > 0) {
-    return { answer: refusal(`No evidence mentions ${quoteList(unknown)}.`, 0, []), ranked: [], notes: [] };
+    return { answer: refusal(`None of the sources found mentions ${quoteList(unknown)}.`, 0, []), ranked: [], notes: [] };
   }
 
   // A question that crosses sources: facts leading from its entity to a bridge entity another source's rows are about.

@@ -10,7 +10,7 @@ import type { AnswerInput } from "./answer";
 import { looksLikeInstructions } from "../../../llm/quote";
 import { checkSupport } from "./llm-support";
 import { computeProposal } from "./proposed-operation";
-import { refusal } from "./refusal";
+import { NO_EVIDENCE_REASON, refusal } from "./refusal";
 import { describePiece } from "./uncertainty";
 import { classifyValue } from "./value-types";
 
@@ -36,7 +36,7 @@ export function llmAnswer(session: LlmSession): StageStrategy<AnswerInput, Answe
       const threshold = input.threshold ?? DEFAULT_PIPELINE_CONFIG.answerThreshold;
       if (input.evidence.length === 0) {
         // Nothing to read: the classical refusal wording, without a call.
-        return refusal("The selected sources returned no evidence; try other sources or rephrase the question.", 0, []);
+        return refusal(NO_EVIDENCE_REASON, 0, []);
       }
       const alias = input.evidence.map((_, i) => `E${i + 1}`);
       const byAlias = new Map(input.evidence.map((e, i) => [alias[i].toLowerCase(), e.piece]));

@@ -3,6 +3,16 @@ import { type QuestionFocus, pieceMentionsEntity } from "./question-focus";
 
 export const REFUSAL_TEXT = "Not found in the sources.";
 
+/**
+ * Nothing came back to answer from. Said without blaming "the selected sources": there may have been
+ * none (the run's outcome then says why, see unread-question.ts), and the stage summary must not
+ * contradict the Candidate sources panel.
+ */
+export function noEvidenceReason(about = ""): string {
+  return `No evidence was found${about}; try other knowledge bases or rephrase the question.`;
+}
+export const NO_EVIDENCE_REASON = noEvidenceReason();
+
 export function refusal(reason: string, confidence: number, candidates: Answer["candidates"]): Answer {
   return { text: REFUSAL_TEXT, refrained: true, reason, confidence, citations: [], candidates };
 }
