@@ -10,7 +10,7 @@ export const FEEDBACK_LABELS: Record<string, string> = {
   empty_result: "Empty result",
   no_intersection: "No common answer",
   wrong_source: "Wrong source",
-  wrong_module: "Wrong retrieval module",
+  wrong_module: "Wrong kind of query",
   next_batch: "Look further down",
 };
 
@@ -95,7 +95,7 @@ export function RefinementPath({ iterations, finalText, finalReason, refrained }
                   <dt className="text-slate-500">Feedback</dt>
                   <dd data-testid="round-feedback">
                     {it.feedback.detail}
-                    {it.feedback.target && it.feedback.type !== "next_batch" && <span className="text-slate-500"> (about “{it.feedback.target}”)</span>}
+                    {it.feedback.target && it.feedback.type !== "next_batch" && <span className="text-slate-500"> (about “{it.feedback.type === "wrong_module" ? strategyInWords(it.feedback.target) : it.feedback.target}”)</span>}
                   </dd>
                 </>
               )}

@@ -1,3 +1,4 @@
+import { strategyInWords } from "../../strategy-words";
 import type { Feedback } from "../../types";
 
 /**
@@ -22,7 +23,7 @@ export function describeChange(feedback: Feedback): string {
     case "wrong_source":
       return t ? `Leave out '${t}' and select other sources` : "Select other sources";
     case "wrong_module":
-      return t ? `Answer with another retrieval module than '${t}'` : "Answer with another retrieval module";
+      return t ? `Answer without the ${strategyInWords(t)}` : "Answer with another kind of query";
     case "next_batch": {
       const page = Number(t);
       return Number.isInteger(page) && page >= 1 ? `Fetch the next batch of results (page ${page + 1})` : "Fetch the next batch of results";
