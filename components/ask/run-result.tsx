@@ -74,6 +74,17 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
     el?.focus({ preventScroll: true });
     el?.scrollIntoView({ block: "start", behavior: "smooth" });
   }, []);
+  // The cell a derivation operand was read from: its row opens and the cell is highlighted.
+  const [operandCell, setOperandCell] = useState<{ pieceId: string; column: string } | null>(null);
+  const showOperand = useCallback((pieceId: string, column: string) => {
+    setOperandCell({ pieceId, column });
+    cite(pieceId);
+  }, [cite]);
+  const operandColumns = useMemo(() => {
+    const map = new Map<string, string[]>();
+    for (const o of outcome?.answer.derivation?.operands ?? []) map.set(o.evidenceId, [...(map.get(o.evidenceId) ?? []), o.column]);
+    return map;
+  }, [outcome]);
   const registerHeader = useCallback((id: string, el: HTMLButtonElement | null) => {
     if (el) headers.current.set(id, el);
     else headers.current.delete(id);
@@ -120,6 +131,7 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
               outcome={outcome}
               citations={cited.map((c) => ({ pieceId: c.evidence.piece.id, number: c.number, label: `${EVIDENCE_KIND_LABELS[c.evidence.piece.kind] ?? c.evidence.piece.kind} from ${c.evidence.piece.provenance.kbName}` }))}
               onCite={cite}
+              onOperand={showOperand}
               canSaveGuide={canSaveGuide}
             />
             {outcome.degradations.length > 0 && (
@@ -141,7 +153,7 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
         {view.status !== "RUNNING" && view.status !== "QUEUED" && !view.hidden?.wholeResult && <FeedbackForm runId={view.id} initial={view.feedback} />}
         {outcome && (
           <>
-            <EvidenceSection cited={cited} closest={closest} others={others} openIds={openIds} onToggle={toggle} registerHeader={registerHeader} terms={terms} answer={outcome.answer.refrained ? null : outcome.answer.text} />
+            <EvidenceSection cited={cited} closest={closest} others={others} openIds={openIds} onToggle={toggle} registerHeader={registerHeader} terms={terms} answer={outcome.answer.refrained ? null : outcome.answer.text} operandColumns={operandColumns} activeOperand={operandCell} />
             <Section id="refinement-heading" title="Refinement path" hint="The critic checks each round's answer against the evidence and, when it fails, says what to change.">
               <RefinementPath iterations={outcome.iterations} finalText={outcome.answer.text} finalReason={outcome.answer.reason} refrained={outcome.answer.refrained} />
             </Section>

@@ -159,6 +159,11 @@ export interface Provenance {
   sourceObject: string | null;
   /** The native query that produced the piece, verbatim. */
   query: string;
+  /**
+   * Other queries of the same run that returned this very evidence (same source, same content),
+   * verbatim: identical evidence is cited once, with every query that found it (merge-evidence.ts).
+   */
+  alsoQueries?: string[];
   language: QueryLanguage;
   /** Where in the KB: e.g. {table, row} or {document, chunk} or {subject, predicate} or {path}. */
   location: Record<string, Scalar>;

@@ -10,6 +10,8 @@ import { textEmbeddings } from "../models/text-embeddings";
 import { loadCatalogSnapshot } from "./catalog-snapshot";
 import { type PipelineConfig, pipelineConfigSchema } from "./config";
 import { prismaEntityLookup } from "./entity-lookup";
+import { mergeIdenticalEvidence } from "./merge-evidence";
+import { languageName } from "./stages/answer/unread-question";
 import type { GuideHit } from "./guides";
 import { BudgetSpent } from "./run/budget";
 import { loadRunGuides } from "./run/guide-bookkeeping";
@@ -85,6 +87,9 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
   } finally {
     runner.close();
   }
+  // The same row or passage returned by two queries is cited once, listing both queries.
+  let evidence = best?.evidence ?? [];
+  if (best && answer === best.answer) ({ evidence, answer } = mergeIdenticalEvidence(best.evidence, best.answer));
 
   const outcome: RunOutcome = {
     runId: opened.runId,
@@ -95,7 +100,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
     answer,
     candidates: best?.candidates ?? [],
     queries: best?.queries ?? [],
-    evidence: best?.evidence ?? [],
+    evidence,
     winner: best?.winner ?? null,
     iterations,
     guides: guides.map((g) => ({ guideId: g.guideId, question: g.question, score: g.score })),
@@ -139,7 +144,7 @@ async function understand(prisma: PrismaClient, runner: StageRunner, strategies:
     (i) => i,
   );
   // The understand stage traces the details; the outcome keeps one line for the caller.
-  if (intent.language !== "en") degradations.push(`The question looks like it is not in English (${intent.language}); understanding and search are tuned for English, so results may be weaker.`);
+  if (intent.language !== "en") degradations.push(`The question looks like it is in ${languageName(intent.language)}, not English; understanding and search are tuned for English, so results may be weaker.`);
   return intent;
 }
 

@@ -269,16 +269,55 @@ export const answerShapeSchema = z.object({
 });
 export type AnswerShape = z.infer<typeof answerShapeSchema>;
 
+/** TagOp's operators: what a computed answer did with the figures it located. */
+export const DERIVATION_OPERATIONS = ["sum", "difference", "average", "multiplication", "division", "change-ratio", "count"] as const;
+
+export const derivationOperandSchema = z.object({
+  value: z.number(),
+  /** The figure as the source writes it ("2,119", "$(89.7)", "21.0%"). */
+  text: z.string(),
+  /** The evidence piece (table row) that holds it. */
+  evidenceId: z.string(),
+  /** The row's label and the column's header: where in the table the figure sits. */
+  row: z.string(),
+  column: z.string(),
+});
+export type DerivationOperand = z.infer<typeof derivationOperandSchema>;
+
+/** A computed answer's working: the operation, its located operands, the expression and the result with its scale. */
+export const derivationSchema = z.object({
+  operation: z.enum(DERIVATION_OPERATIONS),
+  operands: z.array(derivationOperandSchema),
+  /** "(2,119 − 1,800) / 1,800 = 17.73%" */
+  expression: z.string(),
+  result: z.number(),
+  /** TAT-QA's scale vocabulary: the result is in thousands, millions, billions, percent, or as is (""). */
+  scale: z.enum(["", "thousand", "million", "billion", "percent"]),
+  /** A currency or unit the operands share ("$", "EUR"), when they state one. */
+  unit: z.string().nullable(),
+  /** Who chose the operation and operands: the classical reading of the question, or a model's proposal (always recomputed here). */
+  proposedBy: z.enum(["classical", "llm"]).default("classical"),
+});
+export type Derivation = z.infer<typeof derivationSchema>;
+
 export const answerSchema = z.object({
   text: z.string(),
   refrained: z.boolean(),
-  /** Why Mosaic refrained, in words a person can act on. */
+  /** Why Mosaic refrained, or why an answer is uncertain, in words a person can act on. */
   reason: z.string().nullable(),
   confidence: z.number().min(0).max(1),
   citations: z.array(z.string()),
   candidates: z.array(answerCandidateSchema),
   /** Set when the answer is a query result (scalar, list or table); absent for answers read from text. */
   shape: answerShapeSchema.optional(),
+
+  /** A computed answer's derivation (the answer card's explanation panel). */
+  derivation: derivationSchema.optional(),
+  /**
+   * "uncertain": the best candidate is supported by the evidence but not strongly enough to state as
+   * fact; it is shown as the closest answer, marked, with its evidence. Absent or "certain" otherwise.
+   */
+  certainty: z.enum(["certain", "uncertain"]).optional(),
 });
 export type Answer = z.infer<typeof answerSchema>;
 

@@ -7,7 +7,10 @@ import type { GuideHit } from "../guides";
 import type { ModelHandles } from "../../models/runtime";
 import type { textEmbeddings } from "../../models/text-embeddings";
 import { scorersFor } from "../scorers";
+import { count } from "../../format/count";
+import { strategyInWords } from "../strategy-words";
 import { describeChange } from "../stages/critique";
+import { explainUnreadQuestion } from "../stages/answer/unread-question";
 import type { ExecuteOutput } from "../stages/execute";
 import { classicalPool } from "../stages/pool";
 import { classicalRerank } from "../stages/rerank";
@@ -74,7 +77,7 @@ export async function runRound(run: RunContext, round: number, state: RoundState
   const reranked = await poolAndRerank(run, round, executed, actions);
   const selection = await selectEvidence(run, reranked, candidates, executed);
   const evidence = selection.evidence.slice(0, run.config.evidenceForAnswer);
-  const answer = await answerFrom(run, evidence, selection);
+  const answer = await answerFrom(run, evidence, selection, candidates);
   const critique = await critiqueRound(run, round, answer, evidence, executed, candidates, state);
   return { answer, candidates, queries: executed.executed, evidence, winner: selection.winner, critique, iteration: iterationOf(run, round, candidates, executed, answer, critique) };
 }
@@ -123,7 +126,7 @@ function formulate(run: RunContext, candidates: Candidate[], state: RoundState):
     "formulate",
     run.strategies.formulate,
     { intent: run.intent, candidates: candidates.filter((c) => run.structures.has(c.kbId)), structures: run.structures, guides: formulationGuides(run.guides), feedback: state.feedback },
-    (qs) => `${qs.length} quer${qs.length === 1 ? "y" : "ies"}: ${qs.map((q) => `${q.kbName}/${q.strategy}${q.role === "answer" ? " (answer)" : ""}`).join(", ")}`,
+    (qs) => `${count(qs.length, "query", "queries")}: ${qs.map((q) => `${q.kbName} (${strategyInWords(q.strategy)}${q.role === "answer" ? ", answer" : ""})`).join(", ")}`,
     (qs) => qs.map((q) => ({ kb: q.kbName, strategy: q.strategy, role: q.role ?? "context", language: q.query.language, text: q.query.text, explanation: q.explanation, fit: q.fit ?? null })),
   );
 }
@@ -181,14 +184,16 @@ function selectEvidence(run: RunContext, ranked: ScoredEvidence[], candidates: C
   );
 }
 
-function answerFrom(run: RunContext, evidence: ScoredEvidence[], selection: EvidenceSelection): Promise<Answer> {
-  return run.runner.stage(
+async function answerFrom(run: RunContext, evidence: ScoredEvidence[], selection: EvidenceSelection, candidates: Candidate[]): Promise<Answer> {
+  const answer = await run.runner.stage(
     "answer",
     run.strategies.answer,
     { intent: run.intent, evidence, threshold: run.config.answerThreshold, result: selection.result ?? null },
     (a) => (a.refrained ? `refrained: ${a.reason}` : `${a.text} (confidence ${a.confidence.toFixed(2)})`),
     (a) => a,
   );
+  // A refusal caused before any evidence was weighed (another language, words no source knows) says so.
+  return explainUnreadQuestion(answer, run.intent, candidates);
 }
 
 function critiqueRound(run: RunContext, round: number, answer: Answer, evidence: ScoredEvidence[], executed: ExecuteOutput, candidates: Candidate[], state: RoundState): Promise<Critique> {

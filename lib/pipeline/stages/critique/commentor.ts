@@ -1,3 +1,4 @@
+import { strategyInWords } from "../../strategy-words";
 import { normalizeLabel } from "../../text";
 import type { ExecutedQuery, Feedback, FeedbackType } from "../../types";
 import { queryNamesEntity } from "../answer";
@@ -156,7 +157,7 @@ const wrongModule: Rule = (a) => {
       feedback(
         "wrong_module",
         q.strategy,
-        `The ${q.strategy} query on ${q.kbName} came back ${q.status === "ok" ? "empty" : q.status} while document search found passages: answer from another module.`,
+        `The ${strategyInWords(q.strategy)} on ${q.kbName} came back ${q.status === "ok" ? "empty" : q.status} while the document search found passages: answer from those.`,
       ),
     );
 };

@@ -1,3 +1,4 @@
+import { strategyInWords } from "../../strategy-words";
 import type { Feedback } from "../../types";
 
 /**
@@ -22,7 +23,7 @@ export function describeChange(feedback: Feedback): string {
     case "wrong_source":
       return t ? `Leave out '${t}' and select other sources` : "Select other sources";
     case "wrong_module":
-      return t ? `Answer with another retrieval module than '${t}'` : "Answer with another retrieval module";
+      return t ? `Answer without the ${strategyInWords(t)}` : "Answer with another kind of query";
     case "missing_negation":
       return t ? `Read 'not ${t}' as a negation (a wider window, related rows excluded) and query again` : "Read the question's negation and query again";
     case "missing_grouping":
