@@ -34,12 +34,12 @@ export function BenchmarkCatalogLoad({ offer, canStart }: { offer: boolean; canS
 
   if (job?.state === "running") {
     return (
-      <div className="space-y-1.5 rounded-md border border-brand-200 bg-brand-50/40 px-3 py-2 text-sm" data-testid="benchmark-load" role="status">
+      <div className="space-y-1.5 rounded-md border border-slate-200 bg-white px-3 py-2 text-sm" data-testid="benchmark-load" role="status">
         <p className="font-medium">Loading the benchmark catalog…</p>
         <ProgressBar done={job.done} total={job.total} label="Progress of the benchmark catalog load" unit="knowledge base" />
         <p className="text-xs text-slate-600">
-          {job.total ? `${job.done.toLocaleString("en")} of ${count(job.total, "knowledge base")}` : "Starting"}
-          {job.current ? ` · now: ${job.current}` : ""}. You can leave this page; the load goes on.
+          {job.total ? `${job.done.toLocaleString("en")} of ${count(job.total, "knowledge base")}${job.current ? ` · now: ${job.current}` : ""}.` : "Starting…"} You can leave this
+          page; the load goes on.
         </p>
       </div>
     );

@@ -42,7 +42,7 @@ function firstRunHint(suites: SuiteOption[]): string {
   const first = suites.find((s) => s.key === defaultSuiteKey(suites) && !s.unavailable);
   if (!first) return "Pick a suite and start one.";
   const quick = first.key === "demo" ? ": it runs in under a minute" : "";
-  return `Start one with the suite chosen above, ${first.label} (${count(first.questions, "question")})${quick}.`;
+  return `Start with the ${first.label} suite (${count(first.questions, "question")})${quick}.`;
 }
 
 export function ReportList({ reports, selectedId, onSelect, suites }: { reports: ReportSummary[]; selectedId: string | null; onSelect: (id: string) => void; suites: SuiteOption[] }) {

@@ -18,15 +18,6 @@ describe("search text from the intent", () => {
     expect(searchText(["the of and"])).toBe("");
   });
 
-  it("shows the question's own words, not the stems the intent's keywords carry beside them", () => {
-    // extractKeywords lists "policies", "polici", "returned", "return": the index stems the text itself.
-    expect(searchText(["refund policies", "returned", "return", "policies", "polici", "revenue", "revenu"])).toBe("refund policies returned revenue");
-    // A later word with a stem already searched adds nothing; the first form written is the one kept.
-    expect(searchText(["Orders", "order", "ordered", "customers"])).toBe("Orders customers");
-    // Outside English nothing is stemmed, so every distinct word stays.
-    expect(searchText(["Bestellungen", "Bestellung"], "de")).toBe("Bestellungen Bestellung");
-  });
-
   it("joins the entities as mentioned and as linked, the relation, keywords, time and places", () => {
     const q = "What was the revenue of Aurora in the Nordics in 2025?";
     const i = intent(q, {

@@ -1,5 +1,5 @@
 import type { KbStructure, SearchFilters } from "../../../../backends/types";
-import { isStopword, normalizeLabel, terms } from "../../../text";
+import { isStopword, normalizeLabel } from "../../../text";
 import type { Candidate, FormulatedQuery, Intent } from "../../../types";
 import { resolveEntities } from "../entities";
 import type { Adjustments } from "../feedback";
@@ -17,25 +17,16 @@ const NUMERIC_ANSWERS = new Set(["number", "count", "money", "percent", "date"])
 /** The backend takes at most 48 terms; the text stays well under that so the intent's core is never cut. */
 const MAX_WORDS = 32;
 
-/**
- * Content words of the parts, in order, each once (case-insensitively), without stopwords, as people
- * wrote them. A word whose stem an earlier word already has is left out ("policies" then "polici", or
- * "orders" then "order", as the intent's keywords list them): the collection's index stems the search
- * text itself, so such a word finds nothing more, and the search text people see keeps their own words.
- */
+/** Content words of the parts, in order, each once (case-insensitively), without stopwords. */
 export function searchText(parts: string[], language = "en"): string {
   const seen = new Set<string>();
-  const seenStems = new Set<string>();
   const out: string[] = [];
   for (const part of parts) {
     for (const raw of part.split(/\s+/)) {
       const word = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
       const key = normalizeLabel(word);
       if (!key || seen.has(key) || key.split(" ").every((w) => isStopword(w, language))) continue;
-      const stem = terms(key, language).join(" ");
-      if (stem && seenStems.has(stem)) continue;
       seen.add(key);
-      if (stem) seenStems.add(stem);
       out.push(word);
       if (out.length >= MAX_WORDS) return out.join(" ");
     }
