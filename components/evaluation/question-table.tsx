@@ -10,6 +10,7 @@ import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { TextInput } from "../ui/field";
 import { evalApi } from "./api";
+import { count } from "@/lib/format/count";
 
 const FILTERS = [
   ["wrong", "Wrong"],
@@ -129,7 +130,7 @@ export function QuestionTable({ reportId, canOpenRuns, running }: { reportId: st
       </div>
       {query.error && <Alert tone="error">{query.error.message}</Alert>}
       <p className="text-xs text-slate-500" aria-live="polite">
-        {query.isFetching && !data ? "Loading…" : data ? `${data.total} question${data.total === 1 ? "" : "s"}` : ""}
+        {query.isFetching && !data ? "Loading…" : data ? count(data.total, "question") : ""}
       </p>
       {data && data.rows.length === 0 ? (
         <div className="rounded-lg border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-600">

@@ -11,6 +11,7 @@ import { evalApi } from "./api";
 import { QuestionTable } from "./question-table";
 import { StageTable } from "./stage-table";
 import { ProgressBar, StatusBadge } from "./report-list";
+import { count } from "@/lib/format/count";
 
 const LIVE = new Set(["RUNNING", "QUEUED"]);
 
@@ -170,7 +171,7 @@ export function ReportView({ reportId, onDeleted }: { reportId: string; onDelete
           </div>
         </div>
         <p className="text-xs text-slate-600">
-          {r.done} of {r.total} questions · seed {r.seed}
+          {r.done} of {count(r.total, "question")} · seed {r.seed}
           {r.limit ? ` · limit ${r.limit}` : ""} · {r.concurrency} in parallel · {r.kbCount} knowledge bases
           {r.createdBy ? ` · started by ${r.createdBy}` : ""} {r.origin === "cli" ? "from the command line" : ""} ·{" "}
           {Object.keys(r.configInput).length ? `settings ${JSON.stringify(r.configInput)}` : "default settings"}
@@ -191,7 +192,7 @@ export function ReportView({ reportId, onDeleted }: { reportId: string; onDelete
 
       {m ? (
         <>
-          {r.status !== "DONE" && <p className="text-xs text-slate-500">Metrics over the {m.n} questions finished so far.</p>}
+          {r.status !== "DONE" && <p className="text-xs text-slate-500">Metrics over {count(m.n, "question")} finished so far.</p>}
           <MetricCards metrics={m} />
           <div className="grid gap-4 xl:grid-cols-2">
             <RateBars metrics={m} />

@@ -2,6 +2,7 @@
 
 import { formatDelta, formatMetric, metricInfo, rankingLabel } from "@/lib/eval/metric-labels";
 import type { StageMetrics } from "@/lib/eval/types";
+import { count } from "@/lib/format/count";
 
 const KEYS = ["ndcg@10", "recall@100", "mrr@10"];
 
@@ -22,7 +23,7 @@ export function StageTable({ stages }: { stages: StageMetrics[] | undefined }) {
       <figcaption className="mb-2">
         <span className="block text-sm font-semibold">Document retrieval by ranking stage</span>
         <span className="block text-xs text-slate-500">
-          Over the same {stages[0].n} question{stages[0].n === 1 ? "" : "s"}; each stage keeps what earlier stages found below its own ranking. The change is against the stage before.
+          Over the same {count(stages[0].n, "question")}; each stage keeps what earlier stages found below its own ranking. The change is against the stage before.
         </span>
       </figcaption>
       <table className="w-full text-sm">

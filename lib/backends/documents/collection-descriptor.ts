@@ -3,6 +3,7 @@ import type { Descriptor } from "../types";
 import type { CollectionCounts, ContentStats } from "./collection-stats";
 import type { IndexDb } from "./index-db";
 import { COLLECTION_UNIT } from "./records";
+import { count } from "../../format/count";
 
 const SAMPLE_TITLES = 15;
 const LISTED_TABLES = 300;
@@ -48,10 +49,10 @@ const QUERY_HELP = [
 export function buildCollectionDescriptor(db: IndexDb, name: string, counts: CollectionCounts, stats: ContentStats): Descriptor {
   const titles = db.prepare("SELECT id, title FROM documents WHERE status = 'ready' ORDER BY rowid LIMIT ?").all(SAMPLE_TITLES) as { id: string; title: string }[];
   const tables = listTables(db, LISTED_TABLES);
-  const header = `Document collection "${name}": ${counts.documents} documents, ${counts.chunks} passages, ${counts.tables} tables (${counts.tableRows} table rows).`;
+  const header = `Document collection "${name}": ${count(counts.documents, "document")}, ${count(counts.chunks, "passage")}, ${count(counts.tables, "table")} (${count(counts.tableRows, "table row")}).`;
   const terms = stats.terms.map((t) => t.term);
   const tableLine = (t: TableSummary) =>
-    `- ${t.key}: "${t.caption}"${t.section ? ` [section: ${t.section}]` : ""}${t.caption === t.title ? "" : ` in "${t.title}"`}; columns: ${(JSON.parse(t.header) as string[]).join(", ")}; ${t.row_count} rows`;
+    `- ${t.key}: "${t.caption}"${t.section ? ` [section: ${t.section}]` : ""}${t.caption === t.title ? "" : ` in "${t.title}"`}; columns: ${(JSON.parse(t.header) as string[]).join(", ")}; ${count(t.row_count, "row")}`;
 
   const lines = [
     header,

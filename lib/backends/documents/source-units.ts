@@ -3,6 +3,7 @@ import type { Scalar, SourceUnit } from "../types";
 import type { CollectionCounts, ContentStats } from "./collection-stats";
 import type { IndexDb } from "./index-db";
 import { COLLECTION_UNIT } from "./records";
+import { count } from "../../format/count";
 
 const FORMAT_TAGS: Record<string, string> = {
   "text/plain": "txt",
@@ -26,7 +27,7 @@ export function buildSourceUnits(db: IndexDb, name: string, counts: CollectionCo
     name,
     contentType: "TEXT",
     description:
-      `${counts.documents} documents in ${counts.chunks} passages` +
+      `${count(counts.documents, "document")} in ${count(counts.chunks, "passage")}` +
       (about.length ? `, mostly about ${about.join(", ")}` : "") +
       (samples.length ? `. For example: ${samples.map((s) => `"${s}"`).join("; ")}.` : "."),
     tags: ["documents", ...mediaTypes.map((m) => FORMAT_TAGS[m] ?? m)],
@@ -63,7 +64,7 @@ export function buildSourceUnits(db: IndexDb, name: string, counts: CollectionCo
       name: t.caption,
       contentType: "TABLE",
       description:
-        `Table${from}${t.section ? ` (section "${t.section}")` : ""} with ${t.row_count} rows; columns: ${header.join(", ")}.` +
+        `Table${from}${t.section ? ` (section "${t.section}")` : ""} with ${count(t.row_count, "row")}; columns: ${header.join(", ")}.` +
         (labels.length ? ` First rows: ${labels.join("; ")}.` : ""),
       tags: ["table", FORMAT_TAGS[t.media_type] ?? t.media_type],
       metadata: { document: t.document_id, tableIndex: t.table_index, columns: header, rows: t.row_count },

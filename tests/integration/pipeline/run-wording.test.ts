@@ -57,7 +57,7 @@ describe("answer wording (demo workspace)", () => {
     // run several queries per source, no evidence the user sees repeats another.
     for (const question of ["How many orders were returned?", "What is the status of order 1001?", "What is the return window?", "Which product has the highest list price?"]) {
       const o = await ask(question);
-      const said = o.evidence.map((e) => `${e.piece.provenance.kbId} ${e.piece.provenance.sourceObject ?? ""} ${e.piece.kind} ${e.piece.text}`);
+      const said = o.evidence.map((e) => `${e.piece.provenance.kbName} ${e.piece.provenance.sourceObject ?? ""} ${e.piece.kind} ${e.piece.text}`);
       expect(new Set(said).size, question).toBe(said.length);
       for (const id of o.answer.citations) expect(o.evidence.some((e) => e.piece.id === id), question).toBe(true);
     }
