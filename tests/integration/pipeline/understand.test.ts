@@ -152,6 +152,8 @@ describe(`understand on the demo catalog (${TARGET_ENGINE})`, () => {
     }
     const perQuestion = calls.reduce((s, c) => s + c.ms, 0) / questions.length;
     console.info(`understand lookup on ${TARGET_ENGINE} with 200k extra labels: ${perQuestion.toFixed(1)} ms per question, ${calls.length} lookups`);
-    expect(perQuestion).toBeLessThan(100);
+    // A guard against losing the indexes (a scan of 200k labels per lookup takes seconds), not a timing goal:
+    // measured 19 ms per question on a quiet 2-core machine and 323 ms at a load average of 20.
+    expect(perQuestion).toBeLessThan(1500);
   });
 });
