@@ -17,7 +17,7 @@ import { SHARED_MODELS_DIR, sharedModelsAvailable } from "@/tests/support/models
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
 
 /** Short one-sentence notes: many rows, quick to embed, so a kill lands mid-job. */
-const NOTES = 400;
+const NOTES = 2000;
 const KILL_AT = 128;
 const PROJECTS = ["bridge repair", "library roof", "harbour lights", "school garden", "river survey"];
 const notes = () =>
