@@ -19,7 +19,7 @@ import { collectionCounts, computeContentStats, type ContentStats } from "./coll
 import type { DocumentsConfig, DocumentsSecrets } from "./config";
 import { buildEntityIndex } from "./entity-index";
 import { type IndexDb, indexPath, openIndexForRead, readMeta } from "./index-db";
-import { previewUnit } from "./preview";
+import { previewUnit, sqlitePreviewSource } from "./preview";
 import { type DenseQuery, searchCollection } from "./search";
 import { buildSourceUnits } from "./source-units";
 import { verbalizeSearchResult } from "./verbalize";
@@ -113,7 +113,7 @@ class DocumentsBackend implements KnowledgeBackend {
   }
 
   async preview(sourceKey: string, options?: { limit?: number }): Promise<Preview> {
-    return previewUnit(this.index(), this.ctx.kbName, sourceKey, options?.limit);
+    return previewUnit(sqlitePreviewSource(this.index()), this.ctx.kbName, sourceKey, options?.limit);
   }
 
   async entityIndex(options?: { limit?: number }): Promise<EntityIndexEntry[]> {
