@@ -77,6 +77,8 @@ const envSchema = z.object({
   NEO4J_USER: z.string().default("neo4j"),
   NEO4J_PASSWORD: z.string().optional(),
   NEO4J_DATABASE: z.string().optional(),
+  /** OpenSearch cluster for document collections registered on that engine (their own URL, if set, wins). */
+  SEARCH_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as http://localhost:9200" }).optional(),
   ...llmEnvShape(),
   ...modelsEnvShape(),
 });

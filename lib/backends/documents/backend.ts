@@ -19,6 +19,7 @@ import { collectionCounts, computeContentStats, type ContentStats } from "./coll
 import type { DocumentsConfig, DocumentsSecrets } from "./config";
 import { buildEntityIndex } from "./entity-index";
 import { type IndexDb, indexPath, openIndexForRead, readMeta } from "./index-db";
+import { OpenSearchDocumentsBackend } from "./opensearch/backend";
 import { previewUnit, sqlitePreviewSource } from "./preview";
 import { type DenseQuery, searchCollection } from "./search";
 import { buildSourceUnits } from "./source-units";
@@ -147,6 +148,7 @@ class DocumentsBackend implements KnowledgeBackend {
   }
 }
 
-export function createDocumentsBackend(config: DocumentsConfig, _secrets: DocumentsSecrets, ctx: BackendContext): KnowledgeBackend {
+export function createDocumentsBackend(config: DocumentsConfig, secrets: DocumentsSecrets, ctx: BackendContext): KnowledgeBackend {
+  if (config.engine === "opensearch") return new OpenSearchDocumentsBackend(config, secrets, ctx);
   return new DocumentsBackend(config, ctx);
 }

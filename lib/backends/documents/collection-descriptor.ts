@@ -55,7 +55,7 @@ export function buildCollectionDescriptor(db: IndexDb, name: string, counts: Col
       .all(LISTED_TABLES) as { key: string; caption: string; section: string | null; header: string; row_count: number; title: string }[]
   ).map((t) => ({ key: t.key, caption: t.caption, section: t.section, header: JSON.parse(t.header) as string[], rowCount: t.row_count, title: t.title }));
   const formats = (
-    db.prepare("SELECT media_type, count(*) AS n FROM documents WHERE status = 'ready' GROUP BY media_type ORDER BY n DESC").all() as { media_type: string; n: number }[]
+    db.prepare("SELECT media_type, count(*) AS n FROM documents WHERE status = 'ready' GROUP BY media_type ORDER BY n DESC, media_type DESC").all() as { media_type: string; n: number }[]
   ).map((r) => ({ mediaType: r.media_type, n: r.n }));
   return composeCollectionDescriptor(name, { counts, stats, titles, tables, formats });
 }

@@ -8,7 +8,7 @@ import { freePort } from "./postgres";
 /**
  * A throw-away OpenSearch 2.19 node for the integration tests: OpenSearch's Node run in-process by the
  * machine's Java 17 from the small Maven project in tests/support/opensearch (Maven Central artifacts
- * only: the server, the netty4 HTTP transport, analysis-common, painless, and the k-NN plugin's jars),
+ * only: the server, the netty4 HTTP transport, analysis-common, reindex, painless, and the k-NN plugin's jars),
  * single-node discovery, HTTP on a free loopback port, its own data directory, no security plugin (so
  * no credentials). Needs `java` (17+) and `mvn` on PATH; the first build downloads ~60 MB into ~/.m2,
  * later builds work offline. k-NN has no native engines here: vector fields use "engine": "lucene".

@@ -13,6 +13,7 @@ import org.opensearch.common.settings.Settings;
 import org.opensearch.node.InternalSettingsPreparer;
 import org.opensearch.node.Node;
 import org.opensearch.painless.PainlessPlugin;
+import org.opensearch.index.reindex.ReindexPlugin;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.transport.Netty4Plugin;
 
@@ -63,7 +64,7 @@ public final class TestOpenSearch {
     // k-NN is not a Maven dependency (Central has it only as a plugin zip, unpacked into target/knn
     // at package time), so it is on the run-time class path only and is named here.
     Class<? extends Plugin> knn = Class.forName("org.opensearch.knn.plugin.KNNPlugin").asSubclass(Plugin.class);
-    List<Class<? extends Plugin>> plugins = List.of(Netty4Plugin.class, CommonAnalysisPlugin.class, PainlessPlugin.class, knn);
+    List<Class<? extends Plugin>> plugins = List.of(Netty4Plugin.class, CommonAnalysisPlugin.class, ReindexPlugin.class, PainlessPlugin.class, knn);
     Node node = new ClasspathPluginsNode(settings, plugins);
 
     AtomicBoolean closed = new AtomicBoolean(false);
