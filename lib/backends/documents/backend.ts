@@ -14,9 +14,11 @@ import {
   type RawResult,
   type SourceUnit,
 } from "../types";
+import type { CollectionActions, CollectionDocument } from "./actions";
 import { buildCollectionDescriptor } from "./collection-descriptor";
 import { collectionCounts, computeContentStats, type ContentStats } from "./collection-stats";
 import type { DocumentsConfig, DocumentsSecrets } from "./config";
+import { type CoordinateSelection, readSentencesFrom, type SentenceSelection, selectCoordinatesFrom, selectSentencesFrom } from "./context-actions";
 import { buildEntityIndex } from "./entity-index";
 import { type IndexDb, indexPath, openIndexForRead, readMeta } from "./index-db";
 import { OpenSearchDocumentsBackend } from "./opensearch/backend";
@@ -29,7 +31,7 @@ import { verbalizeSearchResult } from "./verbalize";
  * A document collection: one SQLite file (FTS5 + sqlite-vec) in the KB's storage directory, opened
  * read-only here. Writes happen only through ingestFiles / the dataset loaders, on their own connection.
  */
-class DocumentsBackend implements KnowledgeBackend {
+class DocumentsBackend implements KnowledgeBackend, CollectionActions {
   readonly kind = "DOCUMENTS" as const;
   readonly language = "search" as const;
   private db: IndexDb | null = null;
@@ -135,6 +137,30 @@ class DocumentsBackend implements KnowledgeBackend {
       documents: collectionCounts(db).documents,
       tables: tables.map((t) => ({ key: t.key, caption: t.caption, section: t.section, columns: JSON.parse(t.header) as string[], rows: t.row_count })),
     };
+  }
+
+  async selectSentences(documentId: string, idxs: number[]): Promise<SentenceSelection> {
+    return selectSentencesFrom(this.index(), documentId, idxs);
+  }
+
+  async selectCoordinates(tableKey: string, rows: number[], cols: (number | string)[]): Promise<CoordinateSelection> {
+    return selectCoordinatesFrom(this.index(), tableKey, rows, cols);
+  }
+
+  async readSentences(documentId: string): Promise<string[]> {
+    return readSentencesFrom(this.index(), documentId);
+  }
+
+  async listDocuments(limit: number): Promise<CollectionDocument[]> {
+    const rows = this.index()
+      .prepare(
+        `SELECT d.id, d.title, d.media_type AS mediaType,
+           (SELECT COALESCE(SUM(json_array_length(c.sentences)), 0) FROM chunks c WHERE c.document_id = d.id) AS sentences,
+           (SELECT COUNT(*) FROM doc_tables t WHERE t.document_id = d.id) AS tables
+         FROM documents d WHERE d.status = 'ready' ORDER BY d.title LIMIT ?`,
+      )
+      .all(limit) as CollectionDocument[];
+    return rows.map((r) => ({ ...r, sentences: Number(r.sentences), tables: Number(r.tables) }));
   }
 
   async close(): Promise<void> {

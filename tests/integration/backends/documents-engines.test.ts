@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDocumentsBackend, type DocumentsConfig, documentsConfigSchema, ingestFiles, type IngestReport, selectCoordinates, selectSentences } from "@/lib/backends/documents";
+import { collectionActions } from "@/lib/backends/documents/actions";
 import { OpenSearchDocumentsBackend } from "@/lib/backends/documents/opensearch/backend";
 import { OpenSearchCollection } from "@/lib/backends/documents/opensearch/collection";
 import { call } from "@/lib/backends/documents/opensearch/connection";
@@ -185,6 +186,10 @@ describe.skipIf(!url)("document collections on SQLite and on OpenSearch answer a
       selectCoordinates(sqliteCtx, "product-catalog-html#table-1", [1], ["Product", 1]),
     );
     await expect(os.selectSentences("field-notes-txt", [99])).rejects.toThrow(/does not exist/);
+    expect(await os.readSentences("field-notes-txt")).toEqual(await collectionActions(sqlite).readSentences("field-notes-txt"));
+    await expect(os.readSentences("nope")).rejects.toThrow(/no document "nope"/);
+    // The analyst's document picker: same documents, sentence and table counts.
+    expect(await collectionActions(os).listDocuments(100)).toEqual(await collectionActions(sqlite).listDocuments(100));
   });
 
   describe.skipIf(!sharedModelsAvailable())("hybrid search with the shared sentence embedder", () => {

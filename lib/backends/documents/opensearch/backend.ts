@@ -14,6 +14,7 @@ import {
   type RawResult,
   type SourceUnit,
 } from "../../types";
+import type { CollectionActions, CollectionDocument } from "../actions";
 import { composeCollectionDescriptor, DESCRIPTOR_LISTED_TABLES, DESCRIPTOR_SAMPLE_TITLES } from "../collection-descriptor";
 import { type ContentStats, contentStatsOf, type StatsDocument } from "../collection-stats";
 import type { DocumentsConfig, DocumentsSecrets } from "../config";
@@ -47,7 +48,7 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
  * from what they read). What the catalog views need (documents, tables, statistics) is read once per
  * content version and kept, as the SQLite backend keeps its statistics.
  */
-export class OpenSearchDocumentsBackend implements KnowledgeBackend {
+export class OpenSearchDocumentsBackend implements KnowledgeBackend, CollectionActions {
   readonly kind = "DOCUMENTS" as const;
   readonly language = "search" as const;
   private readonly collection: OpenSearchCollection;
@@ -188,6 +189,21 @@ export class OpenSearchDocumentsBackend implements KnowledgeBackend {
     const table = await loadTableRecord(this.collection, tableKey);
     if (!table) throw new QueryExecutionError(`This collection has no table "${tableKey}". Table keys look like "<document id>#table-1".`, tableKey);
     return coordinateSelection(table, rows, cols);
+  }
+
+  async readSentences(documentId: string): Promise<string[]> {
+    if (!(await loadDocumentRecord(this.collection, documentId))) throw new QueryExecutionError(`This collection has no document "${documentId}".`, documentId);
+    return documentSentencesOf(this.collection, documentId);
+  }
+
+  async listDocuments(limit: number): Promise<CollectionDocument[]> {
+    const { outline } = await this.current();
+    const tables = new Map<string, number>();
+    for (const t of outline.tables) tables.set(t.documentId, (tables.get(t.documentId) ?? 0) + 1);
+    return [...outline.documents]
+      .sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0))
+      .slice(0, limit)
+      .map((d) => ({ id: d.id, title: d.title, mediaType: d.mediaType, sentences: d.sentences, tables: tables.get(d.id) ?? 0 }));
   }
 
   async close(): Promise<void> {

@@ -101,6 +101,7 @@ const CONTENT_MAPPING = {
     text: storedText,
     ingested_at: { type: "date" },
     metadata: opaque,
+    sentence_count: int,
     // tables
     key: keyword,
     document_id: keyword,

@@ -19,6 +19,7 @@ export interface OutlineDocument {
   title: string;
   mediaType: string;
   version: string;
+  sentences: number;
 }
 
 export interface OutlineTable extends StoredTable {
@@ -34,8 +35,9 @@ export interface CollectionOutline {
 
 export async function readOutline(c: OpenSearchCollection): Promise<CollectionOutline> {
   const documents: OutlineDocument[] = [];
-  for await (const hit of c.scan<DocumentRecord>(c.names.contentAlias, READY_DOCUMENTS, [{ seq: "asc" }], ["id", "title", "media_type", "content_hash"])) {
-    documents.push({ id: hit._source.id, title: hit._source.title, mediaType: hit._source.media_type, version: versionOf(hit._source) });
+  for await (const hit of c.scan<DocumentRecord>(c.names.contentAlias, READY_DOCUMENTS, [{ seq: "asc" }], ["id", "title", "media_type", "content_hash", "sentence_count"])) {
+    const d = hit._source;
+    documents.push({ id: d.id, title: d.title, mediaType: d.media_type, version: versionOf(d), sentences: d.sentence_count ?? 0 });
   }
   const byId = new Map(documents.map((d) => [d.id, d]));
   const tables: OutlineTable[] = [];

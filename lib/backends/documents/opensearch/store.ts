@@ -27,6 +27,8 @@ export interface DocumentRecord {
   ingested_at: string;
   metadata: Record<string, unknown>;
   seq: number;
+  /** Sentences of all its passages (what SelectSentenceIdxs numbers). */
+  sentence_count: number;
 }
 
 export interface TableRecord {
@@ -185,6 +187,7 @@ export class OpenSearchCollectionWriter {
       ingested_at: new Date().toISOString(),
       metadata: doc.metadata,
       seq,
+      sentence_count: doc.chunks.reduce((n, ch) => n + ch.sentences.length, 0),
     };
     // The switch: from here on, readers see this version. Refreshed, so the next duplicate check sees it.
     await call(this.c.conn, "PUT", `/${this.c.names.contentAlias}/_doc/${encodeURIComponent(documentRecordId(id))}`, record, { querystring: { refresh: "true" } });
@@ -214,6 +217,7 @@ export class OpenSearchCollectionWriter {
       ingested_at: new Date().toISOString(),
       metadata: {},
       seq: existing?.seq ?? (await this.c.nextSeq()),
+      sentence_count: 0,
     };
     await call(this.c.conn, "PUT", `/${this.c.names.contentAlias}/_doc/${encodeURIComponent(documentRecordId(id))}`, record, { querystring: { refresh: "true" } });
   }
