@@ -18,6 +18,17 @@ const optionalSecret = z
 
 export const documentsConnectionSchema = z.object({
   language: z.string().trim().min(2).max(10).default("en"),
+  /** Where the collection's index lives: a SQLite file on this server, or an OpenSearch cluster. */
+  engine: z.enum(["sqlite", "opensearch"]).default("sqlite"),
+  /** OpenSearch only; empty = the server's SEARCH_URL. */
+  searchUrl: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => v || undefined)
+    .refine((v) => v === undefined || /^https?:\/\/[^\s/]+/.test(v), "Use an http:// or https:// address, e.g. https://search.example.com:9200."),
+  user: z.string().trim().optional().transform((v) => v || undefined),
+  password: optionalSecret,
 });
 
 export const sqlConnectionSchema = z.discriminatedUnion("dialect", [
