@@ -73,6 +73,30 @@ describe("admin knowledge-base registry", () => {
     }
   });
 
+  it("offers an OpenSearch cluster for a document collection and names why a connection test fails", async () => {
+    const { page, close } = await signedIn("ADMIN");
+    try {
+      await page.goto("/knowledge-bases/new");
+      const form = page.getByRole("form", { name: "Register a knowledge base" });
+      await form.getByText("Documents", { exact: true }).click();
+      // On this server by default: no cluster fields, no connection test.
+      expect(await form.getByLabel("On this server").isChecked()).toBe(true);
+      expect(await form.getByLabel("Cluster address (optional)").count()).toBe(0);
+      await form.getByLabel(/In an OpenSearch cluster/).check();
+      await form.getByLabel("Name").fill("Contracts archive");
+      await form.getByLabel("Cluster address (optional)").fill("http://127.0.0.1:9");
+      await form.getByLabel("User (optional)").fill("mosaic");
+      await form.getByLabel("Password").fill("not-shown-again");
+      await form.getByRole("button", { name: "Test connection" }).click();
+      const alert = page.getByRole("alert").filter({ hasText: "Connection failed" });
+      await expect.poll(() => alert.count(), { timeout: 30_000 }).toBe(1);
+      expect(await alert.innerText()).toMatch(/OpenSearch at http:\/\/127\.0\.0\.1:9 refused the connection/);
+      await screenshot(page, "knowledge-base-register-opensearch");
+    } finally {
+      await close();
+    }
+  });
+
   it("explains a malformed upload and registers nothing", async () => {
     const { page, close } = await signedIn("ADMIN");
     try {
