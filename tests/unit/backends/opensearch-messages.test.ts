@@ -30,7 +30,7 @@ describe("OpenSearch failures in plain words", () => {
   it("names a refused connection, an unknown host and a timeout", () => {
     expect(describeOpenSearchError(new errors.ConnectionError("connect ECONNREFUSED 127.0.0.1:9200"), URL)).toMatch(/refused the connection \(is the cluster running and the address right\?\)/);
     expect(describeOpenSearchError(new errors.ConnectionError("getaddrinfo ENOTFOUND search.example.com"), URL)).toMatch(/could not be found \(the host name does not resolve\)/);
-    expect(describeOpenSearchError(new errors.TimeoutError("Request timed out"), URL)).toBe(`OpenSearch at ${URL} did not answer in time.`);
+    expect(describeOpenSearchError(new errors.TimeoutError("Request timed out", answer(0, null).meta), URL)).toBe(`OpenSearch at ${URL} did not answer in time.`);
   });
 });
 
