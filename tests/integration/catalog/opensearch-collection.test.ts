@@ -2,13 +2,14 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collectionEmbeddingStatus } from "@/lib/backends/documents/embedding-queue";
 import { collectionIndexes } from "@/lib/backends/documents/opensearch/layout";
 import { closeAllBackends } from "@/lib/backends/registry";
 import type { CatalogDeps } from "@/lib/catalog/deps";
 import { deleteKnowledgeBase, getKnowledgeBase, listKnowledgeBases } from "@/lib/catalog/knowledge-bases";
 import { checkKnowledgeBase } from "@/lib/catalog/refresh";
 import { registerKnowledgeBase, testConnection } from "@/lib/catalog/register";
-import { listSourceObjects } from "@/lib/catalog/source-objects";
+import { collectionDocumentSentences, listCollectionDocuments, listSourceObjects } from "@/lib/catalog/source-objects";
 import { decryptSecrets } from "@/lib/crypto/secrets";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
@@ -75,6 +76,22 @@ describe.skipIf(!url)(`a document collection on OpenSearch (${TARGET_ENGINE})`, 
     const objects = await listSourceObjects(handle.prisma, admin, { kbId });
     expect(objects.some((o) => o.contentType === "TEXT")).toBe(true);
     expect(objects.filter((o) => o.contentType === "TABLE").length).toBeGreaterThanOrEqual(2);
+
+    // Its page reads the vectors from the cluster: every passage and row still waits for the embedding job.
+    const embedding = await collectionEmbeddingStatus(handle.prisma, deps, { id: kbId, name: NAME });
+    expect(embedding.rows).toBeGreaterThan(10);
+    expect(embedding).toMatchObject({ embedded: 0, model: "", job: { kind: "documents.embed" } });
+  });
+
+  it("lists its documents for the sentence picker and reads a document's sentences from the cluster", async () => {
+    const collection = (await listSourceObjects(handle.prisma, admin, { kbId })).find((o) => o.contentType === "TEXT")!;
+    const documents = await listCollectionDocuments(handle.prisma, deps, admin, collection.id);
+    expect(documents.map((d) => d.title).sort()).toHaveLength(3);
+    const report = documents.find((d) => d.id === "annual-report-2025-md")!;
+    expect(report.sentences).toBeGreaterThan(3);
+    const { sentences, total } = await collectionDocumentSentences(handle.prisma, deps, admin, collection.id, report.id);
+    expect(total).toBe(report.sentences);
+    expect(sentences[0]).toMatch(/\w/);
   });
 
   it("answers a question from it and cites the table row", async () => {
