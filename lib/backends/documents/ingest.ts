@@ -68,7 +68,7 @@ export function initCollection(ctx: BackendContext, config?: Partial<DocumentsCo
 }
 
 /** Where ingestion writes, whichever engine holds the collection. */
-interface IngestTarget {
+export interface IngestTarget {
   settings: ChunkingSettings;
   readyWithHash(contentHash: string): Promise<string | undefined>;
   commit(input: DocumentToCommit): Promise<CommitOutcome>;
@@ -93,7 +93,7 @@ function sqliteTarget(ctx: BackendContext, config?: Partial<DocumentsConfig>): I
 }
 
 /** OpenSearch: each document becomes visible in one step once all its parts are stored (opensearch/store.ts). */
-async function openSearchTarget(ctx: BackendContext, config: Partial<DocumentsConfig> | undefined, secrets: DocumentsSecrets): Promise<IngestTarget> {
+export async function openSearchTarget(ctx: BackendContext, config: Partial<DocumentsConfig> | undefined, secrets: DocumentsSecrets): Promise<IngestTarget> {
   const requested = { ...DEFAULT_DOCUMENTS_CONFIG, ...config };
   const collection = OpenSearchCollection.open(requested, secrets, ctx);
   try {

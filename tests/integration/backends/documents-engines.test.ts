@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDocumentsBackend, type DocumentsConfig, documentsConfigSchema, ingestFiles, type IngestReport, selectCoordinates, selectSentences } from "@/lib/backends/documents";
+import { createDocumentsBackend, type DocumentsConfig, documentsConfigSchema, ingestFiles, type IngestReport, loadSciFact, selectCoordinates, selectSentences } from "@/lib/backends/documents";
 import { collectionActions } from "@/lib/backends/documents/actions";
 import { OpenSearchDocumentsBackend } from "@/lib/backends/documents/opensearch/backend";
 import { OpenSearchCollection } from "@/lib/backends/documents/opensearch/collection";
@@ -11,6 +11,8 @@ import { embedMissingVectors, openVectorStore } from "@/lib/backends/documents/v
 import { BackendUnavailableError, QueryExecutionError, QueryRejectedError, QuerySyntaxError } from "@/lib/backends/errors";
 import { kbStorageDir } from "@/lib/backends/registry";
 import type { BackendContext, EvidencePiece, KnowledgeBackend } from "@/lib/backends/types";
+import { ndcgAtK } from "@/lib/eval/metrics/retrieval";
+import { SCIFACT_CLAIMS, scifactQuestions } from "@/lib/eval/suites/scifact";
 import { knownVector } from "@/lib/models/known-vectors";
 import { LocalModelRuntime } from "@/lib/models/local-runtime";
 import type { Embedder } from "@/lib/models/types";
@@ -244,6 +246,57 @@ describe.skipIf(!url)("document collections on SQLite and on OpenSearch answer a
       const result = await search(os, "storm surge", undefined, 5, other);
       expect(result.records[0]).not.toHaveProperty("retrieval");
     });
+  });
+});
+
+const datasetsDir = path.resolve(process.env.DATASETS_DIR ?? "../shared/datasets");
+const SCIFACT_DOCS = 600;
+
+describe.skipIf(!url || !existsSync(path.join(datasetsDir, SCIFACT_CLAIMS)))(`SciFact's first ${SCIFACT_DOCS} abstracts on both engines`, () => {
+  let ctx: BackendContext;
+  let sqlite: KnowledgeBackend;
+  let os: KnowledgeBackend;
+  let claims: { claim: string; cited: string[] }[];
+
+  beforeAll(async () => {
+    ctx = context("SciFact sample");
+    const a = await loadSciFact(ctx, datasetsDir, { limit: SCIFACT_DOCS, config: sqliteConfig });
+    const b = await loadSciFact(ctx, datasetsDir, { limit: SCIFACT_DOCS, config: openSearchConfig() });
+    expect(b).toEqual(a);
+    sqlite = createDocumentsBackend(sqliteConfig, {}, ctx);
+    os = createDocumentsBackend(openSearchConfig(), {}, ctx);
+    const loaded = new Set((await collectionActions(sqlite).listDocuments(SCIFACT_DOCS)).map((d) => d.id));
+    // Claims whose cited abstracts are among the loaded ones, relevance restricted to those (BEIR's binary relevance).
+    claims = scifactQuestions(datasetsDir)
+      .map((q) => ({ claim: q.question, cited: (q.evidence?.documentIds ?? []).filter((id) => loaded.has(id)) }))
+      .filter((c) => c.cited.length > 0)
+      .slice(0, 60);
+  }, 300_000);
+  afterAll(async () => {
+    await sqlite?.close();
+    await os?.close();
+  });
+
+  it("ranks the claims' abstracts alike: NDCG@10 within 0.02, the same first abstract for at least 85% of claims", async () => {
+    expect(claims.length).toBeGreaterThanOrEqual(30);
+    const ndcg = { sqlite: 0, os: 0 };
+    let sameFirst = 0;
+    for (const c of claims) {
+      const ranked = async (b: KnowledgeBackend) => [...new Set((await search(b, c.claim, undefined, 100)).records.map((r) => String(r.documentId)))];
+      const [a, o] = [await ranked(sqlite), await ranked(os)];
+      const ranks = (docs: string[]) => c.cited.map((id) => (docs.indexOf(id) >= 0 ? docs.indexOf(id) + 1 : null));
+      ndcg.sqlite += ndcgAtK(ranks(a), 10) / claims.length;
+      ndcg.os += ndcgAtK(ranks(o), 10) / claims.length;
+      if (a[0] === o[0]) sameFirst++;
+    }
+    expect(Math.abs(ndcg.os - ndcg.sqlite), JSON.stringify(ndcg)).toBeLessThanOrEqual(0.02);
+    expect(sameFirst / claims.length).toBeGreaterThanOrEqual(0.85);
+    expect(ndcg.sqlite).toBeGreaterThan(0.5); // a sanity floor: BM25 finds cited abstracts in this sample
+  });
+
+  it("keeps SciFact's sentence numbering on both engines", async () => {
+    const [doc] = await collectionActions(os).listDocuments(1);
+    expect(await collectionActions(os).readSentences(doc!.id)).toEqual(await collectionActions(sqlite).readSentences(doc!.id));
   });
 });
 

@@ -1,7 +1,7 @@
 import type { BackendContext } from "../../types";
 import { assembleDocument } from "../assemble";
-import type { IngestOptions, IngestReport } from "../ingest";
-import { openCollectionForIngest } from "../ingest";
+import type { IngestOptions, IngestOutcome, IngestReport } from "../ingest";
+import { openCollectionForIngest, openSearchTarget } from "../ingest";
 import type { ParsedDocument } from "../parsers";
 import { CollectionWriter } from "../store";
 
@@ -27,6 +27,7 @@ export interface DatasetLoadOptions extends IngestOptions {
  * it yields to the event loop, so a server loading a benchmark keeps answering requests.
  */
 export async function commitDatasetRecords(ctx: BackendContext, records: DatasetRecord[], opts: DatasetLoadOptions): Promise<IngestReport> {
+  if (opts.config?.engine === "opensearch") return commitToOpenSearch(ctx, records, opts);
   const { db, settings } = openCollectionForIngest(ctx, opts.config);
   const report: IngestReport = { added: 0, replaced: 0, skipped: 0, failed: [] };
   const batchSize = Math.max(1, opts.batchSize ?? 500);
@@ -60,6 +61,40 @@ export async function commitDatasetRecords(ctx: BackendContext, records: Dataset
     }
   } finally {
     db.close();
+  }
+  return report;
+}
+
+/**
+ * The same load into an OpenSearch collection: each record becomes visible on its own once all its
+ * parts are stored (opensearch/store.ts), so an interrupted load also resumes by skipping what is there.
+ */
+async function commitToOpenSearch(ctx: BackendContext, records: DatasetRecord[], opts: DatasetLoadOptions): Promise<IngestReport> {
+  const target = await openSearchTarget(ctx, opts.config, opts.secrets ?? {});
+  const report: IngestReport = { added: 0, replaced: 0, skipped: 0, failed: [] };
+  try {
+    for (const [i, r] of records.entries()) {
+      let outcome: IngestOutcome;
+      if (await target.readyWithHash(r.contentHash)) {
+        outcome = "skipped";
+      } else {
+        let parsed: ParsedDocument | null = null;
+        try {
+          parsed = r.read();
+        } catch (e) {
+          const error = e instanceof Error ? e.message : String(e);
+          await target.recordFailure({ sourceName: r.sourceName, mediaType: r.mediaType, contentHash: r.contentHash, error });
+          report.failed.push({ name: r.sourceName, error });
+        }
+        outcome = parsed
+          ? await target.commit({ preferredId: r.id, sourceName: r.sourceName, mediaType: r.mediaType, contentHash: r.contentHash, document: assembleDocument(parsed, target.settings) })
+          : "failed";
+      }
+      if (outcome !== "failed") report[outcome]++;
+      opts.onProgress?.({ done: i + 1, total: records.length, name: r.sourceName, outcome });
+    }
+  } finally {
+    await target.close();
   }
   return report;
 }
