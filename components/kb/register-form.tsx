@@ -94,12 +94,13 @@ export function RegisterKbForm({ groups }: { groups: { id: string; name: string 
   });
   const test = useMutation({ mutationFn: (input: RegisterKbInput) => unwrap(testConnectionAction(input)) });
 
-  function validate(): RegisterKbInput | null {
+  /** `forTest`: the connection test needs the connection fields only, not the files. */
+  function validate(forTest = false): RegisterKbInput | null {
     const input = buildInput(source, f);
     const parsed = registerKbSchema.safeParse(input);
     const errs: Record<string, string> = {};
     if (!parsed.success) for (const i of parsed.error.issues) errs[String(i.path[i.path.length - 1])] ??= i.message;
-    if (spec.accept && files.length === 0) errs.files = "Choose at least one file.";
+    if (spec.accept && files.length === 0 && !forTest) errs.files = "Choose at least one file.";
     setErrors(errs);
     return Object.keys(errs).length ? null : input;
   }
@@ -209,7 +210,7 @@ export function RegisterKbForm({ groups }: { groups: { id: string; name: string 
 
       <div className="flex flex-wrap gap-3">
         {(!spec.accept || onCluster) && (
-          <Button variant="secondary" disabled={test.isPending} onClick={() => { const input = validate(); if (input) test.mutate(input); }}>
+          <Button variant="secondary" disabled={test.isPending} onClick={() => { const input = validate(true); if (input) test.mutate(input); }}>
             {test.isPending ? "Testing…" : "Test connection"}
           </Button>
         )}
