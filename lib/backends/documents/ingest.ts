@@ -72,6 +72,8 @@ export interface IngestTarget {
   settings: ChunkingSettings;
   readyWithHash(contentHash: string): Promise<string | undefined>;
   commit(input: DocumentToCommit): Promise<CommitOutcome>;
+  /** Several documents at once (dataset loads), with the outcomes of committing them in order. */
+  commitMany(inputs: DocumentToCommit[]): Promise<CommitOutcome[]>;
   recordFailure(input: { sourceName: string; mediaType: string; contentHash: string; error: string }): Promise<void>;
   close(): Promise<void>;
 }
@@ -85,6 +87,7 @@ function sqliteTarget(ctx: BackendContext, config?: Partial<DocumentsConfig>): I
     readyWithHash: async (hash) => writer.readyWithHash(hash),
     // IMMEDIATE takes the write lock before re-checking the hash, so two concurrent uploads of one file store it once.
     commit: async (input) => db.transaction(() => writer.commit(input).outcome).immediate(),
+    commitMany: async (inputs) => db.transaction(() => inputs.map((input) => writer.commit(input).outcome)).immediate(),
     recordFailure: async (input) => db.transaction(() => writer.recordFailure(input)).immediate(),
     close: async () => {
       db.close();
@@ -103,6 +106,7 @@ export async function openSearchTarget(ctx: BackendContext, config: Partial<Docu
       settings: { language: meta.language, chunkMaxChars: meta.chunk_max_chars },
       readyWithHash: (hash) => writer.readyWithHash(hash),
       commit: async (input) => (await writer.commit(input)).outcome,
+      commitMany: async (inputs) => (await writer.commitMany(inputs)).map((r) => r.outcome),
       recordFailure: (input) => writer.recordFailure(input),
       close: async () => {
         try {

@@ -70,13 +70,13 @@ export class OpenSearchCollection {
     return res.body._source;
   }
 
-  /** Atomically reserves the next ingestion sequence number. */
-  async nextSeq(): Promise<number> {
+  /** Atomically reserves the next `n` ingestion sequence numbers; returns the last. */
+  async nextSeq(n = 1): Promise<number> {
     const res = await call<{ get: { _source: { next_seq: number } } }>(
       this.conn,
       "POST",
       `/${this.names.contentAlias}/_update/${META_ID}`,
-      { script: { source: "ctx._source.next_seq += 1", lang: "painless" }, _source: ["next_seq"] },
+      { script: { source: "ctx._source.next_seq += params.n", lang: "painless", params: { n } }, _source: ["next_seq"] },
       { querystring: { retry_on_conflict: 5 } },
     );
     return res.body.get._source.next_seq;

@@ -94,21 +94,92 @@ export class OpenSearchCollectionWriter {
     return res.hits.hits[0]?._source;
   }
 
+  private async findDocuments(field: "content_hash" | "source_name", values: string[], readyOnly: boolean): Promise<DocumentRecord[]> {
+    const filter: object[] = [{ term: { type: "document" } }, { terms: { [field]: [...new Set(values)] } }];
+    if (readyOnly) filter.push({ term: { status: "ready" } });
+    const res = await this.c.search<DocumentRecord>(this.c.names.contentAlias, { query: { bool: { filter } }, size: values.length, _source: { excludes: ["text"] } });
+    return res.hits.hits.map((h) => h._source);
+  }
+
   /** Committed document with this exact content, if any (the resumability check). */
   async readyWithHash(contentHash: string): Promise<string | undefined> {
     return (await this.findDocument("content_hash", contentHash, true))?.id;
   }
 
   async commit(input: DocumentToCommit): Promise<{ outcome: CommitOutcome; documentId: string }> {
-    const duplicate = await this.readyWithHash(input.contentHash);
-    if (duplicate) return { outcome: "skipped", documentId: duplicate };
-    const existing = await this.findDocument("source_name", input.sourceName, false);
-    const id = existing?.id ?? (await this.freshId(input.preferredId ?? slugId(input.sourceName)));
-    // A new version of the same file keeps its place in the collection's order, as SQLite keeps its rowid.
-    const seq = existing?.seq ?? (await this.c.nextSeq());
-    const doc = input.document;
-    const v = version(input.contentHash);
+    return (await this.commitMany([input]))[0]!;
+  }
 
+  /**
+   * Stores several documents in a few round trips (dataset loads): one lookup of their hashes and names,
+   * one bulk request of their passages, rows and tables, then one of their records (each document's
+   * switch), one refresh. Same outcomes as committing them one by one, in order.
+   */
+  async commitMany(inputs: DocumentToCommit[]): Promise<{ outcome: CommitOutcome; documentId: string }[]> {
+    if (!inputs.length) return [];
+    if (new Set(inputs.map((i) => i.sourceName)).size < inputs.length) {
+      // The same file twice in one batch: the later one replaces the earlier, as one-by-one commits would.
+      const out = [];
+      for (const input of inputs) out.push(...(await this.commitMany([input])));
+      return out;
+    }
+    const ready = new Map<string, string>();
+    for (const d of await this.findDocuments("content_hash", inputs.map((i) => i.contentHash), true)) ready.set(d.content_hash, d.id);
+    const bySource = new Map((await this.findDocuments("source_name", inputs.map((i) => i.sourceName), false)).map((d) => [d.source_name, d]));
+
+    const results: { outcome: CommitOutcome; documentId: string }[] = [];
+    const planned: { input: DocumentToCommit; id: string; seq: number | null; existing: DocumentRecord | undefined }[] = [];
+    const claimed = new Set<string>();
+    for (const input of inputs) {
+      const duplicate = ready.get(input.contentHash);
+      if (duplicate) {
+        results.push({ outcome: "skipped", documentId: duplicate });
+        continue;
+      }
+      const existing = bySource.get(input.sourceName);
+      const id = existing?.id ?? (await this.freshId(input.preferredId ?? slugId(input.sourceName), claimed));
+      claimed.add(id);
+      ready.set(input.contentHash, id);
+      // A new version of the same file keeps its place in the collection's order, as SQLite keeps its rowid.
+      planned.push({ input, id, seq: existing?.seq ?? null, existing });
+      results.push({ outcome: existing?.status === "ready" ? "replaced" : "added", documentId: id });
+    }
+    if (!planned.length) return results;
+    const fresh = planned.filter((p) => p.seq === null);
+    let next = fresh.length ? (await this.c.nextSeq(fresh.length)) - fresh.length + 1 : 0;
+    for (const p of fresh) p.seq = next++;
+
+    const lines: object[] = [];
+    const records: object[] = [];
+    for (const p of planned) {
+      lines.push(...this.contentLines(p.id, version(p.input.contentHash), p.seq!, p.input.document));
+      const record: DocumentRecord = {
+        type: "document",
+        id: p.id,
+        title: p.input.document.title,
+        source_name: p.input.sourceName,
+        media_type: p.input.mediaType,
+        content_hash: p.input.contentHash,
+        status: "ready",
+        error: null,
+        text: p.input.document.text,
+        ingested_at: new Date().toISOString(),
+        metadata: p.input.document.metadata,
+        seq: p.seq!,
+        sentence_count: p.input.document.chunks.reduce((n, ch) => n + ch.sentences.length, 0),
+      };
+      records.push({ index: { _index: this.c.names.contentAlias, _id: documentRecordId(p.id) } }, record);
+    }
+    await this.bulk(lines);
+    // The switch: from here on, readers see these versions. Refreshed, so the next duplicate check sees them.
+    await this.bulk(records, true);
+    await this.c.bumpContentVersion();
+    for (const p of planned) if (p.existing) await this.removeOtherVersions(p.id, version(p.input.contentHash));
+    return results;
+  }
+
+  /** Bulk lines of a document's passages and table rows (units index) and its tables (content index). */
+  private contentLines(id: string, v: string, seq: number, doc: DocumentToCommit["document"]): object[] {
     const lines: object[] = [];
     let position = 0;
     const unit = (unitId: string, record: UnitRecord) => lines.push({ index: { _index: this.c.names.unitsAlias, _id: unitId } }, record);
@@ -172,28 +243,7 @@ export class OpenSearchCollectionWriter {
         });
       });
     }
-    await this.bulk(lines);
-
-    const record: DocumentRecord = {
-      type: "document",
-      id,
-      title: doc.title,
-      source_name: input.sourceName,
-      media_type: input.mediaType,
-      content_hash: input.contentHash,
-      status: "ready",
-      error: null,
-      text: doc.text,
-      ingested_at: new Date().toISOString(),
-      metadata: doc.metadata,
-      seq,
-      sentence_count: doc.chunks.reduce((n, ch) => n + ch.sentences.length, 0),
-    };
-    // The switch: from here on, readers see this version. Refreshed, so the next duplicate check sees it.
-    await call(this.c.conn, "PUT", `/${this.c.names.contentAlias}/_doc/${encodeURIComponent(documentRecordId(id))}`, record, { querystring: { refresh: "true" } });
-    await this.c.bumpContentVersion();
-    await this.removeOtherVersions(id, v);
-    return { outcome: existing?.status === "ready" ? "replaced" : "added", documentId: id };
+    return lines;
   }
 
   /**
@@ -222,20 +272,24 @@ export class OpenSearchCollectionWriter {
     await call(this.c.conn, "PUT", `/${this.c.names.contentAlias}/_doc/${encodeURIComponent(documentRecordId(id))}`, record, { querystring: { refresh: "true" } });
   }
 
-  private async freshId(base: string): Promise<string> {
+  /** An id no stored document has (nor one already `claimed` in the same batch). */
+  private async freshId(base: string, claimed: Set<string> = new Set()): Promise<string> {
     let id = base;
     for (let n = 2; ; n++) {
-      const res = await call(this.c.conn, "HEAD", `/${this.c.names.contentAlias}/_doc/${encodeURIComponent(documentRecordId(id))}`, undefined, { ignore: [404] });
-      if (res.status === 404) return id;
+      if (!claimed.has(id)) {
+        const res = await call(this.c.conn, "HEAD", `/${this.c.names.contentAlias}/_doc/${encodeURIComponent(documentRecordId(id))}`, undefined, { ignore: [404] });
+        if (res.status === 404) return id;
+      }
       id = `${base}-${n}`;
     }
   }
 
-  private async bulk(lines: object[]): Promise<void> {
-    // Bounded requests: a document with a very large table is sent in parts.
+  private async bulk(lines: object[], refresh = false): Promise<void> {
+    // Bounded requests: a document with a very large table (or a large batch) is sent in parts.
     for (let i = 0; i < lines.length; i += 2_000) {
       const res = await call<{ errors: boolean; items: Record<string, { error?: { type?: string; reason?: string } }>[] }>(this.c.conn, "POST", "/_bulk", undefined, {
         bulkBody: lines.slice(i, i + 2_000),
+        querystring: refresh ? { refresh: "true" } : undefined,
       });
       if (res.body.errors) {
         const failed = res.body.items.map((item) => Object.values(item)[0]?.error).find(Boolean);
