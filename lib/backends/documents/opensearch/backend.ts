@@ -27,7 +27,7 @@ import { verbalizeSearchResult } from "../verbalize";
 import { type CollectionMeta, OpenSearchCollection } from "./collection";
 import { call } from "./connection";
 import { checkLayout } from "./layout";
-import { type CollectionOutline, documentSentencesOf, loadDocumentRecord, loadTableRecord, readOutline, statsDocuments } from "./read";
+import { type CollectionOutline, documentSentencesOf, loadDocumentRecord, loadTableRecord, quickCounts, readOutline, statsDocuments } from "./read";
 import { searchOpenSearch } from "./search";
 
 interface Snapshot {
@@ -82,7 +82,8 @@ export class OpenSearchDocumentsBackend implements KnowledgeBackend, CollectionA
   async check(): Promise<HealthResult> {
     const started = performance.now();
     try {
-      const { counts } = (await this.current()).outline;
+      await checkLayout(this.collection.conn, this.collection.names);
+      const counts = await quickCounts(this.collection);
       const health = await call<{ status: string }>(this.collection.conn, "GET", "/_cluster/health");
       const failed = counts.failedDocuments > 0 ? ` (${counts.failedDocuments} files could not be read)` : "";
       return {
