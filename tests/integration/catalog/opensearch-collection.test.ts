@@ -1,18 +1,21 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectionEmbeddingStatus } from "@/lib/backends/documents/embedding-queue";
 import { collectionIndexes } from "@/lib/backends/documents/opensearch/layout";
-import { closeAllBackends } from "@/lib/backends/registry";
+import { enqueueMoveToOpenSearch } from "@/lib/backends/documents/move-to-opensearch";
+import { closeAllBackends, kbStorageDir } from "@/lib/backends/registry";
 import type { CatalogDeps } from "@/lib/catalog/deps";
 import { deleteKnowledgeBase, getKnowledgeBase, listKnowledgeBases } from "@/lib/catalog/knowledge-bases";
-import { checkKnowledgeBase } from "@/lib/catalog/refresh";
+import { checkKnowledgeBase, refreshKnowledgeBase } from "@/lib/catalog/refresh";
 import { registerKnowledgeBase, testConnection } from "@/lib/catalog/register";
 import { collectionDocumentSentences, listCollectionDocuments, listSourceObjects } from "@/lib/catalog/source-objects";
 import { decryptSecrets } from "@/lib/crypto/secrets";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
+import { drainJobs } from "@/lib/jobs/processor";
+import { latestJobsOfKb } from "@/lib/jobs/queue";
 import { type RunOutcome, runPipeline } from "@/lib/pipeline/run";
 import { TARGET_ENGINE, createTestDatabase, type TestDatabase } from "../support/test-database";
 
@@ -110,6 +113,33 @@ describe.skipIf(!url)(`a document collection on OpenSearch (${TARGET_ENGINE})`, 
     expect((await handle.prisma.knowledgeBase.findUniqueOrThrow({ where: { id: kbId } })).status).toBe("UNREACHABLE");
     await handle.prisma.knowledgeBase.update({ where: { id: kbId }, data: { config: row.config as object } });
     expect(await checkKnowledgeBase(handle.prisma, deps, kbId)).toMatchObject({ ok: true });
+  });
+
+  it("moves a collection from this server to OpenSearch as a job: copied, verified, then switched; answers stay the same", async () => {
+    const files = [content("annual-report-2025.md"), content("travel-and-expense-policy.md")];
+    const local = await registerKnowledgeBase(handle.prisma, deps, admin.id, { ...registration({}), name: "Policies to move" }, files);
+    const before = await getKnowledgeBase(handle.prisma, admin, local.id);
+    const job = await enqueueMoveToOpenSearch(handle.prisma, deps, local.id, { url, indexPrefix: "mosaic-moved" });
+    expect(job.created).toBe(true);
+    await drainJobs({ prisma: handle.prisma, deps }, { exclusive: TARGET_ENGINE === "pglite" });
+
+    const [move] = (await latestJobsOfKb(handle.prisma, local.id)).filter((j) => j.kind === "documents.move-to-opensearch");
+    expect(move).toMatchObject({ status: "SUCCEEDED", message: expect.stringMatching(/^Policies to move now lives in OpenSearch at http:\/\/127\.0\.0\.1:\d+; its vectors are being computed again there/) });
+    const row = await handle.prisma.knowledgeBase.findUniqueOrThrow({ where: { id: local.id } });
+    expect(row.config).toMatchObject({ engine: "opensearch", opensearch: { url, indexPrefix: "mosaic-moved" } });
+    // The same content: the descriptor (built from every document, table and term) keeps its version.
+    expect((await refreshKnowledgeBase(handle.prisma, deps, local.id)).descriptorVersion).toBe(before.descriptorVersion);
+    expect((await handle.prisma.knowledgeBase.findUniqueOrThrow({ where: { id: local.id } })).lastCheckMessage).toMatch(/; OpenSearch at /);
+    const user = { id: admin.id, role: "ADMIN" as const, groupIds: [] };
+    const o = await runPipeline(handle.prisma, deps, { question: "What is the hotel cap per night in Oslo?", user, kbIds: [local.id] });
+    expect(o.answer.text).toContain("210");
+    // The copy on this server stays until someone removes it.
+    expect(existsSync(path.join(kbStorageDir(deps.dataDir, local.id), "collection.sqlite"))).toBe(true);
+    // A second move has nothing to do.
+    await enqueueMoveToOpenSearch(handle.prisma, deps, local.id, { url });
+    await drainJobs({ prisma: handle.prisma, deps }, { exclusive: TARGET_ENGINE === "pglite" });
+    const [again] = (await latestJobsOfKb(handle.prisma, local.id)).filter((j) => j.kind === "documents.move-to-opensearch");
+    expect(again).toMatchObject({ message: expect.stringMatching(/is already in OpenSearch/) });
   });
 
   it("deletes its indexes with the knowledge base", async () => {
