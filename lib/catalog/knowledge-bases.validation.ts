@@ -88,3 +88,12 @@ export function needsUpload(input: RegisterKb): "documents" | "sqlite" | "rdf" |
   if (input.kind === "SPARQL" && input.connection.mode === "embedded") return "rdf";
   return null;
 }
+
+/** Moving a collection from this server to an OpenSearch cluster (the admin's form on the KB page). */
+export const moveToOpenSearchSchema = z.object({
+  id: z.string().min(1),
+  searchUrl: documentsConnectionSchema.shape.searchUrl,
+  user: z.string().trim().optional().transform((v) => v || undefined),
+  password: optionalSecret,
+});
+export type MoveToOpenSearchInput = z.input<typeof moveToOpenSearchSchema>;

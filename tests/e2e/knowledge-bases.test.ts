@@ -97,6 +97,31 @@ describe("admin knowledge-base registry", () => {
     }
   });
 
+  it("offers to move a collection kept on this server to OpenSearch, as a background job", async () => {
+    const { page, close } = await signedIn("ADMIN");
+    try {
+      const kbs = new KnowledgeBasesPage(page);
+      await kbs.register({ source: "Documents", name: "Field guides", files: [{ name: "guide.md", mimeType: "text/markdown", buffer: Buffer.from("# Field guide\n\nPitch the tent away from the river.\n") }] });
+      await page.waitForURL(/\/knowledge-bases\/(?!new$)[^/]+$/, { timeout: 60_000 });
+      const panel = page.getByTestId("move-to-opensearch");
+      expect(await panel.getByRole("heading", { name: "Move to an OpenSearch cluster" }).count()).toBe(1);
+      await panel.getByLabel("Cluster address (optional)").fill("http://127.0.0.1:9");
+      await panel.getByRole("button", { name: "Move to OpenSearch" }).click();
+      // Queued, then tried by the app's job processor (the address refuses, so it is retried, then fails with the cause).
+      await expect.poll(() => panel.getByTestId("move-status").count(), { timeout: 20_000 }).toBe(1);
+      expect((await panel.getByTestId("move-status").innerText()).length).toBeGreaterThan(5);
+      await screenshot(page, "knowledge-base-move-to-opensearch");
+      // The collection still answers from this server meanwhile.
+      expect(await page.getByText("Document collection (SQLite FTS5 index)").count()).toBe(1);
+      await page.getByRole("button", { name: "Delete knowledge base…" }).click();
+      await page.getByLabel('Type "Field guides" to confirm').fill("Field guides");
+      await page.getByRole("button", { name: "Delete permanently" }).click();
+      await page.waitForURL(/\/knowledge-bases$/);
+    } finally {
+      await close();
+    }
+  });
+
   it("explains a malformed upload and registers nothing", async () => {
     const { page, close } = await signedIn("ADMIN");
     try {

@@ -2,7 +2,8 @@ import type { Prisma, PrismaClient } from "../../db/generated/client";
 import { decryptSecrets, encryptSecrets } from "../../crypto/secrets";
 import { type JobContext, JobFailedError, type JobResult, JobSkippedError } from "../../jobs/define";
 import { moveToOpenSearchJob } from "../../jobs/definitions";
-import { type EnqueueResult, enqueueJob } from "../../jobs/queue";
+import { type EnqueueResult, enqueueJob, type JobView, latestJobsOfKb } from "../../jobs/queue";
+import { AppError } from "../../errors";
 import { closeBackend, kbStorageDir, parseKbConfig } from "../registry";
 import type { BackendContext, Scalar } from "../types";
 import type { AssembledDocument } from "./assemble";
@@ -46,6 +47,24 @@ export async function enqueueMoveToOpenSearch(
     secretsCiphertext: password ? encryptSecrets({ password }, deps.encryptionKey) : null,
   };
   return enqueueJob(prisma, moveToOpenSearchJob, payload, { activeKey: `${moveToOpenSearchJob.id}:${kbId}`, kbId, message: "Waiting to move the collection to OpenSearch." });
+}
+
+/** The latest move of a collection (null: never asked). */
+export async function latestMove(prisma: PrismaClient, kbId: string): Promise<JobView | null> {
+  return (await latestJobsOfKb(prisma, kbId)).find((j) => j.kind === moveToOpenSearchJob.id) ?? null;
+}
+
+/** The admin's request: only a collection kept on this server can move; the move itself is the job. */
+export async function requestMoveToOpenSearch(
+  prisma: PrismaClient,
+  deps: { encryptionKey: Buffer },
+  input: { id: string; searchUrl?: string; user?: string; password?: string },
+): Promise<JobView | null> {
+  const kb = await prisma.knowledgeBase.findUnique({ where: { id: input.id }, select: { id: true, name: true, kind: true, config: true } });
+  if (!kb || kb.kind !== "DOCUMENTS") throw new AppError("NOT_FOUND", "That document collection no longer exists.");
+  if ((parseKbConfig("DOCUMENTS", kb.config) as DocumentsConfig).engine === "opensearch") throw new AppError("VALIDATION", `${kb.name} is already in OpenSearch.`);
+  await enqueueMoveToOpenSearch(prisma, deps, kb.id, { url: input.searchUrl, username: input.user, password: input.password });
+  return latestMove(prisma, kb.id);
 }
 
 /** The stored documents of a SQLite collection, rebuilt as the writer takes them, in ingestion order. */
