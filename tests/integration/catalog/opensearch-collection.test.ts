@@ -111,6 +111,10 @@ describe.skipIf(!url)(`a document collection on OpenSearch (${TARGET_ENGINE})`, 
     await handle.prisma.knowledgeBase.update({ where: { id: kbId }, data: { config: { ...config, opensearch: { ...config.opensearch, url: "http://127.0.0.1:9" } } } });
     expect(await checkKnowledgeBase(handle.prisma, deps, kbId)).toMatchObject({ ok: false, message: expect.stringMatching(/OpenSearch at http:\/\/127\.0\.0\.1:9 refused the connection/) });
     expect((await handle.prisma.knowledgeBase.findUniqueOrThrow({ where: { id: kbId } })).status).toBe("UNREACHABLE");
+    // A question meanwhile degrades as with any source that is down: no crash, and the run says why.
+    const user = { id: admin.id, role: "ADMIN" as const, groupIds: [] };
+    const down = await runPipeline(handle.prisma, deps, { question: "What is the hotel cap per night in Oslo?", user, kbIds: [kbId] });
+    expect(JSON.stringify(down)).toMatch(/refused the connection/);
     await handle.prisma.knowledgeBase.update({ where: { id: kbId }, data: { config: row.config as object } });
     expect(await checkKnowledgeBase(handle.prisma, deps, kbId)).toMatchObject({ ok: true });
   });
