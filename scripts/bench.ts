@@ -3,14 +3,19 @@
 //   sources: SciFact ingest (docs/s), BM25 latency over 200 SciFact claims (p50/p95), descriptors of all Spider databases.
 //     --engine opensearch: the same SciFact phases on the SQLite and the OpenSearch engine side by side, plus both
 //     engines' NDCG@10 / Recall@100 on the training claims; the cluster is SEARCH_URL, or with --opensearch-harness
-//     a throw-away test node (Java 17 + Maven, tests/support/opensearch).
+//     a throw-away test node (Java 17 + Maven, tests/support/opensearch). With --models on, both collections are
+//     also embedded (all-MiniLM-L6-v2 int8 from MODELS_DIR) and hybrid search is measured the same way.
 //   pipeline: scripts/bench-pipeline.ts; models: scripts/bench-models.ts.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parse } from "csv-parse/sync";
+import { availableParallelism } from "node:os";
 import { createDocumentsBackend, type DocumentsConfig, documentsConfigSchema, loadSciFact } from "../lib/backends/documents";
+import { OpenSearchCollection } from "../lib/backends/documents/opensearch/collection";
+import { embedMissingVectors, openSearchVectorStore, sqliteVectorStore } from "../lib/backends/documents/vector-store";
+import { LocalModelRuntime } from "../lib/models/local-runtime";
 import { ndcgAtK, recallAtK } from "../lib/eval/metrics/retrieval";
 import { scifactQuestions } from "../lib/eval/suites/scifact";
 import { createSqlBackend } from "../lib/backends/sql";
@@ -65,22 +70,80 @@ async function phaseBm25(dir: string, config: DocumentsConfig) {
   return { queries: s.n, topK: 100, p50ms: +s.p50.toFixed(2), p95ms: +s.p95.toFixed(2), maxMs: +s.max.toFixed(2), peakMiB: peakMiB() };
 }
 
-/** BEIR's measure of the first stage: each training claim searched (BM25, top 100), its cited abstracts relevant. */
-async function phaseQuality(dir: string, config: DocumentsConfig) {
+function benchRuntime(): LocalModelRuntime {
+  const env = loadEnv();
+  return new LocalModelRuntime({
+    precision: "int8",
+    embedder: env.EMBEDDING_MODEL,
+    crossEncoder: null,
+    locations: { modelsDir: path.resolve(env.MODELS_DIR), cacheDir: path.resolve(env.DATA_DIR, "models"), hubUrl: env.MODELS_HUB_URL ?? null },
+    threads: availableParallelism(),
+    batchWaitMs: 2,
+    batchSize: 32,
+    queueLimit: 100_000,
+    timeoutMs: 30 * 60_000,
+  });
+}
+
+/** The embedding job's work on the collection's engine (the same loop the job runs). */
+async function phaseEmbed(dir: string, config: DocumentsConfig) {
+  const ctx: BackendContext = { kbId: "bench-scifact", kbName: "SciFact", storageDir: dir };
+  const rt = benchRuntime();
+  const embedder = await rt.embedder();
+  const store = config.engine === "opensearch" ? openSearchVectorStore(OpenSearchCollection.open(config, {}, ctx)) : sqliteVectorStore(ctx);
+  try {
+    await store.prepare(embedder.info.id, embedder.info.dimensions ?? 0);
+    const t0 = performance.now();
+    const state = await embedMissingVectors(store, embedder, { stepTimeoutMs: 10 * 60_000 });
+    const seconds = (performance.now() - t0) / 1000;
+    return { rows: state.embedded, seconds: +seconds.toFixed(1), rowsPerSecond: Math.round(state.embedded / seconds), peakMiB: peakMiB() };
+  } finally {
+    await store.close();
+    await rt.close();
+  }
+}
+
+/** Hybrid search latency over 200 claims at top-100, the query's embedding included (as a question pays it). */
+async function phaseHybrid(dir: string, config: DocumentsConfig) {
+  const ctx: BackendContext = { kbId: "bench-scifact", kbName: "SciFact", storageDir: dir };
+  const rt = benchRuntime();
+  const embedder = await rt.embedder();
+  const backend = createDocumentsBackend(config, {}, ctx);
+  const claims = scifactQuestions(datasets).slice(0, 200);
+  await backend.execute({ language: "search", text: "warm up" }, { maxRows: 100, embedder });
+  const times: number[] = [];
+  let hybrid = 0;
+  for (const c of claims) {
+    const t = performance.now();
+    const r = await backend.execute({ language: "search", text: c.question }, { maxRows: 100, embedder });
+    times.push(performance.now() - t);
+    if (r.records[0]?.retrieval) hybrid++;
+  }
+  await backend.close();
+  await rt.close();
+  const s = summary(times);
+  return { queries: s.n, hybrid, topK: 100, p50ms: +s.p50.toFixed(2), p95ms: +s.p95.toFixed(2), maxMs: +s.max.toFixed(2), peakMiB: peakMiB() };
+}
+
+/** BEIR's measure of the first stage: each training claim searched (top 100), its cited abstracts relevant. */
+async function phaseQuality(dir: string, config: DocumentsConfig, withModels = false) {
   const ctx: BackendContext = { kbId: "bench-scifact", kbName: "SciFact", storageDir: dir };
   const backend = createDocumentsBackend(config, {}, ctx);
+  const rt = withModels ? benchRuntime() : null;
+  const embedder = rt ? await rt.embedder() : null;
   const claims = scifactQuestions(datasets);
   let ndcg = 0;
   let recall = 0;
   for (const c of claims) {
-    const docs = [...new Set((await backend.execute({ language: "search", text: c.question }, { maxRows: 100 })).records.map((r) => String(r.documentId)))];
+    const docs = [...new Set((await backend.execute({ language: "search", text: c.question }, { maxRows: 100, embedder })).records.map((r) => String(r.documentId)))];
     const cited = c.evidence?.documentIds ?? [];
     const ranks = cited.map((id) => (docs.indexOf(id) >= 0 ? docs.indexOf(id) + 1 : null));
     ndcg += ndcgAtK(ranks, 10, cited.length);
     recall += recallAtK(ranks, 100, cited.length);
   }
   await backend.close();
-  return { claims: claims.length, ndcgAt10: +(ndcg / claims.length).toFixed(4), recallAt100: +(recall / claims.length).toFixed(4), peakMiB: peakMiB() };
+  await rt?.close();
+  return { claims: claims.length, ranking: embedder ? "hybrid" : "bm25", ndcgAt10: +(ndcg / claims.length).toFixed(4), recallAt100: +(recall / claims.length).toFixed(4), peakMiB: peakMiB() };
 }
 
 async function phaseSpiderDescriptors() {
@@ -112,7 +175,13 @@ async function runPhase(phase: string, dir: string, config: DocumentsConfig) {
         ? await phaseBm25(dir, config)
         : phase === "quality"
           ? await phaseQuality(dir, config)
-          : await phaseSpiderDescriptors();
+          : phase === "embed"
+            ? await phaseEmbed(dir, config)
+            : phase === "hybrid"
+              ? await phaseHybrid(dir, config)
+              : phase === "hybrid-quality"
+                ? await phaseQuality(dir, config, true)
+                : await phaseSpiderDescriptors();
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
@@ -142,7 +211,7 @@ if (phaseIdx >= 0) {
   }
   if (suite !== "sources") {
     console.error(
-      "Usage: npm run bench -- sources [--engine sqlite|opensearch] [--opensearch-harness] | pipeline [--questions N] [--data-dir DIR] [--models on|off] | models [--runs N] [--threads N] [--data-dir DIR]",
+      "Usage: npm run bench -- sources [--engine sqlite|opensearch] [--opensearch-harness] [--models on] | pipeline [--questions N] [--data-dir DIR] [--models on|off] | models [--runs N] [--threads N] [--data-dir DIR]",
     );
     process.exit(2);
   }
@@ -167,7 +236,8 @@ if (phaseIdx >= 0) {
       // Side by side in one run: the same phases on each engine, each phase in its own process.
       const run = Date.now().toString(36);
       const engines = [{ name: "sqlite", run }, { name: "opensearch", url, run }];
-      for (const phase of ["scifact-ingest", "bm25", "quality"]) {
+      const models = argOf("--models") === "on";
+      for (const phase of ["scifact-ingest", "bm25", "quality", ...(models ? ["embed", "hybrid", "hybrid-quality"] : [])]) {
         for (const engine of engines) console.log(`${phase.padEnd(15)} ${engine.name.padEnd(11)}`, child(phase, dir, engine));
       }
       if (harness === undefined) console.log(`(indexes mosaic-bench-${run}-* are left on ${url}; delete them when done)`);

@@ -27,7 +27,7 @@ export interface VectorStore {
   close(): Promise<void>;
 }
 
-function sqliteVectorStore(ctx: BackendContext): VectorStore {
+export function sqliteVectorStore(ctx: BackendContext): VectorStore {
   const { db } = openCollectionForIngest(ctx);
   return {
     prepare: async (model, dimensions) => prepareVectorTable(db, model, dimensions),
@@ -41,7 +41,7 @@ function sqliteVectorStore(ctx: BackendContext): VectorStore {
   };
 }
 
-function openSearchVectorStore(c: OpenSearchCollection): VectorStore {
+export function openSearchVectorStore(c: OpenSearchCollection): VectorStore {
   return {
     prepare: (model, dimensions) => prepareOpenSearchVectors(c, model, dimensions),
     state: () => openSearchVectorState(c),
