@@ -26,7 +26,8 @@ export const documentsConnectionSchema = z.object({
     .trim()
     .optional()
     .transform((v) => v || undefined)
-    .refine((v) => v === undefined || /^https?:\/\/[^\s/]+/.test(v), "Use an http:// or https:// address, e.g. https://search.example.com:9200."),
+    .refine((v) => v === undefined || /^https?:\/\/[^\s/]+/.test(v), "Use an http:// or https:// address, e.g. https://search.example.com:9200.")
+    .refine((v) => v === undefined || !/^https?:\/\/[^/]*@/.test(v), "Leave the user and password out of the address: use their own fields (the password is stored encrypted)."),
   user: z.string().trim().optional().transform((v) => v || undefined),
   password: optionalSecret,
 });

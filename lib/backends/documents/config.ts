@@ -19,7 +19,11 @@ export type DocumentEngine = (typeof DOCUMENT_ENGINES)[number];
 export const openSearchSettingsSchema = z
   .object({
     /** The cluster's HTTP(S) address; unset = the server's SEARCH_URL. */
-    url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://search.example.com:9200" }).optional(),
+    url: z
+      .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://search.example.com:9200" })
+      // Credentials in the address would be stored and shown in plain text; the password has its own, encrypted field.
+      .refine((u) => !/^https?:\/\/[^/]*@/.test(u), "must not contain a user or password (use the user and password fields)")
+      .optional(),
     /** Basic-authentication user; the password is a secret (encrypted at rest). */
     username: z.string().trim().min(1).max(200).optional(),
     /** Index names start with it, so several workspaces can share one cluster. */

@@ -1,6 +1,7 @@
 import { errors } from "@opensearch-project/opensearch";
 import { describe, expect, it } from "vitest";
 import { documentsConfigSchema } from "@/lib/backends/documents/config";
+import { registerKbSchema } from "@/lib/catalog/knowledge-bases.validation";
 import { describeOpenSearchError } from "@/lib/backends/documents/opensearch/connection";
 import { collectionIndexes, LAYOUT_VERSION, vectorField } from "@/lib/backends/documents/opensearch/layout";
 
@@ -52,5 +53,10 @@ describe("collection index layout", () => {
     expect(documentsConfigSchema.safeParse({ engine: "opensearch", opensearch: { url: "ftp://x" } }).success).toBe(false);
     expect(documentsConfigSchema.safeParse({ engine: "opensearch", opensearch: { indexPrefix: "Has Spaces" } }).success).toBe(false);
     expect(documentsConfigSchema.safeParse({ engine: "elastic" }).success).toBe(false);
+    // A password in the address would be stored in plain text: refused, with where to put it instead.
+    const withPassword = documentsConfigSchema.safeParse({ engine: "opensearch", opensearch: { url: "https://admin:secret@search.example.com" } });
+    expect(withPassword.success).toBe(false);
+    expect(withPassword.error?.issues[0]?.message).toMatch(/use the user and password fields/);
+    expect(registerKbSchema.safeParse({ kind: "DOCUMENTS", name: "x", connection: { engine: "opensearch", searchUrl: "http://u:p@h:9200" } }).success).toBe(false);
   });
 });
