@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { API_CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from "./lib/http/security-headers";
 
 const nextConfig: NextConfig = {
   // Native, wasm and file-reading packages are loaded by Node at run time, not bundled.
@@ -24,16 +25,11 @@ const nextConfig: NextConfig = {
   experimental: { authInterrupts: true },
   poweredByHeader: false,
   outputFileTracingRoot: process.cwd(),
+  // Pages get their Content-Security-Policy (with a per-request nonce) and HSTS from proxy.ts.
   async headers() {
     return [
-      {
-        source: "/:path*",
-        headers: [
-          { key: "X-Content-Type-Options", value: "nosniff" },
-          { key: "Referrer-Policy", value: "same-origin" },
-          { key: "X-Frame-Options", value: "DENY" },
-        ],
-      },
+      { source: "/:path*", headers: SECURITY_HEADERS },
+      { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: API_CONTENT_SECURITY_POLICY }] },
     ];
   },
 };

@@ -10,6 +10,8 @@ const alias = {
 export default defineConfig({
   resolve: { alias },
   test: {
+    // The default summary, then which tiers were skipped for want of a service or data, and how to run them.
+    reporters: ["default", "./tests/support/skipped-tiers-reporter.ts"],
     projects: [
       // Models are off unless a test turns them on: pipeline tests pin the classical rankings; model tests pass their runtime.
       { resolve: { alias }, test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node", env: { LOG_LEVEL: "silent", MODELS_ENABLED: "false" } } },

@@ -52,6 +52,22 @@ function llmEnvShape() {
   };
 }
 
+/**
+ * Bounds on every query a knowledge base runs (issue 16): how large and how deeply nested a query text
+ * may be before it is parsed, how long its safety check may take, how many bytes one value and one
+ * result may hold, and how much memory an engine process (SQLite queries, the embedded RDF store) may use.
+ */
+function queryLimitsEnvShape() {
+  return {
+    QUERY_MAX_CHARS: z.coerce.number().int().min(1_000).max(100_000).default(20_000),
+    QUERY_MAX_NESTING: z.coerce.number().int().min(8).max(1_000).default(64),
+    QUERY_CHECK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
+    RESULT_MAX_VALUE_BYTES: z.coerce.number().int().min(1_024).max(16 * 1024 * 1024).default(64 * 1024),
+    RESULT_MAX_BYTES: z.coerce.number().int().min(64 * 1024).max(256 * 1024 * 1024).default(16 * 1024 * 1024),
+    QUERY_ENGINE_MEMORY_MB: z.coerce.number().int().min(64).max(16_384).default(512),
+  };
+}
+
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
@@ -81,6 +97,7 @@ const envSchema = z.object({
   SEARCH_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as http://localhost:9200" }).optional(),
   ...llmEnvShape(),
   ...modelsEnvShape(),
+  ...queryLimitsEnvShape(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -108,14 +125,7 @@ export function decodeKey(value: string): Buffer | null {
 
 export function parseEnv(source: Record<string, string | undefined>): Env {
   // Empty strings count as unset, as they do in most .env tooling.
-  const cleaned = Object.fromEntries(
-    Object.keys(envSchema.shape).map((k) => [k, source[k] === "" ? undefined : source[k]]),
-  );
-  const result = envSchema.safeParse(cleaned);
-  if (!result.success) {
-    throw new EnvError(result.error.issues.map((i) => `${i.path.join(".") || "env"}: ${i.message}`));
-  }
-  return result.data;
+  return parsePartialEnv(envSchema, source);
 }
 
 let cached: Env | undefined;
@@ -130,16 +140,26 @@ export function resetEnvCache(): void {
   cached = undefined;
 }
 
+/** Some of the variables, for code that runs outside the app's start-up validation. Same rules as parseEnv; empty strings count as unset. */
+function parsePartialEnv<S extends z.ZodRawShape>(schema: z.ZodObject<S>, source: Record<string, string | undefined>): z.infer<z.ZodObject<S>> {
+  const cleaned = Object.fromEntries(Object.keys(schema.shape).map((k) => [k, source[k] === "" ? undefined : source[k]]));
+  const result = schema.safeParse(cleaned);
+  if (!result.success) throw new EnvError(result.error.issues.map((i) => `${i.path.join(".") || "env"}: ${i.message}`));
+  return result.data;
+}
+
 const llmEnvSchema = z.object(llmEnvShape());
 export type LlmEnv = z.infer<typeof llmEnvSchema>;
 
-/**
- * Only the LLM_* variables, for code that runs outside the app's start-up validation (the pipeline in
- * tests and scripts). Same rules as parseEnv; empty strings count as unset.
- */
+/** Only the LLM_* variables, for the pipeline in tests and scripts. */
 export function parseLlmEnv(source: Record<string, string | undefined>): LlmEnv {
-  const cleaned = Object.fromEntries(Object.keys(llmEnvSchema.shape).map((k) => [k, source[k] === "" ? undefined : source[k]]));
-  const result = llmEnvSchema.safeParse(cleaned);
-  if (!result.success) throw new EnvError(result.error.issues.map((i) => `${i.path.join(".") || "env"}: ${i.message}`));
-  return result.data;
+  return parsePartialEnv(llmEnvSchema, source);
+}
+
+const queryLimitsEnvSchema = z.object(queryLimitsEnvShape());
+export type QueryLimitsEnv = z.infer<typeof queryLimitsEnvSchema>;
+
+/** Only the query limits, for the backends (used by the app, scripts and tests alike). */
+export function parseQueryLimitsEnv(source: Record<string, string | undefined>): QueryLimitsEnv {
+  return parsePartialEnv(queryLimitsEnvSchema, source);
 }

@@ -6,6 +6,7 @@ import { catalogDeps } from "../lib/catalog/deps";
 import { openAndBootstrap } from "../lib/db/bootstrap";
 import { seedDemoCatalogOnce } from "../lib/demo/seed-catalog";
 import { loadEnv } from "../lib/env";
+import { clipAtWord } from "../lib/format/clip";
 import { outcomeToJson, runPipeline } from "../lib/pipeline/run";
 import { runCli } from "./cli";
 
@@ -49,7 +50,7 @@ await runCli(async () => {
       conversationId: args.conversation,
       kbIds: kbIds.length ? kbIds : undefined,
       onEvent: args.json ? undefined : (e) => {
-        if (e.type === "END" && e.stage !== "run") process.stderr.write(`  ${e.stage.padEnd(16)} ${String(Math.round(e.durationMs ?? 0)).padStart(5)} ms  [${e.strategy ?? "classical"}] ${e.summary.slice(0, 140)}\n`);
+        if (e.type === "END" && e.stage !== "run") process.stderr.write(`  ${e.stage.padEnd(16)} ${String(Math.round(e.durationMs ?? 0)).padStart(5)} ms  [${e.strategy ?? "classical"}] ${clipAtWord(e.summary, 140)}\n`);
       },
     });
     if (args.json) {
@@ -59,7 +60,7 @@ await runCli(async () => {
       console.log(a.refrained ? `\nNo answer: ${a.reason}` : `\n${a.text}   (confidence ${a.confidence.toFixed(2)}${outcome.winner ? `, from ${outcome.winner.kbName}` : ""})`);
       for (const id of a.citations) {
         const e = outcome.evidence.find((x) => x.piece.id === id);
-        if (e) console.log(`  [${e.piece.kind}] ${e.piece.text.slice(0, 200)}\n      ${e.piece.provenance.kbName} · ${e.piece.provenance.query.replace(/\s+/g, " ").slice(0, 160)}`);
+        if (e) console.log(`  [${e.piece.kind}] ${clipAtWord(e.piece.text, 200)}\n      ${e.piece.provenance.kbName} · ${clipAtWord(e.piece.provenance.query, 160)}`);
       }
       for (const d of outcome.degradations) console.log(`  note: ${d}`);
       const llm = outcome.llm;

@@ -6,6 +6,7 @@
 //     a throw-away test node (Java 17 + Maven, tests/support/opensearch). With --models on, both collections are
 //     also embedded (all-MiniLM-L6-v2 int8 from MODELS_DIR) and hybrid search is measured the same way.
 //   pipeline: scripts/bench-pipeline.ts; models: scripts/bench-models.ts.
+//   attack: the attack corpus in a loop against the running app while /api/health is polled (scripts/bench-attack.ts).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -209,9 +210,13 @@ if (phaseIdx >= 0) {
     await benchModels(args.slice(1));
     process.exit(0);
   }
+  if (suite === "attack") {
+    // Runs on import (its own arguments follow "attack").
+    await import("./bench-attack");
+  }
   if (suite !== "sources") {
     console.error(
-      "Usage: npm run bench -- sources [--engine sqlite|opensearch] [--opensearch-harness] [--models on] | pipeline [--questions N] [--data-dir DIR] [--models on|off] | models [--runs N] [--threads N] [--data-dir DIR]",
+      "Usage: npm run bench -- sources [--engine sqlite|opensearch] [--opensearch-harness] [--models on] | pipeline [--questions N] [--data-dir DIR] [--models on|off] | models [--runs N] [--threads N] [--data-dir DIR] | attack [--seconds N] [--attackers N] [--base-url URL --pid PID]",
     );
     process.exit(2);
   }

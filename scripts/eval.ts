@@ -1,13 +1,16 @@
-// npm run eval -- --suite <name> [--limit N] [--seed S] [--config <file>] [--json <out>]
+// npm run eval -- --suite <name> [--questions FILE] [--limit N] [--seed S] [--config <file>] [--json <out>]
 //   [--concurrency N] [--llm default|off] [--fresh] [--user <email>] [--neo4j-harness] [--quiet]
 // Runs an evaluation suite through the answering pipeline and prints its metrics. Suites: spider, tatqa,
 // scifact, text2cypher, sparql-from-spider, mixed, demo, an authored suite (its name or custom:<id>), or
 // all (every built-in suite in turn, a summary table at the end; --json then names a folder).
+// --questions FILE runs spider, sparql-from-spider, tatqa, scifact or text2cypher on another question
+// file of the dataset's own format (lib/eval/question-files.ts).
 // Runs up to --concurrency questions at a time (default: the machine's cores), records each finished
 // question, and resumes an interrupted run of the same suite, config and seed (--fresh starts over).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
+import { embedCollectionsNow } from "../lib/backends/documents/embedding-queue";
 import { closeAllBackends } from "../lib/backends/registry";
 import { catalogDeps } from "../lib/catalog/deps";
 import { openAndBootstrap } from "../lib/db/bootstrap";
@@ -15,6 +18,7 @@ import { loadEnv } from "../lib/env";
 import { AppError } from "../lib/errors";
 import { formatDuration, formatReport, formatSummary, type SummaryRow } from "../lib/eval/format";
 import { type Neo4jSettings, prepareSuiteCatalog } from "../lib/eval/prepare";
+import { checkQuestionFileSources, isQuestionFileSuite, loadQuestionFile, QUESTION_FILE_FORMATS, QUESTION_FILE_SUITES, registerQuestionCollection } from "../lib/eval/question-files";
 import { executeEvalRun, openReport, planEvalRun } from "../lib/eval/runner";
 import { loadSuite } from "../lib/eval/suites";
 import { BUILTIN_SUITES, type BuiltinSuite, type ReportJson } from "../lib/eval/types";
@@ -23,10 +27,11 @@ import { runCli } from "./cli";
 /** --suite all: cheapest first, mixed (which needs all the others' KBs) last. */
 const ALL_SUITES: BuiltinSuite[] = ["demo", "spider", "sparql-from-spider", "tatqa", "scifact", "text2cypher", "mixed"];
 
-const USAGE = `Usage: npm run eval -- --suite <${BUILTIN_SUITES.join("|")}|all|custom:<id>> [--limit N] [--seed S] [--config <file.json>] [--json <out.json>] [--concurrency N] [--llm default|off] [--fresh] [--user <email>] [--neo4j-harness] [--quiet]`;
+const USAGE = `Usage: npm run eval -- --suite <${BUILTIN_SUITES.join("|")}|all|custom:<id>> [--questions FILE] [--limit N] [--seed S] [--config <file.json>] [--json <out.json>] [--concurrency N] [--llm default|off] [--fresh] [--user <email>] [--neo4j-harness] [--quiet]`;
 
 interface Args {
   suite?: string;
+  questions?: string;
   limit: number | null;
   seed: number;
   config?: string;
@@ -56,6 +61,9 @@ function parseArgs(argv: string[]): Args {
     switch (a) {
       case "--suite":
         out.suite = value(i++, a);
+        break;
+      case "--questions":
+        out.questions = value(i++, a);
         break;
       case "--limit":
         out.limit = whole(value(i++, a), a, 1);
@@ -95,6 +103,9 @@ function parseArgs(argv: string[]): Args {
     }
   }
   if (!out.suite) throw new AppError("VALIDATION", `Name a suite. ${USAGE}`);
+  if (out.questions && !isQuestionFileSuite(out.suite)) {
+    throw new AppError("VALIDATION", `--questions needs one of the suites ${QUESTION_FILE_SUITES.join(", ")} (the file's format): ${QUESTION_FILE_SUITES.map((k) => `${k}: ${QUESTION_FILE_FORMATS[k]}`).join("; ")}.`);
+  }
   return out;
 }
 
@@ -134,16 +145,27 @@ await runCli(async () => {
   const prisma = handle.prisma;
   const controller = new AbortController();
   let interrupts = 0;
+  /** Undone in the finally below, also when the run fails or is stopped (a temporary collection). */
+  const cleanups: (() => Promise<void>)[] = [];
+  const runCleanups = async () => {
+    for (const undo of cleanups.splice(0).reverse()) await undo().catch((e: Error) => console.error(`Could not remove a temporary collection: ${e.message}`));
+  };
+  let lastInterrupt = 0;
   const onSigint = () => {
+    // One Ctrl-C can arrive twice (through npm and tsx as well as from the terminal): a repeat within a second is the same one.
+    if (Date.now() - lastInterrupt < 1000) return;
+    lastInterrupt = Date.now();
     interrupts++;
     if (interrupts === 1) {
       console.error("\nStopping after the questions in flight are cancelled; finished questions are kept (run the same command to resume). Ctrl-C again to quit at once.");
       controller.abort();
     } else {
-      process.exit(130);
+      // Quit at once, but first remove a temporary collection (bounded: a stuck removal does not keep the process alive).
+      void Promise.race([runCleanups(), new Promise((resolve) => setTimeout(resolve, 5000).unref())]).finally(() => process.exit(130));
     }
   };
   process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigint);
   try {
     const userRow = args.user
       ? await prisma.user.findUnique({ where: { email: args.user.toLowerCase() }, include: { memberships: true } })
@@ -152,9 +174,29 @@ await runCli(async () => {
     const user = { id: userRow.id, role: userRow.role, groupIds: userRow.memberships.map((m) => m.groupId) };
 
     const runSuite = async (key: string, jsonOut: string | undefined): Promise<ReportJson> => {
-      const suite = await loadSuite(prisma, key, deps.datasetsDir);
-      await prepareSuiteCatalog(prisma, deps, suite, { neo4j, log: (line) => console.log(line) });
-      const plan = await planEvalRun(prisma, deps, user, { suite: key, seed: args.seed, limit: args.limit, configInput, concurrency: args.concurrency, origin: "cli", fresh: args.fresh, llm: args.llm });
+      const fromFile = args.questions ? loadQuestionFile(key, path.resolve(args.questions), deps.datasetsDir) : null;
+      for (const note of fromFile?.notes ?? []) console.log(note);
+      const suite = fromFile?.suite ?? (await loadSuite(prisma, key, deps.datasetsDir));
+      if (fromFile?.collection) {
+        // The file's own contexts, as a throw-away collection removed when the run ends (below), fails or is stopped.
+        const registered = await registerQuestionCollection(prisma, deps, user, fromFile, (line) => console.log(line));
+        cleanups.push(async () => {
+          await registered.remove();
+          console.log(`Removed the temporary collection "${registered.kbName}".`);
+        });
+      } else {
+        await prepareSuiteCatalog(prisma, deps, suite, { neo4j, log: (line) => console.log(line) });
+      }
+      // No server runs the embedding jobs here: with the models on, the collections are embedded (or their vectors checked) before the first question.
+      console.log(await embedCollectionsNow(prisma, deps, { exclusive: !env.DATABASE_URL, log: (line) => console.log(`  ${line}`) }));
+      if (fromFile) await checkQuestionFileSources(prisma, user, fromFile);
+      const plan = await planEvalRun(
+        prisma,
+        deps,
+        user,
+        { suite: key, seed: args.seed, limit: args.limit, configInput, concurrency: args.concurrency, origin: "cli", fresh: args.fresh, llm: args.llm, questionsFile: fromFile?.ref },
+        fromFile?.suite,
+      );
       const { reportId, resumedFrom } = await openReport(prisma, user, plan, { sharedDatabase: !!env.DATABASE_URL });
       const total = plan.questions.length;
       console.log(
@@ -214,7 +256,9 @@ await runCli(async () => {
       console.log(`\nAll suites\n${formatSummary(rows)}`);
     }
   } finally {
+    await runCleanups();
     process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigint);
     await closeAllBackends();
     await handle.close();
     await harness?.stop();

@@ -1,10 +1,11 @@
 // npm start: validates the environment, builds the app when the sources changed since the last build,
-// then serves it on PORT (the server itself migrates and seeds the database at start).
-import { spawn } from "node:child_process";
+// then serves it on PORT (the server itself migrates and seeds the database at start) and stops it
+// cleanly on SIGINT/SIGTERM, or at once on a second signal.
 import { pgliteDir } from "../lib/db/connect";
 import { readLock } from "../lib/db/pglite-lock";
 import { EnvError, type Env, loadEnv } from "../lib/env";
 import { buildIfNeeded } from "./build-if-needed";
+import { nextCommand, superviseServer } from "./serve";
 
 let env: Env;
 try {
@@ -14,8 +15,9 @@ try {
   process.exit(1);
 }
 
-if (!env.DATABASE_URL) {
-  const holder = readLock(pgliteDir(env));
+const lockDir = env.DATABASE_URL ? null : pgliteDir(env);
+if (lockDir) {
+  const holder = readLock(lockDir);
   let alive = false;
   if (holder) {
     try {
@@ -39,9 +41,7 @@ if (!buildIfNeeded()) {
   process.exit(1);
 }
 
-const child = spawn("npx", ["next", "start", "-p", String(env.PORT)], {
-  stdio: "inherit",
+superviseServer(nextCommand("start", "-p", String(env.PORT)), {
   env: { ...process.env, NODE_ENV: "production", NEXTAUTH_URL: env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}` },
+  lockDir,
 });
-for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => child.kill(sig));
-child.on("exit", (code) => process.exit(code ?? 0));

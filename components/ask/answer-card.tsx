@@ -3,6 +3,8 @@
 import Link from "next/link";
 import type { RunOutcome } from "@/lib/pipeline/run";
 import type { RunStatusName } from "@/lib/runs/types";
+import { DerivationPanel } from "../evidence/derivation-panel";
+import { AnswerShapeView } from "./answer-shape";
 
 function confidenceWord(c: number): "high" | "medium" | "low" {
   return c >= 0.7 ? "high" : c >= 0.45 ? "medium" : "low";
@@ -20,6 +22,7 @@ export function AnswerCard({
   outcome,
   citations,
   onCite,
+  onOperand,
   canSaveGuide,
 }: {
   runId: string;
@@ -27,14 +30,19 @@ export function AnswerCard({
   outcome: RunOutcome;
   citations: { pieceId: string; number: number; label: string }[];
   onCite: (pieceId: string) => void;
+  /** Opens the evidence row an operand of a computed answer was read from, its cell highlighted. */
+  onOperand?: (pieceId: string, column: string) => void;
   canSaveGuide: boolean;
 }) {
   const a = outcome.answer;
   const answered = status === "ANSWERED" && !a.refrained;
+  // Supported by the evidence but not firmly: shown as the closest answer, marked, never as plain fact.
+  const uncertain = answered && a.certainty === "uncertain";
+  const listed = Boolean(a.shape && a.shape.kind !== "scalar");
   const level = confidenceWord(a.confidence);
-  const heading = answered ? "Answer" : status === "CANCELLED" ? "Cancelled" : status === "FAILED" ? "The run failed" : "No answer";
+  const heading = uncertain ? "Closest answer — not certain" : answered ? "Answer" : status === "CANCELLED" ? "Cancelled" : status === "FAILED" ? "The run failed" : "No answer";
   return (
-    <section aria-labelledby="answer-heading" className={`min-h-40 rounded-lg border bg-white p-5 ${answered ? "border-slate-200" : "border-amber-200"}`} data-testid="answer-card" data-status={status}>
+    <section aria-labelledby="answer-heading" className={`min-h-40 rounded-lg border bg-white p-5 ${answered && !uncertain ? "border-slate-200" : "border-amber-200"}`} data-testid="answer-card" data-status={status} data-certainty={uncertain ? "uncertain" : undefined}>
       <div className="flex flex-wrap items-start justify-between gap-3">
         <h2 id="answer-heading" className="text-xs font-semibold uppercase tracking-wide text-slate-500">
           {heading}
@@ -52,21 +60,38 @@ export function AnswerCard({
         )}
       </div>
       {answered ? (
-        <p className="mt-2 text-2xl font-semibold leading-snug text-slate-900">
-          <span data-testid="answer-text">{a.text}</span>{" "}
-          {citations.map((c) => (
-            <button
-              key={c.pieceId}
-              type="button"
-              onClick={() => onCite(c.pieceId)}
-              aria-label={`Evidence [${c.number}]: ${c.label}`}
-              className="mx-0.5 inline-flex h-6 min-w-6 -translate-y-1 items-center justify-center rounded bg-brand-50 px-1.5 align-middle text-xs font-semibold text-brand-700 ring-1 ring-brand-100 hover:bg-brand-100"
-              data-testid="citation"
-            >
-              [{c.number}]
-            </button>
-          ))}
-        </p>
+        <>
+          <p className={`mt-2 font-semibold leading-snug ${listed ? "text-lg" : "text-2xl"} ${uncertain ? "text-slate-700" : "text-slate-900"}`}>
+            {/* A list or a table is shown in full below: the sentence form stays short, its citations visible. */}
+            <span data-testid="answer-text" className={listed ? "line-clamp-3" : undefined}>
+              {a.text}
+            </span>{" "}
+            {citations.map((c) => (
+              <button
+                key={c.pieceId}
+                type="button"
+                onClick={() => onCite(c.pieceId)}
+                aria-label={`Evidence [${c.number}]: ${c.label}`}
+                className="mx-0.5 inline-flex h-6 min-w-6 -translate-y-1 items-center justify-center rounded bg-brand-50 px-1.5 align-middle text-xs font-semibold text-brand-700 ring-1 ring-brand-100 hover:bg-brand-100"
+                data-testid="citation"
+              >
+                [{c.number}]
+              </button>
+            ))}
+          </p>
+          {uncertain && a.reason && (
+            <p className="mt-1 text-sm text-amber-900" data-testid="uncertainty-note">
+              {a.reason}
+            </p>
+          )}
+          {a.derivation && (
+            <DerivationPanel
+              derivation={a.derivation}
+              citationNumbers={new Map(citations.map((c) => [c.pieceId, c.number]))}
+              onOperand={(id, column) => (onOperand ? onOperand(id, column) : onCite(id))}
+            />
+          )}
+        </>
       ) : (
         <div className="mt-2 space-y-1">
           <p className="text-lg font-semibold text-slate-900" data-testid="answer-text">
@@ -80,6 +105,7 @@ export function AnswerCard({
           )}
         </div>
       )}
+      {answered && a.shape && <AnswerShapeView shape={a.shape} />}
       {outcome.winner && answered && (
         <p className="mt-3 text-sm text-slate-600">
           From <span className="font-medium text-slate-800" data-testid="answer-source">{outcome.winner.kbName}</span>: {outcome.winner.reason}

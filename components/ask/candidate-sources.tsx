@@ -1,4 +1,5 @@
 import type { RunOutcome } from "@/lib/pipeline/run";
+import { answeredFromKbs } from "@/lib/runs/answered-from";
 import { KindBadge } from "../kb/status-badge";
 
 const REASON_LABELS: Record<string, string> = {
@@ -12,7 +13,9 @@ const REASON_LABELS: Record<string, string> = {
 
 /** The candidate sources the run selected, with their scores and the reasons behind each score. */
 export function CandidateSources({ outcome }: { outcome: RunOutcome }) {
-  if (!outcome.candidates.length) return <p className="text-sm text-slate-600">No source was selected for this question.</p>;
+  if (!outcome.candidates.length) return <p className="text-sm text-slate-600" data-testid="no-candidate-sources">No source matched the words of this question, so none was searched.</p>;
+  // "Answered from here" only where there is an answer: a refused run's best-evidence source answered nothing.
+  const answeredFrom = answeredFromKbs(outcome);
   const top = Math.max(...outcome.candidates.map((c) => c.score), 0.0001);
   return (
     <div className="space-y-3">
@@ -22,7 +25,7 @@ export function CandidateSources({ outcome }: { outcome: RunOutcome }) {
             <div className="flex flex-wrap items-center gap-2">
               <span className="font-medium">{c.kbName}</span>
               <KindBadge kind={c.kind} />
-              {outcome.winner?.kbId === c.kbId && <span className="rounded bg-emerald-50 px-1.5 py-0.5 text-xs font-medium text-emerald-800">Answered from here</span>}
+              {answeredFrom.has(c.kbId) && <span className="rounded bg-emerald-50 px-1.5 py-0.5 text-xs font-medium text-emerald-800" data-testid="answered-from-here">Answered from here</span>}
               <span className="ml-auto flex items-center gap-2 text-xs text-slate-600">
                 <span aria-hidden className="h-1.5 w-24 overflow-hidden rounded-full bg-slate-100">
                   <span className="block h-full bg-brand-500" style={{ width: `${Math.round((c.score / top) * 100)}%` }} />

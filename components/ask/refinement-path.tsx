@@ -1,3 +1,4 @@
+import { strategyInWords } from "@/lib/pipeline/strategy-words";
 import type { Iteration } from "@/lib/pipeline/types";
 import { QueryCode } from "../evidence/query-code";
 
@@ -9,7 +10,7 @@ export const FEEDBACK_LABELS: Record<string, string> = {
   empty_result: "Empty result",
   no_intersection: "No common answer",
   wrong_source: "Wrong source",
-  wrong_module: "Wrong retrieval module",
+  wrong_module: "Wrong kind of query",
   next_batch: "Look further down",
 };
 
@@ -77,7 +78,7 @@ export function RefinementPath({ iterations, finalText, finalReason, refrained }
                     <li key={i}>
                       <details>
                         <summary className="cursor-pointer">
-                          {q.kbName} · {q.strategy} <span className={`rounded px-1 text-xs ${STATUS_STYLE[q.status] ?? "bg-slate-100"}`}>{q.status}</span>
+                          {q.kbName} · {strategyInWords(q.strategy)} <span className={`rounded px-1 text-xs ${STATUS_STYLE[q.status] ?? "bg-slate-100"}`}>{q.status}</span>
                         </summary>
                         <div className="mt-1">
                           <QueryCode text={q.text} language={languageOf(q.text, q.strategy)} caption="Query" />
@@ -94,7 +95,7 @@ export function RefinementPath({ iterations, finalText, finalReason, refrained }
                   <dt className="text-slate-500">Feedback</dt>
                   <dd data-testid="round-feedback">
                     {it.feedback.detail}
-                    {it.feedback.target && it.feedback.type !== "next_batch" && <span className="text-slate-500"> (about “{it.feedback.target}”)</span>}
+                    {it.feedback.target && it.feedback.type !== "next_batch" && <span className="text-slate-500"> (about “{it.feedback.type === "wrong_module" ? strategyInWords(it.feedback.target) : it.feedback.target}”)</span>}
                   </dd>
                 </>
               )}

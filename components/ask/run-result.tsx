@@ -15,6 +15,7 @@ import { progressFromTrace } from "./progress";
 import { RefinementPath } from "./refinement-path";
 import { StageProgress } from "./stage-progress";
 import { TraceView } from "./trace-view";
+import { count } from "@/lib/format/count";
 
 function Section({ id, title, children, hint }: { id: string; title: string; children: ReactNode; hint?: string }) {
   return (
@@ -73,6 +74,17 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
     el?.focus({ preventScroll: true });
     el?.scrollIntoView({ block: "start", behavior: "smooth" });
   }, []);
+  // The cell a derivation operand was read from: its row opens and the cell is highlighted.
+  const [operandCell, setOperandCell] = useState<{ pieceId: string; column: string } | null>(null);
+  const showOperand = useCallback((pieceId: string, column: string) => {
+    setOperandCell({ pieceId, column });
+    cite(pieceId);
+  }, [cite]);
+  const operandColumns = useMemo(() => {
+    const map = new Map<string, string[]>();
+    for (const o of outcome?.answer.derivation?.operands ?? []) map.set(o.evidenceId, [...(map.get(o.evidenceId) ?? []), o.column]);
+    return map;
+  }, [outcome]);
   const registerHeader = useCallback((id: string, el: HTMLButtonElement | null) => {
     if (el) headers.current.set(id, el);
     else headers.current.delete(id);
@@ -83,7 +95,7 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
     <>
       <p>
         {view.viewerIsOwner ? "Asked" : `Asked by ${view.ownerName}`} {new Date(view.createdAt).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })}
-        {outcome ? ` · ${outcome.evidence.length} evidence pieces · ${outcome.iterations.length} round${outcome.iterations.length === 1 ? "" : "s"}` : ""}
+        {outcome ? ` · ${count(outcome.evidence.length, "evidence piece")} · ${count(outcome.iterations.length, "round")}` : ""}
       </p>
       {understood && (
         <p className="truncate" data-testid="understood-as" title={understood}>
@@ -105,7 +117,7 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
         {view.hidden && !view.hidden.wholeResult && <p className="text-xs text-slate-500">Links to {view.hidden.entityLinks} name(s) in knowledge bases you may not use are not shown.</p>}
         {view.laterTurns > 0 && view.conversationId && (
           <p className="text-sm text-slate-600">
-            This conversation went on with {view.laterTurns} more question{view.laterTurns === 1 ? "" : "s"}.{" "}
+            This conversation went on with {count(view.laterTurns, "more question")}.{" "}
             <Link href={`/ask?conversation=${encodeURIComponent(view.conversationId)}`} prefetch={false} className="font-medium text-brand-700 hover:underline">
               Open the latest
             </Link>
@@ -119,6 +131,7 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
               outcome={outcome}
               citations={cited.map((c) => ({ pieceId: c.evidence.piece.id, number: c.number, label: `${EVIDENCE_KIND_LABELS[c.evidence.piece.kind] ?? c.evidence.piece.kind} from ${c.evidence.piece.provenance.kbName}` }))}
               onCite={cite}
+              onOperand={showOperand}
               canSaveGuide={canSaveGuide}
             />
             {outcome.degradations.length > 0 && (
@@ -140,7 +153,7 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
         {view.status !== "RUNNING" && view.status !== "QUEUED" && !view.hidden?.wholeResult && <FeedbackForm runId={view.id} initial={view.feedback} />}
         {outcome && (
           <>
-            <EvidenceSection cited={cited} closest={closest} others={others} openIds={openIds} onToggle={toggle} registerHeader={registerHeader} terms={terms} answer={outcome.answer.refrained ? null : outcome.answer.text} />
+            <EvidenceSection cited={cited} closest={closest} others={others} openIds={openIds} onToggle={toggle} registerHeader={registerHeader} terms={terms} answer={outcome.answer.refrained ? null : outcome.answer.text} operandColumns={operandColumns} activeOperand={operandCell} />
             <Section id="refinement-heading" title="Refinement path" hint="The critic checks each round's answer against the evidence and, when it fails, says what to change.">
               <RefinementPath iterations={outcome.iterations} finalText={outcome.answer.text} finalReason={outcome.answer.reason} refrained={outcome.answer.refrained} />
             </Section>
@@ -161,7 +174,7 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
         {outcome?.llm && (
           // The run's LLM total (issue 5): calls, tokens and the estimated cost from the price table.
           <p className="mt-2 px-1 text-xs text-slate-600" data-testid="llm-usage">
-            LLM: {outcome.llm.calls} call{outcome.llm.calls === 1 ? "" : "s"} · {outcome.llm.totalTokens.toLocaleString("en")} tokens · ${outcome.llm.costUsd.toFixed(4)}
+            LLM: {count(outcome.llm.calls, "call")} · {count(outcome.llm.totalTokens, "token")} · ${outcome.llm.costUsd.toFixed(4)}
             {outcome.llm.priceUnknown.length > 0 ? ` (no price for ${outcome.llm.priceUnknown.join(", ")})` : ""}
           </p>
         )}

@@ -1,7 +1,9 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { clipAtWord } from "@/lib/format/clip";
 import { type Progress, STAGES } from "./progress";
+import { count } from "@/lib/format/count";
 
 export function formatMs(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -24,10 +26,13 @@ const ICON = {
   error: <span aria-hidden className="flex h-3.5 w-3.5 items-center justify-center rounded-full bg-rose-600 text-[9px] font-bold text-white">!</span>,
 };
 const STATUS_TEXT = { pending: "waiting", running: "running", done: "done", error: "failed" };
+/** About two lines of the side panel's small text. */
+const SUMMARY_CHARS = 64;
 
 /**
  * The pipeline's stages as they start and finish. Every stage has its row from the start, each row has a
- * fixed height and summaries are cut to one line, so nothing moves while events stream in.
+ * fixed height and summaries are cut to two lines at a word boundary (the whole summary on hover and in
+ * the trace), so nothing moves while events stream in.
  */
 export function StageProgress({ progress, live, startedAt, maxRounds = 3 }: { progress: Progress; live: boolean; startedAt?: number; maxRounds?: number }) {
   const running = live && progress.totalMs === null;
@@ -43,13 +48,13 @@ export function StageProgress({ progress, live, startedAt, maxRounds = 3 }: { pr
       </header>
       <p className="flex h-7 items-center border-b border-slate-100 px-4 text-xs text-slate-600" data-testid="progress-round">
         {progress.round > 1 ? `Critic round ${progress.round} of up to ${maxRounds}` : "Round 1"}
-        {progress.notes.length > 0 && <span className="ml-auto text-amber-700">{progress.notes.length} note{progress.notes.length === 1 ? "" : "s"}</span>}
+        {progress.notes.length > 0 && <span className="ml-auto text-amber-700">{count(progress.notes.length, "note")}</span>}
       </p>
       <ol className="divide-y divide-slate-100" aria-live={live ? "polite" : undefined} aria-relevant="text">
         {STAGES.map((s) => {
           const st = progress.stages[s.id];
           return (
-            <li key={s.id} className="h-12 px-4 py-1.5" data-testid={`stage-${s.id}`} data-status={st.status}>
+            <li key={s.id} className="h-16 px-4 py-1.5" data-testid={`stage-${s.id}`} data-status={st.status}>
               <div className="flex items-center gap-2 text-sm">
                 <span className="flex w-4 justify-center">{ICON[st.status]}</span>
                 <span className={`flex-1 truncate ${st.status === "pending" ? "text-slate-400" : "text-slate-900"}`}>{s.label}</span>
@@ -69,8 +74,8 @@ export function StageProgress({ progress, live, startedAt, maxRounds = 3 }: { pr
                   {st.runs > 1 ? ` ×${st.runs}` : ""}
                 </span>
               </div>
-              <p className="truncate pl-6 text-xs text-slate-500" title={st.summary || undefined}>
-                {st.summary || (st.strategy ? `${st.strategy} strategy` : " ")}
+              <p className="line-clamp-2 pl-6 text-xs text-slate-500" title={st.summary || undefined} data-testid="stage-summary">
+                {st.summary ? clipAtWord(st.summary, SUMMARY_CHARS) : st.strategy ? `${st.strategy} strategy` : " "}
               </p>
             </li>
           );

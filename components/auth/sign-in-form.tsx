@@ -10,13 +10,26 @@ import { Field, TextInput } from "../ui/field";
 const NEXT_AUTH_ERRORS: Record<string, string> = {
   CredentialsSignin: "Wrong email or password.",
   SessionRequired: "Sign in to continue.",
-  TooManyAttempts: "Too many failed attempts for this email. Wait 15 minutes, or ask an admin to reset your password.",
 };
+
+/** "TooManyAttempts:42" (lib/auth/sign-in-throttle.ts) → how long to wait, in words. */
+function tooManyAttempts(code: string): string | undefined {
+  const m = /^TooManyAttempts(?::(\d+))?$/.exec(code);
+  if (!m) return undefined;
+  const seconds = Number(m[1] ?? 60);
+  const wait = seconds < 90 ? `${seconds} second${seconds === 1 ? "" : "s"}` : `${Math.ceil(seconds / 60)} minutes`;
+  return `Too many failed sign-in attempts. Try again in ${wait}; the right password works then.`;
+}
+
+function errorMessage(code: string | undefined, fallback: string): string {
+  if (!code) return fallback;
+  return NEXT_AUTH_ERRORS[code] ?? tooManyAttempts(code) ?? fallback;
+}
 
 export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string; initialError?: string }) {
   const [fieldErrors, setFieldErrors] = useState<{ email?: string; password?: string }>({});
   const [error, setError] = useState<string | undefined>(
-    initialError ? (NEXT_AUTH_ERRORS[initialError] ?? "Sign-in failed. Try again.") : undefined,
+    initialError ? errorMessage(initialError, "Sign-in failed. Try again.") : undefined,
   );
   const [pending, setPending] = useState(false);
 
@@ -36,7 +49,7 @@ export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string;
     try {
       const res = await signIn("credentials", { ...parsed.data, redirect: false });
       if (!res || res.error) {
-        setError(NEXT_AUTH_ERRORS[res?.error ?? ""] ?? "Sign-in is unavailable right now. Try again in a moment.");
+        setError(errorMessage(res?.error ?? undefined, "Sign-in is unavailable right now. Try again in a moment."));
         return;
       }
       // A full navigation, so every server component renders with the new session cookie.

@@ -12,6 +12,8 @@ const METRIC_COLORS: Record<string, string> = {
   "source.rankedFirst": "#2f6fde",
   "retrieval.ndcg@10": "#0891b2",
   "execution.match": "#f59e0b",
+  "execution.matchColumns": "#fcd34d",
+  "answer.em": "#34d399",
   "answer.p@1": "#10b981",
   "answer.f1": "#8b5cf6",
   "refrain.accuracy": "#64748b",
@@ -92,19 +94,35 @@ export function PresenceChart({ metrics }: { metrics: SuiteMetrics }) {
 }
 
 const BREAKDOWN_KEYS = ["source.rankedFirst", "retrieval.ndcg@10", "execution.match", "answer.p@1", "answer.f1", "refrain.accuracy"];
+/** Per database, hardness class or type: strict and lenient execution match side by side, EM beside F1. */
+export const TAG_BREAKDOWN_KEYS = ["execution.match", "execution.matchColumns", "retrieval.ndcg@10", "answer.em", "answer.f1"];
 
-/** A few headline metrics side by side per group (source kind, or suite for the mixed suite). */
-export function BreakdownChart({ title, description, by }: { title: string; description: string; by: SuiteMetrics["byKind"] }) {
-  const groups = sortedEntries(by, () => 0);
+/** A few headline metrics side by side per group (source kind, suite, or a tag: database, hardness class, type). */
+export function BreakdownChart({
+  title,
+  description,
+  by,
+  rank = () => 0,
+  metrics = BREAKDOWN_KEYS,
+}: {
+  title: string;
+  description: string;
+  by: SuiteMetrics["byKind"];
+  rank?: (group: string) => number;
+  metrics?: string[];
+}) {
+  const groups = sortedEntries(by, rank);
   if (groups.length < 2) return null;
-  const keys = BREAKDOWN_KEYS.filter((k) => groups.some(([, g]) => typeof g.values[k] === "number"));
+  const keys = metrics.filter((k) => groups.some(([, g]) => typeof g.values[k] === "number"));
   const data = groups.map(([name, g]) => ({ name: `${name.toLowerCase()} · ${g.n}`, ...Object.fromEntries(keys.map((k) => [k, g.values[k] ?? null])) }));
+  // Many groups (Spider's databases, Text2Cypher's types) get the whole row, so their bars and names stay readable.
+  const many = groups.length > 4;
   return (
-    <ChartCard title={title} description={description}>
+    <ChartCard title={title} description={description} wide={many} height={many ? 300 : 240}>
       <ResponsiveContainer width="100%" height="100%">
         <BarChart data={data} margin={{ left: 0, right: 16, top: 4, bottom: 4 }}>
           <CartesianGrid vertical={false} stroke="#e2e8f0" />
-          <XAxis dataKey="name" fontSize={10} interval={0} angle={-15} textAnchor="end" height={36} />
+          <XAxis dataKey="name" fontSize={10} interval={0} angle={many ? -25 : -15} textAnchor="end" height={many ? 72 : 36} />
           <YAxis domain={[0, 1]} tickFormatter={pct} fontSize={11} width={40} />
           <Tooltip formatter={tooltipPct} />
           <Legend wrapperStyle={{ fontSize: 11 }} />

@@ -9,6 +9,7 @@ import type { ReportSummary } from "@/lib/eval/reports";
 import { Alert } from "../ui/alert";
 import { Field, SelectInput } from "../ui/field";
 import { evalApi } from "./api";
+import { count } from "@/lib/format/count";
 
 function reportOption(r: ReportSummary) {
   return `${r.suiteLabel}${r.label ? ` · ${r.label}` : ""} · ${r.done} q · seed ${r.seed} · ${new Date(r.createdAt).toLocaleString("en-GB", { dateStyle: "short", timeStyle: "short" })}`;
@@ -113,7 +114,7 @@ export function CompareView({ reports }: { reports: ReportSummary[] }) {
             </Alert>
           ))}
           <p className="text-sm">
-            {c.counts.common} questions in both: <strong className="text-emerald-700">{c.counts.fixed} fixed</strong>, <strong className="text-rose-700">{c.counts.broken} broken</strong>, {c.counts.changed} answered differently.
+            {count(c.counts.common, "question")} in both: <strong className="text-emerald-700">{c.counts.fixed} fixed</strong>, <strong className="text-rose-700">{c.counts.broken} broken</strong>, {c.counts.changed} answered differently.
           </p>
           <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
             <table className="w-full text-sm" data-testid="delta-table">

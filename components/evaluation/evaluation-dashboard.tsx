@@ -27,7 +27,17 @@ function latestPerSuite(reports: ReportSummary[]) {
   return [...seen.values()].map((r) => ({ suite: r.suite, headline: r.headline }));
 }
 
-export function EvaluationDashboard({ initialReports, suites, maxConcurrency }: { initialReports: ReportSummary[]; suites: SuiteOption[]; maxConcurrency: number }) {
+export function EvaluationDashboard({
+  initialReports,
+  suites,
+  maxConcurrency,
+  canLoadCatalog,
+}: {
+  initialReports: ReportSummary[];
+  suites: SuiteOption[];
+  maxConcurrency: number;
+  canLoadCatalog: boolean;
+}) {
   const router = useRouter();
   const params = useSearchParams();
   const tab = (TABS.find(([t]) => t === params.get("tab"))?.[0] ?? "reports") as Tab;
@@ -90,8 +100,8 @@ export function EvaluationDashboard({ initialReports, suites, maxConcurrency }: 
       {tab === "reports" && (
         <div role="tabpanel" id="panel-reports" aria-labelledby="tab-reports" className="grid gap-6 xl:grid-cols-[20rem_minmax(0,1fr)]">
           <div className="min-w-0 space-y-4">
-            <RunForm suites={suiteOptions.data ?? suites} maxConcurrency={maxConcurrency} onStarted={(id) => select(id)} />
-            <ReportList reports={list} selectedId={selected} onSelect={select} />
+            <RunForm suites={suiteOptions.data ?? suites} maxConcurrency={maxConcurrency} canLoadCatalog={canLoadCatalog} onStarted={(id) => select(id)} />
+            <ReportList reports={list} selectedId={selected} onSelect={select} suites={suiteOptions.data ?? suites} />
           </div>
           <div className="min-w-0 space-y-4">
             <SuiteOverviewChart rows={latestPerSuite(list)} />

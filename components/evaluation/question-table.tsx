@@ -10,6 +10,7 @@ import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { TextInput } from "../ui/field";
 import { evalApi } from "./api";
+import { count } from "@/lib/format/count";
 
 const FILTERS = [
   ["wrong", "Wrong"],
@@ -38,9 +39,16 @@ function Details({ r }: { r: QuestionResult }) {
   if (r.source.candidates.length) facts.push(["Candidates", r.source.candidates.join(", ")]);
   if (r.source.winner) facts.push(["Answered from", r.source.winner]);
   if (r.execution) {
-    facts.push(["Execution match", `${r.execution.match ? "yes" : "no"}${!r.execution.match && r.execution.matchColumns ? " (right rows, extra columns)" : ""}; gold ${r.execution.goldRows} row(s), run ${r.execution.predictedRows ?? "–"}`]);
+    const why = r.execution.onGoldKb === false && r.execution.kbName ? ` (ran on ${r.execution.kbName}, not the gold source${r.execution.resultMatch ? ", though with the same rows" : ""})` : !r.execution.match && r.execution.matchColumns ? " (right rows, extra columns)" : "";
+    facts.push(["Execution match", `${r.execution.match ? "yes" : "no"}${why}; gold ${r.execution.goldRows} row(s), run ${r.execution.predictedRows ?? "–"}`]);
   }
-  if (r.retrieval) facts.push(["Relevant documents at rank", r.retrieval.ranks.map((x) => x ?? "not retrieved").join(", ")]);
+  if (r.retrieval) {
+    facts.push(["Relevant documents at rank", r.retrieval.ranks.map((x) => x ?? "not retrieved").join(", ")]);
+    if (r.retrieval.stages?.length) {
+      facts.push(["… after each stage", r.retrieval.stages.map((st) => `${rankingLabel(st.label)}: ${st.ranks.map((x) => x ?? "–").join(", ")}`).join("; ")]);
+    }
+    if (r.retrieval.queries?.length) facts.push(["Searched with", r.retrieval.queries.map((q) => `“${q}”`).join("; ")]);
+  }
   if (r.presence) {
     const p = sortedEntries(r.presence, rankingRank)
       .map(([l, v]) => `${rankingLabel(l)}: ${v.rank ?? "absent"}`)
@@ -122,7 +130,7 @@ export function QuestionTable({ reportId, canOpenRuns, running }: { reportId: st
       </div>
       {query.error && <Alert tone="error">{query.error.message}</Alert>}
       <p className="text-xs text-slate-500" aria-live="polite">
-        {query.isFetching && !data ? "Loading…" : data ? `${data.total} question${data.total === 1 ? "" : "s"}` : ""}
+        {query.isFetching && !data ? "Loading…" : data ? count(data.total, "question") : ""}
       </p>
       {data && data.rows.length === 0 ? (
         <div className="rounded-lg border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-600">

@@ -1,7 +1,9 @@
 "use client";
 
 import { formatMetric, metricInfo } from "@/lib/eval/metric-labels";
-import type { ReportStatus, ReportSummary } from "@/lib/eval/reports";
+import type { ReportStatus, ReportSummary, SuiteOption } from "@/lib/eval/reports";
+import { defaultSuiteKey } from "@/lib/eval/suite-availability";
+import { count } from "@/lib/format/count";
 
 const STATUS: Record<ReportStatus, { label: string; className: string }> = {
   QUEUED: { label: "Queued", className: "bg-slate-100 text-slate-700" },
@@ -17,10 +19,10 @@ export function StatusBadge({ status }: { status: ReportStatus }) {
   return <span className={`inline-block rounded px-1.5 py-0.5 text-xs font-medium ${s.className}`}>{s.label}</span>;
 }
 
-export function ProgressBar({ done, total, label }: { done: number; total: number; label: string }) {
+export function ProgressBar({ done, total, label, unit = "question" }: { done: number; total: number; label: string; unit?: string }) {
   const pct = total ? Math.round((done / total) * 100) : 0;
   return (
-    <div className="h-1.5 w-full overflow-hidden rounded bg-slate-100" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={total} aria-valuenow={done} aria-valuetext={`${done} of ${total} questions`}>
+    <div className="h-1.5 w-full overflow-hidden rounded bg-slate-100" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={total} aria-valuenow={done} aria-valuetext={`${done.toLocaleString("en")} of ${count(total, unit)}`}>
       <div className="h-full bg-brand-500 transition-[width]" style={{ width: `${pct}%` }} />
     </div>
   );
@@ -35,11 +37,19 @@ function headline(r: ReportSummary): string {
     .join(" · ");
 }
 
-export function ReportList({ reports, selectedId, onSelect }: { reports: ReportSummary[]; selectedId: string | null; onSelect: (id: string) => void }) {
+/** What the empty list suggests: the suite the run form starts with, so the two always agree. */
+function firstRunHint(suites: SuiteOption[]): string {
+  const first = suites.find((s) => s.key === defaultSuiteKey(suites) && !s.unavailable);
+  if (!first) return "Pick a suite and start one.";
+  const quick = first.key === "demo" ? ": it runs in under a minute" : "";
+  return `Start with the ${first.label} suite (${count(first.questions, "question")})${quick}.`;
+}
+
+export function ReportList({ reports, selectedId, onSelect, suites }: { reports: ReportSummary[]; selectedId: string | null; onSelect: (id: string) => void; suites: SuiteOption[] }) {
   if (!reports.length) {
     return (
-      <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-600">
-        No evaluation runs yet. Pick a suite and start one: the demo suite runs in under a minute. Runs from <code className="rounded bg-slate-100 px-1">npm run eval</code> on this workspace appear here too.
+      <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-600" data-testid="no-reports">
+        No evaluation runs yet. {firstRunHint(suites)} Runs from <code className="rounded bg-slate-100 px-1">npm run eval</code> on this workspace appear here too.
       </div>
     );
   }
@@ -60,7 +70,7 @@ export function ReportList({ reports, selectedId, onSelect }: { reports: ReportS
               <span className="ml-auto text-xs text-slate-500">{new Date(r.createdAt).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })}</span>
             </span>
             <span className="mt-1 block text-xs text-slate-600">
-              {r.done} / {r.total} questions · seed {r.seed}
+              {r.done} / {count(r.total, "question")} · seed {r.seed}
               {r.origin === "cli" ? " · command line" : ""}
               {r.createdBy ? ` · ${r.createdBy}` : ""}
               {headline(r) ? ` · ${headline(r)}` : ""}

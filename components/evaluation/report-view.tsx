@@ -1,17 +1,25 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { formatMetric, HEADLINE_METRICS, metricInfo, rankingRank, sortedEntries, stageRank } from "@/lib/eval/metric-labels";
+import { BREAKDOWN_TITLES, breakdownValueRank, formatDelta, formatMetric, HEADLINE_METRICS, metricInfo, rankingRank, sortedEntries, stageRank } from "@/lib/eval/metric-labels";
 import type { ReportDetail } from "@/lib/eval/reports";
 import type { MetricGroup, SuiteMetrics } from "@/lib/eval/types";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
-import { BreakdownChart, LatencyChart, PresenceChart, RateBars } from "./charts";
+import { BreakdownChart, LatencyChart, PresenceChart, RateBars, TAG_BREAKDOWN_KEYS } from "./charts";
 import { evalApi } from "./api";
 import { QuestionTable } from "./question-table";
+import { StageTable } from "./stage-table";
 import { ProgressBar, StatusBadge } from "./report-list";
+import { count } from "@/lib/format/count";
 
 const LIVE = new Set(["RUNNING", "QUEUED"]);
+
+const BREAKDOWN_DESCRIPTIONS: Record<string, string> = {
+  db: "The database each question is about (an execution match counts only on it)",
+  hardness: "Spider's hardness class of the gold SQL, by the official rules",
+  type: "TAT-QA's answer type, or Text2Cypher's question type",
+};
 
 function MetricCards({ metrics }: { metrics: SuiteMetrics }) {
   const flat: [string, number | null][] = [];
@@ -53,6 +61,13 @@ function MetricsTable({ metrics }: { metrics: SuiteMetrics }) {
   };
   add("source", metrics.source);
   add("retrieval", metrics.retrieval);
+  for (const st of metrics.retrievalStages ?? []) {
+    for (const [k, v] of Object.entries(st.values)) {
+      const info = metricInfo(`stage.${st.label}.${k}`);
+      const change = st.delta[k];
+      rows.push({ group: info.group, label: info.label, value: `${formatMetric(v, "rate")}${change === null || change === undefined ? "" : ` (${formatDelta(change, "rate")})`}`, n: st.n });
+    }
+  }
   add("evidence", metrics.evidence);
   add("execution", metrics.execution);
   for (const [label, g] of sortedEntries(metrics.presence, rankingRank)) add(`presence.${label}`, g);
@@ -118,6 +133,7 @@ export function ReportView({ reportId, onDeleted }: { reportId: string; onDelete
   const r = report.data;
   if (!r) return <div className="h-40 animate-pulse rounded-lg border border-slate-200 bg-white" aria-busy="true" aria-label="Loading the report" />;
   const live = LIVE.has(r.status);
+  const questionsFile = (r.config as { questions?: { name: string; sha256: string } }).questions;
   const m = r.metrics && "source" in r.metrics ? r.metrics : null;
   const actionError = cancel.error ?? resume.error ?? remove.error;
   return (
@@ -133,7 +149,7 @@ export function ReportView({ reportId, onDeleted }: { reportId: string; onDelete
                 {cancel.isPending ? "Cancelling…" : "Cancel"}
               </Button>
             )}
-            {r.canManage && !live && r.status !== "DONE" && (
+            {r.canManage && !live && r.status !== "DONE" && !questionsFile && (
               <Button variant="secondary" disabled={resume.isPending} onClick={() => resume.mutate()}>
                 {resume.isPending ? "Resuming…" : "Resume"}
               </Button>
@@ -155,13 +171,19 @@ export function ReportView({ reportId, onDeleted }: { reportId: string; onDelete
           </div>
         </div>
         <p className="text-xs text-slate-600">
-          {r.done} of {r.total} questions · seed {r.seed}
+          {r.done} of {count(r.total, "question")} · seed {r.seed}
           {r.limit ? ` · limit ${r.limit}` : ""} · {r.concurrency} in parallel · {r.kbCount} knowledge bases
           {r.createdBy ? ` · started by ${r.createdBy}` : ""} {r.origin === "cli" ? "from the command line" : ""} ·{" "}
           {Object.keys(r.configInput).length ? `settings ${JSON.stringify(r.configInput)}` : "default settings"}
           {(r.config as { llm?: string }).llm === "off" ? " · classical only" : ""}
           {m?.run ? ` · last session ${Math.round(m.run.wallMs / 1000)} s` : ""}
         </p>
+        {questionsFile && (
+          <p className="text-xs text-slate-600" data-testid="questions-file">
+            Questions from the file <span className="font-medium">{questionsFile.name}</span> (sha256 <code title={questionsFile.sha256}>{questionsFile.sha256.slice(0, 12)}…</code>)
+            {!live && r.status !== "DONE" ? "; resume it by running the same command again on the command line." : "."}
+          </p>
+        )}
         {(live || r.status === "INTERRUPTED" || r.status === "CANCELLED") && <ProgressBar done={r.done} total={r.total} label={`Progress of ${r.suiteLabel}`} />}
         {r.status === "INTERRUPTED" && <Alert tone="info">This run stopped without finishing (the server restarted or the process was killed). Resume it: the questions already done are kept.</Alert>}
         {r.status === "FAILED" && r.error && <Alert tone="error">The run stopped: {r.error}. Resume it once the cause is fixed; finished questions are kept.</Alert>}
@@ -170,13 +192,17 @@ export function ReportView({ reportId, onDeleted }: { reportId: string; onDelete
 
       {m ? (
         <>
-          {r.status !== "DONE" && <p className="text-xs text-slate-500">Metrics over the {m.n} questions finished so far.</p>}
+          {r.status !== "DONE" && <p className="text-xs text-slate-500">Metrics over {count(m.n, "question")} finished so far.</p>}
           <MetricCards metrics={m} />
           <div className="grid gap-4 xl:grid-cols-2">
             <RateBars metrics={m} />
             <PresenceChart metrics={m} />
             <BreakdownChart title="By source kind" description="The kind of the gold source (documents, SQL, RDF, graph)" by={m.byKind} />
             <BreakdownChart title="By suite" description="The suites the questions came from" by={m.bySuite} />
+            <StageTable stages={m.retrievalStages} />
+            {sortedEntries(m.breakdowns ?? {}, (t) => Object.keys(BREAKDOWN_TITLES).indexOf(t)).map(([tag, by]) => (
+              <BreakdownChart key={tag} title={`By ${BREAKDOWN_TITLES[tag] ?? tag}`} description={BREAKDOWN_DESCRIPTIONS[tag] ?? `The questions' ${tag}`} by={by} rank={breakdownValueRank(tag)} metrics={TAG_BREAKDOWN_KEYS} />
+            ))}
             <LatencyChart metrics={m} />
           </div>
           <MetricsTable metrics={m} />

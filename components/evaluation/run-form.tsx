@@ -4,16 +4,29 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ActionFailure } from "@/lib/actions/unwrap";
 import type { SuiteOption } from "@/lib/eval/reports";
+import { defaultSuiteKey } from "@/lib/eval/suite-availability";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Field, SelectInput, TextInput } from "../ui/field";
 import { evalApi } from "./api";
+import { BenchmarkCatalogLoad } from "./benchmark-catalog-load";
+import { count } from "@/lib/format/count";
 
 /** Starts a suite on the server; the report appears in the list and its progress is polled. */
-export function RunForm({ suites, maxConcurrency, onStarted }: { suites: SuiteOption[]; maxConcurrency: number; onStarted: (reportId: string) => void }) {
+export function RunForm({
+  suites,
+  maxConcurrency,
+  canLoadCatalog,
+  onStarted,
+}: {
+  suites: SuiteOption[];
+  maxConcurrency: number;
+  /** The viewer may load the benchmark catalog (admins). */
+  canLoadCatalog: boolean;
+  onStarted: (reportId: string) => void;
+}) {
   const queryClient = useQueryClient();
-  const firstAvailable = suites.find((s) => !s.unavailable)?.key ?? suites[0]?.key ?? "";
-  const [suite, setSuite] = useState(firstAvailable);
+  const [suite, setSuite] = useState(() => defaultSuiteKey(suites));
   const [limit, setLimit] = useState("25");
   const [seed, setSeed] = useState("1");
   const [concurrency, setConcurrency] = useState(String(Math.min(2, maxConcurrency)));
@@ -41,18 +54,26 @@ export function RunForm({ suites, maxConcurrency, onStarted }: { suites: SuiteOp
   return (
     <form onSubmit={submit} aria-label="Run a suite" className="space-y-3 rounded-lg border border-slate-200 bg-white p-4">
       <h2 className="text-base font-semibold">Run a suite</h2>
-      <Field id="eval-suite" label="Suite" error={errs.suite} hint={chosen ? `${chosen.questions.toLocaleString("en")} questions. ${chosen.description}` : undefined}>
+      <Field id="eval-suite" label="Suite" error={errs.suite} hint={chosen ? `${count(chosen.questions, "question")}. ${chosen.description}` : undefined}>
         <SelectInput id="eval-suite" value={suite} onChange={(e) => setSuite(e.target.value)}>
           {suites.map((s) => (
             <option key={s.key} value={s.key}>
               {s.label}
               {s.authored ? " (authored)" : ""}
-              {s.unavailable ? " (not available)" : ""}
+              {s.unavailable ? ` — ${s.unavailable.short}` : ""}
             </option>
           ))}
         </SelectInput>
       </Field>
-      {chosen?.unavailable && <Alert tone="info">{chosen.unavailable}</Alert>}
+      {chosen?.unavailable && (
+        <div data-testid="suite-unavailable">
+          <Alert tone="info">
+            <p>{chosen.unavailable.reason}</p>
+            {chosen.unavailable.fix && <p className="mt-1">{chosen.unavailable.fix}</p>}
+          </Alert>
+        </div>
+      )}
+      <BenchmarkCatalogLoad offer={!!chosen?.unavailable?.loadable} canStart={canLoadCatalog} />
       <div className="grid grid-cols-3 gap-3">
         <Field id="eval-limit" label="Questions" error={errs.limit} hint="Empty = all">
           <TextInput id="eval-limit" inputMode="numeric" value={limit} onChange={(e) => setLimit(e.target.value)} invalid={!!errs.limit} />
@@ -101,7 +122,7 @@ export function RunForm({ suites, maxConcurrency, onStarted }: { suites: SuiteOp
       {start.error && Object.keys(errs).length > 0 && !errs.config && !errs.limit && !errs.seed && <Alert tone="error">{start.error.message}</Alert>}
       {start.isSuccess && (
         <Alert tone="success">
-          {start.data.resumedFrom ? `Resumed: ${start.data.resumedFrom} of ${start.data.total} questions were already done.` : `Started: ${start.data.total} questions.`}
+          {start.data.resumedFrom ? `Resumed: ${start.data.resumedFrom} of ${count(start.data.total, "question")} ${start.data.resumedFrom === 1 ? "was" : "were"} already done.` : `Started: ${count(start.data.total, "question")}.`}
         </Alert>
       )}
       <Button type="submit" disabled={start.isPending || !suite}>

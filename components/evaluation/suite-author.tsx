@@ -11,6 +11,7 @@ import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Field, TextInput } from "../ui/field";
 import { evalApi } from "./api";
+import { count } from "@/lib/format/count";
 
 type Manual = { question: string; answers: string; unanswerable: boolean };
 
@@ -200,7 +201,7 @@ export function SuiteAuthor({ suites }: { suites: SuiteOption[] }) {
         {create.error && <Alert tone="error">{create.error.message}{Object.keys(errs).length > 0 && !errs.name ? ` ${Object.values(errs).join(" ")}` : ""}</Alert>}
         {create.isSuccess && (
           <Alert tone="success">
-            Suite created with {create.data.questions} question{create.data.questions === 1 ? "" : "s"}. Run it from the “Runs and reports” tab.{create.data.skipped.length ? ` Skipped: ${create.data.skipped.join(" ")}` : ""}
+            Suite created with {count(create.data.questions, "question")}. Run it from the “Runs and reports” tab.{create.data.skipped.length ? ` Skipped: ${create.data.skipped.join(" ")}` : ""}
           </Alert>
         )}
         <Button type="submit" disabled={create.isPending || (!guides.size && !feedback.size && !manual.some((m) => m.question.trim()))}>
@@ -219,7 +220,7 @@ export function SuiteAuthor({ suites }: { suites: SuiteOption[] }) {
                 <span className="min-w-0 flex-1">
                   <span className="block font-medium">{s.label}</span>
                   <span className="block text-xs text-slate-600">
-                    {s.questions} question{s.questions === 1 ? "" : "s"}
+                    {count(s.questions, "question")}
                     {s.description ? ` · ${s.description}` : ""}
                   </span>
                 </span>

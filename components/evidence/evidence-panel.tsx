@@ -3,6 +3,7 @@
 import { forwardRef } from "react";
 import type { PassageData, PathData, RowData, TripleData } from "@/lib/backends/types";
 import type { ScoredEvidence } from "@/lib/pipeline/types";
+import { count } from "@/lib/format/count";
 import { KindBadge } from "../kb/status-badge";
 import { PassageView } from "./passage-view";
 import { PathView } from "./path-view";
@@ -31,12 +32,16 @@ export const EvidencePanel = forwardRef<HTMLButtonElement, {
   onToggle: () => void;
   terms: readonly string[];
   answer: string | null;
-}>(function EvidencePanel({ evidence, number, open, onToggle, terms, answer }, headerRef) {
+  operandColumns?: string[];
+  activeColumn?: string | null;
+}>(function EvidencePanel({ evidence, number, open, onToggle, terms, answer, operandColumns, activeColumn }, headerRef) {
   const { piece } = evidence;
   const domId = evidenceDomId(piece.id);
   const kindLabel = EVIDENCE_KIND_LABELS[piece.kind] ?? piece.kind;
   // Positions the kind view already shows (row, chunk, the triple's IRIs) and internal hashes are left out.
   const location = Object.entries(piece.provenance.location ?? {}).filter(([k, v]) => v !== null && v !== "" && !SHOWN_BY_VIEW.has(k));
+  // Identical evidence that several queries returned is one panel listing each query (lib/pipeline/merge-evidence.ts).
+  const queries = [piece.provenance.query, ...(piece.provenance.alsoQueries ?? [])];
   return (
     <section id={domId} aria-label={`${number ? `Evidence ${number}: ` : ""}${kindLabel} from ${piece.provenance.kbName}`} className={`rounded-lg border bg-white ${open ? "border-brand-500/50 shadow-sm" : "border-slate-200"}`} data-testid="evidence-panel" data-kind={piece.kind}>
       <h3 className="text-sm">
@@ -53,6 +58,11 @@ export const EvidencePanel = forwardRef<HTMLButtonElement, {
             <span className="flex flex-wrap items-center gap-2">
               <span className="font-semibold text-slate-900">{kindLabel}</span>
               <span className="text-xs text-slate-500">{piece.provenance.kbName}</span>
+              {queries.length > 1 && (
+                <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-600" data-testid="evidence-query-count">
+                  returned by {count(queries.length, "query", "queries")}
+                </span>
+              )}
               <span className="text-xs tabular-nums text-slate-500" title={Object.entries(evidence.scores).map(([k, v]) => `${k}: ${v.toFixed(3)}`).join("\n")}>
                 relevance {evidence.score.toFixed(2)}
               </span>
@@ -65,7 +75,7 @@ export const EvidencePanel = forwardRef<HTMLButtonElement, {
       {open && (
         <div id={`${domId}-body`} className="space-y-3 border-t border-slate-100 px-4 py-3">
           {piece.kind === "passage" && <PassageView data={piece.data as PassageData} text={piece.text} terms={terms} />}
-          {piece.kind === "row" && <RowView data={piece.data as RowData} terms={terms} answer={answer} />}
+          {piece.kind === "row" && <RowView data={piece.data as RowData} terms={terms} answer={answer} operandColumns={operandColumns} activeColumn={activeColumn} />}
           {piece.kind === "triple" && <TripleView data={piece.data as TripleData} />}
           {piece.kind === "path" && <PathView data={piece.data as PathData} />}
           <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1 text-xs">
@@ -82,7 +92,11 @@ export const EvidencePanel = forwardRef<HTMLButtonElement, {
               </>
             )}
           </dl>
-          <QueryCode text={piece.provenance.query} language={piece.provenance.language} />
+          {queries.length === 1 ? (
+            <QueryCode text={piece.provenance.query} language={piece.provenance.language} />
+          ) : (
+            queries.map((q, i) => <QueryCode key={i} text={q} language={piece.provenance.language} caption={`Query ${i + 1} of ${queries.length}`} />)
+          )}
         </div>
       )}
     </section>

@@ -13,10 +13,14 @@ export interface EvidenceSectionProps {
   registerHeader: (pieceId: string, el: HTMLButtonElement | null) => void;
   terms: readonly string[];
   answer: string | null;
+  /** The columns of each row that a computed answer's operands were read from. */
+  operandColumns?: ReadonlyMap<string, string[]>;
+  /** The operand the reader last opened: its cell is highlighted. */
+  activeOperand?: { pieceId: string; column: string } | null;
 }
 
 /** The evidence-explanation panels: one per cited piece, then the rest of what the run considered. */
-export function EvidenceSection({ cited, closest, others, openIds, onToggle, registerHeader, terms, answer }: EvidenceSectionProps) {
+export function EvidenceSection({ cited, closest, others, openIds, onToggle, registerHeader, terms, answer, operandColumns, activeOperand }: EvidenceSectionProps) {
   const panel = (e: ScoredEvidence, number: number | null) => (
     <EvidencePanel
       key={e.piece.id}
@@ -27,6 +31,8 @@ export function EvidenceSection({ cited, closest, others, openIds, onToggle, reg
       onToggle={() => onToggle(e.piece.id)}
       terms={terms}
       answer={answer}
+      operandColumns={operandColumns?.get(e.piece.id)}
+      activeColumn={activeOperand?.pieceId === e.piece.id ? activeOperand.column : null}
     />
   );
   return (

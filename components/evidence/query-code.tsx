@@ -1,12 +1,17 @@
 "use client";
 
 import { useMemo } from "react";
+import { searchTextForPeople } from "@/lib/format/search-words";
 import { CopyButton } from "./copy-button";
 import { QUERY_LANGUAGE_LABELS, highlightQuery } from "./highlight";
 import styles from "./query-code.module.css";
 
-/** The native query that produced a piece of evidence, highlighted, with a Copy button. */
-export function QueryCode({ text, language, caption = "Native query" }: { text: string; language: string; caption?: string }) {
+/**
+ * The native query that produced a piece of evidence, highlighted, with a Copy button. A search text
+ * shows the words as people wrote them, without the stems the pipeline adds (see searchTextForPeople).
+ */
+export function QueryCode({ text: query, language, caption = "Native query" }: { text: string; language: string; caption?: string }) {
+  const text = useMemo(() => (language === "search" ? searchTextForPeople(query) : query), [query, language]);
   const html = useMemo(() => highlightQuery(text, language), [text, language]);
   const label = QUERY_LANGUAGE_LABELS[language] ?? language;
   return (

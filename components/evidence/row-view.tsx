@@ -10,8 +10,11 @@ function tokens(s: string): Set<string> {
   return new Set(s.toLowerCase().split(/[^\p{L}\p{N}.]+/u).filter(Boolean));
 }
 
-/** A table row with its column headers and table name; the cells that hold the answer are emphasised. */
-export function RowView({ data, terms, answer }: { data: RowData; terms: readonly string[]; answer: string | null }) {
+/**
+ * A table row with its column headers and table name; the cells that hold the answer are emphasised,
+ * and so are the cells a computed answer's operands were read from (the one last opened, strongly).
+ */
+export function RowView({ data, terms, answer, operandColumns, activeColumn }: { data: RowData; terms: readonly string[]; answer: string | null; operandColumns?: string[]; activeColumn?: string | null }) {
   const answerTokens = answer ? tokens(answer) : new Set<string>();
   const answerLower = answer?.toLowerCase().trim() ?? "";
   const holdsAnswer = (v: Scalar) => {
@@ -42,15 +45,28 @@ export function RowView({ data, terms, answer }: { data: RowData; terms: readonl
           </thead>
           <tbody>
             <tr>
-              {data.values.map((v, i) => (
-                <td
-                  key={i}
-                  className={`max-w-xs px-3 py-1.5 align-top break-words ${holdsAnswer(v) ? "bg-emerald-50 font-semibold text-emerald-900 ring-1 ring-inset ring-emerald-300" : ""}`}
-                  data-answer-cell={holdsAnswer(v) || undefined}
-                >
-                  {show(v)}
-                </td>
-              ))}
+              {data.values.map((v, i) => {
+                const operand = operandColumns?.includes(data.columns[i]) ?? false;
+                const active = operand && activeColumn === data.columns[i];
+                const style = active
+                  ? "bg-amber-100 font-semibold text-amber-950 ring-2 ring-inset ring-amber-500"
+                  : operand
+                    ? "bg-amber-50 font-semibold text-amber-900 ring-1 ring-inset ring-amber-300"
+                    : holdsAnswer(v)
+                      ? "bg-emerald-50 font-semibold text-emerald-900 ring-1 ring-inset ring-emerald-300"
+                      : "";
+                return (
+                  <td
+                    key={i}
+                    className={`max-w-xs px-3 py-1.5 align-top break-words ${style}`}
+                    data-answer-cell={(!operand && holdsAnswer(v)) || undefined}
+                    data-operand-cell={operand || undefined}
+                    data-active-operand={active || undefined}
+                  >
+                    {show(v)}
+                  </td>
+                );
+              })}
             </tr>
           </tbody>
         </table>

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { documentSentencesAction, listCollectionDocumentsAction, previewSourceObjectAction } from "@/app/(workspace)/source-objects/actions";
 import { unwrap } from "@/lib/actions/unwrap";
 import type { SourceObjectRow } from "@/lib/catalog/source-objects";
+import { count } from "@/lib/format/count";
 import type { GuideActionKind } from "@/lib/pipeline/guide-actions";
 import { SentenceSelector } from "../source-objects/sentence-selector";
 import { TableSelector } from "../source-objects/table-selector";
@@ -51,7 +52,7 @@ function describeFilters(filters: SearchFilters | undefined, objects: SourceObje
   const parts: string[] = [];
   if (filters.sourceObject) parts.push(`“${objects.find((o) => o.key === filters.sourceObject)?.name ?? filters.sourceObject}”`);
   if (filters.contentType) parts.push(filters.contentType === "table" ? "table rows" : "text passages");
-  if (filters.documentIds?.length) parts.push(`${filters.documentIds.length} document${filters.documentIds.length === 1 ? "" : "s"}`);
+  if (filters.documentIds?.length) parts.push(count(filters.documentIds.length, "document"));
   return parts.length ? parts.join(", ") : null;
 }
 
@@ -62,13 +63,25 @@ const QUERY_PLACEHOLDER: Record<KbKind, string> = {
   CYPHER: "MATCH (p:Person)-[:ACTED_IN]->(m:Movie {title: 'The Matrix'}) RETURN p.name",
 };
 
-/** The parameter form for one action kind; every change goes through onChange (which clears the captured context). */
+type FieldErrors = Record<string, string>;
+
+/** A message under a control that is not a single labelled input (a table or a list to tick in). */
+function FieldProblem({ id, message }: { id: string; message?: string }) {
+  if (!message) return null;
+  return <p id={id} className="text-xs text-rose-700" role="alert">{message}</p>;
+}
+
+/**
+ * The parameter form for one action kind; every change goes through onChange (which clears the captured
+ * context). `errors` holds what is missing, by parameter field, shown next to that field.
+ */
 export function ActionParamsEditor({
   id,
   kind,
   kbKind,
   params,
   objects,
+  errors = {},
   onChange,
 }: {
   id: string;
@@ -76,6 +89,7 @@ export function ActionParamsEditor({
   kbKind: KbKind;
   params: Params;
   objects: SourceObjectRow[];
+  errors?: FieldErrors;
   onChange: (params: Params) => void;
 }) {
   switch (kind) {
@@ -84,15 +98,17 @@ export function ActionParamsEditor({
       const restriction = describeFilters(query.filters, objects);
       return (
         <div className="space-y-1">
-          <Field id={`${id}-query`} label={kbKind === "DOCUMENTS" ? "Search text" : `${LANGUAGE_OF[kbKind].toUpperCase()} query`}>
+          <Field id={`${id}-query`} label={kbKind === "DOCUMENTS" ? "Search text" : `${LANGUAGE_OF[kbKind].toUpperCase()} query`} error={errors["query.text"]}>
             <textarea
               id={`${id}-query`}
+              aria-invalid={!!errors["query.text"] || undefined}
+              aria-describedby={errors["query.text"] ? `${id}-query-error` : undefined}
               rows={kbKind === "DOCUMENTS" ? 2 : 5}
               value={query.text ?? ""}
               placeholder={QUERY_PLACEHOLDER[kbKind]}
               spellCheck={false}
               onChange={(e) => onChange({ ...params, query: { ...query, language: LANGUAGE_OF[kbKind], text: e.target.value } })}
-              className="block w-full rounded-md border border-slate-300 px-3 py-2 font-mono text-xs"
+              className="block w-full rounded-md border border-slate-300 px-3 py-2 font-mono text-xs aria-[invalid=true]:border-rose-500"
             />
           </Field>
           {restriction && (
@@ -107,16 +123,17 @@ export function ActionParamsEditor({
       );
     }
     case "SELECT_COORDINATES":
-      return <CoordinatesParams id={id} params={params} objects={objects} onChange={onChange} />;
+      return <CoordinatesParams id={id} params={params} objects={objects} errors={errors} onChange={onChange} />;
     case "SELECT_SENTENCE_IDXS":
-      return <SentenceParams id={id} params={params} objects={objects} onChange={onChange} />;
+      return <SentenceParams id={id} params={params} objects={objects} errors={errors} onChange={onChange} />;
     case "NEIGHBORHOOD": {
       const entities = (params.entities as string[] | undefined) ?? [];
       return (
         <div className="grid gap-3 sm:grid-cols-[minmax(0,1fr)_10rem]">
-          <Field id={`${id}-entities`} label="Entities" hint={kbKind === "SPARQL" ? "One resource IRI per line." : params.byName ? "One name per line (matched against the name/title property)." : "One node element id per line."}>
+          <Field id={`${id}-entities`} label="Entities" error={errors.entities} hint={kbKind === "SPARQL" ? "One resource IRI per line." : params.byName ? "One name per line (matched against the name/title property)." : "One node element id per line."}>
             <textarea
               id={`${id}-entities`}
+              aria-invalid={!!errors.entities || undefined}
               rows={3}
               value={entities.join("\n")}
               spellCheck={false}
@@ -125,7 +142,7 @@ export function ActionParamsEditor({
             />
           </Field>
           <div className="space-y-3">
-            <Field id={`${id}-hops`} label="Hops">
+            <Field id={`${id}-hops`} label="Hops" error={errors.hops}>
               <SelectInput id={`${id}-hops`} value={String(params.hops ?? 1)} onChange={(e) => onChange({ ...params, hops: Number(e.target.value) })}>
                 <option value="1">1 hop</option>
                 <option value="2">2 hops</option>
@@ -144,7 +161,7 @@ export function ActionParamsEditor({
   }
 }
 
-function CoordinatesParams({ id, params, objects, onChange }: { id: string; params: Params; objects: SourceObjectRow[]; onChange: (p: Params) => void }) {
+function CoordinatesParams({ id, params, objects, errors, onChange }: { id: string; params: Params; objects: SourceObjectRow[]; errors: FieldErrors; onChange: (p: Params) => void }) {
   const tables = objects.filter((o) => o.contentType === "TABLE" && o.mode === "STATIC");
   const tableKey = (params.tableKey as string) || "";
   const table = tables.find((t) => t.key === tableKey);
@@ -159,8 +176,8 @@ function CoordinatesParams({ id, params, objects, onChange }: { id: string; para
   const columnIdx = grid ? rawColumns.map((c) => (typeof c === "number" ? c : grid.columns.indexOf(c))).filter((j) => j >= 0) : [];
   return (
     <div className="space-y-2">
-      <Field id={`${id}-table`} label="Table">
-        <SelectInput id={`${id}-table`} value={tableKey} onChange={(e) => onChange({ tableKey: e.target.value, rows: [], columns: [] })}>
+      <Field id={`${id}-table`} label="Table" error={errors.tableKey}>
+        <SelectInput id={`${id}-table`} invalid={!!errors.tableKey} value={tableKey} onChange={(e) => onChange({ tableKey: e.target.value, rows: [], columns: [] })}>
           <option value="">Choose a table…</option>
           {tables.map((t) => <option key={t.id} value={t.key}>{t.name}</option>)}
           {tableKey && !table && <option value={tableKey}>{tableKey} (not found)</option>}
@@ -184,11 +201,13 @@ function CoordinatesParams({ id, params, objects, onChange }: { id: string; para
           }}
         />
       )}
+      <FieldProblem id={`${id}-rows-error`} message={errors.rows} />
+      <FieldProblem id={`${id}-columns-error`} message={errors.columns} />
     </div>
   );
 }
 
-function SentenceParams({ id, params, objects, onChange }: { id: string; params: Params; objects: SourceObjectRow[]; onChange: (p: Params) => void }) {
+function SentenceParams({ id, params, objects, errors, onChange }: { id: string; params: Params; objects: SourceObjectRow[]; errors: FieldErrors; onChange: (p: Params) => void }) {
   const collection = objects.find((o) => o.key === "collection" && o.contentType === "TEXT");
   const docs = useQuery({ queryKey: ["collection-documents", collection?.id], queryFn: () => unwrap(listCollectionDocumentsAction({ id: collection!.id })), enabled: !!collection });
   const documentId = (params.documentId as string) || "";
@@ -201,10 +220,10 @@ function SentenceParams({ id, params, objects, onChange }: { id: string; params:
   if (!collection) return <p className="text-xs text-slate-500">Choose a document collection for this source.</p>;
   return (
     <div className="space-y-2">
-      <Field id={`${id}-document`} label="Document">
-        <SelectInput id={`${id}-document`} value={documentId} onChange={(e) => onChange({ documentId: e.target.value, sentenceIdxs: [] })}>
+      <Field id={`${id}-document`} label="Document" error={errors.documentId}>
+        <SelectInput id={`${id}-document`} invalid={!!errors.documentId} value={documentId} onChange={(e) => onChange({ documentId: e.target.value, sentenceIdxs: [] })}>
           <option value="">Choose a document…</option>
-          {(docs.data ?? []).map((d) => <option key={d.id} value={d.id}>{d.title} ({d.sentences} sentences)</option>)}
+          {(docs.data ?? []).map((d) => <option key={d.id} value={d.id}>{d.title} ({count(d.sentences, "sentence")})</option>)}
         </SelectInput>
       </Field>
       {docs.error && <Alert tone="error">{docs.error.message}</Alert>}
@@ -217,6 +236,7 @@ function SentenceParams({ id, params, objects, onChange }: { id: string; params:
           onChange={(next) => onChange({ documentId, sentenceIdxs: next })}
         />
       )}
+      <FieldProblem id={`${id}-sentences-error`} message={errors.sentenceIdxs} />
     </div>
   );
 }

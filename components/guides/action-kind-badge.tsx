@@ -1,4 +1,5 @@
-import { ACTION_LABEL, type GuideActionKind } from "@/lib/pipeline/guide-actions";
+import { ACTION_NAME } from "@/lib/guides/action-names";
+import type { GuideActionKind } from "@/lib/pipeline/guide-actions";
 
 const STYLE: Record<GuideActionKind, string> = {
   NATIVE_QUERY: "bg-slate-100 text-slate-700",
@@ -8,5 +9,5 @@ const STYLE: Record<GuideActionKind, string> = {
 };
 
 export function ActionKindBadge({ kind }: { kind: GuideActionKind }) {
-  return <span className={`inline-block rounded px-1.5 py-0.5 font-mono text-[11px] ${STYLE[kind]}`}>{ACTION_LABEL[kind]}</span>;
+  return <span className={`inline-block rounded px-1.5 py-0.5 text-[11px] font-medium ${STYLE[kind]}`}>{ACTION_NAME[kind]}</span>;
 }

@@ -1,4 +1,7 @@
 import Link from "next/link";
+import { count } from "@/lib/format/count";
+import { describeActionPlainly, languageName } from "@/lib/guides/action-names";
+import { parseGuideAction } from "@/lib/pipeline/guide-actions";
 import type { GuideDetail } from "@/lib/pipeline/guides";
 import { KindBadge } from "../kb/status-badge";
 import { ActionKindBadge } from "./action-kind-badge";
@@ -12,7 +15,7 @@ const STATUS_TONE: Record<string, string> = {
 
 function nativeQueryLabel(params: unknown): string {
   const q = (params as { query: { language: string; filters?: { sourceObject?: string; contentType?: string } } }).query;
-  const language = q.language === "search" ? "Search" : q.language.toUpperCase();
+  const language = q.language === "search" ? "Search" : languageName(q.language);
   const only = q.filters?.sourceObject ? ` within ${q.filters.sourceObject}` : q.filters?.contentType ? ` in ${q.filters.contentType === "table" ? "table rows" : "text passages"}` : "";
   return `${language}${only}`;
 }
@@ -58,16 +61,18 @@ export function GuideDetailView({ guide }: { guide: GuideDetail }) {
                 {s.sourceObject && <span className="text-slate-600">· {s.sourceObject.name}</span>}
               </header>
               <ol className="space-y-3">
-                {s.actions.map((a, j) => (
+                {s.actions.map((a, j) => {
+                  const parsed = parseGuideAction(a.kind, a.params);
+                  return (
                   <li key={j} className="space-y-1.5 rounded-md border border-slate-100 bg-slate-50/60 p-3">
                     <div className="flex flex-wrap items-center gap-2">
                       <ActionKindBadge kind={a.kind} />
-                      {!a.description ? (
+                      {!a.description || !parsed ? (
                         <span className="text-xs text-rose-700">Malformed: the pipeline skips this action. Edit the guide to fix it.</span>
                       ) : a.kind === "NATIVE_QUERY" ? (
                         <span className="text-xs text-slate-600">{nativeQueryLabel(a.params)}</span>
                       ) : (
-                        <code className="break-words text-xs text-slate-700">{a.description}</code>
+                        <span className="break-words text-xs text-slate-700">{describeActionPlainly(parsed, { table: parsed.kind === "SELECT_COORDINATES" && s.sourceObject?.key === parsed.params.tableKey ? s.sourceObject.name : undefined })}</span>
                       )}
                     </div>
                     {a.kind === "NATIVE_QUERY" && a.description && (
@@ -80,7 +85,8 @@ export function GuideDetailView({ guide }: { guide: GuideDetail }) {
                       <p className="text-xs italic text-slate-500">The action returned nothing when it was captured.</p>
                     )}
                   </li>
-                ))}
+                  );
+                })}
               </ol>
             </article>
           ))}
@@ -106,7 +112,7 @@ export function GuideDetailView({ guide }: { guide: GuideDetail }) {
               ))}
             </ul>
           )}
-          {hidden > 0 && <p className="mt-2 text-xs text-slate-500">{hidden} more run{hidden === 1 ? "" : "s"} not shown (older, or over knowledge bases you cannot use).</p>}
+          {hidden > 0 && <p className="mt-2 text-xs text-slate-500">{count(hidden, "more run")} not shown (older, or over knowledge bases you cannot use).</p>}
         </section>
         <section className="rounded-lg border border-slate-200 bg-white p-4 text-xs text-slate-600">
           <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">

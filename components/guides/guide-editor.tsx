@@ -8,8 +8,10 @@ import { resolveWithNewGuideAction } from "@/app/(workspace)/feedback/actions";
 import { captureContextAction, saveGuideAction } from "@/app/(workspace)/guides/actions";
 import { listSourceObjectsAction } from "@/app/(workspace)/source-objects/actions";
 import { ActionFailure, unwrap } from "@/lib/actions/unwrap";
+import { INCOMPLETE_ACTIONS, actionFieldProblems, draftActionProblems } from "@/lib/guides/action-fields";
+import { ACTION_NAME } from "@/lib/guides/action-names";
 import type { CapturedContext } from "@/lib/pipeline/execute-action";
-import { ACTION_LABEL, type GuideActionKind, type GuideDraftInput } from "@/lib/pipeline/guide-actions";
+import type { GuideActionKind, GuideDraftInput } from "@/lib/pipeline/guide-actions";
 import { KindBadge } from "../kb/status-badge";
 import { ContextResult } from "../source-objects/context-result";
 import { Alert } from "../ui/alert";
@@ -29,6 +31,8 @@ interface EditorAction {
   origin: "run" | "saved" | "captured" | null;
   captured: CapturedContext | null;
   error: string | null;
+  /** What is missing, by parameter field ("tableKey", "rows"…), found before running. */
+  fieldErrors: Record<string, string>;
   running: boolean;
 }
 
@@ -49,7 +53,7 @@ function toEditor(draft: GuideDraftInput, origin: EditorAction["origin"]): Edito
     key: newKey(),
     kbId: s.kbId,
     sourceObjectId: s.sourceObjectId ?? null,
-    actions: s.actions.map((a) => ({ key: newKey(), kind: a.kind, params: (a.params ?? {}) as Params, context: a.context ?? "", origin: a.context ? origin : null, captured: null, error: null, running: false })),
+    actions: s.actions.map((a) => ({ key: newKey(), kind: a.kind, params: (a.params ?? {}) as Params, context: a.context ?? "", origin: a.context ? origin : null, captured: null, error: null, fieldErrors: {}, running: false })),
   }));
 }
 
@@ -98,7 +102,13 @@ export function GuideEditor({
   };
 
   async function runAction(source: EditorSource, action: EditorAction) {
-    updateAction(source.key, action.key, (a) => ({ ...a, running: true, error: null }));
+    // An incomplete action is not sent: what is missing shows next to its fields.
+    const fieldErrors = actionFieldProblems(action.kind, action.params);
+    if (Object.keys(fieldErrors).length) {
+      updateAction(source.key, action.key, (a) => ({ ...a, fieldErrors, error: null }));
+      return;
+    }
+    updateAction(source.key, action.key, (a) => ({ ...a, running: true, error: null, fieldErrors: {} }));
     try {
       const captured = await unwrap(captureContextAction({ kbId: source.kbId, kind: action.kind, params: action.params }));
       updateAction(source.key, action.key, (a) => ({ ...a, running: false, captured, context: captured.context, origin: "captured", error: null }));
@@ -117,6 +127,8 @@ export function GuideEditor({
         fromRunId: initial.fromRunId ?? null,
         sources: sources.map((s) => ({ kbId: s.kbId, sourceObjectId: s.sourceObjectId, actions: s.actions.map((a) => ({ kind: a.kind, params: a.params, context: a.context })) })),
       };
+      const incomplete = draftActionProblems(draft);
+      if (Object.keys(incomplete).length) throw new ActionFailure(INCOMPLETE_ACTIONS, incomplete);
       if (mode.kind === "resolve") return unwrap(resolveWithNewGuideAction({ feedbackId: mode.feedbackId, draft }));
       return unwrap(saveGuideAction({ draft, guideId: mode.kind === "edit" ? mode.guideId : undefined }));
     },
@@ -184,7 +196,7 @@ export function GuideEditor({
             onKind={(key, kind) => updateAction(source.key, key, () => blankAction(kind, kindOf(source.kbId), key))}
             onParams={(key, params) => {
               // A changed action no longer produces the context shown: it is captured again (by hand or on save).
-              updateAction(source.key, key, (a) => ({ ...a, params, context: "", origin: null, captured: null, error: null }));
+              updateAction(source.key, key, (a) => ({ ...a, params, context: "", origin: null, captured: null, error: null, fieldErrors: {} }));
               save.reset();
             }}
             onRun={(action) => runAction(source, action)}
@@ -206,7 +218,7 @@ export function GuideEditor({
 }
 
 function blankAction(kind: GuideActionKind, kbKind: KbKind, key = newKey()): EditorAction {
-  return { key, kind, params: emptyParams(kind, kbKind), context: "", origin: null, captured: null, error: null, running: false };
+  return { key, kind, params: emptyParams(kind, kbKind), context: "", origin: null, captured: null, error: null, fieldErrors: {}, running: false };
 }
 
 function SourceCard({
@@ -273,13 +285,18 @@ function SourceCard({
           const label = `Action ${j + 1} of source ${n}`;
           const serverError = fields[`sources.${index}.actions.${j}`];
           const error = action.error ?? serverError;
+          const prefix = `sources.${index}.actions.${j}.`;
+          const fieldErrors = {
+            ...Object.fromEntries(Object.entries(fields).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v])),
+            ...action.fieldErrors,
+          };
           return (
             <li key={action.key} className="space-y-3 rounded-md border border-slate-200 bg-slate-50/60 p-4" aria-label={label} data-testid={`guide-action-${n}-${j + 1}`}>
               <div className="flex flex-wrap items-end justify-between gap-3">
                 <div className="w-56">
                   <Field id={`${aid}-kind`} label={`${label}: kind`}>
                     <SelectInput id={`${aid}-kind`} value={action.kind} onChange={(e) => onKind(action.key, e.target.value as GuideActionKind)}>
-                      {KINDS_FOR[kbKind].map((k) => <option key={k} value={k}>{ACTION_LABEL[k]}</option>)}
+                      {KINDS_FOR[kbKind].map((k) => <option key={k} value={k}>{ACTION_NAME[k]}</option>)}
                     </SelectInput>
                   </Field>
                 </div>
@@ -293,16 +310,18 @@ function SourceCard({
                 </div>
               </div>
               <p className="text-xs text-slate-500">{ACTION_HELP[action.kind]}</p>
-              <ActionParamsEditor id={aid} kind={action.kind} kbKind={kbKind} params={action.params} objects={objects.data ?? []} onChange={(p) => onParams(action.key, p)} />
+              <ActionParamsEditor id={aid} kind={action.kind} kbKind={kbKind} params={action.params} objects={objects.data ?? []} errors={fieldErrors} onChange={(p) => onParams(action.key, p)} />
               {error ? (
                 <Alert tone="error">{error}</Alert>
               ) : action.captured ? (
-                <ContextResult result={action.captured} label="Captured context" />
+                <ContextResult result={action.captured} label="Captured context" written={action} names={{ table: (objects.data ?? []).find((o) => o.key === action.params.tableKey)?.name }} />
               ) : action.context ? (
                 <div className="space-y-1 text-sm">
                   <p className="font-semibold">{action.origin === "run" ? "Context from the run (the evidence it cited)" : "Saved context"}</p>
                   <pre className="max-h-48 overflow-auto whitespace-pre-wrap break-words rounded border border-slate-200 bg-white p-2 font-sans text-xs text-slate-800">{action.context}</pre>
                 </div>
+              ) : Object.keys(fieldErrors).length ? (
+                <p className="text-xs text-rose-700">Not run: complete the fields marked above first.</p>
               ) : (
                 <p className="text-xs text-slate-500">Not run yet: run it to capture its context, or it runs when you save.</p>
               )}

@@ -9,6 +9,7 @@ import type { GuideListRow } from "@/lib/pipeline/guides";
 import { Alert } from "../ui/alert";
 import { Field, SelectInput, TextInput } from "../ui/field";
 import { ActionKindBadge } from "./action-kind-badge";
+import { count } from "@/lib/format/count";
 
 /** The guide library: search by words (ranked like the pipeline ranks guides) and filter by knowledge base. */
 export function GuideList({ initial, kbs }: { initial: GuideListRow[]; kbs: { id: string; name: string }[] }) {
@@ -41,7 +42,7 @@ export function GuideList({ initial, kbs }: { initial: GuideListRow[]; kbs: { id
       </div>
       {error && <Alert tone="error">{error.message}</Alert>}
       <p className="text-xs text-slate-500" aria-live="polite">
-        {isFetching ? "Searching…" : `${rows.length} guide${rows.length === 1 ? "" : "s"}${filters.q ? `, best match first` : ""}`}
+        {isFetching ? "Searching…" : `${count(rows.length, "guide")}${filters.q ? `, best match first` : ""}`}
       </p>
       {rows.length === 0 && !isFetching ? (
         <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-600">
@@ -60,7 +61,7 @@ export function GuideList({ initial, kbs }: { initial: GuideListRow[]; kbs: { id
               <div className="flex flex-wrap items-baseline justify-between gap-x-4 gap-y-1">
                 <Link href={`/guides/${g.id}`} className="font-medium text-slate-900 hover:text-brand-700 hover:underline">{g.question}</Link>
                 <span className="text-xs text-slate-500">
-                  {g.helpedRuns ? `Helped ${g.helpedRuns} run${g.helpedRuns === 1 ? "" : "s"}` : "Not used yet"} · updated {new Date(g.updatedAt).toLocaleDateString("en-GB")}
+                  {g.helpedRuns ? `Helped ${count(g.helpedRuns, "run")}` : "Not used yet"} · updated {new Date(g.updatedAt).toLocaleDateString("en-GB")}
                   {g.createdBy ? ` · by ${g.createdBy}` : ""}
                 </span>
               </div>
@@ -69,7 +70,7 @@ export function GuideList({ initial, kbs }: { initial: GuideListRow[]; kbs: { id
                 {g.kbs.map((k) => k.name).join(", ")}
                 <span aria-hidden>·</span>
                 {g.actionKinds.map((k) => <ActionKindBadge key={k} kind={k} />)}
-                <span>{g.actions} action{g.actions === 1 ? "" : "s"}</span>
+                <span>{count(g.actions, "action")}</span>
                 {g.fromRunId && <span className="rounded bg-violet-50 px-1.5 py-0.5 text-violet-800">from a run</span>}
               </p>
             </li>

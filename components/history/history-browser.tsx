@@ -11,6 +11,7 @@ import { StatusPill } from "../ask/status-pill";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Field, TextInput } from "../ui/field";
+import { count } from "@/lib/format/count";
 
 export type HistoryData = { view: "questions"; page: Page<HistoryRun> } | { view: "conversations"; page: Page<HistoryConversation> };
 
@@ -88,7 +89,7 @@ export function HistoryBrowser({ initial, initialQ, initialPage }: { initial: Hi
       </div>
       {error && <Alert tone="error">{error.message}</Alert>}
       <p className="h-4 text-xs text-slate-500" aria-live="polite" data-testid="history-count">
-        {isFetching ? "Searching…" : `${total} ${view === "questions" ? "question" : "conversation"}${total === 1 ? "" : "s"}${search ? ` matching “${search}”` : ""}`}
+        {isFetching ? "Searching…" : `${count(total, view === "questions" ? "question" : "conversation")}${search ? ` matching “${search}”` : ""}`}
       </p>
       {data && data.view === view && data.page.rows.length === 0 && !isFetching ? (
         <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-700" data-testid="history-empty">
@@ -149,7 +150,7 @@ export function HistoryBrowser({ initial, initialQ, initialPage }: { initial: Hi
                 </span>
                 <span className="flex shrink-0 flex-col items-end gap-1 text-xs text-slate-500">
                   <span className="rounded bg-slate-100 px-1.5 py-0.5 text-slate-700">
-                    {c.turns} question{c.turns === 1 ? "" : "s"}
+                    {count(c.turns, "question")}
                   </span>
                   <span>{when(c.updatedAt)}</span>
                 </span>

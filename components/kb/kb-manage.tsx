@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { checkKbAction, deleteKbAction, refreshKbAction, updateKbAction } from "@/app/(workspace)/knowledge-bases/actions";
 import { ActionFailure, unwrap } from "@/lib/actions/unwrap";
+import { count } from "@/lib/format/count";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Field, TextInput } from "../ui/field";
@@ -24,8 +25,8 @@ export function KbActions({ id }: { id: string }) {
       const done = r.status === "HEALTHY";
       const details = [
         r.descriptorVersion && `descriptor version ${r.descriptorVersion}`,
-        r.sourceObjects && `${r.sourceObjects.created} source objects added, ${r.sourceObjects.updated} updated, ${r.sourceObjects.removed} removed`,
-        r.entities !== undefined && `${r.entities.toLocaleString("en")} entities indexed`,
+        r.sourceObjects && `${count(r.sourceObjects.created, "source object")} added, ${r.sourceObjects.updated.toLocaleString("en")} updated, ${r.sourceObjects.removed.toLocaleString("en")} removed`,
+        r.entities !== undefined && `${count(r.entities, "entity", "entities")} indexed`,
       ].filter(Boolean);
       setMessage({ tone: done ? "success" : "error", text: done ? `Done: ${details.join("; ")}.` : r.message });
       router.refresh();

@@ -1,4 +1,5 @@
 import type { Preview } from "@/lib/backends/types";
+import { count } from "@/lib/format/count";
 
 function cell(v: unknown): string {
   if (v === null || v === undefined) return "";
@@ -13,11 +14,15 @@ export function PreviewView({ preview }: { preview: Preview }) {
         <div className="max-h-96 overflow-auto rounded border border-slate-200">
           <table className="min-w-full text-left text-xs" aria-label={`Preview of ${preview.title}`}>
             <thead className="sticky top-0 bg-slate-100">
-              <tr>{preview.columns.map((c) => <th key={c} scope="col" className="whitespace-nowrap px-2 py-1.5 font-semibold">{c}</th>)}</tr>
+              <tr>
+                <th scope="col" className="px-2 py-1.5 text-right font-semibold text-slate-500">Row</th>
+                {preview.columns.map((c) => <th key={c} scope="col" className="whitespace-nowrap px-2 py-1.5 font-semibold">{c}</th>)}
+              </tr>
             </thead>
             <tbody>
               {preview.rows.map((row, i) => (
                 <tr key={i} className="border-t border-slate-100 odd:bg-white even:bg-slate-50/60">
+                  <th scope="row" className="px-2 py-1 text-right font-normal tabular-nums text-slate-400">{i + 1}</th>
                   {row.map((v, j) => <td key={j} className="max-w-xs truncate px-2 py-1" title={cell(v)}>{cell(v)}</td>)}
                 </tr>
               ))}
@@ -25,7 +30,7 @@ export function PreviewView({ preview }: { preview: Preview }) {
           </table>
         </div>
         <p className="mt-1 text-xs text-slate-500">
-          {preview.rows.length} row{preview.rows.length === 1 ? "" : "s"} shown{preview.totalRows !== undefined ? ` of ${preview.totalRows.toLocaleString("en")}` : ""}{preview.truncated ? " (more not shown)" : ""}.
+          {count(preview.rows.length, "row")} shown{preview.totalRows !== undefined ? ` of ${preview.totalRows.toLocaleString("en")}` : ""}{preview.truncated ? " (more not shown)" : ""}.
         </p>
       </div>
     );

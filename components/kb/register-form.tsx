@@ -9,6 +9,7 @@ import { type RegisterKbInput, registerKbSchema } from "@/lib/catalog/knowledge-
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Field, TextInput } from "../ui/field";
+import { FileDropZone } from "../ui/file-drop-zone";
 
 type Kind = "DOCUMENTS" | "SQL" | "SPARQL" | "CYPHER";
 type Source = "documents" | "sqlite" | "postgres" | "rdf" | "endpoint" | "neo4j";
@@ -38,9 +39,10 @@ interface Fields {
   /** Documents: where the collection's index lives. */
   engine: "sqlite" | "opensearch";
   searchUrl: string;
+  acceptPrivilegeRisk: boolean;
 }
 
-const EMPTY: Fields = { name: "", description: "", groupIds: [], host: "localhost", port: "5432", database: "", user: "", schema: "public", password: "", endpoint: "", defaultGraph: "", uri: "bolt://localhost:7687", engine: "sqlite", searchUrl: "" };
+const EMPTY: Fields = { name: "", description: "", groupIds: [], host: "localhost", port: "5432", database: "", user: "", schema: "public", password: "", endpoint: "", defaultGraph: "", uri: "bolt://localhost:7687", engine: "sqlite", searchUrl: "", acceptPrivilegeRisk: false };
 
 function buildInput(source: Source, f: Fields): RegisterKbInput {
   const base = { name: f.name, description: f.description, groupIds: f.groupIds };
@@ -52,7 +54,11 @@ function buildInput(source: Source, f: Fields): RegisterKbInput {
     case "sqlite":
       return { ...base, kind: "SQL", connection: { dialect: "sqlite" } };
     case "postgres":
-      return { ...base, kind: "SQL", connection: { dialect: "postgres", host: f.host, port: Number(f.port), database: f.database, user: f.user, schema: f.schema || "public", ssl: false, password: f.password } };
+      return {
+        ...base,
+        kind: "SQL",
+        connection: { dialect: "postgres", host: f.host, port: Number(f.port), database: f.database, user: f.user, schema: f.schema || "public", ssl: false, password: f.password, acceptPrivilegeRisk: f.acceptPrivilegeRisk },
+      };
     case "rdf":
       return { ...base, kind: "SPARQL", connection: { mode: "embedded" } };
     case "endpoint":
@@ -144,6 +150,20 @@ export function RegisterKbForm({ groups }: { groups: { id: string; name: string 
           <Field id="kb-password" label="Password" hint="Stored encrypted; never shown again."><TextInput id="kb-password" type="password" autoComplete="new-password" value={f.password} onChange={set("password")} /></Field>
         </div>
       )}
+      {source === "postgres" && (
+        <div className={`rounded-md border p-3 text-sm ${errors.acceptPrivilegeRisk ? "border-rose-300 bg-rose-50" : "border-amber-200 bg-amber-50"}`}>
+          <label className="flex items-start gap-2">
+            <input type="checkbox" className="mt-1" checked={f.acceptPrivilegeRisk} onChange={(e) => setF({ ...f, acceptPrivilegeRisk: e.target.checked })} aria-describedby="kb-risk-explained" />
+            <span>
+              <span className="font-medium">I accept the risk if this user may do more than read</span>
+              <span id="kb-risk-explained" className="mt-0.5 block text-slate-700">
+                Mosaic only reads, but it checks what the user could do. A superuser, or a user that can change tables, create objects or read the server&apos;s files, is refused unless you tick this: any flaw in the query checks would then reach your data or the server. Prefer a user with SELECT on the tables only.
+              </span>
+            </span>
+          </label>
+          {errors.acceptPrivilegeRisk && <p className="mt-1 text-rose-700">{errors.acceptPrivilegeRisk}</p>}
+        </div>
+      )}
     </>
   );
 
@@ -168,9 +188,18 @@ export function RegisterKbForm({ groups }: { groups: { id: string; name: string 
           <textarea id="kb-description" rows={3} value={f.description} onChange={set("description")} className="block w-full rounded-md border border-slate-300 px-3 py-2 text-sm" />
         </Field>
         {spec.accept && (
-          <Field id="kb-files" label={spec.multiple ? "Files" : "File"} error={errors.files} hint={`Accepted: ${spec.accept}`}>
-            <input id="kb-files" type="file" accept={spec.accept} multiple={spec.multiple} onChange={(e) => setFiles(Array.from(e.target.files ?? []))} className="block w-full text-sm" aria-invalid={!!errors.files || undefined} />
-          </Field>
+          <FileDropZone
+            id="kb-files"
+            label={spec.multiple ? "Files" : "File"}
+            accept={spec.accept}
+            multiple={spec.multiple}
+            files={files}
+            error={errors.files}
+            onChange={(next) => {
+              setFiles(next);
+              setErrors((all) => Object.fromEntries(Object.entries(all).filter(([k]) => k !== "files")));
+            }}
+          />
         )}
         {source === "documents" && (
           <fieldset>

@@ -7,6 +7,7 @@ import { captureContextAction } from "@/app/(workspace)/guides/actions";
 import { documentSentencesAction, listCollectionDocumentsAction, previewSourceObjectAction } from "@/app/(workspace)/source-objects/actions";
 import { unwrap } from "@/lib/actions/unwrap";
 import type { SourceObjectRow } from "@/lib/catalog/source-objects";
+import { count } from "@/lib/format/count";
 import type { GuideActionKind } from "@/lib/pipeline/guide-actions";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
@@ -26,12 +27,12 @@ function useCapture(kbId: string) {
   return useMutation({ mutationFn: (action: { kind: GuideActionKind; params: unknown }) => unwrap(captureContextAction({ kbId, ...action })) });
 }
 
-function CaptureOutcome({ capture, kbId, sourceObjectId }: { capture: ReturnType<typeof useCapture>; kbId: string; sourceObjectId: string | null }) {
+function CaptureOutcome({ capture, kbId, sourceObjectId, names }: { capture: ReturnType<typeof useCapture>; kbId: string; sourceObjectId: string | null; names?: { table?: string; document?: string } }) {
   if (capture.error) return <Alert tone="error">{capture.error.message}</Alert>;
   if (!capture.data) return null;
   return (
     <div className="space-y-2">
-      <ContextResult result={capture.data} />
+      <ContextResult result={capture.data} written={capture.variables} names={names} />
       <Link href={newGuideHref(kbId, sourceObjectId, capture.data.action)} className="inline-block text-sm font-medium text-brand-700 hover:underline">
         Start an extraction guide with this action →
       </Link>
@@ -39,7 +40,7 @@ function CaptureOutcome({ capture, kbId, sourceObjectId }: { capture: ReturnType
   );
 }
 
-/** SelectCoordinates on a table inside a document: tick rows and columns, run, read the context. */
+/** "Pick table cells" (AU-RAG's SelectCoordinates) on a table: tick rows and columns, run, read the context. */
 export function CoordinatesWorkbench({ object }: { object: SourceObjectRow }) {
   const preview = useQuery({ queryKey: ["source-object-preview", object.id, "grid"], queryFn: () => unwrap(previewSourceObjectAction({ id: object.id, limit: 200 })) });
   const [selection, setSelection] = useState<{ rows: number[]; columns: number[] }>({ rows: [], columns: [] });
@@ -59,7 +60,7 @@ export function CoordinatesWorkbench({ object }: { object: SourceObjectRow }) {
   return (
     <div className="space-y-3">
       <p className="text-sm text-slate-600">
-        Tick rows and columns, then run SelectCoordinates to see the context it gives a guide.
+        Tick rows and columns, then pick those cells to see the context they give a guide.
         {object.kbKind === "SQL" && " On a database table the selection runs as the SQL that reads those cells by key."}
       </p>
       <TableSelector
@@ -76,18 +77,18 @@ export function CoordinatesWorkbench({ object }: { object: SourceObjectRow }) {
         }}
       />
       <div className="flex flex-wrap items-center gap-2">
-        <Button onClick={run} disabled={!ready || capture.isPending}>{capture.isPending ? "Running…" : "Run SelectCoordinates"}</Button>
+        <Button onClick={run} disabled={!ready || capture.isPending}>{capture.isPending ? "Running…" : "Pick these cells"}</Button>
         <Button variant="ghost" onClick={() => { setSelection({ rows: [], columns: [] }); capture.reset(); }} disabled={!selection.rows.length && !selection.columns.length}>
           Clear selection
         </Button>
         {!ready && <span className="text-xs text-slate-500">Select at least one row and one column.</span>}
       </div>
-      <CaptureOutcome capture={capture} kbId={object.kbId} sourceObjectId={object.id} />
+      <CaptureOutcome capture={capture} kbId={object.kbId} sourceObjectId={object.id} names={{ table: object.name }} />
     </div>
   );
 }
 
-/** SelectSentenceIdxs on a collection's text: choose a document, tick sentences, run, read the context. */
+/** "Pick sentences" (AU-RAG's SelectSentenceIdxs) on a collection's text: choose a document, tick sentences, run, read the context. */
 export function SentencesWorkbench({ object }: { object: SourceObjectRow }) {
   const docs = useQuery({ queryKey: ["collection-documents", object.id], queryFn: () => unwrap(listCollectionDocumentsAction({ id: object.id })) });
   const [chosen, setChosen] = useState("");
@@ -105,7 +106,7 @@ export function SentencesWorkbench({ object }: { object: SourceObjectRow }) {
   const title = docs.data.find((d) => d.id === documentId)?.title ?? "";
   return (
     <div className="space-y-3">
-      <Field id="so-document" label="Document" hint="Sentences are numbered from 0, as SelectSentenceIdxs numbers them.">
+      <Field id="so-document" label="Document">
         <SelectInput
           id="so-document"
           value={documentId}
@@ -117,7 +118,7 @@ export function SentencesWorkbench({ object }: { object: SourceObjectRow }) {
         >
           {docs.data.map((d) => (
             <option key={d.id} value={d.id}>
-              {d.title} ({d.sentences} sentence{d.sentences === 1 ? "" : "s"}{d.tables ? `, ${d.tables} table${d.tables === 1 ? "" : "s"}` : ""})
+              {d.title} ({count(d.sentences, "sentence")}{d.tables ? `, ${count(d.tables, "table")}` : ""})
             </option>
           ))}
         </SelectInput>
@@ -144,11 +145,11 @@ export function SentencesWorkbench({ object }: { object: SourceObjectRow }) {
       )}
       <div className="flex flex-wrap items-center gap-2">
         <Button onClick={() => capture.mutate({ kind: "SELECT_SENTENCE_IDXS", params: { documentId, sentenceIdxs: selected } })} disabled={!selected.length || capture.isPending}>
-          {capture.isPending ? "Running…" : "Run SelectSentenceIdxs"}
+          {capture.isPending ? "Running…" : "Pick these sentences"}
         </Button>
-        <span className="text-xs text-slate-500" aria-live="polite">{selected.length ? `${selected.length} sentence${selected.length === 1 ? "" : "s"} selected.` : "Select at least one sentence."}</span>
+        <span className="text-xs text-slate-500" aria-live="polite">{selected.length ? `${count(selected.length, "sentence")} selected.` : "Select at least one sentence."}</span>
       </div>
-      <CaptureOutcome capture={capture} kbId={object.kbId} sourceObjectId={object.id} />
+      <CaptureOutcome capture={capture} kbId={object.kbId} sourceObjectId={object.id} names={{ document: title }} />
     </div>
   );
 }
@@ -169,7 +170,7 @@ function queryTemplate(object: SourceObjectRow): string {
 
 const LANGUAGE = { DOCUMENTS: "search", SQL: "sql", SPARQL: "sparql", CYPHER: "cypher" } as const;
 
-/** NativeQuery against the object's KB (the backend's safety rules apply), for any kind of source object. */
+/** A query in the KB's own language (AU-RAG's NativeQuery; the backend's safety rules apply), for any kind of source object. */
 export function NativeQueryWorkbench({ object }: { object: SourceObjectRow }) {
   const [text, setText] = useState(() => queryTemplate(object));
   const capture = useCapture(object.kbId);
@@ -177,10 +178,10 @@ export function NativeQueryWorkbench({ object }: { object: SourceObjectRow }) {
   const inDocumentTable = object.kbKind === "DOCUMENTS" && object.contentType === "TABLE";
   return (
     <details className="rounded-md border border-slate-200 p-3">
-      <summary className="cursor-pointer text-sm font-semibold">Run a NativeQuery on {object.kbName}</summary>
+      <summary className="cursor-pointer text-sm font-semibold">{language === "search" ? "Search" : "Query"} {object.kbName} directly</summary>
       <form
         className="mt-3 space-y-2"
-        aria-label="NativeQuery"
+        aria-label="Query the knowledge base"
         onSubmit={(e) => {
           e.preventDefault();
           capture.mutate({ kind: "NATIVE_QUERY", params: { query: { language, text, ...(inDocumentTable ? { filters: { sourceObject: object.key } } : {}) } } });
@@ -203,7 +204,7 @@ export function NativeQueryWorkbench({ object }: { object: SourceObjectRow }) {
             className="block w-full rounded-md border border-slate-300 px-3 py-2 font-mono text-xs"
           />
         </Field>
-        <Button type="submit" variant="secondary" disabled={!text.trim() || capture.isPending}>{capture.isPending ? "Running…" : "Run NativeQuery"}</Button>
+        <Button type="submit" variant="secondary" disabled={!text.trim() || capture.isPending}>{capture.isPending ? "Running…" : language === "search" ? "Search" : "Run the query"}</Button>
       </form>
       <div className="mt-3">
         <CaptureOutcome capture={capture} kbId={object.kbId} sourceObjectId={object.id} />

@@ -1,8 +1,8 @@
 "use client";
 
 /**
- * A document's sentences, numbered as SelectSentenceIdxs numbers them (from 0), each with a checkbox
- * whose label is the sentence itself.
+ * A document's sentences, numbered from 1 on screen (the selection keeps AU-RAG's positions, from 0),
+ * each with a checkbox whose label is the sentence itself.
  */
 export function SentenceSelector({ title, sentences, selected, onChange }: { title: string; sentences: string[]; selected: number[]; onChange: (next: number[]) => void }) {
   return (
@@ -21,7 +21,7 @@ export function SentenceSelector({ title, sentences, selected, onChange }: { tit
                   className="mt-1 h-3.5 w-3.5 shrink-0 accent-brand-600"
                 />
                 <span className="w-6 shrink-0 text-right text-xs tabular-nums text-slate-400" aria-hidden>
-                  {i}
+                  {i + 1}
                 </span>
                 <span>{s}</span>
               </label>

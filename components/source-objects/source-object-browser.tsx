@@ -11,6 +11,7 @@ import {
 } from "@/app/(workspace)/source-objects/actions";
 import { ActionFailure, unwrap } from "@/lib/actions/unwrap";
 import type { SourceObjectRow } from "@/lib/catalog/source-objects";
+import { count } from "@/lib/format/count";
 import { KindBadge } from "../kb/status-badge";
 import { PreviewView } from "../kb/preview-view";
 import { Alert } from "../ui/alert";
@@ -89,7 +90,7 @@ export function SourceObjectBrowser({
           <Button variant="secondary" onClick={() => { setCreating(true); setSelectedId(null); }}>New saved query</Button>
         </div>
         {error && <Alert tone="error">{error.message}</Alert>}
-        <p className="text-xs text-slate-500" aria-live="polite">{isFetching ? "Loading…" : `${rows.length} source object${rows.length === 1 ? "" : "s"}`}</p>
+        <p className="text-xs text-slate-500" aria-live="polite">{isFetching ? "Loading…" : count(rows.length, "source object")}</p>
         {rows.length === 0 && !isFetching ? (
           <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-600">
             No source objects match. {kbs.length === 0 ? "Register a knowledge base first: its tables, classes, labels and documents become source objects." : "Clear the filters, or save a query as a dynamic source object."}
@@ -173,15 +174,16 @@ function SourceObjectDetail({ object }: { object: SourceObjectRow }) {
       {object.mode === "DYNAMIC" && (
         <div className="text-xs text-slate-600">
           <p className="font-medium">Saved query</p>
-          <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-2 text-slate-100">{object.refreshQuery}</pre>
+          {/* Wrapped, not cut: a saved query is often one long line. */}
+          <pre className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap break-words rounded bg-slate-900 p-2 text-slate-100" data-testid="saved-query">{object.refreshQuery}</pre>
           <p className="mt-1">{object.lastRefreshedAt ? `Last refreshed ${new Date(object.lastRefreshedAt).toLocaleString("en-GB")}.` : "Never refreshed."}</p>
         </div>
       )}
       {refresh.data && !refresh.data.ok && <Alert tone="error">Refresh failed: {refresh.data.message} The previous result is kept.</Alert>}
-      {refresh.data?.ok && <Alert tone="success">Refreshed: {refresh.data.rows} rows{refresh.data.truncated ? " (capped)" : ""}.</Alert>}
+      {refresh.data?.ok && <Alert tone="success">Refreshed: {count(refresh.data.rows, "row")}{refresh.data.truncated ? " (capped)" : ""}.</Alert>}
       {object.refreshError && !refresh.data && <Alert tone="error">Last refresh failed: {object.refreshError}</Alert>}
       <div>
-        <h3 className="mb-2 text-sm font-semibold">{workbench === "coordinates" ? "Preview and SelectCoordinates" : workbench === "sentences" ? "Preview and SelectSentenceIdxs" : "Preview"}</h3>
+        <h3 className="mb-2 text-sm font-semibold">{workbench === "coordinates" ? "Preview and pick table cells" : workbench === "sentences" ? "Preview and pick sentences" : "Preview"}</h3>
         {workbench === "coordinates" ? (
           <CoordinatesWorkbench object={object} />
         ) : workbench === "sentences" ? (

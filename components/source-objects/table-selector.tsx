@@ -1,6 +1,7 @@
 "use client";
 
 import type { Scalar } from "@/lib/backends/types";
+import { count } from "@/lib/format/count";
 
 function cell(v: Scalar): string {
   return v === null || v === undefined ? "" : String(v);
@@ -11,9 +12,10 @@ function toggle(list: number[], i: number): number[] {
 }
 
 /**
- * A table preview whose rows and columns can be selected for SelectCoordinates. Every selection is a
- * labelled checkbox (Tab and Space work; a screen reader hears "Row 2: United Kingdom"), and the selected
- * cells are highlighted so the analyst sees exactly what the action will read.
+ * A table preview whose rows and columns can be selected for "Pick table cells" (SelectCoordinates).
+ * Every selection is a labelled checkbox (Tab and Space work; a screen reader hears "Row 2: United
+ * Kingdom"), and the selected cells are highlighted so the analyst sees exactly what the action will read.
+ * Rows are numbered from 1 on screen; the selection keeps AU-RAG's positions, from 0.
  */
 export function TableSelector({
   title,
@@ -80,12 +82,12 @@ export function TableSelector({
                     <label className="inline-flex items-center gap-1.5 tabular-nums">
                       <input
                         type="checkbox"
-                        aria-label={`Row ${i}: ${cell(row[0] ?? null)}`}
+                        aria-label={`Row ${i + 1}: ${cell(row[0] ?? null)}`}
                         checked={rowOn}
                         onChange={() => onChange({ rows: toggle(selectedRows, i), columns: selectedColumns })}
                         className="h-3.5 w-3.5 accent-brand-600"
                       />
-                      {i}
+                      {i + 1}
                     </label>
                   </th>
                   {row.map((v, j) => {
@@ -104,11 +106,11 @@ export function TableSelector({
       </div>
       <p className="mt-1 flex flex-wrap items-center gap-x-3 text-xs text-slate-500">
         <span>
-          {rows.length} row{rows.length === 1 ? "" : "s"} shown{totalRows !== undefined ? ` of ${totalRows.toLocaleString("en")}` : ""}
+          {count(rows.length, "row")} shown{totalRows !== undefined ? ` of ${totalRows.toLocaleString("en")}` : ""}
           {truncated ? " (more not shown)" : ""}.
         </span>
         <span aria-live="polite">
-          {selectedRows.length} row{selectedRows.length === 1 ? "" : "s"} × {selectedColumns.length} column{selectedColumns.length === 1 ? "" : "s"} selected.
+          {count(selectedRows.length, "row")} × {count(selectedColumns.length, "column")} selected.
         </span>
         {!allColumns && columns.length > 1 && (
           <button type="button" className="text-brand-700 underline-offset-2 hover:underline" onClick={() => onChange({ rows: selectedRows, columns: columns.map((_, j) => j) })}>

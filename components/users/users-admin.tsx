@@ -11,6 +11,7 @@ import { createGroupSchema, createUserSchema } from "@/lib/users/users.validatio
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Field, SelectInput, TextInput } from "../ui/field";
+import { count } from "@/lib/format/count";
 
 type Data = { users: UserRow[]; groups: GroupRow[] };
 type Role = UserRow["role"];
@@ -255,7 +256,7 @@ function GroupsPanel({ groups }: { groups: GroupRow[] }) {
           {groups.map((g) => (
             <li key={g.id} className="flex justify-between gap-2">
               <span className="font-medium">{g.name}</span>
-              <span className="text-slate-500">{g.memberCount} member{g.memberCount === 1 ? "" : "s"}</span>
+              <span className="text-slate-500">{count(g.memberCount, "member")}</span>
             </li>
           ))}
         </ul>

@@ -4,8 +4,8 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import { db } from "../db/client";
 import { loadEnv } from "../env";
 import { getSecrets } from "../local-secrets";
-import { authenticate } from "./authenticate";
-import { TOO_MANY_ATTEMPTS, signInThrottle } from "./sign-in-throttle";
+import { SignInThrottle, clientAddress, tooManyAttemptsCode } from "./sign-in-throttle";
+import { throttledSignIn } from "./throttled-sign-in";
 import { signInSchema } from "./sign-in.validation";
 
 export function authOptions(): NextAuthOptions {
@@ -18,18 +18,14 @@ export function authOptions(): NextAuthOptions {
       CredentialsProvider({
         name: "Email and password",
         credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-        async authorize(credentials) {
+        async authorize(credentials, req) {
           const parsed = signInSchema.safeParse(credentials);
           if (!parsed.success) return null;
-          const throttle = signInThrottle();
-          if (throttle.isBlocked(parsed.data.email)) throw new Error(TOO_MANY_ATTEMPTS);
-          const user = await authenticate(await db(), parsed.data.email, parsed.data.password);
-          if (!user) {
-            throttle.recordFailure(parsed.data.email);
-            return null;
-          }
-          throttle.recordSuccess(parsed.data.email);
-          return { id: user.id, email: user.email, name: user.name, role: user.role };
+          const prisma = await db();
+          const outcome = await throttledSignIn(prisma, new SignInThrottle(prisma), parsed.data.email, parsed.data.password, clientAddress(req?.headers));
+          if (outcome.ok) return { id: outcome.user.id, email: outcome.user.email, name: outcome.user.name, role: outcome.user.role };
+          if (outcome.reason === "throttled") throw new Error(tooManyAttemptsCode(outcome.retryAfterMs));
+          return null;
         },
       }),
     ],

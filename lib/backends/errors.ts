@@ -47,6 +47,35 @@ export class QueryExecutionError extends Error {
   }
 }
 
+/** "16 MB", "64 KB": byte budgets as people read them in messages. */
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${+(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KB`;
+  return `${bytes} bytes`;
+}
+
+/** A result past its byte budget (RESULT_MAX_BYTES): the engine was stopped while the rows streamed. */
+export class ResultTooLargeError extends QueryExecutionError {
+  constructor(
+    public readonly limitBytes: number,
+    query: string,
+  ) {
+    super(`The result is larger than ${formatBytes(limitBytes)}, the most one query may return, so it was stopped. Select fewer columns or rows, or aggregate.`, query);
+    this.name = "ResultTooLargeError";
+  }
+}
+
+/** A query whose engine process went past its memory limit (QUERY_ENGINE_MEMORY_MB) and was stopped. */
+export class QueryMemoryError extends QueryExecutionError {
+  constructor(
+    public readonly limitMb: number,
+    query: string,
+  ) {
+    super(`The query needed more than the ${limitMb} MB of memory one query may use, so it was stopped. Select fewer or shorter values, or aggregate.`, query);
+    this.name = "QueryMemoryError";
+  }
+}
+
 export class BackendUnavailableError extends Error {
   readonly code = "KB_UNAVAILABLE" as const;
   constructor(message: string) {

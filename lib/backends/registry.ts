@@ -34,6 +34,8 @@ export interface KbRecord {
   config: unknown;
   secretsCiphertext: string | null;
   updatedAt: Date;
+  /** Set when an admin accepted that the connection may do more than read. */
+  riskAcceptedAt?: Date | null;
 }
 
 export function kbStorageDir(dataDir: string, kbId: string): string {
@@ -101,6 +103,7 @@ export function openBackend(kb: KbRecord, deps: { dataDir: string; encryptionKey
     kbId: kb.id,
     kbName: kb.name,
     storageDir: kbStorageDir(deps.dataDir, kb.id),
+    privilegeRiskAccepted: !!kb.riskAcceptedAt,
   });
   cache.set(kb.id, { stamp, backend });
   return backend;

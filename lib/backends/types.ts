@@ -25,6 +25,11 @@ export interface BackendContext {
   kbName: string;
   /** A directory owned by this KB (DATA_DIR/kbs/<kbId>): uploads, indexes, stores. Created by the caller. */
   storageDir: string;
+  /**
+   * An admin accepted that this KB's connection may do more than read (a PostgreSQL role that is a
+   * superuser or can write; sql/postgres/privileges.ts). Without it such a connection is refused.
+   */
+  privilegeRiskAccepted?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -154,6 +159,11 @@ export interface Provenance {
   sourceObject: string | null;
   /** The native query that produced the piece, verbatim. */
   query: string;
+  /**
+   * Other queries of the same run that returned this very evidence (same source, same content),
+   * verbatim: identical evidence is cited once, with every query that found it (merge-evidence.ts).
+   */
+  alsoQueries?: string[];
   language: QueryLanguage;
   /** Where in the KB: e.g. {table, row} or {document, chunk} or {subject, predicate} or {path}. */
   location: Record<string, Scalar>;
@@ -219,6 +229,10 @@ export interface HealthResult {
   /** One sentence a person can act on: "Connected (SQLite 3.53, 12 tables)" or "Connection refused at …". */
   message: string;
   latencyMs: number;
+  /** What the connection may do beyond reading (PostgreSQL roles), one sentence each; absent or empty when it may only read. */
+  privilegeRisks?: string[];
+  /** The source answered but is refused for that reason until an admin accepts the risk. */
+  refused?: boolean;
 }
 
 /**

@@ -30,6 +30,15 @@ export interface BenchmarkLoadOptions {
   tatqaLimit?: number;
   neo4j?: { uri: string; user: string; password?: string; database?: string };
   log?: (line: string) => void;
+  /** Called before each knowledge base and once at the end: how many of the total are done, and which one is next. */
+  progress?: (p: BenchmarkLoadProgress) => void;
+}
+
+export interface BenchmarkLoadProgress {
+  done: number;
+  total: number;
+  /** The knowledge base being loaded now; null once every one is done. */
+  current: string | null;
 }
 
 export interface BenchmarkLoadReport {
@@ -61,8 +70,15 @@ export async function loadBenchmarkCatalog(prisma: PrismaClient, deps: CatalogDe
   const admin = await prisma.user.findFirst({ where: { role: "ADMIN" }, orderBy: { createdAt: "asc" }, select: { id: true } });
   const owner = admin?.id ?? null;
   const datasets = deps.datasetsDir;
+  const spider = spiderDatabases(datasets).slice(0, opts.spiderLimit ?? Infinity);
+  const spiderSet = new Set(spider);
+  const spiderRdf = spiderDevDatabases(datasets).filter((d) => spiderSet.has(d));
+  const total = 2 + spider.length + spiderRdf.length + (opts.neo4j ? 1 : 0);
+  let done = 0;
 
   async function attempt(name: string, register: () => Promise<unknown>) {
+    opts.progress?.({ done, total, current: name });
+    done++;
     if (existing.has(name)) {
       report.skipped.push(name);
       return;
@@ -110,7 +126,6 @@ export async function loadBenchmarkCatalog(prisma: PrismaClient, deps: CatalogDe
     ),
   );
 
-  const spider = spiderDatabases(datasets).slice(0, opts.spiderLimit ?? Infinity);
   for (const db of spider) {
     await attempt(BENCHMARK_NAMES.spider(db), () =>
       registerKnowledgeBase(
@@ -128,8 +143,7 @@ export async function loadBenchmarkCatalog(prisma: PrismaClient, deps: CatalogDe
       ),
     );
   }
-  const spiderSet = new Set(spider);
-  for (const db of spiderDevDatabases(datasets).filter((d) => spiderSet.has(d))) {
+  for (const db of spiderRdf) {
     await attempt(BENCHMARK_NAMES.spiderRdf(db), () =>
       registerKnowledgeBase(
         prisma,
@@ -172,6 +186,7 @@ export async function loadBenchmarkCatalog(prisma: PrismaClient, deps: CatalogDe
       );
     });
   }
+  opts.progress?.({ done, total, current: null });
   return report;
 }
 

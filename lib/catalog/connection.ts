@@ -15,7 +15,10 @@ export function splitConnection(input: RegisterKb): { config: Record<string, unk
     case "SQL": {
       const c = input.connection;
       if (c.dialect === "sqlite") return { config: { dialect: "sqlite", file: "database.sqlite" }, secrets: {} };
-      const { password, ...config } = c;
+      // Accepting the role's risk is recorded on the knowledge base (riskAcceptedAt), not in its settings.
+      const { password, ...rest } = c;
+      const config: Record<string, unknown> = { ...rest };
+      delete config.acceptPrivilegeRisk;
       return { config, secrets: password ? { password } : {} };
     }
     case "SPARQL": {

@@ -7,7 +7,8 @@ import { withBackendErrors } from "./backend-errors";
 import { connectionSummary } from "./connection";
 import type { CatalogDeps } from "./deps";
 import { removeKbData } from "./kb-data";
-import { updateKbSchema } from "./knowledge-bases.validation";
+import { privilegeRiskSchema, updateKbSchema } from "./knowledge-bases.validation";
+import { checkKnowledgeBase } from "./refresh";
 
 export interface KbListItem {
   id: string;
@@ -96,6 +97,11 @@ export interface KbDetail extends KbListItem {
   /** Non-secret settings only; `hasSecrets` says whether a password is stored. */
   config: Record<string, unknown>;
   hasSecrets: boolean;
+  /** What the connection may do beyond reading (PostgreSQL roles), from the last check. */
+  privilegeRisks: string[];
+  /** When and by whom an admin accepted those risks, if they did. */
+  riskAcceptedAt: string | null;
+  riskAcceptedBy: string | null;
 }
 
 export async function getKnowledgeBase(prisma: PrismaClient, user: AccessSubject, id: string): Promise<KbDetail> {
@@ -114,7 +120,26 @@ export async function getKnowledgeBase(prisma: PrismaClient, user: AccessSubject
     entityCount: r.entityCount,
     config: (r.config ?? {}) as Record<string, unknown>,
     hasSecrets: !!r.secretsCiphertext,
+    privilegeRisks: Array.isArray(r.privilegeRisks) ? r.privilegeRisks.map(String) : [],
+    riskAcceptedAt: r.riskAcceptedAt?.toISOString() ?? null,
+    riskAcceptedBy: r.riskAcceptedBy,
   };
+}
+
+/**
+ * An admin accepts (or withdraws acceptance of) the risk of a connection that may do more than read,
+ * then the connection is checked again so the status says what now holds.
+ */
+export async function setPrivilegeRiskAcceptance(prisma: PrismaClient, deps: CatalogDeps, actor: { email: string }, raw: { id: string; accept: boolean }) {
+  const input = privilegeRiskSchema.parse(raw);
+  const kb = await prisma.knowledgeBase.findUnique({ where: { id: input.id }, select: { id: true } });
+  if (!kb) throw new AppError("NOT_FOUND", "That knowledge base no longer exists.");
+  await prisma.knowledgeBase.update({
+    where: { id: input.id },
+    data: input.accept ? { riskAcceptedAt: new Date(), riskAcceptedBy: actor.email } : { riskAcceptedAt: null, riskAcceptedBy: null },
+  });
+  await closeBackend(input.id);
+  return checkKnowledgeBase(prisma, deps, input.id);
 }
 
 export async function updateKnowledgeBase(prisma: PrismaClient, raw: { id: string; name: string; description?: string; groupIds?: string[] }) {

@@ -43,6 +43,11 @@ export const sqlConnectionSchema = z.discriminatedUnion("dialect", [
     schema: z.string().trim().min(1).default("public"),
     ssl: z.boolean().default(false),
     password: optionalSecret,
+    /**
+     * The admin accepts that the role may do more than read (a superuser, or a role that can write):
+     * such a connection is refused without this (lib/backends/sql/postgres/privileges.ts).
+     */
+    acceptPrivilegeRisk: z.boolean().default(false),
   }),
 ]);
 
@@ -74,6 +79,8 @@ export type RegisterKbInput = z.input<typeof registerKbSchema>;
 export type RegisterKb = z.output<typeof registerKbSchema>;
 
 export const testConnectionSchema = registerKbSchema;
+
+export const privilegeRiskSchema = z.object({ id: z.string().min(1), accept: z.boolean() });
 
 export const updateKbSchema = z.object({
   id: z.string().min(1),

@@ -11,6 +11,8 @@ export const ENTITY_INDEX_LIMIT = 50_000;
 export interface RefreshReport {
   status: "HEALTHY" | "UNREACHABLE" | "ERROR";
   message: string;
+  /** The source answered but its connection may do more than read, and no admin accepted that. */
+  refused?: boolean;
   descriptorVersion?: string;
   sourceObjects?: { created: number; updated: number; removed: number };
   entities?: number;
@@ -22,23 +24,36 @@ async function loadKb(prisma: PrismaClient, kbId: string) {
   return { ...kb, kind: kb.kind as KbKind };
 }
 
-/** Connection check only: updates status and last check. */
+/**
+ * Connection check only: updates status, last check and what the connection may do beyond reading. A
+ * source that answered but is refused (a PostgreSQL role that can write, not accepted) is ERROR, not
+ * UNREACHABLE: reaching it is not the problem.
+ */
 export async function checkKnowledgeBase(prisma: PrismaClient, deps: CatalogDeps, kbId: string) {
   const kb = await loadKb(prisma, kbId);
   let ok = false;
+  let refused = false;
   let message: string;
+  let privilegeRisks: string[] | undefined;
   try {
     const health = await openBackend(kb, deps).check();
     ok = health.ok;
+    refused = !!health.refused;
     message = health.message;
+    privilegeRisks = health.privilegeRisks;
   } catch (e) {
     message = (e as Error).message;
   }
   await prisma.knowledgeBase.update({
     where: { id: kbId },
-    data: { status: ok ? "HEALTHY" : "UNREACHABLE", lastCheckAt: new Date(), lastCheckMessage: message },
+    data: {
+      status: ok ? "HEALTHY" : refused ? "ERROR" : "UNREACHABLE",
+      lastCheckAt: new Date(),
+      lastCheckMessage: message,
+      ...(privilegeRisks ? { privilegeRisks } : {}),
+    },
   });
-  return { ok, message };
+  return { ok, message, refused, privilegeRisks: privilegeRisks ?? [] };
 }
 
 /**
@@ -52,8 +67,8 @@ export async function refreshKnowledgeBase(
   kbId: string,
   parts: { describe?: boolean; index?: boolean } = { describe: true, index: true },
 ): Promise<RefreshReport> {
-  const { ok, message } = await checkKnowledgeBase(prisma, deps, kbId);
-  if (!ok) return { status: "UNREACHABLE", message };
+  const { ok, message, refused } = await checkKnowledgeBase(prisma, deps, kbId);
+  if (!ok) return { status: refused ? "ERROR" : "UNREACHABLE", message, ...(refused ? { refused } : {}) };
   const kb = await loadKb(prisma, kbId);
   const backend = openBackend(kb, deps);
   try {

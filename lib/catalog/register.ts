@@ -94,10 +94,13 @@ export async function registerKnowledgeBase(
     const found = await prisma.group.count({ where: { id: { in: input.groupIds } } });
     if (found !== new Set(input.groupIds).size) throw new AppError("VALIDATION", "One of the chosen groups no longer exists.", { groupIds: "Unknown group." });
   }
+  const acceptRisk = input.kind === "SQL" && input.connection.dialect === "postgres" && input.connection.acceptPrivilegeRisk;
+  const acceptedBy = acceptRisk && actorId ? ((await prisma.user.findUnique({ where: { id: actorId }, select: { email: true } }))?.email ?? null) : null;
   let kb;
   try {
     kb = await prisma.knowledgeBase.create({
       data: {
+        ...(acceptRisk ? { riskAcceptedAt: new Date(), riskAcceptedBy: acceptedBy } : {}),
         name: input.name,
         kind: input.kind,
         description: input.description,
@@ -128,6 +131,9 @@ export async function registerKnowledgeBase(
       warnings = await placeUploads(upload, ctx, files, config, secrets);
     }
     const refresh = await refreshKnowledgeBase(prisma, deps, kb.id);
+    if (refresh.refused) {
+      throw new AppError("VALIDATION", refresh.message, { acceptPrivilegeRisk: "Tick this to register the knowledge base with this role anyway." });
+    }
     if (refresh.status !== "HEALTHY") throw new AppError("UNAVAILABLE", refresh.message);
     return { id: kb.id, refresh, warnings };
   } catch (e) {
@@ -149,7 +155,8 @@ export async function testConnection(deps: CatalogDeps, raw: RegisterKbInput): P
     return { ok: true, message: "Nothing to test: this kind is built from the files you upload.", latencyMs: 0 };
   }
   const scratch = path.join(deps.dataDir, "tmp", `test-${Date.now()}-${Math.random().toString(36).slice(2)}`);
-  const backend = openBackendFrom(input.kind, config, secrets, { kbId: "connection-test", kbName: input.name, storageDir: scratch });
+  const accepted = input.kind === "SQL" && input.connection.dialect === "postgres" && input.connection.acceptPrivilegeRisk;
+  const backend = openBackendFrom(input.kind, config, secrets, { kbId: "connection-test", kbName: input.name, storageDir: scratch, privilegeRiskAccepted: accepted });
   try {
     return await backend.check();
   } catch (e) {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { flattenMetrics } from "./metrics/aggregate";
 import { compareMetricKeys, metricInfo, type MetricFormat } from "./metric-labels";
 import { correctOf } from "./correct";
-import type { MetricValue, QuestionResult, ReportJson, SuiteMetrics } from "./types";
+import type { MetricValue, QuestionResult, QuestionsFileRef, ReportJson, SuiteMetrics } from "./types";
 
 /** The part of a report the comparison reads; validated so a wrong file gives a clear message. */
 export const reportFileSchema = z.object({
@@ -11,6 +11,7 @@ export const reportFileSchema = z.object({
   seed: z.number().optional(),
   n: z.number(),
   config: z.record(z.string(), z.unknown()).optional(),
+  questionsFile: z.object({ name: z.string(), sha256: z.string() }).nullable().optional(),
   metrics: z.object({ n: z.number() }).passthrough(),
   perQuestion: z.array(z.object({ id: z.string(), question: z.string() }).passthrough()),
 });
@@ -44,7 +45,17 @@ export interface Comparison {
   warnings: string[];
 }
 
-type ComparableReport = Pick<ReportJson, "suite" | "n" | "perQuestion"> & { suiteLabel?: string; seed?: number; config?: Record<string, unknown>; metrics: SuiteMetrics };
+type ComparableReport = Pick<ReportJson, "suite" | "n" | "perQuestion"> & {
+  suiteLabel?: string;
+  seed?: number;
+  config?: Record<string, unknown>;
+  metrics: SuiteMetrics;
+  questionsFile?: QuestionsFileRef | null;
+};
+
+function fileLabel(f: QuestionsFileRef | null | undefined): string {
+  return f ? `${f.name} (sha256 ${f.sha256.slice(0, 12)}…)` : "the suite's own questions";
+}
 
 function shown(r: QuestionResult): string | null {
   return r.answer ?? (r.refrain?.refrained ? "(refrained)" : null);
@@ -89,6 +100,10 @@ export function compareReports(a: ComparableReport, b: ComparableReport): Compar
   const warnings: string[] = [];
   if (a.suite !== b.suite) warnings.push(`The reports are of different suites (${a.suite} and ${b.suite}): only questions they share are compared.`);
   if (a.seed !== undefined && b.seed !== undefined && a.seed !== b.seed) warnings.push(`The reports drew questions with different seeds (${a.seed} and ${b.seed}).`);
+  if ((a.questionsFile?.sha256 ?? null) !== (b.questionsFile?.sha256 ?? null)) {
+    // Question ids of a file are positions in it: the same id may be another question in another file.
+    warnings.push(`The reports read different questions (${fileLabel(a.questionsFile)} and ${fileLabel(b.questionsFile)}): questions with the same id may differ.`);
+  }
   const onlyInA = [...byA.keys()].filter((id) => !byB.has(id)).length;
   const onlyInB = [...byB.keys()].filter((id) => !byA.has(id)).length;
   if (onlyInA || onlyInB) warnings.push(`${onlyInA} question(s) only in the first report and ${onlyInB} only in the second: their metrics are over different questions.`);

@@ -38,6 +38,9 @@ interface Observed {
   searches: string[];
 }
 
+/** The ranking label of the first stage (lib/pipeline/run.ts observes it before pooling). */
+const FIRST_STAGE = "retrieval";
+
 const REEXECUTE_TIMEOUT_MS = 30_000;
 /** At most this many of a run's other queries are re-executed for "any query matched". */
 const MAX_ALTERNATIVES = 6;
@@ -54,9 +57,6 @@ function observe(round: number, label: string, given: ScoredEvidence[]): Observe
   const searches = label === FIRST_STAGE ? [...new Set(ranked.filter((e) => e.piece.provenance.language === "search").map((e) => e.piece.provenance.query))] : [];
   return { round, label, ids: ranked.map((e) => e.piece.id), texts: ranked.map((e) => e.piece.text), docs: ranked.map((e) => docKey(e.piece)), searches };
 }
-
-/** The ranking label of the first stage (lib/pipeline/run.ts observes it before pooling). */
-const FIRST_STAGE = "retrieval";
 
 /**
  * Each stage's document ranking as a cascade over the stages so far: the stage's own order, then what

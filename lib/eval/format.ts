@@ -91,6 +91,7 @@ export function formatReport(r: ReportJson): string {
     run ? `ran ${run.ran} in ${formatDuration(run.wallMs)} with concurrency ${run.concurrency}${run.ran ? ` (${((run.ran / run.wallMs) * 60_000).toFixed(1)} questions/min)` : ""}` : "",
     `answered ${r.metrics.counts.answered}, refrained ${r.metrics.counts.refrained}, failed ${r.metrics.counts.failed}`,
     Object.keys(r.configInput).length ? `config: ${JSON.stringify(r.configInput)}` : "config: pipeline defaults",
+    r.questionsFile ? `questions: ${r.questionsFile.name} (sha256 ${r.questionsFile.sha256})` : "",
   ].filter(Boolean);
   const parts = [head.join("\n"), formatMetricsTable(r.metrics)];
   const stages = formatStages(r.metrics.retrievalStages);

@@ -1,4 +1,5 @@
 import { parse } from "csv-parse/sync";
+import type { z } from "zod";
 import { AppError } from "../errors";
 
 /**
@@ -61,4 +62,37 @@ export function parseJsonText(text: string, file: string): unknown {
 /** A zod issue path as a reader finds it: item 3, field "answer_type". */
 export function issuePath(path: readonly PropertyKey[]): string {
   return path.map((p) => (typeof p === "number" ? `[${p + 1}]` : `.${String(p)}`)).join("").replace(/^\./, "");
+}
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let v = raw;
+  for (const key of path) v = v !== null && typeof v === "object" ? (v as Record<PropertyKey, unknown>)[key] : undefined;
+  return v;
+}
+
+/** A zod issue in plain words: `has no "query"`, `"answer_type" must be one of span, multi-span, …`. */
+export function describeIssue(issue: z.core.$ZodIssue, raw?: unknown): string {
+  const field = issue.path.length ? `"${issuePath(issue.path)}"` : "the item";
+  if (issue.path.length && raw !== undefined && valueAt(raw, issue.path) === undefined) return `has no ${field}`;
+  if (issue.code === "invalid_type" && (issue as { input?: unknown }).input === undefined) return issue.path.length ? `has no ${field}` : "is empty";
+  if (issue.code === "invalid_value" && Array.isArray((issue as { values?: unknown[] }).values)) {
+    return `${field} must be one of ${(issue as { values: unknown[] }).values.map((v) => JSON.stringify(v)).join(", ")}`;
+  }
+  if (issue.code === "invalid_type") return `${field} must be ${issue.expected === "array" ? "a list" : `a ${issue.expected}`}`;
+  if (issue.code === "too_small") return `${field} is empty`;
+  return `${field}: ${issue.message}`;
+}
+
+/**
+ * A JSON array of items, each checked against the schema; the first bad item stops with its number
+ * (and what `label` says of it) and the field that is wrong.
+ */
+export function parseItems<T>(data: unknown, schema: z.ZodType<T>, file: string, what: string, label: (raw: unknown, index: number) => string = (_r, i) => `item ${i + 1}`): T[] {
+  if (!Array.isArray(data)) throw new QuestionFileError(`${file} must hold a JSON array of ${what}.`);
+  if (!data.length) throw new QuestionFileError(`${file} holds an empty list: there is nothing to evaluate.`);
+  return data.map((raw, i) => {
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) throw new QuestionFileError(`${file}, ${label(raw, i)}: ${describeIssue(parsed.error.issues[0], raw)}.`);
+    return parsed.data;
+  });
 }

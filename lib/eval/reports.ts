@@ -1,11 +1,11 @@
 import type { AccessSubject } from "../catalog/access";
 import { kbAccessWhere } from "../catalog/access";
 import type { CatalogDeps } from "../catalog/deps";
+import { existsSync } from "node:fs";
 import type { PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
 import { listAuthoredSuites } from "./authoring";
 import { cancelEvalRun, isEvalRunActive, startEvalInBackground } from "./background";
-import { catalogHint } from "./catalog";
 import { type Comparison, compareReports } from "./compare";
 import { correctOf } from "./correct";
 import type { QuestionsQuery, StartRunInput } from "./eval.validation";
@@ -13,8 +13,9 @@ import { startRunSchema } from "./eval.validation";
 import { aggregate, flattenMetrics } from "./metrics/aggregate";
 import { HEADLINE_METRICS } from "./metric-labels";
 import { HEARTBEAT_STALE_MS, parseConfigInput } from "./runner";
+import { type SuiteUnavailable, suiteAvailability } from "./suite-availability";
 import { builtinSuite } from "./suites";
-import { BUILTIN_SUITES, type MetricValue, type QuestionResult, type ReportJson, type SuiteMetrics } from "./types";
+import { BUILTIN_SUITES, type MetricValue, type QuestionResult, type QuestionsFileRef, type ReportJson, type SuiteMetrics } from "./types";
 
 /**
  * The dashboard's view of evaluation reports. Who sees a report: its author, admins, and anyone who may
@@ -240,7 +241,14 @@ export async function exportReport(prisma: PrismaClient, viewer: AccessSubject, 
     wallMs: metrics?.run?.wallMs ?? null,
     status: status === "INTERRUPTED" ? "RUNNING" : status,
     error: row.error,
+    questionsFile: questionsFileOf(row.config),
   };
+}
+
+/** The question file a report's run read (--questions), as its stored config records it. */
+export function questionsFileOf(config: unknown): QuestionsFileRef | null {
+  const q = (config as { questions?: { name?: unknown; sha256?: unknown } } | null)?.questions;
+  return q && typeof q.name === "string" && typeof q.sha256 === "string" ? { name: q.name, sha256: q.sha256 } : null;
 }
 
 export async function compareStoredReports(prisma: PrismaClient, viewer: AccessSubject, a: string, b: string): Promise<Comparison> {
@@ -294,6 +302,10 @@ export async function resumeReport(prisma: PrismaClient, deps: CatalogDeps, view
   if (row.status === "DONE") throw new AppError("CONFLICT", "This run is finished: start a new one to measure again.");
   if (isEvalRunActive(id)) throw new AppError("CONFLICT", "This run is already going.");
   if (row.createdById !== viewer.id) throw new AppError("FORBIDDEN", "Only the person who started this run can resume it (it runs with their access).");
+  const file = questionsFileOf(row.config);
+  if (file) {
+    throw new AppError("CONFLICT", `This run read the question file ${file.name} on the command line; resume it there by running the same npm run eval command again.`);
+  }
   return startEvalInBackground(
     prisma,
     deps,
@@ -324,28 +336,48 @@ export interface SuiteOption {
   description: string;
   questions: number;
   authored: boolean;
-  /** Why it cannot run for this viewer right now (its KBs are not registered or shared), or null. */
-  unavailable: string | null;
+  /** Why it cannot run for this viewer right now (datasets, knowledge bases or a server missing) and the fix, or null. */
+  unavailable: SuiteUnavailable | null;
   /** Authored suites: the viewer wrote it or is an admin. */
   canDelete?: boolean;
 }
 
-/** The suites a viewer can pick: built-in (with whether their KBs are there) and authored ones. */
-export async function listSuiteOptions(prisma: PrismaClient, viewer: AccessSubject, datasetsDir: string): Promise<SuiteOption[]> {
-  const names = new Set((await prisma.knowledgeBase.findMany({ where: kbAccessWhere(viewer), select: { name: true } })).map((k) => k.name));
+/**
+ * The suites a viewer can pick: built-in ones (with what is missing when one cannot run, and the fix)
+ * and authored ones.
+ */
+export async function listSuiteOptions(prisma: PrismaClient, viewer: AccessSubject, where: { datasetsDir: string; neo4jConfigured: boolean }): Promise<SuiteOption[]> {
+  const [visible, registered] = await Promise.all([
+    prisma.knowledgeBase.findMany({ where: kbAccessWhere(viewer), select: { name: true } }),
+    prisma.knowledgeBase.findMany({ select: { name: true } }),
+  ]);
+  const facts = {
+    datasetsDir: where.datasetsDir,
+    datasetsFound: existsSync(where.datasetsDir),
+    visibleKbNames: new Set(visible.map((k) => k.name)),
+    registeredKbNames: new Set(registered.map((k) => k.name)),
+    neo4jConfigured: where.neo4jConfigured,
+    viewerIsAdmin: viewer.role === "ADMIN",
+  };
   const out: SuiteOption[] = [];
   for (const key of BUILTIN_SUITES) {
     try {
-      const s = builtinSuite(key, datasetsDir);
-      const gold = new Set(s.questions.flatMap((q) => q.goldKbNames));
-      const have = [...gold].some((n) => names.has(n));
-      out.push({ key, label: s.label, description: s.description, questions: s.questions.length, authored: false, unavailable: have ? null : catalogHint(key) });
+      const s = builtinSuite(key, where.datasetsDir);
+      const goldKbNames = [...new Set(s.questions.flatMap((q) => q.goldKbNames))];
+      const unavailable = suiteAvailability({ ...facts, key, label: s.label, readError: null, goldKbNames });
+      out.push({ key, label: s.label, description: s.description, questions: s.questions.length, authored: false, unavailable });
     } catch (e) {
-      out.push({ key, label: key, description: "", questions: 0, authored: false, unavailable: (e as Error).message });
+      const unavailable = suiteAvailability({ ...facts, key, label: key, readError: (e as Error).message, goldKbNames: [] });
+      out.push({ key, label: key, description: "", questions: 0, authored: false, unavailable });
     }
   }
   for (const s of await listAuthoredSuites(prisma, viewer)) {
     out.push({ key: `custom:${s.id}`, label: s.name, description: s.description, questions: s.questions, authored: true, unavailable: null, canDelete: s.canDelete });
   }
   return out;
+}
+
+/** What decides whether the built-in suites can run here: the datasets folder and whether a Neo4j server is configured. */
+export function suiteSettings(env: { NEO4J_URI?: string }, deps: Pick<CatalogDeps, "datasetsDir">) {
+  return { datasetsDir: deps.datasetsDir, neo4jConfigured: !!env.NEO4J_URI };
 }

@@ -12,7 +12,7 @@ import { GoldResolver } from "./gold/resolve";
 import { aggregate } from "./metrics/aggregate";
 import { seededShuffle } from "./sample";
 import { loadSuite } from "./suites";
-import type { EvalQuestion, QuestionResult, ReportJson, SuiteDefinition, SuiteMetrics } from "./types";
+import type { EvalQuestion, QuestionResult, QuestionsFileRef, ReportJson, SuiteDefinition, SuiteMetrics } from "./types";
 
 export interface EvalRunParams {
   suite: string;
@@ -27,6 +27,8 @@ export interface EvalRunParams {
   fresh?: boolean;
   /** "off": classical strategies only; "default" (or omitted): the workspace's LLM settings. */
   llm?: "default" | "off";
+  /** The question file the suite was built from (--questions): part of the journal key and of the report. */
+  questionsFile?: QuestionsFileRef;
 }
 
 export interface EvalPlan {
@@ -72,8 +74,15 @@ export function parseConfigInput(raw: unknown): Partial<PipelineConfig> {
 }
 
 /** The journal key: a rerun of the same suite, full config and seed (by the same user) continues the same report. */
-export function journalKeyOf(suite: string, config: PipelineConfig, seed: number, llm: "default" | "off" = "default"): string {
-  return createHash("sha256").update(JSON.stringify({ suite, config, seed, ...(llm === "off" ? { llm } : {}) })).digest("hex").slice(0, 32);
+export function journalKeyOf(suite: string, config: PipelineConfig, seed: number, llm: "default" | "off" = "default", questions?: QuestionsFileRef): string {
+  // Keys of runs without a question file are unchanged, so their unfinished reports still resume.
+  const extra = { ...(llm === "off" ? { llm } : {}), ...(questions ? { questions: questions.sha256 } : {}) };
+  return createHash("sha256").update(JSON.stringify({ suite, config, seed, ...extra })).digest("hex").slice(0, 32);
+}
+
+/** What a report stores as its config: the resolved pipeline config, the LLM setting and the question file, if any. */
+function storedConfig(plan: EvalPlan): Record<string, unknown> {
+  return { ...plan.config, llm: plan.params.llm ?? "default", ...(plan.params.questionsFile ? { questions: plan.params.questionsFile } : {}) };
 }
 
 /**
@@ -89,7 +98,7 @@ export async function planEvalRun(prisma: PrismaClient, deps: CatalogDeps, user:
   const catalog = await resolveSuiteCatalog(prisma, user, suite);
   const ordered = suite.order ? suite.order(catalog.questions, params.seed) : seededShuffle(catalog.questions, params.seed);
   const questions = params.limit ? ordered.slice(0, params.limit) : ordered;
-  return { suite, catalog, questions, config, configInput, journalKey: journalKeyOf(suite.key, config, params.seed, params.llm), params };
+  return { suite, catalog, questions, config, configInput, journalKey: journalKeyOf(suite.key, config, params.seed, params.llm, params.questionsFile), params };
 }
 
 const UNFINISHED = ["QUEUED", "RUNNING", "FAILED", "CANCELLED"] as const;
@@ -139,7 +148,7 @@ export async function openReport(
       suiteLabel: plan.suite.label,
       journalKey: plan.journalKey,
       configInput: plan.configInput as Prisma.InputJsonValue,
-      config: { ...plan.config, llm: plan.params.llm ?? "default" } as unknown as Prisma.InputJsonValue,
+      config: storedConfig(plan) as Prisma.InputJsonValue,
       seed: params.seed,
       origin: params.origin,
       label: params.label ?? "",
@@ -225,7 +234,7 @@ export async function executeEvalRun(
   return {
     suite: plan.suite.key,
     suiteLabel: plan.suite.label,
-    config: { ...plan.config, llm: plan.params.llm ?? "default" } as unknown as Record<string, unknown>,
+    config: storedConfig(plan),
     configInput: plan.configInput as Record<string, unknown>,
     seed: plan.params.seed,
     limit: plan.params.limit,
@@ -239,6 +248,7 @@ export async function executeEvalRun(
     wallMs,
     status,
     error: failureMessage,
+    questionsFile: plan.params.questionsFile ?? null,
   };
 }
 

@@ -28,7 +28,14 @@ export const pipelineConfigSchema = z.object({
   /** The budget when LLM strategies run and the caller set no timeBudgetMs: model calls take seconds each. */
   llmTimeBudgetMs: z.number().int().min(1000).max(600_000).default(90_000),
   queryTimeoutMs: z.number().int().min(100).max(120_000).default(8_000),
+  /** Rows of a context query (evidence for the pool): enough to rank, few enough to pool quickly. */
   maxRowsPerQuery: z.number().int().min(1).max(10_000).default(200),
+  /**
+   * Rows of an answer query (its result is the answer: a list or a table). Answer queries carry no row
+   * LIMIT of their own unless the question asks for one; when a result holds more rows than this, the
+   * answer shows the first ones and says the cap applied.
+   */
+  answerRowCap: z.number().int().min(1).max(100_000).default(1_000),
   /** Questions longer than this are cut (recorded in the trace) so one request cannot monopolize the server. */
   maxQuestionChars: z.number().int().min(50).max(10_000).default(1_000),
 });

@@ -1,4 +1,5 @@
 import type { PrismaClient } from "../db/generated/client";
+import { distance } from "fastest-levenshtein";
 import { Prisma } from "../db/generated/client";
 import type { EntityLink } from "./types";
 import { normalizeLabel } from "./text";
@@ -18,6 +19,8 @@ export interface EntityLookupOptions {
    * Mentions that may also match labels containing them as whole words ("Lindqvist" → "Maria
    * Lindqvist"), tried only when exact and prefix matching found nothing. Without a text index this
    * is a scan of the label table, so an implementation may skip it on large catalogs. Default: none.
+   * The same mentions, when still unlinked after that, are matched fuzzily (a slip of one or two
+   * letters: "Brazl" → "Brazil"), against labels of about their length that begin as they do.
    */
   contains?: (mention: string) => boolean;
 }
@@ -39,12 +42,26 @@ export interface LabelRow {
 }
 
 export const DEFAULT_LINKS_PER_MENTION = 10;
+/**
+ * Beyond the best `limit` links of a mention, each further KB keeps its own best link, up to this many
+ * links in all: a value many KBs hold ("USA") still links into each of them, so every candidate source
+ * can filter on it (without it, the first ten KBs by id took every slot).
+ */
+export const MAX_LINKS_ACROSS_KBS = 40;
+/** Rows read per label and KB: the same label in several columns of one KB ("Country" in two tables). */
+const ROWS_PER_LABEL_AND_KB = 5;
 /** Links weaker than this are noise (a one-word mention inside a seven-word caption). */
 export const MIN_LINK_SCORE = 0.3;
 /** A singular/plural variant of the mention's last word matched ("tent" ~ "Tents"). */
 const INFLECTION_SCORE = 0.9;
 /** Partial matches are capped below an inflection match, then scaled by word overlap. */
 const PARTIAL_WEIGHT = 0.85;
+/** A fuzzy match (a letter or two apart) counts for less than an exact or inflected one, about as much as a partial one. */
+const FUZZY_WEIGHT = 0.75;
+/** Letters that must agree at the start of a fuzzy match: they narrow the candidates to an index range. */
+const FUZZY_FIXED_PREFIX = 2;
+/** Candidate labels read per fuzzy mention. */
+const FUZZY_ROWS = 2000;
 const MAX_MENTIONS = 400;
 const MAX_MENTION_CHARS = 200;
 const MIN_PARTIAL_CHARS = 4;
@@ -95,6 +112,39 @@ function normalizedMatchScore(m: string, l: string): number {
   return PARTIAL_WEIGHT * ((2 * mw) / (mw + lw));
 }
 
+/**
+ * Edits a fuzzy match may need: none below 5 letters (too many short words are one letter apart),
+ * one up to 8, two beyond.
+ */
+export function fuzzyEditBudget(normalized: string): number {
+  const n = normalized.length;
+  return n < 5 ? 0 : n <= 8 ? 1 : 2;
+}
+
+/** Fuzzy score of a mention against a label (both normalized): 0 unless within the edit budget. */
+export function fuzzyMatchScore(m: string, l: string): number {
+  const budget = fuzzyEditBudget(m);
+  if (!budget || m === l || Math.abs(m.length - l.length) > budget || m.slice(0, FUZZY_FIXED_PREFIX) !== l.slice(0, FUZZY_FIXED_PREFIX)) return 0;
+  const d = distance(m, l);
+  return d <= budget ? FUZZY_WEIGHT * (1 - d / Math.max(m.length, l.length)) : 0;
+}
+
+/** The index range of labels a fuzzy mention can match: those sharing its first letters. */
+function fuzzyRange(key: string): { from: string; to: string } {
+  const from = key.slice(0, FUZZY_FIXED_PREFIX);
+  return { from, to: from.slice(0, -1) + String.fromCodePoint(from.codePointAt(from.length - 1)! + 1) };
+}
+
+/** Links of each unlinked mention to the rows within its edit budget, ranked. */
+function assembleFuzzy(prepared: PreparedMention[], rows: LabelRow[], limit: number): Map<string, EntityLink[]> {
+  return new Map(
+    prepared.map((p) => [p.mention, rankLinks(rows.flatMap((r) => {
+      const score = fuzzyMatchScore(p.key, r.normalized);
+      return score > 0 ? [toLink(r, score)] : [];
+    }), limit)]),
+  );
+}
+
 /** Instance-like links first on equal scores: a question names things more often than schema parts. */
 const KIND_ORDER: Record<string, number> = { value: 0, label: 0, node: 0, document: 1, class: 2, table: 2, predicate: 3, column: 3 };
 
@@ -108,7 +158,7 @@ export function compareLinks(a: EntityLink, b: EntityLink): number {
   );
 }
 
-/** Best link per (kb, ref), ranked, at most `limit`. */
+/** Best link per (kb, ref), ranked: the best `limit`, then the best link of each KB not among them (MAX_LINKS_ACROSS_KBS in all). */
 export function rankLinks(links: EntityLink[], limit = DEFAULT_LINKS_PER_MENTION): EntityLink[] {
   const best = new Map<string, EntityLink>();
   for (const l of links) {
@@ -116,7 +166,16 @@ export function rankLinks(links: EntityLink[], limit = DEFAULT_LINKS_PER_MENTION
     const prev = best.get(key);
     if (!prev || l.score > prev.score) best.set(key, l);
   }
-  return [...best.values()].filter((l) => l.score >= MIN_LINK_SCORE).sort(compareLinks).slice(0, limit);
+  const ranked = [...best.values()].filter((l) => l.score >= MIN_LINK_SCORE).sort(compareLinks);
+  const out = ranked.slice(0, limit);
+  const kbs = new Set(out.map((l) => l.kbId));
+  for (const l of ranked.slice(limit)) {
+    if (out.length >= Math.max(limit, MAX_LINKS_ACROSS_KBS)) break;
+    if (kbs.has(l.kbId)) continue;
+    kbs.add(l.kbId);
+    out.push(l);
+  }
+  return out;
 }
 
 interface PreparedMention {
@@ -192,6 +251,8 @@ export function inMemoryEntityLookup(rows: Omit<LabelRow, "normalized">[]): Enti
       const found = assemble(prepared, inScope, limit);
       const unlinked = prepared.filter((p) => p.contains && !found.get(p.mention)?.length);
       if (unlinked.length) for (const [mention, links] of assemble(unlinked, inScope, limit, true)) found.set(mention, links);
+      const stillUnlinked = unlinked.filter((p) => fuzzyEditBudget(p.key) > 0 && !found.get(p.mention)?.length);
+      for (const [mention, links] of assembleFuzzy(stillUnlinked, inScope, limit)) found.set(mention, links);
       return found;
     },
   };
@@ -222,7 +283,9 @@ const CONTAINS_ROWS = 500;
  * mentions and their inflection variants, capped per label) together with word-boundary prefix
  * matches (`normalized LIKE 'summit 2 %'`: index ranges under the C collation PGlite uses, one
  * table pass otherwise); query 2, only for requested mentions still unlinked and only on a small
- * label table, scans for labels containing the mention as whole words.
+ * label table, scans for labels containing the mention as whole words; query 3, for those still
+ * unlinked, reads the labels that begin with the mention's first letters and are about as long (an
+ * index range), and keeps those a letter or two apart (fuzzyMatchScore).
  */
 /** Facts about a database that every run's lookup shares (a run creates its own lookup). */
 interface DatabaseFacts {
@@ -257,14 +320,16 @@ export function prismaEntityLookup(prisma: PrismaClient, options: PrismaEntityLo
       if (!prepared.length || !kbIds.length) return new Map(prepared.map((p) => [p.mention, []]));
       const exactKeys = [...new Set(prepared.flatMap((p) => [p.key, ...inflectionVariants(p.key)]))];
       const prefixKeys = [...new Set(prepared.filter((p) => p.prefix).map((p) => p.key))];
-      // Integer by construction: it is inlined into the SQL text.
+      // Integers by construction: they are inlined into the SQL text.
       const perLabel = Math.max(1, Math.floor(limit)) * 3;
+      const perLabelAndKb = ROWS_PER_LABEL_AND_KB;
 
+      // Exact matches: a few rows per label in every KB (not the first rows overall), so a common value keeps a link into each KB.
       const exactQuery = Prisma.sql`
         SELECT "kbId", label, normalized, kind, ref, "sourceObject" FROM (
-          SELECT "kbId", label, normalized, kind, ref, "sourceObject", row_number() OVER (PARTITION BY normalized ORDER BY id) AS rn
+          SELECT "kbId", label, normalized, kind, ref, "sourceObject", row_number() OVER (PARTITION BY normalized, "kbId" ORDER BY id) AS rn
           FROM "EntityLabel" WHERE normalized = ANY(${exactKeys}) AND "kbId" = ANY(${kbIds})
-        ) exact WHERE rn <= ${Prisma.raw(String(perLabel))}`;
+        ) exact WHERE rn <= ${Prisma.raw(String(perLabelAndKb))}`;
       // Index plan: one bounded branch per prefix so a common prefix cannot crowd out the others;
       // each branch's constant pattern lets the planner use the index range.
       const usesIndex = prefixKeys.length > 0 && (await prefixPlan()) === "index";
@@ -294,6 +359,20 @@ export function prismaEntityLookup(prisma: PrismaClient, options: PrismaEntityLo
           SELECT "kbId", label, normalized, kind, ref, "sourceObject" FROM "EntityLabel"
           WHERE "kbId" = ANY(${kbIds}) AND normalized LIKE ANY(${patterns}) LIMIT ${Prisma.raw(String(CONTAINS_ROWS))}`;
         for (const [mention, links] of assemble(unlinked, more, limit, true)) found.set(mention, links);
+      }
+      // Fuzzy: one bounded index range per mention (labels beginning with its first letters, of about its length).
+      const fuzzy = unlinked.filter((p) => fuzzyEditBudget(p.key) > 0 && !found.get(p.mention)?.length);
+      if (fuzzy.length) {
+        const ranges = fuzzy.map((p) => {
+          const { from, to } = fuzzyRange(p.key);
+          const budget = fuzzyEditBudget(p.key);
+          return Prisma.sql`(
+            SELECT "kbId", label, normalized, kind, ref, "sourceObject" FROM "EntityLabel"
+            WHERE normalized >= ${from} AND normalized < ${to} AND length(normalized) BETWEEN ${p.key.length - budget} AND ${p.key.length + budget}
+              AND "kbId" = ANY(${kbIds}) LIMIT ${Prisma.raw(String(FUZZY_ROWS))})`;
+        });
+        const near = await prisma.$queryRaw<LabelRow[]>(Prisma.join(ranges, " UNION ALL "));
+        for (const [mention, links] of assembleFuzzy(fuzzy, near, limit)) found.set(mention, links);
       }
       return found;
     },

@@ -1,117 +1,43 @@
-import { openBackend, type KbRecord } from "../backends/registry";
-import type { EvidencePiece, KbKind, KbStructure } from "../backends/types";
+import type { KbRecord } from "../backends/registry";
+import type { KbKind, KbStructure } from "../backends/types";
 import { type AccessSubject, kbAccessWhere } from "../catalog/access";
 import type { CatalogDeps } from "../catalog/deps";
-import type { Prisma, PrismaClient } from "../db/generated/client";
+import type { PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
-import type { LlmConfig } from "../llm/config";
-import type { LlmUsageTotals } from "../llm/usage";
 import { log } from "../log";
 import { type ModelHandles, NO_MODELS, resolveModels } from "../models/runtime";
 import { textEmbeddings } from "../models/text-embeddings";
 import { loadCatalogSnapshot } from "./catalog-snapshot";
 import { type PipelineConfig, pipelineConfigSchema } from "./config";
 import { prismaEntityLookup } from "./entity-lookup";
-import { executeGuideAction } from "./execute-action";
-import { findNearestGuides, type GuideHit } from "./guides";
-import { scorersFor } from "./scorers";
-import { RunCancelledError, type StageContext, type StageStrategy, type TraceEventInput } from "./stage";
-import { describeChange } from "./stages/critique";
-import type { ExecuteOutput } from "./stages/execute";
-import { classicalPool } from "./stages/pool";
-import { classicalRerank } from "./stages/rerank";
-import { resolveStrategies, strategyLabel } from "./strategies";
-import type { Answer, Candidate, Critique, EvidenceSelection, ExecutedQuery, Feedback, FormulatedQuery, Intent, Iteration, ScoredEvidence } from "./types";
+import { mergeIdenticalEvidence } from "./merge-evidence";
+import { languageName } from "./stages/answer/unread-question";
+import type { GuideHit } from "./guides";
+import { BudgetSpent } from "./run/budget";
+import { loadRunGuides } from "./run/guide-bookkeeping";
+import { openRun, storeIntent, storeOutcome, TraceStore, type Turn } from "./run/persistence";
+import { firstState, nextState, type RoundResult, runRound, type RunContext } from "./run/round";
+import { StageRunner } from "./run/stage-runner";
+import { NO_ANSWER, type RunOutcome, type RunRequest } from "./run/types";
+import { type PipelineStrategies, resolveStrategies } from "./strategies";
+import type { Intent, Iteration } from "./types";
 
-export interface RunRequest {
-  question: string;
-  user: AccessSubject;
-  /** Continue a conversation (follow-ups); omitted = a new conversation. */
-  conversationId?: string | null;
-  /** Restrict the run to these KBs (each must be one the user may use). */
-  kbIds?: string[];
-  config?: Partial<PipelineConfig>;
-  signal?: AbortSignal;
-  /** Called for every trace event as it happens (streaming to the browser or the terminal). */
-  onEvent?: (event: RunEvent) => void;
-  /**
-   * Sees every ranking of the evidence as the run makes it: "retrieval" (what the executed queries
-   * returned, each in its engine's order, before pooling), "pool" (critic round `round`), then
-   * "rerank:<i>:<scorer>" for each re-ranking round. Evaluation uses it for answer presence (AP@k) and
-   * for retrieval metrics per stage.
-   */
-  observeRanking?: (ranking: { round: number; label: string; ranked: ScoredEvidence[] }) => void;
-  /**
-   * The LLM for this run: a configuration (tests, evaluation), or null for classical strategies only.
-   * Omitted: the environment's LLM_* defaults with the admin's Settings over them (lib/settings).
-   */
-  llm?: LlmConfig | null;
-  /**
-   * The models for semantic ranking (sentence embedder, cross-encoder): given (tests, evaluation,
-   * benchmarks), or null for classical ranking only. Omitted: the environment's and the admin's model
-   * settings (lib/models/runtime.ts).
-   */
-  models?: ModelHandles | null;
-}
-
-export interface RunEvent extends TraceEventInput {
-  runId: string;
-  seq: number;
-  at: string;
-}
-
-export interface RunOutcome {
-  runId: string;
-  conversationId: string;
-  status: "ANSWERED" | "REFRAINED" | "FAILED" | "CANCELLED";
-  question: string;
-  intent: Intent | null;
-  answer: Answer;
-  candidates: Candidate[];
-  queries: ExecutedQuery[];
-  /** The evidence the answer was drawn from, best first. */
-  evidence: ScoredEvidence[];
-  winner: { kbId: string; kbName: string; reason: string } | null;
-  iterations: Iteration[];
-  guides: { guideId: string; question: string; score: number }[];
-  timings: Record<string, number>;
-  trace: { stage: string; strategy: string; ms: number }[];
-  /** Things that went wrong without stopping the run: a KB down, a question cut, a malformed guide. */
-  degradations: string[];
-  totalMs: number;
-  /** What the run spent on the LLM (calls, tokens, estimated cost); null when no stage used one. */
-  llm?: LlmUsageTotals | null;
-}
-
-const NO_ANSWER = (reason: string): Answer => ({ text: "Not found in the sources.", refrained: true, reason, confidence: 0, citations: [], candidates: [] });
+export { NO_ANSWER, type RunEvent, type RunOutcome, type RunRequest } from "./run/types";
 
 /**
- * One run of the answering pipeline (DESIGN.md): understand → select → formulate → execute → verbalize →
- * pool → rerank → select evidence → answer → critique, looping back to select/formulate with the
+ * One run of the answering pipeline (DESIGN.md): understand, then rounds of select → formulate →
+ * execute → pool → rerank → select evidence → answer → critique (run/round.ts), looping back with the
  * critic's feedback at most `maxRounds` times. Access rules apply at every step (only KBs the user may
- * use are read), every stage is traced and timed, and the run is stored as it goes.
+ * use are read), every stage is traced, timed and streamed (run/stage-runner.ts), and the run is stored
+ * as it goes (run/persistence.ts).
  */
 export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: RunRequest): Promise<RunOutcome> {
   const config = pipelineConfigSchema.parse(req.config ?? {});
   const startedAt = Date.now();
   const degradations: string[] = [];
-  let question = req.question.replace(/\s+/g, " ").trim();
-  if (!question) throw new AppError("VALIDATION", "Type a question first.", { question: "Required." });
-  if (question.length > config.maxQuestionChars) {
-    question = question.slice(0, config.maxQuestionChars);
-    degradations.push(`The question was ${req.question.length.toLocaleString("en")} characters long; only the first ${config.maxQuestionChars} were used.`);
-  }
-
-  // Access: the KBs this run may read, decided once, from the data.
+  const question = boundedQuestion(req.question, config, degradations);
   const requested = req.kbIds?.length ? [...new Set(req.kbIds)] : null;
-  const kbRows = await prisma.knowledgeBase.findMany({
-    where: { AND: [kbAccessWhere(req.user), requested ? { id: { in: requested } } : {}] },
-    select: { id: true, name: true, kind: true, config: true, secretsCiphertext: true, updatedAt: true, status: true },
-  });
-  if (requested && kbRows.length !== requested.length) throw new AppError("NOT_FOUND", "One of the chosen knowledge bases does not exist or is not shared with you.");
-  const kbs = new Map<string, KbRecord>(kbRows.map((k) => [k.id, { ...k, kind: k.kind as KbKind }]));
-
-  // Strategies: the LLM in front of the classical ones where configured (lib/pipeline/strategies.ts).
+  const kbs = await usableKbs(prisma, req.user, requested);
   const strategies = await resolveStrategies(prisma, deps, req.llm);
   degradations.push(...strategies.notes);
   // Models: semantic signals join where an embedder runs; without one every ranking is classical.
@@ -119,341 +45,107 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
   const texts = models.embedder ? textEmbeddings(prisma, models.embedder) : null;
   // Model calls take seconds, not milliseconds: an LLM run gets the longer budget unless the caller set one.
   const budgetMs = strategies.llm && req.config?.timeBudgetMs === undefined ? config.llmTimeBudgetMs : config.timeBudgetMs;
-
-  // Conversation and history (follow-ups are completed from earlier turns' intents).
-  let conversationId = req.conversationId ?? null;
-  let history: { question: string; intent: Intent }[] = [];
-  if (conversationId) {
-    const conv = await prisma.conversation.findFirst({ where: { id: conversationId, userId: req.user.id }, select: { id: true } });
-    if (!conv) throw new AppError("NOT_FOUND", "That conversation does not exist or is not yours.");
-    const prior = await prisma.run.findMany({ where: { conversationId }, orderBy: { createdAt: "asc" }, select: { question: true, intent: true }, take: 20 });
-    history = prior.filter((p) => p.intent).map((p) => ({ question: p.question, intent: p.intent as unknown as Intent }));
-  } else {
-    conversationId = (await prisma.conversation.create({ data: { userId: req.user.id, title: question.slice(0, 120) } })).id;
-  }
-  await prisma.conversation.update({ where: { id: conversationId }, data: { updatedAt: new Date() } });
-
-  const run = await prisma.run.create({
-    data: { userId: req.user.id, conversationId, question, requestedKbIds: requested ?? [], status: "RUNNING", startedAt: new Date() },
-    select: { id: true },
-  });
-
-  // Trace: events are streamed as they happen and stored after each stage.
-  let seq = 0;
-  const pending: Prisma.TraceEventCreateManyInput[] = [];
-  const trace: RunOutcome["trace"] = [];
-  const timings: Record<string, number> = {};
-  const emit = (e: TraceEventInput) => {
-    const event: RunEvent = { ...e, runId: run.id, seq: seq++, at: new Date().toISOString() };
-    pending.push({
-      runId: run.id,
-      seq: event.seq,
-      stage: e.stage,
-      type: e.type,
-      strategy: e.strategy ?? null,
-      durationMs: e.durationMs === undefined ? null : Math.round(e.durationMs),
-      summary: e.summary.slice(0, 2000),
-      payload: (e.payload ?? {}) as Prisma.InputJsonValue,
-      costUsd: e.costUsd ?? null,
-    });
-    try {
-      req.onEvent?.(event);
-    } catch (err) {
-      log.warn({ err }, "run event listener failed");
-    }
-  };
-  const flush = async () => {
-    if (!pending.length) return;
-    const batch = pending.splice(0, pending.length);
-    await prisma.traceEvent.createMany({ data: batch });
-  };
-
-  const controller = new AbortController();
-  const deadline = startedAt + budgetMs;
-  const budgetTimer = setTimeout(() => controller.abort(new Error("time budget spent")), budgetMs);
-  const onCancel = () => controller.abort(new RunCancelledError());
-  if (req.signal?.aborted) onCancel();
-  else req.signal?.addEventListener("abort", onCancel, { once: true });
-  const ctx: StageContext = { signal: controller.signal, deadline, trace: emit };
-
-  const observe = (round: number, label: string, ranked: ScoredEvidence[]) => {
-    try {
-      req.observeRanking?.({ round, label, ranked });
-    } catch (err) {
-      log.warn({ err }, "ranking observer failed");
-    }
-  };
-  const budgetSpent = () => controller.signal.aborted && !(controller.signal.reason instanceof RunCancelledError);
-  async function stage<I, O>(name: string, strategy: StageStrategy<I, O>, input: I, summarize: (o: O) => string, payload?: (o: O) => unknown): Promise<O> {
-    if (controller.signal.aborted) throw controller.signal.reason instanceof RunCancelledError ? controller.signal.reason : new BudgetSpent(name);
-    emit({ stage: name, type: "START", strategy: strategy.name, summary: `${name} started` });
-    // Let the stream flush: a stage that never waits on I/O would otherwise reach the browser in one burst with the next.
-    await new Promise((resolve) => setImmediate(resolve));
-    const t = performance.now();
-    try {
-      // The stage's own work honours ctx.signal; racing it with the signal bounds a stage that does not.
-      const out = await raceAbort(strategy.run(input, ctx), controller.signal, () =>
-        controller.signal.reason instanceof RunCancelledError ? controller.signal.reason : new BudgetSpent(name),
-      );
-      const ms = performance.now() - t;
-      // The strategy that actually ran: "llm", or "classical (fallback: <reason>)" (strategies.ts).
-      const ran = strategyLabel(strategy as StageStrategy<unknown, unknown>);
-      timings[name] = Math.round((timings[name] ?? 0) + ms);
-      trace.push({ stage: name, strategy: ran, ms: Math.round(ms) });
-      emit({ stage: name, type: "END", strategy: ran, durationMs: ms, summary: summarize(out), payload: payload?.(out) });
-      return out;
-    } catch (e) {
-      const ms = performance.now() - t;
-      const ran = strategyLabel(strategy as StageStrategy<unknown, unknown>);
-      timings[name] = Math.round((timings[name] ?? 0) + ms);
-      trace.push({ stage: name, strategy: ran, ms: Math.round(ms) });
-      emit({ stage: name, type: "ERROR", strategy: ran, durationMs: ms, summary: `${name} failed: ${(e as Error).message}` });
-      throw e;
-    } finally {
-      await flush().catch((err) => log.warn({ err }, "could not store trace events"));
-    }
-  }
+  const opened = await openRun(prisma, req.user, question, req.conversationId ?? null, requested);
+  const runner = new StageRunner(opened.runId, new TraceStore(prisma, opened.runId), req, budgetMs, startedAt);
 
   let intent: Intent | null = null;
-  let finalAnswer: Answer = NO_ANSWER("No knowledge base answered.");
-  let finalCandidates: Candidate[] = [];
-  let finalQueries: ExecutedQuery[] = [];
-  let finalEvidence: ScoredEvidence[] = [];
-  let winner: RunOutcome["winner"] = null;
-  const iterations: Iteration[] = [];
   let guides: GuideHit[] = [];
-  let status: RunOutcome["status"] = "REFRAINED";
-
+  let best: RoundResult | null = null;
+  const iterations: Iteration[] = [];
+  let status: RunOutcome["status"];
+  let answer = NO_ANSWER("No knowledge base answered.");
   try {
-    for (const d of degradations) emit({ stage: "run", type: "INFO", summary: d });
-    emit({ stage: "run", type: "INFO", summary: describeModels(models), payload: { embedder: models.embedder?.info.id ?? null, crossEncoder: models.crossEncoder?.info.id ?? null } });
+    for (const d of degradations) runner.emit({ stage: "run", type: "INFO", summary: d });
+    runner.emit({ stage: "run", type: "INFO", summary: describeModels(models), payload: { embedder: models.embedder?.info.id ?? null, crossEncoder: models.crossEncoder?.info.id ?? null } });
     if (!kbs.size) {
-      finalAnswer = NO_ANSWER("No knowledge base is shared with you yet. Ask an admin to give your group access to one.");
+      answer = NO_ANSWER("No knowledge base is shared with you yet. Ask an admin to give your group access to one.");
     } else {
-      const kbIds = [...kbs.keys()];
-      intent = await stage(
-        "understand",
-        strategies.understand,
-        { question, history, kbIds, lookup: prismaEntityLookup(prisma) },
-        (i) => `${i.answerTypes.join("/") || "?"}; entities: ${i.entities.map((e) => `${e.mention}${e.links.length ? ` → ${e.links[0].label}` : " (unlinked)"}`).join(", ") || "none"}${i.relation ? `; relation: ${i.relation}` : ""}`,
-        (i) => i,
-      );
-      if (intent.language !== "en") {
-        // The understand stage traces the details; the outcome keeps one line for the caller.
-        degradations.push(`The question looks like it is not in English (${intent.language}); understanding and search are tuned for English, so results may be weaker.`);
-      }
-      await prisma.run.update({ where: { id: run.id }, data: { intent: intent as unknown as Prisma.InputJsonValue } });
-
-      guides = await findNearestGuides(prisma, req.user, intent.completed, kbIds, 3, 0.2, models.embedder && texts ? { embedder: models.embedder, texts } : null);
+      intent = await understand(prisma, runner, strategies, question, opened.history, [...kbs.keys()], degradations);
+      await storeIntent(prisma, opened.runId, intent);
+      const loaded = await loadRunGuides(prisma, req.user, opened.runId, intent.completed, [...kbs.keys()], models.embedder && texts ? { embedder: models.embedder, texts } : null);
+      guides = loaded.hits;
       strategies.useGuides(guides.map((g) => g.guideId));
-      for (const g of guides.filter((g) => g.invalidActions > 0)) {
-        const note = `Guide "${g.question.slice(0, 80)}" has ${g.invalidActions} malformed action(s); they were skipped.`;
+      for (const note of loaded.notes) {
         degradations.push(note);
-        emit({ stage: "select", type: "INFO", summary: note });
+        runner.emit({ stage: "select", type: "INFO", summary: note });
       }
-      if (guides.length) {
-        await prisma.runGuideUse.createMany({ data: guides.map((g) => ({ runId: run.id, guideId: g.guideId, score: g.score })), skipDuplicates: true });
-      }
-      const catalog = await loadCatalogSnapshot(prisma, kbIds);
-      const structures = new Map<string, KbStructure>();
-      const feedbackSoFar: Feedback[] = [];
-      const excluded = new Set<string>();
-      const droppedModules = new Set<string>();
-      let feedback: Feedback | null = null;
-      let best: { answer: Answer; candidates: Candidate[]; queries: ExecutedQuery[]; evidence: ScoredEvidence[]; winner: RunOutcome["winner"] } | null = null;
-
+      const run: RunContext = { deps, config, strategies, runner, kbs, requested, intent, catalog: await loadCatalogSnapshot(prisma, [...kbs.keys()]), guides, structures: new Map<string, KbStructure>(), degradations, models, texts };
+      let state = firstState();
       for (let round = 1; round <= config.maxRounds; round++) {
-        const candidates = await stage(
-          "select",
-          strategies.select,
-          {
-            intent,
-            catalog,
-            guides: guides.map((g) => ({ guideId: g.guideId, question: g.question, score: g.score, kbIds: g.kbIds })),
-            k: config.candidates,
-            requestedKbIds: requested ?? undefined,
-            exclude: [...excluded],
-            embedder: models.embedder,
-            textEmbeddings: texts,
-          },
-          (c) => c.map((x) => `${x.kbName} (${x.score.toFixed(2)})`).join(", ") || "no candidate",
-          (c) => c,
-        );
-        for (const c of candidates) {
-          if (structures.has(c.kbId)) continue;
-          try {
-            // A KB that hangs (an endpoint that accepts and never answers) costs at most one query timeout.
-            const limit = Math.min(config.queryTimeoutMs, Math.max(250, deadline - Date.now()));
-            structures.set(c.kbId, await withTimeout(openBackend(kbs.get(c.kbId)!, deps).structure(), limit, `did not answer within ${(limit / 1000).toFixed(1)} s`, controller.signal));
-          } catch (e) {
-            const note = `${c.kbName} could not be read: ${(e as Error).message}`;
-            degradations.push(note);
-            emit({ stage: "formulate", type: "INFO", summary: note });
-          }
-        }
-        const formulated: FormulatedQuery[] = await stage(
-          "formulate",
-          strategies.formulate,
-          {
-            intent,
-            candidates: candidates.filter((c) => structures.has(c.kbId)),
-            structures,
-            guides: guides.flatMap((g) => g.examples.map((ex) => ({ guideId: g.guideId, question: g.question, score: g.score, kbId: ex.kbId, query: ex.query }))),
-            feedback,
-          },
-          (qs) => `${qs.length} quer${qs.length === 1 ? "y" : "ies"}: ${qs.map((q) => `${q.kbName}/${q.strategy}`).join(", ")}`,
-          (qs) => qs.map((q) => ({ kb: q.kbName, strategy: q.strategy, language: q.query.language, text: q.query.text, explanation: q.explanation })),
-        );
-        // wrong_module (HybGRAG): the critic named a retrieval module that misled the last round; leave it out
-        // of this round when another module still has queries to run.
-        const modules = formulated.filter((q) => !droppedModules.has(q.strategy));
-        const toRun = modules.length ? modules : formulated;
-        const executed: ExecuteOutput = await stage(
-          "execute",
-          strategies.execute,
-          { queries: toRun, kbs, deps, queryTimeoutMs: config.queryTimeoutMs, maxRows: config.maxRowsPerQuery, embedder: models.embedder },
-          (o) => o.executed.map((q) => `${q.kbName}: ${q.status}${q.rows ? ` (${q.rows} rows)` : ""}`).join("; ") || "nothing to run",
-          (o) => o.executed.map((q) => ({ kb: q.kbName, status: q.status, rows: q.rows, ms: q.ms, error: q.error })),
-        );
-        for (const q of executed.executed.filter((x) => x.status === "unavailable" || x.status === "timeout")) {
-          degradations.push(`${q.kbName}: ${q.error ?? q.status}`);
-        }
-        // Guide actions that are not native queries (SelectCoordinates, SelectSentenceIdxs, Neighborhood) run directly.
-        const actionPieces: EvidencePiece[] = [];
-        if (round === 1) {
-          for (const g of guides.filter((x) => x.score >= 0.5)) {
-            for (const a of g.actions.filter((x) => x.action.kind !== "NATIVE_QUERY" && kbs.has(x.kbId))) {
-              try {
-                const r = await executeGuideAction(kbs.get(a.kbId)!, a.action, deps, { timeoutMs: config.queryTimeoutMs, maxRows: config.maxRowsPerQuery, signal: ctx.signal });
-                actionPieces.push(...r.pieces);
-              } catch (e) {
-                degradations.push(`A retrieval action of guide "${g.question.slice(0, 60)}" failed: ${(e as Error).message}`);
-              }
-            }
-          }
-        }
-        if (req.observeRanking) observe(round, "retrieval", executed.pieces.map((piece) => ({ piece, score: 0, scores: {} })));
-        const pooled: ScoredEvidence[] = await stage("pool", classicalPool, { intent, pieces: [...executed.pieces, ...actionPieces], limit: config.poolLimit }, (p) => `${p.length} pieces pooled`);
-        observe(round, "pool", pooled);
-        const reranked: ScoredEvidence[] = await stage(
-          "rerank",
-          classicalRerank,
-          { intent, pool: pooled, rounds: config.rerankRounds, scorers: scorersFor(models), observe: (r) => observe(round, `rerank:${r.index + 1}:${r.scorer}`, r.ranked) },
-          (r) => `${r.length} pieces kept`,
-        );
-        const selection: EvidenceSelection = await stage(
-          "select-evidence",
-          strategies.selectEvidence,
-          { intent, ranked: reranked, candidates, executed: executed.executed },
-          (s) => (s.winner ? `${s.winner.kbName}: ${s.winner.reason}` : "no source answered"),
-        );
-        const evidence: ScoredEvidence[] = selection.evidence.slice(0, config.evidenceForAnswer);
-        const answer: Answer = await stage(
-          "answer",
-          strategies.answer,
-          { intent, evidence, threshold: config.answerThreshold },
-          (a) => (a.refrained ? `refrained: ${a.reason}` : `${a.text} (confidence ${a.confidence.toFixed(2)})`),
-          (a) => a,
-        );
-        const critique: Critique = await stage(
-          "critique",
-          strategies.critique,
-          { intent, answer, evidence, executed: executed.executed, candidates, round, maxRounds: config.maxRounds, previousFeedback: feedbackSoFar },
-          (c) =>
-            c.accepted ? "accepted" : c.feedback ? `feedback: ${c.feedback.type}${c.feedback.target ? ` (${c.feedback.target})` : ""}` : "not accepted; no correction left to try",
-          (c) => c,
-        );
-        const change = critique.feedback && round < config.maxRounds ? describeChange(critique.feedback) : null;
-        iterations.push({
-          round,
-          candidates: candidates.map((c) => c.kbName),
-          queries: executed.executed.map((q) => ({ kbName: q.kbName, strategy: q.strategy, text: q.query.text, status: q.status })),
-          answer: answer.refrained ? `refrained: ${answer.reason}` : answer.text,
-          accepted: critique.accepted,
-          feedback: critique.feedback,
-          change,
-        });
-        const thisRound = { answer, candidates, queries: executed.executed, evidence, winner: selection.winner };
-        if (!best || critique.accepted || (!answer.refrained && (best.answer.refrained || answer.confidence > best.answer.confidence))) best = thisRound;
-        const fb = critique.feedback;
-        if (critique.accepted || !fb || round === config.maxRounds) {
-          if (critique.accepted) best = thisRound;
-          break;
-        }
-        feedback = fb;
-        feedbackSoFar.push(fb);
-        if (fb.type === "wrong_module" && fb.target) droppedModules.add(fb.target);
-        if (fb.type === "wrong_source" && fb.target) {
-          const target = candidates.find((c) => c.kbId === fb.target || c.kbName === fb.target);
-          if (target) excluded.add(target.kbId);
-        }
-      }
-      if (best) {
-        finalAnswer = best.answer;
-        finalCandidates = best.candidates;
-        finalQueries = best.queries;
-        finalEvidence = best.evidence;
-        winner = best.winner;
+        const result = await runRound(run, round, state);
+        iterations.push(result.iteration);
+        best = keepBest(best, result);
+        const feedback = result.critique.feedback;
+        if (result.critique.accepted || !feedback || round === config.maxRounds) break;
+        state = nextState(state, feedback, result.candidates);
       }
     }
-    status = finalAnswer.refrained ? "REFRAINED" : "ANSWERED";
+    if (best) answer = best.answer;
+    status = answer.refrained ? "REFRAINED" : "ANSWERED";
   } catch (e) {
-    if (e instanceof RunCancelledError || (controller.signal.aborted && controller.signal.reason instanceof RunCancelledError)) {
-      status = "CANCELLED";
-      finalAnswer = NO_ANSWER("The run was cancelled.");
-    } else if (e instanceof BudgetSpent || budgetSpent()) {
-      status = finalAnswer.refrained ? "REFRAINED" : "ANSWERED";
-      const note = `The run used its ${budgetMs / 1000} s budget; it stopped at ${e instanceof BudgetSpent ? e.stage : "a stage"} with what it had.`;
-      degradations.push(note);
-      emit({ stage: "run", type: "INFO", summary: note });
-      if (!finalAnswer.reason && finalAnswer.refrained) finalAnswer = NO_ANSWER(note);
-    } else {
-      status = "FAILED";
-      log.error({ err: e, runId: run.id }, "run failed");
-      finalAnswer = NO_ANSWER(e instanceof AppError ? e.message : "The run failed on our side; the error was logged.");
-    }
+    ({ status, answer } = stoppedEarly(e, runner, best, budgetMs, degradations, opened.runId));
   } finally {
-    clearTimeout(budgetTimer);
-    req.signal?.removeEventListener("abort", onCancel);
+    runner.close();
   }
+  // The same row or passage returned by two queries is cited once, listing both queries.
+  let evidence = best?.evidence ?? [];
+  if (best && answer === best.answer) ({ evidence, answer } = mergeIdenticalEvidence(best.evidence, best.answer));
 
-  const totalMs = Date.now() - startedAt;
   const outcome: RunOutcome = {
-    runId: run.id,
-    conversationId,
+    runId: opened.runId,
+    conversationId: opened.conversationId,
     status,
     question,
     intent,
-    answer: finalAnswer,
-    candidates: finalCandidates,
-    queries: finalQueries,
-    evidence: finalEvidence,
-    winner,
+    answer,
+    candidates: best?.candidates ?? [],
+    queries: best?.queries ?? [],
+    evidence,
+    winner: best?.winner ?? null,
     iterations,
     guides: guides.map((g) => ({ guideId: g.guideId, question: g.question, score: g.score })),
-    timings,
-    trace,
+    timings: runner.timings,
+    trace: runner.trace,
     degradations,
-    totalMs,
+    totalMs: Date.now() - startedAt,
     llm: strategies.llm ? strategies.llm.totals() : null,
   };
-  emit({ stage: "run", type: "END", durationMs: totalMs, summary: status === "ANSWERED" ? `answered: ${finalAnswer.text}` : `${status.toLowerCase()}: ${finalAnswer.reason ?? ""}` });
-  await flush().catch((err) => log.warn({ err }, "could not store trace events"));
-  await prisma.run.update({
-    where: { id: run.id },
-    data: {
-      status,
-      answer: finalAnswer.refrained ? null : finalAnswer.text,
-      refrained: finalAnswer.refrained,
-      refrainReason: finalAnswer.reason,
-      confidence: finalAnswer.confidence,
-      timings: { ...timings, total: totalMs } as Prisma.InputJsonValue,
-      result: JSON.parse(JSON.stringify({ ...outcome, evidence: outcome.evidence.slice(0, 50) })) as Prisma.InputJsonValue,
-      error: status === "FAILED" ? finalAnswer.reason : null,
-      finishedAt: new Date(),
-    },
-  });
+  runner.emit({ stage: "run", type: "END", durationMs: outcome.totalMs, summary: status === "ANSWERED" ? `answered: ${answer.text}` : `${status.toLowerCase()}: ${answer.reason ?? ""}` });
+  await runner.flush();
+  await storeOutcome(prisma, outcome);
   return outcome;
+}
+
+/** The question as the run reads it: whitespace collapsed, cut (and said so) beyond the configured length. */
+function boundedQuestion(raw: string, config: PipelineConfig, degradations: string[]): string {
+  const question = raw.replace(/\s+/g, " ").trim();
+  if (!question) throw new AppError("VALIDATION", "Type a question first.", { question: "Required." });
+  if (question.length <= config.maxQuestionChars) return question;
+  degradations.push(`The question was ${raw.length.toLocaleString("en")} characters long; only the first ${config.maxQuestionChars} were used.`);
+  return question.slice(0, config.maxQuestionChars);
+}
+
+/** Access: the KBs this run may read, decided once, from the data. */
+async function usableKbs(prisma: PrismaClient, user: AccessSubject, requested: string[] | null): Promise<Map<string, KbRecord>> {
+  const rows = await prisma.knowledgeBase.findMany({
+    where: { AND: [kbAccessWhere(user), requested ? { id: { in: requested } } : {}] },
+    select: { id: true, name: true, kind: true, config: true, secretsCiphertext: true, updatedAt: true, status: true },
+  });
+  if (requested && rows.length !== requested.length) throw new AppError("NOT_FOUND", "One of the chosen knowledge bases does not exist or is not shared with you.");
+  return new Map(rows.map((k) => [k.id, { ...k, kind: k.kind as KbKind }]));
+}
+
+async function understand(prisma: PrismaClient, runner: StageRunner, strategies: PipelineStrategies, question: string, history: Turn[], kbIds: string[], degradations: string[]): Promise<Intent> {
+  const intent = await runner.stage(
+    "understand",
+    strategies.understand,
+    { question, history, kbIds, lookup: prismaEntityLookup(prisma) },
+    (i) => `${i.answerTypes.join("/") || "?"}; entities: ${i.entities.map((e) => `${e.mention}${e.links.length ? ` → ${e.links[0].label}` : " (unlinked)"}`).join(", ") || "none"}${i.relation ? `; relation: ${i.relation}` : ""}`,
+    (i) => i,
+  );
+  // The understand stage traces the details; the outcome keeps one line for the caller.
+  if (intent.language !== "en") degradations.push(`The question looks like it is in ${languageName(intent.language)}, not English; understanding and search are tuned for English, so results may be weaker.`);
+  return intent;
 }
 
 /** The run's first trace line about models: which ran, or why ranking is classical. */
@@ -468,41 +160,25 @@ function describeModels(models: ModelHandles): string {
   return `Models: ${parts.join("; ")}.${models.notes.length ? ` ${models.notes.join(" ")}` : ""}`;
 }
 
-/** Rejects with `error()` as soon as `signal` aborts; otherwise settles as `work` does. */
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal, error: () => Error): Promise<T> {
-  if (signal.aborted) {
-    // The work may already be failing because of the same abort: its rejection must not go unhandled.
-    work.catch(() => undefined);
-    return Promise.reject(error());
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(error());
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
+/** The round the run keeps: one the critic accepted, else the first answer, else the more confident one. */
+function keepBest(best: RoundResult | null, round: RoundResult): RoundResult {
+  if (!best || round.critique.accepted) return round;
+  if (!round.answer.refrained && (best.answer.refrained || round.answer.confidence > best.answer.confidence)) return round;
+  return best;
 }
 
-/** `work`, or an Error(message) after `ms` (or when `signal` aborts), whichever comes first. */
-function withTimeout<T>(work: Promise<T>, ms: number, message: string, signal: AbortSignal): Promise<T> {
-  const timer = new AbortController();
-  const t = setTimeout(() => timer.abort(), ms);
-  const both = AbortSignal.any([timer.signal, signal]);
-  return raceAbort(work, both, () => new Error(message)).finally(() => clearTimeout(t));
-}
-
-class BudgetSpent extends Error {
-  constructor(public readonly stage: string) {
-    super(`time budget spent before ${stage}`);
+/** A run that stopped before its last round: cancelled, out of budget (keeping what it had), or failed. */
+function stoppedEarly(e: unknown, runner: StageRunner, best: RoundResult | null, budgetMs: number, degradations: string[], runId: string): { status: RunOutcome["status"]; answer: RunOutcome["answer"] } {
+  if (runner.cancelled(e)) return { status: "CANCELLED", answer: NO_ANSWER("The run was cancelled.") };
+  if (e instanceof BudgetSpent || runner.budgetSpent()) {
+    const note = `The run used its ${budgetMs / 1000} s budget; it stopped at ${e instanceof BudgetSpent ? e.stage : "a stage"} with what it had.`;
+    degradations.push(note);
+    runner.emit({ stage: "run", type: "INFO", summary: note });
+    const answer = best?.answer ?? NO_ANSWER(note);
+    return { status: answer.refrained ? "REFRAINED" : "ANSWERED", answer: answer.refrained && !answer.reason ? NO_ANSWER(note) : answer };
   }
+  log.error({ err: e, runId }, "run failed");
+  return { status: "FAILED", answer: NO_ANSWER(e instanceof AppError ? e.message : "The run failed on our side; the error was logged.") };
 }
 
 /** The `npm run ask -- --json` shape (issue 4). */
@@ -514,6 +190,7 @@ export function outcomeToJson(o: RunOutcome) {
     reason: o.answer.reason,
     confidence: Number(o.answer.confidence.toFixed(3)),
     citations: o.answer.citations,
+    shape: o.answer.shape ?? null,
     evidence: o.evidence.map((e) => ({
       id: e.piece.id,
       kind: e.piece.kind,

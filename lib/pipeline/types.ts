@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { EvidencePiece, KbKind, NativeQuery } from "../backends/types";
+import type { EvidencePiece, KbKind, NativeQuery, Scalar } from "../backends/types";
+import { constructsSchema } from "./stages/understand/constructs";
 
 /**
  * Typed inputs and outputs of the pipeline stages (DESIGN.md "The pipeline"):
@@ -85,6 +86,8 @@ export const intentSchema = z.object({
   superlative: z.object({ direction: z.enum(["max", "min"]), attribute: z.string().nullable(), limit: z.number().int().min(1) }).nullable(),
   /** Content words after stopword removal, for BM25. */
   keywords: z.array(z.string()),
+  /** The question's logical constructs (ask span, connectives, negations, count conditions): understand/constructs.ts. */
+  constructs: constructsSchema.optional(),
 });
 export type Intent = z.infer<typeof intentSchema>;
 
@@ -142,6 +145,30 @@ export interface FormulatedQuery {
   explanation: string;
   /** Guide this query was adapted from, if any. */
   guideId?: string;
+  /**
+   * "answer": the query renders the whole question (projection, filters, grouping, order), so its result
+   * is the answer itself; "context" (the default): evidence around it (the rows behind an aggregate, a
+   * neighbourhood, a search) for the pool.
+   */
+  role?: "answer" | "context";
+  /** For an answer query: how much of the question it represents (answer assembly commits on it). */
+  fit?: QueryFit;
+  /** For an answer query that groups: its grouping keys and aggregates, by result column index. */
+  grouped?: { keys: number[]; measures: number[] } | null;
+}
+
+/** What of the question an answer query represents, decided at formulation. */
+export interface QueryFit {
+  /** Named values of the question (linked or quoted) the query filters on. */
+  valuesUsed: string[];
+  /** Named values of the question the query could not use. */
+  valuesMissed: string[];
+  /** What the construct rules could not represent, in words a person can act on; non-empty = no faithful query. */
+  unresolved: string[];
+  /** Share of the question's content words the query accounts for (its tables, columns, values, conditions), 0..1. */
+  coverage: number;
+  /** Content words no part of the query accounts for. */
+  uncovered: string[];
 }
 
 export interface ExecutedQuery extends FormulatedQuery {
@@ -185,6 +212,27 @@ export interface EvidenceSelection {
   winner: { kbId: string; kbName: string; reason: string } | null;
   /** The evidence kept for answering, best first. */
   evidence: ScoredEvidence[];
+  /** The committed source's answer query and its whole result (up to the row cap), when one answers. */
+  result?: QueryResult | null;
+}
+
+/** An answer query's result as the answer assembly reads it: columns, rows in result order, the rows' evidence ids. */
+export interface QueryResult {
+  kbId: string;
+  kbName: string;
+  language: "sql" | "sparql" | "cypher";
+  query: string;
+  columns: string[];
+  rows: Scalar[][];
+  /** Evidence piece id of each row (same order), for citations. */
+  pieceIds: string[];
+  /** More rows existed than the cap let through. */
+  truncated: boolean;
+  /** The row cap the result ran under (PipelineConfig.answerRowCap). */
+  cap: number;
+  fit: QueryFit | null;
+  /** Grouping keys and aggregates of the query, by result column index, when the query grouped. */
+  grouped: { keys: number[]; measures: number[] } | null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -199,14 +247,77 @@ export const answerCandidateSchema = z.object({
 });
 export type AnswerCandidate = z.infer<typeof answerCandidateSchema>;
 
+const cellSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+/**
+ * The shape of an answer drawn from a query result: one value, a list of values (all of them, up to the
+ * row cap), or a table (several columns, grouped results); grouped numbers also as a chart.
+ */
+export const answerShapeSchema = z.object({
+  kind: z.enum(["scalar", "list", "table"]),
+  columns: z.array(z.string()),
+  rows: z.array(z.array(cellSchema)),
+  /** Rows shown here; equals rows.length. More existed when `truncated`. */
+  total: z.number().int().min(0),
+  truncated: z.boolean(),
+  /** The row cap that applied (a setting: answerRowCap), or null when the result was not capped. */
+  cap: z.number().int().nullable(),
+  /** A grouped numeric answer also reads as a chart: category column x, numeric columns y. */
+  chart: z.object({ kind: z.enum(["bar", "line"]), x: z.number().int().min(0), y: z.array(z.number().int().min(0)).min(1) }).nullable(),
+  /** Where the rows came from: the native query (evidence = query + rows). */
+  source: z.object({ kbName: z.string(), language: z.string(), query: z.string() }),
+});
+export type AnswerShape = z.infer<typeof answerShapeSchema>;
+
+/** TagOp's operators: what a computed answer did with the figures it located. */
+export const DERIVATION_OPERATIONS = ["sum", "difference", "average", "multiplication", "division", "change-ratio", "count"] as const;
+
+export const derivationOperandSchema = z.object({
+  value: z.number(),
+  /** The figure as the source writes it ("2,119", "$(89.7)", "21.0%"). */
+  text: z.string(),
+  /** The evidence piece (table row) that holds it. */
+  evidenceId: z.string(),
+  /** The row's label and the column's header: where in the table the figure sits. */
+  row: z.string(),
+  column: z.string(),
+});
+export type DerivationOperand = z.infer<typeof derivationOperandSchema>;
+
+/** A computed answer's working: the operation, its located operands, the expression and the result with its scale. */
+export const derivationSchema = z.object({
+  operation: z.enum(DERIVATION_OPERATIONS),
+  operands: z.array(derivationOperandSchema),
+  /** "(2,119 − 1,800) / 1,800 = 17.73%" */
+  expression: z.string(),
+  result: z.number(),
+  /** TAT-QA's scale vocabulary: the result is in thousands, millions, billions, percent, or as is (""). */
+  scale: z.enum(["", "thousand", "million", "billion", "percent"]),
+  /** A currency or unit the operands share ("$", "EUR"), when they state one. */
+  unit: z.string().nullable(),
+  /** Who chose the operation and operands: the classical reading of the question, or a model's proposal (always recomputed here). */
+  proposedBy: z.enum(["classical", "llm"]).default("classical"),
+});
+export type Derivation = z.infer<typeof derivationSchema>;
+
 export const answerSchema = z.object({
   text: z.string(),
   refrained: z.boolean(),
-  /** Why Mosaic refrained, in words a person can act on. */
+  /** Why Mosaic refrained, or why an answer is uncertain, in words a person can act on. */
   reason: z.string().nullable(),
   confidence: z.number().min(0).max(1),
   citations: z.array(z.string()),
   candidates: z.array(answerCandidateSchema),
+  /** Set when the answer is a query result (scalar, list or table); absent for answers read from text. */
+  shape: answerShapeSchema.optional(),
+
+  /** A computed answer's derivation (the answer card's explanation panel). */
+  derivation: derivationSchema.optional(),
+  /**
+   * "uncertain": the best candidate is supported by the evidence but not strongly enough to state as
+   * fact; it is shown as the closest answer, marked, with its evidence. Absent or "certain" otherwise.
+   */
+  certainty: z.enum(["certain", "uncertain"]).optional(),
 });
 export type Answer = z.infer<typeof answerSchema>;
 
@@ -223,6 +334,9 @@ export const FEEDBACK_TYPES = [
   "wrong_source",
   "wrong_module",
   "next_batch",
+  "missing_negation",
+  "missing_grouping",
+  "missing_filter",
 ] as const;
 export type FeedbackType = (typeof FEEDBACK_TYPES)[number];
 

@@ -1,5 +1,6 @@
 import OpenAI from "openai";
 import { NO_KEY_PLACEHOLDER } from "../llm/client";
+import { count } from "../format/count";
 import { LlmError, formatSeconds, toLlmError } from "../llm/errors";
 
 /**
@@ -72,7 +73,7 @@ export async function testLlmConnection(input: { baseUrl: string; apiKey: string
       );
       return {
         ok: true,
-        message: `Connected: ${input.model} answered in ${formatSeconds(Math.round(performance.now() - t))}${models.length ? ` (the endpoint offers ${models.length} model${models.length === 1 ? "" : "s"})` : ""}.`,
+        message: `Connected: ${input.model} answered in ${formatSeconds(Math.round(performance.now() - t))}${models.length ? ` (the endpoint offers ${count(models.length, "model")})` : ""}.`,
         latencyMs: Math.round(performance.now() - started),
         models: models.slice(0, 50),
       };

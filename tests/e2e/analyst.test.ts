@@ -47,7 +47,7 @@ async function storedRun(page: Page, runId: string): Promise<{ result: { guides:
 const until = (fn: () => Promise<number>, expected: number) => expect.poll(fn, { timeout: 20_000 }).toBe(expected);
 
 describe("analyst source objects", () => {
-  it("filters, then runs SelectCoordinates on a table in a document by keyboard and shows the produced context", async () => {
+  it("filters, then picks table cells in a document by keyboard and shows the produced context, rows numbered from 1", async () => {
     const { page, close } = await signedIn("ANALYST");
     try {
       const so = new SourceObjectsPage(page);
@@ -60,17 +60,20 @@ describe("analyst source objects", () => {
       await expect.poll(() => so.grid().getByRole("row").count()).toBe(5);
 
       // Keyboard only: focus each checkbox and press Space.
-      for (const box of [so.row(1), so.row(3), so.column("Region"), so.column("Revenue 2025 (EUR million)")]) {
+      expect(await so.grid().getByRole("checkbox", { name: /^Row 0:/ }).count()).toBe(0);
+      for (const box of [so.row(2), so.row(4), so.column("Region"), so.column("Revenue 2025 (EUR million)")]) {
         await box.focus();
         await page.keyboard.press("Space");
         expect(await box.isChecked()).toBe(true);
       }
       await page.keyboard.press("Tab");
-      await so.run("SelectCoordinates");
+      await so.pick("cells");
       const context = so.producedContext();
       await context.waitFor();
       const text = await context.innerText();
-      expect(text).toContain("SelectCoordinates(annual-report-2025-md#table-1, rows [1, 3], columns [Region, Revenue 2025 (EUR million)])");
+      expect(await context.getByTestId("action-description").innerText()).toBe(
+        "Pick table cells: Table 1 of Aurora Outfitters Annual Report 2025, rows 2 and 4; columns Region and Revenue 2025 (EUR million)",
+      );
       expect(text).toContain("Region: Central Europe, Revenue 2025 (EUR million): 13.6");
       expect(text).toContain("Region: Total, Revenue 2025 (EUR million): 48.2");
       expect(text).not.toContain("Nordics");
@@ -80,18 +83,18 @@ describe("analyst source objects", () => {
     }
   });
 
-  it("runs SelectCoordinates on a database table as the SQL that reads those cells by key", async () => {
+  it("picks cells of a database table as the SQL that reads those cells by key", async () => {
     const { page, close } = await signedIn("ANALYST");
     try {
       const so = new SourceObjectsPage(page);
       await so.open();
       await so.filter({ kb: DEMO_KB_NAMES.sql });
       await so.choose("products");
-      await so.row(0).check();
-      await so.row(2).check();
+      await so.row(1).check();
+      await so.row(3).check();
       await so.column("name").check();
       await so.column("list_price").check();
-      await so.run("SelectCoordinates");
+      await so.pick("cells");
       await so.producedContext().waitFor();
       await so.producedContext().getByText("Native query it ran (SQL)").click();
       const text = await so.producedContext().innerText();
@@ -103,7 +106,7 @@ describe("analyst source objects", () => {
     }
   });
 
-  it("runs SelectSentenceIdxs on a document, then starts a guide with that action", async () => {
+  it("picks sentences of a document, then starts a guide with that action", async () => {
     const { page, close } = await signedIn("ANALYST");
     try {
       const so = new SourceObjectsPage(page);
@@ -114,7 +117,7 @@ describe("analyst source objects", () => {
       await so.chooseDocument("Travel and Expense Policy");
       await so.sentence(/reimbursed up to the nightly cap/).check();
       await so.sentence(/^For cities not listed/).check();
-      await so.run("SelectSentenceIdxs");
+      await so.pick("sentences");
       await so.producedContext().waitFor();
       const text = await so.producedContext().innerText();
       expect(text).toMatch(/Travel and Expense Policy: Hotel costs are reimbursed up to the nightly cap for the city\. .*For cities not listed, the cap is 150 EUR per night/s);
@@ -159,6 +162,43 @@ describe("analyst source objects", () => {
 });
 
 describe("extraction guides", () => {
+  it("names the retrieval actions in plain words and says next to each field what an action still needs", async () => {
+    const { page, close } = await signedIn("ANALYST");
+    try {
+      const guides = new GuidesPage(page);
+      await page.goto("/guides/new");
+      await guides.setKb(1, DEMO_KB_NAMES.documents);
+      const kind = guides.action(1, 1).getByLabel("Action 1 of source 1: kind");
+      expect(await kind.locator("option").allInnerTexts()).toEqual(["Saved query", "Pick table cells", "Pick sentences"]);
+
+      // Run with nothing chosen: the messages sit next to the fields.
+      await guides.setKind(1, 1, "Pick table cells");
+      await guides.runAction(1, 1);
+      const action = guides.action(1, 1);
+      await expect.poll(() => action.getByText("Choose a table.").count()).toBe(1);
+      expect(await action.getByLabel("Table").getAttribute("aria-invalid")).toBe("true");
+      const table = action.getByLabel("Table");
+      await table.selectOption((await table.locator("option", { hasText: "Annual Report 2025" }).getAttribute("value"))!);
+      await action.getByRole("table", { name: /^Preview of/ }).waitFor();
+      await guides.runAction(1, 1);
+      await expect.poll(() => action.getByRole("alert").allInnerTexts()).toEqual(["Tick at least one row.", "Tick at least one column."]);
+
+      // Saving checks every action the same way: an empty SQL query is named under its field.
+      await guides.editor().getByRole("button", { name: "Add a source" }).click();
+      await guides.setKb(2, DEMO_KB_NAMES.sql);
+      await guides.field("Question").fill("Which regions grew fastest?");
+      await guides.save();
+      await expect.poll(() => guides.editor().getByText("Some retrieval actions are incomplete: see the messages next to them.").count()).toBe(1);
+      expect(await guides.action(2, 1).getByText("Write the query.").count()).toBe(1);
+      const text = await page.locator("main").innerText();
+      expect(text).not.toMatch(/NativeQuery|SelectCoordinates|SelectSentenceIdxs|Too small|expected string|is incomplete \(/);
+      expect(page.url()).toMatch(/\/guides\/new$/);
+      await screenshot(page, "guide-editor-incomplete-actions");
+    } finally {
+      await close();
+    }
+  });
+
   it("creates a guide from scratch: an unsafe query is refused with its reason, contexts are captured by running the actions", async () => {
     const { page, close } = await signedIn("ANALYST");
     try {
@@ -178,12 +218,12 @@ describe("extraction guides", () => {
 
       await editor.getByRole("button", { name: "Add a source" }).click();
       await guides.setKb(2, DEMO_KB_NAMES.documents);
-      await guides.setKind(2, 1, "SelectCoordinates");
+      await guides.setKind(2, 1, "Pick table cells");
       const table = guides.action(2, 1).getByLabel("Table");
       const key = await table.locator("option", { hasText: "Annual Report 2025" }).getAttribute("value");
       await table.selectOption(key!);
       const grid = guides.action(2, 1).getByRole("table", { name: /^Preview of/ });
-      await grid.getByRole("checkbox", { name: /^Row 3:/ }).check();
+      await grid.getByRole("checkbox", { name: /^Row 4:/ }).check();
       await grid.getByRole("checkbox", { name: "Column Region", exact: true }).check();
       await grid.getByRole("checkbox", { name: "Column Growth", exact: true }).check();
       await guides.runAction(2, 1);

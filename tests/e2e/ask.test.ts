@@ -143,13 +143,15 @@ describe("asking on the demo catalog", () => {
       expect(await ask.answerCard().getByTestId("answer-source").innerText()).toBe(DEMO_KB_NAMES.sql);
       const panel = await ask.openCitationOfKind("row");
       await expect.poll(() => panel.getByTestId("row-view").isVisible()).toBe(true);
-      expect(await panel.getByRole("columnheader").allInnerTexts()).toEqual(expect.arrayContaining(["status"]));
-      expect(await panel.getByTestId("query-language").innerText()).toBe("SQL");
-      const code = panel.getByTestId("native-query").locator("code");
+      // The answer query returns exactly the count asked for.
+      expect(await panel.getByRole("columnheader").allInnerTexts()).toEqual(["number of orders"]);
+      expect(await panel.getByTestId("query-language").first().innerText()).toBe("SQL");
+      // The same row may have come back from two queries: one panel, the first query first.
+      const code = panel.getByTestId("native-query").first().locator("code");
       expect(await code.innerText()).toMatch(/COUNT\(\*\)/i);
       expect((await code.locator(".hljs-keyword").allInnerTexts()).map((k) => k.toUpperCase())).toEqual(expect.arrayContaining(["SELECT", "FROM", "WHERE"]));
-      await panel.getByRole("button", { name: "Copy the SQL query" }).click();
-      await expect.poll(() => panel.getByRole("button", { name: "Copy the SQL query" }).innerText()).toBe("Copied");
+      await panel.getByRole("button", { name: "Copy the SQL query" }).first().click();
+      await expect.poll(() => panel.getByRole("button", { name: "Copy the SQL query" }).first().innerText()).toBe("Copied");
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await code.innerText());
       await panel.scrollIntoViewIfNeeded();
       await page.screenshot({ path: "test-results/screenshots/ask-evidence-sql.png" });
@@ -198,6 +200,39 @@ describe("asking on the demo catalog", () => {
       await screenshot(page, "ask-refusal");
       await page.getByRole("heading", { name: "Refinement path" }).evaluate((el) => el.scrollIntoView({ block: "start" }));
       await page.screenshot({ path: "test-results/screenshots/ask-refinement.png" });
+    } finally {
+      await close();
+    }
+  });
+
+  it("shows a list answer with its count and every value behind 'Show all', and a breakdown as a table with a bar chart and its source", async () => {
+    const { page, ask, close } = await signedIn("USER");
+    try {
+      await ask.open();
+      await ask.ask("List the names of all customers.");
+      const card = ask.answerCard();
+      const shape = card.getByTestId("answer-shape");
+      expect(await shape.getAttribute("data-shape")).toBe("list");
+      expect(await card.getByTestId("answer-count").innerText()).toBe("12 values");
+      expect(await card.getByTestId("answer-list-item").count()).toBe(10);
+      await card.getByTestId("answer-show-all").click();
+      await expect.poll(() => card.getByTestId("answer-list-item").count()).toBe(12);
+      expect(await card.getByTestId("answer-list-item").allInnerTexts()).toEqual(expect.arrayContaining(["Alpenweg GmbH", "London Ramblers"]));
+      await card.getByTestId("answer-query").locator("summary").click();
+      expect(await card.getByTestId("answer-query").innerText()).toMatch(/SELECT "name"\s+FROM "customers"/);
+      await card.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: "test-results/screenshots/ask-answer-list.png" });
+
+      await ask.ask("What was total revenue in 2024 by region?");
+      const table = ask.answerCard().getByTestId("answer-table");
+      expect(await table.getByRole("columnheader").allTextContents()).toEqual(["Region", "Revenue 2024 (EUR million)"]);
+      expect(await table.getByTestId("answer-table-row").allInnerTexts()).toEqual(["Nordics\t24.1", "Central Europe\t11.0", "United Kingdom\t7.9"]);
+      const chart = ask.answerCard().getByTestId("answer-chart");
+      expect(await chart.getAttribute("data-chart-kind")).toBe("bar");
+      await expect.poll(() => chart.locator(".recharts-bar-rectangle").count()).toBe(3);
+      expect(await ask.answerText()).not.toContain("43.0");
+      await ask.answerCard().scrollIntoViewIfNeeded();
+      await page.screenshot({ path: "test-results/screenshots/ask-answer-breakdown.png" });
     } finally {
       await close();
     }

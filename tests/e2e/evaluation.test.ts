@@ -34,9 +34,9 @@ describe("evaluation dashboard", () => {
     try {
       const evaluation = new EvaluationPage(page);
       await evaluation.open();
-      // Benchmark suites whose KBs are not registered say how to get them.
-      await evaluation.runForm().getByLabel("Suite").selectOption({ label: "Spider (text-to-SQL) (not available)" });
-      expect(await evaluation.runForm().getByRole("status").innerText()).toMatch(/catalog:load-benchmarks/);
+      // Benchmark suites whose KBs are not registered say what is missing and who can fix it.
+      await evaluation.runForm().getByLabel("Suite").selectOption("spider");
+      expect(await evaluation.runForm().getByTestId("suite-unavailable").innerText()).toMatch(/not loaded yet[\s\S]*Ask an admin to load the benchmark catalog|datasets folder was not found/);
 
       await evaluation.startRun({ suite: "Demo workspace", questions: "8", seed: "2", label: "baseline" });
       await expect.poll(() => evaluation.report().isVisible(), { timeout: 15_000 }).toBe(true);
@@ -46,6 +46,11 @@ describe("evaluation dashboard", () => {
         await expect.poll(() => evaluation.chart(title).count(), { timeout: 10_000 }).toBe(1);
       }
       await expect.poll(() => evaluation.chart("Metrics").locator(".recharts-bar-rectangle").count(), { timeout: 10_000 }).toBeGreaterThan(3);
+      // Document questions name their gold document: retrieval is measured after every ranking stage, with the change from the stage before.
+      const stages = page.getByTestId("stage-table");
+      await expect.poll(() => stages.isVisible(), { timeout: 10_000 }).toBe(true);
+      expect(await stages.innerText()).toMatch(/first-stage retrieval[\s\S]*pool[\s\S]*re-rank 1[\s\S]*answer evidence/);
+      expect(await stages.innerText()).toMatch(/NDCG@10/);
 
       await evaluation.showQuestions("All");
       await expect.poll(() => evaluation.questionTable().locator("tbody > tr").count(), { timeout: 10_000 }).toBe(8);

@@ -32,34 +32,53 @@ describe("admin knowledge-base registry", () => {
       for (const name of Object.values(DEMO_KB_NAMES)) {
         expect(await kbs.row(name).getByTestId("kb-status").innerText()).toBe("Healthy");
       }
+      // Counts in words, singular for one: "3 documents · 12 passages · 1 table".
+      expect(await kbs.row(DEMO_KB_NAMES.documents).getByTestId("kb-stats").innerText()).toMatch(/^\d+ documents? · \d+ passages? · \d+ tables?$/);
+      expect(await kbs.row(DEMO_KB_NAMES.sql).getByTestId("kb-stats").innerText()).toMatch(/^\d+ tables? · \d+ columns? · [\d,]+ rows?$/);
+      const listText = await page.locator("main").innerText();
+      expect(listText).not.toMatch(/\b1 (documents|passages|tables|rows|columns|source objects)\b|tableRows|failedDocuments|foreignKeys|chunks/);
       await screenshot(page, "knowledge-bases-list");
       await kbs.openKb(DEMO_KB_NAMES.sql);
       expect(await kbs.descriptor().innerText()).toContain("CREATE TABLE");
+      expect(await kbs.contents().innerText()).toMatch(/Tables\s+\d+\s+Columns\s+\d+\s+Rows\s+[\d,]+\s+Foreign keys\s+\d+\s+Source objects\s+5\s+Indexed entities/);
+      expect(await page.getByRole("region", { name: "Contents" }).innerText()).toContain("Engine");
       expect(await kbs.sourceObjects().count()).toBe(5);
       await kbs.sourceObjects().filter({ has: page.getByText("products", { exact: true }) }).click();
       const grid = page.getByRole("table", { name: /Preview of/ });
       await expect.poll(() => grid.getByRole("row").count()).toBeGreaterThan(3);
       expect(await grid.innerText()).toContain("Summit 2 Tent");
       await screenshot(page, "knowledge-base-detail");
+
+      await kbs.open();
+      await kbs.openKb(DEMO_KB_NAMES.documents);
+      const contents = await kbs.contents().innerText();
+      expect(contents).toMatch(/Documents\s+\d+\s+Passages\s+\d+\s+Tables\s+\d+\s+Table rows\s+\d+\s+Unreadable documents\s+0/);
+      expect(await kbs.contents().innerText()).not.toMatch(/tableRows|failedDocuments|foreignKeys|chunks/);
+      await screenshot(page, "knowledge-base-detail-documents");
     } finally {
       await close();
     }
   });
 
-  it("registers uploaded documents, then deletes the KB after typing its name", async () => {
+  it("registers documents dropped on the upload zone (listed before sending, wrong types refused), then deletes the KB after typing its name", async () => {
     const { page, close } = await signedIn("ADMIN");
     try {
       const kbs = new KnowledgeBasesPage(page);
-      await kbs.register({
-        source: "Documents",
-        name: "Safety manuals",
-        description: "Handling instructions for gas stoves",
-        files: [{ name: "stoves.md", mimeType: "text/markdown", buffer: Buffer.from("# Stove safety\n\nNever use a gas stove inside a tent. Ventilate well.\n\n| Stove | Max output (kW) |\n| --- | --- |\n| Flame One | 2.8 |\n| Flame Two | 3.4 |\n") }],
-      });
+      const stoves = { name: "stoves.md", mimeType: "text/markdown", buffer: Buffer.from("# Stove safety\n\nNever use a gas stove inside a tent. Ventilate well.\n\n| Stove | Max output (kW) |\n| --- | --- |\n| Flame One | 2.8 |\n| Flame Two | 3.4 |\n") };
+      const picture = { name: "stove.png", mimeType: "image/png", buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47]) };
+      await kbs.register({ source: "Documents", name: "Safety manuals", description: "Handling instructions for gas stoves", files: [stoves, picture], via: "drop" }, false);
+      expect(await kbs.chosenFiles().allInnerTexts()).toEqual([expect.stringMatching(/^stoves\.md\s+\d+ bytes\s+Remove$/)]);
+      expect(await kbs.form().getByRole("alert").innerText()).toContain("Not added (only .txt, .md, .markdown, .html, .htm, .pdf, .csv, .json): stove.png");
+      await screenshot(page, "knowledge-base-upload-drop-zone");
+      await kbs.form().getByRole("button", { name: "Register" }).click();
       await page.waitForURL(/\/knowledge-bases\/(?!new$)[^/]+$/, { timeout: 60_000 });
       expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("Safety manuals");
       expect(await page.getByTestId("kb-status").first().innerText()).toBe("Healthy");
       await expect.poll(() => kbs.sourceObjects().count()).toBeGreaterThanOrEqual(2);
+      expect(await kbs.contents().innerText()).toMatch(/Documents\s+1\s+Passages\s+\d+/);
+      await kbs.open();
+      expect(await kbs.row("Safety manuals").getByTestId("kb-stats").innerText()).toMatch(/^1 document · \d+ passages? · 1 table$/);
+      await kbs.openKb("Safety manuals");
 
       await page.getByRole("button", { name: "Delete knowledge base…" }).click();
       const confirm = page.getByRole("button", { name: "Delete permanently" });
@@ -126,7 +145,10 @@ describe("admin knowledge-base registry", () => {
     const { page, close } = await signedIn("ADMIN");
     try {
       const kbs = new KnowledgeBasesPage(page);
-      await kbs.register({ source: "SQLite database", name: "Not a database", files: [{ name: "fake.sqlite", mimeType: "application/octet-stream", buffer: Buffer.from("hello ".repeat(50)) }] });
+      // Chosen from the keyboard: Tab reaches the upload zone and Space opens the file dialog.
+      await kbs.register({ source: "SQLite database", name: "Not a database", files: [{ name: "fake.sqlite", mimeType: "application/octet-stream", buffer: Buffer.from("hello ".repeat(50)) }], via: "keyboard" }, false);
+      expect(await kbs.chosenFiles().allInnerTexts()).toEqual([expect.stringMatching(/^fake\.sqlite\s+300 bytes\s+Remove$/)]);
+      await kbs.form().getByRole("button", { name: "Register" }).click();
       await expect.poll(() => page.getByRole("alert").filter({ hasText: "fake.sqlite is not a SQLite database" }).count()).toBe(1);
       await kbs.open();
       expect(await kbs.row("Not a database").count()).toBe(0);
@@ -148,12 +170,19 @@ describe("analyst source objects", () => {
       await form.getByLabel("Query").fill("DROP TABLE orders");
       await form.getByRole("button", { name: "Save query" }).click();
       await expect.poll(() => form.getByText(/refused/).count()).toBeGreaterThan(0);
-      await form.getByLabel("Query").fill("SELECT status, COUNT(*) AS orders FROM orders GROUP BY status ORDER BY status");
+      await form.getByLabel("Query").fill(
+        "SELECT status, COUNT(*) AS orders, MIN(order_date) AS first_order_date, MAX(order_date) AS last_order_date FROM orders WHERE status IS NOT NULL GROUP BY status ORDER BY status",
+      );
       await form.getByRole("button", { name: "Save query" }).click();
       await expect.poll(() => page.getByRole("heading", { name: "Orders per status" }).count()).toBe(1);
       expect(await page.getByRole("table", { name: /Preview of/ }).innerText()).toContain("shipped");
       await page.getByRole("button", { name: "Refresh" }).click();
       await expect.poll(() => page.getByText(/Refreshed: 2 rows/).count()).toBe(1);
+      // The one-line query wraps inside its box instead of running out of it.
+      const saved = page.getByTestId("saved-query");
+      expect(await saved.innerText()).toContain("last_order_date FROM orders");
+      expect(await saved.evaluate((el) => el.scrollWidth <= el.clientWidth && getComputedStyle(el).whiteSpace === "pre-wrap")).toBe(true);
+      expect(await page.getByRole("table", { name: /Preview of/ }).getByRole("rowheader").first().innerText()).toBe("1");
       await screenshot(page, "source-objects-dynamic");
     } finally {
       await close();

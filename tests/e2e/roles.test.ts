@@ -113,3 +113,33 @@ describe("signing in", () => {
     }
   });
 });
+
+describe("every page loads cleanly", () => {
+  it("signed out and as an admin on every page: no console error, no failed request, the site icon included", async () => {
+    const { context, page } = await newPage(browser);
+    const problems: string[] = [];
+    page.on("console", (m) => m.type() === "error" && problems.push(`${page.url()}: console error: ${m.text()}`));
+    page.on("pageerror", (e) => problems.push(`${page.url()}: ${e.message}`));
+    page.on("response", (r) => r.status() >= 400 && problems.push(`${page.url()}: ${r.status()} for ${r.url()}`));
+    try {
+      const signIn = new SignInPage(page);
+      await signIn.open();
+      await signIn.signIn(DEMO_USERS[0].email, DEMO_USERS[0].password);
+      await page.waitForURL(/\/ask$/);
+      for (const item of NAV_ITEMS) {
+        await page.goto(item.href);
+        await page.waitForLoadState("networkidle");
+      }
+      expect(problems).toEqual([]);
+
+      expect(await page.locator('head link[rel="icon"]').count()).toBeGreaterThan(0);
+      for (const path of ["/favicon.ico", await page.locator('head link[rel="icon"][type="image/svg+xml"]').getAttribute("href")]) {
+        const icon = await page.request.get(path!);
+        expect(icon.status(), path!).toBe(200);
+        expect(icon.headers()["content-type"], path!).toMatch(/^image\//);
+      }
+    } finally {
+      await context.close();
+    }
+  });
+});

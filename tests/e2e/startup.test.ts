@@ -1,9 +1,14 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { pgliteDir } from "@/lib/db/connect";
+import { lockPathFor, readLock } from "@/lib/db/pglite-lock";
 import { DEMO_USERS } from "@/lib/db/seed";
 import { spawnApp, startAppServer } from "../support/app-server";
+import { freePort } from "../support/services/postgres";
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -139,6 +144,100 @@ describe("asking over HTTP", () => {
       expect(asUser.status).toBe(403);
     } finally {
       await server.stop();
+    }
+  });
+});
+
+/** Whether nothing listens on the port any more (binding it succeeds). */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once("error", () => resolve(false));
+    srv.listen(port, () => srv.close(() => resolve(true)));
+  });
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs a start command (as a user would: its own process group) on a free port and a fresh data directory, and waits until it serves. */
+async function launch(command: string, args: string[]) {
+  const port = await freePort();
+  const dataDir = tempDir();
+  let output = "";
+  const child: ChildProcess = spawn(command, args, {
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: "", LOG_LEVEL: "warn", NEXTAUTH_URL: `http://localhost:${port}` },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  child.stdout?.on("data", (d) => (output += d));
+  child.stderr?.on("data", (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const lockFile = lockPathFor(pgliteDir({ DATA_DIR: dataDir }));
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${command} ${args.join(" ")} exited during start:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`${command} ${args.join(" ")} did not serve in 120 s:\n${output}`);
+    const ok = await fetch(`http://localhost:${port}/api/health`).then((r) => r.ok, () => false);
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  const serverPid = readLock(pgliteDir({ DATA_DIR: dataDir }))?.pid;
+  if (!serverPid) throw new Error(`No lock at ${lockFile} while serving:\n${output}`);
+  return {
+    child,
+    port,
+    lockFile,
+    serverPid,
+    exited,
+    output: () => output,
+    /** Kills whatever is left (the test failed half-way). */
+    cleanup() {
+      for (const pid of [serverPid, child.pid]) if (pid && isRunning(pid)) process.kill(pid, "SIGKILL");
+    },
+  };
+}
+
+const eventually = (fn: () => boolean | Promise<boolean>, timeout = 30_000) => expect.poll(fn, { timeout, interval: 200 }).toBe(true);
+
+describe("npm start", () => {
+  it("stops the server on SIGTERM: the port and the embedded database's lock are released", async () => {
+    const app = await launch("npm", ["start"]);
+    try {
+      expect(existsSync(app.lockFile)).toBe(true);
+      process.kill(app.child.pid!, "SIGTERM");
+      await eventually(() => !isRunning(app.serverPid));
+      await eventually(() => portIsFree(app.port));
+      expect(existsSync(app.lockFile)).toBe(false);
+      expect(app.output()).toContain("stopping Mosaic");
+    } finally {
+      app.cleanup();
+    }
+  });
+
+  it("stops at once on a second signal when the server does not stop, and releases the lock it held", async () => {
+    const app = await launch(process.execPath, ["--import", "tsx", "scripts/start.ts"]);
+    try {
+      // A server that cannot react: it neither closes its port nor releases its lock by itself.
+      process.kill(app.serverPid, "SIGSTOP");
+      process.kill(app.child.pid!, "SIGTERM");
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(app.child.exitCode).toBeNull();
+      expect(existsSync(app.lockFile)).toBe(true);
+      process.kill(app.child.pid!, "SIGTERM");
+      expect(await app.exited).toBe(137);
+      expect(isRunning(app.serverPid)).toBe(false);
+      await eventually(() => portIsFree(app.port));
+      expect(existsSync(app.lockFile)).toBe(false);
+      expect(app.output()).toContain("stopping Mosaic at once");
+    } finally {
+      app.cleanup();
     }
   });
 });

@@ -7,6 +7,8 @@ import { freePort } from "./services/postgres";
 export interface AppServer {
   baseUrl: string;
   dataDir: string;
+  /** The server process (`next start`), for measuring it. */
+  pid: number | undefined;
   logs(): string;
   stop(): Promise<void>;
 }
@@ -57,6 +59,7 @@ export async function startAppServer(extraEnv: Record<string, string> = {}, opts
   return {
     baseUrl,
     dataDir,
+    pid: child.pid,
     logs: output,
     async stop() {
       if (child.exitCode === null && child.pid) {

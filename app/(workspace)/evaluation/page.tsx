@@ -6,8 +6,9 @@ import { PageHeader } from "@/components/ui/page-header";
 import { requireRole } from "@/lib/auth/session";
 import { catalogDeps } from "@/lib/catalog/deps";
 import { db } from "@/lib/db/client";
+import { loadEnv } from "@/lib/env";
 import { MAX_APP_CONCURRENCY } from "@/lib/eval/eval.validation";
-import { listReports, listSuiteOptions } from "@/lib/eval/reports";
+import { listReports, listSuiteOptions, suiteSettings } from "@/lib/eval/reports";
 import { rolesFor } from "@/lib/navigation";
 
 export const metadata: Metadata = { title: "Evaluation" };
@@ -15,7 +16,7 @@ export const metadata: Metadata = { title: "Evaluation" };
 export default async function EvaluationPage() {
   const user = await requireRole(rolesFor("/evaluation"), "/evaluation");
   const prisma = await db();
-  const [reports, suites] = await Promise.all([listReports(prisma, user), listSuiteOptions(prisma, user, catalogDeps().datasetsDir)]);
+  const [reports, suites] = await Promise.all([listReports(prisma, user), listSuiteOptions(prisma, user, suiteSettings(loadEnv(), catalogDeps()))]);
   return (
     <>
       <PageHeader
@@ -23,7 +24,7 @@ export default async function EvaluationPage() {
         description="Run benchmark and authored suites through the pipeline, follow their progress, read source selection, retrieval, execution, answer presence and answer accuracy, drill into wrong answers and compare two runs."
       />
       <Suspense>
-        <EvaluationDashboard initialReports={reports} suites={suites} maxConcurrency={Math.min(MAX_APP_CONCURRENCY, Math.max(2, availableParallelism()))} />
+        <EvaluationDashboard initialReports={reports} suites={suites} maxConcurrency={Math.min(MAX_APP_CONCURRENCY, Math.max(2, availableParallelism()))} canLoadCatalog={user.role === "ADMIN"} />
       </Suspense>
     </>
   );

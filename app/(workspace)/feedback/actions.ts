@@ -4,6 +4,7 @@ import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
 import { catalogDeps } from "@/lib/catalog/deps";
 import { db } from "@/lib/db/client";
+import { assertDraftActionsComplete } from "@/lib/guides/complete-actions";
 import { feedbackIdSchema, feedbackQueueSchema, linkFeedbackSchema } from "@/lib/feedback/feedback.validation";
 import { listReviewQueue } from "@/lib/feedback/queue";
 import { dismissReport, resolveWithExistingGuide, resolveWithNewGuide } from "@/lib/feedback/resolve";
@@ -35,6 +36,7 @@ export const resolveWithNewGuideAction = authActionClient
   .metadata({ name: "feedback.resolveWithNewGuide", roles: CURATORS })
   .inputSchema(feedbackIdSchema.extend({ draft: z.unknown() }))
   .action(async ({ parsedInput, ctx }) => {
+    assertDraftActionsComplete(parsedInput.draft);
     const { guideId } = await resolveWithNewGuide(await db(), catalogDeps(), ctx.user, parsedInput.feedbackId, parsedInput.draft);
     return { id: guideId };
   });

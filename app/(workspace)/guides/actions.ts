@@ -4,6 +4,7 @@ import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
 import { catalogDeps } from "@/lib/catalog/deps";
 import { db } from "@/lib/db/client";
+import { assertActionComplete, assertDraftActionsComplete } from "@/lib/guides/complete-actions";
 import { GUIDE_ACTION_KINDS, listGuidesSchema } from "@/lib/pipeline/guide-actions";
 import { deleteGuide, listGuides, saveGuide } from "@/lib/pipeline/guides";
 import { runRetrievalAction } from "@/lib/pipeline/execute-action";
@@ -19,13 +20,19 @@ export const listGuidesAction = authActionClient
 export const captureContextAction = authActionClient
   .metadata({ name: "guides.captureContext", roles: CURATORS })
   .inputSchema(z.object({ kbId: z.string().min(1, "Choose a knowledge base."), kind: z.enum(GUIDE_ACTION_KINDS), params: z.unknown() }))
-  .action(async ({ parsedInput, ctx }) => runRetrievalAction(await db(), catalogDeps(), ctx.user, parsedInput));
+  .action(async ({ parsedInput, ctx }) => {
+    assertActionComplete(parsedInput.kind, parsedInput.params);
+    return runRetrievalAction(await db(), catalogDeps(), ctx.user, parsedInput);
+  });
 
 /** The draft is validated by the domain, so every problem comes back under its own field path. */
 export const saveGuideAction = authActionClient
   .metadata({ name: "guides.save", roles: CURATORS })
   .inputSchema(z.object({ guideId: z.string().min(1).optional(), draft: z.unknown() }))
-  .action(async ({ parsedInput, ctx }) => saveGuide(await db(), catalogDeps(), ctx.user, parsedInput.draft, { guideId: parsedInput.guideId }));
+  .action(async ({ parsedInput, ctx }) => {
+    assertDraftActionsComplete(parsedInput.draft);
+    return saveGuide(await db(), catalogDeps(), ctx.user, parsedInput.draft, { guideId: parsedInput.guideId });
+  });
 
 export const deleteGuideAction = authActionClient
   .metadata({ name: "guides.delete", roles: CURATORS })

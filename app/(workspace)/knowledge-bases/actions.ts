@@ -6,8 +6,8 @@ import { collectionEmbeddingStatus, enqueueCollectionEmbedding } from "@/lib/bac
 import { latestMove, requestMoveToOpenSearch } from "@/lib/backends/documents/move-to-opensearch";
 import { withBackendErrors } from "@/lib/catalog/backend-errors";
 import { catalogDeps } from "@/lib/catalog/deps";
-import { deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/catalog/knowledge-bases";
-import { moveToOpenSearchSchema, testConnectionSchema, updateKbSchema } from "@/lib/catalog/knowledge-bases.validation";
+import { deleteKnowledgeBase, setPrivilegeRiskAcceptance, updateKnowledgeBase } from "@/lib/catalog/knowledge-bases";
+import { moveToOpenSearchSchema, privilegeRiskSchema, testConnectionSchema, updateKbSchema } from "@/lib/catalog/knowledge-bases.validation";
 import { checkKnowledgeBase, refreshKnowledgeBase } from "@/lib/catalog/refresh";
 import { testConnection } from "@/lib/catalog/register";
 import { db } from "@/lib/db/client";
@@ -88,3 +88,9 @@ export const moveStatusAction = authActionClient
   .metadata({ name: "kb.moveToOpenSearch.status", roles: ADMIN })
   .inputSchema(idSchema)
   .action(async ({ parsedInput }) => latestMove(await db(), parsedInput.id));
+
+/** An admin accepts (or withdraws) the risk of a PostgreSQL role that may do more than read; the connection is checked again. */
+export const setPrivilegeRiskAction = authActionClient
+  .metadata({ name: "kb.privilegeRisk", roles: ADMIN })
+  .inputSchema(privilegeRiskSchema)
+  .action(async ({ parsedInput, ctx }) => setPrivilegeRiskAcceptance(await db(), catalogDeps(), ctx.user, parsedInput));

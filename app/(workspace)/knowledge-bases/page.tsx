@@ -3,18 +3,13 @@ import Link from "next/link";
 import { KindBadge, StatusBadge } from "@/components/kb/status-badge";
 import { PageHeader } from "@/components/ui/page-header";
 import { requireRole } from "@/lib/auth/session";
+import { statsSummary } from "@/lib/catalog/display-labels";
 import { listKnowledgeBases } from "@/lib/catalog/knowledge-bases";
 import { db } from "@/lib/db/client";
+import { count } from "@/lib/format/count";
 import { rolesFor } from "@/lib/navigation";
 
 export const metadata: Metadata = { title: "Knowledge bases" };
-
-function statsLine(stats: Record<string, number>): string {
-  return Object.entries(stats)
-    .slice(0, 3)
-    .map(([k, v]) => `${v.toLocaleString("en")} ${k}`)
-    .join(" · ");
-}
 
 export default async function KnowledgeBasesPage() {
   const user = await requireRole(rolesFor("/knowledge-bases"), "/knowledge-bases");
@@ -62,8 +57,8 @@ export default async function KnowledgeBasesPage() {
                     {kb.lastCheckAt && <div className="text-xs text-slate-500">checked {new Date(kb.lastCheckAt).toLocaleString("en-GB")}</div>}
                   </td>
                   <td className="px-4 py-3 text-slate-600">
-                    <div>{kb.sourceObjectCount} source object{kb.sourceObjectCount === 1 ? "" : "s"}</div>
-                    <div className="text-xs text-slate-500">{statsLine(kb.stats)}</div>
+                    <div>{count(kb.sourceObjectCount, "source object")}</div>
+                    <div className="text-xs text-slate-500" data-testid="kb-stats">{statsSummary(kb.stats)}</div>
                   </td>
                   <td className="px-4 py-3 text-slate-600">{kb.groups.length ? kb.groups.map((g) => g.name).join(", ") : "Everyone"}</td>
                 </tr>

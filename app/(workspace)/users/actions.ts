@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
+import { SignInThrottle, signInThrottleView } from "@/lib/auth/sign-in-throttle";
 import { db } from "@/lib/db/client";
 import { createGroup, createUser, listGroups, listUsers, setUserPassword, updateUser } from "@/lib/users/users";
 import { createGroupSchema, createUserSchema, setPasswordSchema, updateUserSchema } from "@/lib/users/users.validation";
@@ -38,3 +39,13 @@ export const createGroupAction = authActionClient
   .metadata({ name: "groups.create", roles: ADMIN })
   .inputSchema(createGroupSchema)
   .action(async ({ parsedInput }) => createGroup(await db(), parsedInput));
+
+/** Clears sign-in throttles (the given keys, or all): someone locked out by another's attempts can sign in at once. */
+export const clearSignInThrottlesAction = authActionClient
+  .metadata({ name: "signInThrottles.clear", roles: ADMIN })
+  .inputSchema(z.object({ keys: z.array(z.string().min(1).max(400)).max(500).optional() }))
+  .action(async ({ parsedInput }) => {
+    const throttle = new SignInThrottle(await db());
+    const cleared = await throttle.clear(parsedInput.keys);
+    return { cleared, throttles: signInThrottleView(await throttle.list()) };
+  });

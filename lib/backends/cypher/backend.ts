@@ -21,6 +21,8 @@ import { isUnavailableCode, mapNeo4jError, unavailableError, type ErrorContext }
 import { buildEntityIndex } from "./entity-index";
 import { previewLabel } from "./preview";
 import { readCypher, readInternal, recordToJson, type ReadTarget } from "./read";
+import { queryLimits } from "../limits";
+import { resultBudget } from "../value-budget";
 import { readGraphSchema, type GraphSchema, type PropertyStats } from "./schema";
 import { toDriverParams, toJsonValue } from "./values";
 import { verbalizeCypher } from "./verbalize";
@@ -119,6 +121,7 @@ class CypherBackend implements KnowledgeBackend {
         maxRows: opts.maxRows,
         signal: opts.signal,
         checkSafety: true,
+        budget: resultBudget(queryLimits()),
       },
       recordToJson,
     );

@@ -1,5 +1,6 @@
 import neo4j, { type Driver, type Record as Neo4jRecord, type ResultSummary, type Session } from "neo4j-driver";
 import { QueryTimeoutError } from "../errors";
+import { chargeValue, type ResultBudget } from "../value-budget";
 import { mapNeo4jError, type ErrorContext } from "./driver-errors";
 import { checkCypherSafety, type SafetyReport } from "./safety";
 import { toJsonValue, type JsonValue } from "./values";
@@ -26,6 +27,8 @@ export interface ReadRequest {
   signal?: AbortSignal;
   /** EXPLAIN first and refuse anything but a plain read (generated queries); our own introspection skips it. */
   checkSafety: boolean;
+  /** Byte budgets for the converted records (generated queries): long strings are cut, a result past the total is stopped. */
+  budget?: ResultBudget;
 }
 
 export interface ReadResult<R> {
@@ -67,7 +70,8 @@ async function runInReadTransaction<R>(
         truncated = true;
         break;
       }
-      records.push(convert(record));
+      const converted = convert(record);
+      records.push(req.budget ? chargeValue(converted, req.budget, req.query) : converted);
     }
     const summary = truncated ? null : await result.summary();
     return { columns, records, truncated, summary, safety };

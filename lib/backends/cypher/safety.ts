@@ -1,5 +1,6 @@
 import neo4j, { type Driver } from "neo4j-driver";
 import { QueryRejectedError } from "../errors";
+import { queryLimits } from "../limits";
 
 /**
  * DESIGN.md's Cypher rule: a query must be read-only, one statement, without LOAD CSV, apoc.* or dbms.*.
@@ -198,6 +199,10 @@ export async function checkCypherSafety(
     } finally {
       await session.close();
     }
+  }
+  const { maxChars } = queryLimits();
+  if (query.length > maxChars) {
+    throw new QueryRejectedError(`the query is ${query.length.toLocaleString("en")} characters long, and at most ${maxChars.toLocaleString("en")} are allowed`, query);
   }
   let result: { summary: ExplainSummaryLike };
   try {

@@ -26,6 +26,7 @@ import { previewUnit, sqlitePreviewSource } from "./preview";
 import { type DenseQuery, searchCollection } from "./search";
 import { buildSourceUnits } from "./source-units";
 import { verbalizeSearchResult } from "./verbalize";
+import { count } from "../../format/count";
 
 /**
  * A document collection: one SQLite file (FTS5 + sqlite-vec) in the KB's storage directory, opened
@@ -65,10 +66,10 @@ class DocumentsBackend implements KnowledgeBackend, CollectionActions {
     const started = performance.now();
     try {
       const counts = collectionCounts(this.index());
-      const failed = counts.failedDocuments > 0 ? ` (${counts.failedDocuments} files could not be read)` : "";
+      const failed = counts.failedDocuments > 0 ? ` (${count(counts.failedDocuments, "file")} could not be read)` : "";
       return {
         ok: true,
-        message: `${counts.documents} documents, ${counts.chunks} chunks, ${counts.tables} tables${failed}`,
+        message: `${count(counts.documents, "document")}, ${count(counts.chunks, "passage")}, ${count(counts.tables, "table")}${failed}`,
         latencyMs: performance.now() - started,
       };
     } catch (e) {

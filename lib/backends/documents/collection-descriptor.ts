@@ -3,6 +3,7 @@ import type { Descriptor } from "../types";
 import type { CollectionCounts, ContentStats } from "./collection-stats";
 import type { IndexDb } from "./index-db";
 import { COLLECTION_UNIT } from "./records";
+import { count } from "../../format/count";
 
 const SAMPLE_TITLES = 15;
 const LISTED_TABLES = 300;
@@ -63,10 +64,10 @@ export function buildCollectionDescriptor(db: IndexDb, name: string, counts: Col
 /** The descriptor text from what was read of the collection (pure: the same input gives the same text and version). */
 export function composeCollectionDescriptor(name: string, input: DescriptorInput): Descriptor {
   const { counts, stats, titles, tables } = input;
-  const header = `Document collection "${name}": ${counts.documents} documents, ${counts.chunks} passages, ${counts.tables} tables (${counts.tableRows} table rows).`;
+  const header = `Document collection "${name}": ${count(counts.documents, "document")}, ${count(counts.chunks, "passage")}, ${count(counts.tables, "table")} (${count(counts.tableRows, "table row")}).`;
   const terms = stats.terms.map((t) => t.term);
   const tableLine = (t: DescribedTable) =>
-    `- ${t.key}: "${t.caption}"${t.section ? ` [section: ${t.section}]` : ""}${t.caption === t.title ? "" : ` in "${t.title}"`}; columns: ${t.header.join(", ")}; ${t.rowCount} rows`;
+    `- ${t.key}: "${t.caption}"${t.section ? ` [section: ${t.section}]` : ""}${t.caption === t.title ? "" : ` in "${t.title}"`}; columns: ${t.header.join(", ")}; ${count(t.rowCount, "row")}`;
 
   const lines = [
     header,

@@ -3,6 +3,7 @@ import type { Scalar, SourceUnit } from "../types";
 import type { CollectionCounts, ContentStats } from "./collection-stats";
 import type { IndexDb } from "./index-db";
 import { COLLECTION_UNIT } from "./records";
+import { count } from "../../format/count";
 
 const FORMAT_TAGS: Record<string, string> = {
   "text/plain": "txt",
@@ -90,7 +91,7 @@ export function composeSourceUnits(name: string, input: SourceUnitsInput): Sourc
     name,
     contentType: "TEXT",
     description:
-      `${counts.documents} documents in ${counts.chunks} passages` +
+      `${count(counts.documents, "document")} in ${count(counts.chunks, "passage")}` +
       (about.length ? `, mostly about ${about.join(", ")}` : "") +
       (samples.length ? `. For example: ${samples.map((s) => `"${s}"`).join("; ")}.` : "."),
     tags: ["documents", ...mediaTypes.map((m) => FORMAT_TAGS[m] ?? m)],
@@ -109,7 +110,7 @@ export function composeSourceUnits(name: string, input: SourceUnitsInput): Sourc
       name: t.caption,
       contentType: "TABLE",
       description:
-        `Table${from}${t.section ? ` (section "${t.section}")` : ""} with ${t.rowCount} rows; columns: ${header.join(", ")}.` +
+        `Table${from}${t.section ? ` (section "${t.section}")` : ""} with ${count(t.rowCount, "row")}; columns: ${header.join(", ")}.` +
         (labels.length ? ` First rows: ${labels.join("; ")}.` : ""),
       tags: ["table", FORMAT_TAGS[t.mediaType] ?? t.mediaType],
       metadata: { document: t.documentId, tableIndex: t.tableIndex, columns: header, rows: t.rowCount },

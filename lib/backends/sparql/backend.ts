@@ -82,7 +82,7 @@ export class SparqlBackend implements KnowledgeBackend {
     const checked = checkSparqlSafety(query.text, { maxRows: opts.maxRows });
     const started = performance.now();
     const form = checked.form === "ASK" ? "boolean" : checked.form === "SELECT" ? "bindings" : "triples";
-    const res = await this.engine.run(checked.normalized, form, { timeoutMs: opts.timeoutMs, signal: opts.signal });
+    const res = await this.engine.run(checked.normalized, form, { timeoutMs: opts.timeoutMs, signal: opts.signal, variables: checked.variables });
     const shaped = shapeResult(res, opts.maxRows);
 
     const left = opts.timeoutMs - (performance.now() - started);

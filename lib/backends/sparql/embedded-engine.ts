@@ -1,8 +1,9 @@
 import { statSync } from "node:fs";
-import { BackendUnavailableError, QueryExecutionError, QuerySyntaxError, QueryTimeoutError } from "../errors";
-import { type EngineForm, type EngineResult, type RunOptions, type SparqlEngine, parseSparqlJsonResults } from "./engine";
-import type { RdfTriple } from "./rdf-terms";
-import { type CallOutcome, WorkerChannel, type WorkerFailure } from "./worker-channel";
+import { log } from "../../log";
+import { ChildChannel, type CallOutcome, type ChildChannelOptions, helperFilePath } from "../child-channel";
+import { BackendUnavailableError, QueryExecutionError, QueryMemoryError, QuerySyntaxError, QueryTimeoutError, ResultTooLargeError } from "../errors";
+import { queryLimits, type QueryLimits } from "../limits";
+import type { EngineForm, EngineResult, RunOptions, SparqlEngine } from "./engine";
 
 /** Reloading a large upload may take a while; it is not the query's time. */
 const LOAD_TIMEOUT_MS = 300_000;
@@ -16,21 +17,52 @@ function fileStamp(file: string): string {
   }
 }
 
+/** What a failure inside the store process said. */
+export interface StoreFailure {
+  message: string;
+  name?: string;
+  file?: string;
+  tooLarge?: boolean;
+}
+
 /**
- * The embedded Oxigraph store, kept in a worker thread (see oxigraph-worker.mjs for why). Queries run
- * one at a time; each one's time limit starts when it reaches the worker. A query past its limit kills
- * the worker; the next query starts a fresh one that reloads the stored data. The stored file is also
- * reloaded when it changes (an upload after the backend was opened).
+ * How the Oxigraph process starts: its WebAssembly memory (where the store and every value a query
+ * computes live) and its JavaScript heap are capped by Node itself, and its resident memory is watched.
+ */
+export function oxigraphProcessOptions(limits: QueryLimits): ChildChannelOptions {
+  const heapMb = Math.max(64, Math.floor(limits.engineMemoryMb / 2));
+  return {
+    file: helperFilePath(["lib", "backends", "sparql"], "oxigraph-child.mjs", import.meta.url),
+    label: "the embedded RDF store",
+    // 64 KiB pages: the store's WebAssembly memory may grow to the engine's memory limit, no further.
+    execArgv: [`--max-old-space-size=${heapMb}`, `--wasm-max-mem-pages=${limits.engineMemoryMb * 16}`],
+    memoryLimitMb: limits.engineMemoryMb + heapMb,
+  };
+}
+
+/** A WebAssembly trap: Oxigraph ran out of its memory (or broke); the process is replaced. */
+export function isStoreTrap(failure: StoreFailure): boolean {
+  return failure.name === "RuntimeError" || /unreachable|out of memory|memory access out of bounds/i.test(failure.message);
+}
+
+/**
+ * The embedded Oxigraph store, kept in its own process (see oxigraph-child.mjs for why). Queries run one
+ * at a time; each one's time limit starts when it reaches the process. A query past its limit, or past
+ * the memory limit, kills the process; the next query starts a fresh one that reloads the stored data.
+ * The stored file is also reloaded when it changes (an upload after the backend was opened).
  */
 export class OxigraphEngine implements SparqlEngine {
   readonly target = "the embedded Oxigraph store";
-  private channel: WorkerChannel | null = null;
+  private channel: ChildChannel | null = null;
   private loadedStamp: string | null = null;
   private loadedTriples = 0;
   private tail: Promise<unknown> = Promise.resolve();
   private closed = false;
 
-  constructor(private readonly dataFile: string) {}
+  constructor(
+    private readonly dataFile: string,
+    private readonly limits: () => QueryLimits = queryLimits,
+  ) {}
 
   run(query: string, form: EngineForm, options: RunOptions): Promise<EngineResult> {
     return this.serialized(() => this.runNow(query, form, options));
@@ -43,9 +75,7 @@ export class OxigraphEngine implements SparqlEngine {
 
   async close(): Promise<void> {
     this.closed = true;
-    const channel = this.channel;
-    this.channel = null;
-    await channel?.terminate();
+    this.discard();
   }
 
   private serialized<T>(job: () => Promise<T>): Promise<T> {
@@ -55,47 +85,70 @@ export class OxigraphEngine implements SparqlEngine {
   }
 
   private async runNow(query: string, form: EngineForm, options: RunOptions): Promise<EngineResult> {
+    const limits = this.limits();
     const { channel } = await this.ensureLoaded();
-    const outcome = await channel.call({ op: "query", text: query, form: form === "triples" ? "triples" : "results" }, options.timeoutMs, options.signal);
-    const reply = this.replyOf(outcome, query, options.timeoutMs);
+    const outcome = await channel.call(
+      { op: "query", text: query, form, variables: options.variables, maxValueBytes: limits.maxValueBytes, maxResultBytes: limits.maxResultBytes },
+      { timeoutMs: options.timeoutMs, signal: options.signal },
+    );
+    const reply = this.replyOf(outcome, query, options.timeoutMs, limits);
     if (!reply.ok) {
-      const failure = reply.error as WorkerFailure;
-      if (failure.name === "RuntimeError") await this.discard();
-      // Oxigraph reports its own parse errors for syntax sparqljs accepted (rare: extensions, limits).
-      if (/^error at \d+:\d+|pars(e|ing) error|syntax/i.test(failure.message)) throw new QuerySyntaxError(failure.message, query);
-      throw new QueryExecutionError(`The embedded store could not run the query: ${failure.message}`, query);
+      const failure = reply.error as StoreFailure;
+      if (failure.tooLarge) throw new ResultTooLargeError(limits.maxResultBytes, query);
+      if (isStoreTrap(failure)) {
+        this.discard();
+        throw new QueryMemoryError(limits.engineMemoryMb, query);
+      }
+      log.warn({ detail: failure.message }, "the embedded RDF store could not run a query");
+      // Oxigraph's own parse errors, for syntax sparqljs accepted (rare: extensions, limits).
+      if (/^error at \d+:\d+|pars(e|ing) error|syntax/i.test(failure.message)) {
+        throw new QuerySyntaxError("the embedded RDF store cannot read this query (it uses syntax the store does not support). Write it in standard SPARQL 1.1.", query);
+      }
+      throw new QueryExecutionError("The embedded RDF store could not run the query. Check it against the graph's classes and properties.", query);
     }
-    if (form === "triples") return { kind: "triples", triples: reply.triples as RdfTriple[] };
-    return parseSparqlJsonResults(String(reply.body), form, query);
+    if (reply.kind === "boolean") return { kind: "boolean", value: reply.value === true };
+    if (reply.kind === "triples") return { kind: "triples", triples: reply.triples as never };
+    return { kind: "bindings", vars: reply.vars as string[], rows: reply.rows as never };
   }
 
-  private replyOf(outcome: CallOutcome, query: string, timeoutMs: number): Record<string, unknown> {
+  private replyOf(outcome: CallOutcome, query: string, timeoutMs: number, limits: QueryLimits): Record<string, unknown> {
+    if (outcome.kind !== "reply") this.discard();
     switch (outcome.kind) {
       case "reply":
         return outcome.reply;
       case "timeout":
-        this.channel = null;
         throw new QueryTimeoutError(timeoutMs, query);
+      case "memory":
+        throw new QueryMemoryError(limits.engineMemoryMb, query);
       case "aborted":
-        this.channel = null;
         throw new QueryExecutionError("The query was cancelled.", query);
       case "crashed":
-        this.channel = null;
-        throw new QueryExecutionError(`The embedded store failed while running the query: ${outcome.message}.`, query);
+        log.warn({ reason: outcome.message }, "the embedded RDF store stopped while running a query");
+        throw new QueryExecutionError("The embedded RDF store stopped while running the query; it has been restarted. Try again, or simplify the query.", query);
     }
   }
 
-  private async ensureLoaded(): Promise<{ channel: WorkerChannel; triples: number }> {
+  private async ensureLoaded(): Promise<{ channel: ChildChannel; triples: number }> {
     if (this.closed) throw new BackendUnavailableError("This knowledge base was closed.");
     const stamp = fileStamp(this.dataFile);
     if (this.channel?.alive && this.loadedStamp === stamp) return { channel: this.channel, triples: this.loadedTriples };
-    await this.discard();
-    const channel = new WorkerChannel();
-    const outcome = await channel.call({ op: "load", file: this.dataFile }, LOAD_TIMEOUT_MS);
+    this.discard();
+    const limits = this.limits();
+    let channel: ChildChannel;
+    try {
+      channel = await ChildChannel.start(oxigraphProcessOptions(limits));
+    } catch (e) {
+      throw new BackendUnavailableError(`The embedded RDF store could not start: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const outcome = await channel.call({ op: "load", file: this.dataFile }, { timeoutMs: LOAD_TIMEOUT_MS });
     if (outcome.kind !== "reply" || !outcome.reply.ok) {
-      await channel.terminate();
-      const why = outcome.kind === "reply" ? (outcome.reply.error as WorkerFailure).message : outcome.kind;
-      throw new BackendUnavailableError(`The stored RDF data could not be loaded (${why}). Upload the RDF files again.`);
+      channel.kill();
+      const failure = outcome.kind === "reply" ? (outcome.reply.error as StoreFailure) : null;
+      log.warn({ outcome: outcome.kind, detail: failure?.message }, "the embedded RDF store could not load its data");
+      if (outcome.kind === "memory" || (failure && isStoreTrap(failure))) {
+        throw new BackendUnavailableError(`The stored RDF data needs more than the ${limits.engineMemoryMb} MB the embedded store may use. Raise QUERY_ENGINE_MEMORY_MB or upload a smaller graph.`);
+      }
+      throw new BackendUnavailableError("The stored RDF data could not be loaded. Upload the RDF files again.");
     }
     this.channel = channel;
     this.loadedStamp = stamp;
@@ -103,10 +156,9 @@ export class OxigraphEngine implements SparqlEngine {
     return { channel, triples: this.loadedTriples };
   }
 
-  private async discard(): Promise<void> {
-    const channel = this.channel;
+  private discard(): void {
+    this.channel?.kill();
     this.channel = null;
     this.loadedStamp = null;
-    await channel?.terminate();
   }
 }

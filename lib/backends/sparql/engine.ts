@@ -15,6 +15,8 @@ export type EngineResult =
 export interface RunOptions {
   timeoutMs: number;
   signal?: AbortSignal;
+  /** The SELECT's projection when the caller parsed it (an unbound variable is missing from every row). */
+  variables?: string[];
 }
 
 export interface SparqlEngine {

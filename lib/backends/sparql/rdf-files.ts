@@ -1,8 +1,11 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { log } from "../../log";
+import { ChildChannel } from "../child-channel";
 import { BackendConfigError } from "../errors";
+import { queryLimits } from "../limits";
 import type { BackendContext } from "../types";
-import { WorkerChannel, type WorkerFailure } from "./worker-channel";
+import { isStoreTrap, oxigraphProcessOptions, type StoreFailure } from "./embedded-engine";
 
 export type RdfFormat = "turtle" | "ntriples" | "rdfxml";
 
@@ -49,12 +52,18 @@ export function rdfFormatOf(file: Pick<RdfUpload, "name" | "format">): RdfFormat
 
 /**
  * Oxigraph says "Parser error between line 3 column 11 and line 4 column 1: Unexpected end of file";
- * a person wants "products.ttl: line 3: Unexpected end of file (column 11)".
+ * a person wants "products.ttl: line 3: Unexpected end of file (column 11)". A WebAssembly trap
+ * ("unreachable") is the parser running out of memory, not a message for people.
  */
-export function describeParseError(fileName: string, message: string): string {
-  const m = /^Parser error (?:at|between) line (\d+) column (\d+)(?: and line \d+ column \d+)?:\s*(.*)$/s.exec(message.trim());
-  if (m) return `${fileName}: line ${m[1]}: ${m[3].trim()} (column ${m[2]})`;
-  return `${fileName}: ${message.trim()}`;
+export function describeParseError(fileName: string, failure: StoreFailure, memoryMb: number): string {
+  if (isStoreTrap(failure)) {
+    return `${fileName} could not be read: reading it needs more than the ${memoryMb} MB allowed (an XML file whose entities expand without end does this). Check the file, or upload it as Turtle or N-Triples.`;
+  }
+  // Oxigraph says "at line 3 column 11", "between line 3 column 11 and line 4 column 1" or "at line 1 between columns 1 and 4".
+  const m = /^Parser error (?:at|between) line (\d+) (?:column (\d+)|between columns (\d+) and \d+)(?: and line \d+ column \d+)?:\s*(.*)$/s.exec(failure.message.trim());
+  if (m) return `${fileName}: line ${m[1]}: ${m[4].trim()} (column ${m[2] ?? m[3]})`;
+  // The parser's own sentence is about the file's content ("XML namespaces are required in RDF/XML").
+  return `${fileName}: ${failure.message.trim().slice(0, 300)}`;
 }
 
 /**
@@ -67,23 +76,32 @@ export async function storeRdfFiles(ctx: BackendContext, files: RdfUpload[], opt
   const prepared = files.map((f) => ({ name: f.name, format: rdfFormatOf(f), bytes: new Uint8Array(f.bytes) }));
   const dataFile = rdfDataFile(ctx);
 
-  const channel = new WorkerChannel();
+  const limits = queryLimits();
+  let channel: ChildChannel;
+  try {
+    channel = await ChildChannel.start(oxigraphProcessOptions(limits));
+  } catch (e) {
+    throw new BackendConfigError(`The RDF files could not be read: the RDF store could not start (${e instanceof Error ? e.message : String(e)}).`);
+  }
   let outcome;
   try {
-    outcome = await channel.call(
-      { op: "normalize", files: prepared, existingFile: options.replace ? null : dataFile },
-      NORMALIZE_TIMEOUT_MS,
-      undefined,
-      prepared.map((f) => f.bytes.buffer as ArrayBuffer),
-    );
+    outcome = await channel.call({ op: "normalize", files: prepared, existingFile: options.replace ? null : dataFile }, { timeoutMs: NORMALIZE_TIMEOUT_MS });
   } finally {
-    await channel.terminate();
+    channel.kill();
   }
   if (outcome.kind === "timeout") throw new BackendConfigError(`Reading the RDF files took longer than ${NORMALIZE_TIMEOUT_MS / 60_000} minutes. Upload smaller files.`);
-  if (outcome.kind !== "reply") throw new BackendConfigError(`The RDF files could not be read: ${outcome.kind === "crashed" ? outcome.message : outcome.kind}.`);
+  if (outcome.kind === "memory") {
+    throw new BackendConfigError(`The RDF files could not be read: reading them needs more than the ${limits.engineMemoryMb} MB allowed. Upload smaller files.`);
+  }
+  if (outcome.kind !== "reply") {
+    log.warn({ outcome: outcome.kind, reason: outcome.kind === "crashed" ? outcome.message : undefined }, "the RDF store stopped while reading an upload");
+    throw new BackendConfigError("The RDF files could not be read: the RDF store stopped while reading them. Check the files and try again.");
+  }
   if (!outcome.reply.ok) {
-    const failure = outcome.reply.error as WorkerFailure;
-    throw new BackendConfigError(failure.file ? describeParseError(failure.file, failure.message) : `The RDF files could not be read: ${failure.message}`);
+    const failure = outcome.reply.error as StoreFailure;
+    if (failure.file) throw new BackendConfigError(describeParseError(failure.file, failure, limits.engineMemoryMb));
+    log.warn({ detail: failure.message }, "the RDF files could not be read");
+    throw new BackendConfigError("The RDF files could not be read. Check that they are Turtle, N-Triples or RDF/XML.");
   }
 
   mkdirSync(ctx.storageDir, { recursive: true });

@@ -1,9 +1,15 @@
-import { BackendUnavailableError, QueryExecutionError, QuerySyntaxError, QueryTimeoutError } from "../errors";
+import { log } from "../../log";
+import { BackendUnavailableError, QueryExecutionError, QuerySyntaxError, QueryTimeoutError, ResultTooLargeError } from "../errors";
+import { queryLimits, type QueryLimits } from "../limits";
+import { chargeValue, resultBudget } from "../value-budget";
 import { type EngineForm, type EngineResult, type RunOptions, type SparqlEngine, parseSparqlJsonResults } from "./engine";
 import type { RdfTerm, RdfTriple } from "./rdf-terms";
 
-/** An endpoint that streams more than this is cut off: our row cap should have bounded it long before. */
-const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/**
+ * An answer is read as it streams and stopped past twice the result budget (SPARQL JSON spends about
+ * as many bytes on its framing as on the values); its values are then cut and counted like any result's.
+ */
+const RESPONSE_FRAMING_FACTOR = 2;
 /** Beyond this URL length some servers and proxies refuse GET; longer queries are POSTed as a form. */
 const MAX_GET_URL = 2000;
 
@@ -58,7 +64,8 @@ async function parseGraphBody(body: string, contentType: string, query: string):
   try {
     quads = ox.parse(body, { format });
   } catch (e) {
-    throw new QueryExecutionError(`The endpoint's graph answer could not be read: ${e instanceof Error ? e.message : String(e)}`, query);
+    log.warn({ detail: e instanceof Error ? e.message : String(e), format }, "a SPARQL endpoint's graph answer could not be parsed");
+    throw new QueryExecutionError(`The endpoint's graph answer could not be read (it is not valid ${format}).`, query);
   }
   const term = (t: { termType: string; value: string; language?: string; datatype?: { value: string } }): RdfTerm => {
     if (t.termType === "Literal") {
@@ -69,18 +76,19 @@ async function parseGraphBody(body: string, contentType: string, query: string):
   return quads.map((q) => ({ subject: term(q.subject), predicate: term(q.predicate), object: term(q.object as Parameters<typeof term>[0]) }));
 }
 
-async function readLimited(res: Response, query: string): Promise<string> {
+async function readLimited(res: Response, query: string, limits: QueryLimits): Promise<string> {
   if (!res.body) return "";
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
+  const cap = limits.maxResultBytes * RESPONSE_FRAMING_FACTOR;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     total += value.byteLength;
-    if (total > MAX_RESPONSE_BYTES) {
+    if (total > cap) {
       await reader.cancel();
-      throw new QueryExecutionError(`The endpoint's answer is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB; select fewer variables or add a LIMIT.`, query);
+      throw new ResultTooLargeError(limits.maxResultBytes, query);
     }
     chunks.push(value);
   }
@@ -95,7 +103,10 @@ async function readLimited(res: Response, query: string): Promise<string> {
 export class RemoteEngine implements SparqlEngine {
   readonly target: string;
 
-  constructor(private readonly options: RemoteEndpointOptions) {
+  constructor(
+    private readonly options: RemoteEndpointOptions,
+    private readonly limits: () => QueryLimits = queryLimits,
+  ) {
     this.target = options.endpoint;
   }
 
@@ -104,18 +115,24 @@ export class RemoteEngine implements SparqlEngine {
     const timeout = setTimeout(() => timer.abort(), timeoutMs);
     const combined = signal ? AbortSignal.any([timer.signal, signal]) : timer.signal;
     try {
+      const limits = this.limits();
       const res = await this.send(query, form, combined);
-      const body = await readLimited(res, query);
+      const body = await readLimited(res, query, limits);
       if (!res.ok) throw this.httpError(res.status, body, query);
       // Virtuoso's "anytime query": past its MaxQueryExecutionTime it returns what it has so far.
       const partial = (res.headers.get("x-sql-state") ?? "").toUpperCase() === "S1TAT";
-      if (form === "triples") return { kind: "triples", triples: await parseGraphBody(body, res.headers.get("content-type") ?? "", query), partial };
+      const budget = resultBudget(limits);
+      if (form === "triples") {
+        const triples = await parseGraphBody(body, res.headers.get("content-type") ?? "", query);
+        return { kind: "triples", triples: triples.map((t) => chargeValue(t, budget, query)), partial };
+      }
       const result = parseSparqlJsonResults(body, form, query);
-      return result.kind === "bindings" ? { ...result, partial } : result;
+      return result.kind === "bindings" ? { ...result, rows: result.rows.map((r) => chargeValue(r, budget, query)), partial } : result;
     } catch (e) {
       if (timer.signal.aborted) throw new QueryTimeoutError(timeoutMs, query);
       if (signal?.aborted) throw new QueryExecutionError("The query was cancelled.", query);
       if (e instanceof QueryExecutionError || e instanceof QuerySyntaxError || e instanceof BackendUnavailableError) throw e;
+      log.warn({ detail: e instanceof Error ? e.message : String(e), endpoint: this.options.endpoint }, "a SPARQL endpoint could not be reached");
       throw new BackendUnavailableError(`Cannot reach ${this.options.endpoint}: ${networkReason(e)}. Check that the SPARQL endpoint is running and the URL is right.`);
     } finally {
       clearTimeout(timeout);

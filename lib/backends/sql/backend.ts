@@ -16,6 +16,7 @@ import {
   type SourceUnit,
 } from "../types";
 import { renderDescriptor, renderSourceUnits } from "./describe";
+import { describeRisks } from "./postgres/privileges";
 import { DIALECT_LABEL } from "./dialect";
 import type { SqlEngine } from "./engine";
 import { buildEntityIndex, DEFAULT_ENTITY_LIMIT } from "./entity-index";
@@ -84,7 +85,19 @@ export class SqlBackend implements KnowledgeBackend {
       const tables = await this.engine.loadTables();
       const latencyMs = Math.round(performance.now() - started);
       const count = `${tables.length} table${tables.length === 1 ? "" : "s"}`;
-      return { ok: true, message: `Connected (${version}, ${count}${tables.length === 0 ? ": the database holds no tables" : ""}).`, latencyMs };
+      const connected = `Connected (${version}, ${count}${tables.length === 0 ? ": the database holds no tables" : ""}).`;
+      const privileges = this.engine.privileges ? await this.engine.privileges() : null;
+      if (!privileges || privileges.risks.length === 0) return { ok: true, message: connected, latencyMs, ...(privileges ? { privilegeRisks: [] } : {}) };
+      const risks = privileges.risks.map((r) => r.text);
+      const said = describeRisks(privileges.role, privileges.risks);
+      if (this.engine.privilegeRiskAccepted) return { ok: true, message: `${connected} ${said} An admin accepted this risk.`, latencyMs, privilegeRisks: risks };
+      return {
+        ok: false,
+        refused: true,
+        privilegeRisks: risks,
+        message: `Refused: ${said} Connect with a role that may only read (GRANT SELECT on the knowledge base's tables), or, as an admin, accept the risk for this knowledge base.`,
+        latencyMs,
+      };
     } catch (e) {
       const message = isBackendError(e) || e instanceof Error ? e.message : String(e);
       return { ok: false, message, latencyMs: Math.round(performance.now() - started) };
@@ -102,7 +115,7 @@ export class SqlBackend implements KnowledgeBackend {
   async execute(query: NativeQuery, options: Partial<ExecuteOptions> = {}): Promise<RawResult> {
     const opts: ExecuteOptions = { ...DEFAULT_EXECUTE_OPTIONS, ...options };
     if (query.language !== "sql") throw new QueryRejectedError(`this knowledge base answers SQL queries, not ${query.language}`, query.text);
-    const checked = checkSqlSafety(query.text, this.engine.dialect);
+    const checked = await checkSqlSafety(query.text, this.engine.dialect);
     // The catalog is loaded before any result exists, so verbalize() can locate rows by primary key.
     await this.tables();
     const started = performance.now();
@@ -123,7 +136,7 @@ export class SqlBackend implements KnowledgeBackend {
       throw new QueryExecutionError(`There is no table "${sourceKey}" in ${this.ctx.kbName}. Refresh the source objects to see the current tables.`, sourceKey);
     }
     const limit = Math.max(1, Math.min(MAX_PREVIEW_ROWS, Math.floor(options.limit ?? DEFAULT_PREVIEW_ROWS)));
-    const res = await this.engine.readInternal(`SELECT * FROM ${this.engine.tableRef(table)} LIMIT ${limit + 1}`, { timeoutMs: STEP_TIMEOUT_MS, maxRows: limit + 1 });
+    const res = await this.engine.readInternal(`SELECT * FROM ${this.engine.tableRef(table)} LIMIT ${limit + 1}`, { timeoutMs: STEP_TIMEOUT_MS, maxRows: limit + 1, table });
     const count = await this.engine.countRows(table);
     const rows = res.rows.slice(0, limit).map((r) => r.map((v) => toScalar(toJsonSafe(v))));
     return {
@@ -205,12 +218,19 @@ export class SqlBackend implements KnowledgeBackend {
     const tables = await this.tables();
     const stats = new Map<string, TableStats>();
     for (const table of tables) {
-      const count = await this.engine.countRows(table);
-      const sample = await this.engine.readInternal(`SELECT * FROM ${this.engine.tableRef(table)} LIMIT ${EXAMPLE_SOURCE_ROWS}`, {
-        timeoutMs: STEP_TIMEOUT_MS,
-        maxRows: EXAMPLE_SOURCE_ROWS,
-      });
-      stats.set(table.name, { rows: count.rows, approximate: count.approximate, examples: examplesOf(sample.columns, sample.rows) });
+      try {
+        const count = await this.engine.countRows(table);
+        const sample = await this.engine.readInternal(`SELECT * FROM ${this.engine.tableRef(table)} LIMIT ${EXAMPLE_SOURCE_ROWS}`, {
+          timeoutMs: STEP_TIMEOUT_MS,
+          maxRows: EXAMPLE_SOURCE_ROWS,
+          table,
+        });
+        stats.set(table.name, { rows: count.rows, approximate: count.approximate, examples: examplesOf(sample.columns, sample.rows) });
+      } catch (e) {
+        // A view that is too slow, too large or calls what queries may not is described without counts or examples.
+        if (!isBackendError(e) || e.code === "KB_UNAVAILABLE") throw e;
+        stats.set(table.name, { rows: null, approximate: true, examples: {} });
+      }
     }
     return { tables, stats, engineVersion: engineVersion || DIALECT_LABEL[this.engine.dialect] };
   }

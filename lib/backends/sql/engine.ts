@@ -1,4 +1,5 @@
 import type { ExecuteOptions } from "../types";
+import type { PrivilegeRisk } from "./postgres/privileges";
 import type { SqlDialect } from "./dialect";
 import type { TableInfo } from "./schema";
 
@@ -30,10 +31,17 @@ export interface SqlEngine {
   countRows(table: TableInfo): Promise<RowCount>;
   /** Quoted (and for PostgreSQL schema-qualified) name to put in SQL we write ourselves. */
   tableRef(table: TableInfo): string;
-  /** SQL we write ourselves (identifiers quoted, no user text), bounded by time and rows. */
-  readInternal(sql: string, options: { timeoutMs: number; maxRows: number }): Promise<RowsResult>;
+  /** SQL we write ourselves (identifiers quoted, no user text), bounded by time and rows; `table` is what it reads. */
+  readInternal(sql: string, options: { timeoutMs: number; maxRows: number; table?: TableInfo }): Promise<RowsResult>;
   /** A query that passed checkSqlSafety, under the engine-level walls, timeout and row cap. */
   runQuery(sql: string, options: ExecuteOptions): Promise<RowsResult>;
+  /**
+   * What the connecting role may do beyond reading (PostgreSQL); absent where the engine opens files
+   * read-only itself (SQLite).
+   */
+  privileges?(): Promise<{ role: string; risks: PrivilegeRisk[] }>;
+  /** Whether an admin accepted those risks for this knowledge base. */
+  readonly privilegeRiskAccepted?: boolean;
   /** Changes when the data may have changed, so cached summaries are recomputed. */
   dataStamp(): string;
   close(): Promise<void>;

@@ -1,3 +1,4 @@
+import { isBackendError } from "../errors";
 import type { EntityIndexEntry } from "../types";
 import type { SqlEngine } from "./engine";
 import { quoteIdent } from "./dialect";
@@ -32,10 +33,17 @@ export async function buildEntityIndex(engine: SqlEngine, tables: TableInfo[], l
     const fairShare = Math.floor(remaining / (textColumns.length - i));
     const quota = Math.min(MAX_VALUES_PER_COLUMN, Math.max(MIN_VALUES_PER_COLUMN, fairShare), remaining);
     const col = quoteIdent(column);
-    const { rows } = await engine.readInternal(
-      `SELECT DISTINCT ${col} FROM (SELECT ${col} FROM ${engine.tableRef(table)} WHERE ${col} IS NOT NULL LIMIT ${SCANNED_ROWS}) AS sampled`,
-      { timeoutMs: STEP_TIMEOUT_MS, maxRows: quota * 2 },
-    );
+    let rows: unknown[][];
+    try {
+      ({ rows } = await engine.readInternal(
+        `SELECT DISTINCT ${col} FROM (SELECT ${col} FROM ${engine.tableRef(table)} WHERE ${col} IS NOT NULL LIMIT ${SCANNED_ROWS}) AS sampled`,
+        { timeoutMs: STEP_TIMEOUT_MS, maxRows: quota * 2, table },
+      ));
+    } catch (e) {
+      // A view too slow or too large to sample (or one calling what queries may not) links no values.
+      if (!isBackendError(e) || e.code === "KB_UNAVAILABLE") throw e;
+      continue;
+    }
     const values = rows.map((r) => toJsonSafe(r[0])).filter(looksLikeName).slice(0, quota);
     for (const v of values) add({ label: v.trim(), kind: "value", ref: `${table.name}.${column}=${v}`, sourceObject: table.name });
     remaining = limit - entries.length;

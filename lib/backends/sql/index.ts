@@ -15,7 +15,7 @@ export type { SqlDialect } from "./dialect";
  */
 export function createSqlBackend(config: SqlConfig, secrets: SqlSecrets, ctx: BackendContext): KnowledgeBackend {
   if (config.dialect === "sqlite") return new SqlBackend(new SqliteEngine(path.resolve(ctx.storageDir, config.file)), ctx);
-  return new SqlBackend(new PostgresEngine(config, secrets.password), ctx);
+  return new SqlBackend(new PostgresEngine(config, secrets.password, { privilegeRiskAccepted: ctx.privilegeRiskAccepted }), ctx);
 }
 
 /** A SQLite file's descriptor without registering it (benchmarks, "what is in this upload?"). */

@@ -13,7 +13,7 @@ import type { SqlDialect } from "./dialect";
  * one statement or a refused function call, and uses it to cut the trailing `;` and comments off the
  * accepted statement (PostgreSQL runs it inside `DECLARE … CURSOR FOR`).
  */
-export type TokenKind = "word" | "quoted" | "string" | "semicolon" | "open-paren" | "other";
+export type TokenKind = "word" | "quoted" | "string" | "semicolon" | "open-paren" | "close-paren" | "other";
 
 export interface Token {
   kind: TokenKind;
@@ -109,7 +109,7 @@ export function tokenize(sql: string, dialect: SqlDialect): Token[] {
       kind = "string";
       i = dollarQuoteEnd(sql, i) as number;
     } else {
-      kind = c === ";" ? "semicolon" : c === "(" ? "open-paren" : "other";
+      kind = c === ";" ? "semicolon" : c === "(" ? "open-paren" : c === ")" ? "close-paren" : "other";
       i++;
     }
     tokens.push({ kind, start, end: i });
@@ -148,4 +148,29 @@ export function calledNames(sql: string, tokens: Token[]): string[] {
 export function leadingKeyword(sql: string, tokens: Token[]): string {
   const first = tokens[0];
   return first?.kind === "word" ? sql.slice(first.start, first.end).toUpperCase() : "";
+}
+
+export interface ParenNesting {
+  /** Deepest nesting reached. */
+  depth: number;
+  /** Parentheses opened but never closed (positive) or closed without being opened (negative). */
+  unmatched: number;
+}
+
+/**
+ * How deeply a text nests parentheses, from the engine-faithful tokens (parentheses inside strings,
+ * quoted names and comments do not count). Linear in the text, so it can run before any parser.
+ */
+export function parenNesting(tokens: Token[]): ParenNesting {
+  let open = 0;
+  let depth = 0;
+  let stray = 0;
+  for (const t of tokens) {
+    if (t.kind === "open-paren") depth = Math.max(depth, ++open);
+    else if (t.kind === "close-paren") {
+      if (open === 0) stray++;
+      else open--;
+    }
+  }
+  return { depth, unmatched: open > 0 ? open : -stray };
 }

@@ -1,10 +1,11 @@
-import type { AstNode } from "./safety";
+import { isTreeNode, type TreeNode, walkTree } from "../tree-walk";
 
 /**
  * Which table a result's rows are, when that is plain from the query: one table in FROM, no join,
  * no set operation (UNION …), no WITH, no GROUP BY and no aggregate in the select list. Then each
  * record is a row (or a projection of a row) of that table and evidence can say "Table singer / …";
- * otherwise the rows are a computed "Query result".
+ * otherwise the rows are a computed "Query result". This file reads node-sql-parser's tree (SQLite);
+ * postgres/query-tree.ts applies the same rule to PostgreSQL's own tree.
  */
 export interface ResultSource {
   table: string;
@@ -12,28 +13,32 @@ export interface ResultSource {
   schema: string | null;
 }
 
-function isNode(v: unknown): v is AstNode {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 function hasGrouping(groupby: unknown): boolean {
   if (Array.isArray(groupby)) return groupby.length > 0;
-  if (isNode(groupby)) return Array.isArray(groupby.columns) && groupby.columns.length > 0;
+  if (isTreeNode(groupby)) return Array.isArray(groupby.columns) && groupby.columns.length > 0;
   return false;
 }
 
 /** Looks for aggregates in the select list itself, not inside subqueries (whose own rows are separate). */
 function hasAggregate(node: unknown): boolean {
-  if (Array.isArray(node)) return node.some(hasAggregate);
-  if (!isNode(node)) return false;
-  if (node.type === "aggr_func") return true;
-  return Object.entries(node).some(([key, value]) => key !== "ast" && typeof value === "object" && value !== null && hasAggregate(value));
+  let found = false;
+  walkTree(node, (n) => {
+    if (found || (isTreeNode(n.ast) && "tableList" in n)) return false;
+    if (n.type === "aggr_func") found = true;
+  });
+  return found;
 }
 
-export function resultSource(ast: AstNode): ResultSource | null {
+/** The table named first in FROM when FROM names exactly one (joins are further FROM items). */
+export function fromTable(ast: TreeNode): string | null {
+  const from = Array.isArray(ast.from) ? ast.from : [];
+  return from.length === 1 && isTreeNode(from[0]) && typeof from[0].table === "string" ? from[0].table : null;
+}
+
+export function resultSource(ast: TreeNode): ResultSource | null {
   if (ast.type !== "select" || ast._next || (Array.isArray(ast.with) && ast.with.length > 0)) return null;
   const from = Array.isArray(ast.from) ? ast.from : [];
-  if (from.length !== 1 || !isNode(from[0])) return null;
+  if (from.length !== 1 || !isTreeNode(from[0])) return null;
   const source = from[0];
   if (typeof source.table !== "string" || source.expr || source.join) return null;
   if (hasGrouping(ast.groupby) || hasAggregate(ast.columns)) return null;

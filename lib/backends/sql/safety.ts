@@ -1,81 +1,48 @@
-// The per-dialect builds load two grammars instead of all of them; they are CommonJS modules whose
-// exports Node cannot list statically, hence the default imports.
-import postgresGrammar from "node-sql-parser/build/postgresql";
-import sqliteGrammar from "node-sql-parser/build/sqlite";
 import { QueryRejectedError, QuerySyntaxError } from "../errors";
+import { queryLimits, type QueryLimits } from "../limits";
 import type { SqlDialect } from "./dialect";
-import { calledNames, leadingKeyword, statementSpans, type Token, tokenize } from "./lexical";
+import { calledNames, leadingKeyword, parenNesting, statementSpans, type Token, tokenize } from "./lexical";
+import { type Grammar, type ParseFailure, sqlParsePool } from "./parse-pool";
+import { checkPostgresTree } from "./postgres/query-tree";
+import { fromTable, type ResultSource, resultSource } from "./query-shape";
+import { checkSqliteTree } from "./sqlite/query-tree";
+import { isTreeNode, type TreeNode } from "../tree-walk";
 
 /**
- * The first wall of the SQL safety rules (DESIGN.md): a query runs only if node-sql-parser reads it
- * as exactly ONE SELECT, every WITH clause holds only SELECTs, it creates nothing (SELECT … INTO),
- * takes no row locks, and calls no function with side effects. The second wall is the engine: SQLite
- * files are opened read-only with `query_only`, and statements that would write are refused again by
- * SQLite itself (sqlite/query-child.mjs); PostgreSQL runs every query in a READ ONLY transaction
- * with a statement timeout (postgres/engine.ts).
+ * The first wall of the SQL safety rules (DESIGN.md), bounded at every step:
+ *
+ * 1. Cheap checks on the engine-faithful tokens, linear in the text: a size limit, exactly one
+ *    statement that starts like a read, parentheses that match and nest at most QUERY_MAX_NESTING deep.
+ * 2. Parsing off the main thread (parse-pool.ts) within QUERY_CHECK_TIMEOUT_MS: PostgreSQL's own parser
+ *    (libpg-query) for PostgreSQL, node-sql-parser for SQLite. A parse over budget is refused.
+ * 3. Allow, don't block: exactly one SELECT whose every function, operator, cast and table passes the
+ *    dialect's allow-list (allow-list.ts, sqlite/query-tree.ts, postgres/query-tree.ts).
+ *
+ * The second wall is the engine: SQLite prepares the statement, must call it read-only, and every
+ * function in its compiled program must be on the allow-list (sqlite/query-child.mjs); PostgreSQL runs
+ * it in a READ ONLY transaction with a statement timeout, on a role an admin checked (postgres/privileges.ts).
  */
-
-export type AstNode = Record<string, unknown>;
 
 export interface CheckedSql {
   /** The one statement as written, without a trailing `;` or comments: what the engine runs. */
   normalized: string;
-  /** node-sql-parser's tree of the SELECT (used to tell which table the rows come from). */
-  ast: AstNode;
+  /** Which table the rows are, when that is plain from the query (evidence titles); null for computed results. */
+  source: ResultSource | null;
+  /** The table named first in FROM when FROM names exactly one. */
+  fromTable: string | null;
+}
+
+export interface SqlCheckOptions {
+  /** Other bounds than the settings' (tests). */
+  limits?: Partial<Pick<QueryLimits, "maxChars" | "maxNesting" | "checkTimeoutMs">>;
 }
 
 /**
- * Functions refused even inside a SELECT: they read or write files, reach other servers, signal other
- * sessions, change settings or sequences, take locks, or run SQL text of their own (query_to_xml)
- * where this check cannot see it. pg_sleep stays allowed: the statement timeout stops it.
+ * SQLite functions refused on sight in the raw text, before any parser: node-sql-parser's SQLite
+ * grammar lexes `#` and `\'` differently from SQLite, so this engine-faithful reading backs up the
+ * allow-list on the tree (and SQLite's own compiled program is checked again before anything runs).
  */
-const REFUSED_FUNCTIONS: Record<SqlDialect, RegExp[]> = {
-  sqlite: [/^load_extension$/, /^readfile$/, /^writefile$/, /^edit$/, /^fts3_tokenizer$/, /^fsdir$/, /^lsdir$/, /^zipfile/, /^eval$/, /^sqlar_/],
-  postgres: [
-    /^pg_read_(binary_)?file$/,
-    /^pg_ls_/,
-    /^pg_stat_file$/,
-    /^pg_file_/,
-    /^pg_logdir_ls$/,
-    /^lo_/,
-    /^lo(read|write)$/,
-    /^dblink/,
-    /^pg_(terminate|cancel)_backend$/,
-    /^pg_reload_conf$/,
-    /^pg_rotate_logfile/,
-    /^pg_promote$/,
-    /^set_config$/,
-    /^(nextval|setval)$/,
-    /^pg_(try_)?advisory_/,
-    /^txid_/,
-    /^pg_current_xact_id/,
-    /^pg_notify$/,
-    /^pg_logical_/,
-    /^pg_replication_/,
-    /^pg_(create|drop|copy)_/,
-    /^pg_switch_wal$/,
-    /^pg_wal_replay_/,
-    /^pg_(start|stop)_backup$/,
-    /^pg_backup_/,
-    /^pg_stat_reset/,
-    /^pg_import_system_collations$/,
-    /^pg_export_snapshot$/,
-    /^pg_log_backend_memory_contexts$/,
-    /_to_xml(schema|_and_xmlschema)?$/,
-    /^http(_|$)/,
-  ],
-};
-
-/**
- * Statement kinds node-sql-parser produces that change data, schema, settings or sessions; any of
- * them anywhere in the tree is refused. (Not "desc"/"show": ORDER BY items carry type "DESC" too,
- * and those statements are refused at the top level anyway.)
- */
-const STATEMENT_TYPES = new Set([
-  "insert", "update", "delete", "replace", "merge", "upsert", "create", "drop", "alter", "truncate", "rename", "grant",
-  "revoke", "call", "exec", "execute", "transaction", "set", "use", "lock", "unlock", "attach", "detach", "load_data",
-  "copy", "vacuum", "analyze", "reindex", "pragma", "declare", "deallocate",
-]);
+const SQLITE_REFUSED_CALLS = [/^load_extension$/, /^readfile$/, /^writefile$/, /^edit$/, /^fts3_tokenizer$/, /^fsdir$/, /^lsdir$/, /^zipfile/, /^eval$/, /^sqlar_/, /^pragma_/];
 
 const READ_KEYWORDS = new Set(["SELECT", "WITH", "VALUES", "TABLE"]);
 
@@ -86,102 +53,55 @@ const WRITE_KEYWORDS = new Set([
   "LISTEN", "SET", "RESET", "BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE",
 ]);
 
-const parsers = { sqlite: new sqliteGrammar.Parser(), postgresql: new postgresGrammar.Parser() };
-
 /**
  * Grammars tried in order. node-sql-parser's SQLite grammar lacks INTERSECT and EXCEPT (34 of the 484
- * Spider dev gold queries use them), so a SQLite query it cannot read is tried with the PostgreSQL
- * grammar, whose SELECT is a superset for those. That is a parser reading, not a string check; the
- * engine-faithful tokenizer checks below and SQLite's own refusals still apply.
+ * Spider dev gold queries use them) and reads some table names as keywords (`FROM show`), so a SQLite
+ * query it cannot read is tried with its PostgreSQL grammar, then with PostgreSQL's own parser, whose
+ * SELECT covers SQLite's common one. Whatever read it, SQLite's own checks apply when it runs.
  */
-const GRAMMARS: Record<SqlDialect, ("sqlite" | "postgresql")[]> = { sqlite: ["sqlite", "postgresql"], postgres: ["postgresql"] };
+const GRAMMARS: Record<SqlDialect, Grammar[]> = { sqlite: ["sqlite", "postgresql", "libpg-query"], postgres: ["libpg-query"] };
 
-interface PegSyntaxError {
-  message: string;
-  found?: string | null;
-  location?: { start: { line: number; column: number } };
+/** Accepted checks, newest last: the pipeline checks a query when it formulates it and again when it runs. */
+const VERDICT_CACHE_SIZE = 1_000;
+const verdicts = new Map<string, CheckedSql>();
+
+function cacheKey(sql: string, dialect: SqlDialect): string {
+  return `${dialect}\u0000${sql}`;
 }
 
-function describeSyntaxError(e: unknown): string {
-  const err = e as PegSyntaxError;
-  if (err?.location?.start) {
-    const where = `line ${err.location.start.line}, column ${err.location.start.column}`;
-    return err.found == null ? `the query ends early (${where})` : `unexpected ${JSON.stringify(err.found)} at ${where}`;
-  }
-  return err instanceof Error ? err.message : String(e);
+function remember(key: string, checked: CheckedSql): void {
+  verdicts.delete(key);
+  verdicts.set(key, checked);
+  if (verdicts.size > VERDICT_CACHE_SIZE) verdicts.delete(verdicts.keys().next().value as string);
 }
 
-function isNode(v: unknown): v is AstNode {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/** Visits every object in the tree (arrays included), parents before children. */
-function walk(node: unknown, visit: (n: AstNode) => void): void {
-  if (Array.isArray(node)) {
-    for (const item of node) walk(item, visit);
-    return;
-  }
-  if (!isNode(node)) return;
-  visit(node);
-  for (const value of Object.values(node)) if (typeof value === "object" && value !== null) walk(value, visit);
-}
-
-/** A function node's own name, lower-cased: `pg_catalog.pg_read_file` gives pg_read_file. */
-function functionName(node: AstNode): string | null {
-  const name = node.name;
-  if (typeof name === "string") return name.toLowerCase();
-  if (isNode(name) && Array.isArray(name.name)) {
-    const parts = name.name as { value?: unknown }[];
-    const last = parts[parts.length - 1]?.value;
-    return typeof last === "string" ? last.toLowerCase() : null;
-  }
-  return null;
-}
-
-function refusedFunction(name: string, dialect: SqlDialect): boolean {
-  return REFUSED_FUNCTIONS[dialect].some((re) => re.test(name));
-}
-
-function parse(sql: string, dialect: SqlDialect): unknown {
-  let firstError: unknown = null;
-  for (const grammar of GRAMMARS[dialect]) {
-    try {
-      return parsers[grammar].astify(sql, { database: grammar });
-    } catch (e) {
-      firstError ??= e;
-    }
-  }
-  throw firstError;
+/**
+ * The table a recently checked query reads its rows from, for verbalizing its result without parsing
+ * again (verbalize runs on the main thread and does no I/O). Undefined when the query was not checked here.
+ */
+export function knownResultSource(sql: string, dialect: SqlDialect): ResultSource | null | undefined {
+  return verdicts.get(cacheKey(sql, dialect))?.source;
 }
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-function checkTree(select: AstNode, dialect: SqlDialect, sql: string): void {
-  const refuse = (reason: string) => {
-    throw new QueryRejectedError(reason, sql);
-  };
-  for (const cte of Array.isArray(select.with) ? select.with : []) {
-    const stmt = isNode(cte) ? cte.stmt : null;
-    const inner = isNode(stmt) && isNode(stmt.ast) ? stmt.ast : stmt;
-    const type = isNode(inner) ? String(inner.type) : "unknown";
-    if (type !== "select") refuse(`a WITH clause may only hold SELECT queries, and this one holds ${type.toUpperCase()} (writes inside a CTE are not allowed)`);
+function lineAndColumn(sql: string, offset: number): string {
+  const before = sql.slice(0, Math.max(0, offset));
+  const line = before.split("\n").length;
+  const column = offset - before.lastIndexOf("\n");
+  return `line ${line}, column ${column}`;
+}
+
+function describeSyntaxError(sql: string, err: ParseFailure): string {
+  if (err.location?.start) {
+    const where = `line ${err.location.start.line}, column ${err.location.start.column}`;
+    return err.found == null ? `the query ends early (${where})` : `unexpected ${JSON.stringify(err.found)} at ${where}`;
   }
-  walk(select, (node) => {
-    const type = typeof node.type === "string" ? node.type.toLowerCase() : "";
-    if (STATEMENT_TYPES.has(type)) refuse(`${type.toUpperCase()} is not allowed inside a query; only reading with SELECT is`);
-    if (isNode(node.ast) && "tableList" in node) {
-      const innerType = String((node.ast as AstNode).type);
-      if (innerType !== "select") refuse(`a subquery may only be a SELECT, and this one is ${innerType.toUpperCase()}`);
-    }
-    if (type === "function" || type === "aggr_func") {
-      const name = functionName(node);
-      if (name && refusedFunction(name, dialect)) refuse(`the function ${name}() is not allowed (it has side effects outside the query)`);
-    }
-    if (isNode(node.into) && (node.into.expr || node.into.type === "into")) refuse("SELECT … INTO creates a table; only reading is allowed");
-    if (node.for_update || node.locking_read) refuse("row locks (FOR UPDATE / FOR SHARE) are not allowed");
-  });
+  // libpg-query: PostgreSQL's own message, with a 1-based offset into the text.
+  if (typeof err.cursorPosition === "number" && err.cursorPosition > 0) return `${err.message} (${lineAndColumn(sql, err.cursorPosition - 1)})`;
+  return err.message;
 }
 
 /** A write or control keyword used as a keyword (not as a call like replace(…)), for messages about unreadable texts. */
@@ -195,11 +115,11 @@ function writeKeywordIn(sql: string, tokens: Token[]): string | null {
   return null;
 }
 
-/**
- * Accepts exactly one read-only SELECT or throws QueryRejectedError (it is not a safe single SELECT)
- * or QuerySyntaxError (it is not readable SQL for this dialect). Never runs anything.
- */
-export function checkSqlSafety(sql: string, dialect: SqlDialect): CheckedSql {
+/** Step 1: what can be decided on the tokens alone. Returns the tokens and the statement's span. */
+function lexicalChecks(sql: string, dialect: SqlDialect, limits: Pick<QueryLimits, "maxChars" | "maxNesting">): { tokens: Token[]; start: number; end: number } {
+  if (sql.length > limits.maxChars) {
+    throw new QueryRejectedError(`the query is ${sql.length.toLocaleString("en")} characters long, and at most ${limits.maxChars.toLocaleString("en")} are allowed`, sql);
+  }
   const tokens = tokenize(sql, dialect);
   const spans = statementSpans(tokens);
   if (spans.length === 0) throw new QuerySyntaxError("the query is empty (only spaces or comments)", sql);
@@ -210,25 +130,62 @@ export function checkSqlSafety(sql: string, dialect: SqlDialect): CheckedSql {
   if (!READ_KEYWORDS.has(keyword) && tokens[0]?.kind !== "open-paren") {
     throw new QueryRejectedError(`only a single SELECT statement may run, and ${keyword ? `${keyword} is` : "this is"} not allowed`, sql);
   }
-  for (const name of calledNames(sql, tokens)) {
-    if (refusedFunction(name, dialect)) throw new QueryRejectedError(`the function ${name}() is not allowed (it has side effects outside the query)`, sql);
+  if (dialect === "sqlite") {
+    for (const name of calledNames(sql, tokens)) {
+      if (SQLITE_REFUSED_CALLS.some((re) => re.test(name))) throw new QueryRejectedError(`the function ${name}() is not allowed (it reaches outside the database)`, sql);
+    }
   }
+  const nesting = parenNesting(tokens);
+  if (nesting.unmatched !== 0) {
+    const n = Math.abs(nesting.unmatched);
+    const what = `${n} ${n === 1 ? "parenthesis is" : "parentheses are"} ${nesting.unmatched > 0 ? "opened but never closed" : "closed without being opened"}`;
+    throw new QuerySyntaxError(`${what}. Write one standard SELECT statement.`, sql);
+  }
+  if (nesting.depth > limits.maxNesting) {
+    throw new QueryRejectedError(`the query nests parentheses ${nesting.depth} levels deep, and at most ${limits.maxNesting} are allowed; write it more simply`, sql);
+  }
+  return { tokens, start: spans[0].start, end: spans[0].end };
+}
 
-  let parsed: unknown;
-  try {
-    parsed = parse(sql, dialect);
-  } catch (e) {
-    const write = writeKeywordIn(sql, tokens);
-    if (write) throw new QueryRejectedError(`${write} is not allowed; only reading with a single SELECT is`, sql);
-    throw new QuerySyntaxError(`${describeSyntaxError(e)}. Write one standard SELECT statement.`, sql);
-  }
-  const statements = (Array.isArray(parsed) ? parsed : [parsed]).filter(isNode);
+function sqliteVerdict(tree: unknown, sql: string): Pick<CheckedSql, "source" | "fromTable"> {
+  const statements = (Array.isArray(tree) ? tree : [tree]).filter(isTreeNode);
   if (statements.length !== 1) {
     throw new QueryRejectedError(`only a single SELECT statement may run, and this text holds ${plural(statements.length, "statement")}`, sql);
   }
-  const [statement] = statements;
+  const [statement] = statements as TreeNode[];
   const type = String(statement.type).toLowerCase();
   if (type !== "select") throw new QueryRejectedError(`only a single SELECT statement may run, and ${type.toUpperCase()} is not allowed`, sql);
-  checkTree(statement, dialect, sql);
-  return { normalized: sql.slice(spans[0].start, spans[0].end), ast: statement };
+  checkSqliteTree(statement, sql);
+  return { source: resultSource(statement), fromTable: fromTable(statement) };
+}
+
+/**
+ * Accepts exactly one read-only SELECT or throws QueryRejectedError (it is not a safe single SELECT, or
+ * it is too large or too complex to check) or QuerySyntaxError (it is not readable SQL for this
+ * dialect). Never runs anything, and never parses on the calling thread.
+ */
+export async function checkSqlSafety(sql: string, dialect: SqlDialect, options: SqlCheckOptions = {}): Promise<CheckedSql> {
+  const key = cacheKey(sql, dialect);
+  const cached = options.limits ? undefined : verdicts.get(key);
+  if (cached) {
+    remember(key, cached);
+    return cached;
+  }
+  const limits = { ...queryLimits(), ...options.limits };
+  const { tokens, start, end } = lexicalChecks(sql, dialect, limits);
+
+  const outcome = await sqlParsePool().parse({ sql, grammars: GRAMMARS[dialect] }, limits.checkTimeoutMs);
+  if (outcome.kind === "over-budget") {
+    const why = outcome.why === "time" ? `within ${+(limits.checkTimeoutMs / 1000).toFixed(1)} s` : "within the checker's memory";
+    throw new QueryRejectedError(`the query is too complex to check ${why}; write it more simply (fewer nested parentheses or subqueries)`, sql);
+  }
+  if (outcome.kind === "syntax") {
+    const write = writeKeywordIn(sql, tokens);
+    if (write) throw new QueryRejectedError(`${write} is not allowed; only reading with a single SELECT is`, sql);
+    throw new QuerySyntaxError(`${describeSyntaxError(sql, outcome.error)}. Write one standard SELECT statement.`, sql);
+  }
+  const verdict = outcome.grammar === "libpg-query" ? checkPostgresTree(outcome.tree, sql, dialect) : sqliteVerdict(outcome.tree, sql);
+  const checked: CheckedSql = { normalized: sql.slice(start, end), source: verdict.source, fromTable: verdict.fromTable };
+  if (!options.limits) remember(key, checked);
+  return checked;
 }

@@ -22,6 +22,11 @@ export interface TableInfo {
   columns: ColumnInfo[];
   primaryKey: string[];
   foreignKeys: ForeignKeyInfo[];
+  /**
+   * Reading it runs code the database defines (a view, or generated columns), which an uploaded file
+   * can make as slow or as large as it likes: such reads go through the killable query process.
+   */
+  computed?: boolean;
 }
 
 /** What describe(), sourceUnits() and the entity index read about each table's content. */

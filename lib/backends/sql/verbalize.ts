@@ -2,8 +2,7 @@ import { createHash } from "node:crypto";
 import { evidenceId, linearizeRow } from "../evidence";
 import type { BackendContext, EvidencePiece, RawResult, RowData, Scalar } from "../types";
 import type { SqlDialect } from "./dialect";
-import { resultSource } from "./query-shape";
-import { checkSqlSafety } from "./safety";
+import { knownResultSource } from "./safety";
 import { findTable, type TableInfo } from "./schema";
 import { looksLikeName, toScalar } from "./values";
 
@@ -14,14 +13,12 @@ function queryHash(sql: string): string {
   return createHash("sha256").update(sql.trim()).digest("hex").slice(0, 12);
 }
 
-/** The source of the rows: a known table of the KB, a table the query names that the catalog lacks, or none. */
+/**
+ * The source of the rows: a known table of the KB, a table the query names that the catalog lacks, or
+ * none. The query was checked (and its shape read) when it ran; verbalizing never parses again.
+ */
 function sourceOf(result: RawResult, dialect: SqlDialect, tables: TableInfo[] | null): { name: string; table: TableInfo | null } {
-  let named: string | null = null;
-  try {
-    named = resultSource(checkSqlSafety(result.query.text, dialect).ast)?.table ?? null;
-  } catch {
-    named = null;
-  }
+  const named = knownResultSource(result.query.text, dialect)?.table ?? null;
   if (!named) return { name: QUERY_RESULT_TITLE, table: null };
   const table = tables ? (findTable(tables, named) ?? null) : null;
   return { name: table?.name ?? named, table };

@@ -1,4 +1,7 @@
-import { checkSqlSafety } from "../../backends/sql/safety";
+// CommonJS grammar builds: Node cannot list their exports statically, hence the default imports.
+import postgresGrammar from "node-sql-parser/build/postgresql";
+import sqliteGrammar from "node-sql-parser/build/sqlite";
+import { parenNesting, tokenize } from "../../backends/sql/lexical";
 
 /**
  * Spider's hardness classes (Yu et al. 2018), by the rules of the official evaluation.py
@@ -177,13 +180,40 @@ const cache = new Map<string, SpiderHardness | null>();
  * reads them as names there, so a second reading quotes every name after FROM and JOIN. Quoting
  * changes no clause, so the counts stay those of the query.
  */
-function parseSelect(sql: string): Node {
+/**
+ * node-sql-parser's tree of a gold query. Gold SQL is dataset text, not a query Mosaic runs, so it is
+ * read here directly rather than through the safety check (which no longer hands out trees); the
+ * parser's exponential cases (deeply nested or unbalanced parentheses) are refused before it runs.
+ * SQLite's grammar first, then the PostgreSQL one, which also reads INTERSECT and EXCEPT.
+ */
+const parsers = [new sqliteGrammar.Parser(), new postgresGrammar.Parser()] as const;
+const DATABASES = ["sqlite", "postgresql"] as const;
+const MAX_GOLD_NESTING = 8;
+
+function astOf(sql: string): Node {
+  const nesting = parenNesting(tokenize(sql, "sqlite"));
+  if (nesting.unmatched !== 0 || nesting.depth > MAX_GOLD_NESTING) throw new Error("unbalanced or too deeply nested parentheses");
+  let error: unknown;
+  for (let i = 0; i < parsers.length; i++) {
+    try {
+      const tree = parsers[i].astify(sql, { database: DATABASES[i] }) as unknown;
+      const first = (Array.isArray(tree) ? tree[0] : tree) as Node | undefined;
+      if (Array.isArray(tree) && tree.length !== 1) throw new Error("not one statement");
+      if (first) return first;
+    } catch (e) {
+      error = e;
+    }
+  }
+  throw error instanceof Error ? error : new Error("unreadable SQL");
+}
+
+export function goldSqlTree(sql: string): Node {
   try {
-    return checkSqlSafety(sql, "sqlite").ast;
+    return astOf(sql);
   } catch (e) {
     const quoted = sql.replace(/\b(FROM|JOIN)\s+([A-Za-z_][A-Za-z0-9_]*)\b/gi, (_m, kw: string, name: string) => `${kw} "${name}"`);
     if (quoted === sql) throw e;
-    return checkSqlSafety(quoted, "sqlite").ast;
+    return astOf(quoted);
   }
 }
 
@@ -193,7 +223,7 @@ export function spiderHardness(sql: string): SpiderHardness | null {
   if (cached !== undefined) return cached;
   let value: SpiderHardness | null;
   try {
-    value = classifyHardness(hardnessCountsOf(parseSelect(sql)));
+    value = classifyHardness(hardnessCountsOf(goldSqlTree(sql)));
   } catch {
     value = null;
   }

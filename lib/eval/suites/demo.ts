@@ -12,7 +12,12 @@ const DOCS = DEMO_KB_NAMES.documents;
 const SQL = DEMO_KB_NAMES.sql;
 const RDF = DEMO_KB_NAMES.sparql;
 
-type Spec = [question: string, gold: EvalQuestion["gold"], kb: string | null, kind: EvalQuestion["kind"]];
+/** Document questions name the document that states the answer (its id in the collection: the file name as a slug). */
+type Spec = [question: string, gold: EvalQuestion["gold"], kb: string | null, kind: EvalQuestion["kind"], document?: string];
+
+const REPORT = "annual-report-2025-md";
+const TRAVEL = "travel-and-expense-policy-md";
+const RETURNS = "returns-policy-html";
 
 const answers = (...a: string[]): EvalQuestion["gold"] => ({ type: "answers", answers: a });
 const sql = (text: string): EvalQuestion["gold"] => ({ type: "query", language: "sql", text, target: { type: "kb", kbName: SQL } });
@@ -20,17 +25,17 @@ const none: EvalQuestion["gold"] = { type: "unanswerable" };
 
 const SPECS: Spec[] = [
   // Documents: passages and tables of the policies and the annual report.
-  ["What percentage of products contained recycled or certified materials in 2025?", answers("68 percent", "68%"), DOCS, "DOCUMENTS"],
-  ["What is the hotel cap per night in Oslo?", answers("210", "210 EUR"), DOCS, "DOCUMENTS"],
-  ["What is the per diem in London?", answers("75", "75 EUR"), DOCS, "DOCUMENTS"],
-  ["By how much did Aurora Outfitters' revenue grow in 2025?", answers("12 percent", "12%"), DOCS, "DOCUMENTS"],
-  ["What was the revenue of Central Europe in 2025?", answers("13.6", "13.6 million euros", "EUR 13.6 million"), DOCS, "DOCUMENTS"],
-  ["Within how many days must expense claims be submitted?", answers("30", "30 days"), DOCS, "DOCUMENTS"],
-  ["What is the return window for tents?", answers("60", "60 days"), DOCS, "DOCUMENTS"],
-  ["How many years of warranty do backpacks have?", answers("10", "10 years"), DOCS, "DOCUMENTS"],
-  ["Which product was named product of the year by Outdoor Gear Review?", answers("Trail Runner 2", "The Trail Runner 2 shoe"), DOCS, "DOCUMENTS"],
-  ["What was the operating margin in 2025?", answers("9.4 percent", "9.4%"), DOCS, "DOCUMENTS"],
-  ["In which city is the returns warehouse?", answers("Jönköping"), DOCS, "DOCUMENTS"],
+  ["What percentage of products contained recycled or certified materials in 2025?", answers("68 percent", "68%"), DOCS, "DOCUMENTS", REPORT],
+  ["What is the hotel cap per night in Oslo?", answers("210", "210 EUR"), DOCS, "DOCUMENTS", TRAVEL],
+  ["What is the per diem in London?", answers("75", "75 EUR"), DOCS, "DOCUMENTS", TRAVEL],
+  ["By how much did Aurora Outfitters' revenue grow in 2025?", answers("12 percent", "12%"), DOCS, "DOCUMENTS", REPORT],
+  ["What was the revenue of Central Europe in 2025?", answers("13.6", "13.6 million euros", "EUR 13.6 million"), DOCS, "DOCUMENTS", REPORT],
+  ["Within how many days must expense claims be submitted?", answers("30", "30 days"), DOCS, "DOCUMENTS", TRAVEL],
+  ["What is the return window for tents?", answers("60", "60 days"), DOCS, "DOCUMENTS", RETURNS],
+  ["How many years of warranty do backpacks have?", answers("10", "10 years"), DOCS, "DOCUMENTS", RETURNS],
+  ["Which product was named product of the year by Outdoor Gear Review?", answers("Trail Runner 2", "The Trail Runner 2 shoe"), DOCS, "DOCUMENTS", REPORT],
+  ["What was the operating margin in 2025?", answers("9.4 percent", "9.4%"), DOCS, "DOCUMENTS", REPORT],
+  ["In which city is the returns warehouse?", answers("Jönköping"), DOCS, "DOCUMENTS", RETURNS],
   // SQL: the sales database; gold = the gold SQL's result on the demo KB.
   ["How many orders were returned?", sql("SELECT count(*) FROM orders WHERE status = 'returned'"), SQL, "SQL"],
   ["How many orders were shipped?", sql("SELECT count(*) FROM orders WHERE status = 'shipped'"), SQL, "SQL"],
@@ -54,13 +59,14 @@ const SPECS: Spec[] = [
 ];
 
 export function demoQuestions(): EvalQuestion[] {
-  return SPECS.map(([question, gold, kb, kind], i) => ({
+  return SPECS.map(([question, gold, kb, kind, document], i) => ({
     id: `demo:${i + 1}`,
     suite: "demo",
     question,
     kind,
     goldKbNames: kb ? [kb] : [],
     gold,
+    ...(document ? { evidence: { documentIds: [document] } } : {}),
     ordered: gold.type === "query" && /\border\s+by\b/i.test(gold.text) && !/\blimit\s+1\b/i.test(gold.text),
     tags: [gold.type === "unanswerable" ? "unanswerable" : `kb:${kind.toLowerCase()}`],
   }));
@@ -70,7 +76,7 @@ export function demoSuite(): SuiteDefinition {
   return {
     key: "demo",
     label: "Demo workspace",
-    description: "The demo catalog's own questions: policy and report documents, the sales database, the product graph, and questions to refrain from.",
+    description: "The demo catalog's own questions: policy and report documents (with the document that holds each answer), the sales database, the product graph, and questions to refrain from.",
     questions: demoQuestions(),
     scope: (kb) => kb.origin === "demo",
   };

@@ -78,6 +78,9 @@ const FEEDBACK_MEANINGS: Record<(typeof FEEDBACK_TYPES)[number], string> = {
   wrong_source: "the evidence comes from a source that cannot answer; select others (target: that knowledge base's name)",
   wrong_module: "one retrieval module misled the answer; use the others (target: the module's strategy name)",
   next_batch: 'the right entity was found but the answer is beyond the first results (target: the page to fetch, "1" for the second page)',
+  missing_negation: "the question says 'not', 'without' or 'except' but the answer query has no negation (target: the negated words)",
+  missing_grouping: "the question asks 'for each', 'per' or 'by' but the answer query does not group (target: what to group by)",
+  missing_filter: "the question names a value but the answer query does not filter on it (target: the value as mentioned)",
 };
 
 export function commentorPrompt(input: CommentorPromptInput) {

@@ -4,6 +4,7 @@ import { normalizeLabel } from "../text";
 import type { AnswerType, EvidenceScorer, Intent } from "../types";
 import { type GazetteerCategory, isIn } from "./gazetteer";
 import { identifierWords } from "./piece-text";
+import { type ExpectedUnit, UNIT_CONTRADICTS, expectedUnit, unitAgreement, unitOfColumn } from "../units";
 
 /**
  * Answer-type fit: does the piece hold the kind of thing the question asks for (a date for "when", a
@@ -15,6 +16,8 @@ import { identifierWords } from "./piece-text";
 interface Field {
   /** Normalized column, predicate or property name ("song release year"). */
   name: string;
+  /** The unit the column states ("Warranty (years)" → "years"), when it states one. */
+  unit?: string;
   value: Scalar;
   datatype?: string;
 }
@@ -27,7 +30,7 @@ function fieldName(name: string): string {
 export function fieldsOf(piece: EvidencePiece): Field[] {
   if (piece.kind === "row") {
     const row = piece.data as RowData;
-    return row.columns.map((c, i) => ({ name: fieldName(c), value: row.values[i] ?? null }));
+    return row.columns.map((c, i) => ({ name: fieldName(c), value: row.values[i] ?? null, unit: unitOfColumn(c)?.word }));
   }
   if (piece.kind === "triple") {
     const t = piece.data as TripleData;
@@ -117,7 +120,7 @@ function mentionsOrganisation(text: string): boolean {
   return tokens.some((t, i) => i > 0 && capitalized(tokens[i - 1].raw) && ORG_SUFFIX.test(t.raw));
 }
 
-type Fit = (piece: EvidencePiece, fields: Field[]) => number;
+type Fit = (piece: EvidencePiece, fields: Field[], expected: ExpectedUnit | null) => number;
 
 const dateFit: Fit = (piece, fields) => {
   if (fields.some((f) => hasValue(f.value) && (DATE_FIELD.test(f.name) || /#(date|dateTime|gYear|gYearMonth)$/.test(f.datatype ?? "") || (typeof f.value === "string" && ISO_DATE.test(f.value))))) return 1;
@@ -125,8 +128,9 @@ const dateFit: Fit = (piece, fields) => {
   return YEAR.test(piece.text) ? 0.6 : 0;
 };
 
-function numericFit(fields: Field[], text: string, field: RegExp, inText: RegExp | null): number {
-  const numbers = fields.filter((f) => isNumeric(f.value) && !ID_FIELD.test(f.name));
+function numericFit(fields: Field[], text: string, field: RegExp, inText: RegExp | null, expected: ExpectedUnit | null = null): number {
+  // A figure whose column states a unit the question rules out ("Warranty (years)" for "how many products") is not the quantity asked for.
+  const numbers = fields.filter((f) => isNumeric(f.value) && !ID_FIELD.test(f.name) && unitAgreement(`1 ${f.unit ?? ""}`, expected) > UNIT_CONTRADICTS);
   if (numbers.some((f) => field.test(f.name))) return 1;
   if (inText?.test(text)) return 1;
   // A bare number in a structured field is likely the quantity; one in prose may be anything.
@@ -136,10 +140,10 @@ function numericFit(fields: Field[], text: string, field: RegExp, inText: RegExp
 
 const FITS: Record<AnswerType, Fit> = {
   date: dateFit,
-  number: (piece, fields) => numericFit(fields, piece.text, COUNT_FIELD, null),
-  count: (piece, fields) => numericFit(fields, piece.text, COUNT_FIELD, null),
-  money: (piece, fields) => numericFit(fields, piece.text, MONEY_FIELD, MONEY_IN_TEXT),
-  percent: (piece, fields) => numericFit(fields, piece.text, PERCENT_FIELD, PERCENT_IN_TEXT),
+  number: (piece, fields, expected) => numericFit(fields, piece.text, COUNT_FIELD, null, expected),
+  count: (piece, fields, expected) => numericFit(fields, piece.text, COUNT_FIELD, null, expected),
+  money: (piece, fields, expected) => numericFit(fields, piece.text, MONEY_FIELD, MONEY_IN_TEXT, expected),
+  percent: (piece, fields, expected) => numericFit(fields, piece.text, PERCENT_FIELD, PERCENT_IN_TEXT, expected),
   person: (piece, fields) => {
     if (isAboutKind(piece, fields, PERSON_LABEL, true)) return piece.kind === "path" ? 1 : 0.9;
     if (fields.some((f) => hasValue(f.value) && !isNumeric(f.value) && (PERSON_FIELD.test(f.name) || isIn(f.name, "role")))) return 0.9;
@@ -177,9 +181,10 @@ export function expectedTypes(intent: Intent): AnswerType[] {
 export function answerTypeFit(intent: Intent, pieces: EvidencePiece[]): number[] {
   const types = expectedTypes(intent);
   if (!types.length) return pieces.map(() => 0);
+  const unit = expectedUnit(intent.completed);
   return pieces.map((piece) => {
     const fields = fieldsOf(piece);
-    return Math.max(...types.map((t) => FITS[t](piece, fields)));
+    return Math.max(...types.map((t) => FITS[t](piece, fields, unit)));
   });
 }
 

@@ -12,6 +12,8 @@ export interface ExecuteInput {
   deps: CatalogDeps;
   queryTimeoutMs: number;
   maxRows: number;
+  /** Row cap of answer queries (their result is the answer); default `maxRows`. */
+  answerRowCap?: number;
   /** Document collections search hybrid (BM25 + vectors) with it; absent or null = BM25 only. */
   embedder?: Embedder | null;
 }
@@ -46,7 +48,8 @@ export async function executeQueries(input: ExecuteInput, ctx: StageContext): Pr
       try {
         const backend = openBackend(kb, input.deps);
         const timeoutMs = Math.min(input.queryTimeoutMs, remainingMs(ctx));
-        const result = await backend.execute(q.query, { timeoutMs, maxRows: input.maxRows, signal: ctx.signal, embedder: input.embedder });
+        const maxRows = q.role === "answer" ? (input.answerRowCap ?? input.maxRows) : input.maxRows;
+        const result = await backend.execute(q.query, { timeoutMs, maxRows, signal: ctx.signal, embedder: input.embedder });
         const pieces = backend.verbalize(result, { sourceObject: q.sourceObject ?? undefined });
         const ms = Math.round(performance.now() - started);
         return {

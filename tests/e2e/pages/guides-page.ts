@@ -36,7 +36,7 @@ export class GuidesPage {
     await this.source(n).getByLabel(`Knowledge base of source ${n}`).selectOption({ label: name });
   }
 
-  async setKind(n: number, j: number, kind: "NativeQuery" | "SelectCoordinates" | "SelectSentenceIdxs" | "Neighborhood") {
+  async setKind(n: number, j: number, kind: "Saved query" | "Pick table cells" | "Pick sentences" | "Graph neighborhood") {
     await this.action(n, j).getByLabel(`Action ${j} of source ${n}: kind`).selectOption({ label: kind });
   }
 

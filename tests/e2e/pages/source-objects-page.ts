@@ -32,6 +32,7 @@ export class SourceObjectsPage {
     return this.detail().getByRole("table", { name: /^Preview of/ });
   }
 
+  /** A row's checkbox by the number the preview shows (from 1). */
   row(index: number) {
     return this.grid().getByRole("checkbox", { name: new RegExp(`^Row ${index}:`) });
   }
@@ -50,8 +51,9 @@ export class SourceObjectsPage {
     return this.detail().getByRole("checkbox", { name: text });
   }
 
-  async run(action: "SelectCoordinates" | "SelectSentenceIdxs") {
-    await this.detail().getByRole("button", { name: `Run ${action}` }).click();
+  /** "Pick table cells" or "Pick sentences": the button that runs the selection. */
+  async pick(what: "cells" | "sentences") {
+    await this.detail().getByRole("button", { name: `Pick these ${what}` }).click();
   }
 
   producedContext() {

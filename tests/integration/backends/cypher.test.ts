@@ -19,6 +19,7 @@ import { type RunOutcome, runPipeline } from "@/lib/pipeline/run";
 import { datasetsDir, loadMoviesGraph } from "../../support/services/neo4j";
 import { freePort } from "../../support/services/postgres";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
+import { queryAttackOutcome, queryAttacks } from "../../support/attack-corpus";
 
 /**
  * The Cypher backend against a real Neo4j 5 (npm run test:services starts one from
@@ -186,6 +187,19 @@ describe.skipIf(!uri)("Cypher backend on a real Neo4j", () => {
     });
     const pieces = backend.verbalize(rel);
     expect(pieces.map((p) => [p.kind, p.text])).toEqual([["path", "Keanu Reeves -ACTED_IN (roles: Neo)-> The Matrix"]]);
+  });
+
+  describe("the shared attack corpus (tests/support/attack-corpus.ts): refused or contained, the graph untouched", () => {
+    let before: Awaited<ReturnType<typeof snapshot>>;
+    beforeAll(async () => {
+      before = await snapshot();
+    });
+
+    it.each(queryAttacks("cypher").map((a) => [a.name, a] as const))("%s", async (_, attack) => {
+      const outcome = await queryAttackOutcome(attack, () => backend.execute({ language: "cypher", text: attack.text }, { timeoutMs: attack.timeoutMs ?? 5_000 }));
+      expect(outcome).toMatch(attack.says);
+      expect(await snapshot()).toEqual(before);
+    });
   });
 
   describe("the attack corpus: each attempt is refused and the graph is untouched", () => {

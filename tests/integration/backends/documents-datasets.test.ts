@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -126,12 +126,13 @@ describe.skipIf(!HAVE_TATQA)("TAT-QA loader", () => {
     const result = await backend.execute({ language: "search", text: "total sales in 2019", filters: { contentType: "table" } }, { maxRows: 5 });
     const [top] = backend.verbalize(result);
     expect(top.text).toBe(
-      "Sales by Contract Type / Item: Total sales, 2019: $1,496.5, Years Ended September 30, 2018: $1,202.9, 2017: $1,107.7",
+      // The report states the scale in the sentence before the table ("(in millions)"): the caption carries it.
+      "Sales by Contract Type (in millions) / Item: Total sales, 2019: $1,496.5, Years Ended September 30, 2018: $1,202.9, 2017: $1,107.7",
     );
     expect((top.data as RowData).rowIndex).toBe(2);
     expect(top.provenance.location).toEqual({ document: FIRST_TABLE, table: `${FIRST_TABLE}#table-1`, row: 2, tableUid: FIRST_TABLE, headerRows: 2 });
     expect(top.entities[0]).toBe("Total sales");
-    expect(selectCoordinates(ctx, `${FIRST_TABLE}#table-1`, [2], ["2019"]).text).toBe("Sales by Contract Type / 2019: $1,496.5");
+    expect(selectCoordinates(ctx, `${FIRST_TABLE}#table-1`, [2], ["2019"]).text).toBe("Sales by Contract Type (in millions) / 2019: $1,496.5");
   });
 
   it("answers a text question with the paragraph, keeping its TAT-QA order and uid", async () => {
@@ -144,7 +145,47 @@ describe.skipIf(!HAVE_TATQA)("TAT-QA loader", () => {
   it("lists each context table as a source unit", async () => {
     const units = await backend.sourceUnits();
     expect(units).toHaveLength(6);
-    expect(units[1]).toMatchObject({ key: `${FIRST_TABLE}#table-1`, contentType: "TABLE", name: "Sales by Contract Type" });
+    expect(units[1]).toMatchObject({ key: `${FIRST_TABLE}#table-1`, contentType: "TABLE", name: "Sales by Contract Type (in millions)" });
     expect(units[1].description).toContain("columns: Item, 2019, Years Ended September 30, 2018, 2017");
+  });
+});
+
+describe("TAT-QA loader: headers and scale as reports write them", () => {
+  it("reads a labelled row of periods as the header and puts a unit row's scale into the caption", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "mosaic-tatqa-file-"));
+    dirs.push(dir);
+    mkdirSync(path.join(dir, "tatqa"));
+    const context = {
+      table: {
+        uid: "t-1",
+        table: [
+          ["($ in millions)", "", ""],
+          ["For the year ended December 31:", "2019", "2018 (4)"],
+          ["Revenue", "$1,200", "$1,100"],
+        ],
+      },
+      paragraphs: [{ uid: "p-1", order: 1, text: "Results of operations" }],
+      questions: [],
+    };
+    // Three header rows, then a unit row among the data rows.
+    const unitRow = {
+      table: { uid: "t-2", table: [["", "Fiscal", ""], ["", "Year ended", ""], ["", "2019", "2018"], ["", "(in thousands)", ""], ["Leases", "12", "10"]] },
+      paragraphs: [{ uid: "p-2", order: 1, text: "Leases" }],
+      questions: [],
+    };
+    writeFileSync(path.join(dir, "tatqa/tatqa_dataset_dev.json"), JSON.stringify([context, unitRow]));
+    const ctx = freshContext("TAT-QA file");
+    await loadTatQa(ctx, dir);
+    const backend = createDocumentsBackend(CONFIG, {}, ctx);
+    try {
+      const rows = backend.verbalize(await backend.execute({ language: "search", text: "revenue leases", filters: { contentType: "table" } }, { maxRows: 5 }));
+      const revenue = rows.find((r) => (r.data as RowData).values[0] === "Revenue")!;
+      expect((revenue.data as RowData).columns).toEqual(["($ in millions) For the year ended December 31:", "2019", "2018 (4)"]);
+      expect(revenue.provenance.location).toMatchObject({ headerRows: 2, row: 0 });
+      const leases = rows.find((r) => (r.data as RowData).values[0] === "Leases")!;
+      expect((leases.data as RowData).table).toBe("Leases (in thousands)");
+    } finally {
+      await backend.close();
+    }
   });
 });

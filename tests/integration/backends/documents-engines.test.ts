@@ -110,7 +110,8 @@ describe.skipIf(!url)("document collections on SQLite and on OpenSearch answer a
     const [a, b] = [await sqlite.check(), await os.check()];
     expect(b.ok).toBe(true);
     expect(b.message.startsWith(a.message)).toBe(true);
-    expect(b.message).toContain(`OpenSearch at ${new URL(url!).origin}, cluster green`);
+    // Green, or yellow where another test's index asks for a replica this single node cannot hold.
+    expect(b.message).toMatch(new RegExp(`; OpenSearch at ${new URL(url!).origin.replace(/[.]/g, "\\.")}, cluster (green|yellow)$`));
   });
 
   it("gives the same descriptor (text and version), source units, entity index and structure", async () => {
@@ -318,7 +319,7 @@ describe.skipIf(!url)("an OpenSearch collection's lifecycle", () => {
       expect((await search(backend, "apples")).records).toEqual([]);
       expect((await search(backend, "pears", { contentType: "text" })).records.map((r) => r.documentId)).toEqual(["notes-md"]);
       expect((await search(backend, "pear", { contentType: "table" })).records.map((r) => r.sourceObject)).toEqual(["data-json#table-1"]);
-      expect((await backend.check()).message).toMatch(/^2 documents, 1 chunks, 1 tables; OpenSearch at /);
+      expect((await backend.check()).message).toMatch(/^2 documents, 1 passage, 1 table; OpenSearch at /);
       // Nothing of the first version is left in the index.
       const c = OpenSearchCollection.open(config, {}, ctx);
       try {

@@ -259,7 +259,7 @@ describe("documents backend on SQLite FTS5 + sqlite-vec", () => {
       const health = await backend.check();
       expect(health.ok).toBe(true);
       const chunks = inspect(ctx, (db) => db.prepare("SELECT count(*) FROM chunks").pluck().get());
-      expect(health.message).toBe(`6 documents, ${chunks} chunks, 5 tables (5 files could not be read)`);
+      expect(health.message).toBe(`6 documents, ${chunks} passages, 5 tables (5 files could not be read)`);
     });
 
     it("describes the collection: counts, terms, titles, every table with its columns, and how to query", async () => {
@@ -381,7 +381,8 @@ describe("documents collection lifecycle", () => {
       const pears = await search(backend, "pears", { contentType: "text" });
       expect(pears.records.map((r) => r.documentId)).toEqual(["notes-md"]);
       expect((await search(backend, "pear", { contentType: "table" })).records.map((r) => r.sourceObject)).toEqual(["data-json#table-1"]);
-      expect((await backend.check()).message).toBe("2 documents, 1 chunks, 1 tables");
+      // One of each reads in the singular.
+      expect((await backend.check()).message).toBe("2 documents, 1 passage, 1 table");
     } finally {
       await backend.close();
     }
@@ -449,7 +450,7 @@ describe("documents collection lifecycle", () => {
     initCollection(ctx, { language: "de" });
     const backend = createDocumentsBackend(CONFIG, {}, ctx);
     try {
-      expect((await backend.check()).message).toBe("0 documents, 0 chunks, 0 tables");
+      expect((await backend.check()).message).toBe("0 documents, 0 passages, 0 tables");
       const d = await backend.describe();
       expect(d.text).toContain("No documents yet.");
       expect(await backend.sourceUnits()).toHaveLength(1);

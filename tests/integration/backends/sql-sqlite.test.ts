@@ -194,7 +194,7 @@ describe("SQL backend on a SQLite file made for the test", () => {
     ["two statements", "SELECT 1; DELETE FROM customer", /holds 2 statements/],
     ["a write after a comment", "SELECT * FROM customer; -- report\nDELETE FROM customer", /holds 2 statements/],
     ["a write after a block comment", "SELECT 1 /* ; */; UPDATE customer SET name = 'x'", /holds 2 statements/],
-    ["a write inside a CTE", "WITH d AS (DELETE FROM customer RETURNING *) SELECT * FROM d", /DELETE is not allowed/],
+    ["a write inside a CTE", "WITH d AS (DELETE FROM customer RETURNING *) SELECT * FROM d", /WITH clause may only hold SELECT queries, and this one holds DELETE/],
     ["DELETE", "DELETE FROM customer", /DELETE is not allowed/],
     ["DROP", 'DROP TABLE "order"', /DROP is not allowed/],
     ["ATTACH", `ATTACH DATABASE '${path.join(tmpdir(), "mosaic-evil.sqlite")}' AS evil`, /ATTACH is not allowed/],
@@ -278,7 +278,8 @@ describe("SQL backend on files it cannot use", () => {
     const kb = open("gone.sqlite", ctx);
     const health = await kb.check();
     expect(health.ok).toBe(false);
-    expect(health.message).toBe(`Cannot open ${path.join(ctx.storageDir, "gone.sqlite")}: file not found. Upload the database again.`);
+    // The file's name, never the server's path to it.
+    expect(health.message).toBe("The database file of this knowledge base (gone.sqlite) is missing. Upload the database again.");
     await expect(kb.execute(sql("SELECT 1"))).rejects.toBeInstanceOf(BackendUnavailableError);
   });
 
@@ -287,7 +288,7 @@ describe("SQL backend on files it cannot use", () => {
     writeFileSync(path.join(ctx.storageDir, "database.sqlite"), "name,country\nAda,UK\n".repeat(200));
     const health = await open("database.sqlite", ctx).check();
     expect(health.ok).toBe(false);
-    expect(health.message).toMatch(/^Cannot open .*database\.sqlite: it is not a SQLite database \(.*\)\. Upload a SQLite database file\.$/);
+    expect(health.message).toBe("database.sqlite is not a SQLite database, or it is damaged. Upload a SQLite database file.");
   });
 });
 

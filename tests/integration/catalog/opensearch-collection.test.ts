@@ -64,7 +64,7 @@ describe.skipIf(!url)(`a document collection on OpenSearch (${TARGET_ENGINE})`, 
     const result = await registerKnowledgeBase(handle.prisma, deps, admin.id, registration({ engine: "opensearch", searchUrl: url, user: "mosaic", password: "cluster-secret-7" }), files);
     kbId = result.id;
     expect(result.refresh.status).toBe("HEALTHY");
-    expect(result.refresh.message).toMatch(/^3 documents, \d+ chunks, \d+ tables; OpenSearch at /);
+    expect(result.refresh.message).toMatch(/^3 documents, \d+ passages, \d+ tables; OpenSearch at /);
 
     const row = await handle.prisma.knowledgeBase.findUniqueOrThrow({ where: { id: kbId } });
     expect(JSON.stringify(row.config)).not.toContain("cluster-secret-7");

@@ -95,6 +95,57 @@ describe("evaluation command line", () => {
     expect(wrong.out).toMatch(/Give two report files/);
   }, 240_000);
 
+  it("--questions tatqa: the file's temporary collection is removed when the run ends, fails, is interrupted, or after a crash", async () => {
+    const { writeFileSync } = await import("node:fs");
+    const contexts = (JSON.parse(readFileSync(path.join(ROOT, "..", "shared", "datasets", "tatqa", "tatqa_dataset_dev.json"), "utf8")) as unknown[]).slice(0, 3);
+    const file = path.join(outDir, "tatqa-own.json");
+    writeFileSync(file, JSON.stringify(contexts));
+    const base = ["--suite", "tatqa", "--questions", file, "--llm", "off", "--concurrency", "1"];
+    const removed = /Removed the temporary collection "Evaluation questions [0-9a-f]{8}: tatqa-own\.json"/;
+
+    // Interrupted once (Ctrl-C): the questions in flight are cancelled, then the collection goes.
+    const interrupted = await start("eval.ts", base, (line, child) => {
+      if (/^\[ ?1\/\d+\]/.test(line)) child.kill("SIGINT");
+    });
+    expect(interrupted.out).toMatch(/registered 3 context\(s\) of tatqa-own\.json as the temporary collection/);
+    expect(interrupted.out).toMatch(/Cancelled after \d+ of \d+ questions/);
+    expect(interrupted.out).toMatch(removed);
+
+    // The run fails after the collection was registered (a config the pipeline does not know): removed too.
+    writeFileSync(path.join(outDir, "bad-config.json"), JSON.stringify({ noSuchSetting: 1 }));
+    const failed = await start("eval.ts", [...base, "--config", path.join(outDir, "bad-config.json")]);
+    expect(failed.code).toBe(1);
+    expect(failed.out).toMatch(/The pipeline config is invalid/);
+    expect(failed.out).toMatch(removed);
+
+    // Killed outright (no cleanup possible): the next run of the same file replaces what it left.
+    const killed = await start("eval.ts", base, (line, child) => {
+      if (/as the temporary collection/.test(line)) child.kill("SIGKILL");
+    });
+    expect(killed.signal).toBe("SIGKILL");
+    const json = path.join(outDir, "tatqa-own-report.json");
+    const done = await start("eval.ts", [...base, "--limit", "2", "--fresh", "--quiet", "--json", json]);
+    expect(done.code).toBe(0);
+    expect(done.out).toMatch(/removed the temporary collection "Evaluation questions [0-9a-f]{8}: tatqa-own\.json" an earlier, interrupted run left/);
+    expect(done.out).toMatch(removed);
+    const report = JSON.parse(readFileSync(json, "utf8"));
+    expect(report).toMatchObject({ suite: "tatqa", n: 2, status: "DONE", questionsFile: { name: "tatqa-own.json", sha256: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    expect(done.out).toMatch(/questions: tatqa-own\.json \(sha256 [0-9a-f]{64}\)/);
+  }, 300_000);
+
+  it("--questions: a broken file stops with the file, the item and what is wrong, before anything runs", async () => {
+    const { writeFileSync } = await import("node:fs");
+    const file = path.join(outDir, "spider-broken.json");
+    writeFileSync(file, JSON.stringify([{ db_id: "concert_singer", question: "How many singers?" }]));
+    const r = await start("eval.ts", ["--suite", "spider", "--questions", file]);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/Failed: spider-broken\.json, item 1 \("How many singers\?"\): has no "query"\./);
+    expect(r.out).not.toMatch(/at .*\.ts:\d+/);
+    const wrongSuite = await start("eval.ts", ["--suite", "demo", "--questions", file]);
+    expect(wrongSuite.code).toBe(1);
+    expect(wrongSuite.out).toMatch(/--questions needs one of the suites spider, sparql-from-spider, tatqa, scifact, text2cypher/);
+  }, 120_000);
+
   it("stops with a clear message when text2cypher has no Neo4j", async () => {
     const r = await start("eval.ts", ["--suite", "text2cypher", "--limit", "2"]);
     expect(r.code).toBe(1);

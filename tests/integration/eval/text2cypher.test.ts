@@ -1,6 +1,7 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { parse } from "csv-parse/sync";
 import neo4jDriver from "neo4j-driver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeAllBackends } from "@/lib/backends/registry";
@@ -10,10 +11,16 @@ import { registerKnowledgeBase } from "@/lib/catalog/register";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
 import { ensureNeo4jGraphs, prepareSuiteCatalog } from "@/lib/eval/prepare";
+import { checkQuestionFileSources, loadQuestionFile } from "@/lib/eval/question-files";
 import { executeEvalRun, openReport, planEvalRun } from "@/lib/eval/runner";
 import { text2cypherSuite } from "@/lib/eval/suites/text2cypher";
 import { type Neo4jServer, datasetsDir, startNeo4j } from "../../support/services/neo4j";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
+
+/** RFC 4180 rows: every field quoted (the dataset's Cypher holds commas and quotes). */
+function stringifyCsv(rows: string[][]): string {
+  return rows.map((r) => r.map((c) => `"${c.replace(/"/g, '""')}"`).join(",")).join("\n");
+}
 
 /**
  * The text2cypher suite on a real Neo4j 5 with the movies and northwind graphs. Under
@@ -61,6 +68,25 @@ describe.skipIf(!process.env.TEST_NEO4J_URI)("text2cypher suite on Neo4j", () =>
     expect(report.perQuestion.filter((r) => r.gold.error)).toEqual([]);
     expect(report.perQuestion.every((r) => r.kind === "CYPHER" && r.execution !== null)).toBe(true);
     expect(report.metrics.execution.n).toBe(6);
+  });
+
+  it("--questions: a Text2Cypher CSV of the dataset's format runs on the same graphs", async () => {
+    const rows = readFileSync(path.join(deps.datasetsDir, "text2cypher", "movies-northwind-dev.csv"), "utf8");
+    // The dataset's header and its first rows: some usable, the flagged ones left out with a note.
+    const [header, ...data] = parse(rows, { relax_column_count: true }) as string[][];
+    const csv = stringifyCsv([header, ...data.slice(0, 12)]);
+    const file = path.join(deps.dataDir, "t2c-own.csv");
+    writeFileSync(file, csv);
+    const loaded = loadQuestionFile("text2cypher", file, deps.datasetsDir);
+    await checkQuestionFileSources(handle.prisma, admin, loaded);
+    expect(loaded.suite.questions.length).toBeGreaterThan(0);
+    const plan = await planEvalRun(handle.prisma, deps, admin, { suite: "text2cypher", seed: 1, limit: 4, configInput: {}, concurrency: 2, origin: "cli", questionsFile: loaded.ref }, loaded.suite);
+    const { reportId } = await openReport(handle.prisma, admin, plan);
+    const report = await executeEvalRun(handle.prisma, deps, admin, plan, reportId);
+    expect(report.status).toBe("DONE");
+    expect(report.questionsFile).toEqual(loaded.ref);
+    expect(report.perQuestion.filter((r) => r.gold.error)).toEqual([]);
+    expect(report.metrics.execution.n).toBe(report.n);
   });
 
   it("loads each graph once: a second preparation adds nothing", async () => {

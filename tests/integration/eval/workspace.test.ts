@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -101,10 +101,19 @@ describe("evaluation in the workspace: authored suites and reports", () => {
     await expect(createAuthoredSuite(handle.prisma, analyst, { name: "Peek", items: [{ kind: "guide", id: ids.secretGuide }] })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(createAuthoredSuite(handle.prisma, analyst, { name: "Empty", items: [{ kind: "manual", question: "Anything?" }] })).rejects.toMatchObject({ name: "ZodError" });
 
-    const options = await listSuiteOptions(handle.prisma, analyst, deps.datasetsDir);
+    const options = await listSuiteOptions(handle.prisma, analyst, { datasetsDir: deps.datasetsDir, neo4jConfigured: false });
     expect(options.find((o) => o.key === `custom:${created.id}`)).toMatchObject({ label: "Sales regression", questions: 3, authored: true, canDelete: true });
     expect(options.find((o) => o.key === "demo")!.unavailable).toBeNull();
-    expect(options.find((o) => o.key === "spider")!.unavailable).toMatch(/catalog:load-benchmarks/);
+    // Without the benchmark datasets the suites say where they were looked for; with them, that the catalog is not loaded.
+    const withoutDatasets = await listSuiteOptions(handle.prisma, analyst, { datasetsDir: path.join(deps.dataDir, "no-datasets-here"), neo4jConfigured: false });
+    expect(withoutDatasets.find((o) => o.key === "spider")!.unavailable).toMatchObject({ short: "datasets not found", loadable: false });
+    expect(withoutDatasets.find((o) => o.key === "spider")!.unavailable!.reason).toContain(path.join(deps.dataDir, "no-datasets-here"));
+    expect(withoutDatasets.find((o) => o.key === "demo")!.unavailable).toBeNull();
+    if (existsSync(deps.datasetsDir)) {
+      expect(options.find((o) => o.key === "spider")!.unavailable).toMatchObject({ short: "not loaded yet", loadable: true });
+      expect(options.find((o) => o.key === "spider")!.unavailable!.fix).toMatch(/Ask an admin to load the benchmark catalog/);
+      expect(options.find((o) => o.key === "text2cypher")!.unavailable).toMatchObject({ short: "no Neo4j server", loadable: false });
+    }
     await expect(deleteAuthoredSuite(handle.prisma, secondAnalyst, created.id)).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 

@@ -11,7 +11,7 @@ import { LlmFirst } from "@/lib/pipeline/strategies";
 import { classicalAnswer } from "@/lib/pipeline/stages/answer";
 import type { Candidate } from "@/lib/pipeline/types";
 import { type FakeOpenAi, dataBlocks, startFakeOpenAi } from "../../support/fake-openai/server";
-import { EX, KB, intent, iri, link, mention, passage, scored, triple } from "../../unit/pipeline/answer-fixtures";
+import { EX, KB, docRow, intent, iri, link, mention, passage, scored, triple } from "../../unit/pipeline/answer-fixtures";
 
 /** Single LLM stages against the fake endpoint: the parts a whole demo run cannot reach (Cypher, injected documents). */
 
@@ -148,5 +148,41 @@ describe("the run's deadline bounds the model", () => {
     const run = s.run({ intent: intent("Who?"), evidence: [scored(triple(KB.products, iri("a", "A"), iri("b", "B"), iri("c", "C"), "q"), 1)] }, { ...context(), signal: controller.signal });
     setTimeout(() => controller.abort(new Error("cancelled by the user")), 200);
     await expect(run).rejects.toThrow("cancelled by the user");
+  });
+});
+
+describe("an operation the model proposes over table cells", () => {
+  const COLUMNS = ["Region", "Revenue 2024 (EUR million)", "Revenue 2025 (EUR million)", "Growth"];
+  const central = docRow(KB.docs, "annual-report-2025", "Table 1 of Aurora Outfitters Annual Report 2025", "Results by region", COLUMNS, ["Central Europe", "11.0", "13.6", "24%"], 1, "central europe revenue");
+  const nordics = docRow(KB.docs, "annual-report-2025", "Table 1 of Aurora Outfitters Annual Report 2025", "Results by region", COLUMNS, ["Nordics", "24.1", "26.3", "9%"], 0, "central europe revenue");
+  const q = "What was the percentage change in Central Europe revenue from 2024 to 2025?";
+  const input = { intent: intent(q, { wh: "what", answerTypes: ["percent"], relation: "percentage change" }), evidence: [scored(central, 0.9), scored(nordics, 0.7)] };
+  const proposal = (operands: { evidence: string; column: string }[], answer = "25%") => ({
+    json: { answer, citations: ["E1"], confidence: 0.9, answerType: "percent", refrainReason: null, computation: { operation: "change-ratio", operands, percent: false } },
+  });
+
+  it("reads the cells it names and computes the result itself, with the derivation", async () => {
+    // The model's own arithmetic (25%) is wrong: Mosaic's figure is what the cells give.
+    fake.on("answer", () => proposal([{ evidence: "E1", column: "Revenue 2025 (EUR million)" }, { evidence: "E1", column: "Revenue 2024 (EUR million)" }]));
+    const ctx = context();
+    const answer = await llmAnswer(session()).run(input, ctx);
+    expect(answer).toMatchObject({ text: "23.64%", refrained: false, citations: [central.id] });
+    expect(answer.derivation).toMatchObject({ operation: "change-ratio", proposedBy: "llm", result: 23.64, scale: "percent", expression: "(13.6 − 11) / 11 × 100 = 23.64%" });
+    expect(answer.derivation?.operands.map((o) => [o.row, o.column])).toEqual([
+      ["Central Europe", "Revenue 2025 (EUR million)"],
+      ["Central Europe", "Revenue 2024 (EUR million)"],
+    ]);
+    expect(ctx.events.some((e) => /recomputed from the cells it named/.test(e.summary))).toBe(true);
+    expect(fake.calls("answer")[0].system).toMatch(/computation/);
+  });
+
+  it("rejects a proposal whose cell does not exist, and the classical reading answers instead", async () => {
+    fake.on("answer", () => proposal([{ evidence: "E1", column: "Revenue 2026" }, { evidence: "E1", column: "Revenue 2024 (EUR million)" }]));
+    const error = await llmAnswer(session()).run(input, context()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LlmError);
+    expect((error as LlmError).message).toMatch(/'Central Europe' has no column 'Revenue 2026'/);
+    const s = session();
+    const classical = await new LlmFirst("answer", llmAnswer(s), classicalAnswer, s).run(input, context());
+    expect(classical).toMatchObject({ text: "23.64%", derivation: { proposedBy: "classical" } });
   });
 });

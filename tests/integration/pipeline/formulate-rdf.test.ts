@@ -41,15 +41,26 @@ function linked(question: string, text: string): EntityMention {
   return { mention: text, span: [at, at + text.length], links, fromContext: false };
 }
 
-async function run(i: Intent, feedback: Feedback | null = null): Promise<{ queries: FormulatedQuery[]; pieces: EvidencePiece[][] }> {
-  const queries = await classicalFormulate.run(
-    { intent: i, candidates: [{ kbId: KB, kbName: "graph", kind: "SPARQL", sourceObjects: [], score: 1, reasons: [] }], structures: new Map([[KB, structure]]), guides: [], feedback },
+/**
+ * The formulated queries run on Oxigraph: the answer query's result rows (the question plan written as
+ * SPARQL) apart, then each evidence pattern's pieces.
+ */
+async function run(i: Intent, feedback: Feedback | null = null): Promise<{ queries: FormulatedQuery[]; pieces: EvidencePiece[][]; answer: { query: FormulatedQuery; rows: Record<string, unknown>[] } | null }> {
+  const all = await classicalFormulate.run(
+    { intent: i, candidates: [{ kbId: KB, kbName: "graph", kind: "SPARQL", sourceObjects: [], score: 1, reasons: [] }], structures: new Map([[KB, structure]]), guides: [], feedback, maxQueriesPerCandidate: 4 },
     ctx,
   );
+  const answerQuery = all.find((q) => q.role === "answer") ?? null;
+  const queries = all.filter((q) => q.role !== "answer");
   const pieces: EvidencePiece[][] = [];
   for (const q of queries) pieces.push(backend.verbalize(await backend.execute(q.query, { maxRows: 200 }), { sourceObject: q.sourceObject }));
-  return { queries, pieces };
+  const answer = answerQuery ? { query: answerQuery, rows: (await backend.execute(answerQuery.query, { maxRows: 200 })).records } : null;
+  return { queries, pieces, answer };
 }
+
+/** A result cell as text: RDF terms by their lexical value. */
+const cell = (v: unknown) => (v && typeof v === "object" && "value" in v ? String((v as { value: unknown }).value) : String(v));
+const column = (rows: Record<string, unknown>[]) => rows.map((r) => cell(Object.values(r)[0]));
 
 describe("formulated SPARQL on the demo RDF graph", () => {
   it("Who is the chief executive of Aurora Outfitters AB? → Maria Lindqvist, as a labelled triple", async () => {
@@ -63,7 +74,11 @@ describe("formulated SPARQL on the demo RDF graph", () => {
 
   it("How many products are made by Fjelltex Textiles? → 4, with the facts behind the count", async () => {
     const q = "How many products are made by Fjelltex Textiles?";
-    const { pieces } = await run(intent(q, { wh: "how many", aggregate: "count", answerTypes: ["count"], relation: "made by", entities: [linked(q, "Fjelltex Textiles")] }));
+    const { pieces, answer } = await run(intent(q, { wh: "how many", aggregate: "count", answerTypes: ["count"], relation: "made by", entities: [linked(q, "Fjelltex Textiles")] }));
+    // The answer query: products joined to their maker along "made by", the maker's label filtered, counted.
+    expect(answer?.query.query.text).toMatch(/COUNT/);
+    expect(answer?.query.query.text).toMatch(/madeBy/);
+    expect(column(answer!.rows)).toEqual(["4"]);
     expect(pieces[0].map((p) => p.text)).toEqual(["Query result / count: 4"]);
     expect(pieces[1].map((p) => p.text).sort()).toEqual([
       "Arctic Sleeping Bag made by Fjelltex Textiles",
@@ -75,12 +90,15 @@ describe("formulated SPARQL on the demo RDF graph", () => {
 
   it("Which products are made of leather? → Ridge Hiking Boot, through the linked literal", async () => {
     const q = "Which products are made of leather?";
-    const { pieces } = await run(intent(q, { wh: "which", entities: [linked(q, "leather")] }));
+    const { pieces, answer } = await run(intent(q, { wh: "which", entities: [linked(q, "leather")] }));
+    expect(column(answer!.rows)).toEqual(["Ridge Hiking Boot"]);
     expect(pieces[0].map((p) => p.text)).toEqual(["Ridge Hiking Boot material leather"]);
   });
 
   it("Which product is the heaviest? → Basecamp 4 Tent", async () => {
-    const { pieces } = await run(intent("Which product is the heaviest?", { wh: "which", superlative: { direction: "max", attribute: "heaviest", limit: 1 } }));
+    const { pieces, answer } = await run(intent("Which product is the heaviest?", { wh: "which", superlative: { direction: "max", attribute: "heaviest", limit: 1 } }));
+    expect(answer?.query.query.text).toMatch(/ORDER BY DESC\(\?Product_weight_in_grams\)\s+LIMIT 1/);
+    expect(column(answer!.rows)).toEqual(["Basecamp 4 Tent"]);
     expect(pieces[0].map((p) => p.text)).toEqual(["Basecamp 4 Tent weight in grams 5100"]);
   });
 

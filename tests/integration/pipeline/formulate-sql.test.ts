@@ -84,20 +84,21 @@ describe("formulated SQL on the demo sales database", () => {
   });
   afterAll(() => sales.raw.close());
 
-  it("How many orders were returned? → the count of returned orders, naming the status", async () => {
+  it("How many orders were returned? → exactly the count of returned orders", async () => {
     const q = "How many orders were returned?";
     const { rows } = await sales.answer(intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count", entities: [linked("kb-sales", sales.index, q, "returned")] }));
     const [[expected]] = sales.truth("SELECT count(*) FROM orders WHERE status = 'returned'");
     expect(expected).toBeGreaterThan(0);
-    expect(rows).toEqual([{ status: "returned", "number of orders": expected }]);
+    expect(rows).toEqual([{ "number of orders": expected }]);
   });
 
-  it("Which product has the highest list price? → Basecamp 4 Tent, as a row evidence piece of the products table", async () => {
+  it("Which product has the highest list price? → Basecamp 4 Tent, the context rows as row pieces of the products table", async () => {
     const q = "Which product has the highest list price?";
     const i = intent(q, { wh: "which", answerTypes: ["entity"], superlative: { direction: "max", attribute: "list price", limit: 1 } });
     const { rows, queries } = await sales.answer(i);
-    expect(rows).toEqual([{ product_id: 2, name: "Basecamp 4 Tent", list_price: 529 }]);
-    const pieces = sales.backend.verbalize(await sales.backend.execute(queries[0].query), { sourceObject: queries[0].sourceObject });
+    expect(rows).toEqual([{ name: "Basecamp 4 Tent" }]);
+    expect(queries[0].role).toBe("answer");
+    const pieces = sales.backend.verbalize(await sales.backend.execute(queries[1].query), { sourceObject: queries[1].sourceObject });
     expect(pieces[0].text).toBe("products / product_id: 2, name: Basecamp 4 Tent, list_price: 529");
     expect((pieces[0].data as RowData).key).toEqual({ product_id: 2 });
   });
@@ -106,14 +107,14 @@ describe("formulated SQL on the demo sales database", () => {
     const q = "How many orders were placed by customers in Germany?";
     const { rows } = await sales.answer(intent(q, { aggregate: "count", entities: [linked("kb-sales", sales.index, q, "Germany")] }));
     const [[expected]] = sales.truth("SELECT count(*) FROM orders o JOIN customers c USING (customer_id) JOIN regions r USING (region_id) WHERE r.country = 'Germany'");
-    expect(rows).toEqual([{ country: "Germany", "number of orders": expected }]);
+    expect(rows).toEqual([{ "number of orders": expected }]);
   });
 
   it("Which customer placed the most orders? → the customer with the highest order count", async () => {
     const q = "Which customer placed the most orders?";
     const { rows } = await sales.answer(intent(q, { wh: "which", answerTypes: ["organisation"], superlative: { direction: "max", attribute: "orders", limit: 1 } }));
-    const [[name, count]] = sales.truth("SELECT c.name, count(*) AS n FROM customers c JOIN orders o USING (customer_id) GROUP BY c.customer_id ORDER BY n DESC LIMIT 1");
-    expect(rows).toEqual([{ customer_id: expect.any(Number), name, "number of orders": count }]);
+    const [[name]] = sales.truth("SELECT c.name, count(*) AS n FROM customers c JOIN orders o USING (customer_id) GROUP BY c.customer_id ORDER BY n DESC LIMIT 1");
+    expect(rows).toEqual([{ name }]);
   });
 
   it("What was the total quantity of Tents sold in 2025? → SUM over the order lines of 2025 tents", async () => {
@@ -129,7 +130,7 @@ describe("formulated SQL on the demo sales database", () => {
       "SELECT sum(i.quantity) FROM order_items i JOIN products p USING (product_id) JOIN orders o USING (order_id) WHERE p.category = 'Tents' AND o.order_date >= '2025-01-01' AND o.order_date < '2026-01-01'",
     );
     expect(queries[0].query.text).toContain("SUM(");
-    expect(rows).toEqual([{ category: "Tents", "total quantity": expected }]);
+    expect(rows).toEqual([{ "total quantity": expected }]);
   });
 
   it("a hostile value runs as a harmless literal", async () => {
@@ -137,7 +138,7 @@ describe("formulated SQL on the demo sales database", () => {
     const q = `How many orders did ${hostile} place?`;
     const i = intent(q, { aggregate: "count", entities: [{ mention: hostile, span: null, fromContext: false, links: [{ kbId: "kb-sales", label: hostile, kind: "value", ref: `customers.name=${hostile}`, sourceObject: "customers", score: 1 }] }] });
     const { rows } = await sales.answer(i);
-    expect(rows).toEqual([{ name: hostile, "number of orders": 0 }]);
+    expect(rows).toEqual([{ "number of orders": 0 }]);
     expect(sales.truth("SELECT count(*) FROM orders")).toEqual([[120]]);
   });
 });
@@ -154,14 +155,14 @@ describe.skipIf(!existsSync(CONCERTS))("formulated SQL on Spider concert_singer"
     const q = "How many singers are from France?";
     const { rows } = await spider.answer(intent(q, { aggregate: "count", answerTypes: ["count"], entities: [linked("kb-concerts", spider.index, q, "France")] }));
     const [[expected]] = spider.truth("SELECT count(*) FROM singer WHERE country = 'France'");
-    expect(rows).toEqual([{ country: "France", "number of singer": expected }]);
+    expect(rows).toEqual([{ "number of singer": expected }]);
   });
 
   it("What is the average, minimum, and maximum age of all singers from France?", async () => {
     const q = "What is the average, minimum, and maximum age of all singers from France?";
     const { rows } = await spider.answer(intent(q, { aggregate: "avg", entities: [linked("kb-concerts", spider.index, q, "France")] }));
     const [[avg, min, max]] = spider.truth("SELECT avg(age), min(age), max(age) FROM singer WHERE country = 'France'");
-    expect(rows).toEqual([{ country: "France", "average age": avg, "minimum age": min, "maximum age": max }]);
+    expect(rows).toEqual([{ "average age": avg, "minimum age": min, "maximum age": max }]);
   });
 
   it("Show the stadium name and the number of concerts in each stadium.", async () => {

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,8 +22,26 @@ describe.skipIf(!sharedModelsAvailable())("answering pipeline with the model run
   let runtime: LocalModelRuntime;
   let models: ModelHandles;
   const scratch = mkdtempSync(path.join(tmpdir(), "mosaic-run-models-"));
-  const runtimeFor = (modelsDir: string) =>
-    new LocalModelRuntime({ precision: "int8", embedder: EMBEDDER, crossEncoder: null, locations: { modelsDir, cacheDir: path.join(scratch, "cache") }, threads: 1, batchWaitMs: 2, batchSize: 32, queueLimit: 1000, timeoutMs: 20_000 });
+  const runtimeFor = (modelsDir: string, options: { crossEncoder?: string; timeoutMs?: number } = {}) =>
+    new LocalModelRuntime({
+      precision: "int8",
+      embedder: EMBEDDER,
+      crossEncoder: options.crossEncoder ?? null,
+      locations: { modelsDir, cacheDir: path.join(scratch, "cache") },
+      threads: 1,
+      batchWaitMs: 2,
+      batchSize: 32,
+      queueLimit: 1000,
+      timeoutMs: options.timeoutMs ?? 20_000,
+    });
+  /** MODELS_DIR with the shared embedder and the fixture cross-encoder side by side. */
+  const withCrossEncoder = () => {
+    const dir = path.join(scratch, "with-cross-encoder");
+    mkdirSync(dir, { recursive: true });
+    symlinkSync(path.join(SHARED_MODELS_DIR, EMBEDDER), path.join(dir, EMBEDDER));
+    symlinkSync(path.join(fixtureModels().dir!, "tiny-cross-encoder"), path.join(dir, "tiny-cross-encoder"));
+    return dir;
+  };
 
   beforeAll(async () => {
     const saved = process.env.MODELS_ENABLED;
@@ -96,5 +114,54 @@ describe.skipIf(!sharedModelsAvailable())("answering pipeline with the model run
     } finally {
       await brokenRuntime.close();
     }
+  });
+
+  describe.skipIf(!fixtureModels().dir)("with a cross-encoder installed (the fixture's: its scores mean nothing)", () => {
+    let modelsDir: string;
+    beforeAll(() => {
+      modelsDir = withCrossEncoder();
+    });
+
+    it("the last re-ranking round is the cross-encoder's", async () => {
+      const crossRuntime = runtimeFor(modelsDir, { crossEncoder: "tiny-cross-encoder" });
+      try {
+        const handles = await handlesFrom(crossRuntime);
+        expect(handles.crossEncoder?.info.name).toBe("tiny-cross-encoder");
+        const events: RunEvent[] = [];
+        const o = await runPipeline(ws.handle.prisma, ws.deps, { question: "What percentage of products contained recycled or certified materials in 2025?", user: ws.user, models: handles, onEvent: (e) => events.push(e) });
+        const summaries = events.map((e) => e.summary);
+        expect(summaries).toContainEqual(expect.stringMatching(/^Models: .*all-MiniLM-L6-v2 \(int8\).*tiny-cross-encoder/));
+        expect(summaries).toContainEqual(expect.stringMatching(/^cross-encoder: \d+ → \d+$/));
+        const passages = o.evidence.filter((e) => e.piece.kind === "passage");
+        expect(passages.length).toBeGreaterThan(0);
+        for (const e of passages) expect(e.scores["cross-encoder"]).toBeGreaterThanOrEqual(0);
+      } finally {
+        await crossRuntime.close();
+      }
+    });
+
+    it("when the models stop answering mid-run, each round's fallback keeps the run going and the trace says so", async () => {
+      // Both models load, then every request runs past a 1 ms limit (a batch waits 2 ms): the failures happen while the run scores.
+      const slowRuntime = runtimeFor(modelsDir, { crossEncoder: "tiny-cross-encoder", timeoutMs: 1 });
+      try {
+        const handles = await handlesFrom(slowRuntime);
+        expect(handles.embedder).not.toBeNull();
+        expect(handles.crossEncoder).not.toBeNull();
+        const events: RunEvent[] = [];
+        const o = await runPipeline(ws.handle.prisma, ws.deps, { question: "What percentage of products contained recycled or certified materials in 2025?", user: ws.user, models: handles, onEvent: (e) => events.push(e) });
+        expect(o.answer.text).toMatch(/68\s*(percent|%)/);
+        const rerank = events.filter((e) => e.stage === "rerank");
+        expect(rerank.map((e) => e.summary)).toEqual(
+          expect.arrayContaining([
+            expect.stringMatching(/^hybrid-entity failed \(hybrid-entity: The embedding model \(all-MiniLM-L6-v2\) did not answer within 1 ms\.\); bm25-entity ran instead, \d+ → \d+$/),
+            expect.stringMatching(/^cross-encoder failed \(cross-encoder: The re-ranking model \(tiny-cross-encoder\) did not answer within 1 ms\.; combined-dense: The embedding model \(all-MiniLM-L6-v2\) did not answer within 1 ms\.\); combined ran instead, \d+ → \d+$/),
+          ]),
+        );
+        expect(rerank.filter((e) => e.summary.includes("failed")).every((e) => e.type === "ERROR")).toBe(true);
+        expect(o.evidence.find((e) => e.piece.kind === "passage")?.scores).toHaveProperty("combined");
+      } finally {
+        await slowRuntime.close();
+      }
+    });
   });
 });

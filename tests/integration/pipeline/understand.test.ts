@@ -88,6 +88,11 @@ describe(`understand on the demo catalog (${TARGET_ENGINE})`, () => {
     expect(onePass).toEqual(ranges);
     expect(ranges.get("Aurora Outfitters")!.map((l) => l.label)).toContain("Aurora Outfitters GmbH");
 
+    // A slip of a letter links to the stored spelling, through an index range of the label table.
+    const slips = await lookup.find(["Maria Lindqvst", "Aurora Outfiters GmbH"], all, 10, { contains: () => true });
+    expect(slips.get("Maria Lindqvst")![0]).toMatchObject({ label: "Maria Lindqvist" });
+    expect(slips.get("Aurora Outfiters GmbH")![0]).toMatchObject({ label: "Aurora Outfitters GmbH" });
+
     const noScan = prismaEntityLookup(handle.prisma, { containsScanMaxBytes: 0 });
     expect((await noScan.find(["Lindqvist"], all, 10, { contains: () => true })).get("Lindqvist")).toEqual([]);
   });
@@ -147,6 +152,8 @@ describe(`understand on the demo catalog (${TARGET_ENGINE})`, () => {
     }
     const perQuestion = calls.reduce((s, c) => s + c.ms, 0) / questions.length;
     console.info(`understand lookup on ${TARGET_ENGINE} with 200k extra labels: ${perQuestion.toFixed(1)} ms per question, ${calls.length} lookups`);
-    expect(perQuestion).toBeLessThan(100);
+    // A guard against losing the indexes (a scan of 200k labels per lookup takes seconds), not a timing goal:
+    // measured 19 ms per question on a quiet 2-core machine and 323 ms at a load average of 20.
+    expect(perQuestion).toBeLessThan(1500);
   });
 });

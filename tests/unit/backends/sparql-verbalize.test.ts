@@ -188,10 +188,17 @@ describe("prefixes and parse errors", () => {
   });
 
   it("names the file and line of a parse error", () => {
-    expect(describeParseError("products.ttl", "Parser error between line 12 column 4 and line 13 column 1: Unexpected end of file")).toBe(
+    expect(describeParseError("products.ttl", { message: "Parser error between line 12 column 4 and line 13 column 1: Unexpected end of file" }, 512)).toBe(
       "products.ttl: line 12: Unexpected end of file (column 4)",
     );
-    expect(describeParseError("people.nt", "Parser error at line 2 column 23: The object of a triple must be an IRI")).toBe("people.nt: line 2: The object of a triple must be an IRI (column 23)");
-    expect(describeParseError("x.rdf", "XML namespaces are required in RDF/XML")).toBe("x.rdf: XML namespaces are required in RDF/XML");
+    expect(describeParseError("people.nt", { message: "Parser error at line 2 column 23: The object of a triple must be an IRI" }, 512)).toBe("people.nt: line 2: The object of a triple must be an IRI (column 23)");
+    expect(describeParseError("y.ttl", { message: "Parser error at line 1 between columns 1 and 4: not is not a valid subject or graph name" }, 512)).toBe(
+      "y.ttl: line 1: not is not a valid subject or graph name (column 1)",
+    );
+    expect(describeParseError("x.rdf", { message: "XML namespaces are required in RDF/XML" }, 512)).toBe("x.rdf: XML namespaces are required in RDF/XML");
+    // A WebAssembly trap is the parser running out of memory: said plainly, never "unreachable".
+    expect(describeParseError("lol.rdf", { message: "unreachable", name: "RuntimeError" }, 512)).toBe(
+      "lol.rdf could not be read: reading it needs more than the 512 MB allowed (an XML file whose entities expand without end does this). Check the file, or upload it as Turtle or N-Triples.",
+    );
   });
 });

@@ -5,6 +5,7 @@ import type { SchemaSummary, TableInfo, TableStats } from "@/lib/backends/sql/sc
 import { asStringLiteral, unresolvedDoubleQuoted } from "@/lib/backends/sql/sqlite/double-quoted-strings";
 import { identifierWords, looksLikeName, toJsonSafe } from "@/lib/backends/sql/values";
 import { verbalizeRows } from "@/lib/backends/sql/verbalize";
+import { checkSqlSafety } from "@/lib/backends/sql";
 import type { BackendContext, RawResult, RowData } from "@/lib/backends/types";
 
 const singer: TableInfo = {
@@ -98,7 +99,10 @@ describe("SQL evidence", () => {
     elapsedMs: 1,
   });
 
-  it("linearizes a table's rows and locates them by primary key, so two queries share ids", () => {
+  it("linearizes a table's rows and locates them by primary key, so two queries share ids", async () => {
+    // A result is verbalized after its query was checked (SqlBackend.execute); the check reads its source table.
+    await checkSqlSafety("SELECT * FROM singer", "sqlite");
+    await checkSqlSafety("select singer_id, name, country from SINGER where country = 'Netherlands'", "sqlite");
     const a = verbalizeRows(result("SELECT * FROM singer", ["Singer_ID", "Name", "Country"], [{ Singer_ID: 1, Name: "Joe Sharp", Country: "Netherlands" }]), kb, "sqlite", [singer, order]);
     const b = verbalizeRows(result("select singer_id, name, country from SINGER where country = 'Netherlands'", ["Singer_ID", "Name", "Country"], [{ Singer_ID: 1, Name: "Joe Sharp", Country: "Netherlands" }]), kb, "sqlite", [singer, order]);
     expect(a[0].text).toBe("singer / Singer_ID: 1, Name: Joe Sharp, Country: Netherlands");

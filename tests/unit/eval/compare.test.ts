@@ -35,6 +35,26 @@ describe("comparing two reports", () => {
     expect(c.warnings.join(" ")).toMatch(/different seeds/);
     expect(c.warnings.join(" ")).toMatch(/only in the second/);
   });
+
+  it("warns when the reports read different question files (ids are positions in a file)", () => {
+    const file = (sha: string) => ({ name: "held-out.json", sha256: sha.repeat(64) });
+    const a = { ...report([right("q1", "7")]), questionsFile: file("a") };
+    expect(compareReports(a, { ...report([right("q1", "7")]), questionsFile: file("a") }).warnings).toEqual([]);
+    expect(compareReports(a, { ...report([right("q1", "7")]), questionsFile: file("b") }).warnings).toEqual([
+      `The reports read different questions (held-out.json (sha256 ${"a".repeat(12)}…) and held-out.json (sha256 ${"b".repeat(12)}…)): questions with the same id may differ.`,
+    ]);
+    expect(compareReports(a, report([right("q1", "7")])).warnings.join(" ")).toMatch(/and the suite's own questions/);
+  });
+
+  it("compares retrieval per ranking stage between reports", () => {
+    const stages = (first: number, pool: number) => result({ id: "d1", retrieval: { relevant: 1, ranks: [pool], retrievedDepth: 10, top: [], stages: [{ label: "retrieval", ranks: [first], depth: 10 }, { label: "pool", ranks: [pool], depth: 10 }] } });
+    const c = compareReports(report([stages(1, 3)]), report([stages(1, 1)]));
+    expect(c.metrics.find((m) => m.key === "stage.pool.mrr@10")).toMatchObject({ group: "Retrieval by stage", label: "MRR@10 after pool", a: 1 / 3, b: 1, delta: expect.closeTo(2 / 3, 12) });
+    expect(c.metrics.find((m) => m.key === "stage.retrieval.ndcg@10")).toMatchObject({ label: "NDCG@10 after first-stage retrieval", delta: 0 });
+    // Stages come right after the final retrieval figures, in the order the run makes them.
+    const keys = c.metrics.map((m) => m.key).filter((k) => k.startsWith("stage."));
+    expect(keys.slice(0, 4)).toEqual(["stage.retrieval.ndcg@10", "stage.retrieval.recall@100", "stage.retrieval.mrr@10", "stage.pool.ndcg@10"]);
+  });
 });
 
 describe("a gold result table read as an answer", () => {

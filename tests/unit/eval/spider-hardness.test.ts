@@ -1,13 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { checkSqlSafety } from "@/lib/backends/sql/safety";
-import { classifyHardness, hardnessCountsOf, spiderHardness } from "@/lib/eval/metrics/spider-hardness";
+import { classifyHardness, goldSqlTree, hardnessCountsOf, spiderHardness } from "@/lib/eval/metrics/spider-hardness";
 
 /**
  * Counts worked out by hand from the official rules (evaluation.py: count_component1, count_component2,
  * count_others, eval_hardness) on concert_singer queries; the classes are those the official script
  * prints for the same queries.
  */
-const counts = (sql: string) => hardnessCountsOf(checkSqlSafety(sql, "sqlite").ast);
+const counts = (sql: string) => hardnessCountsOf(goldSqlTree(sql));
 
 describe("Spider hardness (official eval_hardness rules)", () => {
   it("easy: at most one component-1 clause, nothing else", () => {

@@ -331,7 +331,7 @@ describe("answer: refusals", () => {
   it("refrains when there is no evidence", () => {
     const { answer } = answerQuestion({ intent: storesIntent, evidence: [] });
     expect(answer).toMatchObject({ refrained: true, text: REFUSAL_TEXT, confidence: 0, citations: [] });
-    expect(answer.reason).toMatch(/returned no evidence about 'Aurora Outfitters'/);
+    expect(answer.reason).toMatch(/^No evidence was found about 'Aurora Outfitters'; try other knowledge bases/);
   });
 
   it("refrains when an unlinked question entity appears in no evidence", () => {
@@ -341,7 +341,7 @@ describe("answer: refusals", () => {
       evidence: ev([tentsReturnRow, 5], [returns, 4]),
     });
     expect(answer.refrained).toBe(true);
-    expect(answer.reason).toBe("No evidence mentions 'Quantum Flux Capacitor'.");
+    expect(answer.reason).toBe("None of the sources found mentions 'Quantum Flux Capacitor'.");
   });
 
   it("does not refrain for an unlinked entity that the evidence does mention", () => {
@@ -358,11 +358,11 @@ describe("answer: refusals", () => {
     const report = passage(KB.docs, ANNUAL.id, ANNUAL.title, "Stores", ["Aurora Outfitters operates 15 stores across Europe."], 5, "stores");
     const { answer } = answerQuestion({ intent: storesIntent, evidence: ev([salesRow, 5], [report, 5]) });
     expect(answer.refrained).toBe(true);
-    expect(answer.reason).toMatch(/^The sources disagree: (12 \(Aurora sales database\) vs 15 stores \(Aurora documents\)|15 stores \(Aurora documents\) vs 12 \(Aurora sales database\))\.$/);
+    expect(answer.reason).toMatch(/^The sources disagree: (12 \(Aurora sales database\) vs 15 stores \(Aurora documents\)|15 stores \(Aurora documents\) vs 12 \(Aurora sales database\))\. Check which source is current\.$/);
     expect(answer.candidates.slice(0, 2).map((c) => c.value).sort()).toEqual(["12", "15 stores"]);
   });
 
-  it("refrains when one source gives several answers, asking for what tells them apart", () => {
+  it("answers a per-key table's column key by key when the question names no key", () => {
     const q2 = "What is the hotel cap per night?";
     const query = "hotel cap per night";
     const cities = [
@@ -370,11 +370,12 @@ describe("answer: refusals", () => {
       ["Oslo", 210],
     ].map(([city, cap], i) => docRow(KB.docs, "travel", "Hotels and daily allowances", "Hotels and daily allowances", ["City", "Hotel cap per night (EUR)", "Per diem (EUR)"], [city, cap, 60 + i], i, query));
     const { answer } = answerQuestion({ intent: intent(q2, { wh: "what", answerTypes: ["money"], relation: "hotel cap" }), evidence: ev([cities[0], 5], [cities[1], 5]) });
-    expect(answer.refrained).toBe(true);
-    expect(answer.reason).toBe("The evidence holds several answers: 190 EUR and 210 EUR (both in Aurora documents); add what tells them apart (a date, a place, a product).");
+    expect(answer.refrained).toBe(false);
+    expect(answer.text).toBe("Stockholm: 190 EUR and Oslo: 210 EUR");
+    expect(answer.citations).toEqual(cities.map((c) => c.id));
   });
 
-  it("refrains when the best candidate is below the threshold, saying by how much", () => {
+  it("refrains when the only value found does not fit the question, saying what was looked for without scores", () => {
     const q2 = "When was Aurora Outfitters founded?";
     // Only a mismatching type is around: a location for a date question.
     const { answer } = answerQuestion({
@@ -382,7 +383,8 @@ describe("answer: refusals", () => {
       evidence: ev([locatedTriple, 5]),
     });
     expect(answer.refrained).toBe(true);
-    expect(answer.reason).toMatch(/^The best candidate \('Stockholm'\) scored 0\.\d\d, below the 0\.35 threshold\.$/);
+    expect(answer.reason).toBe("The sources found do not state a date that answers the question. The closest thing found, 'Stockholm', does not clearly answer it. Try naming the document, table or period you mean.");
+    expect(answer.reason).not.toMatch(/\d\.\d|threshold|score/);
     expect(answer.confidence).toBeLessThan(DEFAULT_PIPELINE_CONFIG.answerThreshold);
     expect(answer.candidates[0].value).toBe("Stockholm");
   });
@@ -391,8 +393,13 @@ describe("answer: refusals", () => {
     const q2 = "When was Aurora Outfitters founded?";
     const it_ = intent(q2, { wh: "when", answerTypes: ["date"], relation: "founded", entities: [mention(q2, "Aurora Outfitters", [auroraLink])] });
     const evidence = ev([foundedTriple, 5]);
-    expect(answerQuestion({ intent: it_, evidence }).answer.refrained).toBe(false);
-    expect(answerQuestion({ intent: it_, evidence, threshold: 0.99 }).answer.refrained).toBe(true);
+    const certain = answerQuestion({ intent: it_, evidence }).answer;
+    expect(certain).toMatchObject({ refrained: false, reason: null });
+    expect(certain.certainty).toBeUndefined();
+    // Below a stricter bar the same supported value is shown as uncertain, with its evidence, not refused.
+    const uncertain = answerQuestion({ intent: it_, evidence, threshold: 0.99 }).answer;
+    expect(uncertain).toMatchObject({ refrained: false, certainty: "uncertain", text: certain.text, citations: [foundedTriple.id] });
+    expect(uncertain.reason).toBe("Not certain — the closest answer in the sources is 2004 (Aurora Outfitters AB in Aurora product graph).");
   });
 
   it("refrains when no evidence holds a usable value", () => {
@@ -403,7 +410,7 @@ describe("answer: refusals", () => {
       evidence: ev([unrelated, 1]),
     });
     expect(answer.refrained).toBe(true);
-    expect(answer.reason).toBe("None of the 1 evidence pieces holds a value of the expected type (date) that answers the question.");
+    expect(answer.reason).toBe("The sources found do not state a date that answers the question. Try naming the document, table or period you mean.");
   });
 });
 

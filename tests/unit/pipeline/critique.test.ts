@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { StageContext, TraceEventInput } from "@/lib/pipeline/stage";
 import { RunCancelledError } from "@/lib/pipeline/stage";
 import { answerQuestion } from "@/lib/pipeline/stages/answer";
-import { CHECKS, type CritiqueInput, STOP_CHECK, classicalCritique, critique, describeChange } from "@/lib/pipeline/stages/critique";
+import { CHECKS, CONSTRUCT_CHECKS, type CritiqueInput, STOP_CHECK, classicalCritique, critique, describeChange } from "@/lib/pipeline/stages/critique";
 import { type Answer, type Candidate, critiqueSchema, type ExecutedQuery, FEEDBACK_TYPES, type Feedback, type Intent, type ScoredEvidence } from "@/lib/pipeline/types";
 import { EX, KB, edge, executed, intent, iri, link, literal, mention, node, passage, path, scored, sqlRow, triple } from "./answer-fixtures";
 
@@ -51,7 +51,16 @@ describe("critique: validator checks", () => {
     expect(critiqueSchema.parse(result)).toEqual(result);
     expect(result.accepted).toBe(true);
     expect(result.feedback).toBeNull();
-    expect(result.checks.map((c) => c.name)).toEqual([CHECKS.answerType, CHECKS.entitiesCited, CHECKS.queriesReturned, CHECKS.connection, CHECKS.notRefused]);
+    expect(result.checks.map((c) => c.name)).toEqual([
+      CHECKS.answerType,
+      CHECKS.entitiesCited,
+      CHECKS.queriesReturned,
+      CHECKS.connection,
+      CHECKS.notRefused,
+      CONSTRUCT_CHECKS.negation,
+      CONSTRUCT_CHECKS.grouping,
+      CONSTRUCT_CHECKS.filters,
+    ]);
     expect(result.checks.every((c) => c.passed)).toBe(true);
     expect(check(result, CHECKS.connection).detail).toBe(`'Maria Lindqvist' is connected to 'Aurora Outfitters' in ${ceoTriple.id} (triple).`);
     expect(check(result, CHECKS.answerType).detail).toBe("'Maria Lindqvist' reads as person; the question asks for person.");
@@ -157,7 +166,7 @@ describe("critique: validator checks", () => {
         executed: [searchOk],
       }),
     );
-    expect(check(result, CHECKS.notRefused)).toEqual({ name: CHECKS.notRefused, passed: false, detail: "Refrained: No evidence mentions 'Quantum Flux Capacitor'." });
+    expect(check(result, CHECKS.notRefused)).toEqual({ name: CHECKS.notRefused, passed: false, detail: "Refrained: None of the sources found mentions 'Quantum Flux Capacitor'." });
     expect(check(result, CHECKS.answerType).passed).toBe(false);
     expect(check(result, CHECKS.connection).passed).toBe(false);
   });
@@ -283,7 +292,7 @@ describe("critique: commentor feedback", () => {
     const weak = passage(KB.docs, "annual-report-2025", "Aurora Outfitters Annual Report 2025", "Notes", ["Revenue figures for Aurora Outfitters are audited every spring."], 7, "revenue");
     const result = critique(round({ intent: it_, evidence: [scored(weak, 3)], executed: queries }));
     expect(result.feedback).toMatchObject({ type: "wrong_module", target: "schema-linking" });
-    expect(result.feedback!.detail).toContain("came back error while document search found passages");
+    expect(result.feedback!.detail).toBe("The database query on Aurora sales database came back error while the document search found passages: answer from those.");
   });
 
   it("next_batch when the entity was found but the answer is absent, with the page as target", () => {
@@ -383,8 +392,11 @@ describe("describeChange", () => {
       empty_result: ["Aurora sales database", "Relax the filters (partial matches, no time filter, wider neighbourhoods) on Aurora sales database and query again"],
       no_intersection: ["Tom Hanks & Meg Ryan", "Retrieve 'Tom Hanks' and 'Meg Ryan' separately instead of together"],
       wrong_source: ["Aurora documents", "Leave out 'Aurora documents' and select other sources"],
-      wrong_module: ["schema-linking", "Answer with another retrieval module than 'schema-linking'"],
+      wrong_module: ["schema-linking", "Answer without the database query"],
       next_batch: ["1", "Fetch the next batch of results (page 2)"],
+      missing_negation: ["from Russia", "Read 'not from Russia' as a negation (a wider window, related rows excluded) and query again"],
+      missing_grouping: ["country", "Group the answer by 'country' and query again"],
+      missing_filter: ["Brazil", "Filter on 'Brazil' by its name in the sources and query again"],
     };
     for (const type of FEEDBACK_TYPES) {
       const [target, text] = expected[type];

@@ -13,26 +13,33 @@ const node = (ref: string, label: string, sourceObject = "Person", score = 1) =>
 
 function cypher(i: Intent, feedback: Feedback | null = null, max = 3) {
   const adj = feedback ? adjustmentsFor(i, feedback) : noAdjustments();
-  const { queries, notes } = formulateCypher(i, candidate(GRAPH, "CYPHER"), MOVIES, adj, max, adj.page);
-  for (const q of queries) {
+  // The answer query (the question plan written as Cypher) leads; these tests read the neighbourhoods after it.
+  const all = formulateCypher(i, candidate(GRAPH, "CYPHER"), MOVIES, adj, max + 1, adj.page);
+  const answer = all.queries.find((q) => q.role === "answer") ?? null;
+  const queries = all.queries.filter((q) => q.role !== "answer").slice(0, max);
+  const notes = all.notes;
+  for (const q of all.queries) {
     expect(q.query.language).toBe("cypher");
     expect(q.strategy).toBe("neighborhood");
     // Entity references are parameters, never spliced into the text.
     expect(q.query.text).not.toContain(HANKS);
     expect(q.query.text).not.toContain("Tom Hanks");
   }
-  return { queries, notes };
+  return { queries, notes, answer };
 }
 
 function sparql(i: Intent, feedback: Feedback | null = null, max = 3) {
   const adj = feedback ? adjustmentsFor(i, feedback) : noAdjustments();
-  const { queries, notes } = formulateSparql(i, candidate(RDF, "SPARQL"), PRODUCTS_RDF, adj, max, adj.page);
-  for (const q of queries) {
+  const all = formulateSparql(i, candidate(RDF, "SPARQL"), PRODUCTS_RDF, adj, max + 1, adj.page);
+  const answer = all.queries.find((q) => q.role === "answer") ?? null;
+  const queries = all.queries.filter((q) => q.role !== "answer").slice(0, max);
+  const notes = all.notes;
+  for (const q of all.queries) {
     expect(q.query.language).toBe("sparql");
     expect(q.strategy).toBe("sparql-pattern");
     expect(checkSparqlSafety(q.query.text).form).toBe("SELECT");
   }
-  return { texts: queries.map((q) => q.query.text.replace(/\s+/g, " ")), queries, notes };
+  return { texts: queries.map((q) => q.query.text.replace(/\s+/g, " ")), queries, notes, answer };
 }
 
 describe("Cypher neighbourhoods", () => {

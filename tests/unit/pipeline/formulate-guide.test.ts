@@ -26,12 +26,12 @@ describe("extraction-guide adaptation", () => {
     expect(adaptGuide(g, i, candidate(SQL_KB, "SQL"))?.query.text).toBe(`SELECT * FROM singer WHERE Name = 'Rose White' AND Country = 'Netherlands'`);
   });
 
-  it("quotes a hostile substituted value so the query stays one safe statement", () => {
+  it("quotes a hostile substituted value so the query stays one safe statement", async () => {
     const hostile = "O'Brien'; DROP TABLE singer; --";
     const q = `How many singers are from ${hostile}?`;
     const adapted = adaptGuide(guide, intent(q, { entities: [mention(q, hostile, [country(hostile)])] }), candidate(SQL_KB, "SQL"));
     expect(adapted?.query.text).toBe(`SELECT COUNT(*) FROM singer WHERE Country = 'O''Brien''; DROP TABLE singer; --'`);
-    expect(checkSqlSafety(adapted!.query.text, "sqlite").normalized).toBe(adapted!.query.text);
+    expect((await checkSqlSafety(adapted!.query.text, "sqlite")).normalized).toBe(adapted!.query.text);
   });
 
   it("substitutes numbers the guide question mentions, not LIMIT counts", () => {
@@ -94,12 +94,12 @@ describe("extraction-guide adaptation", () => {
     expect(adaptGuide(guide, i, candidate(SQL_KB, "SPARQL"))).toBeNull();
   });
 
-  it("drops a malformed guide with a note instead of failing", () => {
+  it("drops a malformed guide with a note instead of failing", async () => {
     const q = "How many singers are from the Netherlands?";
     const i = intent(q, { entities: [mention(q, "Netherlands", [country("Netherlands")])] });
     const broken = sqlGuide("How many singers are from France?", "SELEC COUNT(*) FRM singer WHERE Country = 'France'");
     const writes = sqlGuide("How many singers are from France?", "DELETE FROM singer WHERE Country = 'France'");
-    const { queries, notes } = guideQueries([broken, writes, guide], i, candidate(SQL_KB, "SQL"), SHOP);
+    const { queries, notes } = await guideQueries([broken, writes, guide], i, candidate(SQL_KB, "SQL"), SHOP);
     expect(queries.map((x) => [x.strategy, x.guideId, x.query.text])).toEqual([["guide", "g-sql", `SELECT COUNT(*) FROM singer WHERE Country = 'Netherlands'`]]);
     expect(notes).toHaveLength(2);
     expect(notes.every((n) => n.includes("cannot run"))).toBe(true);

@@ -121,6 +121,18 @@ describe("answer-type fit", () => {
     expect((await fit({ answerTypes: ["percent"] }, [percentText, yearOnly]))[0]).toBe(1);
     expect(await fit({}, [person, count])).toEqual([0, 0]);
   });
+
+  it("how many products → a figure whose column is in years does not fit; a count column does", async () => {
+    const counted = row(...SALES, "Query result", ["category", "number of products"], ["Footwear", 2], "SELECT …", 0);
+    const warranty = row(...DOCS, "Return window and warranty by product category", ["Category", "Warranty (years)"], ["Footwear", 2], "footwear", 0);
+    const q = intent("How many products are in the Footwear category?", { answerTypes: ["count"], aggregate: "count" });
+    const [c, w] = await answerTypeScorer.score(q, [counted, warranty]);
+    expect(c).toBe(1);
+    expect(w).toBe(0.4);
+    // The same warranty row fits "how many years".
+    const [, years] = await answerTypeScorer.score(intent("How many years of warranty do backpacks have?", { answerTypes: ["count"], aggregate: "count" }), [counted, warranty]);
+    expect(years).toBe(0.7);
+  });
 });
 
 describe("combined", () => {

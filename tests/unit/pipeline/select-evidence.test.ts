@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { EvidencePiece } from "@/lib/backends/types";
-import { classicalSelectEvidence, evidenceKindLabel, kbContributions, selectEvidence } from "@/lib/pipeline/stages/select-evidence";
+import { classicalSelectEvidence, evidenceKindLabel, kbContributions, plainEvidenceKind, selectEvidence } from "@/lib/pipeline/stages/select-evidence";
 import type { Candidate, ExecutedQuery, ScoredEvidence } from "@/lib/pipeline/types";
 import { context, intent, mention, passage, path, row, triple } from "./select-fixtures";
 
@@ -41,14 +41,16 @@ describe("select evidence: OmniRetrieval's cross-source selection", () => {
   const candidates = [candidate(...SALES, 0.6, "SQL"), candidate(...DOCS, 0.4, "DOCUMENTS"), candidate(...GRAPH, 0.2, "SPARQL")];
   const runs = [executed(...SALES, "ok", 1), executed(...SALES, "ok", 2), executed(...DOCS, "ok", 5), executed(...GRAPH, "empty", 0)];
 
-  it("picks the KB that contributed the best and most of the top pieces, and says why", () => {
+  it("picks the KB that contributed the best and most of the top pieces, and says why in plain words (the tally goes to the trace)", () => {
     const ranked = scored([[total, 0.9], [report, 0.7], [byMonth[0], 0.6], [byMonth[1], 0.55], [policy, 0.3], [material, 0.2]]);
-    const { winner, contributions } = selectEvidence({ intent: q, ranked, candidates, executed: runs });
+    const { winner, contributions, tally } = selectEvidence({ intent: q, ranked, candidates, executed: runs });
     expect(winner).toEqual({
       kbId: "kb-sales",
       kbName: "Aurora sales database",
-      reason: "3 of the top 5 pieces and the best score came from Aurora sales database (SQL aggregate); next was Aurora policies and reports with 2 of the top 5; 2 of its 2 queries returned results",
+      reason: "a count or total over its database matched the question best; Aurora policies and reports was searched too and matched less well.",
     });
+    expect(winner?.reason).not.toMatch(/pieces|SQL|aggregate|score|\d/);
+    expect(tally).toBe("3 of the top 5 pieces and the best score came from Aurora sales database (SQL aggregate); next was Aurora policies and reports with 2 of the top 5; 2 of its 2 queries returned results");
     expect(contributions.map((c) => c.kbId)).toEqual(["kb-sales", "kb-docs", "kb-graph"]);
     expect(contributions[2]).toMatchObject({ inTop: 0, queriesOk: 0, queriesRun: 1 });
   });
@@ -73,7 +75,7 @@ describe("select evidence: OmniRetrieval's cross-source selection", () => {
     const ranked = scored([[material, 0.8], [nordics, 0.5], [policy, 0.4]]);
     const { winner, evidence, keptBecause } = selectEvidence({ intent: twoKinds, ranked, candidates, executed: [] });
     expect(winner?.kbId).toBe("kb-graph");
-    expect(winner?.reason).toContain("(RDF facts)");
+    expect(winner?.reason).toContain("facts in its graph");
     expect(evidence.map((e) => e.piece.id)).toEqual([material.id, nordics.id]);
     expect(keptBecause[nordics.id]).toBe("complements");
   });
@@ -98,6 +100,7 @@ describe("select evidence: OmniRetrieval's cross-source selection", () => {
     expect(evidenceKindLabel(total)).toBe("SQL aggregate");
     expect(evidenceKindLabel(byMonth[0])).toBe("SQL rows");
     expect(evidenceKindLabel(report)).toBe("document passages");
+    expect([total, byMonth[0], report, material].map(plainEvidenceKind)).toEqual(["a count or total over its database", "records in its database", "passages of its documents", "facts in its graph"]);
     expect(evidenceKindLabel(material)).toBe("RDF facts");
     expect(evidenceKindLabel(path("kb-movies", "Movies graph", [{ id: "a", label: "Person", caption: "A" }], []))).toBe("graph paths");
   });
@@ -106,7 +109,9 @@ describe("select evidence: OmniRetrieval's cross-source selection", () => {
     const ctx = context();
     const ranked = scored([[total, 0.9], [policy, 0.3]]);
     const selection = await classicalSelectEvidence.run({ intent: q, ranked, candidates, executed: runs }, ctx);
-    expect(Object.keys(selection).sort()).toEqual(["evidence", "winner"]);
+    expect(Object.keys(selection).sort()).toEqual(["evidence", "result", "winner"]);
+    // No answer query ran: nothing to commit to, the evidence decides.
+    expect(selection.result).toBeNull();
     expect(selection.winner?.kbName).toBe("Aurora sales database");
     expect(ctx.events[0].summary).toMatch(/^Aurora sales database won: 1 of the top 2 pieces and the best score/);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type LabelRow, inMemoryEntityLookup, inflectionVariants, labelMatchScore, rankLinks } from "@/lib/pipeline/entity-lookup";
+import { type LabelRow, fuzzyMatchScore, inMemoryEntityLookup, inflectionVariants, labelMatchScore, rankLinks } from "@/lib/pipeline/entity-lookup";
 import type { EntityLink } from "@/lib/pipeline/types";
 
 const ROWS: Omit<LabelRow, "normalized">[] = [
@@ -70,8 +70,29 @@ describe("in-memory entity lookup", () => {
     expect(noPrefix.get("Summit 2")).toEqual([]);
   });
 
-  it("limits the links per mention", async () => {
+  it("matches a slip of a letter or two only when nothing matched outright, below an exact match, never for short words", async () => {
+    const found = await lookup.find(["Tom Hnks", "Tomas Nunex", "Tenst"], ["a", "b", "c"], 10, { contains: () => true });
+    const hnks = found.get("Tom Hnks")!;
+    expect(hnks.map((l) => l.ref).sort()).toEqual(["p1", "p9"]);
+    expect(hnks[0].label).toBe("Tom Hanks");
+    expect(hnks[0].score).toBeGreaterThanOrEqual(0.5);
+    expect(hnks[0].score).toBeLessThan(0.9);
+    expect(found.get("Tomas Nunex")!.map((l) => l.label)).toEqual(["Tomás Núñez"]);
+    expect(found.get("Tenst")).toEqual([]);
+    expect(fuzzyMatchScore("tom", "tim")).toBe(0);
+    expect(fuzzyMatchScore("brazl", "brazil")).toBeGreaterThan(0.5);
+    expect(fuzzyMatchScore("brazl", "grazil")).toBe(0);
+    expect(fuzzyMatchScore("netherland", "netherlands")).toBeGreaterThan(0.5);
+    expect(fuzzyMatchScore("cruise", "crusade")).toBe(0);
+    // Only the mentions the caller allows (names), and never when an outright match exists.
+    expect((await lookup.find(["Tom Hnks"], ["a"])).get("Tom Hnks")).toEqual([]);
+    expect((await lookup.find(["Tom Hanks"], ["a"], 10, { contains: () => true })).get("Tom Hanks")!.map((l) => l.score)).toEqual([1]);
+  });
+
+  it("limits the links per mention to the best ones and each further KB's best", async () => {
     const found = await lookup.find(["Tom Hanks"], ["a", "b", "c"], 1);
-    expect(found.get("Tom Hanks")).toHaveLength(1);
+    const links = found.get("Tom Hanks")!;
+    expect(new Set(links.map((l) => l.kbId)).size).toBe(links.length);
+    expect(links.length).toBeLessThanOrEqual(3);
   });
 });

@@ -212,11 +212,17 @@ describe("entity mentions", () => {
     expect(mention(intent, "list price")!.links[0]).toMatchObject({ kind: "column", score: 1 });
   });
 
-  it("ranks links best first, keeps at most ten, and only from the allowed KBs", async () => {
-    const many: Omit<LabelRow, "normalized">[] = Array.from({ length: 15 }, (_, i) => ({ kbId: `kb${i}`, label: "Summit 2 Tent", kind: "value", ref: `r${i}`, sourceObject: null }));
-    const kbIds = many.map((r) => r.kbId);
+  it("ranks links best first, keeps ten and one more per further KB, and only from the allowed KBs", async () => {
+    // Ten refs in one KB and one in each of 14 others: the ten best, then each other KB's best link, so every KB can filter on the value.
+    const many: Omit<LabelRow, "normalized">[] = [
+      ...Array.from({ length: 12 }, (_, i) => ({ kbId: "kb0", label: "Summit 2 Tent", kind: "value", ref: `r${i}`, sourceObject: null })),
+      ...Array.from({ length: 14 }, (_, i) => ({ kbId: `kb${i + 1}`, label: "Summit 2 Tent", kind: "value", ref: "r", sourceObject: null })),
+    ];
+    const kbIds = [...new Set(many.map((r) => r.kbId))];
     const intent = (await understandQuestion({ question: "Who makes the Summit 2 Tent?", history: [], kbIds, lookup: inMemoryEntityLookup(many), now: NOW })).intent;
-    expect(mention(intent, "Summit 2 Tent")!.links).toHaveLength(10);
+    const links = mention(intent, "Summit 2 Tent")!.links;
+    expect(links).toHaveLength(10 + 14);
+    expect(new Set(links.map((l) => l.kbId)).size).toBe(15);
     const hanks = mention(await understand("Which movies did Tom Hanks act in?"), "Tom Hanks")!;
     expect(hanks.links.map((l) => l.kbId)).toEqual(["graph"]);
   });

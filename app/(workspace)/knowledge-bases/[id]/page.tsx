@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { EmbeddingProgress } from "@/components/kb/embedding-progress";
 import { MoveToOpenSearch } from "@/components/kb/move-to-opensearch";
 import { CopyButton, KbActions, KbDeleteForm, KbSettingsForm } from "@/components/kb/kb-manage";
+import { PrivilegeNotice } from "@/components/kb/privilege-notice";
 import { KindBadge, StatusBadge } from "@/components/kb/status-badge";
 import { SourceObjectBrowser } from "@/components/source-objects/source-object-browser";
 import { Alert } from "@/components/ui/alert";
@@ -11,6 +12,7 @@ import { requireRole } from "@/lib/auth/session";
 import { collectionEmbeddingStatus } from "@/lib/backends/documents/embedding-queue";
 import { latestMove } from "@/lib/backends/documents/move-to-opensearch";
 import { catalogDeps } from "@/lib/catalog/deps";
+import { configLines, statLines } from "@/lib/catalog/display-labels";
 import { getKnowledgeBase } from "@/lib/catalog/knowledge-bases";
 import { listSourceObjects } from "@/lib/catalog/source-objects";
 import { db } from "@/lib/db/client";
@@ -36,10 +38,11 @@ export default async function KnowledgeBasePage({ params, searchParams }: { para
     movable ? latestMove(prisma, kb.id) : null,
   ]);
   const { warnings } = await searchParams;
-  // Nested settings (an OpenSearch collection's cluster) are listed as "opensearch url", one line each.
-  const config = Object.entries(kb.config)
+  // Nested settings (an OpenSearch collection's cluster) are listed one per line, as "opensearch.url".
+  const flat = Object.entries(kb.config)
     .filter(([k]) => k !== "file")
-    .flatMap(([k, v]) => (v && typeof v === "object" && !Array.isArray(v) ? Object.entries(v).map(([kk, vv]) => [`${k} ${kk}`, vv] as const) : [[k, v] as const]));
+    .flatMap(([k, v]) => (v && typeof v === "object" && !Array.isArray(v) ? Object.entries(v).map(([kk, vv]) => [`${k}.${kk}`, vv]) : [[k, v]]));
+  const config = configLines(Object.fromEntries(flat));
   return (
     <div className="space-y-8">
       <div>
@@ -55,6 +58,7 @@ export default async function KnowledgeBasePage({ params, searchParams }: { para
           <KbActions id={kb.id} />
         </header>
       </div>
+      <PrivilegeNotice id={kb.id} risks={kb.privilegeRisks} acceptedAt={kb.riskAcceptedAt} acceptedBy={kb.riskAcceptedBy} />
       {warnings && (
         <Alert tone="error">
           Registered, but some files were skipped:
@@ -79,21 +83,21 @@ export default async function KnowledgeBasePage({ params, searchParams }: { para
         <aside className="space-y-6">
           <section aria-labelledby="stats-heading" className="rounded-lg border border-slate-200 bg-white p-4 text-sm">
             <h2 id="stats-heading" className="mb-2 font-semibold">Contents</h2>
-            <dl className="grid grid-cols-2 gap-x-3 gap-y-1">
-              {Object.entries(kb.stats).map(([k, v]) => (
-                <div key={k} className="contents"><dt className="text-slate-500">{k}</dt><dd className="text-right tabular-nums">{Number(v).toLocaleString("en")}</dd></div>
+            <dl className="grid grid-cols-[1fr_auto] gap-x-3 gap-y-1" data-testid="kb-contents">
+              {statLines(kb.stats).map((s) => (
+                <div key={s.key} className="contents"><dt className="text-slate-500">{s.label}</dt><dd className="text-right tabular-nums">{s.value === null ? "unknown" : s.value.toLocaleString("en")}</dd></div>
               ))}
-              <dt className="text-slate-500">source objects</dt><dd className="text-right tabular-nums">{kb.sourceObjectCount}</dd>
-              <dt className="text-slate-500">indexed entities</dt><dd className="text-right tabular-nums">{kb.entityCount.toLocaleString("en")}</dd>
+              <dt className="text-slate-500">Source objects</dt><dd className="text-right tabular-nums">{kb.sourceObjectCount.toLocaleString("en")}</dd>
+              <dt className="text-slate-500">Indexed entities</dt><dd className="text-right tabular-nums">{kb.entityCount.toLocaleString("en")}</dd>
             </dl>
             {config.length > 0 && (
               <>
                 <h3 className="mb-1 mt-4 font-semibold">Connection</h3>
                 <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-xs">
-                  {config.map(([k, v]) => (
-                    <div key={k} className="contents"><dt className="text-slate-500">{k}</dt><dd className="break-all">{String(v)}</dd></div>
+                  {config.map((c) => (
+                    <div key={c.key} className="contents"><dt className="text-slate-500">{c.label}</dt><dd className="break-all">{c.value}</dd></div>
                   ))}
-                  {kb.hasSecrets && (<><dt className="text-slate-500">password</dt><dd>stored encrypted</dd></>)}
+                  {kb.hasSecrets && (<><dt className="text-slate-500">Password</dt><dd>stored encrypted</dd></>)}
                 </dl>
               </>
             )}

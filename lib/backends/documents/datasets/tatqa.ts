@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { periodsIn } from "../../../tables/periods";
+import { type ScaleNote, scaleInHeader, scaleInProse } from "../../../tables/scale";
 import { BackendConfigError } from "../../errors";
 import type { BackendContext } from "../../types";
 import { contentHash, type IngestReport } from "../ingest";
@@ -10,6 +12,8 @@ import { normalizeWhitespace } from "../sentences";
 import { commitDatasetRecords, type DatasetLoadOptions, type DatasetRecord } from "./batch-commit";
 
 export const TATQA_DEV = "tatqa/tatqa_dataset_dev.json";
+/** 2: captions state the table's scale when its header does not. 3: a labelled row of periods is a header row. */
+const LOADER_VERSION = 3;
 
 const contextSchema = z.object({
   table: z.object({ uid: z.string().min(1), table: z.array(z.array(z.string())) }),
@@ -19,10 +23,26 @@ type TatQaContext = z.infer<typeof contextSchema>;
 
 /**
  * TAT-QA tables put column headers in leading rows whose first cell (the row-label column) is blank,
- * sometimes under a title row that has only a first cell ("Income statement expense").
+ * sometimes under a title row that has only a first cell ("Income statement expense"), and sometimes
+ * with a label before the periods ("For the year ended December 31:", "2019", "2018").
  */
 function isHeaderRow(row: string[]): boolean {
-  return !row[0]?.trim() || row.slice(1).every((c) => !c.trim());
+  return !row[0]?.trim() || row.slice(1).every((c) => !c.trim()) || isPeriodRow(row);
+}
+
+/** A row whose cells after the first name periods and nothing else: "2019", "2018 (4)", "April 27, 2019". */
+function isPeriodRow(row: string[]): boolean {
+  const cells = row.slice(1).filter((c) => c.trim());
+  return (
+    cells.length > 0 &&
+    cells.every((c) => {
+      const periods = periodsIn(c);
+      if (periods.length === 0) return false;
+      // What remains besides the periods may be words and footnote marks, not figures.
+      const rest = periods.reduce((t, p) => t.replace(p.text, " "), c).replace(/\(\s*\d{1,2}\s*\)/g, " ");
+      return !/\d/.test(rest);
+    })
+  );
 }
 
 function splitHeader(grid: string[][]): { header: string[]; rows: string[][]; headerRows: number } {
@@ -46,16 +66,31 @@ function titleOf(ctx: TatQaContext): string {
   return sentence.length <= 100 ? sentence.replace(/[.:]$/, "") : `${sentence.slice(0, 97).replace(/\s+\S*$/, "")}…`;
 }
 
+/**
+ * Reports state the scale of a table's figures in its header ("$'000", "€m"), in a unit row
+ * ("(in millions)") or in the sentence that introduces it ("… consists of the following (in
+ * thousands):"). When the header does not carry it, the caption does, so every row read alone still
+ * says what its figures mean.
+ */
+function scaleNoteFor(grid: string[][], headerRows: number, paragraphs: { text: string }[]): string | null {
+  if (grid.slice(0, headerRows).some((r) => r.some((c) => scaleInHeader(c)))) return null;
+  const unitRow = grid.slice(headerRows).find((r) => r.some((c) => c.trim()) && r.every((c) => !/\d/.test(c.replace(/\b(19|20)\d\d\b/g, ""))) && r.some((c) => c.length <= 40 && scaleInHeader(c)));
+  const note: ScaleNote | null = unitRow ? unitRow.map((c) => (c.length <= 40 ? scaleInHeader(c) : null)).find((n) => n) ?? null : paragraphs.map((p) => scaleInProse(p.text)).find((n) => n) ?? null;
+  if (!note) return null;
+  return `in ${note.scale}s${note.except.length ? `, except ${note.except.join(" and ")} figures` : ""}`;
+}
+
 function toDocument(c: TatQaContext): ParsedDocument {
   const paragraphs = [...c.paragraphs].sort((a, b) => a.order - b.order);
   const { header, rows, headerRows } = splitHeader(c.table.table);
   const title = titleOf(c);
+  const scaleNote = scaleNoteFor(c.table.table, headerRows, paragraphs);
   return {
     title,
     blocks: paragraphs.map((p) => ({ text: p.text, location: { paragraph: p.order, paragraphUid: p.uid } })),
     tables: [
       {
-        caption: title,
+        caption: scaleNote ? `${title} (${scaleNote})` : title,
         header,
         rows,
         beforeBlock: paragraphs.length,
@@ -77,17 +112,23 @@ export async function loadTatQa(ctx: BackendContext, datasetsDir: string, opts: 
   if (!existsSync(file)) {
     throw new BackendConfigError(`TAT-QA dev set not found at ${file}. Point DATASETS_DIR at the folder that holds ${TATQA_DEV}.`);
   }
-  let contexts = JSON.parse(readFileSync(file, "utf8")) as unknown[];
+  const contexts = JSON.parse(readFileSync(file, "utf8")) as unknown[];
   if (!Array.isArray(contexts)) throw new BackendConfigError(`${file} is not a JSON array of TAT-QA contexts.`);
-  if (opts.limit !== undefined) contexts = contexts.slice(0, opts.limit);
-  const records: DatasetRecord[] = contexts.map((raw, i) => {
+  return loadTatQaContexts(ctx, contexts, TATQA_DEV, opts);
+}
+
+/** TAT-QA contexts already read (any file in TAT-QA's format, e.g. a question file given to the evaluation), as loadTatQa stores them. */
+export async function loadTatQaContexts(ctx: BackendContext, contexts: unknown[], sourceName: string, opts: DatasetLoadOptions = {}): Promise<IngestReport> {
+  const chosen = opts.limit !== undefined ? contexts.slice(0, opts.limit) : contexts;
+  const records: DatasetRecord[] = chosen.map((raw, i) => {
     const uid = (raw as { table?: { uid?: unknown } })?.table?.uid;
     const id = typeof uid === "string" && uid ? uid : `context-${i + 1}`;
     return {
       id,
-      sourceName: `${TATQA_DEV}#${id}`,
+      sourceName: `${sourceName}#${id}`,
       mediaType: "application/json",
-      contentHash: contentHash(JSON.stringify([(raw as { table?: unknown })?.table, (raw as { paragraphs?: unknown })?.paragraphs])),
+      // The loader's version is part of the hash: a change in how contexts become documents re-ingests them.
+      contentHash: contentHash(JSON.stringify([LOADER_VERSION, (raw as { table?: unknown })?.table, (raw as { paragraphs?: unknown })?.paragraphs])),
       read: () => {
         const parsed = contextSchema.safeParse(raw);
         if (!parsed.success) throw new Error(`TAT-QA context ${i + 1} has an unexpected shape (${parsed.error.issues[0]?.message})`);

@@ -1,3 +1,4 @@
+import { count } from "../../../format/count";
 import { QueryExecutionError } from "../../errors";
 import {
   type BackendContext,
@@ -85,10 +86,11 @@ export class OpenSearchDocumentsBackend implements KnowledgeBackend, CollectionA
       await checkLayout(this.collection.conn, this.collection.names);
       const counts = await quickCounts(this.collection);
       const health = await call<{ status: string }>(this.collection.conn, "GET", "/_cluster/health");
-      const failed = counts.failedDocuments > 0 ? ` (${counts.failedDocuments} files could not be read)` : "";
+      // Worded as the SQLite collection's check, then where the cluster is.
+      const failed = counts.failedDocuments > 0 ? ` (${count(counts.failedDocuments, "file")} could not be read)` : "";
       return {
         ok: true,
-        message: `${counts.documents} documents, ${counts.chunks} chunks, ${counts.tables} tables${failed}; OpenSearch at ${this.collection.conn.url}, cluster ${health.body.status}`,
+        message: `${count(counts.documents, "document")}, ${count(counts.chunks, "passage")}, ${count(counts.tables, "table")}${failed}; OpenSearch at ${this.collection.conn.url}, cluster ${health.body.status}`,
         latencyMs: performance.now() - started,
       };
     } catch (e) {

@@ -1,13 +1,17 @@
 import pg from "pg";
-import type { PoolClient, QueryConfig } from "pg";
-import { BackendUnavailableError } from "../../errors";
+import type { FieldDef, PoolClient, QueryConfig } from "pg";
+import { BackendUnavailableError, isBackendError, QueryTimeoutError, ResultTooLargeError } from "../../errors";
+import { queryLimits, type QueryLimits } from "../../limits";
+import { cutMark } from "../../value-budget";
 import type { ExecuteOptions } from "../../types";
 import type { PostgresConfig } from "../config";
 import { quoteIdent } from "../dialect";
 import type { RowCount, RowsResult, SqlEngine } from "../engine";
 import type { TableInfo } from "../schema";
 import { connectionFailure, queryFailure, type ServerAddress } from "./errors";
+import { describeRisks, inspectPrivileges, type PrivilegeRisk } from "./privileges";
 import { pgTypes } from "./type-parsers";
+import { log } from "../../../log";
 
 const POOL_SIZE = 3;
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -19,6 +23,18 @@ const CATALOG_TIMEOUT_MS = 15_000;
 /** The catalog is re-read at most this often: the schema of a live database can change behind our back. */
 const CATALOG_TTL_MS = 10 * 60_000;
 const CURSOR = "mosaic_rows";
+const PROBE = "mosaic_probe";
+/** A role's privileges are looked at again after this long (grants can change behind our back). */
+const PRIVILEGES_TTL_MS = 10 * 60_000;
+
+/**
+ * Types whose values have a small fixed size on the wire; every other column (text, bytea, numeric,
+ * json, arrays…) is measured by the server before it is sent (see fetchThroughCursor).
+ */
+const FIXED_SIZE_TYPES = new Set([16, 18, 20, 21, 23, 26, 700, 701, 790, 1082, 1083, 1114, 1184, 1186, 1266, 2950]);
+const FIXED_VALUE_BYTES = 64;
+/** Rows per FETCH at most, however small they are. */
+const MAX_BATCH_ROWS = 1_000;
 
 /** node-postgres reads these two query options at run time; its type declarations lack them. */
 interface PgQueryConfig extends QueryConfig {
@@ -85,10 +101,12 @@ export class PostgresEngine implements SqlEngine {
   private pool: pg.Pool | null = null;
   private readonly address: ServerAddress;
   private readonly estimates = new Map<string, number>();
+  private privilegeCache: { at: number; promise: Promise<{ role: string; risks: PrivilegeRisk[] }> } | null = null;
 
   constructor(
     private readonly config: PostgresConfig,
     private readonly password: string | undefined,
+    private readonly options: { privilegeRiskAccepted?: boolean; limits?: () => QueryLimits } = {},
   ) {
     this.address = { host: config.host, port: config.port, database: config.database, user: config.user };
     this.location = `database ${config.database} on ${config.host}:${config.port}, schema ${config.schema}`;
@@ -158,7 +176,27 @@ export class PostgresEngine implements SqlEngine {
   }
 
   async runQuery(sql: string, { timeoutMs, maxRows, signal }: ExecuteOptions): Promise<RowsResult> {
+    const { role, risks } = await this.privileges();
+    if (risks.length > 0 && !this.options.privilegeRiskAccepted) {
+      throw new BackendUnavailableError(`${describeRisks(role, risks)} Queries are refused until an admin accepts this risk on the knowledge base's page, or the knowledge base connects with a role that may only read.`);
+    }
     return this.inReadOnlyTransaction(timeoutMs, sql, (client) => this.fetchThroughCursor(client, sql, timeoutMs, maxRows), signal);
+  }
+
+  /** What the role may do beyond reading (cached for a few minutes); an empty list for a read-only role. */
+  privileges(): Promise<{ role: string; risks: PrivilegeRisk[] }> {
+    if (!this.privilegeCache || Date.now() - this.privilegeCache.at > PRIVILEGES_TTL_MS) {
+      const promise = this.inReadOnlyTransaction(CATALOG_TIMEOUT_MS, "-- privileges", (client) => inspectPrivileges(client));
+      this.privilegeCache = { at: Date.now(), promise };
+      promise.catch(() => {
+        if (this.privilegeCache?.promise === promise) this.privilegeCache = null;
+      });
+    }
+    return this.privilegeCache.promise;
+  }
+
+  get privilegeRiskAccepted(): boolean {
+    return this.options.privilegeRiskAccepted === true;
   }
 
   async close(): Promise<void> {
@@ -170,14 +208,48 @@ export class PostgresEngine implements SqlEngine {
   /**
    * DECLARE accepts only a SELECT or VALUES (a third wall behind the parser and the read-only
    * transaction), and the extended protocol refuses a text with more than one statement.
+   *
+   * Results are bounded in bytes by the server, before anything is sent: a first cursor only describes
+   * the columns (FETCH 0 runs nothing); the query then runs wrapped so that every value of a
+   * variable-size type longer than the per-value budget comes back as its length and a short head
+   * instead of itself. Rows are fetched in batches no larger than the result budget allows even at
+   * the worst, and counted as they arrive; past the result budget the query stops.
    */
   private async fetchThroughCursor(client: PoolClient, sql: string, timeoutMs: number, maxRows: number): Promise<RowsResult> {
-    const declare: PgQueryConfig = { text: `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${sql}`, queryMode: "extended", query_timeout: timeoutMs + CLIENT_GRACE_MS };
-    await client.query(declare);
-    const fetch: PgQueryConfig = { text: `FETCH FORWARD ${maxRows + 1} FROM ${CURSOR}`, rowMode: "array", types: pgTypes, query_timeout: timeoutMs + CLIENT_GRACE_MS };
-    const res = await client.query(fetch);
-    const rows = res.rows as unknown as unknown[][];
-    return { columns: res.fields.map((f) => f.name), rows: rows.slice(0, maxRows), truncated: rows.length > maxRows };
+    const limits = (this.options.limits ?? queryLimits)();
+    const deadline = Date.now() + timeoutMs;
+    const clientTimeout = () => Math.max(1, deadline - Date.now()) + CLIENT_GRACE_MS;
+    const probe: PgQueryConfig = { text: `DECLARE ${PROBE} NO SCROLL CURSOR FOR ${sql}`, queryMode: "extended", query_timeout: clientTimeout() };
+    await client.query(probe);
+    const described = await client.query({ text: `FETCH FORWARD 0 FROM ${PROBE}`, rowMode: "array", query_timeout: clientTimeout() } as PgQueryConfig);
+    await client.query(`CLOSE ${PROBE}`);
+    const fields = described.fields;
+    const wrapped = boundedQuery(sql, fields, limits.maxValueBytes);
+    await client.query({ text: `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${wrapped.text}`, queryMode: "extended", query_timeout: clientTimeout() } as PgQueryConfig);
+
+    const rowWorstBytes = fields.reduce((n, f, i) => n + (wrapped.guarded[i] ? limits.maxValueBytes + 16 : FIXED_VALUE_BYTES), 16);
+    const batch = Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor(limits.maxResultBytes / 2 / rowWorstBytes)));
+    const rows: unknown[][] = [];
+    let bytes = 0;
+    let first = true;
+    while (rows.length <= maxRows) {
+      if (!first) {
+        const left = deadline - Date.now();
+        if (left <= 0) throw new QueryTimeoutError(timeoutMs, sql);
+        await client.query("SELECT set_config('statement_timeout', $1, true)", [`${left}ms`]);
+      }
+      first = false;
+      const want = Math.min(batch, maxRows + 1 - rows.length);
+      const res = await client.query({ text: `FETCH FORWARD ${want} FROM ${CURSOR}`, rowMode: "array", types: pgTypes, query_timeout: clientTimeout() } as PgQueryConfig);
+      for (const raw of res.rows as unknown as unknown[][]) {
+        const row = wrapped.unwrap(raw);
+        for (const v of row) bytes += typeof v === "string" ? v.length : FIXED_VALUE_BYTES / 8;
+        if (bytes > limits.maxResultBytes) throw new ResultTooLargeError(limits.maxResultBytes, sql);
+        rows.push(row);
+      }
+      if (res.rows.length < want) break;
+    }
+    return { columns: fields.map((f) => f.name), rows: rows.slice(0, maxRows), truncated: rows.length > maxRows };
   }
 
   private getPool(): pg.Pool {
@@ -208,7 +280,10 @@ export class PostgresEngine implements SqlEngine {
     try {
       return await this.getPool().connect();
     } catch (e) {
-      throw connectionFailure(e, this.address) ?? new BackendUnavailableError(`Cannot connect to ${this.config.host}:${this.config.port}: ${e instanceof Error ? e.message : String(e)}.`);
+      const known = connectionFailure(e, this.address);
+      if (known) throw known;
+      log.warn({ detail: e instanceof Error ? e.message : String(e), host: this.config.host, port: this.config.port }, "could not connect to PostgreSQL");
+      throw new BackendUnavailableError(`Cannot connect to ${this.config.host}:${this.config.port}. Check the host, the port and the credentials.`);
     }
   }
 
@@ -234,7 +309,8 @@ export class PostgresEngine implements SqlEngine {
       return await work(client);
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
-      if (e instanceof BackendUnavailableError) throw e;
+      // Our own typed errors (result too large, the deadline between batches) pass through unchanged.
+      if (isBackendError(e)) throw e;
       const failure = queryFailure(e, sql, timeoutMs, this.address);
       if (failure instanceof BackendUnavailableError || /read timeout/i.test(String(e))) discard = true;
       throw failure;
@@ -251,4 +327,44 @@ export class PostgresEngine implements SqlEngine {
       client.release(discard ? true : undefined);
     }
   }
+}
+
+/**
+ * The query wrapped so the server cuts long values before sending them: each variable-size column i
+ * becomes three, the value when it fits (else NULL), its length in bytes when it does not, and the
+ * first characters (a quarter of the budget, so at most the budget in UTF-8 bytes). Positional column
+ * names (`AS mosaic_q(c0, c1, …)`) make duplicate or unnamed columns addressable.
+ */
+function boundedQuery(sql: string, fields: FieldDef[], maxValueBytes: number): { text: string; guarded: boolean[]; unwrap: (raw: unknown[]) => unknown[] } {
+  const guarded = fields.map((f) => !FIXED_SIZE_TYPES.has(f.dataTypeID));
+  if (fields.length === 0 || !guarded.some(Boolean)) return { text: sql, guarded, unwrap: (raw) => raw };
+  const headChars = Math.max(1, Math.floor(maxValueBytes / 4));
+  const names = fields.map((_, i) => `c${i}`);
+  const select: string[] = [];
+  const texts: string[] = [];
+  fields.forEach((_, i) => {
+    if (!guarded[i]) {
+      select.push(`mosaic_q.c${i}`);
+      return;
+    }
+    texts.push(`mosaic_q.c${i}::text AS t${i}`);
+    const over = `octet_length(mosaic_t.t${i}) > ${maxValueBytes}`;
+    select.push(`CASE WHEN ${over} THEN NULL ELSE mosaic_q.c${i} END`, `CASE WHEN ${over} THEN octet_length(mosaic_t.t${i}) END`, `CASE WHEN ${over} THEN left(mosaic_t.t${i}, ${headChars}) END`);
+  });
+  const text = `SELECT ${select.join(", ")} FROM (${sql}) AS mosaic_q(${names.join(", ")}) CROSS JOIN LATERAL (SELECT ${texts.join(", ")}) AS mosaic_t`;
+  const unwrap = (raw: unknown[]): unknown[] => {
+    const out: unknown[] = [];
+    let k = 0;
+    for (let i = 0; i < fields.length; i++) {
+      if (!guarded[i]) {
+        out.push(raw[k++]);
+        continue;
+      }
+      const [value, length, head] = [raw[k], raw[k + 1], raw[k + 2]];
+      k += 3;
+      out.push(length === null || length === undefined ? value : cutMark(String(head), Number(length), maxValueBytes));
+    }
+    return out;
+  };
+  return { text, guarded, unwrap };
 }

@@ -8,7 +8,10 @@ import type { RowCount, RowsResult, SqlEngine } from "../engine";
 import type { ForeignKeyInfo, TableInfo } from "../schema";
 import { asStringLiteral, unresolvedDoubleQuoted } from "./double-quoted-strings";
 import { SqliteQueryProcess } from "./query-process";
+import { log } from "../../../log";
 
+/** Counting a view's rows runs the view; past this it is described without a count. */
+const COMPUTED_COUNT_TIMEOUT_MS = 5_000;
 /** Each round turns one unresolved "name" into a string (see double-quoted-strings.ts). */
 const MAX_STRING_REWRITES = 20;
 
@@ -53,10 +56,11 @@ export class SqliteEngine implements SqlEngine {
     const objects = db
       .prepare("SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid")
       .all() as { name: string; type: "table" | "view" }[];
-    const columnsOf = db.prepare('SELECT name, type, "notnull" AS not_null, pk FROM pragma_table_info(?) ORDER BY cid');
+    // table_xinfo also lists generated columns (hidden 2 or 3), whose expressions run on every read.
+    const columnsOf = db.prepare('SELECT name, type, "notnull" AS not_null, pk, hidden FROM pragma_table_xinfo(?) WHERE hidden <> 1 ORDER BY cid');
     const keysOf = db.prepare('SELECT id, seq, "table" AS refTable, "from" AS col, "to" AS refCol FROM pragma_foreign_key_list(?) ORDER BY id, seq');
     const tables = objects.map((o): TableInfo => {
-      const cols = columnsOf.all(o.name) as { name: string; type: string | null; not_null: number; pk: number }[];
+      const cols = columnsOf.all(o.name) as { name: string; type: string | null; not_null: number; pk: number; hidden: number }[];
       const fks = new Map<number, ForeignKeyInfo & { partialRefs: (string | null)[] }>();
       for (const k of keysOf.all(o.name) as { id: number; refTable: string; col: string; refCol: string | null }[]) {
         const fk = fks.get(k.id) ?? { columns: [], refTable: k.refTable, refColumns: [], partialRefs: [] };
@@ -67,6 +71,7 @@ export class SqliteEngine implements SqlEngine {
       return {
         name: o.name,
         kind: o.type,
+        computed: o.type === "view" || cols.some((c) => c.hidden === 2 || c.hidden === 3),
         columns: cols.map((c) => ({ name: c.name, type: c.type ?? "", notNull: c.not_null === 1 })),
         primaryKey: cols
           .filter((c) => c.pk > 0)
@@ -90,7 +95,12 @@ export class SqliteEngine implements SqlEngine {
   }
 
   async countRows(table: TableInfo): Promise<RowCount> {
-    const row = this.connection().prepare(`SELECT count(*) AS n FROM ${this.tableRef(table)}`).get() as { n: number };
+    const sql = `SELECT count(*) AS n FROM ${this.tableRef(table)}`;
+    if (table.computed) {
+      const res = await this.readInternal(sql, { timeoutMs: COMPUTED_COUNT_TIMEOUT_MS, maxRows: 1, table }).catch(() => null);
+      return res ? { rows: Number(res.rows[0]?.[0] ?? 0), approximate: false } : { rows: null, approximate: true };
+    }
+    const row = this.connection().prepare(sql).get() as { n: number };
     return { rows: Number(row.n), approximate: false };
   }
 
@@ -98,8 +108,13 @@ export class SqliteEngine implements SqlEngine {
     return quoteIdent(table.name);
   }
 
-  /** Our own SQL reads a bounded number of rows here; a time limit cannot be enforced in-process, nor is one needed. */
-  async readInternal(sql: string, { maxRows }: { timeoutMs: number; maxRows: number }): Promise<RowsResult> {
+  /**
+   * Our own SQL. On a plain table it reads a bounded number of rows in this process, where no time limit
+   * is needed; on a view or generated columns it runs code from the file, so it goes through the
+   * killable query process with its time, memory and byte limits like any query.
+   */
+  async readInternal(sql: string, { timeoutMs, maxRows, table }: { timeoutMs: number; maxRows: number; table?: TableInfo }): Promise<RowsResult> {
+    if (!table || table.computed) return this.queries.run(sql, { timeoutMs, maxRows });
     const stmt = this.connection().prepare(sql).raw(true).safeIntegers(true);
     const columns = stmt.columns().map((c) => c.name);
     const rows: unknown[][] = [];
@@ -141,7 +156,7 @@ export class SqliteEngine implements SqlEngine {
     if (this.db && stamp === this.openedStamp) return this.db;
     this.db?.close();
     this.db = null;
-    if (stamp === "missing") throw new BackendUnavailableError(`Cannot open ${this.file}: file not found. Upload the database again.`);
+    if (stamp === "missing") throw new BackendUnavailableError(`The database file of this knowledge base (${path.basename(this.file)}) is missing. Upload the database again.`);
     let db: Database.Database | null = null;
     try {
       db = new Database(this.file, { readonly: true, fileMustExist: true });
@@ -151,11 +166,12 @@ export class SqliteEngine implements SqlEngine {
     } catch (e) {
       db?.close();
       const err = e as SqliteError;
+      log.warn({ code: err.code, detail: err.message, file: this.file }, "SQLite could not open a knowledge base file");
       if (err.code === "SQLITE_NOTADB" || err.code === "SQLITE_CORRUPT") {
-        throw new BackendUnavailableError(`Cannot open ${this.file}: it is not a SQLite database (${err.message}). Upload a SQLite database file.`);
+        throw new BackendUnavailableError(`${path.basename(this.file)} is not a SQLite database, or it is damaged. Upload a SQLite database file.`);
       }
-      if (err.code === "SQLITE_CANTOPEN") throw new BackendUnavailableError(`Cannot open ${this.file}: ${err.message}. Check that the file is readable.`);
-      throw new QueryExecutionError(`Cannot read ${this.file}: ${err.message}.`, "");
+      if (err.code === "SQLITE_CANTOPEN") throw new BackendUnavailableError(`${path.basename(this.file)} cannot be opened. Check that the file is readable.`);
+      throw new QueryExecutionError(`${path.basename(this.file)} cannot be read right now. Try again; if it persists, upload the database again.`, "");
     }
     this.db = db;
     this.openedStamp = stamp;

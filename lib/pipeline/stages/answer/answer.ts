@@ -2,12 +2,16 @@ import { formatScalar } from "../../../backends/evidence";
 import type { EvidencePiece, RowData } from "../../../backends/types";
 import { DEFAULT_PIPELINE_CONFIG } from "../../config";
 import { normalizeLabel } from "../../text";
-import type { Answer, Intent, ScoredEvidence } from "../../types";
+import type { Answer, Intent, QueryResult, ScoredEvidence } from "../../types";
 import { type Bridge, findBridges, focusWithBridges } from "./bridge";
 import { extractOccurrences } from "./extract";
 import { type QuestionFocus, buildQuestionFocus, pieceMentionsEntity } from "./question-focus";
-import { REFUSAL_TEXT, joinList, lowConfidenceReason, noCandidateReason, quoteList, refusal, unknownEntities } from "./refusal";
+import { REFUSAL_TEXT, joinList, noEvidenceReason, quoteList, refusal, unknownEntities } from "./refusal";
+import { groupedRowsAnswer } from "./grouped-rows";
+import { answerFromResult, withSupportingEvidence } from "./result-answer";
 import { type ScoredCandidate, answerConfidence, scoreCandidates } from "./score";
+import { withTableAnswer } from "./table-route";
+import { belowTheBar, notFoundReason } from "./uncertainty";
 
 export interface AnswerInput {
   intent: Intent;
@@ -21,6 +25,8 @@ export interface AnswerInput {
    * "at least one strong piece, or two weaker ones that agree" and refuses guesses.
    */
   threshold?: number;
+  /** The committed answer query's result (select-evidence): when set, it is the answer (result-answer.ts). */
+  result?: QueryResult | null;
 }
 
 export interface AnswerResult {
@@ -128,16 +134,32 @@ function rowNames(piece: EvidencePiece, label: string): boolean {
  * confidence below the threshold (with the disagreeing sources named when that is the cause).
  */
 export function answerQuestion(input: AnswerInput): AnswerResult {
+  const result = candidateAnswer(input);
+  // A committed query's result, or a breakdown read from table rows, is the answer as it stands: table
+  // reading and arithmetic refine answers drawn from candidate values in text and document tables.
+  if (input.result || result.answer.shape) return result;
+  return withTableAnswer(input, result);
+}
+
+/** The answer from scored candidate values (no table reading, no arithmetic). */
+export function candidateAnswer(input: AnswerInput): AnswerResult {
   const threshold = input.threshold ?? DEFAULT_PIPELINE_CONFIG.answerThreshold;
+  if (input.result) {
+    const answer = withSupportingEvidence(answerFromResult(input.result, threshold), input.result, input.evidence);
+    return { answer, ranked: [], notes: [`Answer read from the committed query on ${input.result.kbName}: ${input.result.rows.length} row(s) × ${input.result.columns.length} column(s).`] };
+  }
+  // A breakdown asked of a document table ("revenue by region"): the table's rows per group are the answer.
+  const breakdown = groupedRowsAnswer(input.intent, input.evidence);
+  if (breakdown) return { answer: breakdown, ranked: [], notes: [`Breakdown read from the table rows: ${breakdown.shape?.rows.length ?? 0} groups.`] };
   const focus = buildQuestionFocus(input.intent);
   const evidence = input.evidence;
   if (evidence.length === 0) {
     const about = focus.entities.length > 0 ? ` about ${quoteList(focus.entities.map((e) => e.mention))}` : "";
-    return { answer: refusal(`The selected sources returned no evidence${about}; try other sources or rephrase the question.`, 0, []), ranked: [], notes: [] };
+    return { answer: refusal(noEvidenceReason(about), 0, []), ranked: [], notes: [] };
   }
   const unknown = unknownEntities(evidence, focus);
   if (unknown.length > 0) {
-    return { answer: refusal(`No evidence mentions ${quoteList(unknown)}.`, 0, []), ranked: [], notes: [] };
+    return { answer: refusal(`None of the sources found mentions ${quoteList(unknown)}.`, 0, []), ranked: [], notes: [] };
   }
 
   // A question that crosses sources: facts leading from its entity to a bridge entity another source's rows are about.
@@ -149,14 +171,14 @@ export function answerQuestion(input: AnswerInput): AnswerResult {
   if (bridges.length > 0) addBridgeSupport(ranked, bridges, evidence);
   const candidates = publicCandidates(ranked, evidence);
   if (ranked.length === 0 || ranked[0].score <= 0) {
-    return { answer: refusal(noCandidateReason(focus, evidence), 0, candidates), ranked, notes };
+    return { answer: refusal(notFoundReason(focus), 0, candidates), ranked, notes };
   }
 
   const pool = intersectionOnly(ranked, evidence, answerFocus);
   const members = focus.wantsList ? listMembers(pool) : [pool[0]];
   const confidence = round3(answerConfidence(pool, focus.wantsList && members.length > 1, evidence));
   if (confidence < threshold) {
-    return { answer: refusal(lowConfidenceReason(pool, confidence, threshold, evidence), confidence, candidates), ranked, notes };
+    return { answer: belowTheBar(pool, confidence, evidence, focus, candidates), ranked, notes };
   }
   if (members.length > 1) notes.push(`List answer: ${members.length} values from the winner's source slot.`);
   return {

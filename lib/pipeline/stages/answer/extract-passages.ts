@@ -1,5 +1,6 @@
 import { splitSentences } from "../../../backends/documents/sentences";
 import type { EvidencePiece, PassageData } from "../../../backends/types";
+import { answerComplement } from "./complement";
 import type { Occurrence } from "./occurrence";
 import { type Span, sentenceSpans, spanNumber } from "./passage-spans";
 import { type QuestionFocus, isQuestionEntityValue, questionStates, termSet } from "./question-focus";
@@ -55,6 +56,20 @@ function proximity(sentence: string, span: Span, anchors: { start: number; end: 
     .map((between) => between.split(/\s+/).filter(Boolean).length);
   if (gaps.length === 0) return 1 - PROXIMITY_SHARE;
   return 1 - PROXIMITY_SHARE + PROXIMITY_SHARE / (1 + Math.min(...gaps) / PROXIMITY_HALF_GAP);
+}
+
+/** A level reached or left ("to 48.2 million", "from 43.0") is not the change a "by how much did X grow" question asks for. */
+const LEVEL_NOT_CHANGE = 0.5;
+const CHANGE_QUESTION = /\bby\s+how\s+much\b|\bhow\s+much\s+did\b.*\b(grow|increase|decrease|rise|fall|decline|drop|change)\b|\b(growth|increase|decrease|change|decline)\s+(in|of)\b/i;
+
+/**
+ * In "Revenue grew 12 percent to 48.2 million", the change is the figure after the verb (or after
+ * "by"); the figures after "to" and "from" are levels. For a question about a change, levels weigh less.
+ */
+function changeRole(sentence: string, span: Span, focus: QuestionFocus): number {
+  if (!CHANGE_QUESTION.test(focus.intent.completed)) return 1;
+  const before = sentence.slice(0, span.start).trimEnd().split(/\s+/).pop()?.toLowerCase() ?? "";
+  return before === "to" || before === "from" ? LEVEL_NOT_CHANGE : 1;
 }
 
 /** "Title / Section" of a passage, as the documents backend writes it before the text. */
@@ -140,7 +155,7 @@ export function passageOccurrences(piece: EvidencePiece & { data: PassageData },
   const out: Occurrence[] = [];
   for (const sentence of sentences) {
     const anchors = questionTermTokens(sentence.text, focus);
-    const closeness = sentence.spans.map((span) => proximity(sentence.text, span, anchors));
+    const closeness = sentence.spans.map((span) => proximity(sentence.text, span, anchors) * changeRole(sentence.text, span, focus));
     // Relative to the closest span: proximity orders the values of a sentence, it does not weaken the sentence.
     const closest = Math.max(...closeness, Number.EPSILON);
     sentence.spans.forEach((span, i) => {
@@ -149,7 +164,11 @@ export function passageOccurrences(piece: EvidencePiece & { data: PassageData },
       out.push({ display: span.text, key, type: span.type, pieceIndex, weight: (weight * closeness[i]) / closest, slot });
     });
     if (focus.wanted.includes("text")) {
-      const text = sentence.text.trim().slice(0, MAX_SENTENCE_CHARS);
+      // The part that answers, when the sentence restates the question first ("Goodwill consists of …");
+      // a reason is read with what it explains, so "why" keeps the whole sentence.
+      const asksWhy = /^\s*why\b/i.test(focus.intent.completed);
+      const complement = asksWhy ? null : answerComplement(sentence.text, focus.intent.completed, focus.language);
+      const text = (complement ?? sentence.text.trim()).slice(0, MAX_SENTENCE_CHARS);
       out.push({ display: text, key: valueKey(text, "text"), type: "text", pieceIndex, weight, slot });
     }
   }

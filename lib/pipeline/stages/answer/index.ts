@@ -14,7 +14,9 @@ export { connectsToEntityOf, connectsToQuestion, statesValue } from "./connectio
 
 /**
  * The classical answer stage (no model): candidate values from the top evidence scored by evidence
- * score, agreement across pieces and KBs, and answer-type fit; refrains below the threshold with a reason.
+ * score, agreement across pieces and KBs, and answer-type fit; cells located in report tables and
+ * operations computed over them (with their derivation); below the confidence bar a supported value is
+ * shown as uncertain, and Mosaic refuses, with a reason, only when the evidence does not hold the answer.
  */
 export const classicalAnswer: StageStrategy<AnswerInput, Answer> = {
   name: "classical",
@@ -27,8 +29,8 @@ export const classicalAnswer: StageStrategy<AnswerInput, Answer> = {
       strategy: "classical",
       summary: answer.refrained
         ? `Refrained: ${answer.reason}`
-        : `${ranked.length} candidate values; answer '${answer.text}' (confidence ${answer.confidence.toFixed(2)})`,
-      payload: { notes, candidates: answer.candidates },
+        : `${ranked.length} candidate values; answer '${answer.text}' (confidence ${answer.confidence.toFixed(2)}${answer.certainty === "uncertain" ? ", shown as uncertain" : ""})${answer.derivation ? `; computed: ${answer.derivation.expression}` : ""}`,
+      payload: { notes, candidates: answer.candidates, ...(answer.derivation ? { derivation: answer.derivation } : {}) },
     });
     return answer;
   },

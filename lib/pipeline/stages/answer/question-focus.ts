@@ -2,6 +2,8 @@ import type { EvidencePiece } from "../../../backends/types";
 import { normalizeLabel, terms } from "../../text";
 import type { AnswerType, EntityLink, Intent } from "../../types";
 import { lemmaTerms } from "../../lemma";
+import { type ExpectedUnit, expectedUnit } from "../../units";
+import { readsAsProse } from "./table-question";
 
 /**
  * What the answer and critique stages need to know about the question, computed once from the intent:
@@ -43,6 +45,8 @@ export interface QuestionFocus {
   wantsNameKind: boolean;
   /** The question asks for an identifier ("what is the order id"): only then are key columns answers. */
   asksForId: boolean;
+  /** The unit the question expects ("how many products" → a count of products), for unit agreement (units.ts). */
+  expectedUnit: ExpectedUnit | null;
 }
 
 const SCHEMA_KINDS = new Set(["column", "table", "predicate", "class"]);
@@ -64,6 +68,26 @@ function uniqueByNormalized(values: string[]): string[] {
     if (key && !seen.has(key)) seen.set(key, v.trim());
   }
   return [...seen.values()];
+}
+
+/** Nouns that name a quantity, by the kind of value that states it. */
+const QUANTITY_NOUNS: [Exclude<AnswerType, "list">[], string][] = [
+  [["percent", "number"], "rate|rates|margin|margins|share|growth|ratio|percentage|proportion|yield"],
+  [["number", "count"], "window|warranty|guarantee|period|term|duration|length|age|lifetime|life|headcount|number|count|size|capacity|total|quantity|volume|weight|height|distance"],
+  [["money", "number"], "cap|caps|limit|limits|price|prices|cost|costs|fee|fees|allowance|allowances|per diem|budget|salary|salaries|revenue|revenues|income|expense|expenses|profit|profits|sales|tax|taxes|dividend|dividends|balance|value|amount|amounts|payment|payments|spend|spending|turnover|earnings|reimbursement|threshold|maximum|minimum"],
+];
+
+/**
+ * The kind of value a "what is the <quantity>" question asks for, when its head noun names a
+ * quantity ("hotel cap", "return window", "operating margin"); null otherwise.
+ */
+export function quantityAsked(question: string): Exclude<AnswerType, "list">[] | null {
+  const q = question.toLowerCase().replace(/[’']s\b/g, "");
+  for (const [types, nouns] of QUANTITY_NOUNS) {
+    const re = new RegExp(`^\\s*(?:what|which)\\s+(?:is|was|are|were|'s)\\s+(?:the\\s+|an?\\s+)?(?:[\\w-]+\\s+){0,5}?(?:${nouns})\\s*(?:\\?|$|\\b(?:of|for|in|at|per|on|under|from|to|during|by|when|with)\\b)`);
+    if (re.test(q)) return [...types];
+  }
+  return null;
 }
 
 export function buildQuestionFocus(intent: Intent): QuestionFocus {
@@ -102,8 +126,13 @@ export function buildQuestionFocus(intent: Intent): QuestionFocus {
   );
   const wh = (intent.wh ?? "").toLowerCase();
   const wantsCount = intent.aggregate === "count" || intent.answerTypes.includes("count") || /^how many\b/.test(wh);
-  const wanted = intent.answerTypes.filter((t) => t !== "list");
+  let wanted = intent.answerTypes.filter((t): t is Exclude<AnswerType, "list"> => t !== "list");
   if (wanted.length === 0 && wantsCount) wanted.push("count");
+  // "What caused …", "How is X determined?", "What does X consist of?": an explanation, whatever figures the evidence holds.
+  if (readsAsProse(intent.completed)) wanted = ["text"];
+  // "What is the hotel cap?" reads as a generic what-question, but a cap is an amount: a sentence that only mentions the cap is no answer.
+  const quantity = wanted.every((t) => t === "entity" || t === "text") ? quantityAsked(intent.completed) : null;
+  if (quantity) wanted = quantity;
   return {
     intent,
     language,
@@ -122,6 +151,7 @@ export function buildQuestionFocus(intent: Intent): QuestionFocus {
     paddedQuestion: ` ${normalizeLabel(intent.completed)} `,
     wantsNameKind: wanted.some((t) => t === "person" || t === "organisation" || t === "location"),
     asksForId: /\b(id|ids|identifier|identifiers|key|code|uuid)\b/.test(normalizeLabel(intent.completed)),
+    expectedUnit: expectedUnit(intent.completed),
   };
 }
 
@@ -165,7 +195,10 @@ export function isQuestionEntityValue(value: string, focus: QuestionFocus): bool
 /** Whether the question already states the value ("2025" in "revenue in 2025"): a restated value is no answer. */
 export function questionStates(value: string, focus: QuestionFocus): boolean {
   const v = normalizeLabel(value);
-  return v.length > 0 && focus.paddedQuestion.includes(` ${v} `);
+  if (v.length > 0 && focus.paddedQuestion.includes(` ${v} `)) return true;
+  // A year the question names, whatever word follows it ("2018 related", "2019 compared"), is the period asked about, not the answer.
+  const year = /^((?:19|20)\d\d)\b/.exec(v);
+  return !!year && !focus.wanted.includes("date") && focus.paddedQuestion.includes(` ${year[1]} `);
 }
 
 /** Same name up to case, punctuation and inflection ("Tents" / "tent"), not mere containment. */

@@ -3,6 +3,7 @@ import type { Occurrence } from "./occurrence";
 import { type QuestionFocus, isQuestionEntityValue, questionStates } from "./question-focus";
 import { isBareNumber } from "./value-key";
 import { type ValueType, typeFit } from "./value-types";
+import { type ExpectedUnit, unitAgreement } from "../../units";
 
 /**
  * Candidate scoring. Each supporting piece is treated as a noisy witness for the value: a piece at the
@@ -50,11 +51,16 @@ export function normalizeEvidenceScores(evidence: ScoredEvidence[]): number[] {
   return scores.map((_, i) => 1 / (1 + i));
 }
 
-function chooseDisplay(occurrences: Occurrence[]): string {
-  const strongest = occurrences[0].display;
+/** Below this unit agreement an occurrence's wording is not shown (units.ts: "2 years" for "how many products"). */
+const UNIT_AGREES = 0.5;
+
+function chooseDisplay(occurrences: Occurrence[], expected: ExpectedUnit | null): string {
+  const agreeing = occurrences.filter((o) => unitAgreement(o.display, expected) >= UNIT_AGREES);
+  const pool = agreeing.length > 0 ? agreeing : occurrences;
+  const strongest = pool[0].display;
   if (!isBareNumber(strongest)) return strongest;
-  // "48.2" says less than "48.2 million euros": show the unit some piece gave.
-  return occurrences.find((o) => !isBareNumber(o.display))?.display ?? strongest;
+  // "48.2" says less than "48.2 million euros": show the unit some piece gave, if it fits the question.
+  return pool.find((o) => !isBareNumber(o.display))?.display ?? strongest;
 }
 
 export function scoreCandidates(occurrences: Occurrence[], evidence: ScoredEvidence[], focus: QuestionFocus): ScoredCandidate[] {
@@ -88,9 +94,10 @@ export function scoreCandidates(occurrences: Occurrence[], evidence: ScoredEvide
     }
     const support = 1 - disbelief;
     const ordered = votes.map((v) => v.o);
-    const fits = ordered.map((o) => ({ o, fit: typeFit(focus.wanted, o.type, o.display) }));
+    // A unit that contradicts the question ("2 years" for "how many products") makes the occurrence a poor fit.
+    const fits = ordered.map((o) => ({ o, fit: typeFit(focus.wanted, o.type, o.display) * unitAgreement(o.display, focus.expectedUnit) }));
     const bestFit = fits.reduce((a, b) => (b.fit > a.fit ? b : a));
-    const display = chooseDisplay(ordered);
+    const display = chooseDisplay(ordered, focus.expectedUnit);
     const penalized = isQuestionEntityValue(display, focus) || questionStates(display, focus);
     out.push({
       key,

@@ -2,6 +2,7 @@ import type { Critique, ExecutedQuery } from "../../types";
 import type { EvidencePiece } from "../../../backends/types";
 import { type ValueType, connectsToEntityOf, pieceMentionsEntity, typeFit } from "../answer";
 import { type RoundAnalysis, isProductive } from "./analysis";
+import { constructChecks } from "./construct-checks";
 
 export type Check = Critique["checks"][number];
 
@@ -120,7 +121,7 @@ export function checkNotRefused(a: RoundAnalysis): Check {
     : { name: CHECKS.notRefused, passed: true, detail: `Answered with confidence ${answer.confidence.toFixed(2)}.` };
 }
 
-/** HybGRAG's validator: every check, in a fixed order. */
+/** HybGRAG's validator: every check, in a fixed order; the construct checks last (construct-checks.ts). */
 export function validate(a: RoundAnalysis): Check[] {
-  return [checkAnswerType(a), checkEntitiesCited(a), checkQueriesReturned(a), checkConnection(a), checkNotRefused(a)];
+  return [checkAnswerType(a), checkEntitiesCited(a), checkQueriesReturned(a), checkConnection(a), checkNotRefused(a), ...constructChecks(a)];
 }

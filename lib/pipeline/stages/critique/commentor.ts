@@ -1,8 +1,10 @@
+import { strategyInWords } from "../../strategy-words";
 import { normalizeLabel } from "../../text";
 import type { ExecutedQuery, Feedback, FeedbackType } from "../../types";
 import { queryNamesEntity } from "../answer";
 import { type RoundAnalysis, kbName, relationPresence } from "./analysis";
 import { CHECKS, type Check } from "./checks";
+import { constructFeedback } from "./construct-checks";
 
 /**
  * HybGRAG's commentor: when the validator fails, ONE corrective feedback of a fixed type, chosen by the
@@ -11,6 +13,9 @@ import { CHECKS, type Check } from "./checks";
  * first:
  *
  * 1. empty_result     every query came back empty, refused, timed out or failed;
+ *    missing_filter / missing_negation / missing_grouping
+ *                     the answer query leaves out a value the question names, its "not", or its "for each"
+ *                     (construct-checks.ts);
  * 2. no_intersection  a query over several linked entities together found nothing while single-entity
  *                     queries (ego-graphs) did;
  * 3. missing_entity   a question entity has no link into any source;
@@ -152,7 +157,7 @@ const wrongModule: Rule = (a) => {
       feedback(
         "wrong_module",
         q.strategy,
-        `The ${q.strategy} query on ${q.kbName} came back ${q.status === "ok" ? "empty" : q.status} while document search found passages: answer from another module.`,
+        `The ${strategyInWords(q.strategy)} on ${q.kbName} came back ${q.status === "ok" ? "empty" : q.status} while the document search found passages: answer from those.`,
       ),
     );
 };
@@ -169,7 +174,7 @@ const nextBatch: Rule = (a, failed) => {
 };
 
 /** The decision order (see the comment at the top). */
-export const RULES: Rule[] = [emptyResult, noIntersection, missingEntity, wrongEntity, distractorSource, relationRules, kindCannotExpress, wrongModule, nextBatch];
+export const RULES: Rule[] = [emptyResult, constructFeedback, noIntersection, missingEntity, wrongEntity, distractorSource, relationRules, kindCannotExpress, wrongModule, nextBatch];
 
 function sameTarget(a: string | null, b: string | null): boolean {
   return normalizeLabel(a ?? "") === normalizeLabel(b ?? "");

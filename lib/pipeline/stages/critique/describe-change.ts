@@ -1,3 +1,4 @@
+import { strategyInWords } from "../../strategy-words";
 import type { Feedback } from "../../types";
 
 /**
@@ -22,7 +23,13 @@ export function describeChange(feedback: Feedback): string {
     case "wrong_source":
       return t ? `Leave out '${t}' and select other sources` : "Select other sources";
     case "wrong_module":
-      return t ? `Answer with another retrieval module than '${t}'` : "Answer with another retrieval module";
+      return t ? `Answer without the ${strategyInWords(t)}` : "Answer with another kind of query";
+    case "missing_negation":
+      return t ? `Read 'not ${t}' as a negation (a wider window, related rows excluded) and query again` : "Read the question's negation and query again";
+    case "missing_grouping":
+      return t ? `Group the answer by '${t}' and query again` : "Group the answer as asked and query again";
+    case "missing_filter":
+      return t ? `Filter on '${t}' by its name in the sources and query again` : "Filter on the named values and query again";
     case "next_batch": {
       const page = Number(t);
       return Number.isInteger(page) && page >= 1 ? `Fetch the next batch of results (page ${page + 1})` : "Fetch the next batch of results";

@@ -6,6 +6,7 @@ import { comment } from "./commentor";
 
 export { type CritiqueInput, analyzeRound, type RoundAnalysis } from "./analysis";
 export { CHECKS, type Check, validate } from "./checks";
+export { CONSTRUCT_CHECKS, answerQueryOf, constructChecks, constructFeedback } from "./construct-checks";
 export { RULES, alreadyGiven, comment } from "./commentor";
 export { describeChange } from "./describe-change";
 

@@ -67,6 +67,7 @@ export function unusableFeedback(f: Feedback, input: CritiqueInput): string | nu
       return /^\d+$/.test(t) && Number(t) >= 1 ? null : "next_batch needs the page number to fetch";
     case "wrong_entity":
     case "missing_entity":
+    case "missing_filter":
       return t ? null : `${f.type} needs the entity it concerns`;
     default:
       return null;

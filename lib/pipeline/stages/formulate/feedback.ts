@@ -14,6 +14,9 @@ import type { Feedback, Intent } from "../../types";
  * | empty_result      | relax: value filters become contains-matches, time filters go, neighbourhoods widen to 2 hops, search text without the relation |
  * | no_intersection   | several entities are retrieved as separate ego-graphs instead of their intersection          |
  * | next_batch        | the next page (a numeric target names it): OFFSET / SKIP by the page size; searches also run per entity |
+ * | missing_filter    | the named value is looked up by its text (a contains-match on the answer table's name) instead of its link |
+ * | missing_negation  | negation is read over a wider window: values, comparisons and related rows after "not" are excluded |
+ * | missing_grouping  | the grouping words are matched to a column more loosely, so the aggregate is broken down         |
  * | wrong_source      | nothing here: source selection drops the KB                                                  |
  * | wrong_module      | nothing here: source selection changes the module                                            |
  */
@@ -31,6 +34,10 @@ export interface Adjustments {
   separateEntities: boolean;
   /** Page index for next_batch (0 = first page). */
   page: number;
+  /** missing_negation: read "not" over a wider span of words before a condition. */
+  widerNegation: boolean;
+  /** missing_grouping: match the grouping words to a column more loosely. */
+  looserGrouping: boolean;
   /** In words, for explanations: "feedback wrong_entity: next-best link for 'Paris'". */
   notes: string[];
 }
@@ -45,6 +52,8 @@ export function noAdjustments(): Adjustments {
     relax: false,
     separateEntities: false,
     page: 0,
+    widerNegation: false,
+    looserGrouping: false,
     notes: [],
   };
 }
@@ -111,6 +120,21 @@ export function adjustmentsFor(intent: Intent, feedback: Feedback | null | undef
       adj.notes.push(`feedback next_batch: page ${adj.page + 1} of the results`);
       break;
     }
+    case "missing_filter":
+      if (mention) {
+        adj.dropEntities.add(mention);
+        adj.lookUpByName.add(mention);
+        adj.notes.push(`feedback missing_filter: "${mention}" looked up by name`);
+      }
+      break;
+    case "missing_negation":
+      adj.widerNegation = true;
+      adj.notes.push("feedback missing_negation: negation read over a wider span");
+      break;
+    case "missing_grouping":
+      adj.looserGrouping = true;
+      adj.notes.push("feedback missing_grouping: grouping words matched more loosely");
+      break;
     case "wrong_source":
     case "wrong_module":
       // Source selection acts on these; the formulation of a KB that stays selected is unchanged.

@@ -339,12 +339,12 @@ function adaptSearch(guide: FormulateGuide, intent: Intent): GuideAdaptation | n
 }
 
 /** The guide queries for one candidate, best guide first, each checked like any generated query. */
-export function guideQueries(
+export async function guideQueries(
   guides: FormulateGuide[],
   intent: Intent,
   candidate: Candidate,
   structure: KbStructure | null,
-): { queries: FormulatedQuery[]; notes: string[] } {
+): Promise<{ queries: FormulatedQuery[]; notes: string[] }> {
   const notes: string[] = [];
   const queries: FormulatedQuery[] = [];
   const seen = new Set<string>();
@@ -358,7 +358,7 @@ export function guideQueries(
     }
     if (!adapted || seen.has(adapted.query.text)) continue;
     try {
-      if (adapted.query.language === "sql") checkSqlSafety(adapted.query.text, structure?.kind === "sql" ? structure.dialect : "sqlite");
+      if (adapted.query.language === "sql") await checkSqlSafety(adapted.query.text, structure?.kind === "sql" ? structure.dialect : "sqlite");
       if (adapted.query.language === "sparql") checkSparqlSafety(adapted.query.text);
     } catch (e) {
       notes.push(`guide "${guide.question.slice(0, 80)}" gives a query that cannot run: ${(e as Error).message}`);

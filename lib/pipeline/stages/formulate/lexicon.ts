@@ -1,6 +1,7 @@
 import { identifierWords } from "../../../backends/sql/values";
 import type { Intent } from "../../types";
 import { terms, words } from "../../text";
+import { constructsOf } from "./constructs";
 
 /**
  * The words of schema-linking: identifiers and phrases as stemmed term sets (through the pipeline's
@@ -29,9 +30,31 @@ export function dice(a: string[], b: string[]): number {
   return (2 * shared) / (A.size + B.size);
 }
 
+/** English plurals the stemmer cannot fold to their singular ("people" names a Person table). */
+const IRREGULAR: Record<string, string> = { people: "person", persons: "person", children: "child", men: "man", women: "woman", mice: "mouse", geese: "goose", feet: "foot", teeth: "tooth", data: "datum", criteria: "criterion", analyses: "analysis" };
+const IRREGULAR_RE = new RegExp(`\\b(${Object.keys(IRREGULAR).join("|")})\\b`, "gi");
+
+/** Irregular plurals replaced by their singular, so they meet schema names through the stemmer. */
+export function singularIrregulars(text: string): string {
+  return text.replace(IRREGULAR_RE, (w) => IRREGULAR[w.toLowerCase()] ?? w);
+}
+
+/**
+ * Identifiers a question quotes from the schema ("unitsInStock", "order_date") as words: "units In
+ * Stock", "order date". Ordinary words are left as they are.
+ */
+export function splitIdentifiers(text: string): string {
+  return text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Za-z])_([A-Za-z])/g, "$1 $2");
+}
+
+/** Stemmed terms of question text, with schema identifiers it quotes split into their words. */
+export function textTerms(text: string): string[] {
+  return terms(splitIdentifiers(singularIrregulars(text)));
+}
+
 /** Every stemmed term the question offers for linking: the completed question, relation and keywords. */
 export function questionTerms(intent: Intent): Set<string> {
-  return new Set([...terms(intent.completed), ...terms(intent.relation ?? ""), ...terms(intent.keywords.join(" "))]);
+  return new Set([...textTerms(intent.completed), ...textTerms(intent.relation ?? ""), ...textTerms(intent.keywords.join(" "))]);
 }
 
 const WH_LEAD = /^(?:how\s+many|how\s+much|which|what|who|whom|whose|where|when|list|show|name|find|give|count|return)\b/i;
@@ -45,7 +68,7 @@ export function focusTerms(intent: Intent): string[] {
   const question = intent.completed.trim();
   const lead = WH_LEAD.exec(question);
   if (!lead) return [];
-  const rest = words(question.slice(lead[0].length)).filter((w) => !FILLER.has(w));
+  const rest = words(singularIrregulars(question.slice(lead[0].length))).filter((w) => !FILLER.has(w));
   return terms(rest.slice(0, 2).join(" ")).slice(0, 2);
 }
 
@@ -140,23 +163,15 @@ export function requestedAggregates(intent: Intent): AggregateFn[] {
 // ---------------------------------------------------------------------------------------------
 // Grouping: "for each country", "per region", "by category"
 
-const EACH = /\b(?:for\s+each|for\s+every|in\s+each|of\s+each|each|every|per)\s+([\p{L}_]+(?:\s+[\p{L}_]+)?)/iu;
-/** "… by region?" as the question's last phrase. */
-const BY_AT_END = /(?:^|\s)([\p{L}]+)\s+by\s+(?:the\s+|each\s+)?([\p{L}_]+(?:\s+[\p{L}_]+)?)\s*[?.!]*\s*$/iu;
-/** Words before "by" that make it an agent or a sort ("placed by", "made by", "ordered by"), not a grouping. */
-const NOT_GROUPING_BEFORE = /(?:ed|en)$|^(?:made|held|sold|led|won|paid|bought|run|built|order|sort|rank|group)$/i;
-
 /**
- * The terms of what the question groups by, or null. "by X" only counts next to an aggregate and as
- * the question's last phrase after a noun ("total sales by region"), so "orders placed by customers
- * in Germany" or "ordered by age" do not group.
+ * The terms of what the question groups by, or null (understand/constructs.ts reads the phrase). "by X"
+ * only counts next to an aggregate and as the question's last phrase after a noun ("total sales by
+ * region"), so "orders placed by customers in Germany" or "ordered by age" do not group.
  */
 export function groupingTerms(intent: Intent, hasAggregate: boolean): string[] | null {
-  const each = EACH.exec(intent.completed);
-  if (each) return terms(each[1]);
-  if (!hasAggregate) return null;
-  const by = BY_AT_END.exec(intent.completed);
-  return by && !NOT_GROUPING_BEFORE.test(by[1]) ? terms(by[2]) : null;
+  const g = constructsOf(intent).grouping;
+  if (!g || (g.kind === "by" && !hasAggregate)) return null;
+  return terms(g.text);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -232,6 +247,11 @@ export interface AttributeChoice<T> {
   reason: string;
 }
 
+/** Whether a word is a degree adjective of the lexicon ("expensive", "older", "biggest"). */
+export function adjectiveSense(word: string): boolean {
+  return senseOf(word) !== null;
+}
+
 /** Content terms of the few words after `phrase` in the question ("the smallest weight of…" → weight). */
 export function termsAfter(question: string, phrase: string, count = 3): string[] {
   if (!phrase) return [];
@@ -273,7 +293,12 @@ export function chooseSuperlativeAttribute<T>(
     }
     return top;
   };
-  const named = best((c) => coverage(c.terms, attributeTerms) + 0.01 * c.terms.filter((t) => attributeTerms.has(t)).length);
+  // Words right after the attribute break ties between columns it names alike ("highest units in stock": units_in_stock over unit_price).
+  const following = new Set(words(attribute).length > 0 ? termsAfter(question, words(attribute).slice(-1)[0], 3) : []);
+  const named = best((c) => {
+    const named = coverage(c.terms, attributeTerms);
+    return named > 0 ? named + 0.01 * c.terms.filter((t) => attributeTerms.has(t)).length + 0.005 * c.terms.filter((t) => following.has(t)).length : 0;
+  });
   if (named) return { item: named.item, direction: superlative.direction, reason: `"${attribute}" names it` };
 
   for (const adjective of words(attribute)) {

@@ -87,20 +87,13 @@ export function screenCypher(query: string): CheckedQuery {
   return { text: query.trim().replace(/;\s*$/, "") };
 }
 
-function sqlTable(ast: Record<string, unknown>): string | null {
-  const from = ast.from;
-  if (!Array.isArray(from) || from.length !== 1) return null;
-  const table = (from[0] as { table?: unknown }).table;
-  return typeof table === "string" ? table : null;
-}
-
 /** Checks a generated query for its language; throws QueryRejectedError or QuerySyntaxError. */
-export function checkGeneratedQuery(language: GeneratedLanguage, text: string, options: { dialect?: SqlDialect } = {}): CheckedQuery {
+export async function checkGeneratedQuery(language: GeneratedLanguage, text: string, options: { dialect?: SqlDialect } = {}): Promise<CheckedQuery> {
   const trimmed = text.trim();
   switch (language) {
     case "sql": {
-      const checked = checkSqlSafety(trimmed, options.dialect ?? "sqlite");
-      return { text: checked.normalized, table: sqlTable(checked.ast) };
+      const checked = await checkSqlSafety(trimmed, options.dialect ?? "sqlite");
+      return { text: checked.normalized, table: checked.fromTable };
     }
     case "sparql":
       checkSparqlSafety(trimmed);

@@ -132,7 +132,7 @@ export class LlmFormulate implements StageStrategy<FormulateInput, FormulatedQue
     let generatedAny = false;
     let firstError: LlmError | null = null;
     for (const { candidate, query, error } of settled) {
-      const classical = formulateCandidate(input, candidate);
+      const classical = await formulateCandidate(input, candidate);
       for (const note of classical.notes) ctx.trace({ stage: "formulate", type: "INFO", strategy: "classical", summary: note });
       if (query) {
         generatedAny = true;
@@ -175,13 +175,13 @@ export class LlmFormulate implements StageStrategy<FormulateInput, FormulatedQue
       maxRows: this.options.maxRows ?? 50,
     };
     const first = await this.session.call("formulate", ctx, formulatePrompt(prompt));
-    let checked = this.check(language, first.query, candidate, structure, ctx);
+    let checked = await this.check(language, first.query, candidate, structure, ctx);
     let explanation = first.explanation;
     let repaired = false;
     if (checked instanceof QuerySyntaxError) {
       ctx.trace({ stage: "formulate", type: "INFO", strategy: "llm", summary: `${candidate.kbName}: the generated ${LANGUAGE_NAMES[language]} does not parse (${checked.message}); asking the model once more with the error`, payload: { query: first.query, error: checked.message } });
       const second = await this.session.call("formulate", ctx, formulatePrompt({ ...prompt, failed: { query: first.query, error: checked.message } }));
-      checked = this.check(language, second.query, candidate, structure, ctx);
+      checked = await this.check(language, second.query, candidate, structure, ctx);
       explanation = second.explanation;
       repaired = true;
       if (checked instanceof QuerySyntaxError) throw new LlmError("invalid_output", `the rewritten ${LANGUAGE_NAMES[language]} still does not parse: ${checked.message}`);
@@ -201,9 +201,9 @@ export class LlmFormulate implements StageStrategy<FormulateInput, FormulatedQue
   }
 
   /** The checked query, or the checker's error (refusals are recorded here). */
-  private check(language: GeneratedLanguage, text: string, candidate: Candidate, structure: KbStructure | null, ctx: StageContext): CheckedQuery | QueryRejectedError | QuerySyntaxError {
+  private async check(language: GeneratedLanguage, text: string, candidate: Candidate, structure: KbStructure | null, ctx: StageContext): Promise<CheckedQuery | QueryRejectedError | QuerySyntaxError> {
     try {
-      return checkGeneratedQuery(language, text, { dialect: structure?.kind === "sql" ? structure.dialect : "sqlite" });
+      return await checkGeneratedQuery(language, text, { dialect: structure?.kind === "sql" ? structure.dialect : "sqlite" });
     } catch (e) {
       if (e instanceof QueryRejectedError) {
         const refused: RefusedQuery = { kbId: candidate.kbId, kbName: candidate.kbName, language, query: text, reason: e.reason };
@@ -251,7 +251,7 @@ export class LlmFormulate implements StageStrategy<FormulateInput, FormulatedQue
     const out = await this.session.call("formulate", ctx, formulatePrompt({ ...g.prompt, failed: { query: q.query.text, error } }));
     let checked: CheckedQuery;
     try {
-      checked = checkGeneratedQuery(g.language, out.query, { dialect: g.prompt.dialect === "postgres" ? "postgres" : "sqlite" });
+      checked = await checkGeneratedQuery(g.language, out.query, { dialect: g.prompt.dialect === "postgres" ? "postgres" : "sqlite" });
     } catch (e) {
       const reason = e instanceof QueryRejectedError ? `refused: ${e.reason}` : e instanceof Error ? e.message : String(e);
       if (e instanceof QueryRejectedError) this.refused.push({ kbId: q.kbId, kbName: q.kbName, language: g.language, query: out.query, reason: e.reason });

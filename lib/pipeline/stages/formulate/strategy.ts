@@ -49,7 +49,7 @@ export function adjustedIntent(intent: Intent, kbId: string, adj: Adjustments): 
   return { ...intent, entities };
 }
 
-function generated(intent: Intent, candidate: Candidate, structure: KbStructure | null, adj: Adjustments, max: number): { queries: FormulatedQuery[]; notes: string[] } {
+async function generated(intent: Intent, candidate: Candidate, structure: KbStructure | null, adj: Adjustments, max: number): Promise<{ queries: FormulatedQuery[]; notes: string[] }> {
   const mismatch = (expected: string) => ({ queries: [], notes: [`${candidate.kbName}: no ${expected} structure to formulate against`] });
   switch (candidate.kind) {
     case "SQL":
@@ -65,17 +65,17 @@ function generated(intent: Intent, candidate: Candidate, structure: KbStructure 
 }
 
 /** Queries for one candidate: guide adaptations and generated queries, at most `max`, best first. */
-export function formulateCandidate(input: FormulateInput, candidate: Candidate): { queries: FormulatedQuery[]; notes: string[] } {
+export async function formulateCandidate(input: FormulateInput, candidate: Candidate): Promise<{ queries: FormulatedQuery[]; notes: string[] }> {
   const max = Math.max(1, Math.floor(input.maxQueriesPerCandidate ?? DEFAULT_MAX_QUERIES_PER_CANDIDATE));
   const adj = adjustmentsFor(input.intent, input.feedback);
   const structure = input.structures.get(candidate.kbId) ?? null;
-  const guides = guideQueries(
+  const guides = await guideQueries(
     input.guides.filter((g) => g.kbId === candidate.kbId),
     adjustedIntent(input.intent, candidate.kbId, adj),
     candidate,
     structure,
   );
-  const own = generated(input.intent, candidate, structure, adj, max);
+  const own = await generated(input.intent, candidate, structure, adj, max);
   // With room for two or more, one slot at least stays with the generated queries, so a misleading
   // guide never fills the list alone (with room for one, the guide's proven shape wins).
   const guideSlots = own.queries.length > 0 && max > 1 ? max - 1 : max;
@@ -92,7 +92,7 @@ export const classicalFormulate: StageStrategy<FormulateInput, FormulatedQuery[]
     const out: FormulatedQuery[] = [];
     for (const candidate of input.candidates) {
       if (ctx.signal.aborted) throw new RunCancelledError();
-      const { queries, notes } = formulateCandidate(input, candidate);
+      const { queries, notes } = await formulateCandidate(input, candidate);
       for (const note of notes) ctx.trace({ stage: "formulate", type: "INFO", strategy: "classical", summary: note });
       if (queries.length === 0) ctx.trace({ stage: "formulate", type: "INFO", strategy: "classical", summary: `${candidate.kbName}: no query could be formulated` });
       out.push(...queries);

@@ -78,3 +78,17 @@ export function evidenceKindLabel(piece: EvidencePiece): string {
   const engine = { sql: "SQL", sparql: "SPARQL", cypher: "Cypher" }[lang];
   return AGGREGATE.test(piece.provenance.query) ? `${engine} aggregate` : `${engine} rows`;
 }
+
+/**
+ * What kind of evidence a piece is, for the person who asked: "records in its database", "a count or
+ * total over its records", "passages of its documents". No query languages or engine names.
+ */
+export function plainEvidenceKind(piece: EvidencePiece): string {
+  const lang = piece.provenance.language;
+  if (piece.kind === "passage") return "passages of its documents";
+  if (piece.kind === "triple") return "facts in its graph";
+  if (piece.kind === "path") return "connections in its graph";
+  if (lang === "search") return "tables in its documents";
+  const where = lang === "sql" ? "database" : "graph";
+  return AGGREGATE.test(piece.provenance.query) ? `a count or total over its ${where}` : `records in its ${where}`;
+}

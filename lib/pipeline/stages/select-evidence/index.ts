@@ -2,10 +2,14 @@ import { mentionForms } from "../../scorers/mentions";
 import { containsPhrase, preparePiece } from "../../scorers/piece-text";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
 import { normalizeLabel } from "../../text";
-import type { Candidate, EvidenceSelection, ExecutedQuery, Intent, ScoredEvidence } from "../../types";
-import { type KbContribution, TOP_WINDOW, evidenceKindLabel, kbContributions } from "./contributions";
+import type { EvidencePiece } from "../../../backends/types";
+import type { Candidate, EvidenceSelection, ExecutedQuery, Intent, QueryResult, ScoredEvidence } from "../../types";
+import { type Commitment, commitSource, committedResult } from "./commit";
+import { type KbContribution, TOP_WINDOW, evidenceKindLabel, kbContributions, plainEvidenceKind } from "./contributions";
 
-export { CONTRIBUTION_WEIGHTS, type KbContribution, TOP_WINDOW, evidenceKindLabel, kbContributions } from "./contributions";
+export { type Commitment, commitSource, committedResult } from "./commit";
+
+export { CONTRIBUTION_WEIGHTS, type KbContribution, TOP_WINDOW, evidenceKindLabel, kbContributions, plainEvidenceKind } from "./contributions";
 
 export interface SelectEvidenceInput {
   intent: Intent;
@@ -15,6 +19,10 @@ export interface SelectEvidenceInput {
   executed: ExecutedQuery[];
   /** At most this many pieces are kept (Quasar answers from 30). */
   limit?: number;
+  /** Every piece the queries returned (the committed answer query's whole result is read from them). */
+  pieces?: EvidencePiece[];
+  /** The row cap answer queries ran under (PipelineConfig.answerRowCap), reported with the result. */
+  answerRowCap?: number;
 }
 
 export const DEFAULT_SELECTED_EVIDENCE = 30;
@@ -73,19 +81,51 @@ function supportingReason(
   return null;
 }
 
-function winnerReason(winner: KbContribution, runnerUp: KbContribution | undefined, window: number): string {
+/**
+ * Why the winner answers, for the person who asked (the answer card shows it): the kind of evidence
+ * that matched best, in plain words. No counts of ranked items: the card shows only the cited
+ * evidence, and "4 of the top 5" would contradict one evidence panel.
+ */
+function winnerReason(winner: KbContribution, runnerUp: KbContribution | undefined): string {
+  const lead = winner.pieces[0];
+  const what = lead ? plainEvidenceKind(lead.piece) : "its evidence";
+  const other = runnerUp && runnerUp.pieces.length ? `; ${runnerUp.kbName} was searched too and matched less well` : "";
+  return `${what} matched the question best${other}.`;
+}
+
+/** The tally behind the choice, for the run's trace (analysts): ranks, scores and queries. */
+function winnerTally(winner: KbContribution, runnerUp: KbContribution | undefined, window: number): string {
   const lead = winner.pieces[0];
   const what = lead ? ` (${evidenceKindLabel(lead.piece)})` : "";
   const share = winner.inTop > 0 ? `${winner.inTop} of the top ${window} pieces` : `its best piece`;
-  let reason = `${share}${winner.holdsBest ? " and the best score" : ""} came from ${winner.kbName}${what}`;
-  if (runnerUp && runnerUp.pieces.length) reason += `; next was ${runnerUp.kbName} with ${runnerUp.inTop} of the top ${window}`;
-  if (winner.queriesRun) reason += `; ${winner.queriesOk} of its ${winner.queriesRun} ${winner.queriesRun === 1 ? "query" : "queries"} returned results`;
-  return reason;
+  let tally = `${share}${winner.holdsBest ? " and the best score" : ""} came from ${winner.kbName}${what}`;
+  if (runnerUp && runnerUp.pieces.length) tally += `; next was ${runnerUp.kbName} with ${runnerUp.inTop} of the top ${window}`;
+  if (winner.queriesRun) tally += `; ${winner.queriesOk} of its ${winner.queriesRun} ${winner.queriesRun === 1 ? "query" : "queries"} returned results`;
+  return tally;
 }
 
 export interface EvidenceSelectionDetail extends EvidenceSelection {
   contributions: KbContribution[];
+  /** The numbers behind the winner, for the trace; null without a winner. */
+  tally: string | null;
   keptBecause: Record<string, KeptBecause>;
+  commitment: Commitment | null;
+}
+
+/** Citations point into the kept evidence: the committed result's first rows lead it (these many at most). */
+const RESULT_ROWS_KEPT = 10;
+
+/** The committed result's first rows as evidence, with their ranking scores where the ranking kept them. */
+function resultEvidence(result: QueryResult, pieces: EvidencePiece[], ranked: ScoredEvidence[]): ScoredEvidence[] {
+  const rankedById = new Map(ranked.map((e) => [e.piece.id, e]));
+  const pieceById = new Map(pieces.map((p) => [p.id, p]));
+  const out: ScoredEvidence[] = [];
+  for (const id of new Set(result.pieceIds)) {
+    if (out.length >= RESULT_ROWS_KEPT) break;
+    const e = rankedById.get(id) ?? (pieceById.has(id) ? { piece: pieceById.get(id)!, score: 0, scores: {} } : null);
+    if (e) out.push(e);
+  }
+  return out;
 }
 
 /**
@@ -95,8 +135,11 @@ export interface EvidenceSelectionDetail extends EvidenceSelection {
  */
 export function selectEvidence(input: SelectEvidenceInput): EvidenceSelectionDetail {
   const contributions = kbContributions(input.ranked, input.candidates, input.executed);
-  const winner = contributions.find((c) => c.pieces.length > 0);
-  if (!winner) return { winner: null, evidence: [], contributions, keptBecause: {} };
+  const commitment = commitSource(input.candidates, input.executed);
+  const result = commitment ? committedResult(commitment, input.pieces ?? input.ranked.map((e) => e.piece), input.answerRowCap ?? commitment.query.rows) : null;
+  const committedTo = commitment ? contributions.find((c) => c.kbId === commitment.kbId) : undefined;
+  const winner = committedTo ?? contributions.find((c) => c.pieces.length > 0);
+  if (!winner) return { winner: null, evidence: [], contributions, keptBecause: {}, tally: null, commitment: null };
 
   const window = Math.min(TOP_WINDOW, input.ranked.length);
   const runnerUp = contributions.find((c) => c !== winner && c.pieces.length > 0);
@@ -121,15 +164,21 @@ export function selectEvidence(input: SelectEvidenceInput): EvidenceSelectionDet
     supporting.push(e);
     keptBecause[e.piece.id] = why;
   }
-  const own = winner.pieces.slice(0, limit - supporting.length);
-  for (const e of own) keptBecause[e.piece.id] = "winner";
+  const leading = result ? resultEvidence(result, input.pieces ?? [], input.ranked) : [];
+  const leadingIds = new Set(leading.map((e) => e.piece.id));
+  const own = winner.pieces.filter((e) => !leadingIds.has(e.piece.id)).slice(0, Math.max(0, limit - supporting.length - leading.length));
+  for (const e of [...leading, ...own]) keptBecause[e.piece.id] = "winner";
 
   const kept = new Set([...own, ...supporting]);
   return {
-    winner: { kbId: winner.kbId, kbName: winner.kbName, reason: winnerReason(winner, runnerUp, window) },
-    evidence: input.ranked.filter((e) => kept.has(e)),
+    // People read the reason; the commitment's own account (queries, coverage, rows) goes to the trace with the tally.
+    winner: { kbId: winner.kbId, kbName: winner.kbName, reason: winnerReason(winner, runnerUp) },
+    tally: commitment?.kbId === winner.kbId ? `${commitment.reason}; ${winnerTally(winner, runnerUp, window)}` : winnerTally(winner, runnerUp, window),
+    evidence: [...leading, ...input.ranked.filter((e) => kept.has(e) && !leadingIds.has(e.piece.id))],
     contributions,
     keptBecause,
+    commitment,
+    result,
   };
 }
 
@@ -137,19 +186,19 @@ export const classicalSelectEvidence: StageStrategy<SelectEvidenceInput, Evidenc
   name: "classical",
   async run(input: SelectEvidenceInput, ctx: StageContext): Promise<EvidenceSelection> {
     if (ctx.signal.aborted) throw new RunCancelledError();
-    const { winner, evidence, contributions, keptBecause } = selectEvidence(input);
+    const { winner, evidence, contributions, keptBecause, tally, result } = selectEvidence(input);
     const counts: Record<string, number> = {};
     for (const why of Object.values(keptBecause)) counts[why] = (counts[why] ?? 0) + 1;
     ctx.trace({
       stage: "select-evidence",
       type: "INFO",
       strategy: "classical",
-      summary: winner ? `${winner.kbName} won: ${winner.reason}. Kept ${evidence.length} pieces.` : "no evidence to select from",
+      summary: winner ? `${winner.kbName} won: ${tally}. Kept ${evidence.length} pieces.` : "no evidence to select from",
       payload: {
         contributions: contributions.map((c) => ({ kbId: c.kbId, kbName: c.kbName, score: +c.score.toFixed(3), pieces: c.pieces.length, inTop: c.inTop, best: c.best, queries: `${c.queriesOk}/${c.queriesRun}` })),
         kept: counts,
       },
     });
-    return { winner, evidence };
+    return { winner, evidence, result };
   },
 };

@@ -44,6 +44,11 @@ export function llmSelectEvidence(session: LlmSession): LlmSelectEvidenceStrateg
       if (ctx.signal.aborted) throw new RunCancelledError();
       ran = "llm";
       const classical = selectEvidence(input);
+      if (classical.result) {
+        // A structured source's answer query committed (commit.ts): its result is the answer, nothing to choose.
+        ran = "classical (an answer query committed)";
+        return { winner: classical.winner, evidence: classical.evidence, result: classical.result };
+      }
       const contributions = kbContributions(input.ranked, input.candidates, input.executed).filter((c) => c.pieces.length > 0);
       if (contributions.length < 2) {
         ran = "classical (one source returned evidence: nothing to choose)";

@@ -102,7 +102,16 @@ function findSuperlative(tokens: Token[], consumed: Set<number>): Superlative | 
       consumed.add(i - 1);
     }
     if (limit === 1) limit = countAsked(tokens) ?? 1;
-    return { direction, attribute: attributeOf(tokens, i, consumed), limit: Math.max(1, limit) };
+    const attribute = attributeOf(tokens, i, consumed);
+    // "the top 5 most expensive products": "top 5" counts off rows, the later superlative says by what.
+    if (attribute === null && (w === "top" || w === "bottom")) {
+      const later = findSuperlative(tokens.slice(i + 1), new Set());
+      if (later && (later.attribute !== null || later.direction !== direction)) {
+        for (let j = i + 1; j < tokens.length; j++) if (MAX_WORDS.has(lower[j]) || MIN_WORDS.has(lower[j])) consumed.add(j);
+        return { direction: later.direction, attribute: later.attribute, limit: Math.max(1, limit) };
+      }
+    }
+    return { direction, attribute, limit: Math.max(1, limit) };
   }
   return null;
 }

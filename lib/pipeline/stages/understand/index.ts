@@ -3,6 +3,7 @@ import { normalizeLabel } from "../../text";
 import { type StageContext, type StageStrategy, RunCancelledError } from "../../stage";
 import { type EntityLink, type EntityMention, type Intent, intentSchema } from "../../types";
 import { analyzeAggregates } from "./aggregates";
+import { analyzeConstructs } from "./constructs";
 import { type Completion, type Turn, completeEllipsis, completePronouns, ellipsisStart, selfContained } from "./conversation";
 import { extractKeywords } from "./keywords";
 import { guessLanguage } from "./language";
@@ -190,6 +191,7 @@ export async function understandQuestion(input: UnderstandInput, signal?: AbortS
     aggregate: aggregates.aggregate,
     superlative: aggregates.superlative,
     keywords: extractKeywords(completed, language, scaffoldWords),
+    ...(english ? { constructs: analyzeConstructs(completed) } : {}),
   });
   return { intent, notes };
 }
@@ -206,6 +208,7 @@ export const classicalUnderstand: StageStrategy<UnderstandInput, Intent> = {
 };
 
 export { analyzeAggregates } from "./aggregates";
+export { analyzeConstructs, askSpan, type Constructs, constructsSchema } from "./constructs";
 export { type Completion, type Turn, completeEllipsis, completePronouns, ellipsisStart } from "./conversation";
 export { extractKeywords } from "./keywords";
 export { guessLanguage } from "./language";

@@ -97,6 +97,8 @@ function explicitCues(text: string, now: Date, taken: (s: number, e: number) => 
   return out;
 }
 
+const MONTH_OR_DAY = /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:today|yesterday|tomorrow|tonight)\b/i;
+
 function chronoCues(text: string, now: Date, taken: (s: number, e: number) => boolean): RawCue[] {
   let results: chrono.ParsedResult[];
   try {
@@ -114,6 +116,8 @@ function chronoCues(text: string, now: Date, taken: (s: number, e: number) => bo
     // A lone lower-case month word is usually a verb ("may", "march").
     if (/^(may|march|august)$/.test(r.text.trim())) continue;
     const relative = RELATIVE_WORDS.test(r.text);
+    // "in the years of both 2014 and 2015": a bare "the year(s)" names no period.
+    if (!/\d/.test(r.text) && !relative && !MONTH_OR_DAY.test(r.text)) continue;
     const unit: Granularity = /\bweek\b/i.test(r.text) && !c.isCertain("weekday")
       ? "week"
       : c.isCertain("day") || c.isCertain("weekday")

@@ -5,6 +5,7 @@ import type { KbStructure, NativeQuery } from "../../../../backends/types";
 import { terms } from "../../../text";
 import type { Candidate, FormulatedQuery, Intent } from "../../../types";
 import { type ResolvedEntity, resolveEntities } from "../entities";
+import { cypherAnswerQuery } from "./cypher-answer";
 import type { Adjustments } from "../feedback";
 import { chooseSuperlativeAttribute, coverage, questionTerms, requestedAggregates } from "../lexicon";
 import { rankRelations } from "../relations";
@@ -129,6 +130,9 @@ export function formulateCypher(
   page: number,
 ): { queries: FormulatedQuery[]; notes: string[] } {
   const notes: string[] = [];
+  // The answer query first (not paged: the answer row cap bounds it), then the neighbourhoods below.
+  const answer = page === 0 ? cypherAnswerQuery(intent, candidate, structure, adj) : { query: null, notes: [] };
+  notes.push(...answer.notes);
   const anchors = anchorsOf(resolveEntities(intent, candidate.kbId, adj), structure);
   const relations = rankRelations(
     intent,
@@ -224,7 +228,7 @@ export function formulateCypher(
   if (out.length === 0) notes.push(`${candidate.kbName}: no entity of the question is linked to this graph and no label or relationship type is named`);
 
   const seen = new Set<string>();
-  const queries: FormulatedQuery[] = [];
+  const queries: FormulatedQuery[] = answer.query ? [answer.query] : [];
   for (const q of out) {
     const key = `${q.query.text}\u0000${JSON.stringify(q.query.params)}`;
     if (seen.has(key) || queries.length >= max) continue;

@@ -7,6 +7,7 @@ import { resolveEntities } from "../entities";
 import type { Adjustments } from "../feedback";
 import { chooseSuperlativeAttribute, coverage, questionTerms, requestedAggregates } from "../lexicon";
 import { rankRelations } from "../relations";
+import { sparqlAnswerQuery } from "./sparql-answer";
 import { SparqlWriter, sparqlString } from "./sparql-writer";
 
 /**
@@ -166,6 +167,9 @@ export function formulateSparql(
   page: number,
 ): { queries: FormulatedQuery[]; notes: string[] } {
   const notes: string[] = [];
+  // The answer query first (not paged: the answer row cap bounds it), then the evidence patterns below.
+  const answer = page === 0 ? sparqlAnswerQuery(intent, candidate, structure, adj) : { query: null, notes: [] };
+  notes.push(...answer.notes);
   const { resources, literals, lookups } = anchorsOf(intent, candidate.kbId, adj);
   const iris = [...new Set(resources.map((r) => r.iri))];
   const contentPredicates = structure.predicates.filter((p) => p.iri !== RDF_TYPE && !LABEL_PREDICATES.includes(p.iri) && !isSchemaIri(p.iri) && isSafeIri(p.iri));
@@ -262,7 +266,7 @@ export function formulateSparql(
   }
   if (drafts.length === 0) notes.push(`${candidate.kbName}: no resource, value or class of the question is linked to this graph`);
 
-  const queries: FormulatedQuery[] = [];
+  const queries: FormulatedQuery[] = answer.query ? [answer.query] : [];
   const seen = new Set<string>();
   for (const d of drafts) {
     if (queries.length >= max || seen.has(d.text)) continue;

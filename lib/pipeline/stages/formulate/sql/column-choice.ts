@@ -1,5 +1,5 @@
 import { terms } from "../../../text";
-import { coverage } from "../lexicon";
+import { coverage, singularIrregulars } from "../lexicon";
 import { neighbours, planJoins } from "./join-path";
 import type { SchemaLinking } from "./schema-linking";
 import { type ColumnFacts, nameColumn } from "./sql-structure";
@@ -40,7 +40,8 @@ export function borrowedName(linking: SchemaLinking, table: string): ColumnFacts
 /** Whether `words` name `table`, also when the table name is one word for several ("Highschooler" ← "high schoolers"). */
 export function namesTable(linking: SchemaLinking, table: string, words: string): boolean {
   const tt = linking.tableTerms.get(table) ?? [];
-  return coverage(tt, new Set(terms(words))) === 1 || coverage(tt, new Set(terms(words.replace(/\s+/g, "")))) === 1;
+  const w = singularIrregulars(words);
+  return coverage(tt, new Set(terms(w))) === 1 || coverage(tt, new Set(terms(w.replace(/\s+/g, "")))) === 1;
 }
 
 export function connected(linking: SchemaLinking): Set<string> {

@@ -1,6 +1,5 @@
-import { terms } from "../../../text";
 import type { Intent, TimeCue } from "../../../types";
-import { chooseSuperlativeAttribute, coverage } from "../lexicon";
+import { chooseSuperlativeAttribute, coverage, textTerms } from "../lexicon";
 import { best, columnsOf, label, MENTIONED, nearTables } from "./column-choice";
 import { negatedTerms, numericComparisons, type PositionedTerm, quotedPhrases, wordDistance } from "./question-cues";
 import type { SchemaLinking } from "./schema-linking";
@@ -38,7 +37,7 @@ export function pickNumericFilters(intent: Intent, linking: SchemaLinking, table
   const out: SqlNumericFilter[] = [];
   const candidates = columnsOf(linking, nearTables(linking, tables)).filter((c) => (c.numeric || c.yearLike) && !c.key);
   for (const cmp of numericComparisons(intent)) {
-    const attribute = new Set(terms(cmp.attribute));
+    const attribute = new Set(textTerms(cmp.attribute));
     const span = cmp.text.split(/\s+/).length;
     let column = best(candidates, (c) => coverage(c.ownTerms, attribute));
     // An equality ("grade 10", "with 4 cylinders") needs the column named; proximity alone would guess.
@@ -52,17 +51,17 @@ export function pickNumericFilters(intent: Intent, linking: SchemaLinking, table
       column = choice?.item ?? null;
     }
     if (!column) continue;
-    out.push({ column, op: cmp.op, values: cmp.values, withAverage: cmp.withAverage });
+    out.push({ column, op: cmp.op, values: cmp.values, withAverage: cmp.withAverage, at: cmp.at, end: cmp.at + cmp.text.length });
     notes.push(`"${cmp.text}" → ${label(column)} ${cmp.op}${cmp.withAverage ? " average" : ` ${cmp.values.join(" and ")}`}`);
   }
   return out;
 }
 
 /** Text columns a quoted phrase may be in: the mentioned ones nearest the quote, else the answer table's name. */
-export function pickLookups(intent: Intent, linking: SchemaLinking, tables: string[], positions: PositionedTerm[], notes: string[]): { column: ColumnFacts; text: string }[] {
+export function pickLookups(intent: Intent, linking: SchemaLinking, tables: string[], positions: PositionedTerm[], notes: string[]): { column: ColumnFacts; text: string; at: number }[] {
   const text = columnsOf(linking, tables).filter((c) => !c.numeric && !c.key && !c.dateLike && !c.yearLike);
   const rootName = nameColumn(linking.columns.get(linking.root) ?? []);
-  const out: { column: ColumnFacts; text: string }[] = [];
+  const out: { column: ColumnFacts; text: string; at: number }[] = [];
   for (const q of quotedPhrases(intent.completed)) {
     if (linking.values.some((v) => v.entity.mention.toLowerCase() === q.text.toLowerCase())) continue;
     const column =
@@ -70,9 +69,9 @@ export function pickLookups(intent: Intent, linking: SchemaLinking, tables: stri
         const distance = wordDistance(positions, q.at, c.ownTerms, 6, q.text.split(/\s+/).length + 6);
         return linking.columnScore(c) >= MENTIONED && Number.isFinite(distance) ? 10 - distance + linking.columnScore(c) : 0;
       }) ?? rootName;
-    if (column) out.push({ column, text: q.text });
+    if (column) out.push({ column, text: q.text, at: q.at });
   }
-  for (const e of linking.lookups) if (rootName) out.push({ column: rootName, text: e.mention });
+  for (const e of linking.lookups) if (rootName) out.push({ column: rootName, text: e.mention, at: Math.max(0, intent.completed.toLowerCase().indexOf(e.mention.toLowerCase())) });
   for (const l of out) notes.push(`looking up "${l.text}" in ${label(l.column)}`);
   return out;
 }
@@ -97,8 +96,11 @@ export function pickNegations(intent: Intent, linking: SchemaLinking, notes: str
 }
 
 /** "not from Russia", "whose type is not 'Live final'", "except Germany": a negation just before the mention. */
-export function isNegated(question: string, mention: string): boolean {
+export function isNegated(question: string, mention: string, wider = false): boolean {
   const at = question.toLowerCase().indexOf(mention.toLowerCase());
   if (at < 0) return false;
-  return /\b(?:not|n't|except|excluding|besides|other\s+than|apart\s+from)\b(?:\s+[\p{L}]+){0,3}\s*["'“‘]?$/iu.test(question.slice(Math.max(0, at - 40), at));
+  // After the critic's missing_negation feedback, "not" governs a longer stretch ("not live in the state of Hawaii").
+  const words = wider ? 7 : 3;
+  const pattern = new RegExp(String.raw`\b(?:not|n't|except|excluding|besides|other\s+than|apart\s+from)\b(?:\s+[\p{L}]+){0,${words}}\s*["'“‘]?$`, "iu");
+  return pattern.test(question.slice(Math.max(0, at - (wider ? 80 : 40)), at));
 }

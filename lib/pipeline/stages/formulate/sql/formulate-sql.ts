@@ -1,5 +1,9 @@
 import { checkSqlSafety } from "../../../../backends/sql";
-import type { Candidate, FormulatedQuery, Intent } from "../../../types";
+import { MIN_LINK_SCORE } from "../entities";
+import { terms } from "../../../text";
+import { questionCoverage } from "../coverage";
+import { quotedPhrases } from "./question-cues";
+import type { Candidate, FormulatedQuery, Intent, QueryFit } from "../../../types";
 import type { Adjustments } from "../feedback";
 import { linkSchema, type SchemaLinking } from "./schema-linking";
 import { identity } from "./column-choice";
@@ -15,6 +19,8 @@ const SUPERLATIVE_CONTEXT = 10;
 interface Variant {
   picks: SqlPicks;
   why: string;
+  /** The variant that renders the whole question (its result is the answer). */
+  answers?: boolean;
 }
 
 /** The rows an aggregate is computed from, with what identifies them: evidence the critic can check. */
@@ -22,7 +28,7 @@ function rowsBehind(linking: SchemaLinking, p: SqlPicks): SqlPicks {
   const measured = p.aggregates.flatMap((a) => (a.column ? [a.column] : []));
   const counted = p.aggregates.find((a) => a.countOf && a.countOf !== p.root)?.countOf;
   const projection = [...identity(linking, p.root), ...(counted ? identity(linking, counted) : []), ...measured, ...p.values.map((v) => v.column), ...p.time.map((t) => t.column)];
-  return { ...p, aggregates: [], groupBy: [], order: null, projection: [...new Set(projection)], extraTables: counted ? [...p.extraTables, counted] : p.extraTables };
+  return { ...p, aggregates: [], groupBy: [], having: [], order: null, select: null, setOp: null, ties: false, projection: [...new Set(projection)], extraTables: counted ? [...p.extraTables, counted] : p.extraTables };
 }
 
 /** Without the value filters: a count per value for an aggregate, else the rows with the value's column shown. */
@@ -32,18 +38,28 @@ function withoutValues(p: SqlPicks): SqlPicks {
   return {
     ...p,
     values: [],
+    select: null,
+    setOp: null,
     groupBy: singleAggregate ? valueColumns : p.groupBy,
     projection: [...new Set([...p.projection, ...valueColumns])],
   };
 }
 
+/** The answer would only repeat what the question names: every shown column is one the query filters to a single value. */
+export function tautological(p: SqlPicks): boolean {
+  const pinned = new Set(p.values.filter((v) => !v.negated && !v.alternatives?.length).map((v) => v.column));
+  const shown = p.select ?? [];
+  return shown.length > 0 && shown.every((s) => s.kind === "column" && pinned.has(s.column));
+}
+
 function variantsOf(linking: SchemaLinking, picks: SqlPicks): Variant[] {
-  const variants: Variant[] = [{ picks, why: picks.containsMatch && picks.values.length > 0 ? "values matched loosely after an empty result" : "best reading" }];
+  const variants: Variant[] = [{ picks, answers: !tautological(picks), why: picks.containsMatch && picks.values.length > 0 ? "the question as asked, values matched loosely after an empty result" : "the question as asked" }];
+  const context: SqlPicks = { ...picks, select: null, setOp: null, ties: false };
   const singleAggregate = picks.aggregates.length > 0 && picks.groupBy.length === 0;
   if (singleAggregate) variants.push({ picks: rowsBehind(linking, picks), why: "the rows behind the aggregate" });
   else if (picks.order && picks.order.limit !== null && picks.order.limit < SUPERLATIVE_CONTEXT) {
-    variants.push({ picks: { ...picks, order: { ...picks.order, limit: SUPERLATIVE_CONTEXT } }, why: `the top ${SUPERLATIVE_CONTEXT} rows, to show ties and runners-up` });
-  }
+    variants.push({ picks: { ...context, order: { ...picks.order, limit: SUPERLATIVE_CONTEXT } }, why: `the top ${SUPERLATIVE_CONTEXT} rows, to show ties and runners-up` });
+  } else if (picks.aggregates.length === 0) variants.push({ picks: context, why: "the matching rows with what identifies them" });
   // Rows without the filter only help an aggregate (one count per value shows where the value really is)
   // or a run whose filtered query came back empty; otherwise they are noise in the pool.
   if (picks.values.length > 0 && (singleAggregate || picks.containsMatch)) {
@@ -56,31 +72,84 @@ function variantsOf(linking: SchemaLinking, picks: SqlPicks): Variant[] {
 }
 
 /**
+ * A mention that names a thing by its value (a quoted phrase, a capitalised name, a number-bearing code),
+ * not a schema word. A capital that only opens a sentence ("Return the …") names nothing.
+ */
+export function isNamedValue(mention: string, quoted: boolean, startsSentence = false): boolean {
+  if (quoted) return true;
+  const text = startsSentence ? mention.replace(/^\p{Lu}/u, "") : mention;
+  return /\p{Lu}|\d/u.test(text);
+}
+
+/**
+ * What of the question the answer query represents: which named values it filters on and which it
+ * could not use (no link into this KB, or a link into a table no join reaches), and what the
+ * construct rules could not represent.
+ */
+export function fitOf(intent: Intent, candidate: Candidate, linking: SchemaLinking, picks: SqlPicks, tables: string[]): QueryFit {
+  const quoted = new Set(quotedPhrases(intent.completed).map((q) => q.text.toLowerCase()));
+  const filtered = new Set([
+    ...allValues(picks).flatMap((v) => [v.entity.mention, ...(v.alternativeMentions ?? [])].map((m) => m.toLowerCase())),
+    ...allLookups(picks).map((l) => l.text.toLowerCase()),
+  ]);
+  const valuesUsed: string[] = [];
+  const valuesMissed: string[] = [];
+  for (const e of intent.entities) {
+    const here = e.links.filter((l) => l.kbId === candidate.kbId && l.score >= MIN_LINK_SCORE);
+    const schemaWord = here.some((l) => l.kind === "table" || l.kind === "column" || l.kind === "predicate" || l.kind === "class");
+    const valueSomewhere = e.links.some((l) => (l.kind === "value" || l.kind === "label" || l.kind === "node") && l.score >= MIN_LINK_SCORE);
+    const isQuoted = quoted.has(e.mention.toLowerCase());
+    const startsSentence = e.span !== null && /^\s*$|[.?!]\s*$/.test(intent.completed.slice(0, e.span[0]));
+    if (schemaWord || !isNamedValue(e.mention, isQuoted, startsSentence) || (!valueSomewhere && !isQuoted)) continue;
+    if (filtered.has(e.mention.toLowerCase())) valuesUsed.push(e.mention);
+    else valuesMissed.push(e.mention);
+  }
+  for (const q of quoted) if (filtered.has(q) && !valuesUsed.some((v) => v.toLowerCase() === q)) valuesUsed.push(q);
+  const schemaWords = tables.flatMap((t) => [...(linking.tableTerms.get(t) ?? []), ...(linking.columns.get(t) ?? []).flatMap((c) => c.terms)]);
+  const valueWords = [...allValues(picks).flatMap((v) => [v.entity.mention, v.value, ...(v.alternatives ?? []), ...(v.alternativeMentions ?? [])]), ...allLookups(picks).map((l) => l.text), ...intent.time.map((t) => t.text)];
+  const { coverage, uncovered } = questionCoverage(intent.completed, [...schemaWords, ...terms(valueWords.join(" "))]);
+  return { valuesUsed, valuesMissed, unresolved: [...picks.unresolved], coverage, uncovered };
+}
+
+/** Value filters of the picks and of what they combine with (set operations, anti-joins). */
+function allValues(p: SqlPicks): SqlPicks["values"] {
+  return [...p.values, ...(p.setOp ? allValues(p.setOp.right) : []), ...p.antiJoins.flatMap((a) => allValues(a.picks))];
+}
+
+function allLookups(p: SqlPicks): SqlPicks["lookups"] {
+  return [...p.lookups, ...(p.setOp ? allLookups(p.setOp.right) : []), ...p.antiJoins.flatMap((a) => allLookups(a.picks))];
+}
+
+/**
  * SQL schema linking for one candidate: 1–`max` SELECTs, best first. Every text passes the backend's
  * safety check here already, so a formulation bug shows up as a missing query with a note, never as a
  * refused execution.
  */
-export function formulateSql(
+export async function formulateSql(
   intent: Intent,
   candidate: Candidate,
   structure: SqlStructure,
   adj: Adjustments,
   max: number,
   page: number,
-): { queries: FormulatedQuery[]; notes: string[] } {
+): Promise<{ queries: FormulatedQuery[]; notes: string[] }> {
   const notes: string[] = [];
   if (structure.tables.length === 0) return { queries: [], notes: [`${candidate.kbName} has no tables`] };
   const linking = linkSchema(structure, intent, candidate, adj);
   const picks = pickSql(intent, linking, adj);
   const seen = new Set<string>();
   const queries: FormulatedQuery[] = [];
+  let fit: QueryFit | null = null;
   for (const variant of variantsOf(linking, picks)) {
     if (queries.length >= max) break;
-    const rendered = renderSql(linking, variant.picks, { rowLimit: SQL_ROW_LIMIT, page });
+    // An answer query is not paged: the backend's answer row cap bounds it (PipelineConfig.answerRowCap).
+    if (variant.answers && page > 0) continue;
+    const rendered = renderSql(linking, variant.picks, { rowLimit: variant.answers ? null : SQL_ROW_LIMIT, page });
+    if (variant.answers) fit = fitOf(intent, candidate, linking, picks, rendered.tables);
     if (seen.has(rendered.text)) continue;
     seen.add(rendered.text);
     try {
-      checkSqlSafety(rendered.text, structure.dialect);
+      await checkSqlSafety(rendered.text, structure.dialect);
     } catch (e) {
       notes.push(`a formulated SQL query was dropped: ${(e as Error).message}`);
       continue;
@@ -94,6 +163,7 @@ export function formulateSql(
       strategy: "schema-linking",
       sourceObject: picks.root,
       explanation: `Schema linking on ${picks.root} (${variant.why})${parts.length > 0 ? `: ${parts.join("; ")}` : ""}.`,
+      ...(variant.answers && fit ? { role: "answer" as const, fit, grouped: rendered.grouped } : { role: "context" as const }),
     });
   }
   return { queries, notes };

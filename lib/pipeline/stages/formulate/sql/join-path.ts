@@ -1,3 +1,4 @@
+import { identifierTerms } from "../lexicon";
 import type { SqlStructure } from "./sql-structure";
 
 /**
@@ -22,6 +23,47 @@ interface Adjacent {
   toColumns: string[];
 }
 
+const KEY_WORDS = new Set(["id", "code", "no", "num", "number", "key"]);
+
+const isNumber = (v: unknown) => typeof v === "number" || (typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)));
+
+/**
+ * Foreign keys a schema forgot to declare: a column named after another table ("flights.Airline" →
+ * airlines, "order.customer_id" → customers) whose sampled values have the kind of that table's
+ * single-column key (numbers with numbers, text with text).
+ */
+export function inferredForeignKeys(structure: SqlStructure): { table: string; column: string; refTable: string; refColumn: string }[] {
+  const out: { table: string; column: string; refTable: string; refColumn: string }[] = [];
+  const named = structure.tables.map((t) => ({ t, terms: identifierTerms(t.name).join(" ") }));
+  for (const t of structure.tables) {
+    const declared = new Set(t.foreignKeys.flatMap((fk) => fk.columns));
+    for (const c of t.columns) {
+      if (declared.has(c.name) || (t.primaryKey.length === 1 && t.primaryKey[0] === c.name)) continue;
+      const words = identifierTerms(c.name).filter((w) => !KEY_WORDS.has(w)).join(" ");
+      if (!words) continue;
+      const target = named.find((n) => n.t.name !== t.name && n.terms === words && n.t.primaryKey.length === 1);
+      if (!target) continue;
+      const key = target.t.columns.find((k) => k.name === target.t.primaryKey[0]);
+      const mine = c.examples.filter((v) => v !== null);
+      const theirs = key?.examples.filter((v) => v !== null) ?? [];
+      if (!key || mine.length === 0 || theirs.length === 0 || mine.every(isNumber) !== theirs.every(isNumber)) continue;
+      out.push({ table: t.name, column: c.name, refTable: target.t.name, refColumn: key.name });
+    }
+  }
+  return out;
+}
+
+/**
+ * Among several keys from one table into another (Friend.student_id and Friend.friend_id into
+ * Highschooler), the one not named after its own table comes first: in a Friend row, friend_id is the
+ * other end, student_id the row's owner.
+ */
+function ownerFirst(table: string, columns: string[][]): number[] {
+  const own = new Set(identifierTerms(table));
+  const named = (cols: string[]) => cols.some((c) => identifierTerms(c).some((w) => own.has(w)));
+  return columns.map((_, i) => i).sort((a, b) => Number(named(columns[a])) - Number(named(columns[b])));
+}
+
 function adjacency(structure: SqlStructure): Map<string, Adjacent[]> {
   const adj = new Map<string, Adjacent[]>();
   const add = (a: string, b: Adjacent) => {
@@ -31,12 +73,17 @@ function adjacency(structure: SqlStructure): Map<string, Adjacent[]> {
   };
   const known = new Set(structure.tables.map((t) => t.name));
   for (const t of structure.tables) {
-    for (const fk of t.foreignKeys) {
-      // A key into another schema, or one whose referenced columns are unknown, cannot be joined on.
-      if (!known.has(fk.refTable) || fk.refColumns.length !== fk.columns.length || fk.refTable === t.name) continue;
+    // A key into another schema, or one whose referenced columns are unknown, cannot be joined on.
+    const fks = t.foreignKeys.filter((fk) => known.has(fk.refTable) && fk.refColumns.length === fk.columns.length && fk.refTable !== t.name);
+    for (const i of ownerFirst(t.name, fks.map((fk) => fk.columns))) {
+      const fk = fks[i];
       add(t.name, { table: fk.refTable, fromColumns: fk.columns, toColumns: fk.refColumns });
       add(fk.refTable, { table: t.name, fromColumns: fk.refColumns, toColumns: fk.columns });
     }
+  }
+  for (const fk of inferredForeignKeys(structure)) {
+    add(fk.table, { table: fk.refTable, fromColumns: [fk.column], toColumns: [fk.refColumn] });
+    add(fk.refTable, { table: fk.table, fromColumns: [fk.refColumn], toColumns: [fk.column] });
   }
   return adj;
 }

@@ -1,4 +1,5 @@
 import { terms } from "../../../text";
+import { singularIrregulars } from "../lexicon";
 import type { Intent } from "../../../types";
 
 /**
@@ -18,8 +19,24 @@ export interface PositionedTerm {
 export function positionedTerms(question: string): PositionedTerm[] {
   const out: PositionedTerm[] = [];
   for (const m of question.matchAll(/[\p{L}\p{N}_]+/gu)) {
-    const [term = ""] = terms(m[0].replace(/_/g, " "));
-    out.push({ term, at: m.index });
+    const irregular = singularIrregulars(m[0]);
+    if (irregular !== m[0]) {
+      out.push({ term: terms(irregular)[0] ?? "", at: m.index });
+      continue;
+    }
+    // A quoted schema identifier ("unitsInStock") is several words, each at its own offset.
+    const parts = [...m[0].replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/_/g, " ").matchAll(/\S+/g)];
+    if (parts.length <= 1) {
+      const [term = ""] = terms(m[0].replace(/_/g, " "));
+      out.push({ term, at: m.index });
+      continue;
+    }
+    let offset = 0;
+    for (const part of parts) {
+      const [term = ""] = terms(part[0]);
+      out.push({ term, at: m.index + offset });
+      offset += part[0].length;
+    }
   }
   return out;
 }

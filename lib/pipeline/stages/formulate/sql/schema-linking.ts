@@ -28,12 +28,16 @@ export interface SchemaLinking {
   tableCoverage(table: string): number;
   /** The table the answer rows come from. */
   root: string;
+  /** Tables that scored exactly as the root: nothing in the question preferred the root over them. */
+  rootTiedWith: string[];
   values: LinkedValue[];
   /** Mentions the critic asked to find by their text (no value link). */
   lookups: ResolvedEntity[];
   /** The question's terms without the words of linked values. */
   bag: Set<string>;
   focus: string[];
+  /** An entity asked for by name only is the row itself (a graph node), not its name column. */
+  entityIdentity?: boolean;
 }
 
 /** Splits an SQL entity-index ref "table.column=value" (sql/entity-index.ts) against the known tables. */
@@ -161,7 +165,8 @@ export function linkSchema(structure: SqlStructure, intent: Intent, candidate: P
   }
   let root = structure.tables[0]?.name ?? "";
   for (const t of structure.tables) if ((tableScores.get(t.name) ?? 0) > (tableScores.get(root) ?? 0)) root = t.name;
+  const rootTiedWith = structure.tables.filter((t) => t.name !== root && tableScores.get(t.name) === tableScores.get(root)).map((t) => t.name);
 
   const lookups = entities.filter((e) => e.byName && !e.link);
-  return { structure, columns, tableTerms, tableScores, columnScore, tableCoverage, root, values, lookups, bag, focus };
+  return { structure, columns, tableTerms, tableScores, columnScore, tableCoverage, root, rootTiedWith, values, lookups, bag, focus };
 }

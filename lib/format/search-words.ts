@@ -1,0 +1,23 @@
+import { normalizeLabel, terms } from "../pipeline/text";
+
+/**
+ * A document search text as people read it: each word once, as first written, leaving out any word
+ * whose stem an earlier word already has. The pipeline's search texts carry every keyword followed by
+ * its stem ("returned orders refund policy polici return order"), which weighs those words twice in
+ * BM25; the collection's index stems words itself, so "policy" and "polici" find the same passages and
+ * the stems are noise to a reader. Only what is shown changes: the search that runs keeps its text, so
+ * rankings stay as they are.
+ */
+export function searchTextForPeople(text: string, language = "en"): string {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const word of text.split(/\s+/)) {
+    const key = normalizeLabel(word);
+    if (!key) continue;
+    const stem = terms(key, language).join(" ") || key;
+    if (seen.has(stem)) continue;
+    seen.add(stem);
+    out.push(word);
+  }
+  return out.join(" ");
+}

@@ -1,0 +1,66 @@
+import type { KbRecord } from "../../backends/registry";
+import type { EvidencePiece } from "../../backends/types";
+import type { AccessSubject } from "../../catalog/access";
+import type { CatalogDeps } from "../../catalog/deps";
+import type { PrismaClient } from "../../db/generated/client";
+import type { PipelineConfig } from "../config";
+import { executeGuideAction } from "../execute-action";
+import { findNearestGuides, type GuideHit, type GuideSemantics } from "../guides";
+import type { FormulateGuide } from "../stages/formulate";
+import type { SelectInput } from "../stages/select";
+import { storeGuideUse } from "./persistence";
+
+/**
+ * The extraction guides a run uses (AU-RAG): the nearest ones to its question, noted on the run, offered
+ * to source selection and formulation, their malformed actions reported, and their retrieval actions
+ * that are not native queries (SelectCoordinates, SelectSentenceIdxs, Neighborhood) run directly.
+ */
+
+/** Guides this close to the question contribute their retrieval actions. */
+const ACTION_MIN_SCORE = 0.5;
+
+export interface RunGuides {
+  hits: GuideHit[];
+  /** One line per guide whose actions were partly malformed. */
+  notes: string[];
+}
+
+export async function loadRunGuides(prisma: PrismaClient, user: AccessSubject, runId: string, question: string, kbIds: string[], semantic: GuideSemantics | null = null): Promise<RunGuides> {
+  const hits = await findNearestGuides(prisma, user, question, kbIds, 3, 0.2, semantic);
+  const notes = hits.filter((g) => g.invalidActions > 0).map((g) => `Guide "${g.question.slice(0, 80)}" has ${g.invalidActions} malformed action(s); they were skipped.`);
+  await storeGuideUse(prisma, runId, hits);
+  return { hits, notes };
+}
+
+/** The guides as source selection reads them. */
+export function selectionGuides(guides: GuideHit[]): SelectInput["guides"] {
+  return guides.map((g) => ({ guideId: g.guideId, question: g.question, score: g.score, kbIds: g.kbIds }));
+}
+
+/** The guides' native queries as formulation adapts them. */
+export function formulationGuides(guides: GuideHit[]): FormulateGuide[] {
+  return guides.flatMap((g) => g.examples.map((ex) => ({ guideId: g.guideId, question: g.question, score: g.score, kbId: ex.kbId, query: ex.query })));
+}
+
+/** Runs the close guides' direct retrieval actions; a failing one is a degradation, not an error. */
+export async function guideActionPieces(
+  guides: GuideHit[],
+  kbs: Map<string, KbRecord>,
+  deps: CatalogDeps,
+  config: PipelineConfig,
+  signal: AbortSignal,
+): Promise<{ pieces: EvidencePiece[]; degradations: string[] }> {
+  const pieces: EvidencePiece[] = [];
+  const degradations: string[] = [];
+  for (const g of guides.filter((x) => x.score >= ACTION_MIN_SCORE)) {
+    for (const a of g.actions.filter((x) => x.action.kind !== "NATIVE_QUERY" && kbs.has(x.kbId))) {
+      try {
+        const r = await executeGuideAction(kbs.get(a.kbId)!, a.action, deps, { timeoutMs: config.queryTimeoutMs, maxRows: config.maxRowsPerQuery, signal });
+        pieces.push(...r.pieces);
+      } catch (e) {
+        degradations.push(`A retrieval action of guide "${g.question.slice(0, 60)}" failed: ${(e as Error).message}`);
+      }
+    }
+  }
+  return { pieces, degradations };
+}

@@ -1,0 +1,71 @@
+import type { AccessSubject } from "../../catalog/access";
+import type { LlmConfig } from "../../llm/config";
+import type { LlmUsageTotals } from "../../llm/usage";
+import type { ModelHandles } from "../../models/runtime";
+import type { PipelineConfig } from "../config";
+import type { TraceEventInput } from "../stage";
+import type { Answer, Candidate, ExecutedQuery, Intent, Iteration, ScoredEvidence } from "../types";
+
+/** What a caller asks of a run, and what a run gives back (run.ts). */
+
+export interface RunRequest {
+  question: string;
+  user: AccessSubject;
+  /** Continue a conversation (follow-ups); omitted = a new conversation. */
+  conversationId?: string | null;
+  /** Restrict the run to these KBs (each must be one the user may use). */
+  kbIds?: string[];
+  config?: Partial<PipelineConfig>;
+  signal?: AbortSignal;
+  /** Called for every trace event as it happens (streaming to the browser or the terminal). */
+  onEvent?: (event: RunEvent) => void;
+  /**
+   * Sees every ranking of the evidence as the run makes it: "retrieval" (what the executed queries
+   * returned, each in its engine's order, before pooling), "pool" (critic round `round`), then
+   * "rerank:<i>:<scorer>" for each re-ranking round. Evaluation uses it for answer presence (AP@k) and
+   * for retrieval metrics per stage.
+   */
+  observeRanking?: (ranking: { round: number; label: string; ranked: ScoredEvidence[] }) => void;
+  /**
+   * The LLM for this run: a configuration (tests, evaluation), or null for classical strategies only.
+   * Omitted: the environment's LLM_* defaults with the admin's Settings over them (lib/settings).
+   */
+  llm?: LlmConfig | null;
+  /**
+   * The models for semantic ranking (sentence embedder, cross-encoder): given (tests, evaluation,
+   * benchmarks), or null for classical ranking only. Omitted: the environment's and the admin's model
+   * settings (lib/models/runtime.ts).
+   */
+  models?: ModelHandles | null;
+}
+
+export interface RunEvent extends TraceEventInput {
+  runId: string;
+  seq: number;
+  at: string;
+}
+
+export interface RunOutcome {
+  runId: string;
+  conversationId: string;
+  status: "ANSWERED" | "REFRAINED" | "FAILED" | "CANCELLED";
+  question: string;
+  intent: Intent | null;
+  answer: Answer;
+  candidates: Candidate[];
+  queries: ExecutedQuery[];
+  /** The evidence the answer was drawn from, best first. */
+  evidence: ScoredEvidence[];
+  winner: { kbId: string; kbName: string; reason: string } | null;
+  iterations: Iteration[];
+  guides: { guideId: string; question: string; score: number }[];
+  timings: Record<string, number>;
+  trace: { stage: string; strategy: string; ms: number }[];
+  /** Things that went wrong without stopping the run: a KB down, a question cut, a malformed guide. */
+  degradations: string[];
+  totalMs: number;
+  /** What the run spent on the LLM (calls, tokens, estimated cost); null when no stage used one. */
+  llm?: LlmUsageTotals | null;
+}
+
+export const NO_ANSWER = (reason: string): Answer => ({ text: "Not found in the sources.", refrained: true, reason, confidence: 0, citations: [], candidates: [] });

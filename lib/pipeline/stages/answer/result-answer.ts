@@ -1,0 +1,126 @@
+import { formatScalar } from "../../../backends/evidence";
+import type { Scalar } from "../../../backends/types";
+import type { Answer, AnswerShape, QueryResult, ScoredEvidence } from "../../types";
+import { joinList, quoteList, refusal } from "./refusal";
+
+/**
+ * An answer drawn from a committed answer query's result (select-evidence/commit.ts): the result IS the
+ * answer, in the shape it has. One cell is a scalar; one column a list (every value, not a refusal);
+ * several columns a table; a grouped result with numbers also a chart. The query and its rows are the
+ * evidence. The answer refrains only when the query could not represent the question, could not use a
+ * value the question names, or found no rows, and then says which.
+ */
+
+/** Values written out in the answer text; the whole list is in the shape ("show all"). */
+export const TEXT_VALUES = 50;
+/** Rows of a table written out in the answer text. */
+export const TEXT_ROWS = 12;
+/** A faithful answer query that used every named value. */
+const FAITHFUL_CONFIDENCE = 0.9;
+/** Each named value the query had to leave out costs this much: the answer may be about something else. */
+const MISSED_VALUE_COST = 0.3;
+
+function isNumeric(v: Scalar): boolean {
+  return typeof v === "number" || (typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)));
+}
+
+function isTemporal(values: Scalar[]): boolean {
+  const present = values.filter((v) => v !== null);
+  return present.length > 0 && present.every((v) => /^\d{4}(?:-\d{2}(?:-\d{2})?)?/.test(String(v)) && (typeof v === "string" || (typeof v === "number" && v >= 1000 && v <= 2999)));
+}
+
+/**
+ * A grouped numeric answer reads as a chart: one category column (the group key) and numeric measures,
+ * two rows at least. A key that is a year or a date is a time series (line), otherwise bars.
+ */
+export function chartOf(result: Pick<QueryResult, "rows" | "columns" | "grouped">): AnswerShape["chart"] {
+  if (result.rows.length < 2 || result.columns.length < 2) return null;
+  const column = (i: number) => result.rows.map((r) => r[i]);
+  const keys = result.grouped?.keys ?? [];
+  const measures = (result.grouped?.measures ?? []).filter((i) => column(i).every((v) => v === null || isNumeric(v)));
+  if (keys.length !== 1 || measures.length === 0) return null;
+  const x = keys[0];
+  const keyValues = column(x);
+  if (new Set(keyValues.map((v) => formatScalar(v))).size !== keyValues.length) return null;
+  return { kind: isTemporal(keyValues) ? "line" : "bar", x, y: measures };
+}
+
+function distinctTexts(values: Scalar[]): string[] {
+  return [...new Set(values.map((v) => formatScalar(v)).filter((t) => t !== ""))];
+}
+
+/** "Nordics: 24.1 / 26.3": the first cell names the row, the rest follow it. */
+function rowText(row: Scalar[]): string {
+  const cells = row.map((v) => formatScalar(v) || "–");
+  return cells.length === 1 ? cells[0] : `${cells[0]}: ${cells.slice(1).join(" / ")}`;
+}
+
+export function answerText(shape: AnswerShape): string {
+  if (shape.kind === "scalar") return formatScalar(shape.rows[0][0]) || "(empty)";
+  if (shape.kind === "list") {
+    const values = distinctTexts(shape.rows.map((r) => r[0]));
+    const shown = values.slice(0, TEXT_VALUES);
+    const more = values.length - shown.length + (shape.truncated ? 1 : 0);
+    return more > 0 ? `${shown.join(", ")} and ${shape.truncated ? "more" : `${more} more`}` : joinList(shown);
+  }
+  if (shape.rows.length === 1) return shape.rows[0].map((v) => formatScalar(v)).filter(Boolean).join(", ");
+  const shown = shape.rows.slice(0, TEXT_ROWS).map(rowText);
+  const rest = shape.rows.length - shown.length;
+  return `${shown.join("; ")}${rest > 0 || shape.truncated ? `; and ${shape.truncated ? "more" : `${rest} more`} rows` : ""}`;
+}
+
+export function shapeOf(result: QueryResult): AnswerShape {
+  const kind: AnswerShape["kind"] = result.columns.length > 1 ? "table" : result.rows.length === 1 ? "scalar" : "list";
+  return {
+    kind,
+    columns: result.columns,
+    rows: result.rows,
+    total: result.rows.length,
+    truncated: result.truncated,
+    cap: result.truncated ? result.cap : null,
+    chart: kind === "table" ? chartOf(result) : null,
+    source: { kbName: result.kbName, language: result.language, query: result.query },
+  };
+}
+
+/** Other evidence of the committed source that states a one-value answer (a graph path ending in it) is cited after the rows. */
+const SUPPORTING_CITATIONS = 2;
+
+export function withSupportingEvidence(answer: Answer, result: QueryResult, evidence: ScoredEvidence[]): Answer {
+  if (answer.refrained || answer.shape?.kind !== "scalar" || answer.text.length < 2) return answer;
+  const value = answer.text.toLowerCase();
+  const extra = evidence
+    .filter((e) => e.piece.provenance.kb === result.kbId && e.piece.provenance.query !== result.query && !answer.citations.includes(e.piece.id))
+    .filter((e) => e.piece.text.toLowerCase().includes(value))
+    .slice(0, SUPPORTING_CITATIONS)
+    .map((e) => e.piece.id);
+  return extra.length > 0 ? { ...answer, citations: [...answer.citations, ...extra] } : answer;
+}
+
+export function answerFromResult(result: QueryResult, threshold: number): Answer {
+  const fit = result.fit;
+  if (fit && fit.unresolved.length > 0) {
+    return refusal(`${fit.unresolved.join(" ")} (in ${result.kbName})`, 0, []);
+  }
+  if (result.rows.length === 0) {
+    return refusal(`The query on ${result.kbName} found no rows that match the question; check the names and conditions in it, or ask about another source.`, 0, []);
+  }
+  const missed = fit?.valuesMissed ?? [];
+  const confidence = Math.max(0, Math.round((FAITHFUL_CONFIDENCE - MISSED_VALUE_COST * missed.length) * 1000) / 1000);
+  const shape = shapeOf(result);
+  const text = answerText(shape);
+  const candidates: Answer["candidates"] = [{ value: text, score: confidence, support: result.pieceIds.slice(0, 5), type: shape.kind }];
+  if (confidence < threshold) {
+    const it = missed.length === 1 ? "it" : "them";
+    return refusal(`${quoteList(missed)} could not be found in ${result.kbName}, so the query could not be restricted to ${it}; name ${it} as the source spells ${it}.`, confidence, candidates);
+  }
+  return {
+    text,
+    refrained: false,
+    reason: null,
+    confidence,
+    citations: [...new Set(result.pieceIds)].slice(0, 5),
+    candidates,
+    shape,
+  };
+}

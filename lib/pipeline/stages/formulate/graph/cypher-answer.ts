@@ -1,0 +1,58 @@
+import type { Candidate, FormulatedQuery, Intent } from "../../../types";
+import type { Adjustments } from "../feedback";
+import { viewIntent } from "../plan/relational-view";
+import { fitOf, tautological } from "../sql/formulate-sql";
+import { linkSchema } from "../sql/schema-linking";
+import { tablesOf } from "../sql/render-sql";
+import { pickSql } from "../sql/sql-picks";
+import type { GraphStructure } from "./formulate-cypher";
+import { graphLinkInView, graphView } from "./graph-view";
+import { renderCypher } from "./render-cypher";
+
+/**
+ * The Cypher answer query: the question plan the SQL formulator makes, over the graph seen as tables
+ * (graph-view.ts), written as Cypher (render-cypher.ts). An entity asked for by name only ("Which
+ * movies …") is returned as the node itself, as graph answers are. Null when the plan only repeats what
+ * the question names. Read-only is checked by the backend's EXPLAIN when the query runs.
+ */
+export function cypherAnswerQuery(intent: Intent, candidate: Candidate, structure: GraphStructure, adj: Adjustments): { query: FormulatedQuery | null; notes: string[] } {
+  const view = graphView(structure);
+  if (view.structure.tables.length === 0) return { query: null, notes: [] };
+  const inView = viewIntent(intent, candidate.kbId, (l) => graphLinkInView(view, structure, l));
+  const linked = linkSchema(view.structure, inView, candidate, adj);
+  // A relationship is how the answer's nodes are reached, not what is asked for: its end the question names (else its start) answers.
+  const rel = view.relationships.get(linked.root);
+  const root = rel ? ((linked.tableScores.get(rel.to) ?? 0) > (linked.tableScores.get(rel.from) ?? 0) ? rel.to : rel.from) : linked.root;
+  const linking = { ...linked, root, rootTiedWith: rel ? [] : linked.rootTiedWith, entityIdentity: true };
+  // The relationship the question's verb names ("produced by", "directed") is the way between the nodes, not the first one found.
+  const planned = pickSql(inView, linking, adj);
+  const ends = new Set(tablesOf(planned));
+  const via = [...view.relationships.entries()]
+    .filter(([t, r]) => linking.tableCoverage(t) > 0 && ends.has(r.from) && ends.has(r.to))
+    .sort((a, b) => linking.tableCoverage(b[0]) - linking.tableCoverage(a[0]))
+    .map(([t]) => t);
+  const picks = { ...planned, via };
+  if (tautological(picks)) return { query: null, notes: [] };
+  let rendered;
+  try {
+    rendered = renderCypher(view, picks);
+  } catch (e) {
+    return { query: null, notes: [`the Cypher answer query was dropped: ${(e as Error).message}`] };
+  }
+  const fit = fitOf(inView, candidate, linking, picks, rendered.tables);
+  return {
+    query: {
+      kbId: candidate.kbId,
+      kbName: candidate.kbName,
+      kind: candidate.kind,
+      query: { language: "cypher", text: rendered.text, params: rendered.params },
+      strategy: "neighborhood",
+      sourceObject: picks.root,
+      explanation: `Cypher over the labels and relationships as tables, on (:${picks.root}) (the question as asked)${picks.notes.length > 0 ? `: ${picks.notes.join("; ")}` : ""}${adj.notes.length > 0 ? `; ${adj.notes.join("; ")}` : ""}.`,
+      role: "answer",
+      fit,
+      grouped: rendered.grouped,
+    },
+    notes: [],
+  };
+}

@@ -1,0 +1,134 @@
+import type { EvidencePiece, RowData, Scalar } from "../../../backends/types";
+import type { Candidate, ExecutedQuery, QueryResult } from "../../types";
+
+/**
+ * Answer assembly's source commitment. A structured source (SQL, SPARQL, Cypher) answers through its
+ * answer query: the one query that renders the whole question. The run commits to the best-ranked
+ * candidate whose answer query faithfully represents the question and returned rows, and moves to a
+ * lower-ranked source only when that source's answer is clearly stronger: it uses a named value of the
+ * question that the committed one had to leave out. A lower-ranked table that merely produced a
+ * plausible value does not take the answer over. The reason is kept for the trace.
+ */
+
+export interface Commitment {
+  kbId: string;
+  kbName: string;
+  /** The committed answer query (its result is the answer), or null when no answer query ran. */
+  query: ExecutedQuery;
+  /** Why this source, in words. */
+  reason: string;
+}
+
+const STRUCTURED = new Set(["SQL", "SPARQL", "CYPHER"]);
+
+function answerQueryOf(executed: ExecutedQuery[], kbId: string): ExecutedQuery | null {
+  return executed.find((q) => q.kbId === kbId && q.role === "answer") ?? null;
+}
+
+/**
+ * Below this share of the question's content words, a query is about something else: the source knows
+ * too little of the question for its result to be the answer (coverage.ts).
+ */
+export const MIN_COVERAGE = 0.5;
+/** Another source's answer query covers the question this much better: its answer is clearly stronger. */
+export const CLEARLY_STRONGER = 0.25;
+
+const faithful = (q: ExecutedQuery) => (q.fit?.unresolved.length ?? 0) === 0;
+const productive = (q: ExecutedQuery) => q.status === "ok" && q.rows > 0;
+const missed = (q: ExecutedQuery) => q.fit?.valuesMissed.length ?? 0;
+const used = (q: ExecutedQuery) => q.fit?.valuesUsed.length ?? 0;
+const coverage = (q: ExecutedQuery) => q.fit?.coverage ?? 0;
+/** The answer query represents the question: nothing unresolved, every named value used, most of its words accounted for. */
+const represents = (q: ExecutedQuery) => faithful(q) && missed(q) === 0 && coverage(q) >= MIN_COVERAGE;
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+function uncoveredText(q: ExecutedQuery): string {
+  const u = q.fit?.uncovered ?? [];
+  return u.length ? ` (${q.kbName} has nothing for ${u.slice(0, 4).map((w) => `'${w}'`).join(", ")})` : "";
+}
+
+/** Why a ranked source's answer query did not answer, in words. */
+function whyNot(q: ExecutedQuery): string {
+  if (!faithful(q)) return "could not represent the question";
+  if (missed(q) > 0) return `does not know ${q.fit!.valuesMissed.map((v) => `'${v}'`).join(", ")}`;
+  if (coverage(q) < MIN_COVERAGE) return `covers ${pct(coverage(q))} of the question's words`;
+  return `answer query ${q.status === "ok" ? "empty" : q.status}`;
+}
+
+/**
+ * The committed source, or null when the best-ranked candidate is not a structured source with an
+ * answer query (document collections keep the evidence-based selection).
+ */
+export function commitSource(candidates: Candidate[], executed: ExecutedQuery[]): Commitment | null {
+  const ranked = candidates.filter((c) => STRUCTURED.has(c.kind));
+  if (ranked.length === 0 || !STRUCTURED.has(candidates[0]?.kind ?? "")) return null;
+  const withQuery = ranked.map((c, rank) => ({ c, rank, q: answerQueryOf(executed, c.kbId) })).filter((x): x is { c: Candidate; rank: number; q: ExecutedQuery } => x.q !== null);
+  if (withQuery.length === 0) return null;
+
+  const supporting = withQuery.filter((x) => represents(x.q) && productive(x.q));
+  const first = supporting[0];
+  if (!first) {
+    // Nothing answered. A best-ranked source that understood the question's words but not its
+    // constructs gets the honest refusal (what was not understood); otherwise the evidence decides.
+    const top = withQuery[0];
+    if (faithful(top.q) || missed(top.q) > 0 || coverage(top.q) < MIN_COVERAGE) return null;
+    return { kbId: top.c.kbId, kbName: top.c.kbName, query: top.q, reason: `${top.c.kbName} is the best-ranked source with an answer query; its question could not be represented faithfully (${top.q.fit!.unresolved.join("; ")}), and no other source answered` };
+  }
+  const stronger = supporting.find((x) => x !== first && coverage(x.q) >= coverage(first.q) + CLEARLY_STRONGER && used(x.q) >= used(first.q));
+  const skipped = withQuery.filter((x) => x.rank < first.rank).map((x) => `${x.c.kbName} (${whyNot(x.q)})`);
+  const before = skipped.length ? `; ${skipped.join(", ")} ranked higher but did not answer` : "";
+  if (stronger) {
+    return {
+      kbId: stronger.c.kbId,
+      kbName: stronger.c.kbName,
+      query: stronger.q,
+      reason: `moved from ${first.c.kbName} to ${stronger.c.kbName} (ranked ${stronger.rank + 1}): its answer query accounts for ${pct(coverage(stronger.q))} of the question's words against ${pct(coverage(first.q))}${uncoveredText(first.q)}`,
+    };
+  }
+  const rank = first.rank === 0 ? "the best-ranked source" : `ranked ${first.rank + 1}`;
+  return {
+    kbId: first.c.kbId,
+    kbName: first.c.kbName,
+    query: first.q,
+    reason: `committed to ${first.c.kbName} (${rank}): its answer query represents the question and returned ${first.q.rows} row${first.q.rows === 1 ? "" : "s"}${before}`,
+  };
+}
+
+function isRow(piece: EvidencePiece): piece is EvidencePiece & { data: RowData } {
+  return piece.kind === "row" && Array.isArray((piece.data as RowData).columns);
+}
+
+/**
+ * The committed query's whole result, rebuilt from its evidence pieces in result order; null when its
+ * pieces are not all rows (a query returning paths or triples is evidence, not a table).
+ */
+export function committedResult(commitment: Commitment, pieces: EvidencePiece[], cap: number): QueryResult | null {
+  const q = commitment.query;
+  const language = q.query.language;
+  if (language !== "sql" && language !== "sparql" && language !== "cypher") return null;
+  const byId = new Map(pieces.filter((p) => p.provenance.kb === q.kbId && p.provenance.query === q.query.text).map((p) => [p.id, p]));
+  const rows: Scalar[][] = [];
+  const pieceIds: string[] = [];
+  let columns: string[] | null = null;
+  for (const id of q.evidenceIds) {
+    const piece = byId.get(id);
+    if (!piece || !isRow(piece)) return null;
+    columns ??= piece.data.columns;
+    rows.push(piece.data.values);
+    pieceIds.push(id);
+  }
+  return {
+    kbId: q.kbId,
+    kbName: q.kbName,
+    language,
+    query: q.query.text,
+    columns: columns ?? [],
+    rows,
+    pieceIds,
+    truncated: q.truncated,
+    cap,
+    fit: q.fit ?? null,
+    grouped: q.grouped ?? null,
+  };
+}

@@ -1,0 +1,107 @@
+import { stemmer } from "stemmer";
+
+/**
+ * Unit and answer-type agreement: a value's unit must fit what the question asks for. "How many
+ * products …" is not answered in years, "how long …" not in euros, "what percentage …" not in days.
+ * A unit is the word or symbol a figure carries ("2 years", "160 EUR", "12%", "15 stores") or its
+ * column states ("Warranty (years)"); the question's expectation comes from "how many <noun>", "how
+ * long", "how much", "what percentage" and the like.
+ */
+
+export type UnitKind = "duration" | "currency" | "percent" | "count-noun" | "measure";
+
+export interface Unit {
+  kind: UnitKind;
+  /** The word as written ("years", "EUR", "stores"), or "%". */
+  word: string;
+}
+
+const DURATION = /^(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|yrs?|decades?|quarters?)$/i;
+const CURRENCY_WORD = /^(eur|euros?|usd|dollars?|gbp|pounds?|sek|nok|dkk|chf|kronor|krona|kroner|yen|jpy|cny|rmb|inr|rupees?|cents?|pence|francs?)$/i;
+const CURRENCY_SYMBOL = /[$€£¥₹₩]/;
+const MEASURE = /^(kg|g|grams?|kilograms?|tonnes?|tons?|lbs?|pounds weight|km|m|metres?|meters?|miles?|cm|mm|l|litres?|liters?|kwh|mwh|gwh|gb|tb|mb|sq|square)$/i;
+/** Words after a figure that are not its unit. */
+const NOT_UNITS = /^(and|or|to|of|in|on|at|for|from|per|the|a|an|by|with|million|billion|thousand|hundred|percent|per cent|m|bn|k)$/i;
+
+/** The unit a value carries, if any. */
+export function unitOfValue(display: string): Unit | null {
+  const t = display.trim();
+  if (/%|\bper ?cent\b|\bpercent(age)?\b/i.test(t)) return { kind: "percent", word: "%" };
+  if (CURRENCY_SYMBOL.test(t)) return { kind: "currency", word: CURRENCY_SYMBOL.exec(t)![0] };
+  const m = /^[-+(]?\d[\d,.]*\)?\s*(?:(?:thousand|million|billion|m|bn|k)\s+)?([\p{L}][\p{L}-]*)(?:\s+([\p{L}][\p{L}-]*))?/iu.exec(t) ?? /^([\p{L}]{3})\s+[-+]?\d/u.exec(t);
+  if (!m) return null;
+  const word = m[1];
+  if (NOT_UNITS.test(word)) return null;
+  // The unit may follow a qualifier: "10 business days", "3 calendar months".
+  for (const w of [word, m[2]].filter((x): x is string => !!x)) {
+    if (DURATION.test(w)) return { kind: "duration", word: w };
+    if (CURRENCY_WORD.test(w)) return { kind: "currency", word: w };
+    if (MEASURE.test(w)) return { kind: "measure", word: w };
+  }
+  return { kind: "count-noun", word };
+}
+
+export interface ExpectedUnit {
+  kind: UnitKind | "money-or-quantity";
+  /** For "how many <noun>": the noun counted ("products"). */
+  noun: string | null;
+}
+
+/** What unit the question expects, if it says: "how many products" → a count of products; "how long" → a duration. */
+export function expectedUnit(question: string): ExpectedUnit | null {
+  const q = question.toLowerCase();
+  if (/\b(what|which)\s+(percent(age)?|share|proportion)\b|\bby\s+what\s+percent|\bhow\s+many\s+percent|\bpercentage\b|\bwhat\s+%/.test(q)) return { kind: "percent", noun: null };
+  if (/\bhow\s+long\b|\bhow\s+old\b/.test(q)) return { kind: "duration", noun: null };
+  const many = /\bhow\s+many\s+(?:of\s+the\s+)?(?:[a-z-]+\s+){0,2}?([a-z-]+)\b/.exec(q);
+  if (many) {
+    // "how many products are …": the counted noun is the last word before the verb.
+    const phrase = /\bhow\s+many\s+([a-z\s-]+?)\s+(?:are|is|were|was|did|do|does|have|has|had|can|will|would|in|of|on|at|for|by|with|per)\b/.exec(q);
+    const noun = (phrase ? phrase[1].trim().split(/\s+/).pop() : many[1]) ?? many[1];
+    if (DURATION.test(noun)) return { kind: "duration", noun };
+    if (CURRENCY_WORD.test(noun)) return { kind: "currency", noun };
+    if (/^(percent|percentage|per)$/.test(noun)) return { kind: "percent", noun: null };
+    return { kind: "count-noun", noun };
+  }
+  if (/\bhow\s+much\b/.test(q)) return { kind: "money-or-quantity", noun: null };
+  return null;
+}
+
+function sameWord(a: string, b: string): boolean {
+  const x = stemmer(a.toLowerCase());
+  const y = stemmer(b.toLowerCase());
+  return x === y || x.startsWith(y) || y.startsWith(x);
+}
+
+/**
+ * How well a value's unit agrees with what the question expects: 1 agrees or says nothing either way,
+ * CONTRADICTS when the unit is of another kind ("2 years" for "how many products", "EUR" for "how long").
+ */
+export const UNIT_CONTRADICTS = 0.1;
+
+export function unitAgreement(display: string, expected: ExpectedUnit | null): number {
+  if (!expected) return 1;
+  const unit = unitOfValue(display);
+  if (!unit) return 1;
+  switch (expected.kind) {
+    case "count-noun":
+      if (unit.kind === "count-noun") return expected.noun && sameWord(unit.word, expected.noun) ? 1 : 0.5;
+      return UNIT_CONTRADICTS;
+    case "duration":
+      return unit.kind === "duration" ? 1 : UNIT_CONTRADICTS;
+    case "percent":
+      return unit.kind === "percent" ? 1 : unit.kind === "count-noun" ? 0.5 : UNIT_CONTRADICTS;
+    case "currency":
+      return unit.kind === "currency" ? 1 : UNIT_CONTRADICTS;
+    case "money-or-quantity":
+      return unit.kind === "duration" ? 0.5 : 1;
+    default:
+      return 1;
+  }
+}
+
+/** The unit a column header states for its figures: "Warranty (years)" → years, "Hotel cap (EUR)" → EUR. */
+export function unitOfColumn(column: string): Unit | null {
+  const m = /\(([^()]{1,24})\)\s*$/.exec(column);
+  if (!m) return null;
+  return unitOfValue(`1 ${m[1].replace(/^in\s+/i, "").trim()}`);
+}

@@ -1,0 +1,223 @@
+// npm run bench -- attack [--seconds N] [--attackers N] [--base-url URL --pid PID]
+// Sends the attack corpus (tests/support/attack-corpus.ts) in a loop against a running app while a second
+// client polls /api/health, then reports the health endpoint's latency during the attack and the server's
+// peak memory. Without --base-url it builds the app if needed and starts it (next start) with a fresh
+// embedded database, as the e2e tests do. Goals (issue 16): health p99 < 500 ms, memory growth < 300 MB.
+import { readFileSync, readdirSync } from "node:fs";
+import { loadavg } from "node:os";
+import { DEMO_USERS } from "../lib/db/seed";
+import { DEMO_KB_NAMES } from "../lib/demo/seed-catalog";
+import { AppClient } from "../tests/support/app-client";
+import { type AppServer, startAppServer } from "../tests/support/app-server";
+import { HTTP_ATTACKS, queryAttacks, sqlText, UPLOAD_ATTACKS, type AttackCategory } from "../tests/support/attack-corpus";
+import { buildIfNeeded } from "./build-if-needed";
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+interface Args {
+  seconds: number;
+  attackers: number;
+  baseUrl?: string;
+  pid?: number;
+  pollMs: number;
+}
+
+function parseArgs(argv: string[]): Args {
+  const out: Args = { seconds: 60, attackers: 2, pollMs: 100 };
+  for (let i = 0; i < argv.length; i++) {
+    const v = argv[i + 1];
+    if (argv[i] === "--seconds") out.seconds = Number(v);
+    else if (argv[i] === "--attackers") out.attackers = Number(v);
+    else if (argv[i] === "--base-url") out.baseUrl = v;
+    else if (argv[i] === "--pid") out.pid = Number(v);
+    else if (argv[i] === "--poll-ms") out.pollMs = Number(v);
+    else continue;
+    i++;
+  }
+  return out;
+}
+
+/** Resident memory (MB) of a process, and of it with all its descendants (query processes, stores, checkers). */
+function memoryOf(rootPid: number): { process: number; tree: number } | null {
+  const parents = new Map<number, number>();
+  const rss = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      parents.set(Number(entry), Number(fields[1]));
+      rss.set(Number(entry), (Number(fields[21]) * 4096) / 1024 / 1024);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  if (!rss.has(rootPid)) return null;
+  const tree = new Set([rootPid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, ppid] of parents) if (tree.has(ppid) && !tree.has(pid)) grew = tree.add(pid).size > 0;
+  }
+  let total = 0;
+  for (const pid of tree) total += rss.get(pid) ?? 0;
+  return { process: rss.get(rootPid)!, tree: total };
+}
+
+interface Tally {
+  sent: number;
+  held: number;
+  unexpected: number;
+  examples: string[];
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  let app: AppServer | null = null;
+  let pid = args.pid;
+  if (!args.baseUrl) {
+    if (!buildIfNeeded()) throw new Error("next build failed");
+    app = await startAppServer();
+    pid = app.pid;
+  }
+  const baseUrl = args.baseUrl ?? app!.baseUrl;
+  console.log(`Mosaic bench: attack against ${baseUrl} for ${args.seconds} s, ${args.attackers} attacker(s), health polled every ${args.pollMs} ms`);
+  try {
+    const client = new AppClient(baseUrl);
+    const xff = (n: number) => ({ "X-Forwarded-For": `198.18.${Math.floor(n / 250) % 250}.${(n % 250) + 1}` });
+    const cookie: Record<string, string | null> = { anonymous: null };
+    for (const u of DEMO_USERS) cookie[u.role] = await client.signIn(u.email, u.password, xff(u.role.length));
+    const objects = (await client.action(cookie.ANALYST, "listSourceObjectsAction", {})).data as { kbId: string; kbName: string }[];
+    const sqlKb = objects.find((o) => o.kbName === DEMO_KB_NAMES.sql)!.kbId;
+    const rdfKb = objects.find((o) => o.kbName === DEMO_KB_NAMES.sparql)!.kbId;
+
+    type Job = { category: AttackCategory | "sign-in"; name: string; run: (n: number) => Promise<boolean> };
+    const query = (kbId: string, language: "sql" | "sparql", text: string, expect: string, says: RegExp) => async () => {
+      const r = await client.action(cookie.ANALYST, "captureContextAction", { kbId, kind: "NATIVE_QUERY", params: { query: { language, text } } });
+      const said = r.error?.message ?? JSON.stringify(r.data ?? "");
+      if (expect === "refused") return r.error?.code === "VALIDATION" && says.test(said);
+      return said.length < 2 * 1024 * 1024 && (!r.error || says.test(r.error.message));
+    };
+    const jobs: Job[] = [
+      ...queryAttacks("sql-sqlite").map((a) => ({ category: a.category, name: a.name, run: query(sqlKb, "sql", sqlText(a, { table: "customers", column: "name" }), a.expect, a.says) })),
+      ...queryAttacks("sparql").map((a) => ({ category: a.category, name: a.name, run: query(rdfKb, "sparql", a.text, a.expect, a.says) })),
+      ...HTTP_ATTACKS.map((a) => ({
+        category: a.category,
+        name: a.name,
+        run: async () => {
+          const who = a.name.includes("forged") ? "next-auth.session-token=eyJhbGciOiJub25lIn0.e30." : cookie[a.as];
+          if ("action" in a.request) {
+            const input = JSON.parse(JSON.stringify(a.request.input).replaceAll("{sqlKb}", sqlKb));
+            const r = await client.action(who, a.request.action, input);
+            return a.refusedWith.includes(r.error?.code ?? r.status);
+          }
+          const r = await client.request(who, a.request.method, a.request.path, a.request.json);
+          return a.refusedWith.includes(r.status);
+        },
+      })),
+      ...UPLOAD_ATTACKS.map((a, i) => ({
+        category: a.category,
+        name: a.name,
+        run: async (n: number) => {
+          const name = `Bench upload ${i}-${n}`;
+          const connection = { SQL: { dialect: "sqlite" }, SPARQL: { mode: "embedded" }, DOCUMENTS: { language: "en" } }[a.kind];
+          const r = await client.register(cookie.ADMIN!, { kind: a.kind, name, connection }, a.files.map((f) => ({ name: f.name, bytes: f.bytes() })));
+          if (r.status === 201) {
+            await client.action(cookie.ADMIN, "deleteKbAction", { id: r.json!.id, confirmName: name });
+            return a.says.test("contained");
+          }
+          return a.says.test(String((r.json?.error as { message?: string } | undefined)?.message));
+        },
+      })),
+      {
+        category: "sign-in",
+        name: "wrong passwords for the admin from rotating addresses",
+        run: async (n) => /CredentialsSignin|TooManyAttempts/.test(await client.signInOutcome(DEMO_USERS[0]!.email, `guess-${n}`, xff(1_000 + (n % 40)))),
+      },
+    ];
+
+    const tallies = new Map<string, Tally>();
+    const health: number[] = [];
+    let healthFailures = 0;
+    const baseline = pid ? memoryOf(pid) : null;
+    let peak = baseline ? { ...baseline } : null;
+    const deadline = Date.now() + args.seconds * 1000;
+    let n = 0;
+
+    const poller = (async () => {
+      while (Date.now() < deadline) {
+        const started = performance.now();
+        try {
+          const res = await fetch(`${baseUrl}/api/health`, { signal: AbortSignal.timeout(10_000) });
+          if (!res.ok) healthFailures++;
+          await res.arrayBuffer();
+        } catch {
+          healthFailures++;
+        }
+        health.push(performance.now() - started);
+        if (pid) {
+          const m = memoryOf(pid);
+          if (m && peak) peak = { process: Math.max(peak.process, m.process), tree: Math.max(peak.tree, m.tree) };
+        }
+        await new Promise((r) => setTimeout(r, args.pollMs));
+      }
+    })();
+
+    const attacker = async (id: number) => {
+      for (let k = id; Date.now() < deadline; k += args.attackers) {
+        const job = jobs[k % jobs.length]!;
+        const tally = tallies.get(job.category) ?? { sent: 0, held: 0, unexpected: 0, examples: [] };
+        tallies.set(job.category, tally);
+        tally.sent++;
+        let held = false;
+        try {
+          held = await job.run(n++);
+        } catch (e) {
+          if (tally.examples.length < 3) tally.examples.push(`${job.name}: ${(e as Error).message.slice(0, 160)}`);
+        }
+        if (held) tally.held++;
+        else {
+          tally.unexpected++;
+          if (tally.examples.length < 3) tally.examples.push(job.name);
+        }
+      }
+    };
+    await Promise.all([poller, ...Array.from({ length: args.attackers }, (_, i) => attacker(i))]);
+
+    const sorted = [...health].sort((a, b) => a - b);
+    const ms = (p: number) => +percentile(sorted, p).toFixed(1);
+    console.log(`\nload average before/after: ${loadavg().map((l) => l.toFixed(2)).join(" ")} (other work on this machine skews the figures)`);
+    console.log("\nattacks (category: sent, refused or contained, unexpected)");
+    for (const [category, t] of [...tallies].sort()) {
+      console.log(`  ${category.padEnd(12)} ${String(t.sent).padStart(6)} ${String(t.held).padStart(6)} ${String(t.unexpected).padStart(6)}${t.examples.length ? `   e.g. ${t.examples.join("; ")}` : ""}`);
+    }
+    console.log(`\n/api/health during the attack: n=${sorted.length}, p50 ${ms(50)} ms, p95 ${ms(95)} ms, p99 ${ms(99)} ms, max ${ms(100)} ms, failures ${healthFailures}`);
+    if (baseline && peak) {
+      console.log(
+        `server memory (RSS): ${baseline.process.toFixed(0)} MB before, peak ${peak.process.toFixed(0)} MB, growth ${(peak.process - baseline.process).toFixed(0)} MB` +
+          `; with its helper processes ${baseline.tree.toFixed(0)} → peak ${peak.tree.toFixed(0)} MB (growth ${(peak.tree - baseline.tree).toFixed(0)} MB)`,
+      );
+    } else {
+      console.log("server memory: not measured (pass --pid with --base-url)");
+    }
+    const growth = baseline && peak ? peak.process - baseline.process : null;
+    const summary = {
+      seconds: args.seconds,
+      attackers: args.attackers,
+      corpus: { ...Object.fromEntries(jobs.reduce((m, j) => m.set(j.category, (m.get(j.category) ?? 0) + 1), new Map<string, number>())) },
+      sent: [...tallies.values()].reduce((s, t) => s + t.sent, 0),
+      unexpected: [...tallies.values()].reduce((s, t) => s + t.unexpected, 0),
+      health: { n: sorted.length, p50: ms(50), p95: ms(95), p99: ms(99), max: ms(100), failures: healthFailures },
+      memoryMb: baseline && peak ? { before: Math.round(baseline.process), peak: Math.round(peak.process), growth: Math.round(growth!), treeBefore: Math.round(baseline.tree), treePeak: Math.round(peak.tree) } : null,
+      goals: { healthP99Under500ms: ms(99) < 500, memoryGrowthUnder300MB: growth === null ? null : growth < 300 },
+    };
+    console.log(`\n${JSON.stringify(summary)}`);
+  } finally {
+    await app?.stop();
+  }
+}
+
+await main();
+process.exit(0);

@@ -1,0 +1,105 @@
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_USERS } from "@/lib/db/seed";
+import { AskPage } from "./pages/ask-page";
+import { SignInPage } from "./pages/sign-in-page";
+import { launchBrowser, newPage, screenshot } from "./support/browser";
+
+/** What the answer card says: identical evidence cited once, and refusals told by their cause in plain words. */
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function signedIn(): Promise<{ page: Page; context: BrowserContext; ask: AskPage; close: () => Promise<void> }> {
+  const demo = DEMO_USERS.find((u) => u.role === "USER")!;
+  const { context, page } = await newPage(browser);
+  page.on("pageerror", (e) => console.log(`[pageerror] ${e.message}`));
+  await new SignInPage(page).open();
+  await new SignInPage(page).signIn(demo.email, demo.password);
+  await page.waitForURL(/\/ask$/);
+  return { page, context, ask: new AskPage(page), close: () => context.close() };
+}
+
+/** The internal vocabulary issue 17 found in answer explanations and reasons. */
+const INTERNAL = /pieces|SQL aggregate|schema-linking|sparql-pattern|of the top \d|threshold|scored \d|\bstage\b/i;
+
+describe("answer wording", () => {
+  it("explains the source of an answer in plain words", async () => {
+    const { page, ask, close } = await signedIn();
+    try {
+      await ask.open();
+      await ask.ask("How many orders were returned?");
+      expect(await ask.answerText()).toBe("7");
+      expect(await ask.citations().count()).toBe(1);
+      const card = await ask.answerCard().innerText();
+      expect(card).toMatch(/From Aurora sales database: a count or total over its database matched the question best/);
+      expect(card).not.toMatch(INTERNAL);
+      const panel = await ask.openCitationOfKind("row");
+      // Retrieval modules are named in words, in the refinement path and in the stage list alike.
+      const shown = await page.locator("main").innerText();
+      expect(shown).toContain("Aurora sales database · database query");
+      expect(shown).not.toMatch(/schema-linking|sparql-pattern/);
+      await panel.scrollIntoViewIfNeeded();
+      await screenshot(page, "ask-plain-source");
+    } finally {
+      await close();
+    }
+  });
+
+  it("a misspelt question: one message, the same in the answer and in Candidate sources, saying what to do", async () => {
+    const { page, ask, close } = await signedIn();
+    try {
+      await ask.open();
+      await ask.ask("How many oders were retruned?");
+      const reason = await ask.answerCard().getByTestId("refusal-reason").innerText();
+      expect(reason).toBe("Why: None of your sources mentions 'oders' and 'retruned', so no source was searched. Check the spelling, or choose the knowledge bases to search under “Knowledge bases” and ask again.");
+      expect(await ask.result().getByTestId("no-candidate-sources").innerText()).toBe("No source matched the words of this question, so none was searched.");
+      expect(await ask.result().innerText()).not.toMatch(/returned no evidence|No source was selected/);
+      await screenshot(page, "ask-misspelt");
+    } finally {
+      await close();
+    }
+  });
+
+  it("a question in German is told so, with no reason about what the sources hold", async () => {
+    const { page, ask, close } = await signedIn();
+    try {
+      await ask.open();
+      await ask.ask("Wie hoch war der Umsatz in Mitteleuropa im Jahr 2025?");
+      const reason = await ask.answerCard().getByTestId("refusal-reason").innerText();
+      expect(reason).toMatch(/^Why: This question looks like it is in German\. .*Please ask the question in English\.$/);
+      expect(reason).not.toMatch(/region|Mitteleuropa|evidence/i);
+      await screenshot(page, "ask-german");
+    } finally {
+      await close();
+    }
+  });
+
+  it("a question the sources cannot answer is refused in plain words; an uncertain answer says it is the closest one", async () => {
+    const { page, ask, close } = await signedIn();
+    try {
+      await ask.open();
+      await ask.ask("What was the revenue of the Asia region in 2025?");
+      expect(await ask.answerCard().getAttribute("data-status")).toBe("REFRAINED");
+      expect(await ask.answerCard().getByTestId("refusal-reason").innerText()).toMatch(/Asia/);
+      expect(await ask.answerCard().innerText()).not.toMatch(INTERNAL);
+      // No source is marked as the one the answer came from when there is no answer.
+      expect(await ask.result().getByText("Answered from here").count()).toBe(0);
+      // The critic's rounds (one of them sends the question away from the database query) name no internal module.
+      expect(await ask.result().innerText()).not.toMatch(/schema-linking|sparql-pattern|retrieval module/);
+      await screenshot(page, "ask-refused-plain");
+      await ask.ask("Who owns the travel policy?");
+      expect(await ask.answerCard().getAttribute("data-certainty")).toBe("uncertain");
+      expect(await ask.answerCard().getByTestId("uncertainty-note").innerText()).toMatch(/^Not certain — the closest answer in the sources is .+\.$/);
+      expect(await ask.answerCard().innerText()).not.toMatch(INTERNAL);
+      await screenshot(page, "ask-uncertain-plain");
+    } finally {
+      await close();
+    }
+  });
+});

