@@ -9,9 +9,12 @@ import { normalizeLabel, terms } from "../pipeline/text";
  * rankings stay as they are.
  */
 export function searchTextForPeople(text: string, language = "en"): string {
+  // A trailing bracketed note (how the search ran: "[hybrid search: BM25 + vectors …]") is shown as written.
+  const note = /\s*(\[[^\]]*\])\s*$/.exec(text);
+  const words = note ? text.slice(0, note.index) : text;
   const seen = new Set<string>();
   const out: string[] = [];
-  for (const word of text.split(/\s+/)) {
+  for (const word of words.split(/\s+/)) {
     const key = normalizeLabel(word);
     if (!key) continue;
     const stem = terms(key, language).join(" ") || key;
@@ -19,5 +22,5 @@ export function searchTextForPeople(text: string, language = "en"): string {
     seen.add(stem);
     out.push(word);
   }
-  return out.join(" ");
+  return note ? `${out.join(" ")} ${note[1]}`.trim() : out.join(" ");
 }

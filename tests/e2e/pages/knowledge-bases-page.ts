@@ -32,8 +32,7 @@ export class KnowledgeBasesPage {
     if (input.files) {
       if (input.via === "drop") await this.dropFiles(input.files);
       else if (input.via === "keyboard") {
-        await form.getByLabel("Description").focus();
-        await this.page.keyboard.press("Tab");
+        await form.getByLabel(/^Files?$/).focus();
         const chooser = this.page.waitForEvent("filechooser");
         await this.page.keyboard.press("Space");
         await (await chooser).setFiles(input.files);

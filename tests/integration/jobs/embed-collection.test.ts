@@ -46,9 +46,10 @@ function vectors(file: string) {
 }
 
 /** Runs the job in a child process on the same embedded database and SIGKILLs it once KILL_AT vectors are committed. */
-function embedAndKill(dataDir: string, file: string): Promise<void> {
+function embedAndKill(dataDir: string, file: string, databaseUrl: string | undefined): Promise<void> {
   const child = spawn(process.execPath, ["--import", "tsx", path.resolve("tests/fixtures/jobs/drain-child.ts"), dataDir], {
-    env: { ...process.env, ...ENV, LOG_LEVEL: "silent" },
+    // The child works on the test's own database: PGlite in DATA_DIR, or the PostgreSQL one under test:services.
+    env: { ...process.env, ...ENV, LOG_LEVEL: "silent", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -102,7 +103,7 @@ describe.skipIf(!sharedModelsAvailable())("embedding a collection as a backgroun
   it("resumes after the process running it is killed: every row gets one vector, none is computed again", async () => {
     // PGlite is one process's: the child opens the database, so this test lets go of it meanwhile.
     await handle.close();
-    await embedAndKill(db.env.DATA_DIR, file);
+    await embedAndKill(db.env.DATA_DIR, file, db.env.DATABASE_URL);
     const killed = vectors(file);
     expect(killed.vectors).toBeGreaterThanOrEqual(KILL_AT);
     expect(killed.vectors).toBeLessThan(killed.rows);

@@ -53,14 +53,21 @@ describe.skipIf(!uri)("Cypher formulation on the movies graph", () => {
     const at = question.indexOf(text);
     return { mention: text, span: [at, at + text.length], links, fromContext: false };
   }
-  async function run(i: Intent, feedback: Feedback | null = null): Promise<{ queries: FormulatedQuery[]; pieces: EvidencePiece[][] }> {
-    const queries = await classicalFormulate.run(
+  /**
+   * The formulated queries and what each returns. The answer query (issue 14: the question's plan as
+   * Cypher) comes first when there is one; `queries` and `pieces` are the neighbourhood queries after it.
+   */
+  async function run(i: Intent, feedback: Feedback | null = null): Promise<{ queries: FormulatedQuery[]; pieces: EvidencePiece[][]; answer: { query: FormulatedQuery; pieces: EvidencePiece[] } | null }> {
+    const all = await classicalFormulate.run(
       { intent: i, candidates: [{ kbId: KB, kbName: "Movies", kind: "CYPHER", sourceObjects: [], score: 1, reasons: [] }], structures: new Map([[KB, structure]]), guides: [], feedback },
       ctx,
     );
+    const execute = async (q: FormulatedQuery) => backend.verbalize(await backend.execute(q.query, { maxRows: 500 }), { sourceObject: q.sourceObject });
+    const answerQuery = all.find((q) => q.role === "answer") ?? null;
+    const queries = all.filter((q) => q !== answerQuery);
     const pieces: EvidencePiece[][] = [];
-    for (const q of queries) pieces.push(backend.verbalize(await backend.execute(q.query, { maxRows: 500 }), { sourceObject: q.sourceObject }));
-    return { queries, pieces };
+    for (const q of queries) pieces.push(await execute(q));
+    return { queries, pieces, answer: answerQuery ? { query: answerQuery, pieces: await execute(answerQuery) } : null };
   }
 
   it("structure() lists labels with typed properties, relationship types, patterns and caption keys", () => {
@@ -77,8 +84,10 @@ describe.skipIf(!uri)("Cypher formulation on the movies graph", () => {
 
   it("Which movies did Tom Hanks act in? → his ACTED_IN paths", async () => {
     const q = "Which movies did Tom Hanks act in?";
-    const { pieces } = await run(intent(q, { wh: "which", relation: "act in", entities: [linked(q, "Tom Hanks")] }));
+    const { pieces, answer } = await run(intent(q, { wh: "which", relation: "act in", entities: [linked(q, "Tom Hanks")] }));
     const expected = await scalar("MATCH (:Person {name: 'Tom Hanks'})-[:ACTED_IN]->(m:Movie) RETURN count(m)");
+    // The answer query returns the movies themselves, one each.
+    expect(answer?.pieces).toHaveLength(expected);
     expect(pieces[0]).toHaveLength(expected);
     expect(pieces[0].every((p) => p.kind === "path" && p.text.startsWith("Tom Hanks -ACTED_IN"))).toBe(true);
     expect(pieces[0].map((p) => p.text)).toEqual(expect.arrayContaining([expect.stringMatching(/^Tom Hanks -ACTED_IN \(roles: .*\)-> Apollo 13$/)]));
@@ -86,8 +95,9 @@ describe.skipIf(!uri)("Cypher formulation on the movies graph", () => {
 
   it("How many movies did Tom Hanks direct? → the count row, then the paths", async () => {
     const q = "How many movies did Tom Hanks direct?";
-    const { pieces } = await run(intent(q, { aggregate: "count", relation: "directed", entities: [linked(q, "Tom Hanks")] }));
+    const { pieces, answer } = await run(intent(q, { aggregate: "count", relation: "directed", entities: [linked(q, "Tom Hanks")] }));
     const expected = await scalar("MATCH (:Person {name: 'Tom Hanks'})-[:DIRECTED]->(m:Movie) RETURN count(m)");
+    expect(answer?.pieces.map((p) => p.text)).toEqual([`Query result / number of movie: ${expected}`]);
     expect(pieces[0].map((p) => p.text)).toEqual([`Query result / relationship: DIRECTED, count: ${expected}, entity: Tom Hanks`]);
     expect(pieces[1]).toHaveLength(expected);
   });
@@ -119,7 +129,9 @@ describe.skipIf(!uri)("Cypher formulation on the movies graph", () => {
 
   it("finds an unlinked mention by name", async () => {
     const q = "Who directed The Matrix?";
-    const { pieces } = await run(intent(q, { relation: "directed", entities: [{ mention: "The Matrix", span: [13, 23], links: [], fromContext: false }] }));
+    const { pieces, answer } = await run(intent(q, { relation: "directed", entities: [{ mention: "The Matrix", span: [13, 23], links: [], fromContext: false }] }));
+    // No answer query: one that cannot filter on 'The Matrix' would answer for every film.
+    expect(answer).toBeNull();
     expect(pieces[0].map((p) => p.text).sort()).toEqual(["The Matrix <-DIRECTED- Lana Wachowski", "The Matrix <-DIRECTED- Lilly Wachowski"]);
   });
 });

@@ -7,9 +7,9 @@ import { loadBenchmarkCatalog } from "@/lib/catalog/benchmarks";
 import type { CatalogDeps } from "@/lib/catalog/deps";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
-import { seedDemoCatalogOnce } from "@/lib/demo/seed-catalog";
 import { scoreTatQa } from "@/lib/eval/metrics/tatqa";
 import { type RunOutcome, runPipeline } from "@/lib/pipeline/run";
+import { DATASETS, useDemoWorkspace } from "../support/demo-workspace";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
 
 /**
@@ -17,29 +17,9 @@ import { createTestDatabase, type TestDatabase } from "../support/test-database"
  * (SQLite FTS5): the demo workspace's policies and annual report, and TAT-QA report contexts.
  */
 
-const DATASETS = path.resolve(process.env.DATASETS_DIR ?? "../shared/datasets");
 
 describe("answers from report tables (demo workspace)", () => {
-  let db: TestDatabase;
-  let handle: DatabaseHandle;
-  let deps: CatalogDeps;
-  let user: { id: string; role: "USER"; groupIds: string[] };
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    handle = (await openAndBootstrap(db.env)).handle;
-    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-tables-")), encryptionKey: Buffer.alloc(32, 7), datasetsDir: DATASETS };
-    await seedDemoCatalogOnce(handle.prisma, deps);
-    const u = await handle.prisma.user.findUniqueOrThrow({ where: { email: "user@mosaic.local" }, include: { memberships: true } });
-    user = { id: u.id, role: "USER", groupIds: u.memberships.map((m) => m.groupId) };
-  }, 120_000);
-  afterAll(async () => {
-    await closeAllBackends();
-    await handle.close();
-    await db.cleanup();
-  });
-
-  const ask = (question: string, extra: { conversationId?: string } = {}) => runPipeline(handle.prisma, deps, { question, user, ...extra });
+  const { ask } = useDemoWorkspace("mosaic-tables-");
   const noInternals = (o: RunOutcome) => expect(o.answer.reason ?? "").not.toMatch(/threshold|scored|\d\.\d\d|stage/i);
 
   it("computes a percentage change from the report's table, with the derivation and its cited rows", async () => {

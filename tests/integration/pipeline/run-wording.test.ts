@@ -1,40 +1,12 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeAllBackends } from "@/lib/backends/registry";
-import type { CatalogDeps } from "@/lib/catalog/deps";
-import { openAndBootstrap } from "@/lib/db/bootstrap";
-import type { DatabaseHandle } from "@/lib/db/connect";
-import { seedDemoCatalogOnce } from "@/lib/demo/seed-catalog";
-import { runPipeline } from "@/lib/pipeline/run";
-import { createTestDatabase, type TestDatabase } from "../support/test-database";
-
-const DATASETS = path.resolve(process.env.DATASETS_DIR ?? "../shared/datasets");
+import { describe, expect, it } from "vitest";
+import { useDemoWorkspace } from "../support/demo-workspace";
 
 /**
  * What the answer card says, through the whole classical pipeline on the demo workspace: refusals told by
  * their cause in plain words, explanations that match what is shown, identical evidence cited once.
  */
 describe("answer wording (demo workspace)", () => {
-  let db: TestDatabase;
-  let handle: DatabaseHandle;
-  let deps: CatalogDeps;
-  let user: { id: string; role: "USER"; groupIds: string[] };
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    handle = (await openAndBootstrap(db.env)).handle;
-    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-wording-")), encryptionKey: Buffer.alloc(32, 7), datasetsDir: DATASETS };
-    await seedDemoCatalogOnce(handle.prisma, deps);
-    const u = await handle.prisma.user.findUniqueOrThrow({ where: { email: "user@mosaic.local" }, include: { memberships: true } });
-    user = { id: u.id, role: "USER", groupIds: u.memberships.map((m) => m.groupId) };
-  }, 120_000);
-  afterAll(async () => {
-    await closeAllBackends();
-    await handle.close();
-    await db.cleanup();
-  });
-  const ask = (question: string) => runPipeline(handle.prisma, deps, { question, user });
+  const { ask } = useDemoWorkspace("mosaic-wording-");
   const INTERNAL = /pieces|SQL|aggregate|schema-linking|sparql-pattern|score|threshold|\d\.\d\d/i;
 
   it("a misspelt question that no source matches says so, names its words and what to do", async () => {

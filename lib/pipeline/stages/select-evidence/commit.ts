@@ -114,8 +114,11 @@ export function committedResult(commitment: Commitment, pieces: EvidencePiece[],
   for (const id of q.evidenceIds) {
     const piece = byId.get(id);
     if (!piece || !isRow(piece)) return null;
-    columns ??= piece.data.columns;
-    rows.push(piece.data.values);
+    // A graph query that returns whole nodes answers with the nodes themselves, each by its caption
+    // (a movie's title), not with every property the node carries.
+    const node = language === "cypher" && piece.data.key && "elementId" in piece.data.key && piece.data.section !== undefined;
+    columns ??= node ? [piece.data.table] : piece.data.columns;
+    rows.push(node ? [piece.data.section ?? null] : piece.data.values);
     pieceIds.push(id);
   }
   return {

@@ -33,13 +33,25 @@ export function cypherAnswerQuery(intent: Intent, candidate: Candidate, structur
     .map(([t]) => t);
   const picks = { ...planned, via };
   if (tautological(picks)) return { query: null, notes: [] };
+
   let rendered;
   try {
     rendered = renderCypher(view, picks);
   } catch (e) {
     return { query: null, notes: [`the Cypher answer query was dropped: ${(e as Error).message}`] };
   }
+  // "When was The Matrix released?": a plan that returns the very node the question names (filtered on it
+  // alone) repeats the question; the node's neighbourhood (its properties and relationships) holds the answer.
+  const returnsOneNode = /\nRETURN (?:DISTINCT )?(\w+) AS `[^`]+`$/.exec(rendered.text);
+  const namesItsAnswer = returnsOneNode !== null && !picks.setOp && picks.aggregates.length === 0 && picks.values.length > 0 && picks.values.every((v) => !v.negated && v.column.table === picks.root);
+  if (namesItsAnswer) return { query: null, notes: [] };
   const fit = fitOf(inView, candidate, linking, picks, rendered.tables);
+  // Graph answers are nodes or their properties: a plan whose answer is a relationship lost its way.
+  if (view.relationships.has(picks.root)) return { query: null, notes: [`the Cypher answer query was dropped: it would return relationships (${picks.root}), not the nodes asked for`] };
+  // A name the question gives that the query does not filter on would answer for the whole graph; the
+  // neighbourhood queries below start from the names instead.
+  const unfiltered = intent.entities.filter((e) => !e.fromContext && /^\p{Lu}/u.test(e.mention) && !fit.valuesUsed.some((v) => v.toLowerCase() === e.mention.toLowerCase()) && !e.links.some((l) => l.kbId === candidate.kbId && l.kind !== "node" && l.kind !== "value" && l.kind !== "label"));
+  if (unfiltered.length > 0) return { query: null, notes: [`the Cypher answer query was dropped: it does not filter on ${unfiltered.map((e) => `'${e.mention}'`).join(", ")}`] };
   return {
     query: {
       kbId: candidate.kbId,
