@@ -7,6 +7,7 @@
 //     also embedded (all-MiniLM-L6-v2 int8 from MODELS_DIR) and hybrid search is measured the same way.
 //   pipeline: scripts/bench-pipeline.ts; models: scripts/bench-models.ts.
 //   attack: the attack corpus in a loop against the running app while /api/health is polled (scripts/bench-attack.ts).
+//   instances: two app instances on one PostgreSQL and one OpenSearch node behind a round-robin client (scripts/bench-instances.ts).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -214,9 +215,14 @@ if (phaseIdx >= 0) {
     // Runs on import (its own arguments follow "attack").
     await import("./bench-attack");
   }
+  if (suite === "instances") {
+    const { benchInstances } = await import("./bench-instances");
+    await benchInstances();
+    process.exit(0);
+  }
   if (suite !== "sources") {
     console.error(
-      "Usage: npm run bench -- sources [--engine sqlite|opensearch] [--opensearch-harness] [--models on] | pipeline [--questions N] [--data-dir DIR] [--models on|off] | models [--runs N] [--threads N] [--data-dir DIR] | attack [--seconds N] [--attackers N] [--base-url URL --pid PID]",
+      "Usage: npm run bench -- sources [--engine sqlite|opensearch] [--opensearch-harness] [--models on] | pipeline [--questions N] [--data-dir DIR] [--models on|off] | models [--runs N] [--threads N] [--data-dir DIR] | attack [--seconds N] [--attackers N] [--base-url URL --pid PID] | instances [--questions N] [--clients N] [--models on]",
     );
     process.exit(2);
   }
