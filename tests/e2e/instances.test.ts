@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import pg from "pg";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,7 +56,12 @@ interface RunLine {
   error?: { message: string };
 }
 
-const runServices = process.env.CI === "true" || sharedModelsAvailable();
+/** PostgreSQL's server binaries, Java 17 + Maven (the OpenSearch node) and the shared embedder: CI has them all; elsewhere the test is skipped without them. */
+function servicesAvailable(): boolean {
+  const has = (cmd: string) => spawnSync(cmd, ["-version"], { stdio: "ignore" }).status === 0;
+  return existsSync("/usr/lib/postgresql") && has("java") && has("mvn") && sharedModelsAvailable();
+}
+const runServices = process.env.CI === "true" || servicesAvailable();
 
 describe.skipIf(!runServices)("several instances on one PostgreSQL and one OpenSearch", () => {
   let shared: SharedServices;
