@@ -1,7 +1,7 @@
 // npm run bench -- instances [--questions N] [--clients N] [--models on]: two app instances (production build,
 // each its own DATA_DIR) on one throw-away PostgreSQL server and one OpenSearch test node (Java 17 + Maven,
-// tests/support/opensearch), behind a round-robin client. SciFact abstracts cited by the first training claims
-// are uploaded through instance A as a document collection on OpenSearch; then N claims (200) are asked by
+// tests/support/opensearch), behind a round-robin client. SciFact abstracts (those cited by the first training
+// claims, then others up to --documents, 500) are uploaded through instance A as a collection on OpenSearch; then N claims (200) are asked by
 // C concurrent clients (10), each question sent to the next instance in turn, signed in once on A.
 // Prints ask latency p50/p95 (whole streamed run, client side), errors, and how many went to each instance.
 import { readFileSync } from "node:fs";
@@ -22,21 +22,22 @@ const argOf = (name: string) => (args.includes(name) ? args[args.indexOf(name) +
 const QUESTIONS = Number(argOf("--questions") ?? 200);
 const CLIENTS = Number(argOf("--clients") ?? 10);
 const MODELS = argOf("--models") === "on";
+const DOCUMENTS = Number(argOf("--documents") ?? 500);
 
 function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-/** The first N training claims and the abstracts they cite, as upload files. */
-function scifactSample(datasets: string, n: number): { claims: string[]; files: { name: string; bytes: Buffer }[] } {
+/** The first N training claims, and the abstracts they cite with others up to `documents`, as upload files. */
+function scifactSample(datasets: string, n: number, documents: number): { claims: string[]; files: { name: string; bytes: Buffer }[] } {
   const claims = (parse(readFileSync(path.join(datasets, "scifact", "claims_train.csv")), { columns: true }) as { claim: string; cited_doc_ids: string }[])
     .filter((c) => c.claim)
     .slice(0, n);
   const cited = new Set(claims.flatMap((c) => c.cited_doc_ids.replace(/[[\]\s]/g, "").split(",").filter(Boolean)));
   const corpus = parse(readFileSync(path.join(datasets, SCIFACT_CORPUS)), { columns: true, skip_empty_lines: true }) as { doc_id: string; title: string; abstract: string }[];
-  const files = corpus
-    .filter((d) => cited.has(d.doc_id))
+  const others = corpus.filter((d) => !cited.has(d.doc_id)).slice(0, Math.max(0, documents - cited.size));
+  const files = [...corpus.filter((d) => cited.has(d.doc_id)), ...others]
     .map((d) => ({ name: `scifact-${d.doc_id}.txt`, bytes: Buffer.from(`${d.title}\n\n${parsePythonStringList(d.abstract).join(" ")}\n`) }));
   return { claims: claims.map((c) => c.claim), files };
 }
@@ -61,7 +62,7 @@ async function ask(server: AppServer, cookie: string, question: string, kbId: st
 
 export async function benchInstances(): Promise<void> {
   const datasets = path.resolve(loadEnv().DATASETS_DIR);
-  const sample = scifactSample(datasets, QUESTIONS);
+  const sample = scifactSample(datasets, QUESTIONS, DOCUMENTS);
   if (!buildIfNeeded()) throw new Error("next build failed");
   console.log(`Mosaic bench: instances (node ${process.version}, load ${loadavg().map((l) => l.toFixed(2)).join(" ")})`);
   let shared: SharedServices | undefined;
