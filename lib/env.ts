@@ -77,6 +77,17 @@ const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// connection URL")
     .optional(),
   DATA_DIR: z.string().min(1).default(".data"),
+  /**
+   * Where uploaded files that must be kept live (SQLite databases, RDF files, document collections kept
+   * on this server), under <STORAGE_DIR>/kbs. Unset: DATA_DIR. Several instances on one DATABASE_URL
+   * must share it (a network mount); collections on OpenSearch keep nothing there.
+   */
+  STORAGE_DIR: z.string().min(1).optional(),
+  /**
+   * How long a background job may go without a heartbeat before another instance takes it over (its
+   * instance is presumed dead). Heartbeats come at a sixth of it.
+   */
+  JOB_LEASE_MS: z.coerce.number().int().min(3_000).max(3_600_000).default(60_000),
   NEXTAUTH_URL: z.url("must be an absolute URL such as http://localhost:3000").optional(),
   /** Signs session tokens. Unset: generated once and kept in DATA_DIR/secrets.json. */
   NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
@@ -93,6 +104,8 @@ const envSchema = z.object({
   NEO4J_USER: z.string().default("neo4j"),
   NEO4J_PASSWORD: z.string().optional(),
   NEO4J_DATABASE: z.string().optional(),
+  /** OpenSearch cluster for document collections registered on that engine (their own URL, if set, wins). */
+  SEARCH_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as http://localhost:9200" }).optional(),
   ...llmEnvShape(),
   ...modelsEnvShape(),
   ...queryLimitsEnvShape(),

@@ -5,9 +5,10 @@ import { initDatabase } from "./db/client";
 import type { PrismaClient } from "./db/generated/client";
 import { seedDemoCatalogOnce } from "./demo/seed-catalog";
 import { DatabaseLockedError } from "./db/pglite-lock";
+import { withStartupLock } from "./db/startup-lock";
 import { EnvError, loadEnv } from "./env";
 import { getSecrets } from "./local-secrets";
-import { startJobProcessor, stopJobProcessor } from "./jobs/processor";
+import { jobLease, startJobProcessor, stopJobProcessor } from "./jobs/processor";
 import { log } from "./log";
 import { resolveModels, shutdownModels } from "./models/runtime";
 
@@ -18,15 +19,17 @@ import { resolveModels, shutdownModels } from "./models/runtime";
 export async function startServer(): Promise<void> {
   try {
     const env = loadEnv();
-    const secrets = getSecrets(env);
-    if (secrets.generated && env.NODE_ENV === "production" && env.DATABASE_URL) {
-      log.warn("NEXTAUTH_SECRET or MOSAIC_ENCRYPTION_KEY is not set: using keys generated into DATA_DIR/secrets.json. Set both when several servers share one database.");
+    // Refuses a shared database without shared keys (see resolveSecrets) before anything is written.
+    getSecrets(env);
+    if (env.DATABASE_URL && !env.STORAGE_DIR) {
+      log.info("STORAGE_DIR is not set: uploaded SQLite databases, RDF files and document collections kept on this server are stored under DATA_DIR on this machine. With several instances, point STORAGE_DIR at a directory every instance mounts (collections on OpenSearch need none).");
     }
     const { handle } = await initDatabase();
     if (env.SEED_DEMO) {
       // The demo catalog is a convenience: a failure is logged and retried at the next start, never fatal.
       try {
-        const demo = await seedDemoCatalogOnce(handle.prisma, catalogDeps());
+        // One instance seeds; another starting at the same time waits and finds the marker.
+        const demo = await withStartupLock(env.DATABASE_URL, () => seedDemoCatalogOnce(handle.prisma, catalogDeps()));
         if (demo.seeded) log.info({ kbs: demo.kbs }, "demo catalog seeded");
       } catch (e) {
         log.warn({ err: e }, "could not seed the demo catalog; it will be retried at the next start");
@@ -34,7 +37,7 @@ export async function startServer(): Promise<void> {
     }
     // Background jobs (collection embedding...) run in the server process; every instance on one PostgreSQL claims from the same table.
     const deps = catalogDeps();
-    await startJobProcessor({ services: { prisma: handle.prisma, deps }, exclusive: handle.engine === "pglite" });
+    await startJobProcessor({ services: { prisma: handle.prisma, deps }, exclusive: handle.engine === "pglite", ...jobLease(env.JOB_LEASE_MS) });
     void reconcileEmbeddingsAtStart(handle.prisma, deps);
     const shutdown = async (signal: string) => {
       log.info({ signal }, "shutting down");

@@ -36,16 +36,21 @@ interface Fields {
   endpoint: string;
   defaultGraph: string;
   uri: string;
+  /** Documents: where the collection's index lives. */
+  engine: "sqlite" | "opensearch";
+  searchUrl: string;
   acceptPrivilegeRisk: boolean;
 }
 
-const EMPTY: Fields = { name: "", description: "", groupIds: [], host: "localhost", port: "5432", database: "", user: "", schema: "public", password: "", endpoint: "", defaultGraph: "", uri: "bolt://localhost:7687", acceptPrivilegeRisk: false };
+const EMPTY: Fields = { name: "", description: "", groupIds: [], host: "localhost", port: "5432", database: "", user: "", schema: "public", password: "", endpoint: "", defaultGraph: "", uri: "bolt://localhost:7687", engine: "sqlite", searchUrl: "", acceptPrivilegeRisk: false };
 
 function buildInput(source: Source, f: Fields): RegisterKbInput {
   const base = { name: f.name, description: f.description, groupIds: f.groupIds };
   switch (source) {
     case "documents":
-      return { ...base, kind: "DOCUMENTS", connection: { language: "en" } };
+      return f.engine === "opensearch"
+        ? { ...base, kind: "DOCUMENTS", connection: { language: "en", engine: "opensearch", searchUrl: f.searchUrl, user: f.user, password: f.password } }
+        : { ...base, kind: "DOCUMENTS", connection: { language: "en" } };
     case "sqlite":
       return { ...base, kind: "SQL", connection: { dialect: "sqlite" } };
     case "postgres":
@@ -85,6 +90,7 @@ export function RegisterKbForm({ groups }: { groups: { id: string; name: string 
   const [files, setFiles] = useState<File[]>([]);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const spec = SOURCES.find((s) => s.id === source)!;
+  const onCluster = source === "documents" && f.engine === "opensearch";
   const set = (k: keyof Fields) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
 
   const register = useMutation({
@@ -94,12 +100,13 @@ export function RegisterKbForm({ groups }: { groups: { id: string; name: string 
   });
   const test = useMutation({ mutationFn: (input: RegisterKbInput) => unwrap(testConnectionAction(input)) });
 
-  function validate(): RegisterKbInput | null {
+  /** `forTest`: the connection test needs the connection fields only, not the files. */
+  function validate(forTest = false): RegisterKbInput | null {
     const input = buildInput(source, f);
     const parsed = registerKbSchema.safeParse(input);
     const errs: Record<string, string> = {};
     if (!parsed.success) for (const i of parsed.error.issues) errs[String(i.path[i.path.length - 1])] ??= i.message;
-    if (spec.accept && files.length === 0) errs.files = "Choose at least one file.";
+    if (spec.accept && files.length === 0 && !forTest) errs.files = "Choose at least one file.";
     setErrors(errs);
     return Object.keys(errs).length ? null : input;
   }
@@ -132,9 +139,14 @@ export function RegisterKbForm({ groups }: { groups: { id: string; name: string 
           <Field id="kb-neo-db" label="Database (optional)"><TextInput id="kb-neo-db" value={f.database} onChange={set("database")} /></Field>
         </div>
       )}
-      {(source === "postgres" || source === "endpoint" || source === "neo4j") && (
+      {onCluster && (
+        <Field id="kb-search-url" label="Cluster address (optional)" error={errors.searchUrl} hint="Empty: the cluster this server is configured with (SEARCH_URL).">
+          <TextInput id="kb-search-url" type="url" placeholder="https://search.example.com:9200" value={f.searchUrl} onChange={set("searchUrl")} invalid={!!errors.searchUrl} />
+        </Field>
+      )}
+      {(source === "postgres" || source === "endpoint" || source === "neo4j" || onCluster) && (
         <div className="grid gap-3 sm:grid-cols-2">
-          <Field id="kb-user" label={source === "endpoint" ? "User (optional)" : "User"} error={errors.user}><TextInput id="kb-user" autoComplete="off" value={f.user} onChange={set("user")} invalid={!!errors.user} /></Field>
+          <Field id="kb-user" label={source === "endpoint" || onCluster ? "User (optional)" : "User"} error={errors.user}><TextInput id="kb-user" autoComplete="off" value={f.user} onChange={set("user")} invalid={!!errors.user} /></Field>
           <Field id="kb-password" label="Password" hint="Stored encrypted; never shown again."><TextInput id="kb-password" type="password" autoComplete="new-password" value={f.password} onChange={set("password")} /></Field>
         </div>
       )}
@@ -175,7 +187,7 @@ export function RegisterKbForm({ groups }: { groups: { id: string; name: string 
         <Field id="kb-description" label="Description" hint="What is in it and what it is good for: source selection reads this.">
           <textarea id="kb-description" rows={3} value={f.description} onChange={set("description")} className="block w-full rounded-md border border-slate-300 px-3 py-2 text-sm" />
         </Field>
-        {spec.accept ? (
+        {spec.accept && (
           <FileDropZone
             id="kb-files"
             label={spec.multiple ? "Files" : "File"}
@@ -188,9 +200,23 @@ export function RegisterKbForm({ groups }: { groups: { id: string; name: string 
               setErrors((all) => Object.fromEntries(Object.entries(all).filter(([k]) => k !== "files")));
             }}
           />
-        ) : (
-          connectionFields
         )}
+        {source === "documents" && (
+          <fieldset>
+            <legend className="text-sm font-medium">Where the search index is kept</legend>
+            <div className="mt-1 flex flex-wrap gap-x-5 gap-y-1">
+              <label className="flex items-center gap-1.5 text-sm">
+                <input type="radio" name="engine" value="sqlite" checked={f.engine === "sqlite"} onChange={() => { setF({ ...f, engine: "sqlite" }); test.reset(); }} />
+                On this server
+              </label>
+              <label className="flex items-center gap-1.5 text-sm">
+                <input type="radio" name="engine" value="opensearch" checked={f.engine === "opensearch"} onChange={() => { setF({ ...f, engine: "opensearch" }); test.reset(); }} />
+                In an OpenSearch cluster (for large collections, or several app servers)
+              </label>
+            </div>
+          </fieldset>
+        )}
+        {(!spec.accept || onCluster) && connectionFields}
         {groups.length > 0 && (
           <fieldset>
             <legend className="text-sm font-medium">Who may use it</legend>
@@ -212,8 +238,8 @@ export function RegisterKbForm({ groups }: { groups: { id: string; name: string 
       {register.error && <Alert tone="error">{register.error.message}</Alert>}
 
       <div className="flex flex-wrap gap-3">
-        {!spec.accept && (
-          <Button variant="secondary" disabled={test.isPending} onClick={() => { const input = validate(); if (input) test.mutate(input); }}>
+        {(!spec.accept || onCluster) && (
+          <Button variant="secondary" disabled={test.isPending} onClick={() => { const input = validate(true); if (input) test.mutate(input); }}>
             {test.isPending ? "Testing…" : "Test connection"}
           </Button>
         )}

@@ -6,8 +6,12 @@ import type { RegisterKb } from "./knowledge-bases.validation";
  */
 export function splitConnection(input: RegisterKb): { config: Record<string, unknown>; secrets: Record<string, string> } {
   switch (input.kind) {
-    case "DOCUMENTS":
-      return { config: { language: input.connection.language }, secrets: {} };
+    case "DOCUMENTS": {
+      const c = input.connection;
+      if (c.engine !== "opensearch") return { config: { language: c.language }, secrets: {} };
+      const opensearch = stripUndefined({ url: c.searchUrl, username: c.user });
+      return { config: { language: c.language, engine: "opensearch", opensearch }, secrets: c.password ? { password: c.password } : {} };
+    }
     case "SQL": {
       const c = input.connection;
       if (c.dialect === "sqlite") return { config: { dialect: "sqlite", file: "database.sqlite" }, secrets: {} };
@@ -37,8 +41,11 @@ function stripUndefined(o: Record<string, unknown>): Record<string, unknown> {
 /** A one-line summary of where a KB lives, for lists (never includes secrets). */
 export function connectionSummary(kind: string, config: Record<string, unknown>): string {
   switch (kind) {
-    case "DOCUMENTS":
-      return "Document collection (SQLite FTS5 index)";
+    case "DOCUMENTS": {
+      if (config.engine !== "opensearch") return "Document collection (SQLite FTS5 index)";
+      const url = (config.opensearch as { url?: string } | undefined)?.url;
+      return `Document collection in OpenSearch${url ? ` at ${new URL(url).origin}` : " (the server's SEARCH_URL)"}`;
+    }
     case "SQL":
       return config.dialect === "postgres"
         ? `PostgreSQL ${config.user}@${config.host}:${config.port}/${config.database}`

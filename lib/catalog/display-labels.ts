@@ -86,11 +86,19 @@ const CONFIG_LABELS: Record<string, string> = {
   defaultGraph: "Default graph",
   uri: "Bolt URI",
   language: "Language",
+  engine: "Search index kept",
+  // An OpenSearch collection's cluster settings, flattened by the page as "opensearch.<key>".
+  "opensearch.url": "Cluster address",
+  "opensearch.username": "Cluster user",
+  "opensearch.indexPrefix": "Index name prefix",
+  "opensearch.shards": "Shards",
+  "opensearch.replicas": "Replicas",
 };
 
 const CONFIG_VALUES: Record<string, Record<string, string>> = {
   dialect: { sqlite: "SQLite (uploaded file, read-only)", postgres: "PostgreSQL" },
   mode: { embedded: "Embedded (uploaded RDF)", remote: "Remote SPARQL endpoint" },
+  engine: { sqlite: "On this server (SQLite)", opensearch: "In an OpenSearch cluster" },
   language: { en: "English", de: "German", fr: "French", es: "Spanish", it: "Italian", nl: "Dutch" },
 };
 

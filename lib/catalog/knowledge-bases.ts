@@ -1,4 +1,4 @@
-import { closeBackend, openBackend, removeKbStorage } from "../backends/registry";
+import { closeBackend, openBackend } from "../backends/registry";
 import type { KbKind, Preview } from "../backends/types";
 import type { PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
@@ -6,6 +6,7 @@ import { type AccessSubject, kbAccessWhere } from "./access";
 import { withBackendErrors } from "./backend-errors";
 import { connectionSummary } from "./connection";
 import type { CatalogDeps } from "./deps";
+import { removeKbData } from "./kb-data";
 import { privilegeRiskSchema, updateKbSchema } from "./knowledge-bases.validation";
 import { checkKnowledgeBase } from "./refresh";
 
@@ -160,11 +161,11 @@ export async function updateKnowledgeBase(prisma: PrismaClient, raw: { id: strin
 
 /** Deletes the KB and everything derived from it: source objects, guide sources, entity labels, files. */
 export async function deleteKnowledgeBase(prisma: PrismaClient, deps: CatalogDeps, id: string) {
-  const kb = await prisma.knowledgeBase.findUnique({ where: { id }, select: { id: true, name: true } });
+  const kb = await prisma.knowledgeBase.findUnique({ where: { id }, select: { id: true, name: true, kind: true, config: true, secretsCiphertext: true } });
   if (!kb) throw new AppError("NOT_FOUND", "That knowledge base no longer exists.");
   await closeBackend(id);
   await prisma.knowledgeBase.delete({ where: { id } });
-  removeKbStorage(deps.dataDir, id);
+  await removeKbData(kb, deps);
   return { name: kb.name };
 }
 

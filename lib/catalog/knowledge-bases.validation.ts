@@ -18,6 +18,18 @@ const optionalSecret = z
 
 export const documentsConnectionSchema = z.object({
   language: z.string().trim().min(2).max(10).default("en"),
+  /** Where the collection's index lives: a SQLite file on this server, or an OpenSearch cluster. */
+  engine: z.enum(["sqlite", "opensearch"]).default("sqlite"),
+  /** OpenSearch only; empty = the server's SEARCH_URL. */
+  searchUrl: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => v || undefined)
+    .refine((v) => v === undefined || /^https?:\/\/[^\s/]+/.test(v), "Use an http:// or https:// address, e.g. https://search.example.com:9200.")
+    .refine((v) => v === undefined || !/^https?:\/\/[^/]*@/.test(v), "Leave the user and password out of the address: use their own fields (the password is stored encrypted)."),
+  user: z.string().trim().optional().transform((v) => v || undefined),
+  password: optionalSecret,
 });
 
 export const sqlConnectionSchema = z.discriminatedUnion("dialect", [
@@ -84,3 +96,12 @@ export function needsUpload(input: RegisterKb): "documents" | "sqlite" | "rdf" |
   if (input.kind === "SPARQL" && input.connection.mode === "embedded") return "rdf";
   return null;
 }
+
+/** Moving a collection from this server to an OpenSearch cluster (the admin's form on the KB page). */
+export const moveToOpenSearchSchema = z.object({
+  id: z.string().min(1),
+  searchUrl: documentsConnectionSchema.shape.searchUrl,
+  user: z.string().trim().optional().transform((v) => v || undefined),
+  password: optionalSecret,
+});
+export type MoveToOpenSearchInput = z.input<typeof moveToOpenSearchSchema>;

@@ -1,14 +1,17 @@
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ingestFiles } from "../backends/documents";
-import { closeBackend, kbStorageDir, openBackendFrom, removeKbStorage } from "../backends/registry";
+import type { DocumentsConfig } from "../backends/documents";
+import { closeBackend, kbStorageDir, openBackendFrom, parseKbConfig } from "../backends/registry";
 import { storeRdfFiles } from "../backends/sparql";
 import type { BackendContext, HealthResult } from "../backends/types";
 import { encryptSecrets } from "../crypto/secrets";
 import { Prisma, type PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
 import { asAppError } from "./backend-errors";
+import { checkOpenSearchCluster } from "../backends/documents/opensearch/cluster";
 import { splitConnection } from "./connection";
+import { removeKbData } from "./kb-data";
 import type { CatalogDeps } from "./deps";
 import { type RegisterKbInput, needsUpload, registerKbSchema } from "./knowledge-bases.validation";
 import { type RefreshReport, refreshKnowledgeBase } from "./refresh";
@@ -34,6 +37,7 @@ async function placeUploads(
   ctx: BackendContext,
   files: UploadedFile[],
   config: Record<string, unknown>,
+  secrets: Record<string, string>,
 ): Promise<string[]> {
   if (!files.length) {
     const what = { documents: "at least one document", sqlite: "a SQLite database file", rdf: "at least one RDF file (Turtle, N-Triples or RDF/XML)" }[kind];
@@ -49,7 +53,8 @@ async function placeUploads(
     return [];
   }
   if (kind === "documents") {
-    const report = await ingestFiles(ctx, files, { config: { language: String(config.language ?? "en") } });
+    // The stored config names the engine (SQLite file or OpenSearch cluster) and its settings.
+    const report = await ingestFiles(ctx, files, { config: parseKbConfig("DOCUMENTS", config) as Partial<DocumentsConfig>, secrets });
     const warnings = report.failed.map((f) => `${f.name}: ${f.error}`);
     if (report.added + report.skipped === 0) {
       throw new AppError("VALIDATION", `None of the files could be ingested. ${warnings.join(" ")}`, { files: "No usable document." });
@@ -123,7 +128,7 @@ export async function registerKnowledgeBase(
       // Benchmark/demo loaders register files already on disk without reading them into memory.
       copyFileSync(opts.sqliteSourcePath, path.join(ctx.storageDir, "database.sqlite"));
     } else if (upload) {
-      warnings = await placeUploads(upload, ctx, files, config);
+      warnings = await placeUploads(upload, ctx, files, config, secrets);
     }
     const refresh = await refreshKnowledgeBase(prisma, deps, kb.id);
     if (refresh.refused) {
@@ -134,7 +139,7 @@ export async function registerKnowledgeBase(
   } catch (e) {
     await closeBackend(kb.id);
     await prisma.knowledgeBase.delete({ where: { id: kb.id } }).catch(() => undefined);
-    removeKbStorage(deps.dataDir, kb.id);
+    await removeKbData({ ...kb, kind: input.kind }, deps).catch(() => undefined);
     throw asAppError(e);
   }
 }
@@ -142,10 +147,13 @@ export async function registerKnowledgeBase(
 /** "Test connection" from the registration form: opens the source with the given settings, saves nothing. */
 export async function testConnection(deps: CatalogDeps, raw: RegisterKbInput): Promise<HealthResult> {
   const input = registerKbSchema.parse(raw);
+  const { config, secrets } = splitConnection(input);
+  if (input.kind === "DOCUMENTS" && input.connection.engine === "opensearch") {
+    return checkOpenSearchCluster(parseKbConfig("DOCUMENTS", config) as DocumentsConfig, secrets);
+  }
   if (needsUpload(input)) {
     return { ok: true, message: "Nothing to test: this kind is built from the files you upload.", latencyMs: 0 };
   }
-  const { config, secrets } = splitConnection(input);
   const scratch = path.join(deps.dataDir, "tmp", `test-${Date.now()}-${Math.random().toString(36).slice(2)}`);
   const accepted = input.kind === "SQL" && input.connection.dialect === "postgres" && input.connection.acceptPrivilegeRisk;
   const backend = openBackendFrom(input.kind, config, secrets, { kbId: "connection-test", kbName: input.name, storageDir: scratch, privilegeRiskAccepted: accepted });

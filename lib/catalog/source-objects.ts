@@ -1,7 +1,6 @@
-import { readSentences } from "../backends/documents";
-import { openIndexForRead } from "../backends/documents/index-db";
+import { type CollectionDocument, collectionActions } from "../backends/documents/actions";
 import { COLLECTION_UNIT } from "../backends/documents/records";
-import { kbStorageDir, openBackend } from "../backends/registry";
+import { openBackend } from "../backends/registry";
 import { LANGUAGE_OF, type KbKind, type Preview, type RawResult, type Scalar } from "../backends/types";
 import type { Prisma, PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
@@ -207,20 +206,14 @@ export async function listKbsForPicker(prisma: PrismaClient, user: AccessSubject
   return prisma.knowledgeBase.findMany({ where: kbAccessWhere(user), orderBy: { name: "asc" }, select: { id: true, name: true, kind: true } });
 }
 
-export interface CollectionDocument {
-  id: string;
-  title: string;
-  mediaType: string;
-  sentences: number;
-  tables: number;
-}
+export type { CollectionDocument } from "../backends/documents/actions";
 
 async function collectionOf(prisma: PrismaClient, user: AccessSubject, id: string) {
   const o = await findAccessible(prisma, user, id);
   if (o.kb.kind !== "DOCUMENTS" || o.key !== COLLECTION_UNIT) {
     throw new AppError("VALIDATION", "Sentences can be selected in a document collection's text; this source object is not one.");
   }
-  return { kbId: o.kb.id, kbName: o.kb.name };
+  return o.kb;
 }
 
 /**
@@ -230,20 +223,7 @@ async function collectionOf(prisma: PrismaClient, user: AccessSubject, id: strin
 export async function listCollectionDocuments(prisma: PrismaClient, deps: CatalogDeps, user: AccessSubject, sourceObjectId: string): Promise<CollectionDocument[]> {
   const kb = await collectionOf(prisma, user, sourceObjectId);
   try {
-    const index = openIndexForRead({ ...kb, storageDir: kbStorageDir(deps.dataDir, kb.kbId) });
-    try {
-      const rows = index
-        .prepare(
-          `SELECT d.id, d.title, d.media_type AS mediaType,
-             (SELECT COALESCE(SUM(json_array_length(c.sentences)), 0) FROM chunks c WHERE c.document_id = d.id) AS sentences,
-             (SELECT COUNT(*) FROM doc_tables t WHERE t.document_id = d.id) AS tables
-           FROM documents d WHERE d.status = 'ready' ORDER BY d.title LIMIT 5000`,
-        )
-        .all() as CollectionDocument[];
-      return rows.map((r) => ({ ...r, sentences: Number(r.sentences), tables: Number(r.tables) }));
-    } finally {
-      index.close();
-    }
+    return await collectionActions(openBackend(kb, deps)).listDocuments(5000);
   } catch (e) {
     throw asAppError(e);
   }
@@ -255,7 +235,7 @@ export const MAX_DOCUMENT_SENTENCES = 3000;
 export async function collectionDocumentSentences(prisma: PrismaClient, deps: CatalogDeps, user: AccessSubject, sourceObjectId: string, documentId: string) {
   const kb = await collectionOf(prisma, user, sourceObjectId);
   try {
-    const all = readSentences({ ...kb, storageDir: kbStorageDir(deps.dataDir, kb.kbId) }, documentId);
+    const all = await collectionActions(openBackend(kb, deps)).readSentences(documentId);
     return { documentId, sentences: all.slice(0, MAX_DOCUMENT_SENTENCES), total: all.length, truncated: all.length > MAX_DOCUMENT_SENTENCES };
   } catch (e) {
     throw asAppError(e);

@@ -2,6 +2,7 @@ import type { Env } from "../env";
 import { type DatabaseHandle, openDatabase } from "./connect";
 import { applyPendingMigrations } from "./migrations";
 import { seedDemoWorkspace } from "./seed";
+import { withStartupLock } from "./startup-lock";
 
 export interface BootstrapReport {
   engine: DatabaseHandle["engine"];
@@ -16,8 +17,10 @@ export async function openAndBootstrap(
 ): Promise<{ handle: DatabaseHandle; report: BootstrapReport }> {
   const handle = await openDatabase(env);
   try {
-    const appliedMigrations = await applyPendingMigrations(handle.adapterFactory);
-    const seed = env.SEED_DEMO ? await seedDemoWorkspace(handle.prisma) : { users: 0 };
+    const { appliedMigrations, seed } = await withStartupLock(env.DATABASE_URL, async () => ({
+      appliedMigrations: await applyPendingMigrations(handle.adapterFactory),
+      seed: env.SEED_DEMO ? await seedDemoWorkspace(handle.prisma) : { users: 0 },
+    }));
     return {
       handle,
       report: { engine: handle.engine, location: handle.location, appliedMigrations, seededUsers: seed.users },

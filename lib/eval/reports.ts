@@ -293,7 +293,8 @@ async function loadManaged(prisma: PrismaClient, viewer: AccessSubject, id: stri
 export async function cancelReport(prisma: PrismaClient, viewer: AccessSubject, id: string): Promise<void> {
   const row = await loadManaged(prisma, viewer, id);
   if (cancelEvalRun(id)) return;
-  // Not running in this server (interrupted, or queued): mark it so it can be resumed later.
+  // Not running in this server (interrupted, queued, or running on another instance, which stops when it
+  // sees the mark): mark it so it can be resumed later.
   if (row.status === "RUNNING" || row.status === "QUEUED") await prisma.evalReport.update({ where: { id }, data: { status: "CANCELLED", finishedAt: new Date() } });
 }
 

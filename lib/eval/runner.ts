@@ -183,23 +183,31 @@ export async function executeEvalRun(
   const finished = await storedResults(prisma, reportId, ids);
   const pending = plan.questions.map((q, i) => ({ q, position: i })).filter((x) => !finished.has(x.q.id));
   const gold = new GoldResolver(deps, plan.catalog.byName);
-  const ctx = { prisma, deps, user, catalog: plan.catalog, gold, config: plan.configInput, llm: plan.params.llm === "off" ? null : undefined, signal: hooks.signal };
+  // Cancelled (or deleted) from another instance on the same database: the report row stops being
+  // RUNNING, which the heartbeat and each recorded question notice; this run then stops like a local cancel.
+  const elsewhere = new AbortController();
+  const signal = hooks.signal ? AbortSignal.any([hooks.signal, elsewhere.signal]) : elsewhere.signal;
+  const stillRunning = async (data: { done?: number }) => {
+    const { count } = await prisma.evalReport.updateMany({ where: { id: reportId, status: "RUNNING" }, data: { ...data, heartbeatAt: new Date() } });
+    if (count === 0) elsewhere.abort();
+  };
+  const ctx = { prisma, deps, user, catalog: plan.catalog, gold, config: plan.configInput, llm: plan.params.llm === "off" ? null : undefined, signal };
   const started = Date.now();
   let done = finished.size;
   const resumedWith = done;
   let failure: Error | null = null;
   const heartbeat = setInterval(() => {
-    void prisma.evalReport.update({ where: { id: reportId }, data: { heartbeatAt: new Date() } }).catch(() => undefined);
+    void stillRunning({}).catch(() => undefined);
   }, HEARTBEAT_EVERY_MS);
   heartbeat.unref();
 
   let next = 0;
   const worker = async () => {
-    while (next < pending.length && !hooks.signal?.aborted && !failure) {
+    while (next < pending.length && !signal.aborted && !failure) {
       const { q, position } = pending[next++];
       try {
         const result = await evaluateQuestion(ctx, q, position);
-        if (result.status === "CANCELLED" || hooks.signal?.aborted) continue;
+        if (result.status === "CANCELLED" || signal.aborted) continue;
         await prisma.evalResult.upsert({
           where: { reportId_questionId: { reportId, questionId: q.id } },
           create: { reportId, questionId: q.id, position, correct: correctOf(result), result: result as unknown as Prisma.InputJsonValue },
@@ -207,7 +215,7 @@ export async function executeEvalRun(
         });
         finished.set(q.id, result);
         done++;
-        await prisma.evalReport.update({ where: { id: reportId }, data: { done, heartbeatAt: new Date() } });
+        await stillRunning({ done });
         hooks.onQuestion?.(result, { reportId, done, total: plan.questions.length });
       } catch (e) {
         failure = e as Error;
@@ -224,7 +232,7 @@ export async function executeEvalRun(
   const results = plan.questions.map((q) => finished.get(q.id)).filter((r): r is QuestionResult => !!r);
   const wallMs = Date.now() - started;
   const metrics = withRunInfo(aggregate(results), { wallMs, ran: done - resumedWith, concurrency: plan.params.concurrency, skipped: plan.catalog.skipped.length });
-  const status = failure ? "FAILED" : hooks.signal?.aborted ? "CANCELLED" : "DONE";
+  const status = failure ? "FAILED" : signal.aborted ? "CANCELLED" : "DONE";
   const failureMessage = failure ? (failure as Error).message : null;
   if (failure) log.error({ err: failure, reportId }, "evaluation run failed");
   const report = await prisma.evalReport.update({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { openSearchSettingsSchema } from "../backends/documents/config";
 import { type JobDefinition, defineJob } from "./define";
 
 /**
@@ -24,12 +25,25 @@ export const embedCatalogTextsJob = defineJob({
 
 export const CATALOG_TEXTS_JOB_KEY = embedCatalogTextsJob.id;
 
+/** Copies a SQLite document collection into OpenSearch, verifies the copy, then switches the KB to it; resumable batch by batch. */
+export const moveToOpenSearchJob = defineJob({
+  id: "documents.move-to-opensearch",
+  payload: z.object({
+    kbId: z.string().min(1),
+    opensearch: openSearchSettingsSchema,
+    secretsCiphertext: z.string().nullable(),
+  }),
+  maxAttempts: 3,
+  handler: () => import("../backends/documents/move-to-opensearch").then((m) => m.moveCollectionToOpenSearch),
+});
+
 export const JOB_DEFINITIONS = new Map<string, JobDefinition>(
-  [embedCollectionJob, embedCatalogTextsJob].map((d) => [d.id, d as unknown as JobDefinition]),
+  [embedCollectionJob, embedCatalogTextsJob, moveToOpenSearchJob].map((d) => [d.id, d as unknown as JobDefinition]),
 );
 
 /** Human names for the kinds (the knowledge base page, the health overview). */
 export const JOB_LABELS: Record<string, string> = {
   [embedCollectionJob.id]: "Embedding for semantic search",
   [embedCatalogTextsJob.id]: "Embedding the catalog for source selection",
+  [moveToOpenSearchJob.id]: "Moving to OpenSearch",
 };

@@ -290,6 +290,11 @@ export class JobProcessor {
   }
 }
 
+/** The lease (JOB_LEASE_MS) as processor timings: a job is taken over after `staleMs` without a heartbeat. */
+export function jobLease(leaseMs: number): Pick<ProcessorOptions, "staleMs" | "heartbeatMs" | "pollMs"> {
+  return { staleMs: leaseMs, heartbeatMs: Math.max(500, Math.floor(leaseMs / 6)), pollMs: Math.min(2_000, Math.max(250, Math.floor(leaseMs / 6))) };
+}
+
 // ---------------------------------------------------------------------------------------------
 // The server's processor (one per process; kept on globalThis because Next.js may load this twice).
 

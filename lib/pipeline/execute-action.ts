@@ -1,9 +1,8 @@
 import { evidenceId, linearizeRow } from "../backends/evidence";
 import { neighborhoodQuery } from "../backends/cypher";
-import { selectCoordinates, selectSentences } from "../backends/documents";
+import { collectionActions } from "../backends/documents/actions";
 import { openBackend, type KbRecord } from "../backends/registry";
-import { type BackendContext, type EvidencePiece, type KbKind, LANGUAGE_OF, type NativeQuery, type Scalar } from "../backends/types";
-import { kbStorageDir } from "../backends/registry";
+import { type EvidencePiece, type KbKind, LANGUAGE_OF, type NativeQuery, type Scalar } from "../backends/types";
 import { type AccessSubject, kbAccessWhere } from "../catalog/access";
 import { asAppError } from "../catalog/backend-errors";
 import type { CatalogDeps } from "../catalog/deps";
@@ -20,10 +19,6 @@ export interface ActionResult {
   pieces: EvidencePiece[];
   /** The native query an action ran, when it ran one. */
   query: NativeQuery | null;
-}
-
-function ctxOf(kb: KbRecord, deps: CatalogDeps): BackendContext {
-  return { kbId: kb.id, kbName: kb.name, storageDir: kbStorageDir(deps.dataDir, kb.id) };
 }
 
 function sparqlNeighborhood(iris: string[], limit: number): NativeQuery {
@@ -66,7 +61,7 @@ export async function executeGuideAction(
     }
     case "SELECT_SENTENCE_IDXS": {
       if (kind !== "DOCUMENTS") throw new QueryExecutionError(`SelectSentenceIdxs works on document collections; ${kb.name} is ${KIND_WORDS[kind]}.`, describeAction(action));
-      const sel = selectSentences(ctxOf(kb, deps), action.params.documentId, action.params.sentenceIdxs);
+      const sel = await collectionActions(backend).selectSentences(action.params.documentId, action.params.sentenceIdxs);
       const location = { document: sel.documentId, sentences: sel.sentences.map((s) => s.index).join(",") };
       const piece: EvidencePiece = {
         id: evidenceId(kb.id, "passage", location),
@@ -88,7 +83,7 @@ export async function executeGuideAction(
       if (kind !== "DOCUMENTS") {
         throw new QueryExecutionError(`SelectCoordinates works on tables: inside documents, or in a relational database (as SQL); ${kb.name} is ${KIND_WORDS[kind]}.`, describeAction(action));
       }
-      const sel = selectCoordinates(ctxOf(kb, deps), action.params.tableKey, action.params.rows, action.params.columns);
+      const sel = await collectionActions(backend).selectCoordinates(action.params.tableKey, action.params.rows, action.params.columns);
       const query = `SelectCoordinates(${sel.tableKey}, rows [${action.params.rows.join(", ")}], columns [${action.params.columns.join(", ")}])`;
       const pieces: EvidencePiece[] = sel.rows.map((r) => {
         const location = { table: sel.tableKey, row: r.rowIndex, columns: sel.columns.join(",") };

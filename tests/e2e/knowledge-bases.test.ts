@@ -92,6 +92,55 @@ describe("admin knowledge-base registry", () => {
     }
   });
 
+  it("offers an OpenSearch cluster for a document collection and names why a connection test fails", async () => {
+    const { page, close } = await signedIn("ADMIN");
+    try {
+      await page.goto("/knowledge-bases/new");
+      const form = page.getByRole("form", { name: "Register a knowledge base" });
+      await form.getByText("Documents", { exact: true }).click();
+      // On this server by default: no cluster fields, no connection test.
+      expect(await form.getByLabel("On this server").isChecked()).toBe(true);
+      expect(await form.getByLabel("Cluster address (optional)").count()).toBe(0);
+      await form.getByLabel(/In an OpenSearch cluster/).check();
+      await form.getByLabel("Name").fill("Contracts archive");
+      await form.getByLabel("Cluster address (optional)").fill("http://127.0.0.1:9");
+      await form.getByLabel("User (optional)").fill("mosaic");
+      await form.getByLabel("Password").fill("not-shown-again");
+      await form.getByRole("button", { name: "Test connection" }).click();
+      const alert = page.getByRole("alert").filter({ hasText: "Connection failed" });
+      await expect.poll(() => alert.count(), { timeout: 30_000 }).toBe(1);
+      expect(await alert.innerText()).toMatch(/OpenSearch at http:\/\/127\.0\.0\.1:9 refused the connection/);
+      await screenshot(page, "knowledge-base-register-opensearch");
+    } finally {
+      await close();
+    }
+  });
+
+  it("offers to move a collection kept on this server to OpenSearch, as a background job", async () => {
+    const { page, close } = await signedIn("ADMIN");
+    try {
+      const kbs = new KnowledgeBasesPage(page);
+      await kbs.register({ source: "Documents", name: "Field guides", files: [{ name: "guide.md", mimeType: "text/markdown", buffer: Buffer.from("# Field guide\n\nPitch the tent away from the river.\n") }] });
+      await page.waitForURL(/\/knowledge-bases\/(?!new$)[^/]+$/, { timeout: 60_000 });
+      const panel = page.getByTestId("move-to-opensearch");
+      expect(await panel.getByRole("heading", { name: "Move to an OpenSearch cluster" }).count()).toBe(1);
+      await panel.getByLabel("Cluster address (optional)").fill("http://127.0.0.1:9");
+      await panel.getByRole("button", { name: "Move to OpenSearch" }).click();
+      // Queued, then tried by the app's job processor (the address refuses, so it is retried, then fails with the cause).
+      await expect.poll(() => panel.getByTestId("move-status").count(), { timeout: 20_000 }).toBe(1);
+      expect((await panel.getByTestId("move-status").innerText()).length).toBeGreaterThan(5);
+      await screenshot(page, "knowledge-base-move-to-opensearch");
+      // The collection still answers from this server meanwhile.
+      expect(await page.getByText("Document collection (SQLite FTS5 index)").count()).toBe(1);
+      await page.getByRole("button", { name: "Delete knowledge base…" }).click();
+      await page.getByLabel('Type "Field guides" to confirm').fill("Field guides");
+      await page.getByRole("button", { name: "Delete permanently" }).click();
+      await page.waitForURL(/\/knowledge-bases$/);
+    } finally {
+      await close();
+    }
+  });
+
   it("explains a malformed upload and registers nothing", async () => {
     const { page, close } = await signedIn("ADMIN");
     try {

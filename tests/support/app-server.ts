@@ -11,6 +11,8 @@ export interface AppServer {
   pid: number | undefined;
   logs(): string;
   stop(): Promise<void>;
+  /** Ends the server at once (SIGKILL, no shutdown): a crashed instance. Its data directory is kept for stop(). */
+  kill(): Promise<void>;
 }
 
 export interface SpawnedApp {
@@ -62,11 +64,17 @@ export async function startAppServer(extraEnv: Record<string, string> = {}, opts
     pid: child.pid,
     logs: output,
     async stop() {
-      if (child.exitCode === null && child.pid) {
+      if (child.exitCode === null && child.signalCode === null && child.pid) {
         process.kill(-child.pid, "SIGTERM");
         await app.exited;
       }
       if (!opts.keepData) rmSync(dataDir, { recursive: true, force: true });
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null && child.pid) {
+        process.kill(-child.pid, "SIGKILL");
+        await app.exited;
+      }
     },
   };
 }

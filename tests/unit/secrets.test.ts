@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { decryptSecret, decryptSecrets, encryptSecret, encryptSecrets, SecretDecryptionError } from "@/lib/crypto/secrets";
-import { parseEnv } from "@/lib/env";
+import { EnvError, parseEnv } from "@/lib/env";
 import { resolveSecrets } from "@/lib/local-secrets";
 
 describe("secret encryption", () => {
@@ -57,5 +57,27 @@ describe("local secrets", () => {
     expect(s.generated).toBe(false);
     expect(s.nextAuthSecret).toBe("x".repeat(40));
     expect(s.encryptionKey.toString("hex")).toBe("ab".repeat(32));
+  });
+
+  it("must come from the environment when DATABASE_URL is set, naming what is missing and how to carry the generated keys over", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "mosaic-secrets-"));
+    const url = "postgresql://mosaic@db.example:5432/mosaic";
+    const fresh = () => resolveSecrets(parseEnv({ DATA_DIR: dir, DATABASE_URL: url, NEXTAUTH_SECRET: "x".repeat(40) }));
+    expect(fresh).toThrow(EnvError);
+    expect(fresh).toThrow(/MOSAIC_ENCRYPTION_KEY: required when DATABASE_URL is set.*openssl rand -hex 32/s);
+    expect(fresh).not.toThrow(/NEXTAUTH_SECRET/);
+    // Nothing is generated for a shared database: another instance could not read it.
+    expect(existsSync(path.join(dir, "secrets.json"))).toBe(false);
+
+    const generated = resolveSecrets(parseEnv({ DATA_DIR: dir }));
+    const before = () => resolveSecrets(parseEnv({ DATA_DIR: dir, DATABASE_URL: url }));
+    expect(before).toThrow(/NEXTAUTH_SECRET and MOSAIC_ENCRYPTION_KEY: required when DATABASE_URL is set/);
+    expect(before).toThrow(new RegExp(`copy its nextAuthSecret into NEXTAUTH_SECRET and its encryptionKey into MOSAIC_ENCRYPTION_KEY`));
+
+    const shared = resolveSecrets(
+      parseEnv({ DATA_DIR: dir, DATABASE_URL: url, NEXTAUTH_SECRET: generated.nextAuthSecret, MOSAIC_ENCRYPTION_KEY: generated.encryptionKey.toString("hex") }),
+    );
+    expect(shared.generated).toBe(false);
+    expect(shared.encryptionKey.equals(generated.encryptionKey)).toBe(true);
   });
 });

@@ -3,10 +3,11 @@
 import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
 import { collectionEmbeddingStatus, enqueueCollectionEmbedding } from "@/lib/backends/documents/embedding-queue";
+import { latestMove, requestMoveToOpenSearch } from "@/lib/backends/documents/move-to-opensearch";
 import { withBackendErrors } from "@/lib/catalog/backend-errors";
 import { catalogDeps } from "@/lib/catalog/deps";
 import { deleteKnowledgeBase, setPrivilegeRiskAcceptance, updateKnowledgeBase } from "@/lib/catalog/knowledge-bases";
-import { privilegeRiskSchema, testConnectionSchema, updateKbSchema } from "@/lib/catalog/knowledge-bases.validation";
+import { moveToOpenSearchSchema, privilegeRiskSchema, testConnectionSchema, updateKbSchema } from "@/lib/catalog/knowledge-bases.validation";
 import { checkKnowledgeBase, refreshKnowledgeBase } from "@/lib/catalog/refresh";
 import { testConnection } from "@/lib/catalog/register";
 import { db } from "@/lib/db/client";
@@ -76,6 +77,17 @@ export const embedAgainAction = authActionClient
     await enqueueCollectionEmbedding(prisma, kb.id);
     return collectionEmbeddingStatus(prisma, catalogDeps(), kb);
   });
+
+/** Moves a collection kept on this server to an OpenSearch cluster (a background job; the page polls it). */
+export const moveToOpenSearchAction = authActionClient
+  .metadata({ name: "kb.moveToOpenSearch", roles: ADMIN })
+  .inputSchema(moveToOpenSearchSchema)
+  .action(async ({ parsedInput }) => requestMoveToOpenSearch(await db(), catalogDeps(), parsedInput));
+
+export const moveStatusAction = authActionClient
+  .metadata({ name: "kb.moveToOpenSearch.status", roles: ADMIN })
+  .inputSchema(idSchema)
+  .action(async ({ parsedInput }) => latestMove(await db(), parsedInput.id));
 
 /** An admin accepts (or withdraws) the risk of a PostgreSQL role that may do more than read; the connection is checked again. */
 export const setPrivilegeRiskAction = authActionClient

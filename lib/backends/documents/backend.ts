@@ -14,12 +14,15 @@ import {
   type RawResult,
   type SourceUnit,
 } from "../types";
+import type { CollectionActions, CollectionDocument } from "./actions";
 import { buildCollectionDescriptor } from "./collection-descriptor";
 import { collectionCounts, computeContentStats, type ContentStats } from "./collection-stats";
 import type { DocumentsConfig, DocumentsSecrets } from "./config";
+import { type CoordinateSelection, readSentencesFrom, type SentenceSelection, selectCoordinatesFrom, selectSentencesFrom } from "./context-actions";
 import { buildEntityIndex } from "./entity-index";
 import { type IndexDb, indexPath, openIndexForRead, readMeta } from "./index-db";
-import { previewUnit } from "./preview";
+import { OpenSearchDocumentsBackend } from "./opensearch/backend";
+import { previewUnit, sqlitePreviewSource } from "./preview";
 import { type DenseQuery, searchCollection } from "./search";
 import { buildSourceUnits } from "./source-units";
 import { verbalizeSearchResult } from "./verbalize";
@@ -29,7 +32,7 @@ import { count } from "../../format/count";
  * A document collection: one SQLite file (FTS5 + sqlite-vec) in the KB's storage directory, opened
  * read-only here. Writes happen only through ingestFiles / the dataset loaders, on their own connection.
  */
-class DocumentsBackend implements KnowledgeBackend {
+class DocumentsBackend implements KnowledgeBackend, CollectionActions {
   readonly kind = "DOCUMENTS" as const;
   readonly language = "search" as const;
   private db: IndexDb | null = null;
@@ -114,7 +117,7 @@ class DocumentsBackend implements KnowledgeBackend {
   }
 
   async preview(sourceKey: string, options?: { limit?: number }): Promise<Preview> {
-    return previewUnit(this.index(), this.ctx.kbName, sourceKey, options?.limit);
+    return previewUnit(sqlitePreviewSource(this.index()), this.ctx.kbName, sourceKey, options?.limit);
   }
 
   async entityIndex(options?: { limit?: number }): Promise<EntityIndexEntry[]> {
@@ -137,6 +140,30 @@ class DocumentsBackend implements KnowledgeBackend {
     };
   }
 
+  async selectSentences(documentId: string, idxs: number[]): Promise<SentenceSelection> {
+    return selectSentencesFrom(this.index(), documentId, idxs);
+  }
+
+  async selectCoordinates(tableKey: string, rows: number[], cols: (number | string)[]): Promise<CoordinateSelection> {
+    return selectCoordinatesFrom(this.index(), tableKey, rows, cols);
+  }
+
+  async readSentences(documentId: string): Promise<string[]> {
+    return readSentencesFrom(this.index(), documentId);
+  }
+
+  async listDocuments(limit: number): Promise<CollectionDocument[]> {
+    const rows = this.index()
+      .prepare(
+        `SELECT d.id, d.title, d.media_type AS mediaType,
+           (SELECT COALESCE(SUM(json_array_length(c.sentences)), 0) FROM chunks c WHERE c.document_id = d.id) AS sentences,
+           (SELECT COUNT(*) FROM doc_tables t WHERE t.document_id = d.id) AS tables
+         FROM documents d WHERE d.status = 'ready' ORDER BY d.title LIMIT ?`,
+      )
+      .all(limit) as CollectionDocument[];
+    return rows.map((r) => ({ ...r, sentences: Number(r.sentences), tables: Number(r.tables) }));
+  }
+
   async close(): Promise<void> {
     this.closeIndex();
   }
@@ -148,6 +175,7 @@ class DocumentsBackend implements KnowledgeBackend {
   }
 }
 
-export function createDocumentsBackend(config: DocumentsConfig, _secrets: DocumentsSecrets, ctx: BackendContext): KnowledgeBackend {
+export function createDocumentsBackend(config: DocumentsConfig, secrets: DocumentsSecrets, ctx: BackendContext): KnowledgeBackend {
+  if (config.engine === "opensearch") return new OpenSearchDocumentsBackend(config, secrets, ctx);
   return new DocumentsBackend(config, ctx);
 }

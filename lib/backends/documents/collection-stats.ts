@@ -51,21 +51,37 @@ function topByDf<T extends TermStat>(counts: Map<string, T>, documents: number, 
     .slice(0, limit);
 }
 
+/** What the statistics read of one ready document: its prose and its tables' captions and headers. */
+export interface StatsDocument {
+  id: string;
+  title: string;
+  text: string;
+  tables: { caption: string; header: string[] }[];
+}
+
 /**
  * Document frequencies of content words and of capitalized phrases, from titles, text, table captions
  * and headers. One pass over the collection: cached by the caller per content version.
  */
 export function computeContentStats(db: IndexDb, language: string, limits = { terms: 60, phrases: 400 }): ContentStats {
-  const contentVersion = readMeta(db, "content_version") ?? "0";
+  const tablesOf = db.prepare("SELECT caption, header FROM doc_tables WHERE document_id = ?");
+  function* documents(): Iterable<StatsDocument> {
+    for (const doc of db.prepare("SELECT id, title, text FROM documents WHERE status = 'ready' ORDER BY rowid").iterate() as Iterable<{ id: string; title: string; text: string }>) {
+      const tables = (tablesOf.all(doc.id) as { caption: string; header: string }[]).map((t) => ({ caption: t.caption, header: JSON.parse(t.header) as string[] }));
+      yield { ...doc, tables };
+    }
+  }
+  return contentStatsOf(documents(), language, readMeta(db, "content_version") ?? "0", limits);
+}
+
+/** The statistics of any engine's collection, from its ready documents in ingestion order. */
+export function contentStatsOf(docs: Iterable<StatsDocument>, language: string, contentVersion: string, limits = { terms: 60, phrases: 400 }): ContentStats {
   const termDf = new Map<string, TermStat>();
   const phraseDf = new Map<string, PhraseStat>();
-  const tablesOf = db.prepare("SELECT caption, header FROM doc_tables WHERE document_id = ?");
   let documents = 0;
-  for (const doc of db.prepare("SELECT id, title, text FROM documents WHERE status = 'ready' ORDER BY rowid").iterate() as Iterable<{ id: string; title: string; text: string }>) {
+  for (const doc of docs) {
     documents++;
-    const tableText = (tablesOf.all(doc.id) as { caption: string; header: string }[])
-      .map((t) => `${t.caption}. ${(JSON.parse(t.header) as string[]).join(", ")}.`)
-      .join(" ");
+    const tableText = doc.tables.map((t) => `${t.caption}. ${t.header.join(", ")}.`).join(" ");
     const prose = `${doc.title}. ${doc.text}`;
     const terms = new Set(`${prose} ${tableText}`.toLowerCase().match(TERM)?.filter((t) => t.length >= 3 && !isStopword(t, language)));
     for (const term of terms) {

@@ -1,7 +1,7 @@
 import { QueryExecutionError } from "../errors";
 import { linearizeRow } from "../evidence";
 import type { BackendContext, Scalar } from "../types";
-import { documentSentences, requireDocument, requireTable } from "./content-access";
+import { documentSentences, requireDocument, requireTable, type StoredDocument, type StoredTable } from "./content-access";
 import { type IndexDb, openIndexForRead } from "./index-db";
 
 /**
@@ -42,8 +42,12 @@ export function readSentencesFrom(db: IndexDb, documentId: string): string[] {
 }
 
 export function selectSentencesFrom(db: IndexDb, documentId: string, idxs: number[]): SentenceSelection {
-  const doc = requireDocument(db, documentId);
-  const all = documentSentences(db, documentId);
+  return sentenceSelection(requireDocument(db, documentId), documentSentences(db, documentId), idxs);
+}
+
+/** SelectSentenceIdxs over a document's sentences, whichever engine read them (pure). */
+export function sentenceSelection(doc: StoredDocument, all: string[], idxs: number[]): SentenceSelection {
+  const documentId = doc.id;
   const wanted = [...new Set(idxs)].sort((a, b) => a - b);
   const bad = wanted.filter((i) => !Number.isInteger(i) || i < 0 || i >= all.length);
   if (bad.length > 0) {
@@ -61,7 +65,12 @@ export function selectSentencesFrom(db: IndexDb, documentId: string, idxs: numbe
  * selects all rows (or all columns).
  */
 export function selectCoordinatesFrom(db: IndexDb, tableKey: string, rows: number[], cols: (number | string)[]): CoordinateSelection {
-  const table = requireTable(db, tableKey);
+  return coordinateSelection(requireTable(db, tableKey), rows, cols);
+}
+
+/** SelectCoordinates over a stored table, whichever engine read it (pure). */
+export function coordinateSelection(table: StoredTable, rows: number[], cols: (number | string)[]): CoordinateSelection {
+  const tableKey = table.key;
   const action = `SelectCoordinates(${tableKey}, [${rows.join(", ")}], [${cols.map((c) => JSON.stringify(c)).join(", ")}])`;
   const colIdx = cols.length === 0 ? table.header.map((_, j) => j) : cols.map((c) => (typeof c === "number" ? c : table.header.indexOf(c)));
   const badCols = cols.filter((c, k) => !Number.isInteger(colIdx[k]) || colIdx[k] < 0 || colIdx[k] >= table.header.length);

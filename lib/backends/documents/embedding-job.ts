@@ -1,12 +1,7 @@
 import { type JobContext, JobFailedError, type JobResult, JobSkippedError } from "../../jobs/define";
 import { resolveModels } from "../../models/runtime";
-import { kbStorageDir } from "../registry";
-import { readMeta } from "./index-db";
-import { openCollectionForIngest } from "./ingest";
-import { prepareVectorTable, rowsWithoutVectors, storeVectors, vectorState } from "./vectors";
+import { embedMissingVectors, ModelChangedError, openVectorStore } from "./vector-store";
 
-/** Rows read and embedded per step; each step is committed on its own, so a crash loses at most one. */
-export const EMBED_STEP = 128;
 /** An ingestion step may wait for the model far longer than a question may. */
 const STEP_TIMEOUT_MS = 5 * 60_000;
 
@@ -20,7 +15,7 @@ const fmt = (n: number) => n.toLocaleString("en");
  */
 export async function embedCollection(ctx: JobContext<{ kbId: string }>): Promise<JobResult> {
   const { prisma, deps } = ctx.services;
-  const kb = await prisma.knowledgeBase.findUnique({ where: { id: ctx.payload.kbId }, select: { id: true, name: true, kind: true } });
+  const kb = await prisma.knowledgeBase.findUnique({ where: { id: ctx.payload.kbId }, select: { id: true, name: true, kind: true, config: true, secretsCiphertext: true } });
   if (!kb) throw new JobSkippedError("The knowledge base was deleted.");
   if (kb.kind !== "DOCUMENTS") throw new JobFailedError(`${kb.name} is not a document collection; only collections are embedded.`);
 
@@ -31,33 +26,27 @@ export async function embedCollection(ctx: JobContext<{ kbId: string }>): Promis
     throw new Error(models.notes.join(" "));
   }
   const embedder = models.embedder;
-  const { db } = openCollectionForIngest({ kbId: kb.id, kbName: kb.name, storageDir: kbStorageDir(deps.dataDir, kb.id) });
+  // The collection's engine (a SQLite file or an OpenSearch cluster) keeps the same vector contract.
+  const store = openVectorStore(kb, deps);
   try {
-    const startedOver = prepareVectorTable(db, embedder.info.id, embedder.info.dimensions ?? 0);
-    let state = vectorState(db);
+    const startedOver = await store.prepare(embedder.info.id, embedder.info.dimensions ?? 0);
+    let state = await store.state();
     const what = `${embedder.info.name} (${embedder.info.precision})`;
     await ctx.progress({
       done: state.embedded,
       total: state.rows,
       message: startedOver && state.rows ? `Embedding ${fmt(state.rows)} passages and table rows with ${what}.` : `Embedding with ${what}: ${fmt(state.embedded)} of ${fmt(state.rows)} done.`,
     });
-    for (;;) {
-      if (ctx.signal.aborted) throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error("stopped");
-      const rows = rowsWithoutVectors(db, EMBED_STEP);
-      if (!rows.length) break;
-      const vectors = await embedder.embed(
-        rows.map((r) => r.text),
-        "passage",
-        { signal: ctx.signal, timeoutMs: STEP_TIMEOUT_MS },
-      );
-      const n = storeVectors(db, embedder.info.id, rows.map((r, i) => ({ rowid: r.rowid, vector: vectors[i] })));
-      // Nothing stored and the table belongs to another model now: someone switched models meanwhile, their job goes on.
-      if (n === 0 && (readMeta(db, "embedding_model") ?? "") !== embedder.info.id) throw new JobSkippedError("The embedding model changed while this job ran; a newer job embeds the collection.");
-      state = vectorState(db);
-      await ctx.progress({ done: state.embedded, total: state.rows, message: `Embedding with ${what}: ${fmt(state.embedded)} of ${fmt(state.rows)} done.` });
-    }
+    state = await embedMissingVectors(store, embedder, {
+      signal: ctx.signal,
+      stepTimeoutMs: STEP_TIMEOUT_MS,
+      onStep: (s) => ctx.progress({ done: s.embedded, total: s.rows, message: `Embedding with ${what}: ${fmt(s.embedded)} of ${fmt(s.rows)} done.` }),
+    });
     return { message: `${fmt(state.embedded)} passages and table rows embedded with ${what}.` };
+  } catch (e) {
+    if (e instanceof ModelChangedError) throw new JobSkippedError(e.message);
+    throw e;
   } finally {
-    db.close();
+    await store.close();
   }
 }

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import type { CatalogDeps } from "../../catalog/deps";
 import type { PrismaClient } from "../../db/generated/client";
 import { CATALOG_TEXTS_JOB_KEY, embedCatalogTextsJob, embedCollectionJob } from "../../jobs/definitions";
@@ -6,9 +5,7 @@ import { type EnqueueResult, type JobView, enqueueJob, latestJobsOfKb } from "..
 import { drainJobs } from "../../jobs/processor";
 import { log } from "../../log";
 import { resolveModels } from "../../models/runtime";
-import { kbStorageDir } from "../registry";
-import { indexPath, openIndexForRead } from "./index-db";
-import { vectorState } from "./vectors";
+import { readVectorState } from "./vector-store";
 
 /** Asks for the catalog's new or changed texts to be embedded (one job for the whole catalog). */
 export function enqueueCatalogEmbedding(prisma: PrismaClient): Promise<EnqueueResult> {
@@ -32,17 +29,14 @@ export interface CollectionVectors {
   model: string;
 }
 
-/** The vector state of a collection on disk; null when it has no index yet. */
-export function collectionVectors(deps: Pick<CatalogDeps, "dataDir">, kb: { id: string; name: string }): CollectionVectors | null {
-  const ctx = { kbId: kb.id, kbName: kb.name, storageDir: kbStorageDir(deps.dataDir, kb.id) };
-  if (!existsSync(indexPath(ctx))) return null;
-  const db = openIndexForRead(ctx);
-  try {
-    const s = vectorState(db);
-    return { rows: s.rows, embedded: s.embedded, model: s.model };
-  } finally {
-    db.close();
-  }
+type VectorDeps = Pick<CatalogDeps, "dataDir" | "encryptionKey">;
+
+/** The vector state of a collection in its engine (SQLite file or OpenSearch); null when it has no index yet. */
+export async function collectionVectors(prisma: PrismaClient, deps: VectorDeps, kb: { id: string; name: string }): Promise<CollectionVectors | null> {
+  const row = await prisma.knowledgeBase.findUnique({ where: { id: kb.id }, select: { config: true, secretsCiphertext: true } });
+  if (!row) return null;
+  const s = await readVectorState({ ...kb, ...row }, deps);
+  return s && { rows: s.rows, embedded: s.embedded, model: s.model };
 }
 
 /**
@@ -50,12 +44,12 @@ export function collectionVectors(deps: Pick<CatalogDeps, "dataDir">, kb: { id: 
  * an embedding job: run at start (a model changed while the app was down, a job was never queued)
  * and after the model settings change. Returns how many jobs were asked for.
  */
-export async function reconcileCollectionEmbeddings(prisma: PrismaClient, deps: Pick<CatalogDeps, "dataDir">, embedderId: string): Promise<number> {
+export async function reconcileCollectionEmbeddings(prisma: PrismaClient, deps: VectorDeps, embedderId: string): Promise<number> {
   const kbs = await prisma.knowledgeBase.findMany({ where: { kind: "DOCUMENTS" }, select: { id: true, name: true } });
   let asked = 0;
   for (const kb of kbs) {
     try {
-      const v = collectionVectors(deps, kb);
+      const v = await collectionVectors(prisma, deps, kb);
       if (!v || v.rows === 0 || (v.model === embedderId && v.embedded >= v.rows)) continue;
       await enqueueCollectionEmbedding(prisma, kb.id);
       asked++;
@@ -76,11 +70,11 @@ export interface EmbeddingStatus {
 }
 
 /** What a collection's page shows about its vectors. */
-export async function collectionEmbeddingStatus(prisma: PrismaClient, deps: Pick<CatalogDeps, "dataDir">, kb: { id: string; name: string }): Promise<EmbeddingStatus> {
+export async function collectionEmbeddingStatus(prisma: PrismaClient, deps: VectorDeps, kb: { id: string; name: string }): Promise<EmbeddingStatus> {
   const [job] = (await latestJobsOfKb(prisma, kb.id)).filter((j) => j.kind === embedCollectionJob.id);
   let vectors: CollectionVectors | null = null;
   try {
-    vectors = collectionVectors(deps, kb);
+    vectors = await collectionVectors(prisma, deps, kb);
   } catch {
     // An unreadable index is reported by the KB's health check; here it just has no vectors.
   }

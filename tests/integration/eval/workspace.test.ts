@@ -9,6 +9,7 @@ import type { DatabaseHandle } from "@/lib/db/connect";
 import { DEMO_KB_NAMES, seedDemoCatalogOnce } from "@/lib/demo/seed-catalog";
 import { createAuthoredSuite, deleteAuthoredSuite, listAuthoredSuites, listAuthoringSources } from "@/lib/eval/authoring";
 import { waitForEvalRun } from "@/lib/eval/background";
+import { executeEvalRun, openReport, planEvalRun } from "@/lib/eval/runner";
 import { cancelReport, compareStoredReports, deleteReport, exportReport, getReport, listReportQuestions, listReports, listSuiteOptions, resumeReport, startReport } from "@/lib/eval/reports";
 import { runPipeline } from "@/lib/pipeline/run";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
@@ -146,6 +147,19 @@ describe("evaluation in the workspace: authored suites and reports", () => {
     await expect(deleteReport(handle.prisma, secondAnalyst, second.reportId)).rejects.toMatchObject({ code: "FORBIDDEN" });
     await deleteReport(handle.prisma, analyst, second.reportId);
     await expect(getReport(handle.prisma, analyst, second.reportId)).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("stops a run when another instance on the same database cancels it", async () => {
+    const suite = (await listAuthoredSuites(handle.prisma, analyst)).find((s) => s.name === "Sales regression")!;
+    const plan = await planEvalRun(handle.prisma, deps, analyst, { suite: `custom:${suite.id}`, limit: null, seed: 1, configInput: {}, concurrency: 1, origin: "app", fresh: true });
+    const { reportId } = await openReport(handle.prisma, analyst, plan, { sharedDatabase: true });
+    // cancelReport on an instance that is not running it only marks the row (its cancelEvalRun finds nothing there).
+    await handle.prisma.evalReport.update({ where: { id: reportId }, data: { status: "CANCELLED", finishedAt: new Date() } });
+    const report = await executeEvalRun(handle.prisma, deps, analyst, plan, reportId, { sharedDatabase: true });
+    // The question under way when it noticed is kept; the others are left for a resume.
+    expect(report.status).toBe("CANCELLED");
+    expect(report.n).toBe(1);
+    expect((await getReport(handle.prisma, analyst, reportId)).status).toBe("CANCELLED");
   });
 
   it("hides a report that ran on a knowledge base the viewer may not use", async () => {

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { EmbeddingProgress } from "@/components/kb/embedding-progress";
+import { MoveToOpenSearch } from "@/components/kb/move-to-opensearch";
 import { CopyButton, KbActions, KbDeleteForm, KbSettingsForm } from "@/components/kb/kb-manage";
 import { PrivilegeNotice } from "@/components/kb/privilege-notice";
 import { KindBadge, StatusBadge } from "@/components/kb/status-badge";
@@ -9,6 +10,7 @@ import { SourceObjectBrowser } from "@/components/source-objects/source-object-b
 import { Alert } from "@/components/ui/alert";
 import { requireRole } from "@/lib/auth/session";
 import { collectionEmbeddingStatus } from "@/lib/backends/documents/embedding-queue";
+import { latestMove } from "@/lib/backends/documents/move-to-opensearch";
 import { catalogDeps } from "@/lib/catalog/deps";
 import { configLines, statLines } from "@/lib/catalog/display-labels";
 import { getKnowledgeBase } from "@/lib/catalog/knowledge-bases";
@@ -27,13 +29,20 @@ export default async function KnowledgeBasePage({ params, searchParams }: { para
     if (e instanceof AppError && e.code === "NOT_FOUND") notFound();
     throw e;
   });
-  const [objects, groups, embedding] = await Promise.all([
+  // A collection kept on this server can be moved to an OpenSearch cluster (an admin's job).
+  const movable = kb.kind === "DOCUMENTS" && kb.config.engine !== "opensearch" && user.role === "ADMIN";
+  const [objects, groups, embedding, move] = await Promise.all([
     listSourceObjects(prisma, user, { kbId: id }),
     prisma.group.findMany({ orderBy: { name: "asc" }, select: { id: true, name: true } }),
     kb.kind === "DOCUMENTS" ? collectionEmbeddingStatus(prisma, catalogDeps(), kb) : null,
+    movable ? latestMove(prisma, kb.id) : null,
   ]);
   const { warnings } = await searchParams;
-  const config = configLines(Object.fromEntries(Object.entries(kb.config).filter(([k]) => k !== "file")));
+  // Nested settings (an OpenSearch collection's cluster) are listed one per line, as "opensearch.url".
+  const flat = Object.entries(kb.config)
+    .filter(([k]) => k !== "file")
+    .flatMap(([k, v]) => (v && typeof v === "object" && !Array.isArray(v) ? Object.entries(v).map(([kk, vv]) => [`${k}.${kk}`, vv]) : [[k, v]]));
+  const config = configLines(Object.fromEntries(flat));
   return (
     <div className="space-y-8">
       <div>
@@ -94,6 +103,7 @@ export default async function KnowledgeBasePage({ params, searchParams }: { para
             )}
           </section>
           {embedding && <EmbeddingProgress kbId={kb.id} initial={embedding} />}
+          {movable && <MoveToOpenSearch kbId={kb.id} initial={move} />}
           <section aria-labelledby="settings-heading" className="rounded-lg border border-slate-200 bg-white p-4">
             <h2 id="settings-heading" className="mb-3 font-semibold">Settings and access</h2>
             <KbSettingsForm kb={{ id: kb.id, name: kb.name, description: kb.description, groupIds: kb.groups.map((g) => g.id) }} groups={groups} />
