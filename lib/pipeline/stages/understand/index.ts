@@ -12,6 +12,7 @@ import { extractLocations } from "./locations";
 import { type MentionCandidate, MAX_MENTION_TOKENS, ngramSpans, properSpans, quotedSpans } from "./mentions";
 import { type QuestionForm, analyzeQuestionForm } from "./question-form";
 import { extractRelation } from "./relation";
+import { type Correction, applyCorrections, correctionNote, spellingCorrections } from "./spelling";
 import { extractTimeCues } from "./time-cues";
 import { type Token, tokenize } from "./tokens";
 
@@ -61,6 +62,16 @@ function cachedLinker(lookup: EntityLookup, kbIds: string[], notes: string[]) {
 }
 
 type Linker = ReturnType<typeof cachedLinker>;
+
+/** Spelling corrections are best effort: a failing lookup or dictionary leaves the question as typed, and says so. */
+async function correctSpelling(tokens: Token[], input: UnderstandInput, notes: string[], signal?: AbortSignal): Promise<Correction[]> {
+  try {
+    return await spellingCorrections(tokens.slice(0, MAX_MENTION_TOKENS), input.lookup, input.kbIds ?? [], signal);
+  } catch (e) {
+    notes.push(`Spelling check failed (${e instanceof Error ? e.message : String(e)}); the question was read as typed.`);
+    return [];
+  }
+}
 
 const within = (t: Token, ranges: [number, number][]) => ranges.some(([s, e]) => t.start >= s && t.end <= e);
 
@@ -124,14 +135,19 @@ async function complete(question: string, tokens: Token[], history: Turn[], now:
  * keywords; a follow-up is first completed from the conversation.
  */
 export async function understandQuestion(input: UnderstandInput, signal?: AbortSignal): Promise<Understanding> {
-  const question = typeof input.question === "string" ? input.question : String(input.question ?? "");
+  const typed = typeof input.question === "string" ? input.question : String(input.question ?? "");
   const notes: string[] = [];
-  if (!question.trim()) return { intent: emptyIntent(question), notes };
+  if (!typed.trim()) return { intent: emptyIntent(typed), notes };
   const now = input.now ?? new Date();
   const history = (input.history ?? []).filter((t) => t?.intent);
   const link = cachedLinker(input.lookup, input.kbIds ?? [], notes);
 
-  const questionTokens = tokenize(question, MAX_ANALYSED_TOKENS);
+  // Misspelt words are read as the catalog's words before anything else, so every later step sees them corrected.
+  const typedTokens = tokenize(typed, MAX_ANALYSED_TOKENS);
+  const corrections = guessLanguage(typed) === "en" ? await correctSpelling(typedTokens, input, notes, signal) : [];
+  const question = corrections.length ? applyCorrections(typed, corrections) : typed;
+  if (corrections.length) notes.push(correctionNote(corrections));
+  const questionTokens = corrections.length ? tokenize(question, MAX_ANALYSED_TOKENS) : typedTokens;
   if (questionTokens.length >= MAX_ANALYSED_TOKENS || questionTokens.length > MAX_MENTION_TOKENS) {
     notes.push(`Long question: only its first ${Math.min(questionTokens.length, MAX_MENTION_TOKENS)} words were searched for entities.`);
   }
@@ -179,7 +195,7 @@ export async function understandQuestion(input: UnderstandInput, signal?: AbortS
   const scaffoldWords = new Set([...form.scaffold].map((i) => tokens[i]?.lower).filter((w): w is string => !!w));
 
   const intent = intentSchema.parse({
-    question,
+    question: typed,
     completed,
     language,
     wh: form.wh,
