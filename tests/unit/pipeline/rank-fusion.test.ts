@@ -67,3 +67,18 @@ describe("rank fusion with the search engines' own ranking", () => {
     expect(ranked[0].score).toBe(ranked[0].scores.bm25);
   });
 });
+
+describe("the first round's blend of lexical and semantic scores", () => {
+  it("weighs the halves on one scale: a wide-spread lexical score does not drown the bunched cosines", async () => {
+    const { blendWithDense, minMaxScale } = await import("@/lib/pipeline/scorers");
+    // Piece 0 is a little better lexically; piece 1 is far better by meaning (0.62 vs 0.30, the whole cosine range here).
+    const lexical = [1.6, 1.0, 0.1];
+    const dense = [0.3, 0.62, 0.31];
+    const blended = blendWithDense(lexical, dense);
+    expect(blended[1]).toBeGreaterThan(blended[0]);
+    expect(minMaxScale([2, 4, Number.NaN, 3])).toEqual([0, 1, Number.NaN, 0.5]);
+    expect(minMaxScale([5, 5])).toEqual([0, 0]);
+    // A piece without a vector counts its lexical score for both halves.
+    expect(blendWithDense([0, 1], [0.5, Number.NaN])).toEqual([0, 1]);
+  });
+});
