@@ -18,27 +18,29 @@ export interface Correction {
   end: number;
 }
 
-/** Words corrected per question at most: a question is short; a pasted text is not proofread. */
-const MAX_CORRECTED_WORDS = 4;
+/** Words tried per question at most: a question is short; a pasted text is not proofread. */
+const MAX_TRIED_WORDS = 6;
 const MIN_WORD_LETTERS = 5;
 
 export async function spellingCorrections(tokens: Token[], lookup: EntityLookup, kbIds: string[], signal?: AbortSignal): Promise<Correction[]> {
   const words = tokens.filter((t) => t.text.length >= MIN_WORD_LETTERS && /^\p{Ll}+$/u.test(t.text) && !isStopword(t.lower, "en"));
-  if (!words.length || !kbIds.length) return [];
-  const unknown = new Set(await unknownWords([...new Set(words.map((t) => t.text))]));
-  const asked = [...unknown].slice(0, MAX_CORRECTED_WORDS);
-  if (!asked.length || signal?.aborted) return [];
-  const links = await lookup.find(asked, kbIds, undefined, { prefix: () => false, contains: () => false, fuzzy: () => true });
-  const replacement = new Map<string, string>();
-  for (const word of asked) {
+  const tried = [...new Set(words.map((t) => t.text))].slice(0, MAX_TRIED_WORDS);
+  if (!tried.length || !kbIds.length) return [];
+  // The label index first (a few index ranges): most words have an exact label or none nearby, and
+  // only a word with a nearby label but none exact is worth the dictionary (loaded on first need).
+  const links = await lookup.find(tried, kbIds, undefined, { prefix: () => false, contains: () => false, fuzzy: () => true });
+  const nearby = new Map<string, string>();
+  for (const word of tried) {
     const key = normalizeLabel(word);
     const found = links.get(word) ?? [];
     // A source that has the word as written (or inflected) knows it: nothing to correct.
     if (found.some((l) => normalizeLabel(l.label) === key || l.score >= 0.9)) continue;
     const best = found.find((l) => /^\p{L}+$/u.test(normalizeLabel(l.label)));
-    if (best) replacement.set(word, normalizeLabel(best.label));
+    if (best) nearby.set(word, normalizeLabel(best.label));
   }
-  return words.filter((t) => replacement.has(t.text)).map((t) => ({ from: t.text, to: replacement.get(t.text)!, start: t.start, end: t.end }));
+  if (!nearby.size || signal?.aborted) return [];
+  const unknown = new Set(await unknownWords([...nearby.keys()]));
+  return words.filter((t) => unknown.has(t.text)).map((t) => ({ from: t.text, to: nearby.get(t.text)!, start: t.start, end: t.end }));
 }
 
 /** The text with each correction put in place of the word it corrects. */
