@@ -1,6 +1,6 @@
-import type { EntityLookup } from "../../entity-lookup";
 import { unknownWords } from "../../spelling";
 import { isStopword, normalizeLabel } from "../../text";
+import type { EntityLink } from "../../types";
 import type { Token } from "./tokens";
 
 /**
@@ -9,7 +9,8 @@ import type { Token } from "./tokens";
  * have their own fuzzy linking), at least five letters (shorter words are too often one slip from
  * another), unknown to an English dictionary (a real word the catalog lacks, "different", stays), and
  * unknown to every source as written, and only to a one-word label of a source a slip or two away
- * (entity-lookup.ts fuzzyMatchScore). The whole question is then analysed as corrected.
+ * (entity-lookup.ts fuzzyMatchScore). The words ride along in the question's one entity lookup; only
+ * a question with a correction is analysed again, as corrected.
  */
 export interface Correction {
   from: string;
@@ -22,15 +23,20 @@ export interface Correction {
 const MAX_TRIED_WORDS = 6;
 const MIN_WORD_LETTERS = 5;
 
-export async function spellingCorrections(tokens: Token[], lookup: EntityLookup, kbIds: string[], signal?: AbortSignal): Promise<Correction[]> {
+/** The question's words worth a fuzzy lookup: lower case, five letters or more, not stopwords; the first few. */
+export function spellingCandidates(tokens: Token[]): Set<string> {
   const words = tokens.filter((t) => t.text.length >= MIN_WORD_LETTERS && /^\p{Ll}+$/u.test(t.text) && !isStopword(t.lower, "en"));
-  const tried = [...new Set(words.map((t) => t.text))].slice(0, MAX_TRIED_WORDS);
-  if (!tried.length || !kbIds.length) return [];
-  // The label index first (a few index ranges): most words have an exact label or none nearby, and
-  // only a word with a nearby label but none exact is worth the dictionary (loaded on first need).
-  const links = await lookup.find(tried, kbIds, undefined, { prefix: () => false, contains: () => false, fuzzy: () => true });
+  return new Set([...new Set(words.map((t) => t.text))].slice(0, MAX_TRIED_WORDS));
+}
+
+/**
+ * The corrections the links of the candidate words allow (the lookup matched them fuzzily when nothing
+ * matched outright): a word with a nearby one-word label and none exact is checked against the
+ * dictionary (loaded on first need), and corrected when the dictionary does not know it either.
+ */
+export async function spellingCorrections(tokens: Token[], candidates: Set<string>, links: Map<string, EntityLink[]>): Promise<Correction[]> {
   const nearby = new Map<string, string>();
-  for (const word of tried) {
+  for (const word of candidates) {
     const key = normalizeLabel(word);
     const found = links.get(word) ?? [];
     // A source that has the word as written (or inflected) knows it: nothing to correct.
@@ -38,9 +44,9 @@ export async function spellingCorrections(tokens: Token[], lookup: EntityLookup,
     const best = found.find((l) => /^\p{L}+$/u.test(normalizeLabel(l.label)));
     if (best) nearby.set(word, normalizeLabel(best.label));
   }
-  if (!nearby.size || signal?.aborted) return [];
+  if (!nearby.size) return [];
   const unknown = new Set(await unknownWords([...nearby.keys()]));
-  return words.filter((t) => unknown.has(t.text)).map((t) => ({ from: t.text, to: nearby.get(t.text)!, start: t.start, end: t.end }));
+  return tokens.filter((t) => unknown.has(t.text)).map((t) => ({ from: t.text, to: nearby.get(t.text)!, start: t.start, end: t.end }));
 }
 
 /** The text with each correction put in place of the word it corrects. */
