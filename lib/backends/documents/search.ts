@@ -132,7 +132,8 @@ export function searchCollection(
     ranked = fuseRankings(lexical, vector, fusion);
     const embedded = denseText(query);
     // The panel shows the search text; when the vector half embedded other words, it says which.
-    retrieval = describeHybrid(fusion, dense) + (embedded === query.text ? "" : `; vector similarity to "${embedded}"`);
+    // Brackets are left out of the quoted text: the panel reads the note as the trailing "[…]".
+    retrieval = describeHybrid(fusion, dense) + (embedded === query.text ? "" : `; vector similarity to "${embedded.replace(/[[\]]/g, "")}"`);
   }
   const truncated = ranked.length > maxRows;
   const hits = rowsOf(db, ranked.slice(0, maxRows));
