@@ -12,6 +12,9 @@ const nextConfig: NextConfig = {
     "pg",
     "pino",
     "better-sqlite3",
+    // Reads its Hunspell files next to itself at import (import.meta.url): kept out of the bundle.
+    "dictionary-en",
+    "nspell",
     "sqlite-vec",
     "oxigraph",
     "neo4j-driver",

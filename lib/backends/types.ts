@@ -53,6 +53,12 @@ export const nativeQuerySchema = z.object({
   text: z.string().min(1).max(100_000),
   /** Documents only. */
   filters: searchFiltersSchema.optional(),
+  /**
+   * Documents only: what the vector half of a hybrid search embeds, in plain words (the question).
+   * The search text is a keyword list built for BM25 (stems, no stopwords); the collection's vectors
+   * are of natural passages, so a keyword list embeds into the wrong neighbourhood. Absent: the text.
+   */
+  semantic: z.string().min(1).max(2_000).optional(),
   /** Cypher parameters (never spliced into the text). */
   params: z.record(z.string(), z.unknown()).optional(),
 });

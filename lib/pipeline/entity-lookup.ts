@@ -23,6 +23,11 @@ export interface EntityLookupOptions {
    * letters: "Brazl" → "Brazil"), against labels of about their length that begin as they do.
    */
   contains?: (mention: string) => boolean;
+  /**
+   * Mentions that may be matched fuzzily when nothing else linked them. Default: the `contains`
+   * mentions. Understand also asks it for misspelt question words ("oders" → "orders").
+   */
+  fuzzy?: (mention: string) => boolean;
 }
 
 export interface EntityLookup {
@@ -58,8 +63,13 @@ const INFLECTION_SCORE = 0.9;
 const PARTIAL_WEIGHT = 0.85;
 /** A fuzzy match (a letter or two apart) counts for less than an exact or inflected one, about as much as a partial one. */
 const FUZZY_WEIGHT = 0.75;
-/** Letters that must agree at the start of a fuzzy match: they narrow the candidates to an index range. */
-const FUZZY_FIXED_PREFIX = 2;
+/**
+ * Letters that must agree at the start of a fuzzy match: a slip in the first letter is rare, and the
+ * first letter narrows the candidates to an index range. The labels sharing the first two letters are
+ * read as a second, narrower range, so a common first letter cannot crowd out the likeliest candidates.
+ */
+const FUZZY_FIXED_PREFIX = 1;
+const FUZZY_NARROW_PREFIX = 2;
 /** Candidate labels read per fuzzy mention. */
 const FUZZY_ROWS = 2000;
 const MAX_MENTIONS = 400;
@@ -121,18 +131,35 @@ export function fuzzyEditBudget(normalized: string): number {
   return n < 5 ? 0 : n <= 8 ? 1 : 2;
 }
 
+/**
+ * Edit distance where swapping two neighbouring letters is one slip ("retruned" → "returned"), as a
+ * typist makes it (optimal string alignment); Levenshtein alone counts it as two.
+ */
+export function typingDistance(a: string, b: string): number {
+  const plain = distance(a, b);
+  if (plain < 2 || a.length !== b.length) return plain;
+  let best = plain;
+  for (let i = 0; i + 1 < a.length; i++) {
+    if (a[i] === a[i + 1] || a[i] !== b[i + 1] || a[i + 1] !== b[i]) continue;
+    best = Math.min(best, 1 + distance(a.slice(0, i) + a[i + 1] + a[i] + a.slice(i + 2), b));
+  }
+  return best;
+}
+
 /** Fuzzy score of a mention against a label (both normalized): 0 unless within the edit budget. */
 export function fuzzyMatchScore(m: string, l: string): number {
   const budget = fuzzyEditBudget(m);
   if (!budget || m === l || Math.abs(m.length - l.length) > budget || m.slice(0, FUZZY_FIXED_PREFIX) !== l.slice(0, FUZZY_FIXED_PREFIX)) return 0;
-  const d = distance(m, l);
+  const d = typingDistance(m, l);
   return d <= budget ? FUZZY_WEIGHT * (1 - d / Math.max(m.length, l.length)) : 0;
 }
 
-/** The index range of labels a fuzzy mention can match: those sharing its first letters. */
-function fuzzyRange(key: string): { from: string; to: string } {
-  const from = key.slice(0, FUZZY_FIXED_PREFIX);
-  return { from, to: from.slice(0, -1) + String.fromCodePoint(from.codePointAt(from.length - 1)! + 1) };
+/** The index ranges of labels a fuzzy mention can match: those sharing its first letter, and its first two. */
+function fuzzyRanges(key: string): { from: string; to: string }[] {
+  return [FUZZY_FIXED_PREFIX, FUZZY_NARROW_PREFIX].map((n) => {
+    const from = key.slice(0, n);
+    return { from, to: from.slice(0, -1) + String.fromCodePoint(from.codePointAt(from.length - 1)! + 1) };
+  });
 }
 
 /** Links of each unlinked mention to the rows within its edit budget, ranked. */
@@ -183,6 +210,7 @@ interface PreparedMention {
   key: string;
   prefix: boolean;
   contains: boolean;
+  fuzzy: boolean;
 }
 
 function prepare(mentions: string[], options: EntityLookupOptions): PreparedMention[] {
@@ -194,11 +222,13 @@ function prepare(mentions: string[], options: EntityLookupOptions): PreparedMent
     const key = normalizeLabel(mention).slice(0, MAX_MENTION_CHARS).trim();
     if (!key) continue;
     const partial = allowsPartialMatch(key);
+    const contains = partial && (options.contains ? options.contains(mention) : false);
     out.push({
       mention,
       key,
       prefix: partial && (options.prefix ? options.prefix(mention) : true),
-      contains: partial && (options.contains ? options.contains(mention) : false),
+      contains,
+      fuzzy: fuzzyEditBudget(key) > 0 && (options.fuzzy ? options.fuzzy(mention) : contains),
     });
   }
   return out;
@@ -251,7 +281,7 @@ export function inMemoryEntityLookup(rows: Omit<LabelRow, "normalized">[]): Enti
       const found = assemble(prepared, inScope, limit);
       const unlinked = prepared.filter((p) => p.contains && !found.get(p.mention)?.length);
       if (unlinked.length) for (const [mention, links] of assemble(unlinked, inScope, limit, true)) found.set(mention, links);
-      const stillUnlinked = unlinked.filter((p) => fuzzyEditBudget(p.key) > 0 && !found.get(p.mention)?.length);
+      const stillUnlinked = prepared.filter((p) => p.fuzzy && !found.get(p.mention)?.length);
       for (const [mention, links] of assembleFuzzy(stillUnlinked, inScope, limit)) found.set(mention, links);
       return found;
     },
@@ -361,15 +391,16 @@ export function prismaEntityLookup(prisma: PrismaClient, options: PrismaEntityLo
         for (const [mention, links] of assemble(unlinked, more, limit, true)) found.set(mention, links);
       }
       // Fuzzy: one bounded index range per mention (labels beginning with its first letters, of about its length).
-      const fuzzy = unlinked.filter((p) => fuzzyEditBudget(p.key) > 0 && !found.get(p.mention)?.length);
+      const fuzzy = prepared.filter((p) => p.fuzzy && !found.get(p.mention)?.length);
       if (fuzzy.length) {
-        const ranges = fuzzy.map((p) => {
-          const { from, to } = fuzzyRange(p.key);
+        const ranges = fuzzy.flatMap((p) => {
           const budget = fuzzyEditBudget(p.key);
-          return Prisma.sql`(
+          return fuzzyRanges(p.key).map(
+            ({ from, to }) => Prisma.sql`(
             SELECT "kbId", label, normalized, kind, ref, "sourceObject" FROM "EntityLabel"
             WHERE normalized >= ${from} AND normalized < ${to} AND length(normalized) BETWEEN ${p.key.length - budget} AND ${p.key.length + budget}
-              AND "kbId" = ANY(${kbIds}) LIMIT ${Prisma.raw(String(FUZZY_ROWS))})`;
+              AND "kbId" = ANY(${kbIds}) LIMIT ${Prisma.raw(String(FUZZY_ROWS))})`,
+          );
         });
         const near = await prisma.$queryRaw<LabelRow[]>(Prisma.join(ranges, " UNION ALL "));
         for (const [mention, links] of assembleFuzzy(fuzzy, near, limit)) found.set(mention, links);

@@ -189,6 +189,11 @@ export interface ScoredEvidence {
   score: number;
   /** Every scorer's score by name ("bm25", "entity-overlap", ...), for the trace and the UI. */
   scores: Record<string, number>;
+  /**
+   * The piece's place in its search's results (1 = first), for pieces a ranked search found; pool and
+   * re-ranking fuse their own order with it (pipeline/rank-fusion.ts). Absent for structured pieces.
+   */
+  retrievalRank?: number;
 }
 
 /** One re-ranking round: a scorer by name and how many pieces survive it (Quasar: 1000 → 100 → 30). */

@@ -51,16 +51,17 @@ describe("answer wording", () => {
     }
   });
 
-  it("a misspelt question: one message, the same in the answer and in Candidate sources, saying what to do", async () => {
+  it("a question no source knows the words of: one message, the same in the answer and in Candidate sources, saying what to do", async () => {
     const { page, ask, close } = await signedIn();
     try {
       await ask.open();
-      await ask.ask("How many oders were retruned?");
-      // With the models' catalog embeddings a misspelt question may still reach a source by meaning; when no
+      // (A misspelling of the sources' words is read as them: "How many oders were retruned?" is answered.)
+      await ask.ask("How many zorblaxes were frobnicated?");
+      // With the models' catalog embeddings such a question may still reach a source by meaning; when no
       // source matched, the answer and Candidate sources say the same thing.
       if ((await ask.result().getByTestId("no-candidate-sources").count()) > 0) {
         const reason = await ask.answerCard().getByTestId("refusal-reason").innerText();
-        expect(reason).toBe("Why: None of your sources mentions 'oders' and 'retruned', so no source was searched. Check the spelling, or choose the knowledge bases to search under “Knowledge bases” and ask again.");
+        expect(reason).toBe("Why: None of your sources mentions 'zorblaxes' and 'frobnicated', so no source was searched. Check the spelling, or choose the knowledge bases to search under “Knowledge bases” and ask again.");
         expect(await ask.result().getByTestId("no-candidate-sources").innerText()).toBe("No source matched the words of this question, so none was searched.");
       }
       expect(await ask.result().innerText()).not.toMatch(/returned no evidence|No source was selected/);

@@ -69,7 +69,10 @@ describe("ranking models", () => {
       expect(await ask.answerText()).toMatch(/68\s*(percent|%)/);
       const panel = await ask.openCitationOfKind("passage");
       const code = panel.getByTestId("native-query").locator("code");
-      expect(await code.innerText()).toContain("[hybrid search: BM25 (SQLite FTS5) + vector similarity (all-MiniLM-L6-v2, int8), reciprocal-rank fusion (k = 60), weights BM25 1 : vector 1]");
+      // The search's keywords for BM25; the vectors were searched with the question as asked, and the note says so.
+      expect(await code.innerText()).toContain(
+        '[hybrid search: BM25 (SQLite FTS5) + vector similarity (all-MiniLM-L6-v2, int8), reciprocal-rank fusion (k = 60), weights BM25 1 : vector 1; vector similarity to "What percentage of products contained recycled or certified materials in 2025?"]',
+      );
       await panel.scrollIntoViewIfNeeded();
       await screenshot(page, "ask-evidence-hybrid");
     } finally {

@@ -23,7 +23,7 @@ import { buildEntityIndex } from "./entity-index";
 import { type IndexDb, indexPath, openIndexForRead, readMeta } from "./index-db";
 import { OpenSearchDocumentsBackend } from "./opensearch/backend";
 import { previewUnit, sqlitePreviewSource } from "./preview";
-import { type DenseQuery, searchCollection } from "./search";
+import { type DenseQuery, denseText, searchCollection } from "./search";
 import { buildSourceUnits } from "./source-units";
 import { verbalizeSearchResult } from "./verbalize";
 import { count } from "../../format/count";
@@ -105,7 +105,7 @@ class DocumentsBackend implements KnowledgeBackend, CollectionActions {
     const db = this.index();
     if ((readMeta(db, "embedding_model") ?? "") !== embedder.info.id) return null;
     try {
-      const [vector] = await embedder.embed([query.text], "query", { signal: opts.signal, timeoutMs: opts.timeoutMs });
+      const [vector] = await embedder.embed([denseText(query)], "query", { signal: opts.signal, timeoutMs: opts.timeoutMs });
       return { model: embedder.info.id, name: embedder.info.name, precision: embedder.info.precision, vector };
     } catch {
       return null;

@@ -25,6 +25,20 @@ interface Hit {
   score: number;
 }
 
+/** What a search's vector half embeds: the query's plain-words form when formulation gave one, else its text. */
+export function denseText(query: NativeQuery): string {
+  return query.semantic?.trim() || query.text;
+}
+
+/**
+ * The panel shows the search text; when the vector half embedded other words, this note says which.
+ * Brackets are left out of the quoted text: the panel reads the note as the trailing "[…]".
+ */
+export function vectorTextNote(query: NativeQuery): string {
+  const embedded = denseText(query);
+  return embedded === query.text ? "" : `; vector similarity to "${embedded.replace(/[[\]]/g, "")}"`;
+}
+
 /** The query's vector and the model it came from, for a hybrid search. */
 export interface DenseQuery {
   /** The model id the collection's vectors must belong to. */
@@ -125,7 +139,7 @@ export function searchCollection(
   if (dense) {
     const vector = nearestRows(db, dense.vector, candidates, restriction).map((h) => ({ rowid: h.rowid, score: h.similarity }));
     ranked = fuseRankings(lexical, vector, fusion);
-    retrieval = describeHybrid(fusion, dense);
+    retrieval = describeHybrid(fusion, dense) + vectorTextNote(query);
   }
   const truncated = ranked.length > maxRows;
   const hits = rowsOf(db, ranked.slice(0, maxRows));

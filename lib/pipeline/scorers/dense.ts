@@ -66,9 +66,28 @@ export function denseScorer(embedder: Embedder): EvidenceScorer {
   };
 }
 
-/** Half lexical, half semantic; a piece without a vector counts its lexical score twice (no evidence either way). */
+/**
+ * Scales the finite values to 0..1 over the pieces being ranked (the lowest 0, the highest 1); NaN stays
+ * NaN, and values that are all equal tell the pieces nothing apart (all 0).
+ */
+export function minMaxScale(values: number[]): number[] {
+  const finite = values.filter(Number.isFinite);
+  if (!finite.length) return values.map(() => Number.NaN);
+  const lo = Math.min(...finite);
+  const span = Math.max(...finite) - lo;
+  return values.map((v) => (Number.isFinite(v) ? (span > 0 ? (v - lo) / span : 0) : Number.NaN));
+}
+
+/**
+ * Half lexical, half semantic, each scaled over the pieces being ranked first: BM25 coverage spreads
+ * over 0..1 and beyond while sentence cosines bunch within a few tenths, so equal weights on raw scores
+ * let the lexical half decide alone. A piece without a vector counts its lexical score twice (no
+ * evidence either way).
+ */
 export function blendWithDense(lexical: number[], dense: number[], denseWeight = 0.5): number[] {
-  return lexical.map((l, i) => (1 - denseWeight) * l + denseWeight * (Number.isFinite(dense[i]) ? Math.max(0, dense[i]) : l));
+  const l = minMaxScale(lexical).map((v) => (Number.isFinite(v) ? v : 0));
+  const d = minMaxScale(dense);
+  return l.map((lv, i) => (1 - denseWeight) * lv + denseWeight * (Number.isFinite(d[i]) ? d[i] : lv));
 }
 
 /**

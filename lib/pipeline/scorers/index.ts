@@ -11,7 +11,7 @@ import { relationFitScorer } from "./relation-fit";
 export { answerTypeFit, answerTypeScorer, expectedTypes, fieldsOf } from "./answer-type";
 export { COMBINED_DENSE_WEIGHTS, COMBINED_WEIGHTS, type CompositeScorer, combinedDenseScorer, combinedScorer, isCompositeScorer } from "./combined";
 export { crossEncoderScorer, sigmoid } from "./cross-encoder";
-export { EMBED_BUDGET, blendWithDense, cosine, denseScorer, denseSimilarities, hybridEntityScorer, questionVector } from "./dense";
+export { EMBED_BUDGET, blendWithDense, cosine, minMaxScale, denseScorer, denseSimilarities, hybridEntityScorer, questionVector } from "./dense";
 export { entityOverlap, entityOverlapScorer } from "./entity-overlap";
 export { ENTITY_MENTION_BOOST, bm25EntityScorer, bm25Scorer, lexicalCoverage, mentionedFraction } from "./lexical";
 export { identifierWords, pieceSearchText, pieceTokens } from "./piece-text";

@@ -131,6 +131,12 @@ describe.skipIf(!sharedModelsAvailable())("embedding a collection as a backgroun
     );
     const lexical = await backend.execute({ language: "search", text: "Which budget line did the committee approve for the harbour lights?" }, { maxRows: 5, timeoutMs: 10_000 });
     expect(backend.verbalize(lexical)[0].provenance.query).toBe("Which budget line did the committee approve for the harbour lights?");
+    // Formulation searches BM25 with keywords and the vectors with the question in plain words; the panel says which.
+    const question = "Which budget line did the committee approve for the harbour lights?";
+    const keywords = await backend.execute({ language: "search", text: "budget line committee approve harbour lights", semantic: question }, { maxRows: 5, timeoutMs: 10_000, embedder: models.embedder });
+    expect(backend.verbalize(keywords)[0].provenance.query).toBe(
+      `budget line committee approve harbour lights\n[hybrid search: BM25 (SQLite FTS5) + vector similarity (all-MiniLM-L6-v2, int8), reciprocal-rank fusion (k = 60), weights BM25 1 : vector 1; vector similarity to "${question}"]`,
+    );
   });
 
   it("embeds the collection again when the admin switches the precision", async () => {

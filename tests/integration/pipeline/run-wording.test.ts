@@ -9,12 +9,18 @@ describe("answer wording (demo workspace)", () => {
   const { ask } = useDemoWorkspace("mosaic-wording-");
   const INTERNAL = /pieces|SQL|aggregate|schema-linking|sparql-pattern|score|threshold|\d\.\d\d/i;
 
-  it("a misspelt question that no source matches says so, names its words and what to do", async () => {
-    const o = await ask("How many oders were retruned?");
+  it("a question whose words no source knows says so, names its words and what to do", async () => {
+    const o = await ask("How many zorblaxes were frobnicated?");
     expect(o.candidates).toEqual([]);
     expect(o.answer.refrained).toBe(true);
-    expect(o.answer.reason).toMatch(/^None of your sources mentions 'oders' and 'retruned', so no source was searched\. Check the spelling/);
+    expect(o.answer.reason).toMatch(/^None of your sources mentions 'zorblaxes' and 'frobnicated', so no source was searched\. Check the spelling/);
     expect(o.answer.reason).not.toMatch(/returned no evidence/);
+  });
+
+  it("a misspelt question is read as the sources' words and answered as the question meant", async () => {
+    const o = await ask("How many oders were retruned?");
+    expect(o.answer.refrained).toBe(false);
+    expect(o.answer.text).toBe("7");
   });
 
   it("a question in German is told that it was not read, not given a reason about the sources' content", async () => {

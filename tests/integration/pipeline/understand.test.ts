@@ -130,6 +130,18 @@ describe(`understand on the demo catalog (${TARGET_ENGINE})`, () => {
     expect(next.entities.some((e) => e.mention === "Trail Runner 2")).toBe(false);
   });
 
+  it("reads misspelt words as the demo sources' words, through the database's label index", async () => {
+    const { intent, notes } = await understandQuestion({ question: "How many oders were retruned?", history: [], kbIds: all, lookup: prismaEntityLookup(handle.prisma) });
+    expect(intent.question).toBe("How many oders were retruned?");
+    expect(intent.completed).toBe("How many orders were returned?");
+    expect(intent.entities.map((e) => e.mention)).toEqual(["orders", "returned"]);
+    expect(intent.entities[1].links[0]).toMatchObject({ kbId: kb.sql, kind: "value" });
+    expect(notes.some((n) => n.startsWith("Read “oders” as “orders” and “retruned” as “returned”"))).toBe(true);
+    // Real words no source has stay as typed.
+    const real = await understandQuestion({ question: "Which customers are located in Munich?", history: [], kbIds: all, lookup: prismaEntityLookup(handle.prisma) });
+    expect(real.intent.completed).toBe("Which customers are located in Munich?");
+  });
+
   it("stays fast on a catalog with hundreds of thousands of labels", async () => {
     // Synthetic labels in the SQL KB, generated in the database (the benchmark catalog holds ~this many).
     await handle.prisma.$executeRawUnsafe(`

@@ -73,7 +73,10 @@ describe("extraction-guide adaptation", () => {
   it("adapts a search guide's words", () => {
     const g: FormulateGuide = { guideId: "g-s", question: "What is the daily allowance in Germany?", score: 0.6, kbId: "kb-docs", query: { language: "search", text: "daily allowance Germany" } };
     const q = "What is the daily allowance in Norway?";
-    expect(adaptGuide(g, intent(q, { entities: [mention(q, "Norway", [])] }), candidate("kb-docs", "DOCUMENTS"))?.query.text).toBe("Norway daily allowance");
+    const adapted = adaptGuide({ ...g, query: { ...g.query, semantic: g.question } }, intent(q, { entities: [mention(q, "Norway", [])] }), candidate("kb-docs", "DOCUMENTS"));
+    expect(adapted?.query.text).toBe("Norway daily allowance");
+    // The vector half embeds this question, not the guide's.
+    expect(adapted?.query.semantic).toBe(q);
   });
 
   it("uses a guide unchanged only when the questions are nearly identical", () => {

@@ -28,7 +28,8 @@ describe("search text from the intent", () => {
       entities: [mention(q, "Aurora", [link(KB, "label", "annual-report-2025-md", "Aurora Outfitters", 0.8, "collection")])],
     });
     const [first] = search(i);
-    expect(first.query).toEqual({ language: "search", text: "Aurora Outfitters revenue Nordics 2025" });
+    // BM25 gets the keywords; the vector half embeds the question as asked (a keyword list is not a sentence).
+    expect(first.query).toEqual({ language: "search", text: "Aurora Outfitters revenue Nordics 2025", semantic: q });
     expect(first.sourceObject).toBeNull();
   });
 

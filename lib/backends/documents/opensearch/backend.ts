@@ -22,7 +22,7 @@ import type { DocumentsConfig, DocumentsSecrets } from "../config";
 import { type CoordinateSelection, coordinateSelection, type SentenceSelection, sentenceSelection } from "../context-actions";
 import { composeEntityIndex } from "../entity-index";
 import { previewUnit, type PreviewSource } from "../preview";
-import type { DenseQuery } from "../search";
+import { type DenseQuery, denseText, vectorTextNote } from "../search";
 import { composeSourceUnits, SOURCE_UNIT_SAMPLES } from "../source-units";
 import { verbalizeSearchResult } from "../verbalize";
 import { type CollectionMeta, OpenSearchCollection } from "./collection";
@@ -139,7 +139,7 @@ export class OpenSearchDocumentsBackend implements KnowledgeBackend, CollectionA
     if (!embedder || query.language !== "search" || !query.text.trim()) return null;
     if (meta.embedding_model !== embedder.info.id) return null;
     try {
-      const [vector] = await embedder.embed([query.text], "query", { signal: opts.signal, timeoutMs: opts.timeoutMs });
+      const [vector] = await embedder.embed([denseText(query)], "query", { signal: opts.signal, timeoutMs: opts.timeoutMs });
       return { model: embedder.info.id, name: embedder.info.name, precision: embedder.info.precision, vector };
     } catch {
       return null;

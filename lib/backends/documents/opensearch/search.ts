@@ -4,7 +4,7 @@ import { type ExecuteOptions, type NativeQuery, type Scalar, type RawResult, sea
 import { queryTerms } from "../fts-query";
 import { DEFAULT_FUSION, type FusionSettings, type RankedRow, fuseRankings } from "../fusion";
 import { COLLECTION_UNIT, SEARCH_RESULT_COLUMNS, type SearchRecord, scalarEntries } from "../records";
-import type { DenseQuery } from "../search";
+import { type DenseQuery, denseText, vectorTextNote } from "../search";
 import { documentRecordId, type OpenSearchCollection } from "./collection";
 import { OpenSearchRequestError } from "./connection";
 import { vectorField } from "./layout";
@@ -123,7 +123,7 @@ export async function searchOpenSearch(
     const rowid = new Map(ids.map((id, i) => [id, i]));
     const toRows = (list: { id: string; score: number }[]): RankedRow[] => list.map((h) => ({ rowid: rowid.get(h.id)!, score: h.score }));
     ranked = fuseRankings(toRows(lexical), toRows(similarity), fusion).map((f) => ({ id: ids[f.rowid]!, score: f.score }));
-    retrieval = describeOpenSearchHybrid(fusion, dense);
+    retrieval = describeOpenSearchHybrid(fusion, dense) + vectorTextNote(query);
   }
 
   const visible = await run(() => currentVersions(c, [...new Set(ranked.map((r) => units.get(r.id)!.document_id))]));

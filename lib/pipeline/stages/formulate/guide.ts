@@ -6,6 +6,7 @@ import { LANGUAGE_OF, type KbStructure, type NativeQuery } from "../../../backen
 import { normalizeLabel, terms, words } from "../../text";
 import type { Candidate, FormulatedQuery, Intent } from "../../types";
 import { dice } from "./lexicon";
+import { semanticText } from "./search/formulate-search";
 
 /**
  * Extraction-guide adaptation (AU-RAG's demonstrations, used directly): a guide's native query for a
@@ -275,7 +276,12 @@ export function adaptGuide(guide: FormulateGuide, intent: Intent, candidate: Pic
   const nearlyIdentical = guide.score >= GUIDE_NEARLY_IDENTICAL && dice(terms(guide.question), terms(intent.completed)) >= GUIDE_NEARLY_IDENTICAL;
   const asIs = nearlyIdentical ? { query: guide.query, explanation: `Guide "${guide.question}" used as written (nearly the same question)` } : null;
 
-  if (guide.query.language === "search") return adaptSearch(guide, intent) ?? asIs;
+  if (guide.query.language === "search") {
+    // The guide's plain-words form is of its own question: the vector half embeds this one.
+    const found = adaptSearch(guide, intent) ?? asIs;
+    const semantic = semanticText(intent);
+    return found && { ...found, query: { ...found.query, ...(semantic ? { semantic } : {}) } };
+  }
 
   const literals = literalsOf(guide.query)
     .map((l) => ({ literal: l, at: mentionedAt(guide.question, l, schemaIrisOf(structure)) }))

@@ -1,6 +1,7 @@
 import type { EvidencePiece } from "../../../backends/types";
 import { Bm25Index } from "../../bm25";
 import { FLOOR_SCORE_KEY, floorScore, pieceTokens, structuredFewResultIds } from "../../scorers";
+import { fusedOrder, retrievalRanks } from "../../rank-fusion";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
 import { type Intent, type ScoredEvidence, intentText } from "../../types";
 
@@ -26,20 +27,31 @@ export function dedupePieces(pieces: EvidencePiece[]): EvidencePiece[] {
  * (each engine's own scores are not). Pieces from a structured query that returned few results keep
  * at least a floor score (see scorers/structured-floor.ts): a COUNT row shares no word with the
  * question but may be its answer. Scores: `bm25` is the raw BM25, `structured-floor` the floor given.
+ *
+ * The pool's BM25 sees only the retrieved pieces, so it cannot replace a search engine's ranking of
+ * its collection: its order is fused with each search's own (rank-fusion.ts); structured pieces, which
+ * no engine ranked by relevance, keep the BM25 order among themselves.
  */
 export function poolEvidence(input: PoolInput): ScoredEvidence[] {
   // Floor eligibility is decided on all copies: a piece also returned by a targeted query keeps it.
   const floored = structuredFewResultIds(input.pieces);
+  const ranks = retrievalRanks(input.pieces);
   const pieces = dedupePieces(input.pieces);
   if (!pieces.length) return [];
   const raw = new Bm25Index(pieces.map(pieceTokens)).scores(intentText(input.intent));
   const floor = floorScore(raw);
   const scored = pieces.map((piece, i): ScoredEvidence => {
-    if (!floored.has(piece.id)) return { piece, score: raw[i], scores: { bm25: raw[i] } };
-    return { piece, score: Math.max(raw[i], floor), scores: { bm25: raw[i], [FLOOR_SCORE_KEY]: floor } };
+    const retrievalRank = ranks.get(piece.id);
+    const rank = retrievalRank === undefined ? {} : { retrievalRank };
+    if (!floored.has(piece.id)) return { piece, score: raw[i], scores: { bm25: raw[i] }, ...rank };
+    return { piece, score: Math.max(raw[i], floor), scores: { bm25: raw[i], [FLOOR_SCORE_KEY]: floor }, ...rank };
   });
-  // Stable: equal scores keep the order the queries returned them in (engine order within a query).
-  return scored.sort((a, b) => b.score - a.score).slice(0, Math.max(1, input.limit ?? DEFAULT_POOL_LIMIT));
+  // Ties keep the order the queries returned them in (engine order within a query).
+  const order = fusedOrder(
+    scored.map((e) => e.score),
+    scored.map((e) => e.retrievalRank),
+  );
+  return order.map((i) => scored[i]).slice(0, Math.max(1, input.limit ?? DEFAULT_POOL_LIMIT));
 }
 
 export const classicalPool: StageStrategy<PoolInput, ScoredEvidence[]> = {

@@ -1,4 +1,5 @@
 import { FIRST_ROUND_SCORER, FLOOR_SCORE_KEY, LAST_ROUND_SCORER, defaultScorers, floorScore, isCompositeScorer, scorerByName } from "../../scorers";
+import { fusedOrder } from "../../rank-fusion";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
 import type { EvidenceScorer, Intent, RerankRound, ScoredEvidence } from "../../types";
 
@@ -46,7 +47,9 @@ function checkCancelled(signal?: AbortSignal) {
  * One round: score the survivors, record the score under the scorer's name (and a composite scorer's
  * parts under theirs), give structured few-result pieces the floor (their pool mark says so), sort,
  * keep. Ties keep the previous round's order, so a scorer that cannot tell pieces apart (no entities
- * in the question) leaves the ranking as it was.
+ * in the question) leaves the ranking as it was. The order is the scorer's fused with the search
+ * engines' own (rank-fusion.ts): a round re-ranks what retrieval found, it does not start over; a
+ * piece's score stays its scorer's, which later stages read as relevance.
  */
 async function runRound(intent: Intent, current: ScoredEvidence[], scorer: EvidenceScorer, keep: number, signal?: AbortSignal): Promise<ScoredEvidence[]> {
   const pieces = current.map((e) => e.piece);
@@ -60,15 +63,18 @@ async function runRound(intent: Intent, current: ScoredEvidence[], scorer: Evide
   }
   if (scores.length !== pieces.length) throw new Error(`scorer "${scorer.name}" returned ${scores.length} scores for ${pieces.length} pieces`);
   const floor = floorScore(scores);
-  return current
-    .map((e, i) => {
-      const own = Number.isFinite(scores[i]) ? scores[i] : 0;
-      const recorded: Record<string, number> = { ...e.scores, [scorer.name]: own };
-      for (const [name, values] of Object.entries(parts)) recorded[`${scorer.name}:${name}`] = values[i];
-      return { piece: e.piece, score: FLOOR_SCORE_KEY in e.scores ? Math.max(own, floor) : own, scores: recorded };
-    })
-    .sort((a, b) => b.score - a.score)
-    .slice(0, keep);
+  const scored = current.map((e, i): ScoredEvidence => {
+    const own = Number.isFinite(scores[i]) ? scores[i] : 0;
+    const recorded: Record<string, number> = { ...e.scores, [scorer.name]: own };
+    for (const [name, values] of Object.entries(parts)) recorded[`${scorer.name}:${name}`] = values[i];
+    const rank = e.retrievalRank === undefined ? {} : { retrievalRank: e.retrievalRank };
+    return { piece: e.piece, score: FLOOR_SCORE_KEY in e.scores ? Math.max(own, floor) : own, scores: recorded, ...rank };
+  });
+  const order = fusedOrder(
+    scored.map((e) => e.score),
+    scored.map((e) => e.retrievalRank),
+  );
+  return order.slice(0, keep).map((i) => scored[i]);
 }
 
 /** Runs the rounds in order; an unknown scorer name is a configuration error and fails before any round runs. */

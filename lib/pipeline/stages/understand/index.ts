@@ -12,6 +12,7 @@ import { extractLocations } from "./locations";
 import { type MentionCandidate, MAX_MENTION_TOKENS, ngramSpans, properSpans, quotedSpans } from "./mentions";
 import { type QuestionForm, analyzeQuestionForm } from "./question-form";
 import { extractRelation } from "./relation";
+import { applyCorrections, correctionNote, spellingCandidates, spellingCorrections } from "./spelling";
 import { extractTimeCues } from "./time-cues";
 import { type Token, tokenize } from "./tokens";
 
@@ -65,7 +66,15 @@ type Linker = ReturnType<typeof cachedLinker>;
 const within = (t: Token, ranges: [number, number][]) => ranges.some(([s, e]) => t.start >= s && t.end <= e);
 
 /** Candidate mentions of the text and their chosen links; tokens inside `carried` ranges are skipped. */
-async function linkMentions(text: string, tokens: Token[], carried: [number, number][], timeSpans: [number, number][], link: Linker, signal?: AbortSignal): Promise<LinkedMention[]> {
+async function linkMentions(
+  text: string,
+  tokens: Token[],
+  carried: [number, number][],
+  timeSpans: [number, number][],
+  link: Linker,
+  spellable: Set<string>,
+  signal?: AbortSignal,
+): Promise<LinkedMention[]> {
   const blocked = (t: Token) => within(t, carried);
   const inTime = (c: MentionCandidate) => timeSpans.some(([s, e]) => c.start >= s && c.end <= e);
   const names = [...properSpans(text, tokens, (t) => blocked(t) || within(t, timeSpans)), ...quotedSpans(text, tokens).filter((q) => !carried.some(([s, e]) => q.start < e && s < q.end))];
@@ -75,7 +84,7 @@ async function linkMentions(text: string, tokens: Token[], carried: [number, num
   const containable = new Set(names.filter((n) => n.words <= 3).slice(0, MAX_CONTAINS_MENTIONS).map((n) => n.text));
   const links = await link(
     candidates.map((c) => c.text),
-    { prefix: (m) => nameTexts.has(m) || /\s/.test(m.trim()), contains: (m) => containable.has(m) },
+    { prefix: (m) => nameTexts.has(m) || /\s/.test(m.trim()), contains: (m) => containable.has(m), fuzzy: (m) => containable.has(m) || spellable.has(m) },
     signal,
   );
   return selectMentions(candidates, links);
@@ -109,7 +118,7 @@ async function complete(question: string, tokens: Token[], history: Turn[], now:
   const fragment = ellipsisStart(question, tokens);
   if (fragment !== null) {
     const time = extractTimeCues(question, now);
-    const mentions = await linkMentions(question, tokens, [], time.spans, link, signal);
+    const mentions = await linkMentions(question, tokens, [], time.spans, link, new Set(), signal);
     const cues = time.cues.map((cue, i) => ({ cue, span: time.spans[i] })).filter(({ span }) => span[0] >= fragment);
     const done = completeEllipsis(question, fragment, mentions, cues, tokens, history);
     if (done) return done;
@@ -123,7 +132,11 @@ async function complete(question: string, tokens: Token[], history: Turn[], now:
  * mentions with ranked links, the relation phrase, time cues, locations, aggregation and superlatives,
  * keywords; a follow-up is first completed from the conversation.
  */
-export async function understandQuestion(input: UnderstandInput, signal?: AbortSignal): Promise<Understanding> {
+export function understandQuestion(input: UnderstandInput, signal?: AbortSignal): Promise<Understanding> {
+  return analyse(input, true, signal);
+}
+
+async function analyse(input: UnderstandInput, correctSpelling: boolean, signal?: AbortSignal): Promise<Understanding> {
   const question = typeof input.question === "string" ? input.question : String(input.question ?? "");
   const notes: string[] = [];
   if (!question.trim()) return { intent: emptyIntent(question), notes };
@@ -145,7 +158,17 @@ export async function understandQuestion(input: UnderstandInput, signal?: AbortS
   const english = language === "en";
   const time = extractTimeCues(completed, now);
   const form = english ? analyzeQuestionForm(tokens) : unanalysedForm();
-  const found = await linkMentions(completed, tokens, completion.carried, time.spans, link, signal);
+  // Misspelt words (a question, not a completed follow-up) are looked up fuzzily with the mentions.
+  const spellable = correctSpelling && english && !completion.kind ? spellingCandidates(tokens) : new Set<string>();
+  const found = await linkMentions(completed, tokens, completion.carried, time.spans, link, spellable, signal);
+  if (spellable.size) {
+    const corrections = await spellingCorrections(tokens, spellable, await link([...spellable], {}, signal));
+    if (corrections.length) {
+      // Analysed again as corrected, so every step (keywords, relation, aggregates, links) sees the words meant.
+      const again = await analyse({ ...input, question: applyCorrections(question, corrections) }, false, signal);
+      return { intent: { ...again.intent, question }, notes: [...notes, correctionNote(corrections), ...again.notes] };
+    }
+  }
 
   // Carried mentions sit where their text was put into the completed question.
   const carriedAt = (m: EntityMention): [number, number] | null => {

@@ -34,6 +34,16 @@ export function searchText(parts: string[], language = "en"): string {
   return out.join(" ");
 }
 
+/**
+ * What a search's vector half embeds: the question in its own words. The search text is a keyword
+ * list for BM25; a sentence embedder was trained on sentences and the collection's vectors are of
+ * passages, so the question, not the keyword list, is what should meet them.
+ */
+export function semanticText(intent: Pick<Intent, "completed" | "question">): string | undefined {
+  const text = (intent.completed || intent.question).trim().slice(0, 2_000);
+  return text || undefined;
+}
+
 export function formulateSearch(
   intent: Intent,
   candidate: Candidate,
@@ -56,8 +66,9 @@ export function formulateSearch(
   const wantsNumber = intent.answerTypes.some((t) => NUMERIC_ANSWERS.has(t)) || intent.aggregate !== null;
   const hasTables = (structure?.tables.length ?? 0) > 0;
 
-  type Draft = { text: string; filters?: SearchFilters; why: string; sourceObject: string | null };
-  const drafts: Draft[] = [{ text, why: "search text from the intent", sourceObject: null }];
+  type Draft = { text: string; semantic?: string; filters?: SearchFilters; why: string; sourceObject: string | null };
+  const semantic = semanticText(intent);
+  const drafts: Draft[] = [{ text, semantic, why: "search text from the intent", sourceObject: null }];
   // A next batch cannot page a search (a search takes no offset): each entity's own search surfaces
   // passages the joint one ranked lower, so they come right after it.
   if (adj.page > 0) {
@@ -68,9 +79,9 @@ export function formulateSearch(
   }
   if (matchedTable) {
     const caption = structure?.tables.find((t) => t.key === matchedTable)?.caption ?? matchedTable;
-    drafts.push({ text, filters: { sourceObject: matchedTable }, why: `only the table "${caption}" that source selection matched`, sourceObject: matchedTable });
+    drafts.push({ text, semantic, filters: { sourceObject: matchedTable }, why: `only the table "${caption}" that source selection matched`, sourceObject: matchedTable });
   } else if (wantsNumber && hasTables) {
-    drafts.push({ text, filters: { contentType: "table" }, why: "only table rows (the answer is a number or date)", sourceObject: null });
+    drafts.push({ text, semantic, filters: { contentType: "table" }, why: "only table rows (the answer is a number or date)", sourceObject: null });
   }
 
   const seen = new Set<string>();
@@ -83,7 +94,7 @@ export function formulateSearch(
       kbId: candidate.kbId,
       kbName: candidate.kbName,
       kind: candidate.kind,
-      query: { language: "search", text: d.text, ...(d.filters ? { filters: d.filters } : {}) },
+      query: { language: "search", text: d.text, ...(d.semantic ? { semantic: d.semantic } : {}), ...(d.filters ? { filters: d.filters } : {}) },
       strategy: "search",
       sourceObject: d.sourceObject,
       explanation: `Search: ${d.why}${adj.notes.length > 0 ? `; ${adj.notes.join("; ")}` : ""}.`,

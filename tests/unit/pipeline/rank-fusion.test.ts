@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { RANK_FUSION_K, fusedOrder, retrievalRanks } from "@/lib/pipeline/rank-fusion";
+import { poolEvidence } from "@/lib/pipeline/stages/pool";
+import { rerankEvidence } from "@/lib/pipeline/stages/rerank";
+import { intent, passage, row } from "./select-fixtures";
+
+const DOCS = ["kb-docs", "Aurora policies and reports"] as const;
+
+/** One search's results, in the engine's order (the fixture names each passage's query by its first words). */
+function searchResults(texts: string[], query = "tent recalls"): ReturnType<typeof passage>[] {
+  return texts.map((t, i) => {
+    const p = passage(...DOCS, `doc-${i}`, 0, t);
+    return { ...p, provenance: { ...p.provenance, query } };
+  });
+}
+
+describe("rank fusion with the search engines' own ranking", () => {
+  it("reads each search's order as its ranks, the best place of a piece several searches found, none for structured pieces", () => {
+    const [a, b, c] = searchResults(["first", "second", "third"]);
+    const again = { ...a, provenance: { ...a.provenance, query: "another search" } };
+    const sql = row("kb-sales", "Aurora sales database", "Query result", ["n"], [4], "SELECT count(*) AS n FROM stores", 0);
+    const ranks = retrievalRanks([b, c, a, sql, again]);
+    expect(ranks.get(b.id)).toBe(1);
+    expect(ranks.get(c.id)).toBe(2);
+    expect(ranks.get(a.id)).toBe(1);
+    expect(ranks.has(sql.id)).toBe(false);
+  });
+
+  it("fuses by reciprocal rank: a stage's top piece the engine put last does not jump pieces both rank high", () => {
+    // Stage scores rank item 2 first; the engine ranked it 50th of 50.
+    const stage = Array.from({ length: 50 }, (_, i) => (i === 49 ? 10 : 5 - i * 0.01));
+    const retrieval = Array.from({ length: 50 }, (_, i) => i + 1);
+    const order = fusedOrder(stage, retrieval);
+    expect(order[0]).toBe(0);
+    expect(order.indexOf(49)).toBeGreaterThan(0);
+    expect(1 / (RANK_FUSION_K + 1) + 1 / (RANK_FUSION_K + 50)).toBeLessThan(2 / (RANK_FUSION_K + 2));
+    // Without a retrieval ranking (structured pieces) the order is the stage's own.
+    expect(fusedOrder([1, 3, 2], [undefined, undefined, undefined])).toEqual([1, 2, 0]);
+  });
+
+  it("the pool keeps the engine's best passages ahead of a keyword-stuffed one the engine ranked low", () => {
+    const q = intent("Do tent recalls reduce injuries?", { keywords: ["tent", "recalls", "reduce", "injuries"] });
+    const results = searchResults([
+      "Product withdrawals of camping shelters lowered harm in a cohort of campers.",
+      ...Array.from({ length: 30 }, (_, i) => `Unrelated study ${i} about cell growth in patients.`),
+      "Tent recalls tent recalls reduce injuries injuries: an index of tent recalls terms.",
+    ]);
+    const pooled = poolEvidence({ intent: q, pieces: results });
+    expect(pooled[0].piece.id).toBe(results[0].id);
+    expect(pooled[0].retrievalRank).toBe(1);
+    // The pool's own score is still its BM25: the stuffed passage has the higher one.
+    const stuffed = pooled.find((e) => e.piece.id === results[31].id)!;
+    expect(stuffed.score).toBeGreaterThan(pooled[0].score);
+  });
+
+  it("a re-ranking round fuses its scorer's order with the engine's and keeps the piece's own score", async () => {
+    const q = intent("Do tent recalls reduce injuries?", { keywords: ["tent", "recalls", "reduce", "injuries"] });
+    const results = searchResults([
+      "Product withdrawals of camping shelters lowered harm in a cohort of campers.",
+      ...Array.from({ length: 30 }, (_, i) => `Unrelated study ${i} about cell growth in patients.`),
+      "Tent recalls tent recalls reduce injuries injuries: an index of tent recalls terms.",
+    ]);
+    const pool = poolEvidence({ intent: q, pieces: results });
+    const ranked = await rerankEvidence({ intent: q, pool, rounds: [{ scorer: "bm25", keep: 5 }] });
+    expect(ranked.map((e) => e.piece.id)).toContain(results[0].id);
+    expect(ranked[0].piece.id).toBe(results[0].id);
+    expect(ranked[0].score).toBe(ranked[0].scores.bm25);
+  });
+});
+
+describe("the first round's blend of lexical and semantic scores", () => {
+  it("weighs the halves on one scale: a wide-spread lexical score does not drown the bunched cosines", async () => {
+    const { blendWithDense, minMaxScale } = await import("@/lib/pipeline/scorers");
+    // Piece 0 is a little better lexically; piece 1 is far better by meaning (0.62 vs 0.30, the whole cosine range here).
+    const lexical = [1.6, 1.0, 0.1];
+    const dense = [0.3, 0.62, 0.31];
+    const blended = blendWithDense(lexical, dense);
+    expect(blended[1]).toBeGreaterThan(blended[0]);
+    expect(minMaxScale([2, 4, Number.NaN, 3])).toEqual([0, 1, Number.NaN, 0.5]);
+    expect(minMaxScale([5, 5])).toEqual([0, 0]);
+    // A piece without a vector counts its lexical score for both halves.
+    expect(blendWithDense([0, 1], [0.5, Number.NaN])).toEqual([0, 1]);
+  });
+});
