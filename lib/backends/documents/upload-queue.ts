@@ -49,6 +49,15 @@ export async function queuedUploads(prisma: PrismaClient, kbId: string): Promise
   return { waiting, job: jobs.find((j) => j.kind === ingestUploadsJob.id) ?? null };
 }
 
+/** Tries the waiting documents again now: after the job gave up, or to skip its wait once the cluster is back. */
+export async function retryQueuedUploads(prisma: PrismaClient, kbId: string): Promise<QueuedUploads> {
+  const q = await queuedUploads(prisma, kbId);
+  if (q.waiting === 0) throw new AppError("VALIDATION", "No documents are waiting to be added.");
+  if (q.job?.status === "QUEUED") await prisma.job.updateMany({ where: { id: q.job.id, status: "QUEUED" }, data: { runAfter: new Date() } });
+  else await enqueueJob(prisma, ingestUploadsJob, { kbId }, { activeKey: ingestJobKey(kbId), kbId, message: "Waiting to add the documents." });
+  return queuedUploads(prisma, kbId);
+}
+
 /** The "documents.ingest" job: the collection's queued files, oldest first. */
 export async function ingestQueuedUploads(ctx: JobContext<{ kbId: string }>): Promise<JobResult> {
   const { prisma, deps } = ctx.services;
