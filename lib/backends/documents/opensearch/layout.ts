@@ -138,6 +138,16 @@ async function layoutBehind(conn: OpenSearchConnection, alias: string): Promise<
   return index ? { index, layout: body?.mappings?._meta?.mosaic_layout } : null;
 }
 
+/** The layout versions of the indexes behind the collection's aliases (null where an alias is missing or unversioned). */
+export async function layoutVersions(conn: OpenSearchConnection, names: CollectionIndexes): Promise<(number | null)[]> {
+  const out: (number | null)[] = [];
+  for (const alias of [names.contentAlias, names.unitsAlias]) {
+    const found = await layoutBehind(conn, alias);
+    out.push(typeof found?.layout === "number" ? found.layout : null);
+  }
+  return out;
+}
+
 /**
  * Checks that both aliases exist and lead to indexes of this layout version; throws a plain error
  * (missing index, incompatible mapping) otherwise.

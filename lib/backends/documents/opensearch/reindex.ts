@@ -6,10 +6,11 @@ import { type JobContext, JobFailedError, type JobResult, JobSkippedError } from
 import { reindexCollectionJob } from "../../../jobs/definitions";
 import { enqueueJob, type JobView, latestJobsOfKb } from "../../../jobs/queue";
 import { closeBackend, parseKbConfig } from "../../registry";
+import { log } from "../../../log";
 import { type DocumentsConfig, documentsSecretsSchema } from "../config";
 import { call, connectOpenSearch, type OpenSearchConnection } from "./connection";
 import { META_ID } from "./collection";
-import { collectionIndexes, createLayoutIndex, indexesBehind, LAYOUT_VERSION } from "./layout";
+import { collectionIndexes, createLayoutIndex, indexesBehind, LAYOUT_VERSION, layoutVersions } from "./layout";
 
 /**
  * Re-indexing an OpenSearch collection, as a background job: a new pair of indexes is built beside the
@@ -40,6 +41,35 @@ export async function requestReindex(prisma: PrismaClient, kbId: string): Promis
   }
   await enqueueReindex(prisma, kb.id);
   return latestReindex(prisma, kb.id);
+}
+
+/**
+ * After an upgrade that changed the index layout: every collection in OpenSearch whose indexes are of
+ * an older layout gets a re-index job (run at server start; a cluster that does not answer is skipped
+ * and its collection's health says why). An index of a newer layout is left alone: an older Mosaic
+ * must not rebuild what a newer one wrote. Returns how many jobs were asked for.
+ */
+export async function reindexOutdatedCollections(prisma: PrismaClient, deps: { encryptionKey: Buffer }): Promise<number> {
+  const kbs = await prisma.knowledgeBase.findMany({ where: { kind: "DOCUMENTS" }, select: { id: true, name: true, config: true, secretsCiphertext: true } });
+  let asked = 0;
+  for (const kb of kbs) {
+    const config = parseKbConfig("DOCUMENTS", kb.config) as DocumentsConfig;
+    if (config.engine !== "opensearch") continue;
+    let conn: OpenSearchConnection | undefined;
+    try {
+      conn = connectOpenSearch(config, documentsSecretsSchema.parse(kb.secretsCiphertext ? decryptSecrets(kb.secretsCiphertext, deps.encryptionKey) : {}));
+      const versions = await layoutVersions(conn, collectionIndexes(conn.settings, kb.id));
+      if (versions.some((v) => v !== null && v < LAYOUT_VERSION)) {
+        await enqueueReindex(prisma, kb.id);
+        asked++;
+      }
+    } catch (err) {
+      log.warn({ err, kb: kb.name }, "could not read a collection's index layout");
+    } finally {
+      await conn?.client.close();
+    }
+  }
+  return asked;
 }
 
 async function countOf(conn: OpenSearchConnection, index: string): Promise<number> {
