@@ -46,7 +46,7 @@ export function Reindex({ kbId, initial }: { kbId: string; initial: JobView | nu
         </p>
       )}
       {start.error && <Alert tone="error">{start.error.message}</Alert>}
-      {!active && <Button type="button" variant="secondary" disabled={start.isPending} onClick={() => start.mutate()}>{start.isPending ? "Starting…" : "Re-index"}</Button>}
+      {!active && <Button type="button" variant="secondary" disabled={start.isPending} onClick={() => start.mutate()}>{start.isPending ? "Starting…" : "Rebuild the index"}</Button>}
     </section>
   );
 }
