@@ -113,6 +113,9 @@ const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
+/** The names of every variable the app reads (deployment examples are checked against them). */
+export const ENV_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 export class EnvError extends Error {
   constructor(public readonly issues: string[]) {
     super(

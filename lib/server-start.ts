@@ -1,4 +1,5 @@
 import { enqueueCatalogEmbedding, reconcileCollectionEmbeddings } from "./backends/documents/embedding-queue";
+import { reindexOutdatedCollections } from "./backends/documents/opensearch/reindex";
 import { closeAllBackends } from "./backends/registry";
 import { type CatalogDeps, catalogDeps } from "./catalog/deps";
 import { initDatabase } from "./db/client";
@@ -39,6 +40,10 @@ export async function startServer(): Promise<void> {
     const deps = catalogDeps();
     await startJobProcessor({ services: { prisma: handle.prisma, deps }, exclusive: handle.engine === "pglite", ...jobLease(env.JOB_LEASE_MS) });
     void reconcileEmbeddingsAtStart(handle.prisma, deps);
+    // Collections in OpenSearch whose indexes an older version built are re-indexed in the background.
+    void reindexOutdatedCollections(handle.prisma, deps)
+      .then((asked) => asked && log.info({ collections: asked }, "collections queued for re-indexing"))
+      .catch((err) => log.warn({ err }, "could not check the collections' index layouts"));
     const shutdown = async (signal: string) => {
       log.info({ signal }, "shutting down");
       await stopJobProcessor();

@@ -37,8 +37,27 @@ export const moveToOpenSearchJob = defineJob({
   handler: () => import("../backends/documents/move-to-opensearch").then((m) => m.moveCollectionToOpenSearch),
 });
 
+/**
+ * Adds the files queued for a collection (kept in the database until committed). Many attempts: a
+ * cluster that is down for hours is waited for with growing pauses (at most 10 minutes apart).
+ */
+export const ingestUploadsJob = defineJob({
+  id: "documents.ingest",
+  payload: z.object({ kbId: z.string().min(1) }),
+  maxAttempts: 40,
+  handler: () => import("../backends/documents/upload-queue").then((m) => m.ingestQueuedUploads),
+});
+
+/** Builds a collection's OpenSearch indexes again beside the current ones, fills and checks them, then switches its aliases. */
+export const reindexCollectionJob = defineJob({
+  id: "documents.reindex",
+  payload: z.object({ kbId: z.string().min(1) }),
+  maxAttempts: 3,
+  handler: () => import("../backends/documents/opensearch/reindex").then((m) => m.reindexCollection),
+});
+
 export const JOB_DEFINITIONS = new Map<string, JobDefinition>(
-  [embedCollectionJob, embedCatalogTextsJob, moveToOpenSearchJob].map((d) => [d.id, d as unknown as JobDefinition]),
+  [embedCollectionJob, embedCatalogTextsJob, moveToOpenSearchJob, ingestUploadsJob, reindexCollectionJob].map((d) => [d.id, d as unknown as JobDefinition]),
 );
 
 /** Human names for the kinds (the knowledge base page, the health overview). */
@@ -46,4 +65,6 @@ export const JOB_LABELS: Record<string, string> = {
   [embedCollectionJob.id]: "Embedding for semantic search",
   [embedCatalogTextsJob.id]: "Embedding the catalog for source selection",
   [moveToOpenSearchJob.id]: "Moving to OpenSearch",
+  [ingestUploadsJob.id]: "Adding documents",
+  [reindexCollectionJob.id]: "Re-indexing in OpenSearch",
 };

@@ -116,6 +116,48 @@ describe("admin knowledge-base registry", () => {
     }
   });
 
+  it("adds documents to a collection in the background and shows when they are in", async () => {
+    const { page, close } = await signedIn("ADMIN");
+    try {
+      const kbs = new KnowledgeBasesPage(page);
+      await kbs.register({ source: "Documents", name: "Trail notes", files: [{ name: "trail.md", mimeType: "text/markdown", buffer: Buffer.from("# Trail\n\nThe north trail closes at dusk.\n") }] });
+      await page.waitForURL(/\/knowledge-bases\/(?!new$)[^/]+$/, { timeout: 60_000 });
+      const panel = page.getByTestId("add-documents");
+      await panel.getByLabel(/^Files$/).setInputFiles([{ name: "huts.md", mimeType: "text/markdown", buffer: Buffer.from("# Huts\n\nThe ridge hut sleeps twelve and opens in June.\n") }]);
+      await panel.getByRole("button", { name: "Add to the collection" }).click();
+      // Kept by the server, then added by its job processor; the page follows the job.
+      await expect.poll(async () => (await panel.getByTestId("add-documents-status").count()) && panel.getByTestId("add-documents-status").innerText(), { timeout: 60_000 }).toMatch(/^1 added, 0 replaced, 0 unchanged\.$/);
+      await expect.poll(() => page.getByTestId("kb-descriptor").innerText(), { timeout: 20_000 }).toMatch(/^Document collection "Trail notes": 2 documents/);
+      await screenshot(page, "knowledge-base-add-documents");
+    } finally {
+      await close();
+    }
+  });
+
+  it.skipIf(!process.env.TEST_OPENSEARCH_URL)("re-indexes a collection in OpenSearch from its page, with its progress", async () => {
+    const { page, close } = await signedIn("ADMIN");
+    try {
+      const kbs = new KnowledgeBasesPage(page);
+      await kbs.register({ source: "Documents", name: "Clustered notes", files: [{ name: "notes.md", mimeType: "text/markdown", buffer: Buffer.from("# Notes\n\nThe east gate opens at seven.\n") }] }, false);
+      const form = page.getByRole("form", { name: "Register a knowledge base" });
+      await form.getByLabel(/In an OpenSearch cluster/).check();
+      await form.getByLabel("Cluster address (optional)").fill(process.env.TEST_OPENSEARCH_URL!);
+      await form.getByRole("button", { name: "Register" }).click();
+      await page.waitForURL(/\/knowledge-bases\/(?!new$)[^/]+$/, { timeout: 60_000 });
+      const panel = page.getByTestId("reindex");
+      expect(await page.getByTestId("move-to-opensearch").count()).toBe(0);
+      await panel.getByRole("button", { name: "Rebuild the index" }).click();
+      await expect.poll(async () => (await panel.getByTestId("reindex-status").count()) && panel.getByTestId("reindex-status").innerText(), { timeout: 60_000 }).toMatch(/^Re-indexed with index layout \d+; the previous indexes were removed\./);
+      await screenshot(page, "knowledge-base-reindex");
+      await page.getByRole("button", { name: "Delete knowledge base…" }).click();
+      await page.getByLabel('Type "Clustered notes" to confirm').fill("Clustered notes");
+      await page.getByRole("button", { name: "Delete permanently" }).click();
+      await page.waitForURL(/\/knowledge-bases$/);
+    } finally {
+      await close();
+    }
+  });
+
   it("offers to move a collection kept on this server to OpenSearch, as a background job", async () => {
     const { page, close } = await signedIn("ADMIN");
     try {

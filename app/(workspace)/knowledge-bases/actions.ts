@@ -4,6 +4,8 @@ import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
 import { collectionEmbeddingStatus, enqueueCollectionEmbedding } from "@/lib/backends/documents/embedding-queue";
 import { latestMove, requestMoveToOpenSearch } from "@/lib/backends/documents/move-to-opensearch";
+import { latestReindex, requestReindex } from "@/lib/backends/documents/opensearch/reindex";
+import { queuedUploads, retryQueuedUploads } from "@/lib/backends/documents/upload-queue";
 import { withBackendErrors } from "@/lib/catalog/backend-errors";
 import { catalogDeps } from "@/lib/catalog/deps";
 import { deleteKnowledgeBase, setPrivilegeRiskAcceptance, updateKnowledgeBase } from "@/lib/catalog/knowledge-bases";
@@ -88,6 +90,29 @@ export const moveStatusAction = authActionClient
   .metadata({ name: "kb.moveToOpenSearch.status", roles: ADMIN })
   .inputSchema(idSchema)
   .action(async ({ parsedInput }) => latestMove(await db(), parsedInput.id));
+
+/** Re-indexes a collection in OpenSearch (a background job; the page polls it). */
+export const reindexAction = authActionClient
+  .metadata({ name: "kb.reindex", roles: ADMIN })
+  .inputSchema(idSchema)
+  .action(async ({ parsedInput }) => requestReindex(await db(), parsedInput.id));
+
+export const reindexStatusAction = authActionClient
+  .metadata({ name: "kb.reindex.status", roles: ADMIN })
+  .inputSchema(idSchema)
+  .action(async ({ parsedInput }) => latestReindex(await db(), parsedInput.id));
+
+/** Documents waiting to be added to a collection, and the job adding them. */
+export const queuedUploadsAction = authActionClient
+  .metadata({ name: "kb.documents.queue", roles: ADMIN })
+  .inputSchema(idSchema)
+  .action(async ({ parsedInput }) => queuedUploads(await db(), parsedInput.id));
+
+/** Tries the waiting documents again now (after the job gave up, or to skip its wait). */
+export const retryUploadsAction = authActionClient
+  .metadata({ name: "kb.documents.retry", roles: ADMIN })
+  .inputSchema(idSchema)
+  .action(async ({ parsedInput }) => retryQueuedUploads(await db(), parsedInput.id));
 
 /** An admin accepts (or withdraws) the risk of a PostgreSQL role that may do more than read; the connection is checked again. */
 export const setPrivilegeRiskAction = authActionClient

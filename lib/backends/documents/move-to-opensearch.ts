@@ -67,8 +67,8 @@ export async function requestMoveToOpenSearch(
   return latestMove(prisma, kb.id);
 }
 
-/** The stored documents of a SQLite collection, rebuilt as the writer takes them, in ingestion order. */
-function* storedDocuments(db: IndexDb): Generator<{ input: DocumentToCommit } | { failed: { sourceName: string; mediaType: string; contentHash: string; error: string } }> {
+/** The stored documents of a SQLite collection, rebuilt as the writer takes them, in ingestion order (the move and the workspace export read them). */
+export function* storedDocuments(db: IndexDb): Generator<{ input: DocumentToCommit } | { failed: { sourceName: string; mediaType: string; contentHash: string; error: string } }> {
   const chunksOf = db.prepare(
     "SELECT chunk_index, section, text, start_offset, end_offset, first_sentence_index, sentences, location FROM chunks WHERE document_id = ? ORDER BY chunk_index",
   );

@@ -1,16 +1,20 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { AddDocuments } from "@/components/kb/add-documents";
 import { EmbeddingProgress } from "@/components/kb/embedding-progress";
 import { MoveToOpenSearch } from "@/components/kb/move-to-opensearch";
 import { CopyButton, KbActions, KbDeleteForm, KbSettingsForm } from "@/components/kb/kb-manage";
 import { PrivilegeNotice } from "@/components/kb/privilege-notice";
+import { Reindex } from "@/components/kb/reindex";
 import { KindBadge, StatusBadge } from "@/components/kb/status-badge";
 import { SourceObjectBrowser } from "@/components/source-objects/source-object-browser";
 import { Alert } from "@/components/ui/alert";
 import { requireRole } from "@/lib/auth/session";
 import { collectionEmbeddingStatus } from "@/lib/backends/documents/embedding-queue";
 import { latestMove } from "@/lib/backends/documents/move-to-opensearch";
+import { latestReindex } from "@/lib/backends/documents/opensearch/reindex";
+import { queuedUploads } from "@/lib/backends/documents/upload-queue";
 import { catalogDeps } from "@/lib/catalog/deps";
 import { configLines, statLines } from "@/lib/catalog/display-labels";
 import { getKnowledgeBase } from "@/lib/catalog/knowledge-bases";
@@ -31,11 +35,16 @@ export default async function KnowledgeBasePage({ params, searchParams }: { para
   });
   // A collection kept on this server can be moved to an OpenSearch cluster (an admin's job).
   const movable = kb.kind === "DOCUMENTS" && kb.config.engine !== "opensearch" && user.role === "ADMIN";
-  const [objects, groups, embedding, move] = await Promise.all([
+  // Admins add documents to a collection (queued, added in the background) and re-index one in OpenSearch.
+  const addable = kb.kind === "DOCUMENTS" && user.role === "ADMIN";
+  const reindexable = kb.kind === "DOCUMENTS" && kb.config.engine === "opensearch" && user.role === "ADMIN";
+  const [objects, groups, embedding, move, uploads, reindex] = await Promise.all([
     listSourceObjects(prisma, user, { kbId: id }),
     prisma.group.findMany({ orderBy: { name: "asc" }, select: { id: true, name: true } }),
     kb.kind === "DOCUMENTS" ? collectionEmbeddingStatus(prisma, catalogDeps(), kb) : null,
     movable ? latestMove(prisma, kb.id) : null,
+    addable ? queuedUploads(prisma, kb.id) : null,
+    reindexable ? latestReindex(prisma, kb.id) : null,
   ]);
   const { warnings } = await searchParams;
   // Nested settings (an OpenSearch collection's cluster) are listed one per line, as "opensearch.url".
@@ -103,7 +112,9 @@ export default async function KnowledgeBasePage({ params, searchParams }: { para
             )}
           </section>
           {embedding && <EmbeddingProgress kbId={kb.id} initial={embedding} />}
+          {uploads && <AddDocuments kbId={kb.id} initial={uploads} />}
           {movable && <MoveToOpenSearch kbId={kb.id} initial={move} />}
+          {reindexable && <Reindex kbId={kb.id} initial={reindex} />}
           <section aria-labelledby="settings-heading" className="rounded-lg border border-slate-200 bg-white p-4">
             <h2 id="settings-heading" className="mb-3 font-semibold">Settings and access</h2>
             <KbSettingsForm kb={{ id: kb.id, name: kb.name, description: kb.description, groupIds: kb.groups.map((g) => g.id) }} groups={groups} />

@@ -138,6 +138,16 @@ async function layoutBehind(conn: OpenSearchConnection, alias: string): Promise<
   return index ? { index, layout: body?.mappings?._meta?.mosaic_layout } : null;
 }
 
+/** The layout versions of the indexes behind the collection's aliases (null where an alias is missing or unversioned). */
+export async function layoutVersions(conn: OpenSearchConnection, names: CollectionIndexes): Promise<(number | null)[]> {
+  const out: (number | null)[] = [];
+  for (const alias of [names.contentAlias, names.unitsAlias]) {
+    const found = await layoutBehind(conn, alias);
+    out.push(typeof found?.layout === "number" ? found.layout : null);
+  }
+  return out;
+}
+
 /**
  * Checks that both aliases exist and lead to indexes of this layout version; throws a plain error
  * (missing index, incompatible mapping) otherwise.
@@ -188,7 +198,26 @@ export async function ensureVectorField(conn: OpenSearchConnection, names: Colle
   return field;
 }
 
-/** Removes the collection's indexes (deleting the KB). */
+/** The indexes an alias leads to (none when the alias does not exist). */
+export async function indexesBehind(conn: OpenSearchConnection, alias: string): Promise<string[]> {
+  const res = await call<Record<string, unknown>>(conn, "GET", `/_alias/${encodeURIComponent(alias)}`, undefined, { ignore: [404] });
+  return res.status === 404 ? [] : Object.keys(res.body);
+}
+
+/**
+ * Creates one of the collection's indexes under a name of its own, without an alias (a re-index fills
+ * it before the alias moves), with this version's settings, analyzer and mapping, plus `extra` fields
+ * (the vector fields the collection already has).
+ */
+export async function createLayoutIndex(conn: OpenSearchConnection, index: string, which: "units" | "content", extra: Record<string, unknown> = {}): Promise<void> {
+  const base = which === "units" ? UNITS_MAPPING : CONTENT_MAPPING;
+  const mappings = { ...base, properties: { ...base.properties, ...extra } };
+  await call(conn, "PUT", `/${index}`, indexBody(conn.settings, mappings, which === "units"));
+}
+
+/** Removes the collection's indexes (deleting the KB): the first build's names and whatever its aliases lead to after a re-index. */
 export async function deleteIndexes(conn: OpenSearchConnection, names: CollectionIndexes): Promise<void> {
-  await call(conn, "DELETE", `/${names.unitsIndex},${names.contentIndex}`, undefined, { ignore: [404], querystring: { ignore_unavailable: true } });
+  const behind = [...(await indexesBehind(conn, names.unitsAlias)), ...(await indexesBehind(conn, names.contentAlias))];
+  const all = [...new Set([names.unitsIndex, names.contentIndex, ...behind])];
+  await call(conn, "DELETE", `/${all.join(",")}`, undefined, { ignore: [404], querystring: { ignore_unavailable: true } });
 }
