@@ -1,5 +1,5 @@
 // npm run workspace:import -- --from <folder> [--to-database URL] [--to-search URL] [--data-dir DIR]
-//   [--source-secrets <old DATA_DIR>/secrets.json | --source-key KEY]
+//   [--storage-dir DIR] [--source-secrets <old DATA_DIR>/secrets.json | --source-key KEY]
 // Reads a workspace export into the scale deployment: PostgreSQL (DATABASE_URL or --to-database) and
 // OpenSearch (SEARCH_URL or --to-search) for the collections that were SQLite files. The target must be empty.
 import { readFileSync } from "node:fs";
@@ -32,6 +32,7 @@ await runCli(async () => {
       "to-database": { type: "string" },
       "to-search": { type: "string" },
       "data-dir": { type: "string" },
+      "storage-dir": { type: "string" },
       "source-key": { type: "string" },
       "source-secrets": { type: "string" },
     },
@@ -45,7 +46,7 @@ await runCli(async () => {
   const dataDir = path.resolve(values["data-dir"] ?? env.DATA_DIR);
   const report = await importWorkspace({
     from: values.from,
-    target: { databaseUrl, dataDir, datasetsDir: path.resolve(env.DATASETS_DIR) },
+    target: { databaseUrl, dataDir, storageDir: path.resolve(values["storage-dir"] ?? env.STORAGE_DIR ?? dataDir), datasetsDir: path.resolve(env.DATASETS_DIR) },
     encryptionKey: resolveSecrets({ ...env, DATA_DIR: dataDir }).encryptionKey,
     sourceKey: sourceKey(values),
     search: searchUrl ? { url: searchUrl, store: searchUrl !== env.SEARCH_URL } : undefined,

@@ -35,7 +35,7 @@ import { CARRIED_TABLES } from "./tables";
 
 export interface ImportOptions {
   from: string;
-  target: { databaseUrl?: string; dataDir: string; datasetsDir: string };
+  target: { databaseUrl?: string; dataDir: string; datasetsDir: string; /** Where kbs/<id> goes (STORAGE_DIR); absent: dataDir. */ storageDir?: string };
   /** The new deployment's encryption key. */
   encryptionKey: Buffer;
   /** The old deployment's key, when it differs: the secrets are decrypted with it and encrypted again. */
@@ -166,8 +166,8 @@ export async function importWorkspace(opts: ImportOptions): Promise<ImportReport
     if (!health.ok) throw new AppError("UNAVAILABLE", `${health.message} Nothing was imported.`);
   }
   for (const kbId of manifest.kbFiles) {
-    const target = kbStorageDir(opts.target.dataDir, kbId);
-    if (existsSync(target) && readdirSync(target).length) throw new AppError("VALIDATION", `${target} already holds a knowledge base's files: import into an empty DATA_DIR, so nothing there is overwritten.`);
+    const target = kbStorageDir(storageRoot(opts), kbId);
+    if (existsSync(target) && readdirSync(target).length) throw new AppError("VALIDATION", `${target} already holds a knowledge base's files: import into an empty storage directory (STORAGE_DIR, or DATA_DIR when unset), so nothing there is overwritten.`);
   }
 
   const handle = await openTarget(opts);
@@ -181,7 +181,7 @@ export async function importWorkspace(opts: ImportOptions): Promise<ImportReport
     for (const entry of moving) {
       const config = targetConfig(entry, opts.search!);
       log(`Copying ${entry.name} (${entry.documents.toLocaleString("en")} documents) into OpenSearch…`);
-      await copyCollection(dir, entry, config, kbStorageDir(opts.target.dataDir, entry.kbId));
+      await copyCollection(dir, entry, config, kbStorageDir(storageRoot(opts), entry.kbId));
       movedConfigs.set(entry.kbId, config);
     }
 
@@ -219,10 +219,10 @@ export async function importWorkspace(opts: ImportOptions): Promise<ImportReport
 
     for (const kbId of manifest.kbFiles) {
       if (movedConfigs.has(kbId)) continue;
-      cpSync(path.join(dir, "files", "kbs", kbId), kbStorageDir(opts.target.dataDir, kbId), { recursive: true });
+      cpSync(path.join(dir, "files", "kbs", kbId), kbStorageDir(storageRoot(opts), kbId), { recursive: true });
     }
     // What the new deployment must do: vectors for the moved collections, documents still waiting.
-    const deps: CatalogDeps = { dataDir: opts.target.dataDir, encryptionKey: opts.encryptionKey, datasetsDir: opts.target.datasetsDir };
+    const deps: CatalogDeps = { dataDir: storageRoot(opts), encryptionKey: opts.encryptionKey, datasetsDir: opts.target.datasetsDir };
     for (const kbId of movedConfigs.keys()) {
       await checkKnowledgeBase(handle.prisma, deps, kbId);
       await enqueueCollectionEmbedding(handle.prisma, kbId);
@@ -235,4 +235,9 @@ export async function importWorkspace(opts: ImportOptions): Promise<ImportReport
     await closeAllBackends();
     await handle.close();
   }
+}
+
+/** The directory that receives kbs/<id>: STORAGE_DIR when the deployment shares one, else DATA_DIR. */
+function storageRoot(opts: { target: { dataDir: string; storageDir?: string } }): string {
+  return opts.target.storageDir ?? opts.target.dataDir;
 }
