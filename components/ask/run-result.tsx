@@ -157,7 +157,7 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
             <Section id="refinement-heading" title="Refinement path" hint="The critic checks each round's answer against the evidence and, when it fails, says what to change.">
               <RefinementPath iterations={outcome.iterations} finalText={outcome.answer.text} finalReason={outcome.answer.reason} refrained={outcome.answer.refrained} />
             </Section>
-            <Section id="candidates-heading" title="Candidate sources" hint="The knowledge bases source selection picked for this question, with the reasons behind each score.">
+            <Section id="candidates-heading" title="Candidate sources" hint="The knowledge bases source selection picked for this question, how well each matched and why.">
               <CandidateSources outcome={outcome} />
             </Section>
           </>

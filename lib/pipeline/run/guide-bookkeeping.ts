@@ -39,7 +39,7 @@ export function selectionGuides(guides: GuideHit[]): SelectInput["guides"] {
 
 /** The guides' native queries as formulation adapts them. */
 export function formulationGuides(guides: GuideHit[]): FormulateGuide[] {
-  return guides.flatMap((g) => g.examples.map((ex) => ({ guideId: g.guideId, question: g.question, score: g.score, kbId: ex.kbId, query: ex.query })));
+  return guides.flatMap((g) => g.examples.map((ex) => ({ guideId: g.guideId, question: g.question, score: g.score, kbId: ex.kbId, sourceObject: ex.sourceObject, query: ex.query })));
 }
 
 /** Runs the close guides' direct retrieval actions; a failing one is a degradation, not an error. */

@@ -1,4 +1,4 @@
-import { strategyInWords } from "../../strategy-words";
+import { queryOutcomeInWords, strategyInWords } from "../../strategy-words";
 import { normalizeLabel } from "../../text";
 import type { ExecutedQuery, Feedback, FeedbackType } from "../../types";
 import { queryNamesEntity } from "../answer";
@@ -42,7 +42,7 @@ function feedback(type: FeedbackType, target: string | null, detail: string): Fe
 }
 
 function statusSummary(queries: ExecutedQuery[]): string {
-  return queries.map((q) => `${q.kbName}: ${q.status === "ok" ? "empty" : q.status}`).join("; ");
+  return queries.map((q) => `the ${strategyInWords(q.strategy)} on ${q.kbName} ${q.status === "ok" ? "returned nothing" : queryOutcomeInWords(q)}`).join("; ");
 }
 
 const emptyResult: Rule = (a) => {
@@ -157,7 +157,7 @@ const wrongModule: Rule = (a) => {
       feedback(
         "wrong_module",
         q.strategy,
-        `The ${strategyInWords(q.strategy)} on ${q.kbName} came back ${q.status === "ok" ? "empty" : q.status} while the document search found passages: answer from those.`,
+        `The ${strategyInWords(q.strategy)} on ${q.kbName} ${q.status === "ok" ? "returned nothing" : queryOutcomeInWords(q)} while the document search found passages: answer from those.`,
       ),
     );
 };
