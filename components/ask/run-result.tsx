@@ -163,7 +163,7 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
           </>
         )}
         <details className="rounded-lg border border-slate-200 bg-white p-4">
-          <summary className="cursor-pointer text-sm font-semibold">Trace ({view.trace.length} events)</summary>
+          <summary className="cursor-pointer text-sm font-semibold">Trace ({count(view.trace.length, "event")})</summary>
           <div className="mt-3">
             <TraceView events={view.trace} />
           </div>

@@ -4,6 +4,7 @@ import { kbStorageDir } from "../registry";
 import { readMeta } from "./index-db";
 import { openCollectionForIngest } from "./ingest";
 import { prepareVectorTable, rowsWithoutVectors, storeVectors, vectorState } from "./vectors";
+import { count } from "../../format/count";
 
 /** Rows read and embedded per step; each step is committed on its own, so a crash loses at most one. */
 export const EMBED_STEP = 128;
@@ -39,7 +40,7 @@ export async function embedCollection(ctx: JobContext<{ kbId: string }>): Promis
     await ctx.progress({
       done: state.embedded,
       total: state.rows,
-      message: startedOver && state.rows ? `Embedding ${fmt(state.rows)} passages and table rows with ${what}.` : `Embedding with ${what}: ${fmt(state.embedded)} of ${fmt(state.rows)} done.`,
+      message: startedOver && state.rows ? `Embedding ${count(state.rows, "passage or table row", "passages and table rows")} with ${what}.` : `Embedding with ${what}: ${fmt(state.embedded)} of ${fmt(state.rows)} done.`,
     });
     for (;;) {
       if (ctx.signal.aborted) throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error("stopped");
@@ -56,7 +57,7 @@ export async function embedCollection(ctx: JobContext<{ kbId: string }>): Promis
       state = vectorState(db);
       await ctx.progress({ done: state.embedded, total: state.rows, message: `Embedding with ${what}: ${fmt(state.embedded)} of ${fmt(state.rows)} done.` });
     }
-    return { message: `${fmt(state.embedded)} passages and table rows embedded with ${what}.` };
+    return { message: `${count(state.embedded, "passage or table row", "passages and table rows")} embedded with ${what}.` };
   } finally {
     db.close();
   }

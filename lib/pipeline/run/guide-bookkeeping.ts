@@ -9,6 +9,7 @@ import { findNearestGuides, type GuideHit, type GuideSemantics } from "../guides
 import type { FormulateGuide } from "../stages/formulate";
 import type { SelectInput } from "../stages/select";
 import { storeGuideUse } from "./persistence";
+import { count } from "../../format/count";
 
 /**
  * The extraction guides a run uses (AU-RAG): the nearest ones to its question, noted on the run, offered
@@ -27,7 +28,7 @@ export interface RunGuides {
 
 export async function loadRunGuides(prisma: PrismaClient, user: AccessSubject, runId: string, question: string, kbIds: string[], semantic: GuideSemantics | null = null): Promise<RunGuides> {
   const hits = await findNearestGuides(prisma, user, question, kbIds, 3, 0.2, semantic);
-  const notes = hits.filter((g) => g.invalidActions > 0).map((g) => `Guide "${g.question.slice(0, 80)}" has ${g.invalidActions} malformed action(s); they were skipped.`);
+  const notes = hits.filter((g) => g.invalidActions > 0).map((g) => `Guide "${g.question.slice(0, 80)}" has ${count(g.invalidActions, "malformed action")}; ${g.invalidActions === 1 ? "it was" : "they were"} skipped.`);
   await storeGuideUse(prisma, runId, hits);
   return { hits, notes };
 }

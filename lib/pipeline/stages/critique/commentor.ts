@@ -5,6 +5,7 @@ import { queryNamesEntity } from "../answer";
 import { type RoundAnalysis, kbName, relationPresence } from "./analysis";
 import { CHECKS, type Check } from "./checks";
 import { constructFeedback } from "./construct-checks";
+import { count } from "../../../format/count";
 
 /**
  * HybGRAG's commentor: when the validator fails, ONE corrective feedback of a fixed type, chosen by the
@@ -82,7 +83,7 @@ const missingEntity: Rule = (a) =>
         "missing_entity",
         e.entity.mention,
         e.pieces.length > 0
-          ? `'${e.entity.mention}' has no link into the sources (it appears only in ${e.pieces.length} piece(s) of text).`
+          ? `'${e.entity.mention}' has no link into the sources (it appears only in ${count(e.pieces.length, "passage")} of text).`
           : `'${e.entity.mention}' has no link into the sources and no evidence mentions it.`,
       ),
     );
