@@ -1,67 +1,41 @@
 import { existsSync } from "node:fs";
 import type { PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
-import { log } from "../log";
-import { type BenchmarkLoadOptions, loadBenchmarkCatalog } from "./benchmarks";
+import { loadBenchmarksJob } from "../jobs/definitions";
+import { type JobView, cancelJob, enqueueJob, getJob, latestJobOfKind } from "../jobs/queue";
 import type { CatalogDeps } from "./deps";
 
 /**
- * Loading the benchmark catalog from the Evaluation page: one job per server, run in the background
- * in the server process, its progress read by polling. Everything outside this module goes through
- * startBenchmarkLoad / benchmarkLoadStatus, so the job can move onto the app database's job queue
- * without its callers changing. The state lives on globalThis because Next.js may load this module
- * more than once; it is lost on restart, and a restarted load skips what is already registered.
+ * Loading the benchmark catalog from the Evaluation page, as a job on the app database's queue (like
+ * embedding a collection): it survives a restart and resumes (what is registered is skipped), it can be
+ * cancelled between knowledge bases, and its progress is the job's. Its handler is
+ * lib/catalog/benchmark-load-handler.ts; this module only starts, reads and cancels it.
  */
-export interface BenchmarkLoadStatus {
-  state: "running" | "done" | "failed";
-  startedAt: string;
-  finishedAt: string | null;
-  /** Knowledge bases handled so far (loaded, already there or failed) out of total. */
-  done: number;
-  total: number;
-  /** The knowledge base being loaded now. */
-  current: string | null;
-  registered: number;
-  skipped: number;
-  failed: { name: string; error: string }[];
-  /** Why the whole job stopped, when it did. */
-  error: string | null;
+
+/** One load at a time: the job's key while it is unfinished. */
+export const BENCHMARK_LOAD_KEY = loadBenchmarksJob.id;
+
+/** The latest benchmark catalog load (running, or how the last one ended); null when none ran. */
+export function benchmarkLoadStatus(prisma: PrismaClient): Promise<JobView | null> {
+  return latestJobOfKind(prisma, loadBenchmarksJob.id);
 }
 
-const g = globalThis as unknown as { __mosaicBenchmarkLoad?: { status: BenchmarkLoadStatus; done: Promise<void> } };
-
-export function benchmarkLoadStatus(): BenchmarkLoadStatus | null {
-  return g.__mosaicBenchmarkLoad ? { ...g.__mosaicBenchmarkLoad.status } : null;
-}
-
-/** Starts loading the benchmark catalog unless a load is already going; returns its status at once. */
-export function startBenchmarkLoad(prisma: PrismaClient, deps: CatalogDeps, opts: Pick<BenchmarkLoadOptions, "neo4j"> = {}): BenchmarkLoadStatus {
-  if (g.__mosaicBenchmarkLoad?.status.state === "running") throw new AppError("CONFLICT", "The benchmark catalog is already loading. Its progress is shown on this page.");
+/** Queues a load unless one is waiting or running; returns its job at once. */
+export async function startBenchmarkLoad(prisma: PrismaClient, deps: CatalogDeps): Promise<JobView> {
   if (!existsSync(deps.datasetsDir)) {
     throw new AppError("UNAVAILABLE", `The datasets folder was not found at ${deps.datasetsDir}. Set DATASETS_DIR to the folder that holds the benchmark datasets and restart Mosaic.`);
   }
-  const status: BenchmarkLoadStatus = { state: "running", startedAt: new Date().toISOString(), finishedAt: null, done: 0, total: 0, current: null, registered: 0, skipped: 0, failed: [], error: null };
-  const done = loadBenchmarkCatalog(prisma, deps, {
-    neo4j: opts.neo4j,
-    progress: (p) => Object.assign(status, p),
-    log: (line) => log.info({ job: "benchmark-load" }, line),
-  })
-    .then((report) => {
-      Object.assign(status, { state: "done", registered: report.registered.length, skipped: report.skipped.length, failed: report.failed });
-    })
-    .catch((e: Error) => {
-      log.error({ err: e }, "loading the benchmark catalog failed");
-      Object.assign(status, { state: "failed", error: e.message });
-    })
-    .finally(() => {
-      status.current = null;
-      status.finishedAt = new Date().toISOString();
-    });
-  g.__mosaicBenchmarkLoad = { status, done };
-  return { ...status };
+  const { id, created } = await enqueueJob(prisma, loadBenchmarksJob, {}, { activeKey: BENCHMARK_LOAD_KEY, message: "Waiting to start." });
+  if (!created) throw new AppError("CONFLICT", "The benchmark catalog is already loading. Its progress is shown on this page.");
+  const job = await getJob(prisma, id);
+  if (!job) throw new AppError("NOT_FOUND", "The benchmark catalog load could not be started. Try again.");
+  return job;
 }
 
-/** For tests and shutdown: waits for the load going on, if any. */
-export async function waitForBenchmarkLoad(): Promise<void> {
-  await g.__mosaicBenchmarkLoad?.done;
+/** Stops the load going on before its next knowledge base; what it registered stays. */
+export async function cancelBenchmarkLoad(prisma: PrismaClient): Promise<JobView | null> {
+  const job = await benchmarkLoadStatus(prisma);
+  if (!job || (job.status !== "QUEUED" && job.status !== "RUNNING")) throw new AppError("CONFLICT", "No benchmark catalog load is going on.");
+  await cancelJob(prisma, job.id, "Cancelled. What was loaded stays; loading again skips it.");
+  return getJob(prisma, job.id);
 }

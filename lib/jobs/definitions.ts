@@ -24,12 +24,21 @@ export const embedCatalogTextsJob = defineJob({
 
 export const CATALOG_TEXTS_JOB_KEY = embedCatalogTextsJob.id;
 
+/** Registers the benchmark datasets as knowledge bases (the Evaluation page's button); resumable, skipping what is there. */
+export const loadBenchmarksJob = defineJob({
+  id: "catalog.load-benchmarks",
+  payload: z.object({}).strict(),
+  maxAttempts: 2,
+  handler: () => import("../catalog/benchmark-load-handler").then((m) => m.loadBenchmarks),
+});
+
 export const JOB_DEFINITIONS = new Map<string, JobDefinition>(
-  [embedCollectionJob, embedCatalogTextsJob].map((d) => [d.id, d as unknown as JobDefinition]),
+  [embedCollectionJob, embedCatalogTextsJob, loadBenchmarksJob].map((d) => [d.id, d as unknown as JobDefinition]),
 );
 
 /** Human names for the kinds (the knowledge base page, the health overview). */
 export const JOB_LABELS: Record<string, string> = {
   [embedCollectionJob.id]: "Embedding for semantic search",
   [embedCatalogTextsJob.id]: "Embedding the catalog for source selection",
+  [loadBenchmarksJob.id]: "Loading the benchmark catalog",
 };
