@@ -46,6 +46,10 @@ describe("answer wording", () => {
       const shown = await page.locator("main").innerText();
       expect(shown).toContain("Aurora sales database · database query");
       expect(shown).not.toMatch(/schema-linking|sparql-pattern/);
+      // No ranking figures for people to read: not on the evidence, the candidate sources or the stages.
+      expect(shown).not.toMatch(/relevance \d|score \d|similarity \d|confidence \d|\(\d\.\d+\)|\+\d\.\d{3}|\d+ rows\)|came back|\bok\b/);
+      expect(await ask.result().getByTestId("candidate-match").first().innerText()).toBe("Best match");
+      expect(await ask.stage("execute").getByTestId("stage-summary").innerText()).toMatch(/^Aurora sales database: returned 1 result/);
       await panel.scrollIntoViewIfNeeded();
       await screenshot(page, "ask-plain-source");
     } finally {
