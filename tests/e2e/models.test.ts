@@ -68,7 +68,7 @@ describe("ranking models", () => {
       await ask.ask("What percentage of products contained recycled or certified materials in 2025?");
       expect(await ask.answerText()).toMatch(/68\s*(percent|%)/);
       const panel = await ask.openCitationOfKind("passage");
-      const code = panel.getByTestId("native-query").locator("code");
+      const code = panel.getByTestId("native-query").first().locator("code");
       expect(await code.innerText()).toContain("[hybrid search: BM25 (SQLite FTS5) + vector similarity (all-MiniLM-L6-v2, int8), reciprocal-rank fusion (k = 60), weights BM25 1 : vector 1]");
       await panel.scrollIntoViewIfNeeded();
       await screenshot(page, "ask-evidence-hybrid");
