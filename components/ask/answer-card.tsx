@@ -117,7 +117,7 @@ export function AnswerCard({
           <ul className="mt-1 flex flex-wrap gap-2">
             {a.candidates.slice(0, 6).map((c) => (
               <li key={c.value} className="rounded bg-slate-100 px-2 py-0.5 text-slate-800">
-                {c.value} <span className="text-xs tabular-nums text-slate-500">{c.score.toFixed(2)}</span>
+                {c.value}
               </li>
             ))}
           </ul>

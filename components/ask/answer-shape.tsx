@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { AnswerShape } from "@/lib/pipeline/types";
+import { count } from "@/lib/format/count";
 
 /**
  * The answer's shape when it is a query result: a list shows how many values it holds and every one of
@@ -91,7 +92,7 @@ function ListView({ shape }: { shape: AnswerShape }) {
         </span>{" "}
         <span className="text-slate-500">({shape.columns[0]})</span>
       </p>
-      <ol className="mt-2 flex flex-wrap gap-1.5" aria-label={`${values.length} values`}>
+      <ol className="mt-2 flex flex-wrap gap-1.5" aria-label={count(values.length, "value")}>
         {visible.map((v, i) => (
           <li key={i} className="rounded bg-slate-100 px-2 py-0.5 text-sm text-slate-800" data-testid="answer-list-item">
             {v}
@@ -144,7 +145,7 @@ function TableView({ shape }: { shape: AnswerShape }) {
       </div>
       {shape.rows.length > shown && (
         <button type="button" onClick={() => setShown(shown === PREVIEW_ROWS ? Math.min(shape.rows.length, PAGE_ROWS) : shown + PAGE_ROWS)} className="mt-2 text-sm font-medium text-brand-700 hover:underline" data-testid="answer-show-all">
-          {shown === PREVIEW_ROWS ? `Show all ${shape.rows.length.toLocaleString("en")} rows` : `Show ${Math.min(PAGE_ROWS, shape.rows.length - shown)} more rows`}
+          {shown === PREVIEW_ROWS ? `Show all ${shape.rows.length.toLocaleString("en")} rows` : `Show ${count(Math.min(PAGE_ROWS, shape.rows.length - shown), "more row")}`}
         </button>
       )}
       <CapNote shape={shape} />

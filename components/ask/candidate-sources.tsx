@@ -1,5 +1,6 @@
 import type { RunOutcome } from "@/lib/pipeline/run";
 import { answeredFromKbs } from "@/lib/runs/answered-from";
+import { guideLikeness, matchAgainstBest } from "@/lib/format/strength";
 import { KindBadge } from "../kb/status-badge";
 
 const REASON_LABELS: Record<string, string> = {
@@ -11,7 +12,10 @@ const REASON_LABELS: Record<string, string> = {
   requested: "You chose it",
 };
 
-/** The candidate sources the run selected, with their scores and the reasons behind each score. */
+/**
+ * The candidate sources the run selected, how well each matched against the best one, and why. The scores
+ * and the reasons' weights are the pipeline's own scale: in words here, as numbers in the trace.
+ */
 export function CandidateSources({ outcome }: { outcome: RunOutcome }) {
   if (!outcome.candidates.length) return <p className="text-sm text-slate-600" data-testid="no-candidate-sources">No source matched the words of this question, so none was searched.</p>;
   // "Answered from here" only where there is an answer: a refused run's best-evidence source answered nothing.
@@ -30,15 +34,14 @@ export function CandidateSources({ outcome }: { outcome: RunOutcome }) {
                 <span aria-hidden className="h-1.5 w-24 overflow-hidden rounded-full bg-slate-100">
                   <span className="block h-full bg-brand-500" style={{ width: `${Math.round((c.score / top) * 100)}%` }} />
                 </span>
-                score <span className="tabular-nums font-medium text-slate-800">{c.score.toFixed(3)}</span>
+                <span className="font-medium text-slate-800" data-testid="candidate-match">{matchAgainstBest(c.score, top)}</span>
               </span>
             </div>
             <ul className="mt-2 space-y-1 text-sm">
               {c.reasons.map((r, i) => (
-                <li key={i} className="grid grid-cols-[8rem_minmax(0,1fr)_3.5rem] gap-2">
+                <li key={i} className="grid grid-cols-[8rem_minmax(0,1fr)] gap-2">
                   <span className="text-slate-500">{REASON_LABELS[r.type] ?? r.type}</span>
                   <span className="break-words text-slate-700">{r.detail}</span>
-                  <span className="text-right text-xs tabular-nums text-slate-500">+{r.weight.toFixed(3)}</span>
                 </li>
               ))}
             </ul>
@@ -52,7 +55,7 @@ export function CandidateSources({ outcome }: { outcome: RunOutcome }) {
           <ul className="mt-1 list-disc pl-5 text-slate-700">
             {outcome.guides.map((g) => (
               <li key={g.guideId}>
-                “{g.question}” <span className="text-xs tabular-nums text-slate-500">similarity {g.score.toFixed(2)}</span>
+                “{g.question}” <span className="text-xs text-slate-500">({guideLikeness(g.score)})</span>
               </li>
             ))}
           </ul>

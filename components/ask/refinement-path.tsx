@@ -1,4 +1,4 @@
-import { strategyInWords } from "@/lib/pipeline/strategy-words";
+import { queryStatusLabel, strategyInWords } from "@/lib/pipeline/strategy-words";
 import type { Iteration } from "@/lib/pipeline/types";
 import { QueryCode } from "../evidence/query-code";
 
@@ -78,7 +78,7 @@ export function RefinementPath({ iterations, finalText, finalReason, refrained }
                     <li key={i}>
                       <details>
                         <summary className="cursor-pointer">
-                          {q.kbName} · {strategyInWords(q.strategy)} <span className={`rounded px-1 text-xs ${STATUS_STYLE[q.status] ?? "bg-slate-100"}`}>{q.status}</span>
+                          {q.kbName} · {strategyInWords(q.strategy)} <span className={`rounded px-1 text-xs ${STATUS_STYLE[q.status] ?? "bg-slate-100"}`} data-testid="round-query-status">{queryStatusLabel(q.status)}</span>
                         </summary>
                         <div className="mt-1">
                           <QueryCode text={q.text} language={languageOf(q.text, q.strategy)} caption="Query" />
@@ -89,7 +89,8 @@ export function RefinementPath({ iterations, finalText, finalReason, refrained }
                 </ul>
               </dd>
               <dt className="text-slate-500">Answer</dt>
-              <dd className="font-medium">{it.answer}</dd>
+              {/* Rounds store a refusal as "refrained: <reason>" (lib/pipeline/run/round.ts). */}
+              <dd className="font-medium">{it.answer.startsWith("refrained: ") ? `No answer: ${it.answer.slice("refrained: ".length)}` : it.answer}</dd>
               {it.feedback && (
                 <>
                   <dt className="text-slate-500">Feedback</dt>

@@ -157,13 +157,13 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
             <Section id="refinement-heading" title="Refinement path" hint="The critic checks each round's answer against the evidence and, when it fails, says what to change.">
               <RefinementPath iterations={outcome.iterations} finalText={outcome.answer.text} finalReason={outcome.answer.reason} refrained={outcome.answer.refrained} />
             </Section>
-            <Section id="candidates-heading" title="Candidate sources" hint="The knowledge bases source selection picked for this question, with the reasons behind each score.">
+            <Section id="candidates-heading" title="Candidate sources" hint="The knowledge bases source selection picked for this question, how well each matched and why.">
               <CandidateSources outcome={outcome} />
             </Section>
           </>
         )}
         <details className="rounded-lg border border-slate-200 bg-white p-4">
-          <summary className="cursor-pointer text-sm font-semibold">Trace ({view.trace.length} events)</summary>
+          <summary className="cursor-pointer text-sm font-semibold">Trace ({count(view.trace.length, "event")})</summary>
           <div className="mt-3">
             <TraceView events={view.trace} />
           </div>

@@ -6,6 +6,7 @@ import { signInSchema } from "@/lib/auth/sign-in.validation";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Field, TextInput } from "../ui/field";
+import { count } from "@/lib/format/count";
 
 const NEXT_AUTH_ERRORS: Record<string, string> = {
   CredentialsSignin: "Wrong email or password.",
@@ -17,7 +18,7 @@ function tooManyAttempts(code: string): string | undefined {
   const m = /^TooManyAttempts(?::(\d+))?$/.exec(code);
   if (!m) return undefined;
   const seconds = Number(m[1] ?? 60);
-  const wait = seconds < 90 ? `${seconds} second${seconds === 1 ? "" : "s"}` : `${Math.ceil(seconds / 60)} minutes`;
+  const wait = seconds < 90 ? count(seconds, "second") : `${Math.ceil(seconds / 60)} minutes`;
   return `Too many failed sign-in attempts. Try again in ${wait}; the right password works then.`;
 }
 

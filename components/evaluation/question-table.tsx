@@ -40,7 +40,7 @@ function Details({ r }: { r: QuestionResult }) {
   if (r.source.winner) facts.push(["Answered from", r.source.winner]);
   if (r.execution) {
     const why = r.execution.onGoldKb === false && r.execution.kbName ? ` (ran on ${r.execution.kbName}, not the gold source${r.execution.resultMatch ? ", though with the same rows" : ""})` : !r.execution.match && r.execution.matchColumns ? " (right rows, extra columns)" : "";
-    facts.push(["Execution match", `${r.execution.match ? "yes" : "no"}${why}; gold ${r.execution.goldRows} row(s), run ${r.execution.predictedRows ?? "–"}`]);
+    facts.push(["Execution match", `${r.execution.match ? "yes" : "no"}${why}; gold ${count(r.execution.goldRows, "row")}, run ${r.execution.predictedRows === null || r.execution.predictedRows === undefined ? "–" : count(r.execution.predictedRows, "row")}`]);
   }
   if (r.retrieval) {
     facts.push(["Relevant documents at rank", r.retrieval.ranks.map((x) => x ?? "not retrieved").join(", ")]);

@@ -172,7 +172,7 @@ export function ReportView({ reportId, onDeleted }: { reportId: string; onDelete
         </div>
         <p className="text-xs text-slate-600">
           {r.done} of {count(r.total, "question")} · seed {r.seed}
-          {r.limit ? ` · limit ${r.limit}` : ""} · {r.concurrency} in parallel · {r.kbCount} knowledge bases
+          {r.limit ? ` · limit ${r.limit}` : ""} · {r.concurrency} in parallel · {count(r.kbCount, "knowledge base")}
           {r.createdBy ? ` · started by ${r.createdBy}` : ""} {r.origin === "cli" ? "from the command line" : ""} ·{" "}
           {Object.keys(r.configInput).length ? `settings ${JSON.stringify(r.configInput)}` : "default settings"}
           {(r.config as { llm?: string }).llm === "off" ? " · classical only" : ""}

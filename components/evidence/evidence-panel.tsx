@@ -21,7 +21,7 @@ export function evidenceDomId(pieceId: string): string {
 }
 
 /**
- * One piece of evidence explained: what it says (rendered by kind), where it lives (KB, source object,
+ * One piece of evidence explained (its ranking scores are the pipeline's own scale: they stay in the trace): what it says (rendered by kind), where it lives (KB, source object,
  * position) and the native query that produced it. A disclosure: the header toggles it, and a citation
  * marker in the answer opens it and moves focus to its header.
  */
@@ -63,9 +63,6 @@ export const EvidencePanel = forwardRef<HTMLButtonElement, {
                   returned by {count(queries.length, "query", "queries")}
                 </span>
               )}
-              <span className="text-xs tabular-nums text-slate-500" title={Object.entries(evidence.scores).map(([k, v]) => `${k}: ${v.toFixed(3)}`).join("\n")}>
-                relevance {evidence.score.toFixed(2)}
-              </span>
             </span>
             <span className={`mt-0.5 block text-slate-600 ${open ? "" : "truncate"}`}>{piece.text}</span>
           </span>

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { count } from "@/lib/format/count";
+import { guideLikeness } from "@/lib/format/strength";
 import { describeActionPlainly, languageName } from "@/lib/guides/action-names";
 import { parseGuideAction } from "@/lib/pipeline/guide-actions";
 import type { GuideDetail } from "@/lib/pipeline/guides";
@@ -106,7 +107,7 @@ export function GuideDetailView({ guide }: { guide: GuideDetail }) {
                   <Link href={`/ask?run=${r.runId}`} className="font-medium text-brand-700 hover:underline">{r.question}</Link>
                   <span className="mt-0.5 flex flex-wrap items-center gap-1.5 text-xs text-slate-500">
                     <span className={`rounded px-1 ${STATUS_TONE[r.status] ?? "bg-slate-100"}`}>{r.status.toLowerCase()}</span>
-                    similarity {r.score.toFixed(2)} · {r.askedBy} · {new Date(r.createdAt).toLocaleDateString("en-GB")}
+                    {guideLikeness(r.score)} · {r.askedBy} · {new Date(r.createdAt).toLocaleDateString("en-GB")}
                   </span>
                 </li>
               ))}

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery } from "@tanstack/react-query";
+import { count } from "@/lib/format/count";
 import { embedAgainAction, embeddingStatusAction } from "@/app/(workspace)/knowledge-bases/actions";
 import { unwrap } from "@/lib/actions/unwrap";
 import type { EmbeddingStatus } from "@/lib/backends/documents/embedding-queue";
@@ -40,7 +41,7 @@ export function EmbeddingProgress({ kbId, initial }: { kbId: string; initial: Em
             <div className="h-full bg-brand-600 transition-all" style={{ width: `${pct}%` }} />
           </div>
           <p className="mt-1 text-xs text-slate-600" data-testid="embedding-count">
-            {fmt(s.embedded)} of {fmt(s.rows)} passages and table rows embedded ({pct}%){s.model ? ` with ${modelLabel(s.model)}` : ""}
+            {fmt(s.embedded)} of {count(s.rows, "passage or table row", "passages and table rows")} embedded ({pct}%){s.model ? ` with ${modelLabel(s.model)}` : ""}
           </p>
         </div>
       )}

@@ -11,6 +11,7 @@ import type { ModelsView } from "@/lib/settings/models-view";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Field, SelectInput, TextInput } from "../ui/field";
+import { count } from "@/lib/format/count";
 
 const SOURCE_LABELS: Record<string, string> = {
   "models-dir": "models folder",
@@ -20,7 +21,6 @@ const SOURCE_LABELS: Record<string, string> = {
 };
 
 const fmtMb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
 
 function StatusBanner({ view }: { view: ModelsView }) {
   const { settings, status } = view.overview;
@@ -108,7 +108,7 @@ function Runtime({ view }: { view: ModelsView }) {
             <dt className="text-slate-500">Worker threads</dt>
             <dd>
               {status.pool.threads} of {status.pool.maxThreads} running, busy {Math.round(status.pool.utilization * 100)}% of the time
-              {status.pool.replacedThreads > 0 && `, ${plural(status.pool.replacedThreads, "thread")} replaced after a crash`}
+              {status.pool.replacedThreads > 0 && `, ${count(status.pool.replacedThreads, "thread")} replaced after a crash`}
             </dd>
           </>
         )}
@@ -116,15 +116,15 @@ function Runtime({ view }: { view: ModelsView }) {
           <>
             <dt className="text-slate-500">Queue</dt>
             <dd data-testid="model-queue">
-              {plural(q.waiting, "text")} waiting, {plural(q.running, "text")} being embedded; {plural(q.batches, "batch", "batches")} so far ({q.meanBatchSize.toFixed(1)} texts each)
+              {count(q.waiting, "text")} waiting, {count(q.running, "text")} being embedded; {count(q.batches, "batch", "batches")} so far ({q.meanBatchSize.toFixed(1)} texts each)
               {q.refused + q.timedOut > 0 && `; ${q.refused} refused while busy, ${q.timedOut} timed out`}
             </dd>
           </>
         )}
         <dt className="text-slate-500">Collections</dt>
         <dd data-testid="embedding-jobs">
-          {jobs.running + jobs.queued === 0 ? "No collection is waiting to be embedded" : `${plural(jobs.running, "collection")} being embedded, ${jobs.queued} waiting`}
-          {jobs.failed > 0 && <span className="text-rose-700">; {plural(jobs.failed, "collection")} could not be embedded</span>} ·{" "}
+          {jobs.running + jobs.queued === 0 ? "No collection is waiting to be embedded" : `${count(jobs.running, "collection")} being embedded, ${jobs.queued} waiting`}
+          {jobs.failed > 0 && <span className="text-rose-700">; {count(jobs.failed, "collection")} could not be embedded</span>} ·{" "}
           <Link href="/knowledge-bases" className="text-brand-700 underline">progress per knowledge base</Link>
         </dd>
       </dl>
@@ -207,7 +207,7 @@ export function ModelSettings({ initial }: { initial: ModelsView }) {
           <div aria-live="polite" data-testid="models-saved">
             {saved !== null && (
               <span className="text-sm text-emerald-700">
-                Saved.{saved > 0 && ` ${plural(saved, "collection")} will be embedded again in the background; each shows its progress on Knowledge bases.`}
+                Saved.{saved > 0 && ` ${count(saved, "collection")} will be embedded again in the background; each shows its progress on Knowledge bases.`}
               </span>
             )}
             {save.error && !Object.keys(errors).length && <Alert tone="error">{save.error.message}</Alert>}

@@ -30,8 +30,13 @@ export interface BenchmarkLoadOptions {
   tatqaLimit?: number;
   neo4j?: { uri: string; user: string; password?: string; database?: string };
   log?: (line: string) => void;
-  /** Called before each knowledge base and once at the end: how many of the total are done, and which one is next. */
-  progress?: (p: BenchmarkLoadProgress) => void;
+  /**
+   * Called before each knowledge base and once at the end: how many of the total are done, and which one is
+   * next. Awaited: a job's progress report throws when the job was cancelled, which stops the load there.
+   */
+  progress?: (p: BenchmarkLoadProgress) => void | Promise<void>;
+  /** Aborted: the load stops before the next knowledge base (what is registered stays; a new load skips it). */
+  signal?: AbortSignal;
 }
 
 export interface BenchmarkLoadProgress {
@@ -77,7 +82,8 @@ export async function loadBenchmarkCatalog(prisma: PrismaClient, deps: CatalogDe
   let done = 0;
 
   async function attempt(name: string, register: () => Promise<unknown>) {
-    opts.progress?.({ done, total, current: name });
+    opts.signal?.throwIfAborted();
+    await opts.progress?.({ done, total, current: name });
     done++;
     if (existing.has(name)) {
       report.skipped.push(name);
@@ -186,7 +192,7 @@ export async function loadBenchmarkCatalog(prisma: PrismaClient, deps: CatalogDe
       );
     });
   }
-  opts.progress?.({ done, total, current: null });
+  await opts.progress?.({ done, total, current: null });
   return report;
 }
 

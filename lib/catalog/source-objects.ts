@@ -8,6 +8,7 @@ import { type AccessSubject, kbAccessWhere, sourceObjectAccessWhere } from "./ac
 import { asAppError } from "./backend-errors";
 import type { CatalogDeps } from "./deps";
 import { createDynamicSourceObjectSchema, listSourceObjectsSchema, updateSourceObjectSchema } from "./source-objects.validation";
+import { count } from "../format/count";
 
 export interface SourceObjectRow {
   id: string;
@@ -159,7 +160,7 @@ export async function createDynamicSourceObject(prisma: PrismaClient, deps: Cata
       mode: "DYNAMIC",
       refreshQuery: input.query,
       tags: input.tags,
-      description: input.description || `Saved query over ${kb.name}: ${result.columns.join(", ")} (${result.records.length}${result.truncated ? "+" : ""} rows).`,
+      description: input.description || `Saved query over ${kb.name}: ${result.columns.join(", ")} (${result.truncated ? `${result.records.length.toLocaleString("en")}+ rows` : count(result.records.length, "row")}).`,
       descriptionEdited: !!input.description,
       snapshot: snapshotOf(result) as unknown as Prisma.InputJsonValue,
       lastRefreshedAt: new Date(),

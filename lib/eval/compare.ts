@@ -3,6 +3,7 @@ import { flattenMetrics } from "./metrics/aggregate";
 import { compareMetricKeys, metricInfo, type MetricFormat } from "./metric-labels";
 import { correctOf } from "./correct";
 import type { MetricValue, QuestionResult, QuestionsFileRef, ReportJson, SuiteMetrics } from "./types";
+import { count } from "../format/count";
 
 /** The part of a report the comparison reads; validated so a wrong file gives a clear message. */
 export const reportFileSchema = z.object({
@@ -106,7 +107,7 @@ export function compareReports(a: ComparableReport, b: ComparableReport): Compar
   }
   const onlyInA = [...byA.keys()].filter((id) => !byB.has(id)).length;
   const onlyInB = [...byB.keys()].filter((id) => !byA.has(id)).length;
-  if (onlyInA || onlyInB) warnings.push(`${onlyInA} question(s) only in the first report and ${onlyInB} only in the second: their metrics are over different questions.`);
+  if (onlyInA || onlyInB) warnings.push(`${count(onlyInA, "question")} only in the first report and ${onlyInB} only in the second: their metrics are over different questions.`);
   return {
     a: { suite: a.suite, label: a.suiteLabel ?? a.suite, n: a.n, seed: a.seed },
     b: { suite: b.suite, label: b.suiteLabel ?? b.suite, n: b.n, seed: b.seed },

@@ -1,6 +1,7 @@
 import type { Comparison } from "./compare";
 import { BREAKDOWN_TITLES, breakdownValueRank, formatDelta, formatMetric, metricInfo, rankingLabel, rankingRank, sortedEntries, stageRank } from "./metric-labels";
 import type { MetricGroup, ReportJson, StageMetrics, SuiteMetrics } from "./types";
+import { count } from "../format/count";
 
 /** Plain-text tables for the command line (fixed-width columns, no colour codes: logs stay readable). */
 
@@ -87,7 +88,7 @@ export function formatBreakdown(title: string, by: SuiteMetrics["byKind"], rank:
 export function formatReport(r: ReportJson): string {
   const run = r.metrics.run;
   const head = [
-    `${r.suiteLabel} · ${r.n} question${r.n === 1 ? "" : "s"} · seed ${r.seed}${r.limit ? ` · limit ${r.limit}` : ""}`,
+    `${r.suiteLabel} · ${count(r.n, "question")} · seed ${r.seed}${r.limit ? ` · limit ${r.limit}` : ""}`,
     run ? `ran ${run.ran} in ${formatDuration(run.wallMs)} with concurrency ${run.concurrency}${run.ran ? ` (${((run.ran / run.wallMs) * 60_000).toFixed(1)} questions/min)` : ""}` : "",
     `answered ${r.metrics.counts.answered}, refrained ${r.metrics.counts.refrained}, failed ${r.metrics.counts.failed}`,
     Object.keys(r.configInput).length ? `config: ${JSON.stringify(r.configInput)}` : "config: pipeline defaults",

@@ -16,6 +16,7 @@ import { parseSpiderItems, sparqlFromSpiderSuite, spiderQuestions, spiderSuite }
 import { parseTatQaContexts, type TatQaContext, tatqaQuestionsFrom, tatqaSuite } from "./suites/tatqa";
 import { TEXT2CYPHER_COLUMNS, text2cypherQuestionsFrom, text2cypherSuite } from "./suites/text2cypher";
 import type { QuestionsFileRef, SuiteDefinition } from "./types";
+import { count } from "../format/count";
 
 /**
  * `npm run eval -- --suite <s> --questions FILE`: a suite's own scorer on another question file of the
@@ -103,7 +104,7 @@ export function loadQuestionFile(key: string, file: string, datasetsDir: string)
       if (rdf && goldOnKb) required.push({ kbName: BENCHMARK_NAMES.spider(db), what: `the SQL database "${db}" (its gold SQL runs there)`, where: at });
     }
     const suite = rdf ? sparqlFromSpiderSuite(datasetsDir, questions) : spiderSuite(datasetsDir, questions);
-    return { suite: label({ ...suite, description: `${questions.length} questions over ${where.size} database(s).` }), ref, notes: [], required };
+    return { suite: label({ ...suite, description: `${count(questions.length, "question")} over ${count(where.size, "database")}.` }), ref, notes: [], required };
   }
 
   if (key === "tatqa") {
@@ -132,7 +133,7 @@ export function loadQuestionFile(key: string, file: string, datasetsDir: string)
   return {
     suite: label(text2cypherSuite(datasetsDir, questions)),
     ref,
-    notes: leftOut.map((l) => `Left out ${l.count} row(s) of ${name}: ${l.reason}.`),
+    notes: leftOut.map((l) => `Left out ${count(l.count, "row")} of ${name}: ${l.reason}.`),
     required: [{ kbName: BENCHMARK_NAMES.neo4j, what: "the Neo4j movies and northwind graphs", where: `line ${records[0].line}` }],
   };
 }

@@ -56,8 +56,16 @@ export const reindexCollectionJob = defineJob({
   handler: () => import("../backends/documents/opensearch/reindex").then((m) => m.reindexCollection),
 });
 
+/** Registers the benchmark datasets as knowledge bases (the Evaluation page's button); resumable, skipping what is there. */
+export const loadBenchmarksJob = defineJob({
+  id: "catalog.load-benchmarks",
+  payload: z.object({}).strict(),
+  maxAttempts: 2,
+  handler: () => import("../catalog/benchmark-load-handler").then((m) => m.loadBenchmarks),
+});
+
 export const JOB_DEFINITIONS = new Map<string, JobDefinition>(
-  [embedCollectionJob, embedCatalogTextsJob, moveToOpenSearchJob, ingestUploadsJob, reindexCollectionJob].map((d) => [d.id, d as unknown as JobDefinition]),
+  [embedCollectionJob, embedCatalogTextsJob, moveToOpenSearchJob, ingestUploadsJob, reindexCollectionJob, loadBenchmarksJob].map((d) => [d.id, d as unknown as JobDefinition]),
 );
 
 /** Human names for the kinds (the knowledge base page, the health overview). */
@@ -67,4 +75,5 @@ export const JOB_LABELS: Record<string, string> = {
   [moveToOpenSearchJob.id]: "Moving to OpenSearch",
   [ingestUploadsJob.id]: "Adding documents",
   [reindexCollectionJob.id]: "Re-indexing in OpenSearch",
+  [loadBenchmarksJob.id]: "Loading the benchmark catalog",
 };

@@ -109,6 +109,12 @@ export async function latestJobsOfKb(prisma: PrismaClient, kbId: string): Promis
   return rows.filter((r) => !seen.has(r.kind) && seen.add(r.kind)).map(toView);
 }
 
+/** The latest job of a kind (a workspace-wide job such as the benchmark catalog load). */
+export async function latestJobOfKind(prisma: PrismaClient, kind: string): Promise<JobView | null> {
+  const row = await prisma.job.findFirst({ where: { kind }, orderBy: { createdAt: "desc" }, select: VIEW_SELECT });
+  return row ? toView(row) : null;
+}
+
 export async function getJob(prisma: PrismaClient, id: string): Promise<JobView | null> {
   const row = await prisma.job.findUnique({ where: { id }, select: VIEW_SELECT });
   return row ? toView(row) : null;

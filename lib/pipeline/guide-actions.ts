@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { nativeQuerySchema } from "../backends/types";
+import { count } from "../format/count";
 
 /**
  * AU-RAG's retrieval actions, as stored in GuideAction.params (validated on write and on read: a
@@ -99,7 +100,7 @@ export function describeAction(action: GuideActionInput): string {
     case "SELECT_SENTENCE_IDXS":
       return `${ACTION_LABEL.SELECT_SENTENCE_IDXS}(${action.params.documentId}, [${list(action.params.sentenceIdxs)}])`;
     case "NEIGHBORHOOD":
-      return `${ACTION_LABEL.NEIGHBORHOOD}(${list(action.params.entities, 4)}, ${action.params.hops} hop${action.params.hops === 1 ? "" : "s"})`;
+      return `${ACTION_LABEL.NEIGHBORHOOD}(${list(action.params.entities, 4)}, ${count(action.params.hops, "hop")})`;
   }
 }
 

@@ -32,14 +32,14 @@ export interface GuideHit {
   score: number;
   kbIds: string[];
   /** The guide's native queries, as demonstrations and for adaptation. */
-  examples: { kbId: string; query: NativeQuery }[];
-  /** Every valid action with its KB, executable directly. */
-  actions: { kbId: string; sourceObjectId: string | null; action: GuideActionInput }[];
+  examples: { kbId: string; sourceObject: string | null; query: NativeQuery }[];
+  /** Every valid action with its KB (and the source object the analyst tied it to), executable directly. */
+  actions: { kbId: string; sourceObjectId: string | null; sourceObjectKey: string | null; action: GuideActionInput }[];
   /** Actions that failed validation (a malformed guide): reported in the trace, skipped. */
   invalidActions: number;
 }
 
-const GUIDE_INCLUDE = { sources: { include: { actions: { orderBy: { position: "asc" } } }, orderBy: { position: "asc" } } } satisfies Prisma.ExtractionGuideInclude;
+const GUIDE_INCLUDE = { sources: { include: { actions: { orderBy: { position: "asc" } }, sourceObject: { select: { key: true } } }, orderBy: { position: "asc" } } } satisfies Prisma.ExtractionGuideInclude;
 
 /**
  * Guides the user may use: every source of the guide must be in a KB they may use (a guide must not
@@ -107,7 +107,7 @@ export async function findNearestGuides(
       if (!kbIds.includes(src.kbId)) continue;
       for (const a of src.actions) {
         const parsed = parseGuideAction(a.kind, a.params);
-        if (parsed) actions.push({ kbId: src.kbId, sourceObjectId: src.sourceObjectId, action: parsed });
+        if (parsed) actions.push({ kbId: src.kbId, sourceObjectId: src.sourceObjectId, sourceObjectKey: src.sourceObject?.key ?? null, action: parsed });
         else invalid++;
       }
     }
@@ -116,7 +116,7 @@ export async function findNearestGuides(
       question: g.question,
       score,
       kbIds: [...new Set(g.sources.map((s) => s.kbId))],
-      examples: actions.flatMap((a) => (a.action.kind === "NATIVE_QUERY" ? [{ kbId: a.kbId, query: a.action.params.query }] : [])),
+      examples: actions.flatMap((a) => (a.action.kind === "NATIVE_QUERY" ? [{ kbId: a.kbId, sourceObject: a.sourceObjectKey, query: a.action.params.query }] : [])),
       actions,
       invalidActions: invalid,
     });

@@ -1,4 +1,30 @@
+import type { EvidencePiece } from "../backends/types";
 import type { Answer, ScoredEvidence } from "./types";
+
+/**
+ * Every query of the round that returned a kept piece of evidence, listed on it. A row that the pipeline's
+ * own query and an analyst's saved query both returned is kept once by the pool or the evidence selection,
+ * which drop the other copy; the panel still names both queries. Copies are matched as in
+ * `mergeIdenticalEvidence` (same place, or same source and content); the evidence itself is not changed.
+ */
+export function withEveryQuery(evidence: ScoredEvidence[], retrieved: EvidencePiece[]): ScoredEvidence[] {
+  const queriesOf = new Map<string, string[]>();
+  const add = (key: string, queries: string[]) => {
+    const known = queriesOf.get(key) ?? [];
+    queriesOf.set(key, [...known, ...queries.filter((q) => !known.includes(q))]);
+  };
+  for (const p of retrieved) {
+    const queries = [p.provenance.query, ...(p.provenance.alsoQueries ?? [])];
+    add(p.id, queries);
+    add(identityOf(p), queries);
+  }
+  return evidence.map((e) => {
+    const own = [e.piece.provenance.query, ...(e.piece.provenance.alsoQueries ?? [])];
+    const others = [...(queriesOf.get(e.piece.id) ?? []), ...(queriesOf.get(identityOf(e.piece)) ?? [])].filter((q, i, all) => !own.includes(q) && all.indexOf(q) === i);
+    if (!others.length) return e;
+    return { ...e, piece: { ...e.piece, provenance: { ...e.piece.provenance, alsoQueries: [...own.slice(1), ...others] } } };
+  });
+}
 
 /**
  * Identical evidence cited once. Two queries of a run can return the same row (a filtered count and a
@@ -12,7 +38,7 @@ export function mergeIdenticalEvidence(evidence: ScoredEvidence[], answer: Answe
   const replaced = new Map<string, string>();
   const kept: ScoredEvidence[] = [];
   for (const e of evidence) {
-    const key = identityOf(e);
+    const key = identityOf(e.piece);
     const keeper = keeperOf.get(key);
     if (!keeper) {
       const copy = { ...e, piece: { ...e.piece, provenance: { ...e.piece.provenance } } };
@@ -37,8 +63,7 @@ export function mergeIdenticalEvidence(evidence: ScoredEvidence[], answer: Answe
   };
 }
 
-function identityOf(e: ScoredEvidence): string {
-  const p = e.piece;
+function identityOf(p: EvidencePiece): string {
   // The document is part of the identity: two documents may repeat a passage word for word.
   return JSON.stringify([p.provenance.kb, p.provenance.sourceObject, p.provenance.location.document ?? null, p.kind, p.text.replace(/\s+/g, " ").trim()]);
 }

@@ -20,6 +20,7 @@ import { firstState, nextState, type RoundResult, runRound, type RunContext } fr
 import { StageRunner } from "./run/stage-runner";
 import { NO_ANSWER, type RunOutcome, type RunRequest } from "./run/types";
 import { type PipelineStrategies, resolveStrategies } from "./strategies";
+import { intentInWords } from "./strategy-words";
 import type { Intent, Iteration } from "./types";
 
 export { NO_ANSWER, type RunEvent, type RunOutcome, type RunRequest } from "./run/types";
@@ -140,7 +141,8 @@ async function understand(prisma: PrismaClient, runner: StageRunner, strategies:
     "understand",
     strategies.understand,
     { question, history, kbIds, lookup: prismaEntityLookup(prisma) },
-    (i) => `${i.answerTypes.join("/") || "?"}; entities: ${i.entities.map((e) => `${e.mention}${e.links.length ? ` → ${e.links[0].label}` : " (unlinked)"}`).join(", ") || "none"}${i.relation ? `; relation: ${i.relation}` : ""}`,
+    // In words for the stage panel; the links and the relation are in the intent the trace keeps.
+    (i) => intentInWords(i),
     (i) => i,
   );
   // The understand stage traces the details; the outcome keeps one line for the caller.

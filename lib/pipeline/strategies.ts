@@ -7,6 +7,7 @@ import { LlmSession } from "../llm/session";
 import { log } from "../log";
 import { loadLlmSettings, recordLlmFailure } from "../settings/llm-settings";
 import { RunCancelledError, type StageContext, type StageStrategy, remainingMs } from "./stage";
+import { queryOutcomeInWords } from "./strategy-words";
 import { type AnswerInput, classicalAnswer } from "./stages/answer";
 import { llmAnswer } from "./stages/answer/llm";
 import { type CritiqueInput, classicalCritique } from "./stages/critique";
@@ -159,7 +160,7 @@ class ExecuteWithRepair implements StageStrategy<ExecuteInput, ExecuteOutput> {
         stage: "execute",
         type: "INFO",
         strategy: "llm",
-        summary: `${after.kbName}: the rewritten query ${after.status === "ok" ? `returned ${after.rows} rows` : `came back ${after.status}${after.error ? ` (${after.error})` : ""}`}`,
+        summary: `${after.kbName}: the rewritten query ${queryOutcomeInWords(after)}${after.status !== "ok" && after.error ? ` (${after.error})` : ""}`,
         payload: { failed: { query: before.query.text, error: before.error }, retried: { query: after.query.text, status: after.status, rows: after.rows } },
       });
     });

@@ -1,7 +1,9 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_USERS } from "@/lib/db/seed";
+import { DEMO_KB_NAMES } from "@/lib/demo/seed-catalog";
 import { AskPage } from "./pages/ask-page";
+import { GuidesPage } from "./pages/guides-page";
 import { SignInPage } from "./pages/sign-in-page";
 import { launchBrowser, newPage, screenshot } from "./support/browser";
 
@@ -15,8 +17,8 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function signedIn(): Promise<{ page: Page; context: BrowserContext; ask: AskPage; close: () => Promise<void> }> {
-  const demo = DEMO_USERS.find((u) => u.role === "USER")!;
+async function signedIn(role: "USER" | "ANALYST" = "USER"): Promise<{ page: Page; context: BrowserContext; ask: AskPage; close: () => Promise<void> }> {
+  const demo = DEMO_USERS.find((u) => u.role === role)!;
   const { context, page } = await newPage(browser);
   page.on("pageerror", (e) => console.log(`[pageerror] ${e.message}`));
   await new SignInPage(page).open();
@@ -44,8 +46,57 @@ describe("answer wording", () => {
       const shown = await page.locator("main").innerText();
       expect(shown).toContain("Aurora sales database · database query");
       expect(shown).not.toMatch(/schema-linking|sparql-pattern/);
+      // No ranking figures for people to read: not on the evidence, the candidate sources or the stages.
+      expect(shown).not.toMatch(/relevance \d|score \d|similarity \d|confidence \d|\(\d\.\d+\)|\+\d\.\d{3}|\d+ rows\)|came back|\bok\b/);
+      expect(await ask.result().getByTestId("candidate-match").first().innerText()).toBe("Best match");
+      expect(await ask.stage("execute").getByTestId("stage-summary").innerText()).toMatch(/^Aurora sales database: returned 1 result/);
       await panel.scrollIntoViewIfNeeded();
       await screenshot(page, "ask-plain-source");
+    } finally {
+      await close();
+    }
+  });
+
+  it("cites the same row once when an analyst's saved query and the pipeline's own query both return it, listing both queries", async () => {
+    // An analyst writes a guide for the question, with a saved query of their own on the orders table.
+    const savedQuery = "SELECT COUNT(*) AS \"number of orders\" FROM orders WHERE status = 'returned'";
+    const analyst = await signedIn("ANALYST");
+    try {
+      const guides = new GuidesPage(analyst.page);
+      await analyst.page.goto("/guides/new");
+      await guides.field("Question").fill("How many orders were returned?");
+      await guides.setKb(1, DEMO_KB_NAMES.sql);
+      const object = guides.source(1).getByLabel("Source object of source 1 (optional)");
+      await expect.poll(() => object.locator("option", { hasText: /^orders$/ }).count()).toBe(1);
+      await object.selectOption({ label: "orders" });
+      await guides.action(1, 1).getByLabel("SQL query").fill(savedQuery);
+      await guides.runAction(1, 1);
+      await expect.poll(() => guides.action(1, 1).getByTestId("produced-context").innerText()).toContain("number of orders: 7");
+      await guides.save();
+      await analyst.page.waitForURL(/\/guides\/[^/]+\?saved=1$/);
+    } finally {
+      await analyst.close();
+    }
+
+    // A business user asks it: the pipeline writes its own query too, and both return the row "number of orders: 7".
+    const { page, ask, close } = await signedIn();
+    try {
+      await ask.open();
+      await ask.ask("How many orders were returned?");
+      expect(await ask.answerText()).toBe("7");
+      expect(await ask.citations().count()).toBe(1);
+      const panel = await ask.openCitationOfKind("row");
+      await expect.poll(() => panel.getByTestId("row-view").isVisible()).toBe(true);
+      // One panel for the row, nowhere else among the evidence, naming every query that returned it.
+      expect(await ask.evidencePanels().filter({ hasText: "number of orders: 7" }).count()).toBe(1);
+      expect(await panel.getByTestId("evidence-query-count").innerText()).toMatch(/^returned by [2-9] queries$/);
+      const queries = (await panel.getByTestId("native-query").locator("code").allInnerTexts()).map((q) => q.replace(/\s+/g, " ").trim());
+      expect(queries.length).toBeGreaterThanOrEqual(2);
+      expect(queries).toContain(savedQuery);
+      expect(queries.some((q) => q !== savedQuery && /COUNT\(\*\)/i.test(q) && /returned/.test(q))).toBe(true);
+      expect(await panel.getByTestId("native-query").first().locator("figcaption").innerText()).toMatch(/^Query 1 of \d · SQL/);
+      await panel.scrollIntoViewIfNeeded();
+      await screenshot(page, "ask-merged-citation");
     } finally {
       await close();
     }

@@ -1,11 +1,9 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { parse } from "csv-parse/sync";
+import { rmSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_USERS } from "@/lib/db/seed";
 import { type AppServer, startAppServer } from "../support/app-server";
+import { smallDatasets } from "../support/small-datasets";
 import { EvaluationPage } from "./pages/evaluation-page";
 import { SignInPage } from "./pages/sign-in-page";
 import { launchBrowser, screenshot } from "./support/browser";
@@ -15,26 +13,6 @@ import { launchBrowser, screenshot } from "./support/browser";
  * DATASETS_DIR is a small copy of the benchmark data: two Spider databases, ten SciFact abstracts and
  * one TAT-QA report, so loading the benchmark catalog from the page finishes in seconds.
  */
-const SHARED = path.resolve(process.env.DATASETS_DIR ?? "../shared/datasets");
-const SPIDER_DBS = ["concert_singer", "pets_1"];
-
-function smallDatasets(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), "mosaic-e2e-datasets-"));
-  for (const db of SPIDER_DBS) cpSync(path.join(SHARED, "spider", "database", db), path.join(dir, "spider", "database", db), { recursive: true });
-  const dev = JSON.parse(readFileSync(path.join(SHARED, "spider", "dev-questions.json"), "utf8")) as { db_id: string }[];
-  writeFileSync(path.join(dir, "spider", "dev-questions.json"), JSON.stringify(dev.filter((q) => SPIDER_DBS.includes(q.db_id))));
-  mkdirSync(path.join(dir, "scifact"));
-  const corpus = parse(readFileSync(path.join(SHARED, "scifact", "corpus.csv")), { columns: true }) as Record<string, string>[];
-  const cell = (v: string) => `"${v.replace(/"/g, '""')}"`;
-  const columns = Object.keys(corpus[0]);
-  writeFileSync(path.join(dir, "scifact", "corpus.csv"), [columns.join(","), ...corpus.slice(0, 10).map((r) => columns.map((c) => cell(r[c])).join(","))].join("\n"));
-  mkdirSync(path.join(dir, "tatqa"));
-  const tatqa = JSON.parse(readFileSync(path.join(SHARED, "tatqa", "tatqa_dataset_dev.json"), "utf8")) as unknown[];
-  writeFileSync(path.join(dir, "tatqa", "tatqa_dataset_dev.json"), JSON.stringify(tatqa.slice(0, 1)));
-  cpSync(path.join(SHARED, "text2cypher"), path.join(dir, "text2cypher"), { recursive: true });
-  return dir;
-}
-
 let browser: Browser;
 let server: AppServer;
 let datasets: string;
@@ -108,7 +86,13 @@ describe("evaluation page: the first suite, what a suite misses, and loading the
       // A second load while none runs skips what is there.
       const again = await page.request.post("/api/eval/benchmark-catalog");
       expect(again.status()).toBe(200);
-      await expect.poll(async () => (await (await page.request.get("/api/eval/benchmark-catalog")).json()).job, { timeout: 60_000 }).toMatchObject({ state: "done", registered: 0, skipped: 5, total: 5, done: 5 });
+      await expect
+        .poll(async () => (await (await page.request.get("/api/eval/benchmark-catalog")).json()).job, { timeout: 60_000 })
+        .toMatchObject({ kind: "catalog.load-benchmarks", status: "SUCCEEDED", progressDone: 5, progressTotal: 5, message: "Benchmark catalog loaded: 0 knowledge bases added, 5 already there." });
+      // Nothing to cancel once it is done.
+      const cancel = await page.request.delete("/api/eval/benchmark-catalog");
+      expect(cancel.status()).toBe(409);
+      expect((await cancel.json()).error.message).toBe("No benchmark catalog load is going on.");
       console.log(`[evaluation-catalog] progress shown while loading: ${progressSeen}`);
 
       // The collection of one report counts in the singular on its knowledge-base page.

@@ -75,7 +75,7 @@ describe("history", () => {
       const ask = new AskPage(page);
       expect(await ask.answerText()).toMatch(/^7\b/);
       const panel = await ask.openCitationOfKind("row");
-      expect(await panel.getByTestId("query-language").innerText()).toBe("SQL");
+      expect(await panel.getByTestId("query-language").first().innerText()).toBe("SQL");
       expect(await ask.refinementRounds().count()).toBeGreaterThanOrEqual(1);
       expect(await ask.result().getByTestId("stage-answer").getAttribute("data-status")).toBe("done");
 

@@ -68,7 +68,7 @@ describe("ranking models", () => {
       await ask.ask("What percentage of products contained recycled or certified materials in 2025?");
       expect(await ask.answerText()).toMatch(/68\s*(percent|%)/);
       const panel = await ask.openCitationOfKind("passage");
-      const code = panel.getByTestId("native-query").locator("code");
+      const code = panel.getByTestId("native-query").first().locator("code");
       // The search's keywords for BM25; the vectors were searched with the question as asked, and the note says so.
       expect(await code.innerText()).toContain(
         '[hybrid search: BM25 (SQLite FTS5) + vector similarity (all-MiniLM-L6-v2, int8), reciprocal-rank fusion (k = 60), weights BM25 1 : vector 1; vector similarity to "What percentage of products contained recycled or certified materials in 2025?"]',

@@ -26,6 +26,7 @@ import { resultBudget } from "../value-budget";
 import { readGraphSchema, type GraphSchema, type PropertyStats } from "./schema";
 import { toDriverParams, toJsonValue } from "./values";
 import { verbalizeCypher } from "./verbalize";
+import { count } from "../../format/count";
 
 /** describe(), sourceUnits() and entityIndex() run back to back at registration: read the schema once. */
 const SCHEMA_TTL_MS = 60_000;
@@ -79,7 +80,7 @@ class CypherBackend implements KnowledgeBackend {
       const database = nodes.summary?.database.name ?? this.config.database ?? "default";
       const n = Number(toJsonValue(nodes.records[0]?.get("c")));
       const r = Number(toJsonValue(rels.records[0]?.get("c")));
-      return { ok: true, message: `Connected (${agent.replace("/", " ")}, database ${database}, ${n} nodes, ${r} relationships)`, latencyMs: latencyMs() };
+      return { ok: true, message: `Connected (${agent.replace("/", " ")}, database ${database}, ${count(n, "node")}, ${count(r, "relationship")})`, latencyMs: latencyMs() };
     } catch (error) {
       const message = isBackendError(error) ? error.message : unavailableError(error, this.errorContext).message;
       return { ok: false, message, latencyMs: latencyMs() };

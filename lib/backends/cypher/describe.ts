@@ -1,6 +1,7 @@
 import { COMPACT_MAX_CHARS, DESCRIPTOR_MAX_CHARS, boundText, descriptorVersion } from "../descriptor";
 import type { Descriptor, SourceUnit } from "../types";
 import { SCHEMA_LIMITS, type GraphSchema, type LabelSchema, type PatternSchema, type PropertyStats } from "./schema";
+import { count } from "../../format/count";
 
 /**
  * The descriptor c_b of a Neo4j KB, in the layout of the Neo4j Text2Cypher schemas (datasets/text2cypher/
@@ -56,17 +57,15 @@ function countText(p: PatternSchema): string {
   return `${p.atLeast ? "at least " : ""}${p.count} ${p.count === 1 ? "relationship" : "relationships"}`;
 }
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
+
 
 export function describeGraph(schema: GraphSchema, kbName: string): Descriptor {
   const lines: string[] = [
-    `Neo4j property graph "${kbName}" (${schema.serverVersion}, database ${schema.database}): ${plural(schema.nodeCount, "node")}, ${plural(schema.relationshipCount, "relationship")}. Query it with read-only Cypher.`,
+    `Neo4j property graph "${kbName}" (${schema.serverVersion}, database ${schema.database}): ${count(schema.nodeCount, "node")}, ${count(schema.relationshipCount, "relationship")}. Query it with read-only Cypher.`,
     "Node properties:",
   ];
   for (const l of schema.labels) {
-    lines.push(`- **${l.label}** (${plural(l.count, "node")})`, ...nodePropertyLines(l.properties));
+    lines.push(`- **${l.label}** (${count(l.count, "node")})`, ...nodePropertyLines(l.properties));
   }
   lines.push("Relationship properties:");
   for (const t of schema.relationshipTypes) {
@@ -78,7 +77,7 @@ export function describeGraph(schema: GraphSchema, kbName: string): Descriptor {
 
   // The compact form names every label, property and pattern but drops types, examples and counts.
   const compactLines = [
-    `Neo4j property graph "${kbName}": ${plural(schema.nodeCount, "node")}, ${plural(schema.relationshipCount, "relationship")}.`,
+    `Neo4j property graph "${kbName}": ${count(schema.nodeCount, "node")}, ${count(schema.relationshipCount, "relationship")}.`,
     `Labels: ${schema.labels.map((l) => `${l.label}(${l.properties.slice(0, MAX_PROPERTIES).map((p) => p.key).join(", ")})`).join("; ")}`,
     `Relationships: ${schema.patterns.map(patternText).join(", ")}`,
   ];
@@ -112,7 +111,7 @@ function labelDescription(l: LabelSchema, patterns: PatternSchema[]): string {
     .join(", ");
   const more = l.properties.length > 15 ? `, and ${l.properties.length - 15} more` : "";
   const rels = patterns.map(patternText).join(", ");
-  const text = `Label ${l.label}: ${plural(l.count, "node")}; properties ${props || "none"}${more}; relationships: ${rels || "none"}.`;
+  const text = `Label ${l.label}: ${count(l.count, "node")}; properties ${props || "none"}${more}; relationships: ${rels || "none"}.`;
   return text.length > DESCRIPTION_MAX_CHARS ? `${text.slice(0, DESCRIPTION_MAX_CHARS - 1)}…` : text;
 }
 

@@ -1,6 +1,7 @@
 import { type JobContext, JobFailedError, type JobResult, JobSkippedError } from "../../jobs/define";
 import { resolveModels } from "../../models/runtime";
 import { embedMissingVectors, ModelChangedError, openVectorStore } from "./vector-store";
+import { count } from "../../format/count";
 
 /** An ingestion step may wait for the model far longer than a question may. */
 const STEP_TIMEOUT_MS = 5 * 60_000;
@@ -35,14 +36,14 @@ export async function embedCollection(ctx: JobContext<{ kbId: string }>): Promis
     await ctx.progress({
       done: state.embedded,
       total: state.rows,
-      message: startedOver && state.rows ? `Embedding ${fmt(state.rows)} passages and table rows with ${what}.` : `Embedding with ${what}: ${fmt(state.embedded)} of ${fmt(state.rows)} done.`,
+      message: startedOver && state.rows ? `Embedding ${count(state.rows, "passage or table row", "passages and table rows")} with ${what}.` : `Embedding with ${what}: ${fmt(state.embedded)} of ${fmt(state.rows)} done.`,
     });
     state = await embedMissingVectors(store, embedder, {
       signal: ctx.signal,
       stepTimeoutMs: STEP_TIMEOUT_MS,
       onStep: (s) => ctx.progress({ done: s.embedded, total: s.rows, message: `Embedding with ${what}: ${fmt(s.embedded)} of ${fmt(s.rows)} done.` }),
     });
-    return { message: `${fmt(state.embedded)} passages and table rows embedded with ${what}.` };
+    return { message: `${count(state.embedded, "passage or table row", "passages and table rows")} embedded with ${what}.` };
   } catch (e) {
     if (e instanceof ModelChangedError) throw new JobSkippedError(e.message);
     throw e;

@@ -4,6 +4,7 @@ import type { Descriptor, SourceUnit } from "../types";
 import { type GraphSummary, type PredicateStat, isSchemaVocabulary } from "./graph-summary";
 import { PrefixMap } from "./namespaces";
 import { RDF_TYPE, type RdfTerm, termLabel } from "./rdf-terms";
+import { count } from "../../format/count";
 
 /**
  * The descriptor c_b of an RDF graph (OmniRetrieval): prefixes, classes with instance counts, predicates
@@ -58,9 +59,9 @@ function predicateLine(p: PredicateStat, prefixes: PrefixMap): string {
 export function renderDescriptor(summary: GraphSummary, where: { kbName: string; engine: string }): Descriptor {
   const prefixes = PrefixMap.fromIris(allIris(summary));
   const counts = [
-    summary.triples === null ? null : `${fmt(summary.triples)} triples`,
-    `${fmt(summary.classes.length)} classes`,
-    `${fmt(summary.predicates.length)} predicates`,
+    summary.triples === null ? null : count(summary.triples, "triple"),
+    count(summary.classes.length, "class", "classes"),
+    count(summary.predicates.length, "predicate"),
   ].filter(Boolean);
   const header = `RDF knowledge graph "${where.kbName}" (${where.engine}; query language SPARQL 1.1, read-only SELECT/ASK/CONSTRUCT/DESCRIBE): ${counts.join(", ")}.`;
 
@@ -117,7 +118,7 @@ export function renderSourceUnits(summary: GraphSummary): SourceUnit[] {
         return target ? `${pName} → ${classLabel.get(target.iri)}` : pName;
       });
       const more = props.length > described.length ? `, … (${props.length - described.length} more)` : "";
-      const description = `Class ${name}: ${fmt(c.instances)} instance${c.instances === 1 ? "" : "s"}${
+      const description = `Class ${name}: ${count(c.instances, "instance")}${
         described.length ? `; properties: ${described.join(", ")}${more}` : ""
       }.`;
       return {

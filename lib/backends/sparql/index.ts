@@ -8,6 +8,7 @@ import type { SparqlEngine } from "./engine";
 import { RDF_TYPE } from "./rdf-terms";
 import { rdfDataFile } from "./rdf-files";
 import { RemoteEngine } from "./remote-engine";
+import { count } from "../../format/count";
 
 export { sparqlConfigSchema, sparqlSecretsSchema, type SparqlConfig, type SparqlSecrets } from "./config";
 export { checkSparqlSafety, type CheckedSparql, type SparqlQueryForm } from "./safety";
@@ -54,7 +55,7 @@ function embeddedBackend(ctx: BackendContext): KnowledgeBackend {
         const triples = await engine.size();
         const classes = countOf(await engine.run(`SELECT (COUNT(DISTINCT ?c) AS ?n) WHERE { ?s <${RDF_TYPE}> ?c }`, "bindings", { timeoutMs: HEALTH_TIMEOUT_MS }));
         const latencyMs = Math.round(performance.now() - started);
-        return { ok: true, message: `Embedded Oxigraph store: ${triples.toLocaleString("en-US")} triples, ${classes.toLocaleString("en-US")} classes.`, latencyMs };
+        return { ok: true, message: `Embedded Oxigraph store: ${count(triples, "triple")}, ${count(classes, "class", "classes")}.`, latencyMs };
       } catch (e) {
         return failure(e, started);
       }

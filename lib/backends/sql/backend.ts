@@ -24,6 +24,7 @@ import { checkSqlSafety } from "./safety";
 import { findTable, type SchemaSummary, type TableInfo, type TableStats } from "./schema";
 import { verbalizeRows } from "./verbalize";
 import { toJsonSafe, toScalar } from "./values";
+import { count as countOf } from "../../format/count";
 
 /** Example values come from this many leading rows of each table: bounded work per table, any size. */
 const EXAMPLE_SOURCE_ROWS = 200;
@@ -84,7 +85,7 @@ export class SqlBackend implements KnowledgeBackend {
       const version = await this.engine.version();
       const tables = await this.engine.loadTables();
       const latencyMs = Math.round(performance.now() - started);
-      const count = `${tables.length} table${tables.length === 1 ? "" : "s"}`;
+      const count = countOf(tables.length, "table");
       const connected = `Connected (${version}, ${count}${tables.length === 0 ? ": the database holds no tables" : ""}).`;
       const privileges = this.engine.privileges ? await this.engine.privileges() : null;
       if (!privileges || privileges.risks.length === 0) return { ok: true, message: connected, latencyMs, ...(privileges ? { privilegeRisks: [] } : {}) };

@@ -3,6 +3,7 @@ import type { Descriptor, Scalar, SourceUnit } from "../types";
 import { DIALECT_LABEL, type SqlDialect, spellIdent } from "./dialect";
 import { referencedBy, type SchemaSummary, type TableInfo, type TableStats } from "./schema";
 import { looksLikeName } from "./values";
+import { count } from "../../format/count";
 
 /**
  * The descriptor c_b of a relational KB: CREATE TABLE statements (columns, types, PRIMARY KEY,
@@ -27,7 +28,7 @@ function literal(v: Scalar): string {
 
 function rowsText(stats: TableStats | undefined): string {
   if (!stats || stats.rows === null) return "rows unknown";
-  return `${stats.approximate ? "about " : ""}${stats.rows.toLocaleString("en-US")} row${stats.rows === 1 ? "" : "s"}`;
+  return `${stats.approximate ? "about " : ""}${count(stats.rows, "row")}`;
 }
 
 function createTable(t: TableInfo, dialect: SqlDialect): string {
@@ -62,7 +63,7 @@ function header(summary: SchemaSummary, ctx: DescribeContext): string {
   const rows = [...summary.stats.values()].reduce((n, s) => n + (s.rows ?? 0), 0);
   const dialect = DIALECT_LABEL[ctx.dialect];
   return [
-    `-- ${dialect} database "${ctx.kbName}" (${ctx.location}; ${summary.engineVersion}): ${summary.tables.length} tables, ${columns} columns, ${rows.toLocaleString("en-US")} rows.`,
+    `-- ${dialect} database "${ctx.kbName}" (${ctx.location}; ${summary.engineVersion}): ${count(summary.tables.length, "table")}, ${count(columns, "column")}, ${count(rows, "row")}.`,
     `-- Read-only: write one SELECT statement in ${dialect} SQL.`,
   ].join("\n");
 }
@@ -77,7 +78,7 @@ const COMPACT_LEVELS: ((t: TableInfo, dialect: SqlDialect) => string)[] = [
   (t, d) => abbreviated(t, d, 8),
   (t, d) => abbreviated(t, d, 4),
   (t, d) => abbreviated(t, d, 2),
-  (t, d) => `${spellIdent(t.name, d)}(${t.columns.length} columns)`,
+  (t, d) => `${spellIdent(t.name, d)}(${count(t.columns.length, "column")})`,
 ];
 
 function compactColumn(t: TableInfo, column: string, dialect: SqlDialect, withRefs: boolean): string {
@@ -92,7 +93,7 @@ function abbreviated(t: TableInfo, dialect: SqlDialect, keep: number): string {
 }
 
 function compactText(summary: SchemaSummary, ctx: DescribeContext): string {
-  const head = `${DIALECT_LABEL[ctx.dialect]} "${ctx.kbName}": ${summary.tables.length} tables.`;
+  const head = `${DIALECT_LABEL[ctx.dialect]} "${ctx.kbName}": ${count(summary.tables.length, "table")}.`;
   for (const level of COMPACT_LEVELS) {
     const text = [head, ...summary.tables.map((t) => level(t, ctx.dialect))].join("\n");
     if (text.length <= COMPACT_MAX_CHARS) return text;

@@ -7,6 +7,7 @@ import { checkPostgresTree } from "./postgres/query-tree";
 import { fromTable, type ResultSource, resultSource } from "./query-shape";
 import { checkSqliteTree } from "./sqlite/query-tree";
 import { isTreeNode, type TreeNode } from "../tree-walk";
+import { count } from "../../format/count";
 
 /**
  * The first wall of the SQL safety rules (DESIGN.md), bounded at every step:
@@ -83,9 +84,7 @@ export function knownResultSource(sql: string, dialect: SqlDialect): ResultSourc
   return verdicts.get(cacheKey(sql, dialect))?.source;
 }
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
+
 
 function lineAndColumn(sql: string, offset: number): string {
   const before = sql.slice(0, Math.max(0, offset));
@@ -124,7 +123,7 @@ function lexicalChecks(sql: string, dialect: SqlDialect, limits: Pick<QueryLimit
   const spans = statementSpans(tokens);
   if (spans.length === 0) throw new QuerySyntaxError("the query is empty (only spaces or comments)", sql);
   if (spans.length > 1) {
-    throw new QueryRejectedError(`only a single SELECT statement may run, and this text holds ${plural(spans.length, "statement")}`, sql);
+    throw new QueryRejectedError(`only a single SELECT statement may run, and this text holds ${count(spans.length, "statement")}`, sql);
   }
   const keyword = leadingKeyword(sql, tokens);
   if (!READ_KEYWORDS.has(keyword) && tokens[0]?.kind !== "open-paren") {
@@ -150,7 +149,7 @@ function lexicalChecks(sql: string, dialect: SqlDialect, limits: Pick<QueryLimit
 function sqliteVerdict(tree: unknown, sql: string): Pick<CheckedSql, "source" | "fromTable"> {
   const statements = (Array.isArray(tree) ? tree : [tree]).filter(isTreeNode);
   if (statements.length !== 1) {
-    throw new QueryRejectedError(`only a single SELECT statement may run, and this text holds ${plural(statements.length, "statement")}`, sql);
+    throw new QueryRejectedError(`only a single SELECT statement may run, and this text holds ${count(statements.length, "statement")}`, sql);
   }
   const [statement] = statements as TreeNode[];
   const type = String(statement.type).toLowerCase();

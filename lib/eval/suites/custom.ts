@@ -1,6 +1,7 @@
 import type { KbKind } from "../../backends/types";
 import type { PrismaClient } from "../../db/generated/client";
 import type { EvalQuestion, SuiteDefinition } from "../types";
+import { count } from "../../format/count";
 
 export const CUSTOM_PREFIX = "custom:";
 
@@ -28,7 +29,7 @@ export async function customSuite(prisma: PrismaClient, suiteId: string): Promis
   return {
     key: `${CUSTOM_PREFIX}${suite.id}`,
     label: suite.name,
-    description: suite.description || `Authored suite with ${questions.length} question${questions.length === 1 ? "" : "s"}.`,
+    description: suite.description || `Authored suite with ${count(questions.length, "question")}.`,
     questions,
     scope: null,
   };

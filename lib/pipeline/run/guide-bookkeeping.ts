@@ -9,6 +9,7 @@ import { findNearestGuides, type GuideHit, type GuideSemantics } from "../guides
 import type { FormulateGuide } from "../stages/formulate";
 import type { SelectInput } from "../stages/select";
 import { storeGuideUse } from "./persistence";
+import { count } from "../../format/count";
 
 /**
  * The extraction guides a run uses (AU-RAG): the nearest ones to its question, noted on the run, offered
@@ -27,7 +28,7 @@ export interface RunGuides {
 
 export async function loadRunGuides(prisma: PrismaClient, user: AccessSubject, runId: string, question: string, kbIds: string[], semantic: GuideSemantics | null = null): Promise<RunGuides> {
   const hits = await findNearestGuides(prisma, user, question, kbIds, 3, 0.2, semantic);
-  const notes = hits.filter((g) => g.invalidActions > 0).map((g) => `Guide "${g.question.slice(0, 80)}" has ${g.invalidActions} malformed action(s); they were skipped.`);
+  const notes = hits.filter((g) => g.invalidActions > 0).map((g) => `Guide "${g.question.slice(0, 80)}" has ${count(g.invalidActions, "malformed action")}; ${g.invalidActions === 1 ? "it was" : "they were"} skipped.`);
   await storeGuideUse(prisma, runId, hits);
   return { hits, notes };
 }
@@ -39,7 +40,7 @@ export function selectionGuides(guides: GuideHit[]): SelectInput["guides"] {
 
 /** The guides' native queries as formulation adapts them. */
 export function formulationGuides(guides: GuideHit[]): FormulateGuide[] {
-  return guides.flatMap((g) => g.examples.map((ex) => ({ guideId: g.guideId, question: g.question, score: g.score, kbId: ex.kbId, query: ex.query })));
+  return guides.flatMap((g) => g.examples.map((ex) => ({ guideId: g.guideId, question: g.question, score: g.score, kbId: ex.kbId, sourceObject: ex.sourceObject, query: ex.query })));
 }
 
 /** Runs the close guides' direct retrieval actions; a failing one is a degradation, not an error. */

@@ -8,7 +8,7 @@ import type { ModelHandles } from "../../models/runtime";
 import type { textEmbeddings } from "../../models/text-embeddings";
 import { scorersFor } from "../scorers";
 import { count } from "../../format/count";
-import { strategyInWords } from "../strategy-words";
+import { queryOutcomeInWords, strategyInWords } from "../strategy-words";
 import { describeChange } from "../stages/critique";
 import { explainUnreadQuestion } from "../stages/answer/unread-question";
 import type { ExecuteOutput } from "../stages/execute";
@@ -16,6 +16,7 @@ import { classicalPool } from "../stages/pool";
 import { classicalRerank } from "../stages/rerank";
 import type { PipelineStrategies } from "../strategies";
 import type { Answer, Candidate, Critique, EvidenceSelection, ExecutedQuery, Feedback, FormulatedQuery, Intent, Iteration, ScoredEvidence } from "../types";
+import { withEveryQuery } from "../merge-evidence";
 import { withTimeout } from "./budget";
 import { formulationGuides, guideActionPieces, selectionGuides } from "./guide-bookkeeping";
 import type { StageRunner } from "./stage-runner";
@@ -76,7 +77,7 @@ export async function runRound(run: RunContext, round: number, state: RoundState
   const actions = round === 1 ? await guideActions(run) : [];
   const reranked = await poolAndRerank(run, round, executed, actions);
   const selection = await selectEvidence(run, reranked, candidates, executed);
-  const evidence = selection.evidence.slice(0, run.config.evidenceForAnswer);
+  const evidence = withEveryQuery(selection.evidence.slice(0, run.config.evidenceForAnswer), [...executed.pieces, ...actions]);
   const answer = await answerFrom(run, evidence, selection, candidates);
   const critique = await critiqueRound(run, round, answer, evidence, executed, candidates, state);
   return { answer, candidates, queries: executed.executed, evidence, winner: selection.winner, critique, iteration: iterationOf(run, round, candidates, executed, answer, critique) };
@@ -101,7 +102,8 @@ function selectSources(run: RunContext, state: RoundState): Promise<Candidate[]>
     "select",
     run.strategies.select,
     { intent: run.intent, catalog: run.catalog, guides: selectionGuides(run.guides), k: run.config.candidates, requestedKbIds: run.requested ?? undefined, exclude: [...state.excluded], embedder: run.models.embedder, textEmbeddings: run.texts },
-    (c) => c.map((x) => `${x.kbName} (${x.score.toFixed(2)})`).join(", ") || "no candidate",
+    // Names only: the scores are the pipeline's own scale, kept with the candidates in the trace.
+    (c) => c.map((x) => x.kbName).join(", ") || "No source matched the question",
     (c) => c,
   );
 }
@@ -140,7 +142,8 @@ async function execute(run: RunContext, formulated: FormulatedQuery[], state: Ro
     "execute",
     run.strategies.execute,
     { queries: kept.length ? kept : formulated, kbs: run.kbs, deps: run.deps, queryTimeoutMs: config.queryTimeoutMs, maxRows: config.maxRowsPerQuery, answerRowCap: config.answerRowCap, embedder: run.models.embedder },
-    (o) => o.executed.map((q) => `${q.kbName}: ${q.status}${q.rows ? ` (${q.rows} rows)` : ""}${q.truncated && q.role === "answer" ? ` (answer row cap ${config.answerRowCap} applied)` : ""}`).join("; ") || "nothing to run",
+    (o) =>
+      o.executed.map((q) => `${q.kbName}: ${queryOutcomeInWords(q)}${q.truncated && q.role === "answer" ? ` (the first ${config.answerRowCap.toLocaleString("en")} kept)` : ""}`).join("; ") || "No query to run",
     (o) => o.executed.map((q) => ({ kb: q.kbName, status: q.status, rows: q.rows, truncated: q.truncated, ms: q.ms, error: q.error })),
   );
   for (const q of executed.executed.filter((x) => x.status === "unavailable" || x.status === "timeout")) run.degradations.push(`${q.kbName}: ${q.error ?? q.status}`);
@@ -165,13 +168,13 @@ export function poolable(executed: ExecuteOutput, maxRows: number): EvidencePiec
 async function poolAndRerank(run: RunContext, round: number, executed: ExecuteOutput, actions: EvidencePiece[]): Promise<ScoredEvidence[]> {
   const { runner, intent, config } = run;
   if (runner.observing) runner.observe(round, "retrieval", executed.pieces.map((piece) => ({ piece, score: 0, scores: {} })));
-  const pooled = await runner.stage("pool", classicalPool, { intent, pieces: [...poolable(executed, config.maxRowsPerQuery), ...actions], limit: config.poolLimit }, (p) => `${p.length} pieces pooled`);
+  const pooled = await runner.stage("pool", classicalPool, { intent, pieces: [...poolable(executed, config.maxRowsPerQuery), ...actions], limit: config.poolLimit }, (p) => `${count(p.length, "result")} gathered from every source`);
   runner.observe(round, "pool", pooled);
   return runner.stage(
     "rerank",
     classicalRerank,
     { intent, pool: pooled, rounds: config.rerankRounds, scorers: scorersFor(run.models), observe: (r) => runner.observe(round, `rerank:${r.index + 1}:${r.scorer}`, r.ranked) },
-    (r) => `${r.length} pieces kept`,
+    (r) => `${count(r.length, "result")} ranked by how well they fit the question`,
   );
 }
 
@@ -189,7 +192,7 @@ async function answerFrom(run: RunContext, evidence: ScoredEvidence[], selection
     "answer",
     run.strategies.answer,
     { intent: run.intent, evidence, threshold: run.config.answerThreshold, result: selection.result ?? null },
-    (a) => (a.refrained ? `refrained: ${a.reason}` : `${a.text} (confidence ${a.confidence.toFixed(2)})`),
+    (a) => (a.refrained ? `No answer: ${a.reason}` : a.certainty === "uncertain" ? `Not certain: ${a.text}` : a.text),
     (a) => a,
   );
   // A refusal caused before any evidence was weighed (another language, words no source knows) says so.
@@ -201,7 +204,7 @@ function critiqueRound(run: RunContext, round: number, answer: Answer, evidence:
     "critique",
     run.strategies.critique,
     { intent: run.intent, answer, evidence, executed: executed.executed, candidates, round, maxRounds: run.config.maxRounds, previousFeedback: state.previous },
-    (c) => (c.accepted ? "accepted" : c.feedback ? `feedback: ${c.feedback.type}${c.feedback.target ? ` (${c.feedback.target})` : ""}` : "not accepted; no correction left to try"),
+    (c) => (c.accepted ? "The evidence backs the answer" : c.feedback ? `Another round: ${c.feedback.detail}` : "Not backed by the evidence; nothing left to try"),
     (c) => c,
   );
 }

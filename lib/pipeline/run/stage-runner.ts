@@ -97,7 +97,7 @@ export class StageRunner {
       return out;
     } catch (e) {
       const { ms, ran } = record();
-      this.emit({ stage: name, type: "ERROR", strategy: ran, durationMs: ms, summary: `${name} failed: ${(e as Error).message}` });
+      this.emit({ stage: name, type: "ERROR", strategy: ran, durationMs: ms, summary: `Failed: ${(e as Error).message}` });
       throw e;
     } finally {
       await this.flush();

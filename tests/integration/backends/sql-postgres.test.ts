@@ -113,7 +113,7 @@ describe.skipIf(!ADMIN_URL)("SQL backend on PostgreSQL", () => {
     expect(d.stats).toEqual({ tables: 4, columns: 18, rows: 1011, foreignKeys: 2 });
     expect((await open().describe()).version).toBe(d.version);
     const sales = await open({ schema: "sales" }).describe();
-    expect(sales.compact).toBe('PostgreSQL "Shop": 1 tables.\nregion(region_id, name)');
+    expect(sales.compact).toBe('PostgreSQL "Shop": 1 table.\nregion(region_id, name)');
   });
 
   it("lists one source unit per table", async () => {

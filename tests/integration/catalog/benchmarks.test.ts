@@ -1,13 +1,21 @@
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeAllBackends } from "@/lib/backends/registry";
+import { loadBenchmarks } from "@/lib/catalog/benchmark-load-handler";
+import { benchmarkLoadStatus, cancelBenchmarkLoad, startBenchmarkLoad } from "@/lib/catalog/benchmark-load-job";
 import { BENCHMARK_NAMES, loadBenchmarkCatalog } from "@/lib/catalog/benchmarks";
+import type { CatalogDeps } from "@/lib/catalog/deps";
 import { listKnowledgeBases } from "@/lib/catalog/knowledge-bases";
 import { listSourceObjects } from "@/lib/catalog/source-objects";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
+import { resetEnvCache } from "@/lib/env";
+import { type JobContext, type JobDefinition, JobLostError, type ProgressUpdate } from "@/lib/jobs/define";
+import { loadBenchmarksJob } from "@/lib/jobs/definitions";
+import { JobProcessor } from "@/lib/jobs/processor";
+import { smallDatasets } from "../../support/small-datasets";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
 
 const DATASETS = path.resolve(process.env.DATASETS_DIR ?? "../shared/datasets");
@@ -54,4 +62,70 @@ describe.skipIf(!existsSync(path.join(DATASETS, "spider")))("benchmark catalog l
     const classes = await listSourceObjects(handle.prisma, admin, { kbId: rdf.id });
     expect(classes.map((c) => c.name)).toEqual(expect.arrayContaining(["singer", "concert", "stadium"]));
   }, 120_000);
+});
+
+describe.skipIf(!existsSync(path.join(DATASETS, "spider")))("benchmark catalog load as a background job (small copy of the datasets)", () => {
+  let db: TestDatabase;
+  let handle: DatabaseHandle;
+  let datasets: string;
+  let deps: CatalogDeps;
+  beforeAll(async () => {
+    db = await createTestDatabase({ seed: true });
+    handle = (await openAndBootstrap(db.env)).handle;
+    datasets = smallDatasets();
+    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-bench-job-")), encryptionKey: Buffer.alloc(32, 1), datasetsDir: datasets };
+    // The handler reads Neo4j's address from the environment: none here, so the graphs are not part of the load.
+    process.env.NEO4J_URI = "";
+    resetEnvCache();
+  });
+  afterAll(async () => {
+    await closeAllBackends();
+    await handle.close();
+    await db.cleanup();
+    rmSync(datasets, { recursive: true, force: true });
+    resetEnvCache();
+  });
+
+  /** A job context as the processor gives one; `lostAfter` progress reports, the job is cancelled (JobLostError). */
+  function context(lostAfter = Infinity): { ctx: JobContext<Record<string, never>>; reports: ProgressUpdate[] } {
+    const reports: ProgressUpdate[] = [];
+    const ctx: JobContext<Record<string, never>> = {
+      jobId: "job-test",
+      payload: {},
+      attempt: 1,
+      signal: new AbortController().signal,
+      services: { prisma: handle.prisma, deps },
+      progress: async (u) => {
+        if (reports.length >= lostAfter) throw new JobLostError();
+        reports.push(u);
+      },
+    };
+    return { ctx, reports };
+  }
+
+  it("stops between knowledge bases when cancelled, and a new load registers the rest, skipping what the first one did", async () => {
+    const cancelled = context(2);
+    await expect(loadBenchmarks(cancelled.ctx)).rejects.toBeInstanceOf(JobLostError);
+    expect(cancelled.reports).toEqual([
+      { done: 0, total: 5, message: `Loading ${BENCHMARK_NAMES.scifact} (1 of 5 knowledge bases).` },
+      { done: 1, total: 5, message: `Loading ${BENCHMARK_NAMES.tatqa} (2 of 5 knowledge bases).` },
+    ]);
+    const names = async () => (await handle.prisma.knowledgeBase.findMany({ where: { origin: "benchmark" }, select: { name: true } })).map((k) => k.name).sort();
+    expect(await names()).toEqual([BENCHMARK_NAMES.scifact, BENCHMARK_NAMES.tatqa]);
+
+    const resumed = context();
+    expect(await loadBenchmarks(resumed.ctx)).toEqual({ message: "Benchmark catalog loaded: 3 knowledge bases added, 2 already there." });
+    expect(resumed.reports.at(-1)).toEqual({ done: 5, total: 5, message: "5 knowledge bases handled." });
+    expect(await names()).toHaveLength(5);
+  }, 180_000);
+
+  it("runs on the job queue: one load at a time, its progress and outcome read from the job, nothing to cancel once done", async () => {
+    const job = await startBenchmarkLoad(handle.prisma, deps);
+    expect(job).toMatchObject({ kind: "catalog.load-benchmarks", status: "QUEUED" });
+    await expect(startBenchmarkLoad(handle.prisma, deps)).rejects.toMatchObject({ code: "CONFLICT" });
+    await new JobProcessor({ services: { prisma: handle.prisma, deps }, definitions: new Map([[loadBenchmarksJob.id, loadBenchmarksJob as unknown as JobDefinition]]) }).drain({ maxWaitMs: 0 });
+    expect(await benchmarkLoadStatus(handle.prisma)).toMatchObject({ id: job.id, status: "SUCCEEDED", progressDone: 5, progressTotal: 5, message: "Benchmark catalog loaded: 0 knowledge bases added, 5 already there." });
+    await expect(cancelBenchmarkLoad(handle.prisma)).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(startBenchmarkLoad(handle.prisma, { ...deps, datasetsDir: "/nonexistent/datasets" })).rejects.toThrow(/The datasets folder was not found at \/nonexistent\/datasets\. Set DATASETS_DIR/);
+  }, 180_000);
 });

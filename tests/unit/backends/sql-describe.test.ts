@@ -54,6 +54,13 @@ describe("SQL descriptor", () => {
     expect(d.stats).toEqual({ tables: 2, columns: 6, rows: 8, foreignKeys: 1 });
   });
 
+  it("counts one of a kind in the singular", () => {
+    const one = renderDescriptor(summaryOf([singer], { singer: { rows: 1, approximate: false, examples: {} } }), ctx);
+    expect(one.text).toContain('-- SQLite database "concerts" (file concerts.sqlite; SQLite 3.53.2): 1 table, 3 columns, 1 row.');
+    expect(one.text).toContain("-- singer: 1 row");
+    expect(one.compact).toMatch(/^SQLite "concerts": 1 table\.\n/);
+  });
+
   it("has a version that follows the content", () => {
     const a = renderDescriptor(SMALL, ctx);
     expect(renderDescriptor(summaryOf([singer, order], Object.fromEntries(SMALL.stats)), ctx).version).toBe(a.version);

@@ -109,8 +109,8 @@ describe("question files (--questions): each dataset's own format", () => {
       ["text2cypher:3", ["db:northwind", "type:Simple Aggregation Queries"]],
     ]);
     expect(loaded.notes).toEqual([
-      "Left out 1 row(s) of t2c.csv: the dataset flags its gold Cypher (syntax error, timeout, no results or false schema).",
-      "Left out 1 row(s) of t2c.csv: its gold Cypher needs Movie.votes, which the movies graph here does not have.",
+      "Left out 1 row of t2c.csv: the dataset flags its gold Cypher (syntax error, timeout, no results or false schema).",
+      "Left out 1 row of t2c.csv: its gold Cypher needs Movie.votes, which the movies graph here does not have.",
     ]);
     // Only the three required columns: every row is used.
     expect(loadQuestionFile("text2cypher", file("t2c-min.csv", "question,cypher,database\nHow many movies?,MATCH (m:Movie) RETURN count(m),movies\n"), datasets).suite.questions).toHaveLength(1);

@@ -110,7 +110,7 @@ describe("critique: validator checks", () => {
     const queriesCheck = check(result, CHECKS.queriesReturned);
     expect(queriesCheck.passed).toBe(true);
     expect(queriesCheck.detail).toBe(
-      "1 of 4 queries returned rows. Aurora sales database (schema-linking): empty; Aurora sales database (guide): refused — only SELECT statements are allowed; Movies graph (neighborhood): timed out.",
+      "1 of 4 queries returned rows. The database query on Aurora sales database returned nothing; the saved query on Aurora sales database was refused (only SELECT statements are allowed); the graph neighbourhood on Movies graph timed out.",
     );
     const none = critique(round({ intent: ceoIntent, evidence: [], executed: queries.slice(1) }));
     expect(check(none, CHECKS.queriesReturned).passed).toBe(false);
@@ -183,7 +183,7 @@ describe("critique: commentor feedback", () => {
     expect(result.feedback).toEqual({
       type: "empty_result",
       target: "Aurora product graph, Aurora sales database",
-      detail: "No query returned rows (Aurora product graph: empty; Aurora sales database: timeout).",
+      detail: "No query returned rows (the graph query on Aurora product graph returned nothing; the database query on Aurora sales database timed out).",
     });
   });
 
@@ -292,7 +292,7 @@ describe("critique: commentor feedback", () => {
     const weak = passage(KB.docs, "annual-report-2025", "Aurora Outfitters Annual Report 2025", "Notes", ["Revenue figures for Aurora Outfitters are audited every spring."], 7, "revenue");
     const result = critique(round({ intent: it_, evidence: [scored(weak, 3)], executed: queries }));
     expect(result.feedback).toMatchObject({ type: "wrong_module", target: "schema-linking" });
-    expect(result.feedback!.detail).toBe("The database query on Aurora sales database came back error while the document search found passages: answer from those.");
+    expect(result.feedback!.detail).toBe("The database query on Aurora sales database failed while the document search found passages: answer from those.");
   });
 
   it("next_batch when the entity was found but the answer is absent, with the page as target", () => {

@@ -58,7 +58,7 @@ describe("select: ranking the catalog", () => {
     const cs = selectSources({ intent: intent("Who runs the company?"), catalog: CATALOG, guides, k: 3 });
     const graph = cs.find((c) => c.kbId === "kb-graph")!;
     const reason = graph.reasons.find((r) => r.type === "guide")!;
-    expect(reason.detail).toBe("guide 'Who is the CEO of Aurora Outfitters and where is the head o…' (0.82)");
+    expect(reason.detail).toBe("the guide 'Who is the CEO of Aurora Outfitters and where is the head o…', a similar question");
     expect(reason.weight).toBeCloseTo(SELECTION_WEIGHTS.guides * 0.82, 3);
     expect(cs[0].kbId).toBe("kb-graph");
   });

@@ -22,7 +22,7 @@ import type { DocumentsConfig, DocumentsSecrets } from "../config";
 import { type CoordinateSelection, coordinateSelection, type SentenceSelection, sentenceSelection } from "../context-actions";
 import { composeEntityIndex } from "../entity-index";
 import { previewUnit, type PreviewSource } from "../preview";
-import { type DenseQuery, denseText, vectorTextNote } from "../search";
+import { type DenseQuery, denseText } from "../search";
 import { composeSourceUnits, SOURCE_UNIT_SAMPLES } from "../source-units";
 import { verbalizeSearchResult } from "../verbalize";
 import { type CollectionMeta, OpenSearchCollection } from "./collection";

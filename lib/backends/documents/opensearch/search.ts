@@ -4,7 +4,7 @@ import { type ExecuteOptions, type NativeQuery, type Scalar, type RawResult, sea
 import { queryTerms } from "../fts-query";
 import { DEFAULT_FUSION, type FusionSettings, type RankedRow, fuseRankings } from "../fusion";
 import { COLLECTION_UNIT, SEARCH_RESULT_COLUMNS, type SearchRecord, scalarEntries } from "../records";
-import { type DenseQuery, denseText, vectorTextNote } from "../search";
+import { type DenseQuery, vectorTextNote } from "../search";
 import { documentRecordId, type OpenSearchCollection } from "./collection";
 import { OpenSearchRequestError } from "./connection";
 import { vectorField } from "./layout";

@@ -12,6 +12,7 @@ import { answerFromResult, withSupportingEvidence } from "./result-answer";
 import { type ScoredCandidate, answerConfidence, scoreCandidates } from "./score";
 import { withTableAnswer } from "./table-route";
 import { belowTheBar, notFoundReason } from "./uncertainty";
+import { count } from "../../../format/count";
 
 export interface AnswerInput {
   intent: Intent;
@@ -146,7 +147,7 @@ export function candidateAnswer(input: AnswerInput): AnswerResult {
   const threshold = input.threshold ?? DEFAULT_PIPELINE_CONFIG.answerThreshold;
   if (input.result) {
     const answer = withSupportingEvidence(answerFromResult(input.result, threshold), input.result, input.evidence);
-    return { answer, ranked: [], notes: [`Answer read from the committed query on ${input.result.kbName}: ${input.result.rows.length} row(s) × ${input.result.columns.length} column(s).`] };
+    return { answer, ranked: [], notes: [`Answer read from the committed query on ${input.result.kbName}: ${count(input.result.rows.length, "row")} × ${count(input.result.columns.length, "column")}.`] };
   }
   // A breakdown asked of a document table ("revenue by region"): the table's rows per group are the answer.
   const breakdown = groupedRowsAnswer(input.intent, input.evidence);

@@ -1,4 +1,6 @@
 import type { Critique, ExecutedQuery } from "../../types";
+import { count } from "../../../format/count";
+import { queryOutcomeInWords, strategyInWords } from "../../strategy-words";
 import type { EvidencePiece } from "../../../backends/types";
 import { type ValueType, connectsToEntityOf, pieceMentionsEntity, typeFit } from "../answer";
 import { type RoundAnalysis, isProductive } from "./analysis";
@@ -47,17 +49,10 @@ export function checkEntitiesCited(a: RoundAnalysis): Check {
   return { name, passed: false, detail: `${quote(missing)} appear in none of the ${a.cited.length} cited pieces.` };
 }
 
-const STATUS_WORDS: Record<ExecutedQuery["status"], string> = {
-  ok: "empty",
-  empty: "empty",
-  refused: "refused",
-  timeout: "timed out",
-  error: "failed",
-  unavailable: "unavailable",
-};
+const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 function describeQuery(q: ExecutedQuery): string {
-  return `${q.kbName} (${q.strategy}): ${STATUS_WORDS[q.status]}${q.error ? ` — ${q.error}` : ""}`;
+  return `the ${strategyInWords(q.strategy)} on ${q.kbName} ${queryOutcomeInWords(q)}${q.error ? ` (${q.error})` : ""}`;
 }
 
 /** Passes when at least one query returned rows; names every query that did not, and why. */
@@ -67,8 +62,8 @@ export function checkQueriesReturned(a: RoundAnalysis): Check {
   if (executed.length === 0) return { name, passed: false, detail: "No query was run." };
   const productive = executed.filter(isProductive);
   const truncated = productive.filter((q) => q.truncated).map((q) => q.kbName);
-  const parts = [`${productive.length} of ${executed.length} queries returned rows`];
-  if (a.unproductive.length > 0) parts.push(a.unproductive.map(describeQuery).join("; "));
+  const parts = [`${productive.length} of ${count(executed.length, "query", "queries")} returned rows`];
+  if (a.unproductive.length > 0) parts.push(capitalized(a.unproductive.map(describeQuery).join("; ")));
   if (truncated.length > 0) parts.push(`results cut at the row limit: ${[...new Set(truncated)].join(", ")}`);
   return { name, passed: productive.length > 0, detail: `${parts.join(". ")}.` };
 }

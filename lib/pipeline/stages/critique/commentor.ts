@@ -1,10 +1,11 @@
-import { strategyInWords } from "../../strategy-words";
+import { queryOutcomeInWords, strategyInWords } from "../../strategy-words";
 import { normalizeLabel } from "../../text";
 import type { ExecutedQuery, Feedback, FeedbackType } from "../../types";
 import { queryNamesEntity } from "../answer";
 import { type RoundAnalysis, kbName, relationPresence } from "./analysis";
 import { CHECKS, type Check } from "./checks";
 import { constructFeedback } from "./construct-checks";
+import { count } from "../../../format/count";
 
 /**
  * HybGRAG's commentor: when the validator fails, ONE corrective feedback of a fixed type, chosen by the
@@ -42,7 +43,7 @@ function feedback(type: FeedbackType, target: string | null, detail: string): Fe
 }
 
 function statusSummary(queries: ExecutedQuery[]): string {
-  return queries.map((q) => `${q.kbName}: ${q.status === "ok" ? "empty" : q.status}`).join("; ");
+  return queries.map((q) => `the ${strategyInWords(q.strategy)} on ${q.kbName} ${q.status === "ok" ? "returned nothing" : queryOutcomeInWords(q)}`).join("; ");
 }
 
 const emptyResult: Rule = (a) => {
@@ -82,7 +83,7 @@ const missingEntity: Rule = (a) =>
         "missing_entity",
         e.entity.mention,
         e.pieces.length > 0
-          ? `'${e.entity.mention}' has no link into the sources (it appears only in ${e.pieces.length} piece(s) of text).`
+          ? `'${e.entity.mention}' has no link into the sources (it appears only in ${count(e.pieces.length, "passage")} of text).`
           : `'${e.entity.mention}' has no link into the sources and no evidence mentions it.`,
       ),
     );
@@ -157,7 +158,7 @@ const wrongModule: Rule = (a) => {
       feedback(
         "wrong_module",
         q.strategy,
-        `The ${strategyInWords(q.strategy)} on ${q.kbName} came back ${q.status === "ok" ? "empty" : q.status} while the document search found passages: answer from those.`,
+        `The ${strategyInWords(q.strategy)} on ${q.kbName} ${q.status === "ok" ? "returned nothing" : queryOutcomeInWords(q)} while the document search found passages: answer from those.`,
       ),
     );
 };

@@ -23,6 +23,8 @@ export interface FormulateGuide {
   /** 0..1: BM25 of this question against the guide's, relative to the guide's self-match (lib/pipeline/guides.ts). */
   score: number;
   kbId: string;
+  /** The source object the analyst tied the query to (its key), if any: the evidence it returns is placed there. */
+  sourceObject?: string | null;
   query: NativeQuery;
 }
 
@@ -377,7 +379,8 @@ export async function guideQueries(
       kind: candidate.kind,
       query: adapted.query,
       strategy: "guide",
-      sourceObject: null,
+      // A structured query reads the table or class the analyst tied it to; a search's hits carry their own places.
+      sourceObject: adapted.query.language === "search" ? null : (guide.sourceObject ?? null),
       explanation: `${adapted.explanation}.`,
       guideId: guide.guideId,
     });

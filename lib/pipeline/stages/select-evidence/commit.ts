@@ -1,5 +1,6 @@
 import type { EvidencePiece, RowData, Scalar } from "../../../backends/types";
 import type { Candidate, ExecutedQuery, QueryResult } from "../../types";
+import { count } from "../../../format/count";
 
 /**
  * Answer assembly's source commitment. A structured source (SQL, SPARQL, Cypher) answers through its
@@ -91,7 +92,7 @@ export function commitSource(candidates: Candidate[], executed: ExecutedQuery[])
     kbId: first.c.kbId,
     kbName: first.c.kbName,
     query: first.q,
-    reason: `committed to ${first.c.kbName} (${rank}): its answer query represents the question and returned ${first.q.rows} row${first.q.rows === 1 ? "" : "s"}${before}`,
+    reason: `committed to ${first.c.kbName} (${rank}): its answer query represents the question and returned ${count(first.q.rows, "row")}${before}`,
   };
 }
 

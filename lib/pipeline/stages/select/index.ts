@@ -6,6 +6,7 @@ import { type Candidate, type Intent, type SelectionReason, intentText } from ".
 import { type CatalogIndex, catalogIndexFor } from "./catalog-index";
 import { type SemanticSignal, semanticSignal } from "./semantic";
 import { type GuideRef, entitySignal, guideSignal, kbTextSignal, objectSignal, surfaceWords } from "./signals";
+import { guideLikeness } from "../../../format/strength";
 
 export { type CatalogIndex, buildCatalogIndex, catalogIndexFor } from "./catalog-index";
 export { type SemanticSignal, UNRELATED_COSINE, calibrated, kbSemanticText, objectSemanticText, semanticSignal } from "./semantic";
@@ -102,17 +103,18 @@ function reasonsFor(entry: number, index: CatalogIndex, query: string, signals: 
 
   const semantic = signals.semantic;
   if (semantic && semantic.score[entry] > 0) {
-    const objects = semantic.objects[entry].slice(0, 2).map((o) => `'${o.name}' (${o.score.toFixed(2)})`);
+    // People read this detail (Candidate sources); the similarities themselves are in the reason's weight and the trace.
+    const objects = semantic.objects[entry].slice(0, 2).map((o) => `'${o.name}'`);
     reasons.push({
       type: "meaning",
-      detail: `similar in meaning to the source (${semantic.kbScore[entry].toFixed(2)})${objects.length ? ` and to ${objects.join(", ")}` : ""}`,
+      detail: `close in meaning to the source's description${objects.length ? ` and to ${objects.join(" and ")}` : ""}`,
       weight: round(weights.semantic * semantic.score[entry]),
     });
   }
 
   const guide = signals.guides.best[entry];
   if (guide) {
-    reasons.push({ type: "guide", detail: `guide '${shorten(guide.question)}' (${guide.score.toFixed(2)})`, weight: round(weights.guides * signals.guides.score[entry]) });
+    reasons.push({ type: "guide", detail: `the guide '${shorten(guide.question)}', ${guideLikeness(guide.score)}`, weight: round(weights.guides * signals.guides.score[entry]) });
   }
   return reasons;
 }
