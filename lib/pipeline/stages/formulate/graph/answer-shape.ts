@@ -4,6 +4,7 @@ import type { SchemaLinking } from "../sql/schema-linking";
 import type { SelectItem, SqlAggregate, SqlPicks } from "../sql/sql-picks";
 import type { ColumnFacts } from "../sql/sql-structure";
 import type { GraphStructure } from "./formulate-cypher";
+import type { GraphView } from "./graph-view";
 
 /**
  * How a ranked graph answer is shown. A plain list of nodes ("Which movies …") is the nodes
@@ -26,12 +27,32 @@ function listedNode(p: SqlPicks): ColumnFacts | null {
   return only.kind === "column" && only.column.name === VIEW_ID ? only.column : null;
 }
 
+/**
+ * A relationship is how the answer's nodes are reached, never the answer ("Who acted in movies released
+ * before 1990?" lists people, not ACTED_IN relationships): the listed relationship becomes the end the
+ * question does not already pin down with its conditions (the movies are the condition, the people the
+ * answer), else its start node, the subject of the relationship's verb. The relationship stays the way
+ * between them.
+ */
+function nodeForRelationship(p: SqlPicks, linking: SchemaLinking, view: GraphView): SqlPicks {
+  const listed = listedNode(p);
+  const rel = listed ? view.relationships.get(listed.table) : undefined;
+  if (!rel) return p;
+  const conditioned = [...p.values, ...p.lookups, ...p.time, ...p.numeric, ...p.flags].map((c) => c.column.table);
+  const weight = (label: string) => conditioned.filter((t) => t === label).length;
+  const end = weight(rel.to) < weight(rel.from) ? rel.to : rel.from;
+  const column = (linking.columns.get(end) ?? []).find((c) => c.name === VIEW_ID);
+  if (!column) return p;
+  return { ...p, select: [{ kind: "column", column }], via: [listed!.table, ...p.via.filter((t) => t !== listed!.table)], notes: [...p.notes, `the ${rel.type} relationship listed as its (:${end}) nodes`] };
+}
+
 /** The aggregate groups are ranked by: the one named, else the count (render-cypher.ts reads it the same way). */
 function rankingAggregate(p: SqlPicks): SqlAggregate {
   return p.order?.aggregate ?? p.aggregates.find((a) => a.fn === "count") ?? { fn: "count", column: null };
 }
 
-export function rankedAnswerShape(intent: Intent, p: SqlPicks, linking: SchemaLinking, structure: GraphStructure): SqlPicks {
+export function graphAnswerShape(intent: Intent, planned: SqlPicks, linking: SchemaLinking, structure: GraphStructure, view: GraphView): SqlPicks {
+  const p = nodeForRelationship(planned, linking, view);
   const node = listedNode(p);
   if (!node || p.setOp) return p;
   const caption = captionColumn(linking, structure, node.table);
