@@ -235,6 +235,15 @@ describe("Cypher answer queries: the same plan over labels and relationships", (
     expect(top.query.text).toMatch(/count\(DISTINCT movie\) AS a0\nRETURN g1 AS `name`, a0 AS `number of movie`\nORDER BY a0 DESC\nLIMIT 3$/);
   });
 
+  it("'the top 3 people by the number of movies': groups of the asked entity ranked by the count of the counted one", () => {
+    const question = "List the top 3 people by the number of movies they directed.";
+    // "movies" linked to its label draws the answer table to the counted rows.
+    const q = cypher(intent(question, { aggregate: "count", superlative: { direction: "max", attribute: "movies", limit: 3 }, entities: [mention(question, "movies", [link(GRAPH, "label", "Movie", "movies", 1, "Movie")])] }));
+    expect(q.query.text).toBe(
+      "MATCH (person:`Person`)-[directed:`DIRECTED`]->(movie:`Movie`)\nWITH person AS g0, person.`name` AS g1, count(DISTINCT movie) AS a0\nRETURN g1 AS `name`, a0 AS `number of movie`\nORDER BY a0 DESC\nLIMIT 3",
+    );
+  });
+
   it("nodes ranked by a superlative's property are shown by their caption beside that property", () => {
     const oldest = cypher(intent("List the 3 oldest people.", { superlative: { direction: "min", attribute: "born", limit: 3 } }));
     expect(oldest.query.text).toBe("MATCH (person:`Person`)\nWHERE person.`born` IS NOT NULL\nRETURN person.`name` AS `name`, person.`born` AS `born`\nORDER BY person.`born` ASC\nLIMIT 3");

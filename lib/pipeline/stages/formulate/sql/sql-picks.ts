@@ -621,6 +621,9 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
       else if (frequencyColumn) keys = [frequencyColumn];
       else if (focusColumn && !(root !== counted && namesTable(linking, root, linking.focus.join(" ")))) keys = [focusColumn];
       else if (root !== counted) keys = [...identity(linking, root)];
+      // "the top 3 customers by the number of orders": the counted rows drew the answer table to themselves;
+      // the groups are the entity the question asks for.
+      else if (rankedEntity !== counted && reach.has(rankedEntity)) keys = [...identity(linking, rankedEntity)];
       if (keys.length > 0) {
         groupBy = [...new Set(keys)];
         rankedBy = { fn: "count", column: null, countOf: counted };
