@@ -258,6 +258,12 @@ describe("Cypher answer queries: the same plan over labels and relationships", (
     expect(who.query.text).toBe("MATCH (person:`Person`)-[acted_in:`ACTED_IN`]->(movie:`Movie`)\nWHERE movie.`released` < $p0\nRETURN person.`name` AS `name`");
   });
 
+  it("a year is filtered on the date column named right before it, though its label is not named ('someone born in 1952')", () => {
+    const q = cypher(intent("List the movies produced by someone born in 1952.", { time: [{ text: "in 1952", kind: "absolute", start: "1952-01-01", end: "1953-01-01", comparator: null, ordinal: null }] }));
+    expect(q.query.text).toBe("MATCH (person:`Person`)-[produced:`PRODUCED`]->(movie:`Movie`)\nWHERE person.`born` >= $p0 AND person.`born` < $p1\nRETURN movie AS `Movie`");
+    expect(q.query.params).toEqual({ p0: 1952, p1: 1953 });
+  });
+
   it("boundaries and list limits: released before 1990 → < 1990, 'the first 3' → LIMIT 3", () => {
     const q = cypher(intent("List the first 3 movies released before 1990.", { time: [{ text: "before 1990", kind: "absolute", start: null, end: "1990-01-01", comparator: "before", ordinal: null }] }));
     expect(q.query.text).toBe("MATCH (movie:`Movie`)\nWHERE movie.`released` < $p0\nRETURN movie AS `Movie`\nLIMIT 3");
