@@ -258,6 +258,12 @@ describe("Cypher answer queries: the same plan over labels and relationships", (
     expect(who.query.text).toBe("MATCH (person:`Person`)-[acted_in:`ACTED_IN`]->(movie:`Movie`)\nWHERE movie.`released` < $p0\nRETURN person.`name` AS `name`");
   });
 
+  it("'more than 5 times' counts the rows of the relationship the verb names, per answer node", () => {
+    const q = cypher(intent("Which people have acted more than 5 times?"));
+    expect(q.query.text).toMatch(/^MATCH \(person:`Person`\)-\[acted_in:`ACTED_IN`\]->\(movie:`Movie`\)\nWITH person AS g0, .*count\(DISTINCT acted_in\) AS a0\nWHERE a0 > \$p0\nRETURN /);
+    expect(q.query.params).toEqual({ p0: 5 });
+  });
+
   it("a year is filtered on the date column named right before it, though its label is not named ('someone born in 1952')", () => {
     const q = cypher(intent("List the movies produced by someone born in 1952.", { time: [{ text: "in 1952", kind: "absolute", start: "1952-01-01", end: "1953-01-01", comparator: null, ordinal: null }] }));
     expect(q.query.text).toBe("MATCH (person:`Person`)-[produced:`PRODUCED`]->(movie:`Movie`)\nWHERE person.`born` >= $p0 AND person.`born` < $p1\nRETURN movie AS `Movie`");

@@ -296,6 +296,11 @@ function pickHaving(constructs: Constructs, linking: SchemaLinking, reach: Set<s
       table = [...reach].find((t) => namesTable(linking, t, words)) ?? null;
       if (!table) table = [...reach].find((t) => namesTable(linking, t, nounWords.slice(nounWords.length - n).join(" "))) ?? null;
     }
+    // "ordered more than 100 times": the occurrences are rows of the table the question's verb names (not the answer's own).
+    if (!table && /^times?$/i.test(nounWords[0] ?? "")) {
+      const named = [...reach].filter((t) => t !== linking.root && linking.tableCoverage(t) > 0);
+      table = named.sort((a, b) => linking.tableCoverage(b) - linking.tableCoverage(a))[0] ?? null;
+    }
     if (!table) continue;
     out.push({ having: { aggregate: { fn: "count", column: null, countOf: table }, op: c.op, value: c.value }, at: c.at, end: c.at + c.text.length });
     notes.push(`"${c.text}" → HAVING the number of ${table} rows ${c.op} ${c.value}`);
