@@ -231,7 +231,43 @@ describe("Cypher answer queries: the same plan over labels and relationships", (
     expect(having.query.text).toMatch(/WITH person AS g0, person\.`name` AS g1, count\(DISTINCT movie\) AS a0\nWHERE a0 > \$p0\nRETURN/);
     expect(having.query.params).toEqual({ p0: 3 });
     const top = cypher(intent("Which 3 people acted in the most movies?", { superlative: { direction: "max", attribute: "movies", limit: 3 } }));
-    expect(top.query.text).toMatch(/count\(DISTINCT movie\) AS a0\nRETURN g0 AS `Person`\nORDER BY a0 DESC\nLIMIT 3$/);
+    // A ranking is shown with its measure: each person's name beside the count that ranks them.
+    expect(top.query.text).toMatch(/count\(DISTINCT movie\) AS a0\nRETURN g1 AS `name`, a0 AS `number of movie`\nORDER BY a0 DESC\nLIMIT 3$/);
+  });
+
+  it("'the top 3 people by the number of movies': groups of the asked entity ranked by the count of the counted one", () => {
+    const question = "List the top 3 people by the number of movies they directed.";
+    // "movies" linked to its label draws the answer table to the counted rows.
+    const q = cypher(intent(question, { aggregate: "count", superlative: { direction: "max", attribute: "movies", limit: 3 }, entities: [mention(question, "movies", [link(GRAPH, "label", "Movie", "movies", 1, "Movie")])] }));
+    expect(q.query.text).toBe(
+      "MATCH (person:`Person`)-[directed:`DIRECTED`]->(movie:`Movie`)\nWITH person AS g0, person.`name` AS g1, count(DISTINCT movie) AS a0\nRETURN g1 AS `name`, a0 AS `number of movie`\nORDER BY a0 DESC\nLIMIT 3",
+    );
+  });
+
+  it("nodes ranked by a superlative's property are shown by their caption beside that property", () => {
+    const oldest = cypher(intent("List the 3 oldest people.", { superlative: { direction: "min", attribute: "born", limit: 3 } }));
+    expect(oldest.query.text).toBe("MATCH (person:`Person`)\nWHERE person.`born` IS NOT NULL\nRETURN person.`name` AS `name`, person.`born` AS `born`\nORDER BY person.`born` ASC\nLIMIT 3");
+    // Without a ranking the list is the nodes themselves.
+    const listed = cypher(intent("List the first 3 movies released before 1990.", { time: [{ text: "before 1990", kind: "absolute", start: null, end: "1990-01-01", comparator: "before", ordinal: null }] }));
+    expect(listed.query.text).toMatch(/RETURN movie AS `Movie`\nLIMIT 3$/);
+  });
+
+  it("'who' lists people by name, and a relationship is never the answer: its start node is", () => {
+    const q = "Who acted in movies released before 1990?";
+    const who = cypher(intent(q, { wh: "who", time: [{ text: "before 1990", kind: "absolute", start: null, end: "1990-01-01", comparator: "before", ordinal: null }] }));
+    expect(who.query.text).toBe("MATCH (person:`Person`)-[acted_in:`ACTED_IN`]->(movie:`Movie`)\nWHERE movie.`released` < $p0\nRETURN person.`name` AS `name`");
+  });
+
+  it("'more than 5 times' counts the rows of the relationship the verb names, per answer node", () => {
+    const q = cypher(intent("Which people have acted more than 5 times?"));
+    expect(q.query.text).toMatch(/^MATCH \(person:`Person`\)-\[acted_in:`ACTED_IN`\]->\(movie:`Movie`\)\nWITH person AS g0, .*count\(DISTINCT acted_in\) AS a0\nWHERE a0 > \$p0\nRETURN /);
+    expect(q.query.params).toEqual({ p0: 5 });
+  });
+
+  it("a year is filtered on the date column named right before it, though its label is not named ('someone born in 1952')", () => {
+    const q = cypher(intent("List the movies produced by someone born in 1952.", { time: [{ text: "in 1952", kind: "absolute", start: "1952-01-01", end: "1953-01-01", comparator: null, ordinal: null }] }));
+    expect(q.query.text).toBe("MATCH (person:`Person`)-[produced:`PRODUCED`]->(movie:`Movie`)\nWHERE person.`born` >= $p0 AND person.`born` < $p1\nRETURN movie AS `Movie`");
+    expect(q.query.params).toEqual({ p0: 1952, p1: 1953 });
   });
 
   it("boundaries and list limits: released before 1990 → < 1990, 'the first 3' → LIMIT 3", () => {

@@ -2,6 +2,7 @@ import { formatScalar } from "../../../backends/evidence";
 import type { Scalar } from "../../../backends/types";
 import type { Answer, AnswerShape, QueryResult, ScoredEvidence } from "../../types";
 import { joinList, quoteList, refusal } from "./refusal";
+import { classifyValue, hintFromLabel, type ValueType } from "./value-types";
 
 /**
  * An answer drawn from a committed answer query's result (select-evidence/commit.ts): the result IS the
@@ -97,6 +98,20 @@ export function withSupportingEvidence(answer: Answer, result: QueryResult, evid
   return extra.length > 0 ? { ...answer, citations: [...answer.citations, ...extra] } : answer;
 }
 
+/**
+ * What kind of value the answer is (a count, a date, a name), read from the column that holds it and
+ * its value, as the critic's answer-type check reads any candidate: a grouped table by its first
+ * measure, anything else by its first column. Not the shape (scalar / list / table), which says how
+ * many values there are, not what they are.
+ */
+export function resultValueType(result: Pick<QueryResult, "columns" | "rows" | "grouped">): ValueType | null {
+  const at = result.grouped?.measures[0] ?? 0;
+  const column = result.columns[at];
+  const value = result.rows.map((r) => r[at]).find((v) => v !== null && v !== undefined);
+  if (column === undefined || value === undefined) return null;
+  return classifyValue(value, hintFromLabel(column));
+}
+
 export function answerFromResult(result: QueryResult, threshold: number): Answer {
   const fit = result.fit;
   if (fit && fit.unresolved.length > 0) {
@@ -109,7 +124,7 @@ export function answerFromResult(result: QueryResult, threshold: number): Answer
   const confidence = Math.max(0, Math.round((FAITHFUL_CONFIDENCE - MISSED_VALUE_COST * missed.length) * 1000) / 1000);
   const shape = shapeOf(result);
   const text = answerText(shape);
-  const candidates: Answer["candidates"] = [{ value: text, score: confidence, support: result.pieceIds.slice(0, 5), type: shape.kind }];
+  const candidates: Answer["candidates"] = [{ value: text, score: confidence, support: result.pieceIds.slice(0, 5), type: resultValueType(result) }];
   if (confidence < threshold) {
     const it = missed.length === 1 ? "it" : "them";
     return refusal(`${quoteList(missed)} could not be found in ${result.kbName}, so the query could not be restricted to ${it}; name ${it} as the source spells ${it}.`, confidence, candidates);

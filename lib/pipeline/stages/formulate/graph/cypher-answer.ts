@@ -6,6 +6,7 @@ import { linkSchema } from "../sql/schema-linking";
 import { tablesOf } from "../sql/render-sql";
 import { pickSql } from "../sql/sql-picks";
 import type { GraphStructure } from "./formulate-cypher";
+import { graphAnswerShape } from "./answer-shape";
 import { graphLinkInView, graphView } from "./graph-view";
 import { renderCypher } from "./render-cypher";
 
@@ -31,7 +32,7 @@ export function cypherAnswerQuery(intent: Intent, candidate: Candidate, structur
     .filter(([t, r]) => linking.tableCoverage(t) > 0 && ends.has(r.from) && ends.has(r.to))
     .sort((a, b) => linking.tableCoverage(b[0]) - linking.tableCoverage(a[0]))
     .map(([t]) => t);
-  const picks = { ...planned, via };
+  const picks = graphAnswerShape(intent, { ...planned, via }, linking, structure, view);
   if (tautological(picks)) return { query: null, notes: [] };
 
   let rendered;

@@ -21,7 +21,10 @@ function dateColumns(linking: SchemaLinking, tables: Iterable<string>): ColumnFa
  */
 export function pickTimeColumn(linking: SchemaLinking, tables: string[], reach: Set<string>, positions: PositionedTerm[], at: number): ColumnFacts | null {
   const near = dateColumns(linking, tables);
-  const candidates = near.length > 0 ? near : dateColumns(linking, [...reach].filter((t) => !tables.includes(t)));
+  const further = dateColumns(linking, [...reach].filter((t) => !tables.includes(t)));
+  // "movies produced by someone born in 1952": the column named right before the cue, though its table is not named.
+  const namedAtCue = at >= 0 ? further.filter((c) => wordDistance(positions, at, c.ownTerms, 2, 0) <= 2) : [];
+  const candidates = near.length > 0 ? [...near, ...namedAtCue] : further;
   return best(candidates, (c) => {
     const distance = at >= 0 ? wordDistance(positions, at, [...(linking.tableTerms.get(c.table) ?? []), ...c.ownTerms], 6, 2) : Infinity;
     return 1 + linking.columnScore(c) + (c.table === linking.root ? 0.1 : 0) + (Number.isFinite(distance) ? 1 - distance / 10 : 0);

@@ -296,6 +296,11 @@ function pickHaving(constructs: Constructs, linking: SchemaLinking, reach: Set<s
       table = [...reach].find((t) => namesTable(linking, t, words)) ?? null;
       if (!table) table = [...reach].find((t) => namesTable(linking, t, nounWords.slice(nounWords.length - n).join(" "))) ?? null;
     }
+    // "ordered more than 100 times": the occurrences are rows of the table the question's verb names (not the answer's own).
+    if (!table && /^times?$/i.test(nounWords[0] ?? "")) {
+      const named = [...reach].filter((t) => t !== linking.root && linking.tableCoverage(t) > 0);
+      table = named.sort((a, b) => linking.tableCoverage(b) - linking.tableCoverage(a))[0] ?? null;
+    }
     if (!table) continue;
     out.push({ having: { aggregate: { fn: "count", column: null, countOf: table }, op: c.op, value: c.value }, at: c.at, end: c.at + c.text.length });
     notes.push(`"${c.text}" → HAVING the number of ${table} rows ${c.op} ${c.value}`);
@@ -621,6 +626,9 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
       else if (frequencyColumn) keys = [frequencyColumn];
       else if (focusColumn && !(root !== counted && namesTable(linking, root, linking.focus.join(" ")))) keys = [focusColumn];
       else if (root !== counted) keys = [...identity(linking, root)];
+      // "the top 3 customers by the number of orders": the counted rows drew the answer table to themselves;
+      // the groups are the entity the question asks for.
+      else if (rankedEntity !== counted && reach.has(rankedEntity)) keys = [...identity(linking, rankedEntity)];
       if (keys.length > 0) {
         groupBy = [...new Set(keys)];
         rankedBy = { fn: "count", column: null, countOf: counted };

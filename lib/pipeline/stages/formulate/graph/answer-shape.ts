@@ -1,0 +1,84 @@
+import type { Intent } from "../../../types";
+import { VIEW_ID } from "../plan/relational-view";
+import type { SchemaLinking } from "../sql/schema-linking";
+import type { SelectItem, SqlAggregate, SqlPicks } from "../sql/sql-picks";
+import type { ColumnFacts } from "../sql/sql-structure";
+import type { GraphStructure } from "./formulate-cypher";
+import type { GraphView } from "./graph-view";
+
+/**
+ * How a ranked graph answer is shown. A plain list of nodes ("Which movies …") is the nodes
+ * themselves, but a ranking is read with its measure: "the top 3 categories by average unit price"
+ * is each category's name beside its average, "the 5 youngest producers" each producer's name beside
+ * the birth year that ranks them. A node is not comparable to a number, so the ranked node is shown by
+ * its caption (name, title) and the value it is ranked by follows it. "Who …" asks for names.
+ */
+
+function captionColumn(linking: SchemaLinking, structure: GraphStructure, label: string): ColumnFacts | null {
+  const key = structure.captionKeys[label];
+  if (!key) return null;
+  return (linking.columns.get(label) ?? []).find((c) => c.name === key) ?? null;
+}
+
+/** The node the answer lists, when the SELECT list is that node alone. */
+function listedNode(p: SqlPicks): ColumnFacts | null {
+  if (!p.select || p.select.length !== 1) return null;
+  const only = p.select[0];
+  return only.kind === "column" && only.column.name === VIEW_ID ? only.column : null;
+}
+
+/**
+ * A relationship is how the answer's nodes are reached, never the answer ("Who acted in movies released
+ * before 1990?" lists people, not ACTED_IN relationships): the listed relationship becomes the end the
+ * question does not already pin down with its conditions (the movies are the condition, the people the
+ * answer), else its start node, the subject of the relationship's verb. The relationship stays the way
+ * between them.
+ */
+function nodeForRelationship(p: SqlPicks, linking: SchemaLinking, view: GraphView): SqlPicks {
+  const listed = listedNode(p);
+  const rel = listed ? view.relationships.get(listed.table) : undefined;
+  if (!rel) return p;
+  const conditioned = [...p.values, ...p.lookups, ...p.time, ...p.numeric, ...p.flags].map((c) => c.column.table);
+  const weight = (label: string) => conditioned.filter((t) => t === label).length;
+  const end = weight(rel.to) < weight(rel.from) ? rel.to : rel.from;
+  const column = (linking.columns.get(end) ?? []).find((c) => c.name === VIEW_ID);
+  if (!column) return p;
+  return { ...p, select: [{ kind: "column", column }], via: [listed!.table, ...p.via.filter((t) => t !== listed!.table)], notes: [...p.notes, `the ${rel.type} relationship listed as its (:${end}) nodes`] };
+}
+
+/** The aggregate groups are ranked by: the one named, else the count (render-cypher.ts reads it the same way). */
+function rankingAggregate(p: SqlPicks): SqlAggregate {
+  return p.order?.aggregate ?? p.aggregates.find((a) => a.fn === "count") ?? { fn: "count", column: null };
+}
+
+export function graphAnswerShape(intent: Intent, planned: SqlPicks, linking: SchemaLinking, structure: GraphStructure, view: GraphView): SqlPicks {
+  const p = nodeForRelationship(planned, linking, view);
+  const node = listedNode(p);
+  if (!node || p.setOp) return p;
+  const caption = captionColumn(linking, structure, node.table);
+  if (!caption) return p;
+  // Groups ranked by an aggregate ("top 3 categories by average price", "actors by number of movies").
+  if (p.order && p.groupBy.length > 0 && !p.order.column && p.order.limit !== null) {
+    const aggregate = rankingAggregate(p);
+    const select: SelectItem[] = [
+      { kind: "column", column: caption },
+      { kind: "aggregate", aggregate },
+    ];
+    const groupBy = p.groupBy.includes(caption) ? p.groupBy : [...p.groupBy, caption];
+    const aggregates = p.aggregates.includes(aggregate) ? p.aggregates : [...p.aggregates, aggregate];
+    return { ...p, select, groupBy, aggregates, order: { ...p.order, aggregate }, notes: [...p.notes, `ranked groups shown as ${caption.table}.${caption.name} with the ranking ${aggregate.fn}`] };
+  }
+  // Nodes ranked by a property the question's superlative names ("the 3 most expensive products").
+  if (p.order?.column && p.groupBy.length === 0 && p.order.limit !== null && intent.superlative && p.order.column.name !== VIEW_ID && p.order.column !== caption) {
+    const select: SelectItem[] = [
+      { kind: "column", column: caption },
+      { kind: "column", column: p.order.column },
+    ];
+    return { ...p, select, notes: [...p.notes, `ranked nodes shown as ${caption.table}.${caption.name} with ${p.order.column.table}.${p.order.column.name}`] };
+  }
+  // "Who …" asks for people by name: the node's caption, not the node ("Who reviewed The Matrix?").
+  if (p.groupBy.length === 0 && /^who\b/i.test(intent.wh ?? "")) {
+    return { ...p, select: [{ kind: "column", column: caption }], notes: [...p.notes, `"who" answered with ${caption.table}.${caption.name}`] };
+  }
+  return p;
+}
