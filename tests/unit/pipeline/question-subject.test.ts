@@ -3,7 +3,7 @@ import { answerQuestion } from "@/lib/pipeline/stages/answer";
 import { questionCoverage } from "@/lib/pipeline/stages/formulate/coverage";
 import { countOfOtherNoun, countedNounOfColumn, expectedUnit } from "@/lib/pipeline/units";
 import type { ScoredEvidence } from "@/lib/pipeline/types";
-import { KB, intent, link, mention, passage, scored, sqlRow } from "./answer-fixtures";
+import { KB, docRow, intent, link, mention, passage, scored, sqlRow } from "./answer-fixtures";
 
 /**
  * An answer must be about what the question asks: a count counts the question's noun, a value is not
@@ -107,5 +107,15 @@ describe("an answer is about what the question asks", () => {
     expect(answer.text).toBe("Jönköping");
     // The customers' cities do not contradict the policy: they are not about the warehouse.
     expect(answer.reason ?? "").not.toMatch(/disagree|Vienna/);
+  });
+});
+
+describe("a prose question is answered with the words that answer it", () => {
+  it("answers 'what does X consist of?' with what the report says it consists of, not a figure of its table", () => {
+    const q = "What does working capital consist of?";
+    const sentence = passage(KB.docs, "annual-report", "Annual Report 2019", "Liquidity", ["Working capital consists of current assets less current liabilities.", "Working capital was $12.4 million at year end."], 0, "working capital");
+    const row = docRow(KB.docs, "annual-report", "Working capital", "Liquidity", ["", "2019", "2018"], ["Working capital", "12,400", "11,900"], 0, "working capital");
+    const { answer } = answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["entity"] }), evidence: [scored(row, 6), scored(sentence, 5.5)] });
+    expect(answer).toMatchObject({ refrained: false, text: "current assets less current liabilities" });
   });
 });
