@@ -88,6 +88,12 @@ describe("reading a table question", () => {
     expect(readTableQuestion("What was the gross margin in 2019?").asksForProse).toBe(false);
   });
 
+  it("reads 'in which years was X calculated?' as asking for the table's periods", () => {
+    expect(readTableQuestion("In which years was the amount of property and equipment, net calculated?").asksStructure).toBe("periods");
+    expect(readTableQuestion("Which years are the total assets calculated for?").asksStructure).toBe("periods");
+    expect(readTableQuestion("In which year was the total assets higher?").asksStructure).toBeNull();
+  });
+
   it("reads compositions, main reasons, frequencies, bases and where something is disclosed as prose questions", () => {
     for (const q of [
       "What does the cost of products revenue comprise of?",

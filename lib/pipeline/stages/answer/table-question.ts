@@ -44,7 +44,7 @@ export interface TableQuestion {
   asksStructure: "periods" | "rows" | null;
 }
 
-const TABLE_WORDS = /\b(table|tabulated|listed|shown|presented|included|provided|reported|highlighted|disclosed)\b/i;
+const TABLE_WORDS = /\b(table|tabulated|listed|shown|presented|included|provided|reported|highlighted|disclosed|calculated|computed|given|recorded|stated)\b/i;
 const STRUCTURE_PERIODS = /^\s*(?:in\s+|for\s+)?(?:which|what)\s+(?:(?:financial|fiscal|calendar)\s+)?(?:years?|periods?|dates)(?:'?\s*information)?\s+(?:does|do|are|is|was|were)\b|^\s*(?:what|which)\s+(?:are|were)\s+the\s+(?:\d+\s+)?(?:years|periods|dates)\b/i;
 const STRUCTURE_ROWS = /^\s*(?:what|which)\s+(?:are\s+)?(?:the\s+)?(?:\w+\s+)?(?:items|line items|components|countries|regions|segments|types|categories|elements|classes|groups|businesses|products|geographies|markets)\b/i;
 
