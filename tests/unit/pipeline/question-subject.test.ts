@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerQuestion } from "@/lib/pipeline/stages/answer";
+import { answerQuestion, sentenceSpans } from "@/lib/pipeline/stages/answer";
 import { questionCoverage } from "@/lib/pipeline/stages/formulate/coverage";
 import { countOfOtherNoun, countedNounOfColumn, expectedUnit } from "@/lib/pipeline/units";
 import type { ScoredEvidence } from "@/lib/pipeline/types";
@@ -117,5 +117,14 @@ describe("a prose question is answered with the words that answer it", () => {
     const row = docRow(KB.docs, "annual-report", "Working capital", "Liquidity", ["", "2019", "2018"], ["Working capital", "12,400", "11,900"], 0, "working capital");
     const { answer } = answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["entity"] }), evidence: [scored(row, 6), scored(sentence, 5.5)] });
     expect(answer).toMatchObject({ refrained: false, text: "current assets less current liabilities" });
+  });
+});
+
+describe("a document's defined terms are not names", () => {
+  it("does not take 'the Company' or 'the Group's' for a name, and keeps real names and acronyms", () => {
+    const names = (sentence: string) => sentenceSpans(sentence, "en", false).filter((s) => s.type === "entity").map((s) => s.text);
+    expect(names("The Group's auditors will apply the FRC’s Revised Ethical Standard from 15 March 2020.")).not.toContain("Group's");
+    expect(names("The common stock of the Company is traded on the NASDAQ Global Select Market.")).toEqual(["NASDAQ Global Select Market"]);
+    expect(names("Our products are sold through Deloitte and the NASDAQ.")).toEqual(expect.arrayContaining(["Deloitte", "NASDAQ"]));
   });
 });

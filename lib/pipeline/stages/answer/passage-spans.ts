@@ -14,6 +14,9 @@ export interface Span {
   iso?: string;
 }
 
+/** One capitalized word, not an acronym or a mixed-case brand ("NASDAQ", "LinkedIn"), with an optional possessive. */
+const DEFINED_TERM = /^\p{Lu}\p{Ll}+(?:['’]s)?$/u;
+
 /** A date must be written out (a year, a month name, a numeric date); "after ten years" or "last Friday" are relative to an unknown "now". */
 const EXPLICIT_DATE = /\b\d{4}\b|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\b|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b/i;
 /** A bare year after a preposition of time ("in 2019", "since 2004"). */
@@ -105,6 +108,8 @@ function findSpans(sentence: string, language: string, nameKinds: boolean): Span
     const tail = /^(?:\s\d+(?:\s\p{Lu}[\p{L}\d-]*)*)+/u.exec(sentence.slice(start + name.length))?.[0] ?? "";
     const full = name + tail;
     from = start + full.length;
+    // "the Company", "the Group's", "our Board": a document's defined term for itself or its parts, not a name.
+    if (!tail && DEFINED_TERM.test(full) && /\b(?:the|our|its|their)\s+$/i.test(sentence.slice(Math.max(0, start - 8), start))) continue;
     const key = normalizeLabel(full);
     const covered = (set: Set<string>) => [...set].some((n) => n === key || n.includes(key) || key.includes(n));
     const type: ValueType = !names ? "entity" : covered(names.person) ? "person" : covered(names.organisation) ? "organisation" : covered(names.location) ? "location" : "entity";
