@@ -126,5 +126,6 @@ describe("a document's defined terms are not names", () => {
     expect(names("The Group's auditors will apply the FRC’s Revised Ethical Standard from 15 March 2020.")).not.toContain("Group's");
     expect(names("The common stock of the Company is traded on the NASDAQ Global Select Market.")).toEqual(["NASDAQ Global Select Market"]);
     expect(names("Our products are sold through Deloitte and the NASDAQ.")).toEqual(expect.arrayContaining(["Deloitte", "NASDAQ"]));
+    expect(names("Sales grew after the Munich store opened, and in the Netherlands.")).toEqual(expect.arrayContaining(["Munich", "Netherlands"]));
   });
 });
