@@ -60,6 +60,14 @@ describe("a count counts the noun the question asks about", () => {
     expect(answer.reason).not.toMatch(/disagree/i);
   });
 
+  it("refuses a committed query's count of another noun, saying what the source counts", () => {
+    const q = "How many employees does Aurora Outfitters have?";
+    const result = { kbId: KB.products.id, kbName: KB.products.name, language: "sparql" as const, query: "SELECT (COUNT(*) AS ?number_of_organisation) WHERE { ?o a ex:Organisation }", columns: ["number_of_organisation"], rows: [[1]], pieceIds: [], truncated: false, cap: 100, fit: null, grouped: null };
+    const { answer } = answerQuestion({ intent: intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count" }), evidence: [], result });
+    expect(answer.refrained).toBe(true);
+    expect(answer.reason).toMatch(/counts organisation records, not employees/);
+  });
+
   it("still answers with a count of the asked noun", () => {
     const q = "How many products are in the Footwear category?";
     const count = sqlRow(KB.sales, "Query result", ["number_of_products"], [2], "SELECT COUNT(*) AS number_of_products FROM products WHERE category = 'Footwear'");
