@@ -99,6 +99,39 @@ export function unitAgreement(display: string, expected: ExpectedUnit | null): n
   }
 }
 
+/**
+ * The noun a count column says it counted: "number_of_organisation" → "organisation", "COUNT(DISTINCT
+ * dog_id)" → "dog", "order count" → "order"; null for a count that names nothing ("COUNT(*)", "count").
+ */
+export function countedNounOfColumn(column: string): string | null {
+  const call = /^\s*count\s*\(\s*(?:distinct\s+)?([^()]*?)\s*\)\s*$/i.exec(column);
+  const text = (call ? call[1] : column)
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .replace(/[^\p{L}\p{N}*]+/gu, " ")
+    .trim()
+    .toLowerCase();
+  const words = text
+    .replace(/^(?:number|num|count|cnt|total number|n)\s+of\s+/, "")
+    .replace(/^(?:number|num|count|cnt|total)\s+/, "")
+    .replace(/\s+(?:count|cnt|number|total)$/, "")
+    .replace(/\s+(?:id|key|uuid)$/, "")
+    .split(/\s+/)
+    .filter((w) => w && w !== "*" && !/^(count|cnt|number|num|n|total|of|distinct)$/.test(w));
+  return words.length > 0 ? words.join(" ") : null;
+}
+
+/**
+ * Whether a count column counted something else than the question asks to count: "number of
+ * organisation" for "how many employees …" is the count of the organisation the question names, not
+ * of its employees. A count that names nothing, or a question that names no counted noun, agrees.
+ */
+export function countOfOtherNoun(column: string, expected: ExpectedUnit | null): boolean {
+  if (expected?.kind !== "count-noun" || !expected.noun) return false;
+  const counted = countedNounOfColumn(column);
+  if (!counted) return false;
+  return !counted.split(/\s+/).some((w) => sameWord(w, expected.noun!));
+}
+
 /** The unit a column header states for its figures: "Warranty (years)" → years, "Hotel cap (EUR)" → EUR. */
 export function unitOfColumn(column: string): Unit | null {
   const m = /\(([^()]{1,24})\)\s*$/.exec(column);

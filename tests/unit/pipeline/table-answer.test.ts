@@ -87,6 +87,28 @@ describe("reading a table question", () => {
     expect(readTableQuestion("What does Adjusted gross margin represent?").asksForProse).toBe(true);
     expect(readTableQuestion("What was the gross margin in 2019?").asksForProse).toBe(false);
   });
+
+  it("reads 'in which years was X calculated?' as asking for the table's periods", () => {
+    expect(readTableQuestion("In which years was the amount of property and equipment, net calculated?").asksStructure).toBe("periods");
+    expect(readTableQuestion("Which years are the total assets calculated for?").asksStructure).toBe("periods");
+    expect(readTableQuestion("In which year was the total assets higher?").asksStructure).toBeNull();
+  });
+
+  it("reads compositions, main reasons, frequencies, bases and where something is disclosed as prose questions", () => {
+    for (const q of [
+      "What does the cost of products revenue comprise of?",
+      "What do the change in cash flows from investing activities primarily relate to?",
+      "What is the primary reason for the increase in the Company's deferred tax liability?",
+      "How often does the company review their internal calculation of WACC?",
+      "Where are subsidiary undertakings disclosed?",
+      "What is Fair Value based on?",
+    ]) {
+      expect(readTableQuestion(q).asksForProse, q).toBe(true);
+    }
+    for (const q of ["What was the net sales in the third quarter?", "Where is the company headquartered?", "What was the main revenue in 2019?"]) {
+      expect(readTableQuestion(q).asksForProse, q).toBe(false);
+    }
+  });
 });
 
 describe("cells located by row label and column header", () => {

@@ -1,6 +1,8 @@
 import { formatScalar } from "../../../backends/evidence";
 import type { EvidencePiece, RowData } from "../../../backends/types";
 import { DEFAULT_PIPELINE_CONFIG } from "../../config";
+import { countOfOtherNoun, countedNounOfColumn, expectedUnit } from "../../units";
+import { isAggregateColumn } from "./value-types";
 import { normalizeLabel } from "../../text";
 import type { Answer, Intent, QueryResult, ScoredEvidence } from "../../types";
 import { type Bridge, findBridges, focusWithBridges } from "./bridge";
@@ -146,6 +148,13 @@ export function answerQuestion(input: AnswerInput): AnswerResult {
 export function candidateAnswer(input: AnswerInput): AnswerResult {
   const threshold = input.threshold ?? DEFAULT_PIPELINE_CONFIG.answerThreshold;
   if (input.result) {
+    // A committed count of another noun ("number of organisation" for "how many employees") does not answer the count asked.
+    const counted = input.result.columns.length === 1 ? input.result.columns[0] : null;
+    const expected = expectedUnit(input.intent.completed);
+    if (counted && isAggregateColumn(counted) && countOfOtherNoun(counted, expected)) {
+      const reason = `${input.result.kbName} counts ${countedNounOfColumn(counted)} records, not ${expected?.noun}; none of the sources states that number.`;
+      return { answer: refusal(reason, 0, []), ranked: [], notes: [reason] };
+    }
     const answer = withSupportingEvidence(answerFromResult(input.result, threshold), input.result, input.evidence);
     return { answer, ranked: [], notes: [`Answer read from the committed query on ${input.result.kbName}: ${count(input.result.rows.length, "row")} × ${count(input.result.columns.length, "column")}.`] };
   }

@@ -1,8 +1,10 @@
 import { formatScalar } from "../../../backends/evidence";
-import type { EvidencePiece, RowData } from "../../../backends/types";
+import type { EvidencePiece, PassageData, RowData } from "../../../backends/types";
 import type { Occurrence } from "./occurrence";
-import { type QuestionFocus, isQuestionEntityValue, matchesQuestionEntity, queryNamesEntity, focusMatches } from "./question-focus";
+import { terms } from "../../text";
+import { type QuestionFocus, isQuestionEntityValue, matchesQuestionEntity, queryNamesEntity, focusMatches, termSet } from "./question-focus";
 import { displayCell, valueKey } from "./value-key";
+import { countOfOtherNoun } from "../../units";
 import { classifyValue, hintFromLabel, isAggregateColumn, isIdColumn, isNameColumn, typeFit } from "./value-types";
 
 /** Cells scoring at least this share of the row's best cell stay candidates (a row answers one thing, maybe two). */
@@ -10,6 +12,8 @@ const KEEP_SHARE = 0.75;
 const MAX_CELLS_PER_ROW = 3;
 /** A row that neither names a question entity nor came from a query filtered on one is weaker evidence. */
 const UNANCHORED_FACTOR = 0.7;
+/** A row that mentions nothing the question is about besides the column asked (rowAboutQuestion) is weaker still. */
+const OFF_SUBJECT_FACTOR = 0.4;
 
 export function isRowPiece(piece: EvidencePiece): piece is EvidencePiece & { data: RowData } {
   return piece.kind === "row" && "columns" in piece.data;
@@ -30,6 +34,48 @@ export function rowAnchored(piece: EvidencePiece & { data: RowData }, focus: Que
     // Only a structured query filters on what it names; a search text names the entity for every hit.
     (piece.provenance.language !== "search" && focus.entities.some((e) => queryNamesEntity(piece.provenance.query, e)))
   );
+}
+
+/**
+ * Whether a row shares any word the question is about, beyond the column it asks for: "In which city
+ * is the returns warehouse?" is about returns and a warehouse, which a customers row (its table, its
+ * headers, its cells) never mentions, however well its city column fits. True when the question
+ * names an entity (rowAnchored decides then) or nothing besides the asked column.
+ */
+export function rowAboutQuestion(data: RowData, focus: QuestionFocus, askedColumns: string[], documentTitle = ""): boolean {
+  if (focus.entities.length > 0) return true;
+  const subject = subjectTerms(focus, askedColumns);
+  if (subject.length === 0) return true;
+  const own = rowWords(data, documentTitle, focus.language);
+  return subject.some((t) => own.has(t));
+}
+
+/** The question's content words besides the asked column's and the answer's class ("city" of "in which city"). */
+export function subjectTerms(focus: QuestionFocus, askedColumns: string[]): string[] {
+  const asked = new Set([...askedColumns.flatMap((c) => terms(c, focus.language)), ...[...focus.answerClasses].flatMap((c) => terms(c, focus.language))]);
+  return [...focus.questionTerms].filter((t) => !asked.has(t) && !/^\d+$/.test(t));
+}
+
+/** The words a row speaks with: its table's caption and section, its document's title, its headers and its cells. */
+export function rowWords(data: RowData, documentTitle: string, language: string): Set<string> {
+  return termSet([documentTitle, data.table, data.section ?? "", ...data.columns, ...data.values.map((v) => formatScalar(v))].join(" ").replace(/[_/]+/g, " "), language);
+}
+
+/** The titles of the documents the evidence's passages come from, by KB and document: the context of a document table's rows. */
+export function documentTitles(pieces: EvidencePiece[]): Map<string, string> {
+  const titles = new Map<string, string>();
+  for (const p of pieces) {
+    const title = p.kind === "passage" ? (p.data as PassageData).documentTitle : undefined;
+    const doc = p.provenance.location.document;
+    if (title && doc !== undefined && doc !== null) titles.set(`${p.provenance.kb}\u0000${String(doc)}`, title);
+  }
+  return titles;
+}
+
+/** The title of the document a piece sits in, when a passage of it is in the evidence. */
+export function documentTitleOf(piece: EvidencePiece, titles: Map<string, string>): string {
+  const doc = piece.provenance.location.document;
+  return doc === undefined || doc === null ? "" : (titles.get(`${piece.provenance.kb}\u0000${String(doc)}`) ?? "");
 }
 
 /** The question names a relation and no column of the row does: the row is about the entity, not the thing asked (as triples do). */
@@ -63,7 +109,7 @@ function scoreCell(column: string, display: string, type: CellScore["type"], foc
  * the question survive. A one-cell row (an aggregate result) is its own answer. `rowFactor` scales the
  * row (superlative ordering, see superlative.ts).
  */
-export function rowOccurrences(piece: EvidencePiece & { data: RowData }, pieceIndex: number, focus: QuestionFocus, rowFactor = 1): Occurrence[] {
+export function rowOccurrences(piece: EvidencePiece & { data: RowData }, pieceIndex: number, focus: QuestionFocus, rowFactor = 1, documentTitle = ""): Occurrence[] {
   const { data } = piece;
   const cells: CellScore[] = [];
   data.columns.forEach((column, i) => {
@@ -72,6 +118,8 @@ export function rowOccurrences(piece: EvidencePiece & { data: RowData }, pieceIn
     if (text === "" || isQuestionEntityValue(text, focus)) return;
     // "customer_id" shares "customer" with "how many customers": only a question about ids makes keys answers.
     if (isIdColumn(column) && !focus.asksForId) return;
+    // A count of another noun ("number of organisation" for "how many employees") does not answer the count asked.
+    if (isAggregateColumn(column) && countOfOtherNoun(column, focus.expectedUnit)) return;
     const type = classifyValue(value, hintFromLabel(column), focus.wantsNameKind);
     const display = displayCell(value, column, type);
     const relationMatches = focusMatches(column, focus);
@@ -79,7 +127,9 @@ export function rowOccurrences(piece: EvidencePiece & { data: RowData }, pieceIn
   });
   if (cells.length === 0) return [];
   const best = Math.max(...cells.map((c) => c.score));
-  const anchor = rowAnchored(piece, focus) ? 1 : UNANCHORED_FACTOR;
+  const askedColumns = cells.filter((c) => c.relationMatches > 0).map((c) => c.column);
+  const offSubject = !rowAboutQuestion(data, focus, askedColumns, documentTitle);
+  const anchor = offSubject ? OFF_SUBJECT_FACTOR : rowAnchored(piece, focus) ? 1 : UNANCHORED_FACTOR;
   // Only a row none of whose columns (nor the table) names the relation: a counted or aggregated row
   // answers through its aggregate column, and "the Tents row" of a return-window table names it.
   const relationNamed = focus.focusTerms.size === 0 || data.columns.length === 1 || cells.some((c) => c.relationMatches > 0) || focusMatches(data.table, focus) > 0;
@@ -101,5 +151,6 @@ export function rowOccurrences(piece: EvidencePiece & { data: RowData }, pieceIn
       pieceIndex,
       weight: weightOf(c.score) * anchor * rowFactor * relationFactor,
       slot: [piece.provenance.kb, piece.provenance.query, data.table, c.column].join("|"),
+      ...(offSubject ? { offSubject } : {}),
     }));
 }

@@ -2,7 +2,7 @@ import type { ScoredEvidence } from "../../types";
 import { countedAnswer } from "./count-rows";
 import { isPassagePiece, passageOccurrences } from "./extract-passages";
 import { isPathPiece, pathOccurrences } from "./extract-paths";
-import { isRowPiece, rowOccurrences } from "./extract-rows";
+import { documentTitleOf, documentTitles, isRowPiece, rowOccurrences } from "./extract-rows";
 import { isTriplePiece, tripleOccurrences } from "./extract-triples";
 import type { Occurrence } from "./occurrence";
 import type { QuestionFocus } from "./question-focus";
@@ -21,9 +21,10 @@ export function extractOccurrences(evidence: ScoredEvidence[], focus: QuestionFo
   const extreme = superlativeFactors(pieces, focus);
   const siblings = siblingRowFactors(pieces, focus);
   const factors = pieces.map((_, i) => extreme[i] * siblings[i]);
+  const titles = documentTitles(pieces);
   const occurrences: Occurrence[] = [];
   pieces.forEach((piece, i) => {
-    if (isRowPiece(piece)) occurrences.push(...rowOccurrences(piece, i, focus, factors[i]));
+    if (isRowPiece(piece)) occurrences.push(...rowOccurrences(piece, i, focus, factors[i], documentTitleOf(piece, titles)));
     else if (isTriplePiece(piece)) occurrences.push(...tripleOccurrences(piece, i, focus));
     else if (isPathPiece(piece)) occurrences.push(...pathOccurrences(piece, i, focus));
     else if (isPassagePiece(piece)) occurrences.push(...passageOccurrences(piece, i, focus));

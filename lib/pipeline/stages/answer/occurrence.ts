@@ -19,4 +19,6 @@ export interface Occurrence {
   weight: number;
   /** Where in its source the value sits (KB + query + column, predicate, relationship, document): list answers gather one slot's values. */
   slot: string;
+  /** The piece mentions nothing the question is about besides the asked column (extract-rows.ts): it cannot contradict a value that does. */
+  offSubject?: boolean;
 }

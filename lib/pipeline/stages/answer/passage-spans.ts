@@ -1,3 +1,4 @@
+import nlp from "compromise";
 import * as chrono from "chrono-node";
 import { capitalizedSpans } from "../../../backends/documents/entity-spans";
 import { isStopword, normalizeLabel } from "../../text";
@@ -12,6 +13,14 @@ export interface Span {
   end: number;
   /** ISO date components that are known ("2025-04"), for dates. */
   iso?: string;
+}
+
+/** One capitalized word, not an acronym or a mixed-case brand ("NASDAQ", "LinkedIn"), with an optional possessive. */
+const DEFINED_TERM = /^\p{Lu}\p{Ll}+(?:['’]s)?$/u;
+
+/** A word the lexicon knows as a place, organisation or person ("the Munich store", "the Netherlands"): a name after "the" all the same. */
+function knownProperNoun(word: string): boolean {
+  return nlp(word.replace(/['’]s$/, "").toLowerCase()).has("#ProperNoun");
 }
 
 /** A date must be written out (a year, a month name, a numeric date); "after ten years" or "last Friday" are relative to an unknown "now". */
@@ -105,6 +114,8 @@ function findSpans(sentence: string, language: string, nameKinds: boolean): Span
     const tail = /^(?:\s\d+(?:\s\p{Lu}[\p{L}\d-]*)*)+/u.exec(sentence.slice(start + name.length))?.[0] ?? "";
     const full = name + tail;
     from = start + full.length;
+    // "the Company", "the Group's", "our Board": a document's defined term for itself or its parts, not a name.
+    if (!tail && DEFINED_TERM.test(full) && /\b(?:the|our|its|their)\s+$/i.test(sentence.slice(Math.max(0, start - 8), start)) && !knownProperNoun(full)) continue;
     const key = normalizeLabel(full);
     const covered = (set: Set<string>) => [...set].some((n) => n === key || n.includes(key) || key.includes(n));
     const type: ValueType = !names ? "entity" : covered(names.person) ? "person" : covered(names.organisation) ? "organisation" : covered(names.location) ? "location" : "entity";

@@ -2,7 +2,8 @@ import { formatScalar } from "../../../backends/evidence";
 import { periodsIn } from "../../../tables/periods";
 import type { RowData } from "../../../backends/types";
 import type { Answer, ScoredEvidence } from "../../types";
-import { isRowPiece } from "./extract-rows";
+import { documentTitleOf, documentTitles, isRowPiece } from "./extract-rows";
+import { terms } from "../../text";
 import { type QuestionFocus, focusMatches, matchesQuestionEntity } from "./question-focus";
 import { joinList } from "./refusal";
 import type { ScoredCandidate } from "./score";
@@ -26,6 +27,16 @@ function rowLabel(data: RowData): string | null {
   return null;
 }
 
+/**
+ * Whether a table is about what the question asks: every content word of the question is the table's
+ * own (its caption, section, source or headers). "In which city is the returns warehouse?" is not
+ * answered by listing the city of every customer: the customers table knows neither returns nor warehouses. A document table's context includes its document's title.
+ */
+function tableOwnsQuestion(data: RowData, focus: QuestionFocus, documentTitle: string): boolean {
+  const own = new Set(terms([documentTitle, data.table, data.section ?? "", ...data.columns].join(" ").replace(/[_/]+/g, " "), focus.language));
+  return [...focus.questionTerms].every((t) => own.has(t) || /^\d+$/.test(t));
+}
+
 /** The listing's column must be nearly as strong as the best value overall (a passage's figure may lead it). */
 const GROUP_SHARE = 0.7;
 
@@ -38,6 +49,8 @@ function strongestColumn(pool: ScoredCandidate[], evidence: ScoredEvidence[], fo
   if (periodsIn(focus.intent.completed).length > 0) return [];
   const column = (lead.slot.split("|").pop() ?? "").replace(/\d+/g, " ");
   if (focusMatches(column, focus) === 0) return [];
+  const piece = evidence[lead.pieces[0].index].piece;
+  if (isRowPiece(piece) && !tableOwnsQuestion(piece.data, focus, documentTitleOf(piece, documentTitles(evidence.map((e) => e.piece))))) return [];
   return pool.filter((c) => c === lead || (c.slots.has(lead.slot) && !c.penalized && c.fit >= MEMBER_FIT && c.score >= MEMBER_SHARE * lead.score));
 }
 

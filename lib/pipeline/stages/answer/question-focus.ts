@@ -192,10 +192,19 @@ export function isQuestionEntityValue(value: string, focus: QuestionFocus): bool
   return v.length > 0 && focus.entities.some((e) => e.forms.some((f) => normalizeLabel(f) === v));
 }
 
+/** Whether a term belongs to one of the question's entities ("tent" of "Summit 2 Tent"): a category named after it still answers. */
+function entityTerm(term: string, focus: QuestionFocus): boolean {
+  return focus.entities.some((e) => e.forms.some((f) => terms(f, focus.language).includes(term)));
+}
+
 /** Whether the question already states the value ("2025" in "revenue in 2025"): a restated value is no answer. */
 export function questionStates(value: string, focus: QuestionFocus): boolean {
   const v = normalizeLabel(value);
   if (v.length > 0 && focus.paddedQuestion.includes(` ${v} `)) return true;
+  // One question word in another form ("returned" for "which warehouse handles returns?") restates it,
+  // unless it belongs to a named entity or the question offers the values to choose from ("… or …").
+  const words = terms(value, focus.language);
+  if (words.length === 1 && !/\d/.test(value) && focus.questionTerms.has(words[0]) && !entityTerm(words[0], focus) && !/\bor\b/i.test(focus.intent.completed)) return true;
   // A year the question names, whatever word follows it ("2018 related", "2019 compared"), is the period asked about, not the answer.
   const year = /^((?:19|20)\d\d)\b/.exec(v);
   return !!year && !focus.wanted.includes("date") && focus.paddedQuestion.includes(` ${year[1]} `);

@@ -30,6 +30,8 @@ export interface ScoredCandidate {
   support: number;
   fit: number;
   penalized: boolean;
+  /** Every piece supporting it mentions nothing the question is about (Occurrence.offSubject). */
+  offSubject: boolean;
   /** Supporting pieces, strongest contribution first. */
   pieces: { index: number; contribution: number }[];
   /** The slot of the strongest occurrence (list answers gather values of this slot). */
@@ -107,6 +109,7 @@ export function scoreCandidates(occurrences: Occurrence[], evidence: ScoredEvide
       support,
       fit: bestFit.fit,
       penalized,
+      offSubject: list.every((o) => o.offSubject === true),
       pieces,
       slot: ordered[0].slot,
       slots: new Set(list.map((o) => o.slot)),

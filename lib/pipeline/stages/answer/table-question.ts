@@ -44,7 +44,7 @@ export interface TableQuestion {
   asksStructure: "periods" | "rows" | null;
 }
 
-const TABLE_WORDS = /\b(table|tabulated|listed|shown|presented|included|provided|reported|highlighted|disclosed)\b/i;
+const TABLE_WORDS = /\b(table|tabulated|listed|shown|presented|included|provided|reported|highlighted|disclosed|calculated|computed|given|recorded|stated)\b/i;
 const STRUCTURE_PERIODS = /^\s*(?:in\s+|for\s+)?(?:which|what)\s+(?:(?:financial|fiscal|calendar)\s+)?(?:years?|periods?|dates)(?:'?\s*information)?\s+(?:does|do|are|is|was|were)\b|^\s*(?:what|which)\s+(?:are|were)\s+the\s+(?:\d+\s+)?(?:years|periods|dates)\b/i;
 const STRUCTURE_ROWS = /^\s*(?:what|which)\s+(?:are\s+)?(?:the\s+)?(?:\w+\s+)?(?:items|line items|components|countries|regions|segments|types|categories|elements|classes|groups|businesses|products|geographies|markets)\b/i;
 
@@ -66,7 +66,7 @@ function structureOf(text: string): TableQuestion["asksStructure"] {
  * methods, descriptions. A figure read from a table cannot answer them.
  */
 const PROSE_QUESTION =
-  /^\s*why\b|^\s*how\s+(?:is|are|was|were|does|do|did|will|would|can|should)\b(?!.*\b(?:much|many)\b).*\b(?:determin|calculat|measur|recogni[sz]|comput|estimat|defin|account|classif|record|allocat|assess|treat|present|report|disclos|arriv|deriv|perform|test|fund|financ|manag|impact|affect|driv|caus|us(?:e|ed)\b)|^\s*what\s+(?:does|do|did)\b.*\b(?:represent|mean|include|consist|compris|refer|relate|indicate|reflect|cover|contain|measure)\w*\s*\??\s*$|^\s*what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:reason|reasons|cause|causes|purpose|method|basis|definition|meaning|policy|nature|impact|effect|driver|drivers|component|components|composition|objective|approach)s?\b|^\s*what\s+(?:is|are)\s+an?\s+[a-z\s-]{2,40}\?\s*$|^\s*(?:what|which)\s+(?:led|caused|contributed|drove|resulted)\b|\bwhat\s+(?:happened|was\s+the\s+(?:reason|cause))\b|\bwhat\s+(?:are|were)\s+the\s+(?:items|components|factors|categories|types|elements)\b/i;
+  /^\s*why\b|^\s*how\s+(?:is|are|was|were|does|do|did|will|would|can|should)\b(?!.*\b(?:much|many)\b).*\b(?:determin|calculat|measur|recogni[sz]|comput|estimat|defin|account|classif|record|allocat|assess|treat|present|report|disclos|arriv|deriv|perform|test|fund|financ|manag|impact|affect|driv|caus|us(?:e|ed)\b)|^\s*what\s+(?:does|do|did)\b.*\b(?:represent|mean|include|consist|compris|refer|relate|indicate|reflect|cover|contain|measure)\w*(?:\s+(?:of|to|for|in))?\s*\??\s*$|^\s*what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:(?:main|primary|principal|key|major|other|underlying|specific)\s+)?(?:reason|reasons|cause|causes|purpose|method|basis|definition|meaning|policy|nature|impact|effect|driver|drivers|component|components|composition|objective|approach)s?\b|\b(?:based|determined|calculated|measured)\s+(?:on|upon)\s*\??\s*$|^\s*how\s+often\b|^\s*where\s+(?:is|are|was|were|can|should|could|does|do)\b.*\b(?:disclosed|found|described|discussed|presented|recorded|included|reported|look|obtain|see)\b|^\s*what\s+(?:is|are)\s+an?\s+[a-z\s-]{2,40}\?\s*$|^\s*(?:what|which)\s+(?:led|caused|contributed|drove|resulted)\b|\bwhat\s+(?:happened|was\s+the\s+(?:reason|cause))\b|\bwhat\s+(?:are|were)\s+the\s+(?:items|components|factors|categories|types|elements)\b/i;
 
 interface CueRule {
   operation: Operation;

@@ -74,7 +74,10 @@ export function belowTheBar(pool: ScoredCandidate[], confidence: number, evidenc
   const rival = pool.slice(1).find((c) => !c.penalized && claimedElsewhere(c, best));
   const bestKbs = new Set(best.pieces.map((p) => evidence[p.index].piece.provenance.kb));
   // Sources disagree when they give different values of the same kind (two amounts, two dates), not a level and a percentage.
-  if (rival && rival.score >= DISAGREEMENT_SHARE * best.score && sameKind(rival, best) && rival.pieces.some((p) => !bestKbs.has(evidence[p.index].piece.provenance.kb))) {
+  // Two values disagree only when both could answer the question: a fitting kind, not a name the question
+  // already gives, from evidence that speaks of what the question is about.
+  const answers = (c: ScoredCandidate) => !c.penalized && !c.offSubject && c.fit >= MIN_FIT;
+  if (rival && answers(best) && answers(rival) && rival.score >= DISAGREEMENT_SHARE * best.score && sameKind(rival, best) && rival.pieces.some((p) => !bestKbs.has(evidence[p.index].piece.provenance.kb))) {
     return refusal(`The sources disagree: ${best.display} (${sourceOf(best, evidence)}) vs ${rival.display} (${sourceOf(rival, evidence)}). Check which source is current.`, confidence, candidates);
   }
   if (best.penalized || best.fit < MIN_FIT || best.support < MIN_SUPPORT || !aboutAskedPeriod(best, evidence, focus)) {
@@ -84,7 +87,7 @@ export function belowTheBar(pool: ScoredCandidate[], confidence: number, evidenc
   const listing = rival ? (columnTotal(pool, evidence, focus, candidates) ?? perKeyAnswer(pool, evidence, focus, candidates)) : null;
   if (listing) return listing;
   const top = evidence[best.pieces[0].index].piece;
-  const also = rival && rival.score >= DISAGREEMENT_SHARE * best.score ? ` The same source also gives ${rival.display}; add what tells them apart (a date, a place, a product) to be sure.` : "";
+  const also = rival && answers(rival) && rival.score >= DISAGREEMENT_SHARE * best.score ? ` The same source also gives ${rival.display}; add what tells them apart (a date, a place, a product) to be sure.` : "";
   return {
     text: best.display,
     refrained: false,
