@@ -39,7 +39,8 @@ export function KbActions({ id }: { id: string }) {
       <div className="flex flex-wrap gap-2">
         <Button variant="secondary" disabled={busy} onClick={() => check.mutate()}>{check.isPending ? "Checking…" : "Check connection"}</Button>
         <Button variant="secondary" disabled={busy} onClick={() => refresh.mutate("describe")}>{refresh.isPending && refresh.variables === "describe" ? "Describing…" : "Re-describe"}</Button>
-        <Button variant="secondary" disabled={busy} onClick={() => refresh.mutate("index")}>{refresh.isPending && refresh.variables === "index" ? "Indexing…" : "Re-index"}</Button>
+        {/* Not "Re-index": that reads as rebuilding a collection's search index, a job of its own (Search index panel). */}
+        <Button variant="secondary" disabled={busy} title="Reads again the names this source holds (products, people, places), which questions are matched against" onClick={() => refresh.mutate("index")}>{refresh.isPending && refresh.variables === "index" ? "Refreshing names…" : "Refresh names"}</Button>
       </div>
       {message && <Alert tone={message.tone}>{message.text}</Alert>}
     </div>

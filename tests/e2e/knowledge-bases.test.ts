@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_USERS } from "@/lib/db/seed";
@@ -5,6 +6,7 @@ import { DEMO_KB_NAMES } from "@/lib/demo/seed-catalog";
 import { KnowledgeBasesPage } from "./pages/knowledge-bases-page";
 import { SignInPage } from "./pages/sign-in-page";
 import { launchBrowser, newPage, screenshot } from "./support/browser";
+import { type OpenSearchServer, startOpenSearch } from "../support/services/opensearch";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -12,7 +14,21 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
+  await ownOpenSearch?.stop();
 });
+
+/**
+ * The re-index test needs an OpenSearch node: TEST_OPENSEARCH_URL when one runs already, else the test
+ * node (Java 17 + Maven, as test:services builds it), started on first use. CI always has them.
+ */
+const hasCommand = (cmd: string) => spawnSync(cmd, ["-version"], { stdio: "ignore" }).status === 0;
+const canRunOpenSearch = Boolean(process.env.TEST_OPENSEARCH_URL) || process.env.CI === "true" || (hasCommand("java") && hasCommand("mvn"));
+let ownOpenSearch: OpenSearchServer | undefined;
+async function openSearchUrl(): Promise<string> {
+  if (process.env.TEST_OPENSEARCH_URL) return process.env.TEST_OPENSEARCH_URL;
+  ownOpenSearch ??= await startOpenSearch();
+  return ownOpenSearch.url;
+}
 
 async function signedIn(role: "ADMIN" | "ANALYST"): Promise<{ page: Page; close: () => Promise<void> }> {
   const demo = DEMO_USERS.find((u) => u.role === role)!;
@@ -134,14 +150,15 @@ describe("admin knowledge-base registry", () => {
     }
   });
 
-  it.skipIf(!process.env.TEST_OPENSEARCH_URL)("re-indexes a collection in OpenSearch from its page, with its progress", async () => {
+  it.skipIf(!canRunOpenSearch)("re-indexes a collection in OpenSearch from its page, with its progress", async () => {
+    const clusterUrl = await openSearchUrl();
     const { page, close } = await signedIn("ADMIN");
     try {
       const kbs = new KnowledgeBasesPage(page);
       await kbs.register({ source: "Documents", name: "Clustered notes", files: [{ name: "notes.md", mimeType: "text/markdown", buffer: Buffer.from("# Notes\n\nThe east gate opens at seven.\n") }] }, false);
       const form = page.getByRole("form", { name: "Register a knowledge base" });
       await form.getByLabel(/In an OpenSearch cluster/).check();
-      await form.getByLabel("Cluster address (optional)").fill(process.env.TEST_OPENSEARCH_URL!);
+      await form.getByLabel("Cluster address (optional)").fill(clusterUrl);
       await form.getByRole("button", { name: "Register" }).click();
       await page.waitForURL(/\/knowledge-bases\/(?!new$)[^/]+$/, { timeout: 60_000 });
       const panel = page.getByTestId("reindex");
@@ -156,7 +173,8 @@ describe("admin knowledge-base registry", () => {
     } finally {
       await close();
     }
-  });
+    // Starting the test node (and building it where CI has not) comes on top of the test itself.
+  }, 240_000);
 
   it("offers to move a collection kept on this server to OpenSearch, as a background job", async () => {
     const { page, close } = await signedIn("ADMIN");
