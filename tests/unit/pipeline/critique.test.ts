@@ -219,7 +219,7 @@ describe("critique: commentor feedback", () => {
     const result = critique(
       round({ intent: intent(q, { wh: "what", answerTypes: ["number"], relation: "warranty", entities: [mention(q, "Quantum Flux Capacitor")] }), evidence: [scored(annual, 3)], executed: [searchOk] }),
     );
-    expect(result.feedback).toEqual({ type: "missing_entity", target: "Quantum Flux Capacitor", detail: "'Quantum Flux Capacitor' has no link into the sources and no evidence mentions it." });
+    expect(result.feedback).toEqual({ type: "missing_entity", target: "Quantum Flux Capacitor", detail: "No source holds 'Quantum Flux Capacitor', and nothing found mentions it." });
   });
 
   it("wrong_entity for a linked entity its own source never mentions", () => {
@@ -229,7 +229,7 @@ describe("critique: commentor feedback", () => {
     const basecamp = triple(KB.products, iri("basecamp-4", "Basecamp 4 Tent"), iri("weightGrams", "weight in grams"), literal("4200", "integer"), "SELECT ?s ?p ?o WHERE { ?s ex:weightGrams ?o }");
     const result = critique(round({ intent: it_, evidence: [scored(basecamp, 3)], executed: [executed(KB.products, "sparql-pattern", "sparql", basecamp.provenance.query, "ok", 1)] }));
     expect(result.feedback).toMatchObject({ type: "wrong_entity", target: "Summit Tent" });
-    expect(result.feedback!.detail).toContain("'Summit Tent' was linked to 'Summit 2 Tent'");
+    expect(result.feedback!.detail).toContain("'Summit Tent' was read as 'Summit 2 Tent'");
   });
 
   it("missing_relation when the relation matches nothing in queries or evidence", () => {

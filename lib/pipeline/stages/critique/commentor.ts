@@ -70,7 +70,7 @@ const noIntersection: Rule = (a) => {
     feedback(
       "no_intersection",
       mentions.join(" & "),
-      `The query joining ${mentions.map((m) => `'${m}'`).join(" and ")} found nothing, while each alone has facts: retrieve them separately.`,
+      `Nothing found connects ${mentions.map((m) => `'${m}'`).join(" and ")}, though each has facts of its own: the next round looks them up separately.`,
     ),
   ];
 };
@@ -83,8 +83,8 @@ const missingEntity: Rule = (a) =>
         "missing_entity",
         e.entity.mention,
         e.pieces.length > 0
-          ? `'${e.entity.mention}' has no link into the sources (it appears only in ${count(e.pieces.length, "passage")} of text).`
-          : `'${e.entity.mention}' has no link into the sources and no evidence mentions it.`,
+          ? `No source holds '${e.entity.mention}' as a name it knows; it appears only in ${count(e.pieces.length, "passage")} of text.`
+          : `No source holds '${e.entity.mention}', and nothing found mentions it.`,
       ),
     );
 
@@ -97,7 +97,7 @@ const wrongEntity: Rule = (a) => {
       return linkKbs.some((kb) => answeringKbs.has(kb));
     })
     .map((e) =>
-      feedback("wrong_entity", e.entity.mention, `'${e.entity.mention}' was linked to '${e.entity.forms.at(-1)}', but no evidence from that source mentions it: try the next-best link.`),
+      feedback("wrong_entity", e.entity.mention, `'${e.entity.mention}' was read as '${e.entity.forms.at(-1)}', but nothing found in that source mentions it: the next round tries the next closest match.`),
     );
 };
 
@@ -105,17 +105,17 @@ const relationRules: Rule = (a, failed) => {
   const { relation, inEvidence, inQueries } = relationPresence(a);
   if (!relation) return [];
   if (!inEvidence && !inQueries) {
-    return [feedback("missing_relation", relation, `'${relation}' matched no column, predicate or relationship in the queries or the evidence.`)];
+    return [feedback("missing_relation", relation, `No field of the sources matched '${relation}', and nothing found mentions it.`)];
   }
   const answered = a.value !== null;
   if (answered && failed.has(CHECKS.answerType)) {
-    return [feedback("wrong_relation", relation, `The values found for '${relation}' are not of the asked type: the matched column or predicate is probably another relation.`)];
+    return [feedback("wrong_relation", relation, `The values found for '${relation}' are not the kind of answer the question asks for: the field used probably means something else.`)];
   }
   if (answered && failed.has(CHECKS.connection)) {
-    return [feedback("wrong_relation", relation, `'${a.value}' is not connected to the question's entities through '${relation}': try the next candidate relation.`)];
+    return [feedback("wrong_relation", relation, `'${a.value}' is not tied to what the question names through '${relation}': the next round tries another field.`)];
   }
   if (!answered && inQueries && !inEvidence) {
-    return [feedback("wrong_relation", relation, `The queries used '${relation}', but no evidence carries it: try the next candidate relation.`)];
+    return [feedback("wrong_relation", relation, `The queries used '${relation}', but nothing found carries it: the next round tries another field.`)];
   }
   return [];
 };
@@ -171,7 +171,7 @@ const nextBatch: Rule = (a, failed) => {
   const moreExist = a.input.executed.some((q) => q.status === "ok" && (q.truncated || q.query.language === "search"));
   if (!found || !moreExist) return [];
   const page = 1 + a.input.previousFeedback.filter((f) => f.type === "next_batch").length;
-  return [feedback("next_batch", String(page), `The question's entities are in the evidence but the answer is not among the top pieces: fetch result page ${page + 1}.`)];
+  return [feedback("next_batch", String(page), `What the question names was found, but the answer is not among the first results: the next round reads result page ${page + 1}.`)];
 };
 
 /** The decision order (see the comment at the top). */
