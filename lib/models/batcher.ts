@@ -41,6 +41,14 @@ export interface BatcherOptions<I, O> {
   run: (items: I[]) => Promise<O[]>;
   /** What the refusal says ("the embedding model"). */
   label: string;
+  /**
+   * Whether one batch may hold several requests' items (default true). False for models whose output
+   * for an item depends on the rest of its batch: an int8 model quantizes activations with one scale per
+   * batch tensor, so a question's vector would change with what other users asked at the same moment
+   * (cosine 0.989 measured on all-MiniLM-L6-v2 int8), and so could its answer. Unmixed, a request's
+   * items are still batched together, sorted by length.
+   */
+  mixRequests?: boolean;
 }
 
 interface Request<O> {
@@ -153,9 +161,20 @@ export class DynamicBatcher<I, O> {
     }
     const free = this.opts.concurrency - this.runningBatches;
     if (free <= 0 || !this.waiting.length) return;
-    // Oldest first (fairness), sorted by length inside the window (padding).
-    const window = this.waiting.splice(0, free * this.opts.maxBatch).sort((a, b) => a.size - b.size);
-    for (let i = 0; i < window.length; i += this.opts.maxBatch) void this.runBatch(window.slice(i, i + this.opts.maxBatch));
+    if (this.opts.mixRequests === false) {
+      // The oldest request first (fairness); each batch holds one request's items, sorted by length.
+      for (let n = 0; n < free && this.waiting.length; n++) {
+        const request = this.waiting[0]!.request;
+        const own = this.waiting.filter((item) => item.request === request).sort((a, b) => a.size - b.size);
+        const batch = new Set(own.slice(0, this.opts.maxBatch));
+        this.waiting = this.waiting.filter((item) => !batch.has(item));
+        void this.runBatch([...batch]);
+      }
+    } else {
+      // Oldest first (fairness), sorted by length inside the window (padding).
+      const window = this.waiting.splice(0, free * this.opts.maxBatch).sort((a, b) => a.size - b.size);
+      for (let i = 0; i < window.length; i += this.opts.maxBatch) void this.runBatch(window.slice(i, i + this.opts.maxBatch));
+    }
     if (this.waiting.length) this.schedule();
   }
 

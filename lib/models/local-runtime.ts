@@ -150,6 +150,8 @@ export class LocalModelRuntime implements ModelRuntime {
         maxBatch: this.config.batchSize,
         queueLimit: this.config.queueLimit,
         concurrency: this.config.threads + 1,
+        // int8 vectors depend on their batch (see BatcherOptions.mixRequests): one request per batch.
+        mixRequests: this.config.precision !== "int8",
         sizeOf: (t) => t.length,
         run: async (texts) => {
           const flat = await this.workers().run<Float32Array>({ op: "embed", model: descriptor, texts });
@@ -184,6 +186,7 @@ export class LocalModelRuntime implements ModelRuntime {
         maxBatch: this.config.batchSize,
         queueLimit: this.config.queueLimit,
         concurrency: this.config.threads + 1,
+        mixRequests: this.config.precision !== "int8",
         sizeOf: ([q, p]) => q.length + p.length,
         run: async (pairs) => [...(await this.workers().run<Float32Array>({ op: "score", model: descriptor, pairs }))],
       });

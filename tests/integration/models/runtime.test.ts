@@ -67,8 +67,24 @@ describe.skipIf(!sharedModelsAvailable())("model runtime on onnxruntime-node wor
     head(cat).forEach((x, j) => expect(x).toBeCloseTo([0.13884, 0.00013, 0.04263, 0.04575][j], 4));
   });
 
-  it("batches concurrent requests into shared model calls", async () => {
+  it("gives an int8 question the same vector whatever other requests run beside it (one request per batch)", async () => {
     const r = runtime({ batchWaitMs: 30 });
+    const embedder = await r.embedder();
+    const question = "In which city is the returns warehouse?";
+    const [alone] = await embedder.embed([question], "query");
+    const before = (await r.status()).queues.embedder!.batches;
+    // Mixed into one batch with these, int8's per-batch activation scale moved the question's vector (cosine 0.989).
+    const [[beside]] = await Promise.all([
+      embedder.embed([question], "query"),
+      embedder.embed(["How many orders were returned?", LONG], "query"),
+      embedder.embed(["Which customers are located in Munich?"], "query"),
+    ]);
+    expect(Array.from(beside!)).toEqual(Array.from(alone!));
+    expect((await r.status()).queues.embedder!.batches - before).toBe(3);
+  });
+
+  it("batches concurrent requests into shared model calls (fp32, whose vectors do not depend on the batch)", async () => {
+    const r = runtime({ batchWaitMs: 30, precision: "fp32" });
     const embedder = await r.embedder();
     const before = (await r.status()).queues.embedder!.batches;
     const out = await Promise.all(Array.from({ length: 12 }, (_, i) => embedder.embed([`request number ${i} about storms`], "query")));
@@ -88,7 +104,8 @@ describe.skipIf(!sharedModelsAvailable())("model runtime on onnxruntime-node wor
   it("fails over the requests of a worker thread that dies, replaces the thread, and serves the next request", async () => {
     // workers/inference-worker.mjs: with MOSAIC_INFERENCE_FAULTS=1 a batch holding this text kills its thread mid-batch.
     process.env.MOSAIC_INFERENCE_FAULTS = "1";
-    const r = runtime({ batchWaitMs: 30 });
+    // fp32, so the bystander's request shares the doomed batch (int8 keeps each request in its own batches).
+    const r = runtime({ batchWaitMs: 30, precision: "fp32" });
     const embedder = await r.embedder();
     delete process.env.MOSAIC_INFERENCE_FAULTS;
     const started = Date.now();

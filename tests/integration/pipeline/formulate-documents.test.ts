@@ -53,7 +53,8 @@ describe("formulated searches on the demo documents", () => {
   it("Who has to approve business class flights? → the booking rule, first", async () => {
     const q = "Who has to approve business class flights?";
     const [first] = await formulate(intent(q, { wh: "who", answerTypes: ["person"], relation: "approve", keywords: ["approve", "business", "class", "flights"] }));
-    expect(first.query).toEqual({ language: "search", text: "approve business class flights" });
+    // BM25 gets the content words; the vector half embeds the question as asked.
+    expect(first.query).toEqual({ language: "search", text: "approve business class flights", semantic: q });
     const result = await backend.execute(first.query, { maxRows: 3 });
     const pieces = backend.verbalize(result);
     expect(pieces[0].text).toContain("Business class may be booked for flights of six hours or longer with the approval of a vice president.");

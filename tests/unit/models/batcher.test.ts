@@ -28,6 +28,17 @@ describe("dynamic batching", () => {
     expect(batcher.status()).toMatchObject({ batches: 1, meanBatchSize: 3, waiting: 0, running: 0 });
   });
 
+  it("keeps each request in batches of its own when requests must not mix, still sorted by length", async () => {
+    const { batcher, model } = make({ mixRequests: false, concurrency: 2 });
+    const [a, b, c] = await Promise.all([
+      batcher.submit(["xxx", "y"], { timeoutMs: 1000 }),
+      batcher.submit(["zz"], { timeoutMs: 1000 }),
+      batcher.submit(["p", "qqqq", "rr", "s", "tttttt"], { timeoutMs: 1000 }),
+    ]);
+    expect([a, b, c]).toEqual([["XXX", "Y"], ["ZZ"], ["P", "QQQQ", "RR", "S", "TTTTTT"]]);
+    expect(model.batches).toEqual([["y", "xxx"], ["zz"], ["p", "s", "rr", "qqqq"], ["tttttt"]]);
+  });
+
   it("cuts a window of waiting items into batches sorted by length, so similar lengths are padded together", async () => {
     const { batcher, model } = make({ concurrency: 2 });
     const texts = ["aaaaaaaa", "b", "cccccc", "dd", "eeeeeee", "fff", "g", "hhhh"];
