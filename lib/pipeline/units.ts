@@ -1,3 +1,4 @@
+import nlp from "compromise";
 import { stemmer } from "stemmer";
 
 /**
@@ -54,9 +55,7 @@ export function expectedUnit(question: string): ExpectedUnit | null {
   if (/\bhow\s+long\b|\bhow\s+old\b/.test(q)) return { kind: "duration", noun: null };
   const many = /\bhow\s+many\s+(?:of\s+the\s+)?(?:[a-z-]+\s+){0,2}?([a-z-]+)\b/.exec(q);
   if (many) {
-    // "how many products are …": the counted noun is the last word before the verb.
-    const phrase = /\bhow\s+many\s+([a-z\s-]+?)\s+(?:are|is|were|was|did|do|does|have|has|had|can|will|would|in|of|on|at|for|by|with|per)\b/.exec(q);
-    const noun = (phrase ? phrase[1].trim().split(/\s+/).pop() : many[1]) ?? many[1];
+    const noun = countedNounOfQuestion(q) ?? many[1];
     if (DURATION.test(noun)) return { kind: "duration", noun };
     if (CURRENCY_WORD.test(noun)) return { kind: "currency", noun };
     if (/^(percent|percentage|per)$/.test(noun)) return { kind: "percent", noun: null };
@@ -64,6 +63,31 @@ export function expectedUnit(question: string): ExpectedUnit | null {
   }
   if (/\bhow\s+much\b/.test(q)) return { kind: "money-or-quantity", noun: null };
   return null;
+}
+
+interface TaggedTerm {
+  normal: string;
+  tags: string[];
+}
+
+/** Tags that end the counted noun phrase: "how many concerts | occurred in …", "how many owners | temporarily do …". */
+const ENDS_NOUN_PHRASE = new Set(["Verb", "Preposition", "Conjunction", "Adverb", "Determiner", "Negative", "Pronoun", "QuestionWord", "Value"]);
+
+/**
+ * "how many <noun phrase> <verb or preposition> …": the counted noun is the phrase's last word, read with
+ * the part-of-speech tagger ("united airlines flights go to" → flights; "concerts occurred in" → concerts),
+ * since the verb that ends the phrase can be any verb, not only "are" or "have".
+ */
+function countedNounOfQuestion(question: string): string | null {
+  const m = /\bhow\s+many\s+(?:of\s+the\s+)?(.+)$/.exec(question);
+  if (!m) return null;
+  const doc = nlp(m[1]) as unknown as { json(opts: object): { terms: TaggedTerm[] }[] };
+  let noun: string | null = null;
+  for (const term of doc.json({ terms: { normal: true } }).flatMap((sentence) => sentence.terms)) {
+    if (term.tags.some((t) => ENDS_NOUN_PHRASE.has(t))) break;
+    if (/^[a-z-]+$/.test(term.normal)) noun = term.normal;
+  }
+  return noun;
 }
 
 function sameWord(a: string, b: string): boolean {

@@ -49,6 +49,18 @@ describe("a count counts the noun the question asks about", () => {
     expect(countOfOtherNoun("number_of_organisation", expectedUnit("What is the revenue?"))).toBe(false);
   });
 
+  it("reads the counted noun as the last word of the phrase after 'how many', whatever verb ends it", () => {
+    const noun = (q: string) => expectedUnit(q)?.noun;
+    // Each of these was read as the verb or adverb after the noun, and a right count of concerts refused.
+    expect(noun("How many concerts occurred in 2014 or 2015?")).toBe("concerts");
+    expect(noun("How many United Airlines flights go to City 'Aberdeen'?")).toBe("flights");
+    expect(noun("How many flights arriving in Aberdeen city?")).toBe("flights");
+    expect(noun("How many owners temporarily do not have any dogs?")).toBe("owners");
+    expect(noun("How many high schoolers are in each grade?")).toBe("schoolers");
+    expect(noun("How many dog pets are raised by female students?")).toBe("pets");
+    expect(countOfOtherNoun("COUNT(DISTINCT concert_ID)", expectedUnit("How many concerts occurred in 2014 or 2015?"))).toBe(false);
+  });
+
   it("does not answer 'how many employees' with the count of the organisation the question names", () => {
     const q = "How many employees does Aurora Outfitters have?";
     const count = sqlRow(KB.products, "Query result", ["number_of_organisation"], [1], "SELECT (COUNT(*) AS ?number_of_organisation) WHERE { ?o a ex:Organisation . ?o rdfs:label ?l . FILTER(CONTAINS(LCASE(?l), 'aurora outfitters')) }");
