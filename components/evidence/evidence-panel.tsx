@@ -4,6 +4,7 @@ import { forwardRef } from "react";
 import type { PassageData, PathData, RowData, TripleData } from "@/lib/backends/types";
 import type { ScoredEvidence } from "@/lib/pipeline/types";
 import { count } from "@/lib/format/count";
+import { locationLines } from "@/lib/format/evidence-location";
 import { KindBadge } from "../kb/status-badge";
 import { PassageView } from "./passage-view";
 import { PathView } from "./path-view";
@@ -13,8 +14,6 @@ import { TripleView } from "./triple-view";
 
 export const EVIDENCE_KIND_LABELS: Record<string, string> = { passage: "Document passage", row: "Table row", triple: "Graph fact", path: "Graph path" };
 const KB_KIND_OF_LANGUAGE: Record<string, string> = { search: "DOCUMENTS", sql: "SQL", sparql: "SPARQL", cypher: "CYPHER" };
-
-const SHOWN_BY_VIEW = new Set(["row", "chunk", "query", "subject", "predicate", "object"]);
 
 export function evidenceDomId(pieceId: string): string {
   return `evidence-${pieceId.replace(/[^\w-]/g, "_")}`;
@@ -38,8 +37,7 @@ export const EvidencePanel = forwardRef<HTMLButtonElement, {
   const { piece } = evidence;
   const domId = evidenceDomId(piece.id);
   const kindLabel = EVIDENCE_KIND_LABELS[piece.kind] ?? piece.kind;
-  // Positions the kind view already shows (row, chunk, the triple's IRIs) and internal hashes are left out.
-  const location = Object.entries(piece.provenance.location ?? {}).filter(([k, v]) => v !== null && v !== "" && !SHOWN_BY_VIEW.has(k));
+  const location = locationLines(piece.provenance.location);
   // Identical evidence that several queries returned is one panel listing each query (lib/pipeline/merge-evidence.ts).
   const queries = [piece.provenance.query, ...(piece.provenance.alsoQueries ?? [])];
   return (
@@ -85,7 +83,7 @@ export const EvidencePanel = forwardRef<HTMLButtonElement, {
             {location.length > 0 && (
               <>
                 <dt className="text-slate-500">Location</dt>
-                <dd className="break-all">{location.map(([k, v]) => `${k}: ${v}`).join(" · ")}</dd>
+                <dd className="break-all">{location.map((l) => `${l.label}: ${l.value}`).join(" · ")}</dd>
               </>
             )}
           </dl>

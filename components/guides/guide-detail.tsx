@@ -4,15 +4,9 @@ import { guideLikeness } from "@/lib/format/strength";
 import { describeActionPlainly, languageName } from "@/lib/guides/action-names";
 import { parseGuideAction } from "@/lib/pipeline/guide-actions";
 import type { GuideDetail } from "@/lib/pipeline/guides";
+import { StatusPill } from "../ask/status-pill";
 import { KindBadge } from "../kb/status-badge";
 import { ActionKindBadge } from "./action-kind-badge";
-
-const STATUS_TONE: Record<string, string> = {
-  ANSWERED: "bg-emerald-50 text-emerald-800",
-  REFRAINED: "bg-amber-50 text-amber-800",
-  FAILED: "bg-rose-50 text-rose-800",
-  CANCELLED: "bg-slate-100 text-slate-700",
-};
 
 function nativeQueryLabel(params: unknown): string {
   const q = (params as { query: { language: string; filters?: { sourceObject?: string; contentType?: string } } }).query;
@@ -106,7 +100,7 @@ export function GuideDetailView({ guide }: { guide: GuideDetail }) {
                 <li key={r.runId}>
                   <Link href={`/ask?run=${r.runId}`} className="font-medium text-brand-700 hover:underline">{r.question}</Link>
                   <span className="mt-0.5 flex flex-wrap items-center gap-1.5 text-xs text-slate-500">
-                    <span className={`rounded px-1 ${STATUS_TONE[r.status] ?? "bg-slate-100"}`}>{r.status.toLowerCase()}</span>
+                    <StatusPill status={r.status} />
                     {guideLikeness(r.score)} · {r.askedBy} · {new Date(r.createdAt).toLocaleDateString("en-GB")}
                   </span>
                 </li>

@@ -6,6 +6,7 @@ import type { Prisma, PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
 import { runReadWhere } from "../feedback/run-access";
 import { runReadableWhere } from "../runs/access";
+import type { RunStatusName } from "../runs/types";
 import type { TextEmbeddings } from "../models/text-embeddings";
 import type { Embedder } from "../models/types";
 import { Bm25Index } from "./bm25";
@@ -328,7 +329,7 @@ export interface GuideDetail {
   helped: {
     /** Every run the guide was retrieved for, including runs outside the reader's access. */
     total: number;
-    runs: { runId: string; question: string; status: string; score: number; askedBy: string; createdAt: string }[];
+    runs: { runId: string; question: string; status: RunStatusName; score: number; askedBy: string; createdAt: string }[];
   };
   resolvedReports: number;
 }

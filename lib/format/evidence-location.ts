@@ -1,0 +1,39 @@
+import type { Scalar } from "@/lib/backends/types";
+
+/** The title verbalizers give the rows a query computes (aggregates, joins): they are no stored table. */
+const COMPUTED_TABLE_TITLE = "Query result";
+
+/** Positions the evidence kind's own view already shows (row, chunk, the triple's IRIs) and internal keys. */
+const SHOWN_ELSEWHERE = new Set(["row", "chunk", "query", "subject", "predicate", "object", "paragraphUid", "tableUid", "headerRows"]);
+
+const LABELS: Record<string, string> = {
+  document: "Document",
+  table: "Table",
+  key: "Row key",
+  page: "Page",
+  paragraph: "Paragraph",
+  section: "Section",
+  node: "Node id",
+  path: "Path",
+};
+
+export interface LocationLine {
+  label: string;
+  value: string;
+}
+
+/**
+ * Where a piece of evidence sits, in words for the evidence panel: "Table: customers · Row key: id=7",
+ * "Page: 4". Backends record locations under short keys; a computed result row has no table, so it says so
+ * instead of naming the verbalizer's internal title. Keys without a label (a table's own metadata) are
+ * shown as they were stored.
+ */
+export function locationLines(location: Record<string, Scalar> | undefined | null): LocationLine[] {
+  return Object.entries(location ?? {})
+    .filter(([key, value]) => value !== null && value !== "" && !SHOWN_ELSEWHERE.has(key))
+    .map(([key, value]) =>
+      key === "table" && value === COMPUTED_TABLE_TITLE
+        ? { label: "Table", value: "none (rows computed by the query)" }
+        : { label: LABELS[key] ?? key, value: String(value) },
+    );
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { locationLines } from "@/lib/format/evidence-location";
+
+describe("locationLines", () => {
+  it("labels a stored table row in words and leaves out the row index the row view shows", () => {
+    expect(locationLines({ table: "customers", key: "id=7", row: 3 })).toEqual([
+      { label: "Table", value: "customers" },
+      { label: "Row key", value: "id=7" },
+    ]);
+  });
+
+  it("says a computed result row has no table instead of naming the internal title", () => {
+    expect(locationLines({ table: "Query result", query: "ab12cd", row: 0 })).toEqual([{ label: "Table", value: "none (rows computed by the query)" }]);
+  });
+
+  it("keeps a document and its page and drops empty values and internal ids", () => {
+    expect(locationLines({ document: "annual-report-2019", chunk: 4, page: 2, paragraphUid: "e5f6", section: "" })).toEqual([
+      { label: "Document", value: "annual-report-2019" },
+      { label: "Page", value: "2" },
+    ]);
+  });
+
+  it("shows a table's own metadata keys as stored", () => {
+    expect(locationLines({ scale: "thousand", tableUid: "t-1", headerRows: 2 })).toEqual([{ label: "scale", value: "thousand" }]);
+    expect(locationLines(undefined)).toEqual([]);
+  });
+});
