@@ -1,38 +1,13 @@
-import { mkdtempSync } from "node:fs";
 import { createServer } from "node:http";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeAllBackends } from "@/lib/backends/registry";
-import type { CatalogDeps } from "@/lib/catalog/deps";
-import { openAndBootstrap } from "@/lib/db/bootstrap";
-import type { DatabaseHandle } from "@/lib/db/connect";
-import { seedDemoCatalogOnce } from "@/lib/demo/seed-catalog";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type RunOutcome, runPipeline } from "@/lib/pipeline/run";
-import { TARGET_ENGINE, createTestDatabase, type TestDatabase } from "../support/test-database";
+import { useDemoWorkspace } from "../support/demo-workspace";
+import { TARGET_ENGINE } from "../support/test-database";
 
 /** End-to-end runs of the classical pipeline on the demo catalog (real PGlite, SQLite, FTS5, Oxigraph). */
 describe(`answering pipeline on the demo catalog (${TARGET_ENGINE})`, () => {
-  let db: TestDatabase;
-  let handle: DatabaseHandle;
-  let deps: CatalogDeps;
-  let user: { id: string; role: "USER"; groupIds: string[] };
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    handle = (await openAndBootstrap(db.env)).handle;
-    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-run-")), encryptionKey: Buffer.alloc(32, 5), datasetsDir: "../shared/datasets" };
-    await seedDemoCatalogOnce(handle.prisma, deps);
-    const u = await handle.prisma.user.findUniqueOrThrow({ where: { email: "user@mosaic.local" }, include: { memberships: true } });
-    user = { id: u.id, role: "USER", groupIds: u.memberships.map((m) => m.groupId) };
-  }, 120_000);
-  afterAll(async () => {
-    await closeAllBackends();
-    await handle.close();
-    await db.cleanup();
-  });
-
-  const ask = (question: string, extra: { conversationId?: string } = {}) => runPipeline(handle.prisma, deps, { question, user, ...extra });
+  const ws = useDemoWorkspace("mosaic-run-");
+  const { ask } = ws;
   const cited = (o: RunOutcome) => o.evidence.filter((e) => o.answer.citations.includes(e.piece.id));
 
   it("answers from a document sentence and cites the passage", async () => {
@@ -139,7 +114,7 @@ describe(`answering pipeline on the demo catalog (${TARGET_ENGINE})`, () => {
 
   it("stores the run with its trace, timings and result", async () => {
     const o = await ask("How many customers are there?");
-    const run = await handle.prisma.run.findUniqueOrThrow({ where: { id: o.runId }, include: { traceEvents: true } });
+    const run = await ws.handle.prisma.run.findUniqueOrThrow({ where: { id: o.runId }, include: { traceEvents: true } });
     expect(run.status).toBe(o.status);
     expect(run.traceEvents.map((e) => e.stage)).toEqual(expect.arrayContaining(["understand", "select", "formulate", "execute", "pool", "rerank", "select-evidence", "answer", "critique"]));
     expect(Object.keys(run.timings as object)).toEqual(expect.arrayContaining(["understand", "select", "total"]));
@@ -167,25 +142,25 @@ describe(`answering pipeline on the demo catalog (${TARGET_ENGINE})`, () => {
     hanging.on("connection", (s) => sockets.add(s));
     await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve));
     const port = (hanging.address() as import("node:net").AddressInfo).port;
-    const slow = await handle.prisma.knowledgeBase.create({
+    const slow = await ws.handle.prisma.knowledgeBase.create({
       data: { name: "Partner graph (hanging)", kind: "SPARQL", description: "Orders returned by partners", config: { mode: "remote", endpoint: `http://127.0.0.1:${port}/sparql` }, status: "HEALTHY" },
     });
     try {
-      const sales = await handle.prisma.knowledgeBase.findFirstOrThrow({ where: { name: "Aurora sales database" } });
+      const sales = await ws.handle.prisma.knowledgeBase.findFirstOrThrow({ where: { name: "Aurora sales database" } });
       const started = Date.now();
-      const o = await runPipeline(handle.prisma, deps, {
+      const o = await runPipeline(ws.handle.prisma, ws.deps, {
         question: "How many orders were returned?",
-        user,
+        user: ws.user,
         kbIds: [sales.id, slow.id],
         config: { queryTimeoutMs: 1_000, timeBudgetMs: 12_000, maxRounds: 1 },
       });
       expect(Date.now() - started).toBeLessThan(12_000);
       expect(o.answer.text).toMatch(/\b7\b/);
       expect(o.degradations.some((d) => d.includes("Partner graph (hanging)"))).toBe(true);
-      const stored = await handle.prisma.run.findUniqueOrThrow({ where: { id: o.runId } });
+      const stored = await ws.handle.prisma.run.findUniqueOrThrow({ where: { id: o.runId } });
       expect(stored.status).toBe("ANSWERED");
     } finally {
-      await handle.prisma.knowledgeBase.delete({ where: { id: slow.id } });
+      await ws.handle.prisma.knowledgeBase.delete({ where: { id: slow.id } });
       for (const s of sockets) s.destroy();
       await new Promise((resolve) => hanging.close(resolve));
     }
@@ -194,54 +169,43 @@ describe(`answering pipeline on the demo catalog (${TARGET_ENGINE})`, () => {
   it("is cancellable", async () => {
     const controller = new AbortController();
     controller.abort();
-    const o = await runPipeline(handle.prisma, deps, { question: "How many orders were returned?", user, signal: controller.signal });
+    const o = await runPipeline(ws.handle.prisma, ws.deps, { question: "How many orders were returned?", user: ws.user, signal: controller.signal });
     expect(o.status).toBe("CANCELLED");
   });
 });
 
 describe("extraction guides at run time", () => {
-  let db: TestDatabase;
-  let handle: DatabaseHandle;
-  let deps: CatalogDeps;
+  const ws = useDemoWorkspace("mosaic-guide-");
   let analyst: { id: string; role: "ANALYST"; groupIds: string[] };
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    handle = (await openAndBootstrap(db.env)).handle;
-    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-guide-")), encryptionKey: Buffer.alloc(32, 6), datasetsDir: "../shared/datasets" };
-    await seedDemoCatalogOnce(handle.prisma, deps);
-    const a = await handle.prisma.user.findUniqueOrThrow({ where: { email: "analyst@mosaic.local" }, include: { memberships: true } });
+    const a = await ws.handle.prisma.user.findUniqueOrThrow({ where: { email: "analyst@mosaic.local" }, include: { memberships: true } });
     analyst = { id: a.id, role: "ANALYST", groupIds: a.memberships.map((m) => m.groupId) };
-  }, 120_000);
-  afterAll(async () => {
-    await closeAllBackends();
-    await handle.close();
-    await db.cleanup();
   });
 
   it("saves a run as a guide and the next similar question retrieves and uses it", async () => {
-    const first = await runPipeline(handle.prisma, deps, { question: "How many orders were returned?", user: analyst });
+    const first = await runPipeline(ws.handle.prisma, ws.deps, { question: "How many orders were returned?", user: analyst });
     const { saveRunAsGuide } = await import("@/lib/pipeline/guides");
-    const guide = await saveRunAsGuide(handle.prisma, analyst, first.runId);
-    const stored = await handle.prisma.extractionGuide.findUniqueOrThrow({ where: { id: guide.id }, include: { sources: { include: { actions: true } } } });
+    const guide = await saveRunAsGuide(ws.handle.prisma, analyst, first.runId);
+    const stored = await ws.handle.prisma.extractionGuide.findUniqueOrThrow({ where: { id: guide.id }, include: { sources: { include: { actions: true } } } });
     expect(stored.question).toBe("How many orders were returned?");
     expect(stored.sources[0].actions[0]).toMatchObject({ kind: "NATIVE_QUERY" });
     expect(stored.sources[0].actions[0].context).toMatch(/7/);
-    await expect(saveRunAsGuide(handle.prisma, analyst, first.runId)).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(saveRunAsGuide(ws.handle.prisma, analyst, first.runId)).rejects.toMatchObject({ code: "CONFLICT" });
 
-    const next = await runPipeline(handle.prisma, deps, { question: "How many orders were shipped?", user: analyst });
+    const next = await runPipeline(ws.handle.prisma, ws.deps, { question: "How many orders were shipped?", user: analyst });
     expect(next.guides.map((g) => g.guideId)).toContain(guide.id);
-    expect(await handle.prisma.runGuideUse.count({ where: { guideId: guide.id, runId: next.runId } })).toBe(1);
+    expect(await ws.handle.prisma.runGuideUse.count({ where: { guideId: guide.id, runId: next.runId } })).toBe(1);
     expect(next.candidates[0]?.reasons.some((r) => r.type === "guide")).toBe(true);
     expect(next.answer.text).toMatch(/\b113\b/);
   });
 
   it("a malformed guide is reported and skipped, never crashing the run", async () => {
-    const kb = await handle.prisma.knowledgeBase.findFirstOrThrow({ where: { kind: "SQL" } });
-    await handle.prisma.extractionGuide.create({
+    const kb = await ws.handle.prisma.knowledgeBase.findFirstOrThrow({ where: { kind: "SQL" } });
+    await ws.handle.prisma.extractionGuide.create({
       data: { question: "How many customers are there?", sources: { create: [{ kbId: kb.id, actions: { create: [{ kind: "NATIVE_QUERY", params: { nonsense: true } }] } }] } },
     });
-    const o = await runPipeline(handle.prisma, deps, { question: "How many customers are there?", user: analyst });
+    const o = await runPipeline(ws.handle.prisma, ws.deps, { question: "How many customers are there?", user: analyst });
     expect(o.degradations.join(" ")).toMatch(/malformed/);
     expect(o.answer.text).toMatch(/\b12\b/);
   });
