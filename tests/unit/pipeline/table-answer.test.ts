@@ -3,7 +3,7 @@ import { compute } from "@/lib/pipeline/stages/answer/arithmetic";
 import { answerTextOf, expressionOf } from "@/lib/pipeline/stages/answer/derivation";
 import { answerFromTables } from "@/lib/pipeline/stages/answer/table-answer";
 import { tablesInEvidence } from "@/lib/pipeline/stages/answer/table-cells";
-import { readTableQuestion } from "@/lib/pipeline/stages/answer/table-question";
+import { coordinatedItems, readTableQuestion } from "@/lib/pipeline/stages/answer/table-question";
 import type { DerivationOperand } from "@/lib/pipeline/types";
 import { KB, docRow, passage, scored } from "./answer-fixtures";
 
@@ -212,5 +212,47 @@ describe("questions that name no row or no period", () => {
   it("computes a change against the period before the one asked when no change column exists", () => {
     const rows = regions.map((r) => docRow(KB.docs, "annual", "Results by region", "", COLS.slice(0, 3), (r.data as { values: string[] }).values.slice(0, 3), 0, "q"));
     expect(answer("What was the change in Nordics revenue in 2025?", [scored(rows[0], 9)]).derivation?.expression).toBe("26.3 − 24.1 = 2.2 million");
+  });
+});
+
+describe("coordinated items: 'the respective A and B'", () => {
+  it("reads the two items a question coordinates, leaving pairs of periods and long clauses out", () => {
+    expect(coordinatedItems("What are the respective sales and purchases for 2018?")).toEqual([["sales", "purchases"]]);
+    expect(coordinatedItems("What were the balances of Application Software and Process Technologies on December 31, 2017, respectively?")).toEqual([["Application Software", "Process Technologies"]]);
+    expect(coordinatedItems("What are the respective values of operating lease obligations that are less than one year and between 2-5 years?")).toEqual([["less than one year", "between 2-5 years"]]);
+    expect(coordinatedItems("What was the net deferred tax asset amount in 2019 and 2018 respectively?")).toEqual([]);
+    expect(coordinatedItems("What was the revenue in FY2019 and FY2018?")).toEqual([]);
+  });
+
+  const RCOLS = ["Item", "2019", "2018"];
+  const related = [
+    ["Sales", "10,436", "26,069"],
+    ["Purchases", "9,399", "256,660"],
+    ["Research and development", "1,200", "1,100"],
+    ["Research grants", "300", "250"],
+    ["Development costs", "75", "80"],
+  ].map((v, i) => scored(docRow(KB.docs, "related", "Related party transactions", "", RCOLS, v, i, "q"), 9 - i));
+
+  it("answers each item from its own row, in the question's order", () => {
+    const a = answer("What are the respective sales and purchases for 2018?", related);
+    expect(a.kind).toBe("list");
+    expect(a.values).toEqual(["26,069", "256,660"]);
+    expect(answer("What were the purchases and sales in 2019, respectively?", related).values).toEqual(["9,399", "10,436"]);
+  });
+
+  it("keeps a label that holds both items as one row", () => {
+    const a = answer("What was the research and development expense in 2019?", related);
+    expect(a.kind).toBe("cell");
+    expect(a.text).toBe("1,200");
+  });
+
+  it("answers each item from its own column when both name columns of one row", () => {
+    const COLS = ["Contractual obligations", "Total", "Less than 1 year", "2-5 years", "More than 5 years"];
+    const rows = [
+      ["Operating lease obligations", "$3,052", "$773", "$2,055", "$224"],
+      ["Purchase obligations", "$1,200", "$900", "$300", "—"],
+    ].map((v, i) => scored(docRow(KB.docs, "obligations", "Contractual obligations", "", COLS, v, i, "q"), 9 - i));
+    const a = answer("What are the respective values of operating lease obligations that are less than one year and between 2-5 years?", rows);
+    expect(a.values).toEqual(["$773", "$2,055"]);
   });
 });

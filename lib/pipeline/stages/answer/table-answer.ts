@@ -6,9 +6,9 @@ import { unitFromColumn } from "./value-key";
 import { terms } from "../../text";
 import type { Derivation, DerivationOperand, ScoredEvidence } from "../../types";
 import { compute } from "./arithmetic";
-import { type LocatedCell, type QuestionTerms, type RowMatch, cellForPeriod, cellWithoutPeriod, matchRows, periodColumns, questionTerms } from "./cell-locate";
+import { type LocatedCell, type QuestionTerms, type RowMatch, cellForPeriod, cellWithoutPeriod, labelMatch, matchRows, periodColumns, questionTerms } from "./cell-locate";
 import { answerTextOf, expressionOf, type ResultScale } from "./derivation";
-import { type TableQuestion, type Operation, periodEnds, periodsOldestFirst, readTableQuestion } from "./table-question";
+import { type TableQuestion, type Operation, coordinatedItems, periodEnds, periodsOldestFirst, readTableQuestion } from "./table-question";
 import { type TableCell, type TableRow, type TableView, figureCells, labelWords, tablesInEvidence } from "./table-cells";
 
 /**
@@ -382,6 +382,88 @@ function periodComparison(ctx: Context, m: RowMatch): TableOutcome {
   };
 }
 
+/** A coordinated item must match its own row at least this well (label coverage, cell-locate.ts). */
+const MIN_ITEM_LABEL = 0.3;
+
+/** The row of a table an item of the question names best, with its score. */
+function rowForItem(table: TableView, item: string, language: string): { row: TableRow; score: number; terms: Set<string> } | null {
+  const iq = readTableQuestion(item);
+  const it = questionTerms(iq, language);
+  let best: { row: TableRow; score: number; terms: Set<string> } | null = null;
+  for (const row of table.rows) {
+    if (!row.label || figureCells(row).length === 0) continue;
+    const m = labelMatch(row.label, iq, it, language);
+    if (m.score > (best?.score ?? 0)) best = { row, score: m.score, terms: it.set };
+  }
+  return best;
+}
+
+/** The figure column of a row whose header an item of the question names best ("Less than 1 year", "External"). */
+function columnForItem(table: TableView, row: TableRow, item: string, period: Period | null, language: string): { column: number; score: number } | null {
+  const it = new Set(terms(item, language));
+  if (it.size === 0) return null;
+  let best: { column: number; score: number } | null = null;
+  for (const cell of figureCells(row)) {
+    const col = table.columns[cell.column];
+    if (period && col.periods.length > 0 && !col.periods.some((p) => p.year === period.year)) continue;
+    const header = terms(col.name, language);
+    const shared = header.filter((t) => it.has(t)).length;
+    if (shared === 0) continue;
+    const score = shared / Math.max(header.length, it.size);
+    if (score > (best?.score ?? 0)) best = { column: cell.column, score };
+  }
+  return best;
+}
+
+/**
+ * "What are the respective sales and purchases for 2018?", "the values … less than one year and
+ * between 2-5 years": two items the question coordinates, each naming its own row of the table (or,
+ * failing that, its own column of the row), answered as a list in the question's order. A label that
+ * itself holds both items ("Research and development", "Property, plant and equipment") is one row, not two.
+ */
+function coordinatedAnswer(ctx: Context, m: RowMatch, asked: Period[]): TableOutcome {
+  const { q, qt, language, rival } = ctx;
+  const cellPeriods = asked.filter((p) => p.to === null);
+  if (cellPeriods.length > 1) return null;
+  const period = cellPeriods[0] ?? null;
+  for (const [left, right] of coordinatedItems(q.text)) {
+    const a = rowForItem(m.table, left, language);
+    const b = rowForItem(m.table, right, language);
+    if (a && b && a.row !== b.row && a.score >= MIN_ITEM_LABEL && b.score >= MIN_ITEM_LABEL) {
+      const joint = new Set([...a.terms, ...b.terms]);
+      const oneLabel = m.table.rows.some((r) => {
+        const lt = new Set(terms(labelWords(r.label), language));
+        return [...a.terms].some((t) => lt.has(t)) && [...b.terms].some((t) => lt.has(t)) && [...joint].filter((t) => lt.has(t)).length >= 2 && r !== a.row && r !== b.row;
+      });
+      if (!oneLabel) {
+        const ma: RowMatch = { ...m, row: a.row, labelScore: a.score };
+        const mb: RowMatch = { ...m, row: b.row, labelScore: b.score };
+        const oa = locate(ma, period, q, qt, language);
+        const ob = locate(mb, period, q, qt, language);
+        if (oa && ob) return listOf([oa, ob], rival, m, `Cells of '${a.row.label}' and '${b.row.label}'${period ? ` for ${period.text}` : ""}.`);
+      }
+    }
+    const ca = columnForItem(m.table, m.row, left, period, language);
+    const cb = columnForItem(m.table, m.row, right, period, language);
+    if (ca && cb && ca.column !== cb.column) {
+      const operand = (c: { column: number; score: number }): Operand | null => {
+        const cell = m.row.cells[c.column];
+        const n = cell ? numberOf(cell) : null;
+        return n ? { match: m, located: { cell, column: c.column, period, score: 0.5 + 0.4 * c.score }, number: n } : null;
+      };
+      const oa = operand(ca);
+      const ob = operand(cb);
+      if (oa && ob) return listOf([oa, ob], rival, m, `Cells of '${m.row.label}' under '${columnName(m.table, ca.column)}' and '${columnName(m.table, cb.column)}'.`);
+    }
+  }
+  return null;
+}
+
+function listOf(operands: Operand[], rival: RowMatch | undefined, m: RowMatch, note: string): TableOutcome {
+  const values = operands.map(cellText);
+  return { answer: { kind: "list", text: joinValues(values), values, derivation: null, citations: [...new Set(operands.map((o) => o.match.row.evidenceId))], confidence: confidenceOf(operands, rival, m), note } };
+}
+
 /** A cell, or one cell per period named ("in 2019 and 2018"). */
 function lookupAnswer(ctx: Context, m: RowMatch, asked: Period[], operation: Operation | null): TableOutcome {
   const { q, qt, language, rival } = ctx;
@@ -428,6 +510,8 @@ function answerForRow(ctx: Context, m: RowMatch): TableOutcome {
     const c = periodComparison(ctx, m);
     if (c) return c;
   }
+  const coordinated = coordinatedAnswer(ctx, m, asked);
+  if (coordinated) return coordinated;
   return lookupAnswer(ctx, m, asked, null);
 }
 

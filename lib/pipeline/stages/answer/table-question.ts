@@ -164,3 +164,50 @@ export function periodsOldestFirst(q: TableQuestion): Period[] {
 export function periodEnds(q: TableQuestion): Period[] {
   return periodsOldestFirst(q).flatMap((p) => (p.to === null ? [p] : [{ ...p, to: null, text: String(p.year) }, { ...p, year: p.to, to: null, month: null, day: null, quarter: null, text: String(p.to) }]));
 }
+
+/**
+ * Words that end a coordinated item when read outwards from its "and": the question's verb and
+ * article, "respective(ly)", and the prepositions that attach a period or a context ("sales and
+ * purchases for 2018", "the balances of Application Software and Process Technologies on …").
+ */
+const CONJUNCT_BOUNDARY = new Set(
+  "what which who how is are was were the a an respective respectively of for in at as on during that did does do has have had company's group's its their our".split(" "),
+);
+
+/** At most this many words on either side of "and" make one item: a longer run is a clause, not a label. */
+const MAX_CONJUNCT_WORDS = 5;
+
+/**
+ * The two items a question coordinates ("the respective sales and purchases for 2018" → "sales",
+ * "purchases"; "the values … less than one year and between 2-5 years" → "less than one year",
+ * "between 2-5 years"), read outwards from each "and" up to a boundary word or punctuation. Pairs of
+ * bare periods ("2019 and 2018") are the period reading's job and are left out.
+ */
+export function coordinatedItems(question: string): [string, string][] {
+  const tokens = question.replace(/\s+/g, " ").trim().split(" ");
+  const out: [string, string][] = [];
+  const bare = (w: string) => w.replace(/^[("“'‘]+|[)"”'’?.!:;]+$/g, "");
+  const isPeriodOnly = (words: string[]) => words.every((w) => /^(?:fy|fiscal|year|years)?['’]?\d{2,4}$/i.test(w));
+  tokens.forEach((token, i) => {
+    if (token.toLowerCase() !== "and") return;
+    const left: string[] = [];
+    for (let j = i - 1; j >= 0 && left.length < MAX_CONJUNCT_WORDS; j--) {
+      const raw = tokens[j];
+      if (/[,;:?]$/.test(raw)) break;
+      const w = bare(raw);
+      if (!w || CONJUNCT_BOUNDARY.has(w.toLowerCase())) break;
+      left.unshift(w);
+    }
+    const right: string[] = [];
+    for (let j = i + 1; j < tokens.length && right.length < MAX_CONJUNCT_WORDS; j++) {
+      const raw = tokens[j];
+      const w = bare(raw);
+      if (!w || CONJUNCT_BOUNDARY.has(w.toLowerCase())) break;
+      right.push(w);
+      if (/[,;:?]$/.test(raw)) break;
+    }
+    if (left.length === 0 || right.length === 0 || isPeriodOnly(left) || isPeriodOnly(right)) return;
+    out.push([left.join(" "), right.join(" ")]);
+  });
+  return out;
+}
