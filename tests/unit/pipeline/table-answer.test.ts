@@ -92,6 +92,10 @@ describe("reading a table question", () => {
     expect(readTableQuestion("In which years was the amount of property and equipment, net calculated?").asksStructure).toBe("periods");
     expect(readTableQuestion("Which years are the total assets calculated for?").asksStructure).toBe("periods");
     expect(readTableQuestion("In which year was the total assets higher?").asksStructure).toBeNull();
+    expect(readTableQuestion("In which year was Amount computed at the statutory federal income tax rate less than 150 million?").asksStructure).toBeNull();
+    expect(readTableQuestion("In which year is the amortization of purchased intangibles included in the CMS results larger?").asksStructure).toBeNull();
+    expect(answer("In which years were the defined benefit schemes as presented less than 50 million?").text).toBe("2018 and 2017");
+    expect(answer("In which year is the defined benefit schemes cost included in the table larger?").text).toBe("2019");
   });
 
   it("reads compositions, main reasons, frequencies, bases and where something is disclosed as prose questions", () => {

@@ -140,6 +140,7 @@ export function readTableQuestion(question: string): TableQuestion {
     periods.some((p) => p.to !== null) ||
     /\bbetween\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\s+and\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\b|\bfrom\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\s+(?:to|through|until)\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\b|\bover\s+the\s+(?:\w+\s+)?(?:year|period)s?\b|\bacross\b|\bfor\s+all\s+(?:the\s+)?years\b|\b(?:three|3|two|2|four|4|five|5)[\s-]+years?\b/i.test(text);
   const comparison = comparisonOf(text);
+  const threshold = thresholdOf(text);
   return {
     text,
     padded: ` ${normalizeLabel(text)} `,
@@ -148,10 +149,11 @@ export function readTableQuestion(question: string): TableQuestion {
     periods,
     spansRange,
     comparison,
-    threshold: thresholdOf(text),
+    threshold,
     asksPeriod: /\b(which|what)\s+(year|years|period|quarter|fiscal\s+year)\b|\bin\s+which\s+(year|period)\b/i.test(text),
     asksForProse: readsAsProse(text),
-    asksStructure: structureOf(text),
+    // "In which year was X, as presented, less than 150 million?" asks which period qualifies, not which periods the table has.
+    asksStructure: comparison || threshold ? null : structureOf(text),
   };
 }
 
