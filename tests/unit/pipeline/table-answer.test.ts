@@ -96,6 +96,9 @@ describe("reading a table question", () => {
     expect(readTableQuestion("In which year is the amortization of purchased intangibles included in the CMS results larger?").asksStructure).toBeNull();
     expect(answer("In which years were the defined benefit schemes as presented less than 50 million?").text).toBe("2018 and 2017");
     expect(answer("In which year is the defined benefit schemes cost included in the table larger?").text).toBe("2019");
+    // A row with one period's figure cannot say which period was higher: no figure is given as the year.
+    const single = [scored(docRow(KB.docs, "ratio", "Net debt", "", ["Item", "2019"], ["Net debt to EBITDA ratio", "328"], 0, "q"), 9)];
+    expect(answerFromTables("In which year was the net debt to EBITDA ratio larger?", single)).toBeNull();
   });
 
   it("reads compositions, main reasons, frequencies, bases and where something is disclosed as prose questions", () => {

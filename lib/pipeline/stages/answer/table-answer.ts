@@ -507,8 +507,8 @@ function answerForRow(ctx: Context, m: RowMatch): TableOutcome {
     return lookupAnswer(ctx, m, asked, operation);
   }
   if (q.comparison?.over === "period" || (q.asksPeriod && q.threshold)) {
-    const c = periodComparison(ctx, m);
-    if (c) return c;
+    // The answer is a period: a figure of this row cannot be it, however well the row matches.
+    return periodComparison(ctx, m);
   }
   const coordinated = coordinatedAnswer(ctx, m, asked);
   if (coordinated) return coordinated;
