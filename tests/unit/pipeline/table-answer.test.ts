@@ -263,3 +263,30 @@ describe("coordinated items: 'the respective A and B'", () => {
     expect(a.values).toEqual(["$773", "$2,055"]);
   });
 });
+
+describe("counting a group's line items", () => {
+  const COLS = ["Item", "2019", "2018"];
+  const values = [
+    ["Deferred tax assets:", "", ""],
+    ["Net operating losses", "1,200", "1,100"],
+    ["Accrued liabilities", "300", "250"],
+    ["Stock compensation", "75", "80"],
+    ["Inventory", "40", "35"],
+    ["Total deferred tax assets", "1,615", "1,465"],
+    ["Deferred tax liabilities:", "", ""],
+    ["Depreciation", "(500)", "(450)"],
+    ["Intangible assets", "(90)", "(60)"],
+  ];
+  const rows = values.map((v, i) => scored(docRow(KB.docs, "taxes", "Deferred taxes", "", COLS, v, i, "q"), 9 - i * 0.1));
+
+  it("counts the rows under a heading or making up a total", () => {
+    expect(answer("How many components are there under deferred tax assets?", rows).text).toBe("4");
+    expect(answer("How many categories are there under total deferred tax assets?", rows).text).toBe("4");
+  });
+
+  it("does not count a group one of whose rows is missing from the evidence", () => {
+    const gap = rows.filter((_, i) => i !== 3);
+    const out = answerFromTables("How many components are there under deferred tax assets?", gap);
+    expect(out && "answer" in out ? out.answer.kind : null).not.toBe("count");
+  });
+});

@@ -263,10 +263,49 @@ function periodFigures(m: RowMatch): { column: number; period: Period; n: Report
   });
 }
 
+/** "How many components are there under X?", "How many types of X are there?": the question counts a group's line items. */
+const COUNTS_PARTS = /^\s*how\s+many\s+(?:\w+\s+)?(?:components?|categories|types|items|line\s+items|kinds|classes|elements|parts|sub-?categories)\b/i;
+
+/**
+ * The line items of a group: the rows under a heading row (a label without figures) down to the next
+ * heading or total, or the rows above a total row up to the previous one. Counted only when every row
+ * of the group is in the evidence (row positions without a gap): a missing row would make the count wrong.
+ */
+function partsCount(ctx: Context, m: RowMatch): TableOutcome {
+  if (!COUNTS_PARTS.test(ctx.q.text) || m.row.rowIndex === null) return null;
+  const rows = m.table.rows.filter((r) => r.rowIndex !== null).sort((a, b) => a.rowIndex! - b.rowIndex!);
+  const at = rows.indexOf(m.row);
+  const boundary = (r: TableRow) => figureCells(r).length === 0 || TOTAL_LABEL.test(r.label.trim());
+  const heading = figureCells(m.row).length === 0;
+  if (!heading && !TOTAL_LABEL.test(m.row.label.trim())) return null;
+  const step = heading ? 1 : -1;
+  const parts: TableRow[] = [];
+  let last = m.row;
+  for (let j = at + step; j >= 0 && j < rows.length && !boundary(rows[j]); j += step) {
+    if (Math.abs(rows[j].rowIndex! - last.rowIndex!) !== 1) return null;
+    parts.push(rows[j]);
+    last = rows[j];
+  }
+  // The group must end at a row the evidence holds (a heading, a total or the table's last row), not at a gap.
+  const next = rows[at + step * (parts.length + 1)];
+  if (parts.length < 2 || (next && Math.abs(next.rowIndex! - last.rowIndex!) !== 1)) return null;
+  return {
+    answer: {
+      kind: "count",
+      text: String(parts.length),
+      values: [],
+      derivation: null,
+      citations: [m.row.evidenceId, ...parts.map((r) => r.evidenceId)],
+      confidence: rowConfidence(m),
+      note: `Counted ${parts.length} line items ${heading ? "under" : "making up"} '${m.row.label}': ${parts.map((r) => r.label).join(", ")}.`,
+    },
+  };
+}
+
 /** "How many years did X exceed N?": the period columns of X past the threshold. */
 function countAnswer(ctx: Context, m: RowMatch): TableOutcome {
   const { q } = ctx;
-  if (!q.threshold) return null;
+  if (!q.threshold) return partsCount(ctx, m);
   const limit = thresholdInTableUnits(q, m.table) ?? q.threshold.value;
   const figures = periodFigures(m);
   if (figures.length === 0) return null;
@@ -496,7 +535,8 @@ function answerForRow(ctx: Context, m: RowMatch): TableOutcome {
   const { q } = ctx;
   const operation = q.cue && !cueIsLabel(q, m) ? q.cue.operation : null;
   const asked = periodEnds(q);
-  if (operation === "count") return countAnswer(ctx, m);
+  // "How many categories are there under total X?": a count, though "total" reads as a sum.
+  if (operation === "count" || (COUNTS_PARTS.test(q.text) && !q.threshold)) return countAnswer(ctx, m);
   if (operation) {
     const needsTwoRows = operation === "division" || asked.length <= 1;
     const two = needsTwoRows ? twoRowAnswer(ctx, m, operation, asked) : null;
