@@ -284,6 +284,22 @@ describe("counting a group's line items", () => {
     expect(answer("How many categories are there under total deferred tax assets?", rows).text).toBe("4");
   });
 
+  it("lists the line items of a group, a total found by its sum when its label does not say so", () => {
+    expect(answer("What are the components of deferred tax liabilities?", rows).values).toEqual(["Depreciation", "Intangible assets"]);
+    expect(answer("What types of deferred tax assets are there?", rows).values).toEqual(["Net operating losses", "Accrued liabilities", "Stock compensation", "Inventory"]);
+    const ppe = [
+      ["Land", "100", "100"],
+      ["Buildings", "400", "380"],
+      ["Machinery and equipment", "250", "240"],
+      ["Property, plant and equipment, gross", "750", "720"],
+      ["Accumulated depreciation", "(300)", "(280)"],
+    ].map((v, i) => scored(docRow(KB.docs, "ppe", "Property", "", COLS, v, i, "q"), 9 - i * 0.1));
+    expect(answer("What were the components under Property, plant and equipment, gross?", ppe).values).toEqual(["Land", "Buildings", "Machinery and equipment"]);
+    // Not a total: the rows above do not add up to it.
+    const out = answerFromTables("What were the components under accumulated depreciation?", ppe);
+    expect(out && "answer" in out ? out.answer.kind : null).not.toBe("list");
+  });
+
   it("does not count a group one of whose rows is missing from the evidence", () => {
     const gap = rows.filter((_, i) => i !== 3);
     const out = answerFromTables("How many components are there under deferred tax assets?", gap);

@@ -266,18 +266,30 @@ function periodFigures(m: RowMatch): { column: number; period: Period; n: Report
 /** "How many components are there under X?", "How many types of X are there?": the question counts a group's line items. */
 const COUNTS_PARTS = /^\s*how\s+many\s+(?:\w+\s+)?(?:components?|categories|types|items|line\s+items|kinds|classes|elements|parts|sub-?categories)\b/i;
 
+/** "What are the components of X?", "What types of X are there?", "What financial items does X consist of?": the question lists a group's line items. */
+const LISTS_PARTS =
+  /^\s*what\s+(?:are|were)\s+(?:the\s+)?(?:\w+\s+)?(?:components?|categories|types|items|line\s+items|kinds|classes|elements|parts)\s+(?:of|under|in|within|that\s+make\s+up|making\s+up)\b|^\s*what\s+(?:types|kinds|categories|components)\s+of\b|^\s*what\s+(?:\w+\s+)?items\s+(?:does|do|did)\b.*\b(?:consist|compris|include|make)/i;
+
+/** The first figure of a row, for checking that a row is the sum of the rows above it. */
+function firstFigure(r: TableRow): number | null {
+  const c = figureCells(r)[0];
+  return c ? (numberOf(c)?.value ?? null) : null;
+}
+
 /**
  * The line items of a group: the rows under a heading row (a label without figures) down to the next
- * heading or total, or the rows above a total row up to the previous one. Counted only when every row
- * of the group is in the evidence (row positions without a gap): a missing row would make the count wrong.
+ * heading or total, or the rows above a total row up to the previous one, a total being a row labelled
+ * so or one whose figure is the sum of the rows above it ("Property, plant and equipment, gross").
+ * Only when every row of the group is in the evidence (row positions without a gap): a missing row
+ * would make the list or its count wrong.
  */
-function partsCount(ctx: Context, m: RowMatch): TableOutcome {
-  if (!COUNTS_PARTS.test(ctx.q.text) || m.row.rowIndex === null) return null;
+function groupParts(m: RowMatch): TableRow[] | null {
+  if (m.row.rowIndex === null) return null;
   const rows = m.table.rows.filter((r) => r.rowIndex !== null).sort((a, b) => a.rowIndex! - b.rowIndex!);
   const at = rows.indexOf(m.row);
-  const boundary = (r: TableRow) => figureCells(r).length === 0 || TOTAL_LABEL.test(r.label.trim());
+  const labelledTotal = (r: TableRow) => TOTAL_LABEL.test(r.label.trim());
+  const boundary = (r: TableRow) => figureCells(r).length === 0 || labelledTotal(r);
   const heading = figureCells(m.row).length === 0;
-  if (!heading && !TOTAL_LABEL.test(m.row.label.trim())) return null;
   const step = heading ? 1 : -1;
   const parts: TableRow[] = [];
   let last = m.row;
@@ -289,6 +301,18 @@ function partsCount(ctx: Context, m: RowMatch): TableOutcome {
   // The group must end at a row the evidence holds (a heading, a total or the table's last row), not at a gap.
   const next = rows[at + step * (parts.length + 1)];
   if (parts.length < 2 || (next && Math.abs(next.rowIndex! - last.rowIndex!) !== 1)) return null;
+  if (!heading && !labelledTotal(m.row)) {
+    const whole = firstFigure(m.row);
+    const sum = parts.reduce((a, r) => a + (firstFigure(r) ?? Number.NaN), 0);
+    if (whole === null || !Number.isFinite(sum) || Math.abs(sum - whole) > Math.max(1, Math.abs(whole) * 0.005)) return null;
+  }
+  return heading ? parts : parts.reverse();
+}
+
+function partsCount(ctx: Context, m: RowMatch): TableOutcome {
+  if (!COUNTS_PARTS.test(ctx.q.text)) return null;
+  const parts = groupParts(m);
+  if (!parts) return null;
   return {
     answer: {
       kind: "count",
@@ -297,9 +321,33 @@ function partsCount(ctx: Context, m: RowMatch): TableOutcome {
       derivation: null,
       citations: [m.row.evidenceId, ...parts.map((r) => r.evidenceId)],
       confidence: rowConfidence(m),
-      note: `Counted ${parts.length} line items ${heading ? "under" : "making up"} '${m.row.label}': ${parts.map((r) => r.label).join(", ")}.`,
+      note: `Counted ${parts.length} line items of '${m.row.label}': ${parts.map((r) => r.label).join(", ")}.`,
     },
   };
+}
+
+/** The line items of the group the question names, as a list of their labels. */
+function partsList(q: TableQuestion, tables: TableView[], qt: QuestionTerms, language: string): TableOutcome {
+  const matches = matchRows(tables, q, qt, language);
+  const best = matches[0];
+  for (const m of matches.slice(0, ROWS_TRIED)) {
+    if (m.score < ROW_SHARE * best.score) break;
+    const parts = groupParts(m);
+    if (!parts) continue;
+    const values = parts.map((r) => r.label.replace(/[:\s]+$/, ""));
+    return {
+      answer: {
+        kind: "list",
+        text: joinValues(values),
+        values,
+        derivation: null,
+        citations: [m.row.evidenceId, ...parts.map((r) => r.evidenceId)],
+        confidence: rowConfidence(m) * (m.score / best.score),
+        note: `The line items of '${m.row.label}' in '${m.table.caption}'.`,
+      },
+    };
+  }
+  return null;
 }
 
 /** "How many years did X exceed N?": the period columns of X past the threshold. */
@@ -626,6 +674,10 @@ export function answerFromTables(question: string, evidence: ScoredEvidence[], l
   const tables = tablesInEvidence(evidence);
   if (tables.length === 0) return null;
   const q = readTableQuestion(question);
+  if (LISTS_PARTS.test(q.text)) {
+    const parts = partsList(q, tables, questionTerms(q, language), language);
+    if (parts) return parts;
+  }
   if (q.asksStructure) return structureAnswer(q, tables, questionTerms(q, language), language);
   if (q.asksForProse) return null;
   const qt = questionTerms(q, language);
