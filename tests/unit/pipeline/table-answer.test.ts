@@ -247,6 +247,10 @@ describe("coordinated items: 'the respective A and B'", () => {
     expect(answer("What were the purchases and sales in 2019, respectively?", related).values).toEqual(["9,399", "10,436"]);
   });
 
+  it("answers one figure when the question asks for one in the singular", () => {
+    expect(answer("What was the figure of sales and purchases in 2018?", related).kind).not.toBe("list");
+  });
+
   it("keeps a label that holds both items as one row", () => {
     const a = answer("What was the research and development expense in 2019?", related);
     expect(a.kind).toBe("cell");

@@ -469,6 +469,8 @@ function periodComparison(ctx: Context, m: RowMatch): TableOutcome {
   };
 }
 
+const MANY_ANSWERS = /\brespective(?:ly)?\b|\b(?:are|were)\b|\bboth\b|\beach\b/i;
+
 /** A coordinated item must match its own row at least this well (label coverage, cell-locate.ts). */
 const MIN_ITEM_LABEL = 0.3;
 
@@ -510,6 +512,8 @@ function columnForItem(table: TableView, row: TableRow, item: string, period: Pe
  */
 function coordinatedAnswer(ctx: Context, m: RowMatch, asked: Period[]): TableOutcome {
   const { q, qt, language, rival } = ctx;
+  // "What was the fair value of trademarks and tradenames?" asks one figure of two things; a list is asked for in the plural or "respectively".
+  if (!MANY_ANSWERS.test(q.text)) return null;
   const cellPeriods = asked.filter((p) => p.to === null);
   if (cellPeriods.length > 1) return null;
   const period = cellPeriods[0] ?? null;
