@@ -3,7 +3,7 @@ import { compute } from "@/lib/pipeline/stages/answer/arithmetic";
 import { answerTextOf, expressionOf } from "@/lib/pipeline/stages/answer/derivation";
 import { answerFromTables } from "@/lib/pipeline/stages/answer/table-answer";
 import { tablesInEvidence } from "@/lib/pipeline/stages/answer/table-cells";
-import { readTableQuestion } from "@/lib/pipeline/stages/answer/table-question";
+import { coordinatedItems, readTableQuestion } from "@/lib/pipeline/stages/answer/table-question";
 import type { DerivationOperand } from "@/lib/pipeline/types";
 import { KB, docRow, passage, scored } from "./answer-fixtures";
 
@@ -92,6 +92,13 @@ describe("reading a table question", () => {
     expect(readTableQuestion("In which years was the amount of property and equipment, net calculated?").asksStructure).toBe("periods");
     expect(readTableQuestion("Which years are the total assets calculated for?").asksStructure).toBe("periods");
     expect(readTableQuestion("In which year was the total assets higher?").asksStructure).toBeNull();
+    expect(readTableQuestion("In which year was Amount computed at the statutory federal income tax rate less than 150 million?").asksStructure).toBeNull();
+    expect(readTableQuestion("In which year is the amortization of purchased intangibles included in the CMS results larger?").asksStructure).toBeNull();
+    expect(answer("In which years were the defined benefit schemes as presented less than 50 million?").text).toBe("2018 and 2017");
+    expect(answer("In which year is the defined benefit schemes cost included in the table larger?").text).toBe("2019");
+    // A row with one period's figure cannot say which period was higher: no figure is given as the year.
+    const single = [scored(docRow(KB.docs, "ratio", "Net debt", "", ["Item", "2019"], ["Net debt to EBITDA ratio", "328"], 0, "q"), 9)];
+    expect(answerFromTables("In which year was the net debt to EBITDA ratio larger?", single)).toBeNull();
   });
 
   it("reads compositions, main reasons, frequencies, bases and where something is disclosed as prose questions", () => {
@@ -212,5 +219,94 @@ describe("questions that name no row or no period", () => {
   it("computes a change against the period before the one asked when no change column exists", () => {
     const rows = regions.map((r) => docRow(KB.docs, "annual", "Results by region", "", COLS.slice(0, 3), (r.data as { values: string[] }).values.slice(0, 3), 0, "q"));
     expect(answer("What was the change in Nordics revenue in 2025?", [scored(rows[0], 9)]).derivation?.expression).toBe("26.3 − 24.1 = 2.2 million");
+  });
+});
+
+describe("coordinated items: 'the respective A and B'", () => {
+  it("reads the two items a question coordinates, leaving pairs of periods and long clauses out", () => {
+    expect(coordinatedItems("What are the respective sales and purchases for 2018?")).toEqual([["sales", "purchases"]]);
+    expect(coordinatedItems("What were the balances of Application Software and Process Technologies on December 31, 2017, respectively?")).toEqual([["Application Software", "Process Technologies"]]);
+    expect(coordinatedItems("What are the respective values of operating lease obligations that are less than one year and between 2-5 years?")).toEqual([["less than one year", "between 2-5 years"]]);
+    expect(coordinatedItems("What was the net deferred tax asset amount in 2019 and 2018 respectively?")).toEqual([]);
+    expect(coordinatedItems("What was the revenue in FY2019 and FY2018?")).toEqual([]);
+  });
+
+  const RCOLS = ["Item", "2019", "2018"];
+  const related = [
+    ["Sales", "10,436", "26,069"],
+    ["Purchases", "9,399", "256,660"],
+    ["Research and development", "1,200", "1,100"],
+    ["Research grants", "300", "250"],
+    ["Development costs", "75", "80"],
+  ].map((v, i) => scored(docRow(KB.docs, "related", "Related party transactions", "", RCOLS, v, i, "q"), 9 - i));
+
+  it("answers each item from its own row, in the question's order", () => {
+    const a = answer("What are the respective sales and purchases for 2018?", related);
+    expect(a.kind).toBe("list");
+    expect(a.values).toEqual(["26,069", "256,660"]);
+    expect(answer("What were the purchases and sales in 2019, respectively?", related).values).toEqual(["9,399", "10,436"]);
+  });
+
+  it("answers one figure when the question asks for one in the singular", () => {
+    expect(answer("What was the figure of sales and purchases in 2018?", related).kind).not.toBe("list");
+  });
+
+  it("keeps a label that holds both items as one row", () => {
+    const a = answer("What was the research and development expense in 2019?", related);
+    expect(a.kind).toBe("cell");
+    expect(a.text).toBe("1,200");
+  });
+
+  it("answers each item from its own column when both name columns of one row", () => {
+    const COLS = ["Contractual obligations", "Total", "Less than 1 year", "2-5 years", "More than 5 years"];
+    const rows = [
+      ["Operating lease obligations", "$3,052", "$773", "$2,055", "$224"],
+      ["Purchase obligations", "$1,200", "$900", "$300", "—"],
+    ].map((v, i) => scored(docRow(KB.docs, "obligations", "Contractual obligations", "", COLS, v, i, "q"), 9 - i));
+    const a = answer("What are the respective values of operating lease obligations that are less than one year and between 2-5 years?", rows);
+    expect(a.values).toEqual(["$773", "$2,055"]);
+  });
+});
+
+describe("counting a group's line items", () => {
+  const COLS = ["Item", "2019", "2018"];
+  const values = [
+    ["Deferred tax assets:", "", ""],
+    ["Net operating losses", "1,200", "1,100"],
+    ["Accrued liabilities", "300", "250"],
+    ["Stock compensation", "75", "80"],
+    ["Inventory", "40", "35"],
+    ["Total deferred tax assets", "1,615", "1,465"],
+    ["Deferred tax liabilities:", "", ""],
+    ["Depreciation", "(500)", "(450)"],
+    ["Intangible assets", "(90)", "(60)"],
+  ];
+  const rows = values.map((v, i) => scored(docRow(KB.docs, "taxes", "Deferred taxes", "", COLS, v, i, "q"), 9 - i * 0.1));
+
+  it("counts the rows under a heading or making up a total", () => {
+    expect(answer("How many components are there under deferred tax assets?", rows).text).toBe("4");
+    expect(answer("How many categories are there under total deferred tax assets?", rows).text).toBe("4");
+  });
+
+  it("lists the line items of a group, a total found by its sum when its label does not say so", () => {
+    expect(answer("What are the components of deferred tax liabilities?", rows).values).toEqual(["Depreciation", "Intangible assets"]);
+    expect(answer("What types of deferred tax assets are there?", rows).values).toEqual(["Net operating losses", "Accrued liabilities", "Stock compensation", "Inventory"]);
+    const ppe = [
+      ["Land", "100", "100"],
+      ["Buildings", "400", "380"],
+      ["Machinery and equipment", "250", "240"],
+      ["Property, plant and equipment, gross", "750", "720"],
+      ["Accumulated depreciation", "(300)", "(280)"],
+    ].map((v, i) => scored(docRow(KB.docs, "ppe", "Property", "", COLS, v, i, "q"), 9 - i * 0.1));
+    expect(answer("What were the components under Property, plant and equipment, gross?", ppe).values).toEqual(["Land", "Buildings", "Machinery and equipment"]);
+    // Not a total: the rows above do not add up to it.
+    const out = answerFromTables("What were the components under accumulated depreciation?", ppe);
+    expect(out && "answer" in out ? out.answer.kind : null).not.toBe("list");
+  });
+
+  it("does not count a group one of whose rows is missing from the evidence", () => {
+    const gap = rows.filter((_, i) => i !== 3);
+    const out = answerFromTables("How many components are there under deferred tax assets?", gap);
+    expect(out && "answer" in out ? out.answer.kind : null).not.toBe("count");
   });
 });

@@ -6,9 +6,9 @@ import { unitFromColumn } from "./value-key";
 import { terms } from "../../text";
 import type { Derivation, DerivationOperand, ScoredEvidence } from "../../types";
 import { compute } from "./arithmetic";
-import { type LocatedCell, type QuestionTerms, type RowMatch, cellForPeriod, cellWithoutPeriod, matchRows, periodColumns, questionTerms } from "./cell-locate";
+import { type LocatedCell, type QuestionTerms, type RowMatch, cellForPeriod, cellWithoutPeriod, labelMatch, matchRows, periodColumns, questionTerms } from "./cell-locate";
 import { answerTextOf, expressionOf, type ResultScale } from "./derivation";
-import { type TableQuestion, type Operation, periodEnds, periodsOldestFirst, readTableQuestion } from "./table-question";
+import { type TableQuestion, type Operation, coordinatedItems, periodEnds, periodsOldestFirst, readTableQuestion } from "./table-question";
 import { type TableCell, type TableRow, type TableView, figureCells, labelWords, tablesInEvidence } from "./table-cells";
 
 /**
@@ -263,10 +263,97 @@ function periodFigures(m: RowMatch): { column: number; period: Period; n: Report
   });
 }
 
+/** "How many components are there under X?", "How many types of X are there?": the question counts a group's line items. */
+const COUNTS_PARTS = /^\s*how\s+many\s+(?:\w+\s+)?(?:components?|categories|types|items|line\s+items|kinds|classes|elements|parts|sub-?categories)\b/i;
+
+/** "What are the components of X?", "What types of X are there?", "What financial items does X consist of?": the question lists a group's line items. */
+const LISTS_PARTS =
+  /^\s*what\s+(?:are|were)\s+(?:the\s+)?(?:\w+\s+)?(?:components?|categories|types|items|line\s+items|kinds|classes|elements|parts)\s+(?:of|under|in|within|that\s+make\s+up|making\s+up)\b|^\s*what\s+(?:types|kinds|categories|components)\s+of\b|^\s*what\s+(?:\w+\s+)?items\s+(?:does|do|did)\b.*\b(?:consist|compris|include|make)/i;
+
+/** The first figure of a row, for checking that a row is the sum of the rows above it. */
+function firstFigure(r: TableRow): number | null {
+  const c = figureCells(r)[0];
+  return c ? (numberOf(c)?.value ?? null) : null;
+}
+
+/**
+ * The line items of a group: the rows under a heading row (a label without figures) down to the next
+ * heading or total, or the rows above a total row up to the previous one, a total being a row labelled
+ * so or one whose figure is the sum of the rows above it ("Property, plant and equipment, gross").
+ * Only when every row of the group is in the evidence (row positions without a gap): a missing row
+ * would make the list or its count wrong.
+ */
+function groupParts(m: RowMatch): TableRow[] | null {
+  if (m.row.rowIndex === null) return null;
+  const rows = m.table.rows.filter((r) => r.rowIndex !== null).sort((a, b) => a.rowIndex! - b.rowIndex!);
+  const at = rows.indexOf(m.row);
+  const labelledTotal = (r: TableRow) => TOTAL_LABEL.test(r.label.trim());
+  const boundary = (r: TableRow) => figureCells(r).length === 0 || labelledTotal(r);
+  const heading = figureCells(m.row).length === 0;
+  const step = heading ? 1 : -1;
+  const parts: TableRow[] = [];
+  let last = m.row;
+  for (let j = at + step; j >= 0 && j < rows.length && !boundary(rows[j]); j += step) {
+    if (Math.abs(rows[j].rowIndex! - last.rowIndex!) !== 1) return null;
+    parts.push(rows[j]);
+    last = rows[j];
+  }
+  // The group must end at a row the evidence holds (a heading, a total or the table's last row), not at a gap.
+  const next = rows[at + step * (parts.length + 1)];
+  if (parts.length < 2 || (next && Math.abs(next.rowIndex! - last.rowIndex!) !== 1)) return null;
+  if (!heading && !labelledTotal(m.row)) {
+    const whole = firstFigure(m.row);
+    const sum = parts.reduce((a, r) => a + (firstFigure(r) ?? Number.NaN), 0);
+    if (whole === null || !Number.isFinite(sum) || Math.abs(sum - whole) > Math.max(1, Math.abs(whole) * 0.005)) return null;
+  }
+  return heading ? parts : parts.reverse();
+}
+
+function partsCount(ctx: Context, m: RowMatch): TableOutcome {
+  if (!COUNTS_PARTS.test(ctx.q.text)) return null;
+  const parts = groupParts(m);
+  if (!parts) return null;
+  return {
+    answer: {
+      kind: "count",
+      text: String(parts.length),
+      values: [],
+      derivation: null,
+      citations: [m.row.evidenceId, ...parts.map((r) => r.evidenceId)],
+      confidence: rowConfidence(m),
+      note: `Counted ${parts.length} line items of '${m.row.label}': ${parts.map((r) => r.label).join(", ")}.`,
+    },
+  };
+}
+
+/** The line items of the group the question names, as a list of their labels. */
+function partsList(q: TableQuestion, tables: TableView[], qt: QuestionTerms, language: string): TableOutcome {
+  const matches = matchRows(tables, q, qt, language);
+  const best = matches[0];
+  for (const m of matches.slice(0, ROWS_TRIED)) {
+    if (m.score < ROW_SHARE * best.score) break;
+    const parts = groupParts(m);
+    if (!parts) continue;
+    const values = parts.map((r) => r.label.replace(/[:\s]+$/, ""));
+    return {
+      answer: {
+        kind: "list",
+        text: joinValues(values),
+        values,
+        derivation: null,
+        citations: [m.row.evidenceId, ...parts.map((r) => r.evidenceId)],
+        confidence: rowConfidence(m) * (m.score / best.score),
+        note: `The line items of '${m.row.label}' in '${m.table.caption}'.`,
+      },
+    };
+  }
+  return null;
+}
+
 /** "How many years did X exceed N?": the period columns of X past the threshold. */
 function countAnswer(ctx: Context, m: RowMatch): TableOutcome {
   const { q } = ctx;
-  if (!q.threshold) return null;
+  if (!q.threshold) return partsCount(ctx, m);
   const limit = thresholdInTableUnits(q, m.table) ?? q.threshold.value;
   const figures = periodFigures(m);
   if (figures.length === 0) return null;
@@ -382,6 +469,92 @@ function periodComparison(ctx: Context, m: RowMatch): TableOutcome {
   };
 }
 
+const MANY_ANSWERS = /\brespective(?:ly)?\b|\b(?:are|were)\b|\bboth\b|\beach\b/i;
+
+/** A coordinated item must match its own row at least this well (label coverage, cell-locate.ts). */
+const MIN_ITEM_LABEL = 0.3;
+
+/** The row of a table an item of the question names best, with its score. */
+function rowForItem(table: TableView, item: string, language: string): { row: TableRow; score: number; terms: Set<string> } | null {
+  const iq = readTableQuestion(item);
+  const it = questionTerms(iq, language);
+  let best: { row: TableRow; score: number; terms: Set<string> } | null = null;
+  for (const row of table.rows) {
+    if (!row.label || figureCells(row).length === 0) continue;
+    const m = labelMatch(row.label, iq, it, language);
+    if (m.score > (best?.score ?? 0)) best = { row, score: m.score, terms: it.set };
+  }
+  return best;
+}
+
+/** The figure column of a row whose header an item of the question names best ("Less than 1 year", "External"). */
+function columnForItem(table: TableView, row: TableRow, item: string, period: Period | null, language: string): { column: number; score: number } | null {
+  const it = new Set(terms(item, language));
+  if (it.size === 0) return null;
+  let best: { column: number; score: number } | null = null;
+  for (const cell of figureCells(row)) {
+    const col = table.columns[cell.column];
+    if (period && col.periods.length > 0 && !col.periods.some((p) => p.year === period.year)) continue;
+    const header = terms(col.name, language);
+    const shared = header.filter((t) => it.has(t)).length;
+    if (shared === 0) continue;
+    const score = shared / Math.max(header.length, it.size);
+    if (score > (best?.score ?? 0)) best = { column: cell.column, score };
+  }
+  return best;
+}
+
+/**
+ * "What are the respective sales and purchases for 2018?", "the values … less than one year and
+ * between 2-5 years": two items the question coordinates, each naming its own row of the table (or,
+ * failing that, its own column of the row), answered as a list in the question's order. A label that
+ * itself holds both items ("Research and development", "Property, plant and equipment") is one row, not two.
+ */
+function coordinatedAnswer(ctx: Context, m: RowMatch, asked: Period[]): TableOutcome {
+  const { q, qt, language, rival } = ctx;
+  // "What was the fair value of trademarks and tradenames?" asks one figure of two things; a list is asked for in the plural or "respectively".
+  if (!MANY_ANSWERS.test(q.text)) return null;
+  const cellPeriods = asked.filter((p) => p.to === null);
+  if (cellPeriods.length > 1) return null;
+  const period = cellPeriods[0] ?? null;
+  for (const [left, right] of coordinatedItems(q.text)) {
+    const a = rowForItem(m.table, left, language);
+    const b = rowForItem(m.table, right, language);
+    if (a && b && a.row !== b.row && a.score >= MIN_ITEM_LABEL && b.score >= MIN_ITEM_LABEL) {
+      const joint = new Set([...a.terms, ...b.terms]);
+      const oneLabel = m.table.rows.some((r) => {
+        const lt = new Set(terms(labelWords(r.label), language));
+        return [...a.terms].some((t) => lt.has(t)) && [...b.terms].some((t) => lt.has(t)) && [...joint].filter((t) => lt.has(t)).length >= 2 && r !== a.row && r !== b.row;
+      });
+      if (!oneLabel) {
+        const ma: RowMatch = { ...m, row: a.row, labelScore: a.score };
+        const mb: RowMatch = { ...m, row: b.row, labelScore: b.score };
+        const oa = locate(ma, period, q, qt, language);
+        const ob = locate(mb, period, q, qt, language);
+        if (oa && ob) return listOf([oa, ob], rival, m, `Cells of '${a.row.label}' and '${b.row.label}'${period ? ` for ${period.text}` : ""}.`);
+      }
+    }
+    const ca = columnForItem(m.table, m.row, left, period, language);
+    const cb = columnForItem(m.table, m.row, right, period, language);
+    if (ca && cb && ca.column !== cb.column) {
+      const operand = (c: { column: number; score: number }): Operand | null => {
+        const cell = m.row.cells[c.column];
+        const n = cell ? numberOf(cell) : null;
+        return n ? { match: m, located: { cell, column: c.column, period, score: 0.5 + 0.4 * c.score }, number: n } : null;
+      };
+      const oa = operand(ca);
+      const ob = operand(cb);
+      if (oa && ob) return listOf([oa, ob], rival, m, `Cells of '${m.row.label}' under '${columnName(m.table, ca.column)}' and '${columnName(m.table, cb.column)}'.`);
+    }
+  }
+  return null;
+}
+
+function listOf(operands: Operand[], rival: RowMatch | undefined, m: RowMatch, note: string): TableOutcome {
+  const values = operands.map(cellText);
+  return { answer: { kind: "list", text: joinValues(values), values, derivation: null, citations: [...new Set(operands.map((o) => o.match.row.evidenceId))], confidence: confidenceOf(operands, rival, m), note } };
+}
+
 /** A cell, or one cell per period named ("in 2019 and 2018"). */
 function lookupAnswer(ctx: Context, m: RowMatch, asked: Period[], operation: Operation | null): TableOutcome {
   const { q, qt, language, rival } = ctx;
@@ -414,7 +587,8 @@ function answerForRow(ctx: Context, m: RowMatch): TableOutcome {
   const { q } = ctx;
   const operation = q.cue && !cueIsLabel(q, m) ? q.cue.operation : null;
   const asked = periodEnds(q);
-  if (operation === "count") return countAnswer(ctx, m);
+  // "How many categories are there under total X?": a count, though "total" reads as a sum.
+  if (operation === "count" || (COUNTS_PARTS.test(q.text) && !q.threshold)) return countAnswer(ctx, m);
   if (operation) {
     const needsTwoRows = operation === "division" || asked.length <= 1;
     const two = needsTwoRows ? twoRowAnswer(ctx, m, operation, asked) : null;
@@ -425,9 +599,11 @@ function answerForRow(ctx: Context, m: RowMatch): TableOutcome {
     return lookupAnswer(ctx, m, asked, operation);
   }
   if (q.comparison?.over === "period" || (q.asksPeriod && q.threshold)) {
-    const c = periodComparison(ctx, m);
-    if (c) return c;
+    // The answer is a period: a figure of this row cannot be it, however well the row matches.
+    return periodComparison(ctx, m);
   }
+  const coordinated = coordinatedAnswer(ctx, m, asked);
+  if (coordinated) return coordinated;
   return lookupAnswer(ctx, m, asked, null);
 }
 
@@ -502,6 +678,10 @@ export function answerFromTables(question: string, evidence: ScoredEvidence[], l
   const tables = tablesInEvidence(evidence);
   if (tables.length === 0) return null;
   const q = readTableQuestion(question);
+  if (LISTS_PARTS.test(q.text)) {
+    const parts = partsList(q, tables, questionTerms(q, language), language);
+    if (parts) return parts;
+  }
   if (q.asksStructure) return structureAnswer(q, tables, questionTerms(q, language), language);
   if (q.asksForProse) return null;
   const qt = questionTerms(q, language);

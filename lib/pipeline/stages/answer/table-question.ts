@@ -140,6 +140,7 @@ export function readTableQuestion(question: string): TableQuestion {
     periods.some((p) => p.to !== null) ||
     /\bbetween\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\s+and\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\b|\bfrom\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\s+(?:to|through|until)\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\b|\bover\s+the\s+(?:\w+\s+)?(?:year|period)s?\b|\bacross\b|\bfor\s+all\s+(?:the\s+)?years\b|\b(?:three|3|two|2|four|4|five|5)[\s-]+years?\b/i.test(text);
   const comparison = comparisonOf(text);
+  const threshold = thresholdOf(text);
   return {
     text,
     padded: ` ${normalizeLabel(text)} `,
@@ -148,10 +149,11 @@ export function readTableQuestion(question: string): TableQuestion {
     periods,
     spansRange,
     comparison,
-    threshold: thresholdOf(text),
+    threshold,
     asksPeriod: /\b(which|what)\s+(year|years|period|quarter|fiscal\s+year)\b|\bin\s+which\s+(year|period)\b/i.test(text),
     asksForProse: readsAsProse(text),
-    asksStructure: structureOf(text),
+    // "In which year was X, as presented, less than 150 million?" asks which period qualifies, not which periods the table has.
+    asksStructure: comparison || threshold ? null : structureOf(text),
   };
 }
 
@@ -163,4 +165,51 @@ export function periodsOldestFirst(q: TableQuestion): Period[] {
 /** The question's periods with each range as its two ends ("2018 to 2019" → 2018, 2019), oldest first: the operands of a change. */
 export function periodEnds(q: TableQuestion): Period[] {
   return periodsOldestFirst(q).flatMap((p) => (p.to === null ? [p] : [{ ...p, to: null, text: String(p.year) }, { ...p, year: p.to, to: null, month: null, day: null, quarter: null, text: String(p.to) }]));
+}
+
+/**
+ * Words that end a coordinated item when read outwards from its "and": the question's verb and
+ * article, "respective(ly)", and the prepositions that attach a period or a context ("sales and
+ * purchases for 2018", "the balances of Application Software and Process Technologies on …").
+ */
+const CONJUNCT_BOUNDARY = new Set(
+  "what which who how is are was were the a an respective respectively of for in at as on during that did does do has have had company's group's its their our".split(" "),
+);
+
+/** At most this many words on either side of "and" make one item: a longer run is a clause, not a label. */
+const MAX_CONJUNCT_WORDS = 5;
+
+/**
+ * The two items a question coordinates ("the respective sales and purchases for 2018" → "sales",
+ * "purchases"; "the values … less than one year and between 2-5 years" → "less than one year",
+ * "between 2-5 years"), read outwards from each "and" up to a boundary word or punctuation. Pairs of
+ * bare periods ("2019 and 2018") are the period reading's job and are left out.
+ */
+export function coordinatedItems(question: string): [string, string][] {
+  const tokens = question.replace(/\s+/g, " ").trim().split(" ");
+  const out: [string, string][] = [];
+  const bare = (w: string) => w.replace(/^[("“'‘]+|[)"”'’?.!:;]+$/g, "");
+  const isPeriodOnly = (words: string[]) => words.every((w) => /^(?:fy|fiscal|year|years)?['’]?\d{2,4}$/i.test(w));
+  tokens.forEach((token, i) => {
+    if (token.toLowerCase() !== "and") return;
+    const left: string[] = [];
+    for (let j = i - 1; j >= 0 && left.length < MAX_CONJUNCT_WORDS; j--) {
+      const raw = tokens[j];
+      if (/[,;:?]$/.test(raw)) break;
+      const w = bare(raw);
+      if (!w || CONJUNCT_BOUNDARY.has(w.toLowerCase())) break;
+      left.unshift(w);
+    }
+    const right: string[] = [];
+    for (let j = i + 1; j < tokens.length && right.length < MAX_CONJUNCT_WORDS; j++) {
+      const raw = tokens[j];
+      const w = bare(raw);
+      if (!w || CONJUNCT_BOUNDARY.has(w.toLowerCase())) break;
+      right.push(w);
+      if (/[,;:?]$/.test(raw)) break;
+    }
+    if (left.length === 0 || right.length === 0 || isPeriodOnly(left) || isPeriodOnly(right)) return;
+    out.push([left.join(" "), right.join(" ")]);
+  });
+  return out;
 }
