@@ -5,7 +5,7 @@
  * operators run one after another (sequential, one inter-op thread). With several intra-op threads the
  * helpers do not spin while they wait for work: a spinning thread burns CPU the other workers (and the
  * rest of the app) need, and on a busy machine it holds a core while the thread it waits for is not
- * running (measured with `npm run bench -- models --threads-per-worker 2`, see scripts/bench-models.ts).
+ * running. (Compare shapes with `npm run bench -- models --threads N --threads-per-worker M`.)
  * @param {number} threads
  * @returns {import("onnxruntime-node").InferenceSession.SessionOptions}
  */
