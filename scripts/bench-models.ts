@@ -1,15 +1,17 @@
-// npm run bench -- models [--runs 3] [--data-dir DIR] [--threads N]: measured figures for the model runtime
-// (printed, not timed tests). Phases that report peak memory run in their own process.
-//   throughput   512 SciFact passages (title + abstract, 256 tokens), int8 and fp32 through the worker pool,
-//                and sentence-transformers (PyTorch CPU) when the Python in MOSAIC_BENCH_PYTHON (or python3) has it,
-//                runs interleaved, medians;
+// npm run bench -- models [--runs 3] [--data-dir DIR] [--threads N] [--threads-per-worker N] [--only throughput]:
+// measured figures for the model runtime (printed, not timed tests). Phases that report peak memory run in their own process.
+//   throughput   512 SciFact passages (title + abstract, 256 tokens), int8 and fp32 through the worker pool
+//                (--threads workers × --threads-per-worker onnxruntime threads), and sentence-transformers (PyTorch CPU,
+//                --threads × --threads-per-worker threads) when the Python in MOSAIC_BENCH_PYTHON (or python3) has it;
+//                runs interleaved, medians, and the int8 / sentence-transformers ratio of each round (the runs of a
+//                round sit side by side, so on a shared machine the ratio is steadier than either figure);
 //   ingest       SciFact ingested and embedded (docs/s, rows/s, peak memory); kept in DIR for the next phases;
 //   fusion       SciFact NDCG@10 and Recall@100 of the first stage (BEIR: all training claims, relevant = cited_doc_ids):
 //                BM25, vectors alone, reciprocal-rank fusion, weighted blends;
 //   calibration  cosines of unrelated texts (SciFact claims vs Spider tables): the floor the semantic signals use.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, cpus, tmpdir } from "node:os";
+import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
@@ -48,13 +50,14 @@ const quantile = (xs: number[], q: number) => {
 };
 const peakMiB = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
-function runtime(precision: Precision, threads: number): LocalModelRuntime {
+function runtime(precision: Precision, threads: number, threadsPerWorker = 1): LocalModelRuntime {
   return new LocalModelRuntime({
     precision,
     embedder: env.EMBEDDING_MODEL,
     crossEncoder: null,
     locations: { modelsDir, cacheDir: path.resolve(env.DATA_DIR, "models"), hubUrl: env.MODELS_HUB_URL ?? null },
     threads,
+    threadsPerWorker,
     batchWaitMs: 0,
     batchSize: 32,
     queueLimit: 100_000,
@@ -90,12 +93,16 @@ function sentenceTransformersRun(textsFile: string, threads: number): { seconds:
   }
 }
 
-async function throughput(runs: number, threads: number): Promise<void> {
+const load1 = () => loadavg()[0].toFixed(1);
+
+async function throughput(runs: number, threads: number, threadsPerWorker: number): Promise<void> {
   const texts = scifactPassages();
   const textsFile = path.join(mkdtempSync(path.join(tmpdir(), "mosaic-bench-models-")), "texts.json");
   writeFileSync(textsFile, JSON.stringify(texts));
-  const runtimes = { int8: runtime("int8", threads), fp32: runtime("fp32", threads) };
+  const runtimes = { int8: runtime("int8", threads, threadsPerWorker), fp32: runtime("fp32", threads, threadsPerWorker) };
   const times: Record<string, number[]> = { int8: [], fp32: [], "sentence-transformers fp32": [] };
+  const loads: Record<string, string[]> = { int8: [], fp32: [], "sentence-transformers fp32": [] };
+  const ratios: number[] = [];
   let stNote: string | null = null;
   let stVersions: Record<string, string> = {};
   try {
@@ -111,13 +118,16 @@ async function throughput(runs: number, threads: number): Promise<void> {
         const t = performance.now();
         await e.embed(texts, "passage");
         times[name].push((performance.now() - t) / 1000);
+        loads[name].push(load1());
       }
       if (stNote === null) {
-        const st = sentenceTransformersRun(textsFile, threads);
+        const st = sentenceTransformersRun(textsFile, threads * threadsPerWorker);
         if ("missing" in st) stNote = `${PYTHON_HELP}\n  (${st.missing})`;
         else {
           times["sentence-transformers fp32"].push(st.seconds);
+          loads["sentence-transformers fp32"].push(load1());
           stVersions = st.versions;
+          ratios.push(st.seconds / times.int8[r]);
         }
       }
     }
@@ -125,15 +135,21 @@ async function throughput(runs: number, threads: number): Promise<void> {
     await Promise.all(Object.values(runtimes).map((rt) => rt.close()));
     rmSync(path.dirname(textsFile), { recursive: true, force: true });
   }
-  console.log(`\nEmbedding ${texts.length} SciFact passages (title + abstract, truncated at 256 tokens), batch 32, ${threads} thread(s), ${runs} interleaved runs:`);
-  console.log("backend                          passages/s (median)   run times (s)");
+  console.log(
+    `\nEmbedding ${texts.length} SciFact passages (title + abstract, truncated at 256 tokens), batch 32, ${threads} worker(s) × ${threadsPerWorker} onnxruntime thread(s) ` +
+      `(PyTorch: ${threads * threadsPerWorker} threads), ${runs} interleaved runs:`,
+  );
+  console.log("backend                          passages/s (median)   run times (s) [1-min load after each]");
   for (const [name, ts] of Object.entries(times)) {
     if (!ts.length) continue;
     const label = name === "sentence-transformers fp32" ? `${name} (PyTorch ${stVersions.torch ?? "?"})` : `worker pool ${name} (onnxruntime-node)`;
-    console.log(`${label.padEnd(40)} ${(texts.length / median(ts)).toFixed(1).padStart(8)}         ${ts.map((t) => t.toFixed(2)).join(", ")}`);
+    console.log(`${label.padEnd(40)} ${(texts.length / median(ts)).toFixed(1).padStart(8)}         ${ts.map((t, i) => `${t.toFixed(2)} [${loads[name][i]}]`).join(", ")}`);
   }
-  if (times["sentence-transformers fp32"].length) {
-    console.log(`int8 / sentence-transformers: ${(median(times["sentence-transformers fp32"]) / median(times.int8)).toFixed(2)}×`);
+  if (ratios.length) {
+    console.log(
+      `int8 / sentence-transformers: ${(median(times["sentence-transformers fp32"]) / median(times.int8)).toFixed(2)}× (medians); ` +
+        `per round ${ratios.map((x) => `${x.toFixed(2)}×`).join(", ")}, median ${median(ratios).toFixed(2)}×`,
+    );
   } else {
     console.log(`\n${stNote}`);
   }
@@ -302,13 +318,16 @@ function child(phase: string, args: string[]): string {
 
 export async function benchModels(args: string[]): Promise<void> {
   const threads = Number(flag(args, "threads") ?? availableParallelism());
+  const threadsPerWorker = Number(flag(args, "threads-per-worker") ?? 1);
   const runs = Number(flag(args, "runs") ?? 3);
+  const only = flag(args, "only");
   const given = flag(args, "data-dir");
   const dir = path.resolve(given ?? mkdtempSync(path.join(tmpdir(), "mosaic-bench-scifact-vectors-")));
   mkdirSync(dir, { recursive: true });
   console.log(`Mosaic bench: models (node ${process.version}, ${cpus().length} cores: ${cpus()[0]?.model ?? "?"}; load ${(await import("node:os")).loadavg().map((l) => l.toFixed(2)).join(" ")})\n`);
   try {
-    process.stdout.write(child("throughput", ["--runs", String(runs), "--threads", String(threads)]));
+    process.stdout.write(child("throughput", ["--runs", String(runs), "--threads", String(threads), "--threads-per-worker", String(threadsPerWorker)]));
+    if (only === "throughput") return;
     const existing = existsSync(path.join(dir, "collection.sqlite"));
     if (existing) console.log(`\nSciFact with vectors: reusing ${dir} (ingest not measured again)`);
     else process.stdout.write(`\nSciFact ingest with embeddings (int8): ${child("ingest", ["--dir", dir, "--threads", String(threads)]).trim()}\n`);
@@ -323,7 +342,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const args = process.argv.slice(2);
   const phase = flag(args, "phase");
   const threads = Number(flag(args, "threads") ?? availableParallelism());
-  if (phase === "throughput") await throughput(Number(flag(args, "runs") ?? 3), threads);
+  if (phase === "throughput") await throughput(Number(flag(args, "runs") ?? 3), threads, Number(flag(args, "threads-per-worker") ?? 1));
   else if (phase === "ingest") console.log(JSON.stringify(await ingest(flag(args, "dir")!, threads)));
   else if (phase === "fusion") await fusion(flag(args, "dir")!, threads);
   else if (phase === "calibration") await calibration(threads);

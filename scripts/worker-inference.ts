@@ -1,6 +1,7 @@
 // npm run worker:inference: the model workers as a separate HTTP service (several can sit behind a
 // load balancer; point the app at one with INFERENCE_URL). Models and sizes come from the environment
 // (MODELS_DIR, MODELS_HUB_URL, MODELS_PRECISION, EMBEDDING_MODEL, CROSS_ENCODER_MODEL, MODEL_WORKERS,
+// MODEL_THREADS_PER_WORKER,
 // MODEL_BATCH_*, MODEL_QUEUE_LIMIT, MODEL_TIMEOUT_MS); INFERENCE_HOST (default 127.0.0.1) and
 // INFERENCE_PORT (default 3100) say where it listens. SIGTERM/SIGINT drain and stop it.
 import { z } from "zod";

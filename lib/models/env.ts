@@ -25,6 +25,11 @@ export function modelsEnvShape() {
     INFERENCE_URL: z.url({ protocol: /^https?$/, error: "must be the http(s) URL of an inference service, such as http://localhost:3100" }).optional(),
     /** Worker threads of the in-process pool. Default: one per core. */
     MODEL_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
+    /**
+     * onnxruntime threads inside each worker (default 1: the cores run the workers' batches side by
+     * side; more only lowers one long request's latency on a machine with idle cores).
+     */
+    MODEL_THREADS_PER_WORKER: z.coerce.number().int().min(1).max(64).default(1),
     /** How long a request waits for others to share its batch. */
     MODEL_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(1000).default(4),
     /** Texts (or pairs) per model call. */

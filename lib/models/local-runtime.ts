@@ -20,6 +20,13 @@ export interface LocalRuntimeConfig {
   crossEncoder: string | null;
   locations: ModelLocations;
   threads: number;
+  /**
+   * onnxruntime intra-op threads in each worker's session (default 1). One thread per worker keeps
+   * the cores busy with independent batches and never has a session wait at a barrier for a thread
+   * the OS gave to another process (measured: a 2-thread session loses most of its speed on a busy
+   * machine); more suits a machine with spare cores and few concurrent requests.
+   */
+  threadsPerWorker?: number;
   batchWaitMs: number;
   batchSize: number;
   queueLimit: number;
@@ -130,7 +137,7 @@ export class LocalModelRuntime implements ModelRuntime {
       tokenizerPath: files.tokenizerPath,
       tokenizerConfigPath: files.tokenizerConfigPath,
       maxTokens: readMaxTokens(spec, files),
-      threads: 1,
+      threads: this.config.threadsPerWorker ?? 1,
       ...extra,
     };
     const reply = await this.workers().run<{ ok: boolean; error?: string }>({ op: "load", model: descriptor });

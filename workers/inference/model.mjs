@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import * as ort from "onnxruntime-node";
+import { sessionOptions } from "./session-options.mjs";
 import { ModelTokenizer } from "./tokenizer.mjs";
 
 /**
@@ -80,12 +81,7 @@ export class LoadedModel {
     }
     let session;
     try {
-      session = await ort.InferenceSession.create(d.onnxPath, {
-        intraOpNumThreads: d.threads ?? 1,
-        interOpNumThreads: 1,
-        graphOptimizationLevel: "all",
-        executionProviders: ["cpu"],
-      });
+      session = await ort.InferenceSession.create(d.onnxPath, sessionOptions(d.threads ?? 1));
     } catch (e) {
       const reason = /** @type {Error} */ (e).message.replace(/\s+/g, " ").slice(0, 300);
       throw new ModelLoadError(`${d.onnxPath} is not a loadable ONNX model (${reason}).`);

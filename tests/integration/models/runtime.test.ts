@@ -59,6 +59,18 @@ describe.skipIf(!sharedModelsAvailable())("model runtime on onnxruntime-node wor
     for (const v of vectors) expect(Math.hypot(...v)).toBeCloseTo(1, 5);
   });
 
+  it("gives the same vectors from one worker with two onnxruntime threads (MODEL_THREADS_PER_WORKER) as from single-thread workers", async () => {
+    const single = await (await runtime({ threads: 2 }).embedder()).embed(SENTENCES, "passage");
+    const shared = await (await runtime({ threads: 1, threadsPerWorker: 2 }).embedder()).embed(SENTENCES, "passage");
+    shared.forEach((v, i) => {
+      let dot = 0;
+      for (let k = 0; k < v.length; k++) dot += v[k] * single[i][k];
+      expect(dot).toBeGreaterThan(0.99999);
+    });
+    // The Python figures of the test above: splitting the work across threads does not move them.
+    head(shared[0]).forEach((x, j) => expect(x).toBeCloseTo([0.13693, 0.00683, 0.03813, 0.04204][j], 4));
+  });
+
   it("uses the fp32 file when the settings ask for it", async () => {
     const embedder = await runtime({ precision: "fp32" }).embedder();
     expect(embedder.info).toMatchObject({ precision: "fp32", sha256: "978114613d39280dc521e41078af64b14bcf00dadce9eed6aba7e57d631dcdb5" });

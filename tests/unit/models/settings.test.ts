@@ -30,6 +30,13 @@ describe("model settings", () => {
     expect(choice.inferenceUrl).toBeNull();
   });
 
+  it("gives each worker one onnxruntime thread unless MODEL_THREADS_PER_WORKER says otherwise", () => {
+    const settings = { enabled: true, precision: "int8", embedder: "all-MiniLM-L6-v2", crossEncoder: null } as const;
+    expect(runtimeChoice(settings, parseModelsEnv({}), "/data").local.threadsPerWorker).toBe(1);
+    expect(runtimeChoice(settings, parseModelsEnv({ MODEL_WORKERS: "1", MODEL_THREADS_PER_WORKER: "2" }), "/data").local).toMatchObject({ threads: 1, threadsPerWorker: 2 });
+    expect(() => parseModelsEnv({ MODEL_THREADS_PER_WORKER: "0" })).toThrow(/MODEL_THREADS_PER_WORKER/);
+  });
+
   it("refuses bad values with messages naming the variable or the field", () => {
     expect(() => parseModelsEnv({ MODELS_PRECISION: "int4" })).toThrow(/MODELS_PRECISION/);
     expect(() => parseModelsEnv({ INFERENCE_URL: "ftp://x" })).toThrow(/INFERENCE_URL: must be the http\(s\) URL of an inference service/);
