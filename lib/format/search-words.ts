@@ -3,10 +3,9 @@ import { normalizeLabel, terms } from "../pipeline/text";
 /**
  * A document search text as people read it: each word once, as first written, leaving out any word
  * whose stem an earlier word already has. The pipeline's search texts carry every keyword followed by
- * its stem ("returned orders refund policy polici return order"), which weighs those words twice in
- * BM25; the collection's index stems words itself, so "policy" and "polici" find the same passages and
- * the stems are noise to a reader. Only what is shown changes: the search that runs keeps its text, so
- * rankings stay as they are.
+ * its stem ("returned orders refund policy polici return order"); the collection's index stems words
+ * itself, so "policy" and "polici" find the same passages (the search counts them as one term:
+ * backends/documents/fts-query.ts) and the stems are noise to a reader.
  */
 export function searchTextForPeople(text: string, language = "en"): string {
   // A trailing bracketed note (how the search ran: "[hybrid search: BM25 + vectors …]") is shown as written.

@@ -71,7 +71,7 @@ describe("ranking models", () => {
       const code = panel.getByTestId("native-query").first().locator("code");
       // The search's keywords for BM25; the vectors were searched with the question as asked, and the note says so.
       expect(await code.innerText()).toContain(
-        '[hybrid search: BM25 (SQLite FTS5) + vector similarity (all-MiniLM-L6-v2, int8), reciprocal-rank fusion (k = 60), weights BM25 1 : vector 1; vector similarity to "What percentage of products contained recycled or certified materials in 2025?"]',
+        '[hybrid search: BM25 (SQLite FTS5) + vector similarity (all-MiniLM-L6-v2, int8), weighted blend of normalised BM25 and cosine similarity, weights BM25 0.50 : vector 0.50; vector similarity to "What percentage of products contained recycled or certified materials in 2025?"]',
       );
       await panel.scrollIntoViewIfNeeded();
       await screenshot(page, "ask-evidence-hybrid");

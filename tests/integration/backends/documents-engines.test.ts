@@ -234,7 +234,7 @@ describe.skipIf(!url)("document collections on SQLite and on OpenSearch answer a
       const a = sqlite.verbalize(await search(sqlite, question, undefined, 10, embedder));
       const b = os.verbalize(await search(os, question, undefined, 10, embedder));
       expectSameRanking(b, a);
-      expect(b[0]!.provenance.query).toMatch(/\[hybrid search: BM25 \(OpenSearch\) \+ vector similarity \(.+; k-NN, Lucene HNSW\), reciprocal-rank fusion \(k = 60\), weights BM25 1 : vector 1\]$/);
+      expect(b[0]!.provenance.query).toMatch(/\[hybrid search: BM25 \(OpenSearch\) \+ vector similarity \(.+; k-NN, Lucene HNSW\), weighted blend of normalised BM25 and cosine similarity, weights BM25 0.50 : vector 0.50\]$/);
       // The stored vector travels with the piece, as in SQLite (the dense scorer reuses it).
       const va = knownVector(a[0]!, embedder.info.id);
       const vb = knownVector(b[0]!, embedder.info.id);

@@ -127,7 +127,7 @@ describe.skipIf(!sharedModelsAvailable())("embedding a collection as a backgroun
     const result = await backend.execute({ language: "search", text: "Which budget line did the committee approve for the harbour lights?" }, { maxRows: 5, timeoutMs: 10_000, embedder: models.embedder });
     const [top] = backend.verbalize(result);
     expect(top.provenance.query).toBe(
-      "Which budget line did the committee approve for the harbour lights?\n[hybrid search: BM25 (SQLite FTS5) + vector similarity (all-MiniLM-L6-v2, int8), reciprocal-rank fusion (k = 60), weights BM25 1 : vector 1]",
+      "Which budget line did the committee approve for the harbour lights?\n[hybrid search: BM25 (SQLite FTS5) + vector similarity (all-MiniLM-L6-v2, int8), weighted blend of normalised BM25 and cosine similarity, weights BM25 0.50 : vector 0.50]",
     );
     const lexical = await backend.execute({ language: "search", text: "Which budget line did the committee approve for the harbour lights?" }, { maxRows: 5, timeoutMs: 10_000 });
     expect(backend.verbalize(lexical)[0].provenance.query).toBe("Which budget line did the committee approve for the harbour lights?");
@@ -135,7 +135,7 @@ describe.skipIf(!sharedModelsAvailable())("embedding a collection as a backgroun
     const question = "Which budget line did the committee approve for the harbour lights?";
     const keywords = await backend.execute({ language: "search", text: "budget line committee approve harbour lights", semantic: question }, { maxRows: 5, timeoutMs: 10_000, embedder: models.embedder });
     expect(backend.verbalize(keywords)[0].provenance.query).toBe(
-      `budget line committee approve harbour lights\n[hybrid search: BM25 (SQLite FTS5) + vector similarity (all-MiniLM-L6-v2, int8), reciprocal-rank fusion (k = 60), weights BM25 1 : vector 1; vector similarity to "${question}"]`,
+      `budget line committee approve harbour lights\n[hybrid search: BM25 (SQLite FTS5) + vector similarity (all-MiniLM-L6-v2, int8), weighted blend of normalised BM25 and cosine similarity, weights BM25 0.50 : vector 0.50; vector similarity to "${question}"]`,
     );
   });
 

@@ -80,7 +80,7 @@ describe.skipIf(!sharedModelsAvailable())("answering pipeline with the model run
       ]),
     );
     const passage = o.evidence.find((e) => e.piece.kind === "passage" && e.piece.provenance.kbName === DOCS)!;
-    expect(passage.piece.provenance.query).toMatch(/\n\[hybrid search: BM25 \(SQLite FTS5\) \+ vector similarity \(all-MiniLM-L6-v2, int8\), reciprocal-rank fusion \(k = 60\)/);
+    expect(passage.piece.provenance.query).toMatch(/\n\[hybrid search: BM25 \(SQLite FTS5\) \+ vector similarity \(all-MiniLM-L6-v2, int8\), weighted blend of normalised BM25 and cosine similarity, weights BM25 0.50 : vector 0.50/);
     expect(passage.scores["combined-dense:dense"]).toBeGreaterThan(0);
     // Catalog texts were embedded once and stored for every later run and instance.
     expect(await ws.handle.prisma.textEmbedding.count()).toBeGreaterThan(0);

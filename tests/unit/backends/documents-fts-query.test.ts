@@ -30,6 +30,16 @@ describe("buildFtsQuery", () => {
     expect(buildFtsQuery("How high was the storm surge?", "en")).toBe('"high" OR "storm" OR "surge"');
   });
 
+  it("searches words that the index stores as one token once, keeping the first spelling", () => {
+    // Formulation writes keywords with their stems; the porter tokenizer maps both to one token.
+    expect(queryTerms("drugs drug potential potenti indications indic", "en")).toEqual(["drugs", "potential", "indications"]);
+    expect(queryTerms("Straße strasse STRASSE", "de")).toEqual(["straße", "strasse"]);
+  });
+
+  it("drops a stopword before it can hide a content word with the same token", () => {
+    expect(queryTerms("does doe", "en")).toEqual(["doe"]);
+  });
+
   it("keeps function words when the question has nothing else", () => {
     expect(queryTerms("Who are The Who?", "en")).toEqual(["who", "are", "the"]);
   });
@@ -79,6 +89,15 @@ describe("buildFtsQuery", () => {
       const rows = db.prepare("SELECT rowid FROM t WHERE t MATCH ?").all(buildFtsQuery("body:storm", "en")) as { rowid: number }[];
       // Unquoted, "body:storm" would restrict to the body column and miss row 2; quoted it matches both rows.
       expect(rows.map((r) => r.rowid).sort()).toEqual([1, 2]);
+    });
+
+    it("scores a word and its stem together as the word alone (one token, counted once)", () => {
+      const score = (text: string) =>
+        (db.prepare("SELECT bm25(t) AS s FROM t WHERE t MATCH ? ORDER BY rowid").all(buildFtsQuery(text, "en")) as { s: number }[]).map((r) => r.s);
+      expect(score("storms storm gallery")).toEqual(score("storm gallery"));
+      // Quoted twice, the shared token would have counted twice.
+      const twice = db.prepare("SELECT bm25(t) AS s FROM t WHERE t MATCH ?").pluck().get('"storms" OR "storm" OR "gallery"') as number;
+      expect(twice).toBeLessThan(score("storm gallery")[0]);
     });
 
     it("stems quoted terms like the index does", () => {
