@@ -103,6 +103,12 @@ describe("SQL answer queries: exactly what is asked, with the question's logic",
     expect(await sql(intent("What are the names of singers with an age of at least 30?"))).toContain(`WHERE "Age" >= 30`);
   });
 
+  it("amounts written with a currency sign or thousands separators compare as numbers ('over $25', 'below €1,500.50')", async () => {
+    expect(await sql(intent("What are the names of stadiums with a capacity over $25?"))).toContain(`WHERE "Capacity" > 25`);
+    expect(await sql(intent("What are the names of stadiums with a capacity below €1,500.50?"))).toContain(`WHERE "Capacity" < 1500.5`);
+    expect(await sql(intent("What are the names of stadiums with a capacity between $1,000 and $2,000?"))).toContain(`"Capacity" BETWEEN 1000 AND 2000`);
+  });
+
   it("HAVING: a bound on how many rows a group has", async () => {
     expect(await sql(intent("What are the countries that have at least two singers?"))).toBe(`SELECT "Country" FROM "singer" GROUP BY "Country" HAVING COUNT(*) >= 2`);
     const text = await sql(intent("What are the names of stadiums with more than one concert?"));

@@ -74,7 +74,16 @@ export interface NumericComparison {
   text: string;
 }
 
-const NUMBER = String.raw`(\d+(?:\.\d+)?)`;
+/**
+ * A number as questions write it: "$25", "€1,500.50", "25" (the currency sign and thousands separators
+ * are how amounts are written, not part of the value: "a freight charge over $25" compares with 25).
+ */
+const NUMBER = String.raw`[$€£¥]?\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)`;
+
+/** The value of a NUMBER capture: "1,500.50" → 1500.5. */
+function numberValue(text: string): number {
+  return Number(text.replace(/,/g, ""));
+}
 const GAP = String.raw`((?:[\p{L}_]+\s+){0,2}?)`;
 const GREATER = String.raw`more\s+than|greater\s+than|larger\s+than|bigger\s+than|higher\s+than|over|above|exceeding|(?:[\p{L}]+er)\s+than`;
 const LESS = String.raw`less\s+than|fewer\s+than|smaller\s+than|lower\s+than|under|below`;
@@ -109,19 +118,19 @@ export function numericComparisons(intent: Intent): NumericComparison[] {
       const end = start + m[0].length;
       if (covered.some(([a, b]) => start < b && end > a)) continue;
       if (op === "between") {
-        const values = [Number(m[1]), Number(m[2])];
+        const values = [numberValue(m[1]), numberValue(m[2])];
         out.push({ op, values, withAverage: false, at: start, attribute: "", text: m[0] });
       } else {
         const groups = m.slice(1).filter((g) => g !== undefined);
         const numberText = groups[groups.length - 1];
         const gap = (groups[groups.length - 2] ?? "").trim();
         const comparator = op === ">" ? groups[0] : "";
-        if (taken.has(numberText) && yearLike(Number(numberText), numberText)) continue;
+        if (taken.has(numberText) && yearLike(numberValue(numberText), numberText)) continue;
         const adjective = /^([\p{L}]+er)\s+than$/iu.exec(comparator ?? "")?.[1] ?? "";
         // "other than 5", "rather than 5" compare nothing.
         if (/^(?:other|rather)$/i.test(adjective)) continue;
         const realOp: ComparisonOp = op === ">" && adjective && LESS_ADJECTIVES.test(adjective) ? "<" : op;
-        out.push({ op: realOp, values: [Number(numberText)], withAverage: false, at: start, attribute: [adjective, gap].filter(Boolean).join(" "), text: m[0] });
+        out.push({ op: realOp, values: [numberValue(numberText)], withAverage: false, at: start, attribute: [adjective, gap].filter(Boolean).join(" "), text: m[0] });
       }
       covered.push([start, end]);
     }
