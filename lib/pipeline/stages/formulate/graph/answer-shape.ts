@@ -27,6 +27,14 @@ function listedNode(p: SqlPicks): ColumnFacts | null {
   return only.kind === "column" && only.column.name === VIEW_ID ? only.column : null;
 }
 
+/** The node whose caption alone is the SELECT list ("Who are the top 5 actors by …" → the people's names). */
+function listedCaption(p: SqlPicks, linking: SchemaLinking, structure: GraphStructure): ColumnFacts | null {
+  if (!p.select || p.select.length !== 1) return null;
+  const only = p.select[0];
+  if (only.kind !== "column" || only.column !== captionColumn(linking, structure, only.column.table)) return null;
+  return (linking.columns.get(only.column.table) ?? []).find((c) => c.name === VIEW_ID) ?? null;
+}
+
 /**
  * A relationship is how the answer's nodes are reached, never the answer ("Who acted in movies released
  * before 1990?" lists people, not ACTED_IN relationships): the listed relationship becomes the end the
@@ -38,12 +46,14 @@ function nodeForRelationship(p: SqlPicks, linking: SchemaLinking, view: GraphVie
   const listed = listedNode(p);
   const rel = listed ? view.relationships.get(listed.table) : undefined;
   if (!rel) return p;
-  const conditioned = [...p.values, ...p.lookups, ...p.time, ...p.numeric, ...p.flags].map((c) => c.column.table);
+  const conditioned = [...p.values, ...p.lookups, ...p.time, ...p.numeric, ...p.flags, ...p.absent].map((c) => c.column.table);
   const weight = (label: string) => conditioned.filter((t) => t === label).length;
   const end = weight(rel.to) < weight(rel.from) ? rel.to : rel.from;
   const column = (linking.columns.get(end) ?? []).find((c) => c.name === VIEW_ID);
   if (!column) return p;
-  return { ...p, select: [{ kind: "column", column }], via: [listed!.table, ...p.via.filter((t) => t !== listed!.table)], notes: [...p.notes, `the ${rel.type} relationship listed as its (:${end}) nodes`] };
+  // Groups of relationships ("the top 3 producers by the number of movies") are groups of that end's nodes.
+  const groupBy = [...new Set(p.groupBy.map((c) => (c === listed ? column : c)))];
+  return { ...p, select: [{ kind: "column", column }], groupBy, via: [listed!.table, ...p.via.filter((t) => t !== listed!.table)], notes: [...p.notes, `the ${rel.type} relationship listed as its (:${end}) nodes`] };
 }
 
 /** The aggregate groups are ranked by: the one named, else the count (render-cypher.ts reads it the same way). */
@@ -53,7 +63,7 @@ function rankingAggregate(p: SqlPicks): SqlAggregate {
 
 export function graphAnswerShape(intent: Intent, planned: SqlPicks, linking: SchemaLinking, structure: GraphStructure, view: GraphView): SqlPicks {
   const p = nodeForRelationship(planned, linking, view);
-  const node = listedNode(p);
+  const node = listedNode(p) ?? listedCaption(p, linking, structure);
   if (!node || p.setOp) return p;
   const caption = captionColumn(linking, structure, node.table);
   if (!caption) return p;

@@ -173,6 +173,17 @@ export function quotedPhrases(question: string): { text: string; at: number }[] 
 
 const NEGATION = /\b(?:without\s+(?:any\s+|a\s+|an\s+)?|(?:do|does|did|have|has|had)\s+not\s+(?:have\s+)?(?:any\s+|a\s+|an\s+)?|(?:have|has|had|with)\s+no\s+|never\s+(?:had\s+)?(?:any\s+|a\s+|an\s+)?)([\p{L}_]+)/giu;
 
+const LACKED =
+  /\b(?:without\s+(?:any\s+|a\s+|an\s+)?|(?:do|does|did|have|has|had)\s+not\s+(?:have\s+)?(?:any\s+|a\s+|an\s+)?|(?:do|does|did)n't\s+have\s+(?:any\s+|a\s+|an\s+)?|(?:have|has|had|with)\s+no\s+|lacks?\s+(?:a\s+|an\s+)?|(?:is|are)\s+missing\s+(?:a\s+|an\s+)?)((?:[\p{L}_]+)(?:\s+[\p{L}_]+){0,2})/giu;
+
+/**
+ * The noun phrases the question says the answers lack, up to three words each, with their offsets:
+ * "suppliers that do not have a fax number" → "fax number", "with no listed phone number" → "listed phone number".
+ */
+export function lackedPhrases(question: string): { text: string; at: number }[] {
+  return [...question.matchAll(LACKED)].map((m) => ({ text: m[1], at: m.index + m[0].length - m[1].length }));
+}
+
 /** Terms of what the question says the answers lack ("stadiums without any concert" → concert). */
 export function negatedTerms(question: string): string[][] {
   return [...question.matchAll(NEGATION)].map((m) => terms(m[1])).filter((t) => t.length > 0);
