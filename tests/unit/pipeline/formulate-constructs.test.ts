@@ -312,6 +312,19 @@ describe("Cypher answer queries: the same plan over labels and relationships", (
     );
   });
 
+  it("'who' asks for the doer of the verb: the start of the relationship named, though only the movies are named", () => {
+    const most = cypher(intent("Who directed the most movies?", { wh: "who", superlative: { direction: "max", attribute: "movies", limit: 1 } }));
+    expect(most.query.text).toBe(
+      "MATCH (person:`Person`)-[directed:`DIRECTED`]->(movie:`Movie`)\nWITH person AS g0, person.`name` AS g1, count(DISTINCT movie) AS a0\nRETURN g1 AS `name`, a0 AS `number of movie`\nORDER BY a0 DESC\nLIMIT 1",
+    );
+    // Groups kept by a count condition are answered by their names.
+    expect(cypher(intent("Who has directed more than one movie?", { wh: "who" })).query.text).toMatch(/WHERE a0 > \$p0\nRETURN g1 AS `name`$/);
+    // The relationship the answers lack is not the way to them: the one they have is.
+    expect(cypher(intent("Who has produced movies but never acted in any?", { wh: "who" })).query.text).toBe(
+      "MATCH (person:`Person`)-[produced:`PRODUCED`]->(movie:`Movie`)\nWHERE NOT EXISTS { MATCH (person)-[:`ACTED_IN`]->(:`Movie`) }\nRETURN person.`name` AS `name`",
+    );
+  });
+
   it("boundaries and list limits: released before 1990 → < 1990, 'the first 3' → LIMIT 3", () => {
     const q = cypher(intent("List the first 3 movies released before 1990.", { time: [{ text: "before 1990", kind: "absolute", start: null, end: "1990-01-01", comparator: "before", ordinal: null }] }));
     expect(q.query.text).toBe("MATCH (movie:`Movie`)\nWHERE movie.`released` < $p0\nRETURN movie AS `Movie`\nLIMIT 3");

@@ -53,7 +53,14 @@ function nodeForRelationship(p: SqlPicks, linking: SchemaLinking, view: GraphVie
   if (!column) return p;
   // Groups of relationships ("the top 3 producers by the number of movies") are groups of that end's nodes.
   const groupBy = [...new Set(p.groupBy.map((c) => (c === listed ? column : c)))];
-  return { ...p, select: [{ kind: "column", column }], groupBy, via: [listed!.table, ...p.via.filter((t) => t !== listed!.table)], notes: [...p.notes, `the ${rel.type} relationship listed as its (:${end}) nodes`] };
+  // A relationship the answers must lack ("produced movies but never acted in any") is not their way in.
+  const lacked = p.negations.some((n) => n.table === listed!.table);
+  const named = [...view.relationships.entries()]
+    .filter(([t, r]) => t !== listed!.table && linking.tableCoverage(t) > 0 && (r.from === end || r.to === end) && !p.negations.some((n) => n.table === t))
+    .sort((a, b) => linking.tableCoverage(b[0]) - linking.tableCoverage(a[0]))
+    .map(([t]) => t);
+  const via = lacked ? [...new Set([...named.slice(0, 1), ...p.via.filter((t) => t !== listed!.table)])] : [listed!.table, ...p.via.filter((t) => t !== listed!.table)];
+  return { ...p, select: [{ kind: "column", column }], groupBy, via, notes: [...p.notes, `the ${rel.type} relationship listed as its (:${end}) nodes`] };
 }
 
 /** The aggregate groups are ranked by: the one named, else the count (render-cypher.ts reads it the same way). */
@@ -86,9 +93,15 @@ export function graphAnswerShape(intent: Intent, planned: SqlPicks, linking: Sch
     ];
     return { ...p, select, notes: [...p.notes, `ranked nodes shown as ${caption.table}.${caption.name} with ${p.order.column.table}.${p.order.column.name}`] };
   }
-  // "Who …" asks for people by name: the node's caption, not the node ("Who reviewed The Matrix?").
-  if (p.groupBy.length === 0 && /^who\b/i.test(intent.wh ?? "")) {
-    return { ...p, select: [{ kind: "column", column: caption }], notes: [...p.notes, `"who" answered with ${caption.table}.${caption.name}`] };
+  // "Who …" asks for people by name: the caption of the doer (the plan's root node), not the node
+  // ("Who reviewed The Matrix?"); for groups ("Who has directed more than one movie?") each group's caption.
+  if (/^who\b/i.test(intent.wh ?? "")) {
+    const doer = view.relationships.has(p.root) ? caption : (captionColumn(linking, structure, p.root) ?? caption);
+    if (p.groupBy.length === 0) return { ...p, select: [{ kind: "column", column: doer }], notes: [...p.notes, `"who" answered with ${doer.table}.${doer.name}`] };
+    if (p.groupBy.includes(node) && doer.table === node.table && !p.aggregates.some((a) => p.select?.some((s) => s.kind === "aggregate" && s.aggregate === a))) {
+      const groupBy = p.groupBy.includes(doer) ? p.groupBy : [...p.groupBy, doer];
+      return { ...p, select: [{ kind: "column", column: doer }], groupBy, notes: [...p.notes, `"who" answered with each group's ${doer.table}.${doer.name}`] };
+    }
   }
   return p;
 }
