@@ -109,6 +109,11 @@ describe("SQL answer queries: exactly what is asked, with the question's logic",
     expect(await sql(intent("What are the names of stadiums with a capacity between $1,000 and $2,000?"))).toContain(`"Capacity" BETWEEN 1000 AND 2000`);
   });
 
+  it("'an age of 20' is an equality on the column named before 'of', but not a bound ('of 20 or more')", async () => {
+    expect(await sql(intent("What are the names of singers with an age of 20?"))).toMatch(/WHERE "Age" = 20$/);
+    expect(await sql(intent("What are the names of singers with an age of 20 or more?"))).not.toContain(`"Age" = 20`);
+  });
+
   it("a property the answers lack is IS NULL; a lacked thing that names a table stays an anti-join", async () => {
     expect(await sql(intent("Which stadiums do not have a capacity?"))).toMatch(/WHERE "Capacity" IS NULL$/);
     expect(await sql(intent("Show the names of singers with no country listed."))).toMatch(/WHERE "Country" IS NULL$/);

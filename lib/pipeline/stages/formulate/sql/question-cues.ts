@@ -146,6 +146,11 @@ export function numericComparisons(intent: Intent): NumericComparison[] {
   // Both are equalities, kept only when the word names a numeric column (checked by the caller).
   const equalities: [RegExp, (m: RegExpMatchArray) => { values: number[]; attribute: string }][] = [
     [/\b(?:with|has|have|having|of)\s+(\d+)\s+([\p{L}_]+)/giu, (m) => ({ values: [Number(m[1])], attribute: m[2] })],
+    // "a reorder level of 10", "an age of 20", "reorder levels set at 30": the attribute, then its value.
+    [
+      /\b([\p{L}_]+(?:\s+[\p{L}_]+)?)\s+(?:of|equal\s+to|set\s+(?:at|to))\s+(\d+(?:\.\d+)?)\b(?!\s*(?:%|percent|or\s+(?:more|less|fewer|greater|higher|lower|above|below)))/giu,
+      (m) => ({ values: [Number(m[2])], attribute: m[1] }),
+    ],
     [/\b([\p{L}_]+)\s+(\d+(?:\.\d+)?)(?:\s+or\s+(\d+(?:\.\d+)?))?\b/giu, (m) => ({ values: [Number(m[2]), ...(m[3] ? [Number(m[3])] : [])], attribute: m[1] })],
   ];
   for (const [re, read] of equalities) {
