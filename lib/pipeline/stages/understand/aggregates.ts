@@ -30,7 +30,8 @@ const MEASURED: Record<string, string> = {
 const QUANTIFIERS = new Set(["most", "least", "highest", "lowest", "greatest", "fewest", "top", "bottom", "maximum", "minimum", "max", "min", "best", "worst"]);
 /** Time superlatives are ordinals ("the latest order" → the last one), handled with the time cues. */
 const ORDINAL_SUPERLATIVES = new Set(["latest", "earliest", "newest", "last", "first"]);
-const REQUEST_WORDS = new Set(["which", "what", "the", "list", "show", "name", "find", "give", "return", "get"]);
+/** Words before the number of rows asked for: "which 5 products", "the first 3 categories with the most …". */
+const REQUEST_WORDS = new Set(["which", "what", "the", "list", "show", "name", "find", "give", "return", "get", "first"]);
 const AVG = new Set(["average", "mean", "avg"]);
 const SUM = new Set(["total", "sum", "overall", "combined", "altogether", "cumulative", "aggregate"]);
 
