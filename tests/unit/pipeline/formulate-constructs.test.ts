@@ -117,6 +117,8 @@ describe("SQL answer queries: exactly what is asked, with the question's logic",
   it("a property the answers lack is IS NULL; a lacked thing that names a table stays an anti-join", async () => {
     expect(await sql(intent("Which stadiums do not have a capacity?"))).toMatch(/WHERE "Capacity" IS NULL$/);
     expect(await sql(intent("Show the names of singers with no country listed."))).toMatch(/WHERE "Country" IS NULL$/);
+    // A particular value negated is not a property lacked.
+    expect(await sql(intent("What are the names of singers that do not have the country 'France'?"))).not.toContain("IS NULL");
     const anti = await sql(intent("Show the stadium names without any concert."));
     expect(anti).not.toContain("IS NULL");
     expect(anti).toContain("NOT IN");

@@ -186,7 +186,12 @@ const LACKED =
  * "suppliers that do not have a fax number" → "fax number", "with no listed phone number" → "listed phone number".
  */
 export function lackedPhrases(question: string): { text: string; at: number }[] {
-  return [...question.matchAll(LACKED)].map((m) => ({ text: m[1], at: m.index + m[0].length - m[1].length }));
+  return (
+    [...question.matchAll(LACKED)]
+      // "do not have the type 'Live final'": a particular value is negated, not a property lacked.
+      .filter((m) => !/^(?:the|this|that|these|those)\b/i.test(m[1]) && !/^\s*["'‘“\d]/u.test(question.slice(m.index + m[0].length)))
+      .map((m) => ({ text: m[1], at: m.index + m[0].length - m[1].length }))
+  );
 }
 
 /** Terms of what the question says the answers lack ("stadiums without any concert" → concert). */
