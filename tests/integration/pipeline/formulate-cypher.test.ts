@@ -127,6 +127,21 @@ describe.skipIf(!uri)("Cypher formulation on the movies graph", () => {
     expect(pieces[0][0].text.endsWith(oldest)).toBe(true);
   });
 
+  it("Who reviewed the most movies? → the reviewer's name beside the count, ranked on the real graph", async () => {
+    const { answer } = await run(intent("Who reviewed the most movies?", { wh: "who", superlative: { direction: "max", attribute: "movies", limit: 1 } }));
+    const session = driver.session({ defaultAccessMode: neo4j.session.READ });
+    const top = (await session.run("MATCH (p:Person)-[:REVIEWED]->(m:Movie) WITH p, count(DISTINCT m) AS n ORDER BY n DESC LIMIT 1 RETURN p.name, n")).records[0]!;
+    await session.close();
+    expect(answer?.query.query.text).toMatch(/^MATCH \(person:`Person`\)-\[reviewed:`REVIEWED`\]->\(movie:`Movie`\)/);
+    expect(answer?.pieces.map((p) => p.text)).toEqual([`Query result / name: ${top.get(0)}, number of movie: ${neo4j.integer.toNumber(top.get(1))}`]);
+  });
+
+  it("Which movies have no tagline? → exactly the movies whose tagline property is missing", async () => {
+    const { answer } = await run(intent("Which movies have no tagline?", { wh: "which" }));
+    expect(answer?.query.query.text).toContain("WHERE movie.`tagline` IS NULL");
+    expect(answer?.pieces).toHaveLength(await scalar("MATCH (m:Movie) WHERE m.tagline IS NULL RETURN count(m)"));
+  });
+
   it("finds an unlinked mention by name", async () => {
     const q = "Who directed The Matrix?";
     const { pieces, answer } = await run(intent(q, { relation: "directed", entities: [{ mention: "The Matrix", span: [13, 23], links: [], fromContext: false }] }));

@@ -103,6 +103,27 @@ describe("SQL answer queries: exactly what is asked, with the question's logic",
     expect(await sql(intent("What are the names of singers with an age of at least 30?"))).toContain(`WHERE "Age" >= 30`);
   });
 
+  it("amounts written with a currency sign or thousands separators compare as numbers ('over $25', 'below €1,500.50')", async () => {
+    expect(await sql(intent("What are the names of stadiums with a capacity over $25?"))).toContain(`WHERE "Capacity" > 25`);
+    expect(await sql(intent("What are the names of stadiums with a capacity below €1,500.50?"))).toContain(`WHERE "Capacity" < 1500.5`);
+    expect(await sql(intent("What are the names of stadiums with a capacity between $1,000 and $2,000?"))).toContain(`"Capacity" BETWEEN 1000 AND 2000`);
+  });
+
+  it("'an age of 20' is an equality on the column named before 'of', but not a bound ('of 20 or more')", async () => {
+    expect(await sql(intent("What are the names of singers with an age of 20?"))).toMatch(/WHERE "Age" = 20$/);
+    expect(await sql(intent("What are the names of singers with an age of 20 or more?"))).not.toContain(`"Age" = 20`);
+  });
+
+  it("a property the answers lack is IS NULL; a lacked thing that names a table stays an anti-join", async () => {
+    expect(await sql(intent("Which stadiums do not have a capacity?"))).toMatch(/WHERE "Capacity" IS NULL$/);
+    expect(await sql(intent("Show the names of singers with no country listed."))).toMatch(/WHERE "Country" IS NULL$/);
+    // A particular value negated is not a property lacked.
+    expect(await sql(intent("What are the names of singers that do not have the country 'France'?"))).not.toContain("IS NULL");
+    const anti = await sql(intent("Show the stadium names without any concert."));
+    expect(anti).not.toContain("IS NULL");
+    expect(anti).toContain("NOT IN");
+  });
+
   it("HAVING: a bound on how many rows a group has", async () => {
     expect(await sql(intent("What are the countries that have at least two singers?"))).toBe(`SELECT "Country" FROM "singer" GROUP BY "Country" HAVING COUNT(*) >= 2`);
     const text = await sql(intent("What are the names of stadiums with more than one concert?"));
@@ -196,6 +217,12 @@ describe("SPARQL answer queries: the same plan over the classes as tables", () =
     expect(text).toMatch(/GROUP BY \?stadium \?stadium_Name ORDER BY DESC\(COUNT\(DISTINCT \?concert\)\) LIMIT 1$/);
   });
 
+  it("a property the answers lack is an optional triple that finds no value", () => {
+    const text = sparql(intent("Which singers do not have a country?"));
+    expect(text).toMatch(/OPTIONAL \{ \?singer <[^>]+singer#Country> \?singer_Country \. \}/);
+    expect(text).toContain("FILTER(!BOUND(?singer_Country))");
+  });
+
   it("negation through a related class is FILTER NOT EXISTS; 'both … and' joins two sub-selects", () => {
     expect(sparql(intent("Show the stadium names without any concert."))).toMatch(/FILTER NOT EXISTS \{ \?none0 a cs:concert \. \?none0 <[^>]+ref-Stadium_ID> \?stadium \. \}/);
     const years = [2014, 2015].map((v) => ({ text: String(v), kind: "absolute" as const, start: `${v}-01-01`, end: `${v + 1}-01-01`, comparator: null, ordinal: null }));
@@ -268,6 +295,41 @@ describe("Cypher answer queries: the same plan over labels and relationships", (
     const q = cypher(intent("List the movies produced by someone born in 1952.", { time: [{ text: "in 1952", kind: "absolute", start: "1952-01-01", end: "1953-01-01", comparator: null, ordinal: null }] }));
     expect(q.query.text).toBe("MATCH (person:`Person`)-[produced:`PRODUCED`]->(movie:`Movie`)\nWHERE person.`born` >= $p0 AND person.`born` < $p1\nRETURN movie AS `Movie`");
     expect(q.query.params).toEqual({ p0: 1952, p1: 1953 });
+  });
+
+  it("a property the nodes lack is IS NULL; a relationship they lack is NOT EXISTS, and the query still counts as representing the question", () => {
+    expect(cypher(intent("Which movies have no tagline?")).query.text).toBe("MATCH (movie:`Movie`)\nWHERE movie.`tagline` IS NULL\nRETURN movie AS `Movie`");
+    const never = cypher(intent("List all persons who have never directed a movie."));
+    expect(never.query.text).toBe("MATCH (person:`Person`)\nWHERE NOT EXISTS { MATCH (person)-[:`DIRECTED`]->(:`Movie`) }\nRETURN person AS `Person`");
+    // The excluded relationship and its other end are what "never directed a movie" says: nothing is left uncovered.
+    expect(never.fit?.uncovered).toEqual([]);
+  });
+
+  it("'the top 5 actors by the number of movies they acted in': the ranked nodes are the other end of the relationship the verb names", () => {
+    const q = "Who are the top 5 actors by the number of movies they acted in?";
+    const a = cypher(intent(q, { wh: "who", aggregate: "count", superlative: { direction: "max", attribute: "movies", limit: 5 } }));
+    expect(a.query.text).toBe(
+      "MATCH (person:`Person`)-[acted_in:`ACTED_IN`]->(movie:`Movie`)\nWITH person AS g0, person.`name` AS g1, count(DISTINCT movie) AS a0\nRETURN g1 AS `name`, a0 AS `number of movie`\nORDER BY a0 DESC\nLIMIT 5",
+    );
+    // "producers" names the PRODUCED relationship: its groups are the people at its start, not each relationship.
+    const p = "Who are the top 3 producers by the number of movies they produced?";
+    const b = cypher(intent(p, { wh: "who", aggregate: "count", superlative: { direction: "max", attribute: "movies", limit: 3 } }));
+    expect(b.query.text).toBe(
+      "MATCH (person:`Person`)-[produced:`PRODUCED`]->(movie:`Movie`)\nWITH person AS g0, person.`name` AS g1, count(DISTINCT movie) AS a0\nRETURN g1 AS `name`, a0 AS `number of movie`\nORDER BY a0 DESC\nLIMIT 3",
+    );
+  });
+
+  it("'who' asks for the doer of the verb: the start of the relationship named, though only the movies are named", () => {
+    const most = cypher(intent("Who directed the most movies?", { wh: "who", superlative: { direction: "max", attribute: "movies", limit: 1 } }));
+    expect(most.query.text).toBe(
+      "MATCH (person:`Person`)-[directed:`DIRECTED`]->(movie:`Movie`)\nWITH person AS g0, person.`name` AS g1, count(DISTINCT movie) AS a0\nRETURN g1 AS `name`, a0 AS `number of movie`\nORDER BY a0 DESC\nLIMIT 1",
+    );
+    // Groups kept by a count condition are answered by their names.
+    expect(cypher(intent("Who has directed more than one movie?", { wh: "who" })).query.text).toMatch(/WHERE a0 > \$p0\nRETURN g1 AS `name`$/);
+    // The relationship the answers lack is not the way to them: the one they have is.
+    expect(cypher(intent("Who has produced movies but never acted in any?", { wh: "who" })).query.text).toBe(
+      "MATCH (person:`Person`)-[produced:`PRODUCED`]->(movie:`Movie`)\nWHERE NOT EXISTS { MATCH (person)-[:`ACTED_IN`]->(:`Movie`) }\nRETURN person.`name` AS `name`",
+    );
   });
 
   it("boundaries and list limits: released before 1990 → < 1990, 'the first 3' → LIMIT 3", () => {

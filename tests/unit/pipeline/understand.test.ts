@@ -142,6 +142,12 @@ describe("aggregates and superlatives", () => {
     expect((await understand("Which region had the highest revenue?")).superlative).toEqual({ direction: "max", attribute: "revenue", limit: 1 });
     expect((await understand("Which 5 products have the lowest weight?")).superlative).toEqual({ direction: "min", attribute: "weight", limit: 5 });
     expect((await understand("Which customers placed at least 3 orders?")).superlative).toBeNull();
+    // "the first 3 … with the most …": the superlative lists 3.
+    expect((await understand("List the first 3 categories with the most products.")).superlative).toMatchObject({ direction: "max", limit: 3 });
+    // "based on", "in terms of", "according to" say what a ranking is by, as "by" does.
+    expect((await understand("List the top 5 suppliers based on the number of products they supply.")).superlative).toEqual({ direction: "max", attribute: "products", limit: 5 });
+    expect((await understand("Show the top 3 customers in terms of revenue.")).superlative).toEqual({ direction: "max", attribute: "revenue", limit: 3 });
+    expect((await understand("Which are the top 2 regions according to revenue?")).superlative).toEqual({ direction: "max", attribute: "revenue", limit: 2 });
   });
 
   it("makes a superlative the aggregate only when the value itself is asked for", async () => {

@@ -30,7 +30,8 @@ const MEASURED: Record<string, string> = {
 const QUANTIFIERS = new Set(["most", "least", "highest", "lowest", "greatest", "fewest", "top", "bottom", "maximum", "minimum", "max", "min", "best", "worst"]);
 /** Time superlatives are ordinals ("the latest order" → the last one), handled with the time cues. */
 const ORDINAL_SUPERLATIVES = new Set(["latest", "earliest", "newest", "last", "first"]);
-const REQUEST_WORDS = new Set(["which", "what", "the", "list", "show", "name", "find", "give", "return", "get"]);
+/** Words before the number of rows asked for: "which 5 products", "the first 3 categories with the most …". */
+const REQUEST_WORDS = new Set(["which", "what", "the", "list", "show", "name", "find", "give", "return", "get", "first"]);
 const AVG = new Set(["average", "mean", "avg"]);
 const SUM = new Set(["total", "sum", "overall", "combined", "altogether", "cumulative", "aggregate"]);
 
@@ -125,11 +126,25 @@ function countAsked(tokens: Token[]): number | null {
   return null;
 }
 
+/**
+ * The last token of the phrase that says what a ranking is by, after `from`: "by", "based on", "in terms
+ * of", "according to" ("the top 5 suppliers based on the number of products they supply"); -1 without one.
+ */
+function rankingPhraseEnd(lower: string[], from: number): number {
+  for (let j = from; j < lower.length; j++) {
+    if (lower[j] === "by") return j;
+    if (lower[j] === "based" && lower[j + 1] === "on") return j + 1;
+    if (lower[j] === "according" && lower[j + 1] === "to") return j + 1;
+    if (lower[j] === "in" && lower[j + 1] === "terms" && lower[j + 2] === "of") return j + 2;
+  }
+  return -1;
+}
+
 /** What is maximised: a measured adjective's dimension, "by X", or the noun a quantifier modifies. */
 function attributeOf(tokens: Token[], i: number, consumed: Set<number>): string | null {
   const lower = tokens.map((t) => t.lower);
   const w = lower[i];
-  const by = lower.indexOf("by", i + 1);
+  const by = rankingPhraseEnd(lower, i + 1);
   const byNoun = by > 0 ? nextNoun(tokens, by + 1) : null;
   if (byNoun !== null) return lower.slice(byNoun.start, byNoun.end).join(" ");
   const measured = MEASURED[w] ?? ((w === "most" || w === "least") && MEASURED[lower[i + 1] ?? ""]);

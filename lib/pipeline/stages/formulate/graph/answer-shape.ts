@@ -27,6 +27,14 @@ function listedNode(p: SqlPicks): ColumnFacts | null {
   return only.kind === "column" && only.column.name === VIEW_ID ? only.column : null;
 }
 
+/** The node whose caption alone is the SELECT list ("Who are the top 5 actors by …" → the people's names). */
+function listedCaption(p: SqlPicks, linking: SchemaLinking, structure: GraphStructure): ColumnFacts | null {
+  if (!p.select || p.select.length !== 1) return null;
+  const only = p.select[0];
+  if (only.kind !== "column" || only.column !== captionColumn(linking, structure, only.column.table)) return null;
+  return (linking.columns.get(only.column.table) ?? []).find((c) => c.name === VIEW_ID) ?? null;
+}
+
 /**
  * A relationship is how the answer's nodes are reached, never the answer ("Who acted in movies released
  * before 1990?" lists people, not ACTED_IN relationships): the listed relationship becomes the end the
@@ -38,12 +46,21 @@ function nodeForRelationship(p: SqlPicks, linking: SchemaLinking, view: GraphVie
   const listed = listedNode(p);
   const rel = listed ? view.relationships.get(listed.table) : undefined;
   if (!rel) return p;
-  const conditioned = [...p.values, ...p.lookups, ...p.time, ...p.numeric, ...p.flags].map((c) => c.column.table);
+  const conditioned = [...p.values, ...p.lookups, ...p.time, ...p.numeric, ...p.flags, ...p.absent].map((c) => c.column.table);
   const weight = (label: string) => conditioned.filter((t) => t === label).length;
   const end = weight(rel.to) < weight(rel.from) ? rel.to : rel.from;
   const column = (linking.columns.get(end) ?? []).find((c) => c.name === VIEW_ID);
   if (!column) return p;
-  return { ...p, select: [{ kind: "column", column }], via: [listed!.table, ...p.via.filter((t) => t !== listed!.table)], notes: [...p.notes, `the ${rel.type} relationship listed as its (:${end}) nodes`] };
+  // Groups of relationships ("the top 3 producers by the number of movies") are groups of that end's nodes.
+  const groupBy = [...new Set(p.groupBy.map((c) => (c === listed ? column : c)))];
+  // A relationship the answers must lack ("produced movies but never acted in any") is not their way in.
+  const lacked = p.negations.some((n) => n.table === listed!.table);
+  const named = [...view.relationships.entries()]
+    .filter(([t, r]) => t !== listed!.table && linking.tableCoverage(t) > 0 && (r.from === end || r.to === end) && !p.negations.some((n) => n.table === t))
+    .sort((a, b) => linking.tableCoverage(b[0]) - linking.tableCoverage(a[0]))
+    .map(([t]) => t);
+  const via = lacked ? [...new Set([...named.slice(0, 1), ...p.via.filter((t) => t !== listed!.table)])] : [listed!.table, ...p.via.filter((t) => t !== listed!.table)];
+  return { ...p, select: [{ kind: "column", column }], groupBy, via, notes: [...p.notes, `the ${rel.type} relationship listed as its (:${end}) nodes`] };
 }
 
 /** The aggregate groups are ranked by: the one named, else the count (render-cypher.ts reads it the same way). */
@@ -53,7 +70,7 @@ function rankingAggregate(p: SqlPicks): SqlAggregate {
 
 export function graphAnswerShape(intent: Intent, planned: SqlPicks, linking: SchemaLinking, structure: GraphStructure, view: GraphView): SqlPicks {
   const p = nodeForRelationship(planned, linking, view);
-  const node = listedNode(p);
+  const node = listedNode(p) ?? listedCaption(p, linking, structure);
   if (!node || p.setOp) return p;
   const caption = captionColumn(linking, structure, node.table);
   if (!caption) return p;
@@ -76,9 +93,15 @@ export function graphAnswerShape(intent: Intent, planned: SqlPicks, linking: Sch
     ];
     return { ...p, select, notes: [...p.notes, `ranked nodes shown as ${caption.table}.${caption.name} with ${p.order.column.table}.${p.order.column.name}`] };
   }
-  // "Who …" asks for people by name: the node's caption, not the node ("Who reviewed The Matrix?").
-  if (p.groupBy.length === 0 && /^who\b/i.test(intent.wh ?? "")) {
-    return { ...p, select: [{ kind: "column", column: caption }], notes: [...p.notes, `"who" answered with ${caption.table}.${caption.name}`] };
+  // "Who …" asks for people by name: the caption of the doer (the plan's root node), not the node
+  // ("Who reviewed The Matrix?"); for groups ("Who has directed more than one movie?") each group's caption.
+  if (/^who\b/i.test(intent.wh ?? "")) {
+    const doer = view.relationships.has(p.root) ? caption : (captionColumn(linking, structure, p.root) ?? caption);
+    if (p.groupBy.length === 0) return { ...p, select: [{ kind: "column", column: doer }], notes: [...p.notes, `"who" answered with ${doer.table}.${doer.name}`] };
+    if (p.groupBy.includes(node) && doer.table === node.table && !p.aggregates.some((a) => p.select?.some((s) => s.kind === "aggregate" && s.aggregate === a))) {
+      const groupBy = p.groupBy.includes(doer) ? p.groupBy : [...p.groupBy, doer];
+      return { ...p, select: [{ kind: "column", column: doer }], groupBy, notes: [...p.notes, `"who" answered with each group's ${doer.table}.${doer.name}`] };
+    }
   }
   return p;
 }

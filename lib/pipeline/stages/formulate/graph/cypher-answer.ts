@@ -2,13 +2,26 @@ import type { Candidate, FormulatedQuery, Intent } from "../../../types";
 import type { Adjustments } from "../feedback";
 import { viewIntent } from "../plan/relational-view";
 import { fitOf, tautological } from "../sql/formulate-sql";
-import { linkSchema } from "../sql/schema-linking";
+import { linkSchema, type SchemaLinking } from "../sql/schema-linking";
 import { tablesOf } from "../sql/render-sql";
 import { pickSql } from "../sql/sql-picks";
 import type { GraphStructure } from "./formulate-cypher";
 import { graphAnswerShape } from "./answer-shape";
-import { graphLinkInView, graphView } from "./graph-view";
+import { type GraphView, graphLinkInView, graphView } from "./graph-view";
 import { renderCypher } from "./render-cypher";
+
+/**
+ * "Who reviewed the most movies?", "Who are the first 3 directors of movies released in the 2000s?": "who"
+ * asks for the doer of the verb, the start of the relationship the question names, though the question
+ * names only the nodes at its end. The root stays when it already starts a named relationship.
+ */
+function whoAnswers(intent: Intent, view: GraphView, linking: SchemaLinking, root: string): string {
+  if (!/^who\b/i.test(intent.wh ?? "") && !/^\s*who\b/i.test(intent.completed)) return root;
+  const named = [...view.relationships.entries()].filter(([t]) => linking.tableCoverage(t) > 0).sort((a, b) => linking.tableCoverage(b[0]) - linking.tableCoverage(a[0]));
+  if (named.length === 0 || named.some(([, r]) => r.from === root)) return root;
+  const doer = named.find(([, r]) => r.to === root);
+  return doer ? doer[1].from : root;
+}
 
 /**
  * The Cypher answer query: the question plan the SQL formulator makes, over the graph seen as tables
@@ -23,13 +36,14 @@ export function cypherAnswerQuery(intent: Intent, candidate: Candidate, structur
   const linked = linkSchema(view.structure, inView, candidate, adj);
   // A relationship is how the answer's nodes are reached, not what is asked for: its end the question names (else its start) answers.
   const rel = view.relationships.get(linked.root);
-  const root = rel ? ((linked.tableScores.get(rel.to) ?? 0) > (linked.tableScores.get(rel.from) ?? 0) ? rel.to : rel.from) : linked.root;
+  const root = whoAnswers(intent, view, linked, rel ? ((linked.tableScores.get(rel.to) ?? 0) > (linked.tableScores.get(rel.from) ?? 0) ? rel.to : rel.from) : linked.root);
   const linking = { ...linked, root, rootTiedWith: rel ? [] : linked.rootTiedWith, entityIdentity: true };
   // The relationship the question's verb names ("produced by", "directed") is the way between the nodes, not the first one found.
   const planned = pickSql(inView, linking, adj);
   const ends = new Set(tablesOf(planned));
   const via = [...view.relationships.entries()]
-    .filter(([t, r]) => linking.tableCoverage(t) > 0 && ends.has(r.from) && ends.has(r.to))
+    // A relationship the answers must lack ("never acted in any") is not the way between them.
+    .filter(([t, r]) => linking.tableCoverage(t) > 0 && ends.has(r.from) && ends.has(r.to) && !planned.negations.some((n) => n.table === t))
     .sort((a, b) => linking.tableCoverage(b[0]) - linking.tableCoverage(a[0]))
     .map(([t]) => t);
   const picks = graphAnswerShape(intent, { ...planned, via }, linking, structure, view);

@@ -141,6 +141,7 @@ function conditions(scope: Scope, p: SqlPicks, inQuery: Set<string>, multi: bool
   }
   for (const [, parts] of grouped) where.push(parts.length > 1 ? `(${parts.join(" OR ")})` : parts[0]);
   for (const f of p.flags.filter((x) => usable(x.column))) where.push(`${col(scope, f.column)} = ${f.value}`);
+  for (const a of p.absent.filter((x) => usable(x.column))) where.push(`${col(scope, a.column)} IS NULL`);
   for (const neg of p.negations) {
     const rel = scope.view.relationships.get(neg.table);
     if (!rel) continue;

@@ -184,6 +184,8 @@ function conditions(scope: Scope, p: SqlPicks, inQuery: Set<string>, multi: bool
   }
   for (const [, parts] of grouped) filters.push(`FILTER(${parts.length > 1 ? parts.map((c) => `(${c})`).join(" || ") : parts[0]})`);
   for (const f of p.flags.filter((x) => usable(x.column))) filters.push(`FILTER(${columnVar(scope, f.column, true)} = ${f.value})`);
+  // A property the answers lack: the optional triple finds no value.
+  for (const a of p.absent.filter((x) => usable(x.column))) filters.push(`FILTER(!BOUND(${columnVar(scope, a.column, false)}))`);
   for (const neg of p.negations) {
     const edge = scope.view.edges.get(columnKey(neg.table, neg.columns[0]));
     if (!edge) continue;

@@ -1,7 +1,8 @@
 import type { Intent, TimeCue } from "../../../types";
 import { chooseSuperlativeAttribute, coverage, textTerms } from "../lexicon";
-import { best, columnsOf, label, MENTIONED, nearTables } from "./column-choice";
-import { negatedTerms, numericComparisons, type PositionedTerm, quotedPhrases, wordDistance } from "./question-cues";
+import { terms } from "../../../text";
+import { best, columnsOf, label, MENTIONED, namesTable, nearTables } from "./column-choice";
+import { lackedPhrases, negatedTerms, numericComparisons, type PositionedTerm, quotedPhrases, wordDistance } from "./question-cues";
 import type { SchemaLinking } from "./schema-linking";
 import type { SqlNegation, SqlNumericFilter } from "./sql-picks";
 import { type ColumnFacts, nameColumn } from "./sql-structure";
@@ -94,6 +95,28 @@ export function pickNegations(intent: Intent, linking: SchemaLinking, notes: str
       notes.push(`without any ${t.name} row`);
       break;
     }
+  }
+  return out;
+}
+
+/**
+ * "suppliers that do not have a fax number", "with no listed phone number": a property the answers lack,
+ * read as IS NULL. Only when the lacked words name no table (a missing related row is an anti-join,
+ * pickNegations) and fully name one non-key column of a table the query can reach, the answer table's first.
+ */
+export function pickAbsent(question: string, linking: SchemaLinking, reach: Set<string>, notes: string[]): { column: ColumnFacts }[] {
+  const out: { column: ColumnFacts }[] = [];
+  for (const phrase of lackedPhrases(question)) {
+    const words = phrase.text.split(/\s+/);
+    if (linking.structure.tables.some((t) => words.some((_, i) => namesTable(linking, t.name, words.slice(0, i + 1).join(" "))))) continue;
+    // "homePage" in a question is written as the property is named: its words apart too.
+    const bag = new Set([...terms(phrase.text), ...terms(phrase.text.replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2"))]);
+    const named = columnsOf(linking, [linking.root, ...[...reach].filter((t) => t !== linking.root)]).filter((c) => !c.key && c.ownTerms.length > 0 && coverage(c.ownTerms, bag) === 1);
+    // The column that accounts for most of the phrase ("phone number" → phone, not a "number" column).
+    const column = best(named, (c) => c.ownTerms.length + (c.table === linking.root ? 0.5 : 0));
+    if (!column || out.some((a) => a.column === column)) continue;
+    out.push({ column });
+    notes.push(`"${phrase.text}" lacked → ${label(column)} IS NULL`);
   }
   return out;
 }

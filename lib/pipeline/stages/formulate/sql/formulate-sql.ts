@@ -81,6 +81,8 @@ export function isNamedValue(mention: string, quoted: boolean, startsSentence = 
   return /\p{Lu}|\d/u.test(text);
 }
 
+const NEGATION_WORDS = /\b(?:not|never|no|without|lack|lacks|missing|any)\b/gi;
+
 /**
  * What of the question the answer query represents: which named values it filters on and which it
  * could not use (no link into this KB, or a link into a table no join reaches), and what the
@@ -105,9 +107,12 @@ export function fitOf(intent: Intent, candidate: Candidate, linking: SchemaLinki
     else valuesMissed.push(e.mention);
   }
   for (const q of quoted) if (filtered.has(q) && !valuesUsed.some((v) => v.toLowerCase() === q)) valuesUsed.push(q);
-  const schemaWords = tables.flatMap((t) => [...(linking.tableTerms.get(t) ?? []), ...(linking.columns.get(t) ?? []).flatMap((c) => c.terms)]);
+  // The tables a negation excludes rows of and the negation word itself are represented too ("never reviewed a movie").
+  const negationTables = picks.negations.flatMap((n) => [n.table, ...(linking.structure.tables.find((t) => t.name === n.table)?.foreignKeys.map((f) => f.refTable) ?? [])]);
+  const negationWords = negationTables.length + picks.absent.length + picks.antiJoins.length > 0 ? [...intent.completed.matchAll(NEGATION_WORDS)].map((m) => m[0].toLowerCase()) : [];
+  const schemaWords = [...tables, ...negationTables].flatMap((t) => [...(linking.tableTerms.get(t) ?? []), ...(linking.columns.get(t) ?? []).flatMap((c) => c.terms)]);
   const valueWords = [...allValues(picks).flatMap((v) => [v.entity.mention, v.value, ...(v.alternatives ?? []), ...(v.alternativeMentions ?? [])]), ...allLookups(picks).map((l) => l.text), ...intent.time.map((t) => t.text)];
-  const { coverage, uncovered } = questionCoverage(intent.completed, [...schemaWords, ...terms(valueWords.join(" "))]);
+  const { coverage, uncovered } = questionCoverage(intent.completed, [...schemaWords, ...terms(valueWords.join(" ")), ...terms(negationWords.join(" "))]);
   return { valuesUsed, valuesMissed, unresolved: [...picks.unresolved], coverage, uncovered };
 }
 

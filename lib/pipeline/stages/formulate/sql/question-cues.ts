@@ -74,7 +74,16 @@ export interface NumericComparison {
   text: string;
 }
 
-const NUMBER = String.raw`(\d+(?:\.\d+)?)`;
+/**
+ * A number as questions write it: "$25", "€1,500.50", "25" (the currency sign and thousands separators
+ * are how amounts are written, not part of the value: "a freight charge over $25" compares with 25).
+ */
+const NUMBER = String.raw`[$€£¥]?\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)`;
+
+/** The value of a NUMBER capture: "1,500.50" → 1500.5. */
+function numberValue(text: string): number {
+  return Number(text.replace(/,/g, ""));
+}
 const GAP = String.raw`((?:[\p{L}_]+\s+){0,2}?)`;
 const GREATER = String.raw`more\s+than|greater\s+than|larger\s+than|bigger\s+than|higher\s+than|over|above|exceeding|(?:[\p{L}]+er)\s+than`;
 const LESS = String.raw`less\s+than|fewer\s+than|smaller\s+than|lower\s+than|under|below`;
@@ -109,19 +118,19 @@ export function numericComparisons(intent: Intent): NumericComparison[] {
       const end = start + m[0].length;
       if (covered.some(([a, b]) => start < b && end > a)) continue;
       if (op === "between") {
-        const values = [Number(m[1]), Number(m[2])];
+        const values = [numberValue(m[1]), numberValue(m[2])];
         out.push({ op, values, withAverage: false, at: start, attribute: "", text: m[0] });
       } else {
         const groups = m.slice(1).filter((g) => g !== undefined);
         const numberText = groups[groups.length - 1];
         const gap = (groups[groups.length - 2] ?? "").trim();
         const comparator = op === ">" ? groups[0] : "";
-        if (taken.has(numberText) && yearLike(Number(numberText), numberText)) continue;
+        if (taken.has(numberText) && yearLike(numberValue(numberText), numberText)) continue;
         const adjective = /^([\p{L}]+er)\s+than$/iu.exec(comparator ?? "")?.[1] ?? "";
         // "other than 5", "rather than 5" compare nothing.
         if (/^(?:other|rather)$/i.test(adjective)) continue;
         const realOp: ComparisonOp = op === ">" && adjective && LESS_ADJECTIVES.test(adjective) ? "<" : op;
-        out.push({ op: realOp, values: [Number(numberText)], withAverage: false, at: start, attribute: [adjective, gap].filter(Boolean).join(" "), text: m[0] });
+        out.push({ op: realOp, values: [numberValue(numberText)], withAverage: false, at: start, attribute: [adjective, gap].filter(Boolean).join(" "), text: m[0] });
       }
       covered.push([start, end]);
     }
@@ -137,6 +146,11 @@ export function numericComparisons(intent: Intent): NumericComparison[] {
   // Both are equalities, kept only when the word names a numeric column (checked by the caller).
   const equalities: [RegExp, (m: RegExpMatchArray) => { values: number[]; attribute: string }][] = [
     [/\b(?:with|has|have|having|of)\s+(\d+)\s+([\p{L}_]+)/giu, (m) => ({ values: [Number(m[1])], attribute: m[2] })],
+    // "a reorder level of 10", "an age of 20", "reorder levels set at 30": the attribute, then its value.
+    [
+      /\b([\p{L}_]+(?:\s+[\p{L}_]+)?)\s+(?:of|equal\s+to|set\s+(?:at|to))\s+(\d+(?:\.\d+)?)\b(?!\s*(?:%|percent|or\s+(?:more|less|fewer|greater|higher|lower|above|below)))/giu,
+      (m) => ({ values: [Number(m[2])], attribute: m[1] }),
+    ],
     [/\b([\p{L}_]+)\s+(\d+(?:\.\d+)?)(?:\s+or\s+(\d+(?:\.\d+)?))?\b/giu, (m) => ({ values: [Number(m[2]), ...(m[3] ? [Number(m[3])] : [])], attribute: m[1] })],
   ];
   for (const [re, read] of equalities) {
@@ -163,6 +177,22 @@ export function quotedPhrases(question: string): { text: string; at: number }[] 
 }
 
 const NEGATION = /\b(?:without\s+(?:any\s+|a\s+|an\s+)?|(?:do|does|did|have|has|had)\s+not\s+(?:have\s+)?(?:any\s+|a\s+|an\s+)?|(?:have|has|had|with)\s+no\s+|never\s+(?:had\s+)?(?:any\s+|a\s+|an\s+)?)([\p{L}_]+)/giu;
+
+const LACKED =
+  /\b(?:without\s+(?:any\s+|a\s+|an\s+)?|(?:do|does|did|have|has|had)\s+not\s+(?:have\s+)?(?:any\s+|a\s+|an\s+)?|(?:do|does|did)n't\s+have\s+(?:any\s+|a\s+|an\s+)?|(?:have|has|had|with)\s+no\s+|lacks?\s+(?:a\s+|an\s+)?|(?:is|are)\s+missing\s+(?:a\s+|an\s+)?)((?:[\p{L}_]+)(?:\s+[\p{L}_]+){0,2})/giu;
+
+/**
+ * The noun phrases the question says the answers lack, up to three words each, with their offsets:
+ * "suppliers that do not have a fax number" → "fax number", "with no listed phone number" → "listed phone number".
+ */
+export function lackedPhrases(question: string): { text: string; at: number }[] {
+  return (
+    [...question.matchAll(LACKED)]
+      // "do not have the type 'Live final'": a particular value is negated, not a property lacked.
+      .filter((m) => !/^(?:the|this|that|these|those)\b/i.test(m[1]) && !/^\s*["'‘“\d]/u.test(question.slice(m.index + m[0].length)))
+      .map((m) => ({ text: m[1], at: m.index + m[0].length - m[1].length }))
+  );
+}
 
 /** Terms of what the question says the answers lack ("stadiums without any concert" → concert). */
 export function negatedTerms(question: string): string[][] {

@@ -97,6 +97,7 @@ export function tablesOf(p: SqlPicks): string[] {
     ...p.time.map((t) => t.column),
     ...p.numeric.map((n) => n.column),
     ...p.flags.map((f) => f.column),
+    ...p.absent.map((a) => a.column),
     ...(p.top ? [p.top.column] : []),
     ...p.aggregates.flatMap((a) => (a.column ? [a.column] : [])),
     ...p.having.flatMap((h) => (h.aggregate.column ? [h.aggregate.column] : [])),
@@ -142,6 +143,7 @@ function conditions(linking: SchemaLinking, p: SqlPicks, col: (c: ColumnFacts) =
   }
   for (const [, parts] of grouped) where.push(parts.length > 1 ? `(${parts.join(" OR ")})` : parts[0]);
   for (const f of p.flags.filter((x) => usable(x.column))) where.push(`${col(f.column)} = ${f.value ? "TRUE" : "FALSE"}`);
+  for (const a of p.absent.filter((x) => usable(x.column))) where.push(`${col(a.column)} IS NULL`);
   for (const neg of p.negations) {
     if (neg.columns.length !== 1) continue;
     const inner = quoteIdent(neg.columns[0]);

@@ -3,7 +3,7 @@ import type { Intent, TimeCue } from "../../../types";
 import type { Adjustments } from "../feedback";
 import { adjectiveSense, type AggregateFn, aggregateRequests, BARE_ORDER, chooseSuperlativeAttribute, coverage, groupingTerms, ORDER_BY } from "../lexicon";
 import { best, columnsOf, connected, identity, label, MENTIONED, mentionedColumns, namesTable, nearTables, relevantTables } from "./column-choice";
-import { isNegated, periodCues, pickLookups, pickNegations, pickNumericFilters, pickTimeColumn } from "./filter-picks";
+import { isNegated, periodCues, pickAbsent, pickLookups, pickNegations, pickNumericFilters, pickTimeColumn } from "./filter-picks";
 import { type ComparisonOp, type PositionedTerm, positionedTerms, wordDistance } from "./question-cues";
 import { type Constructs, constructsOf } from "../constructs";
 import { askedProjection, entityColumn } from "./projection";
@@ -135,6 +135,8 @@ export interface SqlPicks {
   rowLimit: number | null;
   /** Yes/no columns the question names as a property of the answer rows ("discontinued products" → discontinued = true). */
   flags: { column: ColumnFacts; value: boolean }[];
+  /** Properties the answers lack ("suppliers that do not have a fax number" → fax IS NULL). */
+  absent: { column: ColumnFacts }[];
   /** Groups of filters joined by "or": each filter's group id (filters without one are ANDed). */
   orGroups: Map<object, number>;
   /** What the construct rules could not represent (the answer query is then not faithful). */
@@ -258,6 +260,22 @@ function countedBySuperlative(intent: Intent, linking: SchemaLinking, reach: Set
   // "the most expensive charge" ranks by price, not by how many charges: a degree adjective is not a count.
   if (!m || adjectiveSense(m[1].split(/\s+/)[0])) return null;
   return [...reach].find((t) => namesTable(linking, t, m[1]) || namesTable(linking, t, m[1].split(/\s+/)[0])) ?? null;
+}
+
+/**
+ * A link table the question names (by its verb or noun) with one key to `from` and one to another
+ * table: that other table is the far end. The best-named one; null when none is named.
+ */
+function namedLinkFrom(linking: SchemaLinking, from: string, reach: Set<string>): { table: string; end: string } | null {
+  const links = linking.structure.tables
+    .filter((t) => t.name !== from && reach.has(t.name) && linking.tableCoverage(t.name) > 0)
+    .map((t) => {
+      const refs = t.foreignKeys.map((f) => f.refTable);
+      const end = refs.length === 2 && refs.filter((r) => r === from).length === 1 ? refs.find((r) => r !== from)! : null;
+      return { table: t.name, end };
+    })
+    .filter((x): x is { table: string; end: string } => x.end !== null && reach.has(x.end));
+  return links.sort((a, b) => linking.tableCoverage(b.table) - linking.tableCoverage(a.table))[0] ?? null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -488,7 +506,7 @@ function pickAntiJoins(p: SqlPicks, linking: SchemaLinking, constructs: Construc
     if (negatedTables.has(table) || isNegatedValue || negatedBefore(constructs, at, previous, wider ? 2 * NEGATION_WINDOW : NEGATION_WINDOW)) moved.push(filter);
   });
   if (moved.length === 0) return p;
-  let inner: SqlPicks = { ...p, values: [], numeric: [], time: [], lookups: [], negations: [], antiJoins: [], setOp: null, having: [], aggregates: [], groupBy: [], order: null, top: null, select: null, orGroups: new Map(), rowLimit: null, flags: [] };
+  let inner: SqlPicks = { ...p, values: [], numeric: [], time: [], lookups: [], negations: [], antiJoins: [], setOp: null, having: [], aggregates: [], groupBy: [], order: null, top: null, select: null, orGroups: new Map(), rowLimit: null, flags: [], absent: [] };
   for (const m of moved) {
     picks = without(picks, m);
     if (m.kind === "value") inner = { ...inner, values: [...inner.values, { ...m.f, negated: false }] };
@@ -558,6 +576,7 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
     (n) => !havingFound.some((h) => (n.at ?? -1) < h.end && (n.end ?? n.at ?? -1) > h.at),
   );
   const negations = pickNegations(intent, linking, notes);
+  const absent = pickAbsent(intent.completed, linking, reach, notes);
 
   let aggregates = pickAggregates(intent, linking, tables, reach, positions, notes);
   const explicit = explicitOrder(intent, linking, tables);
@@ -629,6 +648,17 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
       // "the top 3 customers by the number of orders": the counted rows drew the answer table to themselves;
       // the groups are the entity the question asks for.
       else if (rankedEntity !== counted && reach.has(rankedEntity)) keys = [...identity(linking, rankedEntity)];
+      else {
+        // "the top 5 actors by the number of movies they acted in": the ranked rows are the other end of
+        // the link table the question's verb names (ACTED_IN between people and movies), though their own
+        // noun names no table.
+        const link = namedLinkFrom(linking, counted, reach);
+        if (link) {
+          keys = [...identity(linking, link.end)];
+          extraTables.push(link.table);
+          notes.push(`ranked rows reached from ${counted} through ${link.table}: ${link.end}`);
+        }
+      }
       if (keys.length > 0) {
         groupBy = [...new Set(keys)];
         rankedBy = { fn: "count", column: null, countOf: counted };
@@ -782,6 +812,7 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
     ties,
     rowLimit,
     flags,
+    absent,
     orGroups: new Map(),
     unresolved,
     notes,
