@@ -104,11 +104,20 @@ function yearLike(n: number, text: string): boolean {
 }
 
 /**
+ * "zero units on order", "a unitsOnOrder of zero": the word is the number 0. Written as the digit padded
+ * to the word's length, so positions in the question still hold. Other number words stay words: "one"
+ * is as often a pronoun ("the one with …") as a count.
+ */
+function zeroAsDigit(question: string): string {
+  return question.replace(/\bzero\b/gi, "0   ");
+}
+
+/**
  * The numeric comparisons of the question. Numbers the intent already reads as time (years in time
  * cues) or as part of an entity are left to those.
  */
 export function numericComparisons(intent: Intent): NumericComparison[] {
-  const question = intent.completed;
+  const question = zeroAsDigit(intent.completed);
   const taken = new Set([...intent.time.map((t) => t.text), ...intent.entities.map((e) => e.mention)].flatMap((t) => t.match(/\d+(?:\.\d+)?/g) ?? []));
   const out: NumericComparison[] = [];
   const covered: [number, number][] = [];
@@ -145,7 +154,9 @@ export function numericComparisons(intent: Intent): NumericComparison[] {
   // "with 4 cylinders": a count followed by what it counts; "grade 9 or 10": a column word and its values.
   // Both are equalities, kept only when the word names a numeric column (checked by the caller).
   const equalities: [RegExp, (m: RegExpMatchArray) => { values: number[]; attribute: string }][] = [
-    [/\b(?:with|has|have|having|of)\s+(\d+)\s+([\p{L}_]+)/giu, (m) => ({ values: [Number(m[1])], attribute: m[2] })],
+    // "with 0 units on order": the words after "on"/"in" tell apart units on order from units in stock.
+    // "an age of 20 and …" counts nothing: a conjunction is not what a number counts.
+    [/\b(?:with|has|have|having|of)\s+(\d+)\s+(?!(?:and|or|but)\b)([\p{L}_]+(?:\s+(?:on|in)\s+[\p{L}_]+)?)/giu, (m) => ({ values: [Number(m[1])], attribute: m[2] })],
     // "a reorder level of 10", "an age of 20", "reorder levels set at 30": the attribute, then its value.
     [
       /\b([\p{L}_]+(?:\s+[\p{L}_]+)?)\s+(?:of|equal\s+to|set\s+(?:at|to))\s+(\d+(?:\.\d+)?)\b(?!\s*(?:%|percent|or\s+(?:more|less|fewer|greater|higher|lower|above|below)))/giu,
@@ -163,7 +174,9 @@ export function numericComparisons(intent: Intent): NumericComparison[] {
       out.push({ op: "=", withAverage: false, at: start, text: m[0], ...read(m) });
     }
   }
-  return out.sort((a, b) => a.at - b.at);
+  // The question's own words in each comparison's text: "of zero", not "of 0" (a match ends after the digit, inside the word).
+  const wordEnd = (end: number) => end + (/^\p{L}*/u.exec(intent.completed.slice(end))?.[0].length ?? 0);
+  return out.map((c) => ({ ...c, text: intent.completed.slice(c.at, wordEnd(c.at + c.text.length)) })).sort((a, b) => a.at - b.at);
 }
 
 // ---------------------------------------------------------------------------------------------
