@@ -25,17 +25,68 @@ const LANGUAGES_RANKED_BY_RELEVANCE: ReadonlySet<string> = new Set(["search"]);
  * several queries found keeps its best place. Structured pieces get none.
  */
 export function retrievalRanks(pieces: EvidencePiece[]): Map<string, number> {
-  const placeInQuery = new Map<string, number>();
   const ranks = new Map<string, number>();
+  for (const { piece, place } of placesInSearches(pieces)) ranks.set(piece.id, Math.min(place, ranks.get(piece.id) ?? Number.POSITIVE_INFINITY));
+  return ranks;
+}
+
+/** Each ranked-search piece with its search (KB and query) and its place in that search's results (1 = first). */
+function placesInSearches(pieces: EvidencePiece[]): { piece: EvidencePiece; search: string; place: number }[] {
+  const placeInQuery = new Map<string, number>();
+  const out: { piece: EvidencePiece; search: string; place: number }[] = [];
   for (const piece of pieces) {
     const { language, kb, query } = piece.provenance;
     if (!LANGUAGES_RANKED_BY_RELEVANCE.has(language)) continue;
-    const key = `${kb}\u0000${query}`;
-    const rank = (placeInQuery.get(key) ?? 0) + 1;
-    placeInQuery.set(key, rank);
-    ranks.set(piece.id, Math.min(rank, ranks.get(piece.id) ?? Number.POSITIVE_INFINITY));
+    const search = `${kb}\u0000${query}`;
+    const place = (placeInQuery.get(search) ?? 0) + 1;
+    placeInQuery.set(search, place);
+    out.push({ piece, search, place });
   }
-  return ranks;
+  return out;
+}
+
+/**
+ * `scores` fitted to each search's own order: within the results of one search, the least-squares
+ * closest scores that never put a piece above one the engine ranked higher (isotonic regression, by
+ * pooling adjacent violators: a run of pieces out of the engine's order gets its mean score). A stage
+ * that scores only the retrieved pieces (BM25 over a handful of passages, where the question's words
+ * are in nearly all of them) knows less about one search's results than the engine that ranked them
+ * over the whole collection; what it can still judge is how different searches' results, and
+ * structured pieces, interleave, and the fit keeps each search's total score for that. A piece several
+ * searches found belongs to the list where it ranked best (its retrieval rank). `found` is every copy
+ * as the searches returned them, `pieces` the scored ones (`scores` in their order); structured pieces
+ * keep their own score.
+ */
+export function withinSearchOrderScores(found: EvidencePiece[], pieces: EvidencePiece[], scores: number[]): number[] {
+  const index = new Map<string, number>();
+  pieces.forEach((p, i) => index.has(p.id) || index.set(p.id, i));
+  const best = retrievalRanks(found);
+  const lists = new Map<string, number[]>();
+  const listed = new Set<number>();
+  for (const { piece, search, place } of placesInSearches(found)) {
+    const i = index.get(piece.id);
+    // A piece equally placed in two searches belongs to the first that returned it.
+    if (i === undefined || best.get(piece.id) !== place || listed.has(i)) continue;
+    listed.add(i);
+    const list = lists.get(search) ?? [];
+    list.push(i);
+    lists.set(search, list);
+  }
+  const out = [...scores];
+  for (const list of lists.values()) {
+    const blocks: { sum: number; size: number }[] = [];
+    for (const i of list) {
+      blocks.push({ sum: Number.isFinite(scores[i]) ? scores[i] : 0, size: 1 });
+      while (blocks.length > 1) {
+        const [above, below] = blocks.slice(-2);
+        if (above.sum / above.size >= below.sum / below.size) break;
+        blocks.splice(-2, 2, { sum: above.sum + below.sum, size: above.size + below.size });
+      }
+    }
+    let j = 0;
+    for (const { sum, size } of blocks) for (let k = 0; k < size; k++) out[list[j++]] = sum / size;
+  }
+  return out;
 }
 
 /** 1-based ranks of `scores`, higher first; equal scores share the order they arrive in. */

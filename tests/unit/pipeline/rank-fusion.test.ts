@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RANK_FUSION_K, fusedOrder, retrievalRanks } from "@/lib/pipeline/rank-fusion";
+import { RANK_FUSION_K, fusedOrder, retrievalRanks, withinSearchOrderScores } from "@/lib/pipeline/rank-fusion";
 import { poolEvidence } from "@/lib/pipeline/stages/pool";
 import { rerankEvidence } from "@/lib/pipeline/stages/rerank";
 import { intent, passage, row } from "./select-fixtures";
@@ -48,9 +48,10 @@ describe("rank fusion with the search engines' own ranking", () => {
     const pooled = poolEvidence({ intent: q, pieces: results });
     expect(pooled[0].piece.id).toBe(results[0].id);
     expect(pooled[0].retrievalRank).toBe(1);
-    // The pool's own score is still its BM25: the stuffed passage has the higher one.
+    // Its raw BM25 over the retrieved pieces still prefers the stuffed passage; within one search it does not decide the order.
     const stuffed = pooled.find((e) => e.piece.id === results[31].id)!;
-    expect(stuffed.score).toBeGreaterThan(pooled[0].score);
+    expect(stuffed.scores.bm25).toBeGreaterThan(pooled[0].scores.bm25);
+    expect(pooled.map((e) => e.piece.id)).toEqual(results.map((p) => p.id));
   });
 
   it("a re-ranking round fuses its scorer's order with the engine's and keeps the piece's own score", async () => {
@@ -65,6 +66,41 @@ describe("rank fusion with the search engines' own ranking", () => {
     expect(ranked.map((e) => e.piece.id)).toContain(results[0].id);
     expect(ranked[0].piece.id).toBe(results[0].id);
     expect(ranked[0].score).toBe(ranked[0].scores.bm25);
+  });
+});
+
+describe("the pool's scores fitted to each search's own order", () => {
+  it("gives a run of pieces out of the engine's order its mean score and leaves an ordered list alone", () => {
+    const results = searchResults(["first", "second", "third", "fourth"]);
+    expect(withinSearchOrderScores(results, results, [4, 3, 2, 1])).toEqual([4, 3, 2, 1]);
+    // The engine's 2nd and 3rd are out of BM25 order: both get 2.5; the list keeps its total (10).
+    expect(withinSearchOrderScores(results, results, [4, 2, 3, 1])).toEqual([4, 2.5, 2.5, 1]);
+    // The whole list reversed: one block at the mean.
+    expect(withinSearchOrderScores(results, results, [1, 2, 3, 4])).toEqual([2.5, 2.5, 2.5, 2.5]);
+  });
+
+  it("fits each search on its own, a piece two searches found in the list where it ranked best, structured pieces untouched", () => {
+    const [a, b] = searchResults(["alpha first", "beta second"], "search one");
+    const [c, d] = searchResults(["gamma first", "delta second"], "search two").map((p) => ({ ...p, id: `${p.id}-two` }));
+    const bAgain = { ...b, provenance: { ...b.provenance, query: "search two" } };
+    const sql = row("kb-sales", "Aurora sales database", "Query result", ["n"], [4], "SELECT count(*) AS n FROM stores", 0);
+    // b is 2nd in search one and 1st in search two: it belongs to search two, where it leads c and d.
+    const found = [a, b, bAgain, c, d, sql];
+    const pieces = [a, b, c, d, sql];
+    expect(withinSearchOrderScores(found, pieces, [1, 5, 3, 6, 9])).toEqual([1, 5, 4.5, 4.5, 9]);
+  });
+
+  it("the pool interleaves two searches by their fitted scores and keeps each one's order", () => {
+    const q = intent("Do tent recalls reduce injuries?", { keywords: ["tent", "recalls", "reduce", "injuries"] });
+    const weak = searchResults(["Unrelated study about cell growth.", "Another unrelated study about patients."], "cell growth");
+    const strong = searchResults(["Tent recalls reduce injuries in campers.", "Unrelated note on tent pegs.", "Tent recalls and injuries: recalls reduce injuries."], "tent recalls").map((p, i) => ({
+      ...p,
+      id: `${p.id}-strong-${i}`,
+    }));
+    const pooled = poolEvidence({ intent: q, pieces: [...weak, ...strong] }).map((e) => e.piece.id);
+    const positions = (list: { id: string }[]) => list.map((p) => pooled.indexOf(p.id));
+    for (const list of [weak, strong]) expect(positions(list)).toEqual([...positions(list)].sort((x, y) => x - y));
+    expect(pooled[0]).toBe(strong[0].id);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { EvidencePiece } from "../../../backends/types";
 import { Bm25Index } from "../../bm25";
 import { FLOOR_SCORE_KEY, floorScore, pieceTokens, structuredFewResultIds } from "../../scorers";
-import { fusedOrder, retrievalRanks } from "../../rank-fusion";
+import { fusedOrder, retrievalRanks, withinSearchOrderScores } from "../../rank-fusion";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
 import { type Intent, type ScoredEvidence, intentText } from "../../types";
 
@@ -29,8 +29,11 @@ export function dedupePieces(pieces: EvidencePiece[]): EvidencePiece[] {
  * question but may be its answer. Scores: `bm25` is the raw BM25, `structured-floor` the floor given.
  *
  * The pool's BM25 sees only the retrieved pieces, so it cannot replace a search engine's ranking of
- * its collection: its order is fused with each search's own (rank-fusion.ts); structured pieces, which
- * no engine ranked by relevance, keep the BM25 order among themselves.
+ * its collection: each search's pieces get the BM25 fitted to the engine's order (withinSearchOrderScores,
+ * rank-fusion.ts), so the pool decides how different searches and structured pieces interleave, not
+ * the order within one search; that order is then fused with each search's own. Structured pieces,
+ * which no engine ranked by relevance, keep the BM25 order among themselves. `score` is the fitted
+ * score, `scores.bm25` the raw BM25.
  */
 export function poolEvidence(input: PoolInput): ScoredEvidence[] {
   // Floor eligibility is decided on all copies: a piece also returned by a targeted query keeps it.
@@ -40,10 +43,11 @@ export function poolEvidence(input: PoolInput): ScoredEvidence[] {
   if (!pieces.length) return [];
   const raw = new Bm25Index(pieces.map(pieceTokens)).scores(intentText(input.intent));
   const floor = floorScore(raw);
+  const ordered = withinSearchOrderScores(input.pieces, pieces, raw);
   const scored = pieces.map((piece, i): ScoredEvidence => {
     const retrievalRank = ranks.get(piece.id);
     const rank = retrievalRank === undefined ? {} : { retrievalRank };
-    if (!floored.has(piece.id)) return { piece, score: raw[i], scores: { bm25: raw[i] }, ...rank };
+    if (!floored.has(piece.id)) return { piece, score: ordered[i], scores: { bm25: raw[i] }, ...rank };
     return { piece, score: Math.max(raw[i], floor), scores: { bm25: raw[i], [FLOOR_SCORE_KEY]: floor }, ...rank };
   });
   // Ties keep the order the queries returned them in (engine order within a query).
