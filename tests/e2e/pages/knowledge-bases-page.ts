@@ -1,4 +1,4 @@
-import type { Page } from "playwright-core";
+import type { FileChooser, Locator, Page } from "playwright-core";
 
 export type UploadFile = { name: string; mimeType: string; buffer: Buffer };
 
@@ -32,13 +32,26 @@ export class KnowledgeBasesPage {
     if (input.files) {
       if (input.via === "drop") await this.dropFiles(input.files);
       else if (input.via === "keyboard") {
-        await form.getByLabel(/^Files?$/).focus();
-        const chooser = this.page.waitForEvent("filechooser");
-        await this.page.keyboard.press("Space");
-        await (await chooser).setFiles(input.files);
+        await (await this.chooseByKeyboard(form.getByLabel(/^Files?$/))).setFiles(input.files);
       } else await form.getByLabel(/^Files?$/).setInputFiles(input.files);
     }
     if (submit) await form.getByRole("button", { name: "Register" }).click();
+  }
+
+  /**
+   * Space on the focused upload field opens the file dialog. Under load the form can re-render between
+   * the focus and the key press (choosing the source swaps its fields in), and the press then lands
+   * nowhere, so it is tried again on the field as it is now.
+   */
+  private async chooseByKeyboard(field: Locator): Promise<FileChooser> {
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await field.focus();
+      const chooser = this.page.waitForEvent("filechooser", { timeout: 10_000 }).catch(() => null);
+      await this.page.keyboard.press("Space");
+      const opened = await chooser;
+      if (opened) return opened;
+    }
+    throw new Error("Space on the focused upload field never opened the file dialog");
   }
 
   dropZone() {
