@@ -25,8 +25,13 @@ const LANGUAGES_RANKED_BY_RELEVANCE: ReadonlySet<string> = new Set(["search"]);
  * several queries found keeps its best place. Structured pieces get none.
  */
 export function retrievalRanks(pieces: EvidencePiece[]): Map<string, number> {
+  return bestPlaces(placesInSearches(pieces));
+}
+
+/** Each piece's best place over the searches that returned it. */
+function bestPlaces(places: { piece: EvidencePiece; place: number }[]): Map<string, number> {
   const ranks = new Map<string, number>();
-  for (const { piece, place } of placesInSearches(pieces)) ranks.set(piece.id, Math.min(place, ranks.get(piece.id) ?? Number.POSITIVE_INFINITY));
+  for (const { piece, place } of places) ranks.set(piece.id, Math.min(place, ranks.get(piece.id) ?? Number.POSITIVE_INFINITY));
   return ranks;
 }
 
@@ -60,10 +65,11 @@ function placesInSearches(pieces: EvidencePiece[]): { piece: EvidencePiece; sear
 export function withinSearchOrderScores(found: EvidencePiece[], pieces: EvidencePiece[], scores: number[]): number[] {
   const index = new Map<string, number>();
   pieces.forEach((p, i) => index.has(p.id) || index.set(p.id, i));
-  const best = retrievalRanks(found);
+  const places = placesInSearches(found);
+  const best = bestPlaces(places);
   const lists = new Map<string, number[]>();
   const listed = new Set<number>();
-  for (const { piece, search, place } of placesInSearches(found)) {
+  for (const { piece, search, place } of places) {
     const i = index.get(piece.id);
     // A piece equally placed in two searches belongs to the first that returned it.
     if (i === undefined || best.get(piece.id) !== place || listed.has(i)) continue;
