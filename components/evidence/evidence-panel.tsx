@@ -4,7 +4,7 @@ import { forwardRef } from "react";
 import type { PassageData, PathData, RowData, TripleData } from "@/lib/backends/types";
 import type { ScoredEvidence } from "@/lib/pipeline/types";
 import { count } from "@/lib/format/count";
-import { locationLines } from "@/lib/format/evidence-location";
+import { evidenceHeadline, locationLines } from "@/lib/format/evidence-location";
 import { KindBadge } from "../kb/status-badge";
 import { PassageView } from "./passage-view";
 import { PathView } from "./path-view";
@@ -62,7 +62,7 @@ export const EvidencePanel = forwardRef<HTMLButtonElement, {
                 </span>
               )}
             </span>
-            <span className={`mt-0.5 block text-slate-600 ${open ? "" : "truncate"}`}>{piece.text}</span>
+            <span className={`mt-0.5 block text-slate-600 ${open ? "" : "truncate"}`}>{evidenceHeadline(piece.text)}</span>
           </span>
           <span aria-hidden className={`mt-1 text-slate-400 transition-transform ${open ? "rotate-90" : ""}`}>▶</span>
         </button>

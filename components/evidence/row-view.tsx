@@ -1,4 +1,5 @@
 import type { RowData, Scalar } from "@/lib/backends/types";
+import { isComputedTable } from "@/lib/format/evidence-location";
 import { MarkedText } from "./marked-text";
 
 function show(v: Scalar): string {
@@ -23,17 +24,24 @@ export function RowView({ data, terms, answer, operandColumns, activeColumn }: {
     return s === answerLower || (s.length > 0 && (answerTokens.has(s) || (s.length >= 3 && answerLower.includes(s))));
   };
   const where = [data.section, data.rowIndex !== undefined ? `row ${data.rowIndex + 1}` : null].filter(Boolean);
+  const computed = isComputedTable(data.table);
   const key = data.key && Object.keys(data.key).length ? Object.entries(data.key).map(([k, v]) => `${k} = ${show(v)}`).join(", ") : null;
   return (
     <div className="space-y-2" data-testid="row-view">
       <p className="text-xs text-slate-600">
-        Table <span className="font-medium text-slate-800" data-testid="row-table">{data.table}</span>
+        {computed ? (
+          <span data-testid="row-table">Row computed by the query</span>
+        ) : (
+          <>
+            Table <span className="font-medium text-slate-800" data-testid="row-table">{data.table}</span>
+          </>
+        )}
         {where.length > 0 && <> · {where.join(" · ")}</>}
         {key && <> · key {key}</>}
       </p>
       <div className="max-w-full overflow-x-auto rounded border border-slate-200">
         <table className="min-w-full text-left text-sm">
-          <caption className="sr-only">Row of {data.table}</caption>
+          <caption className="sr-only">{computed ? "Row computed by the query" : `Row of ${data.table}`}</caption>
           <thead className="bg-slate-100 text-xs">
             <tr>
               {data.columns.map((c, i) => (

@@ -78,6 +78,13 @@ export const DEFAULT_EXECUTE_OPTIONS: ExecuteOptions = { timeoutMs: 10_000, maxR
 
 export type Scalar = string | number | boolean | null;
 
+/**
+ * The table name of rows a query computes (aggregates, joins, unions, graph records) rather than reads
+ * from one stored table; every backend verbalizes such rows under it, and the evidence panel says
+ * "computed by the query" instead.
+ */
+export const COMPUTED_ROWS_TABLE = "Query result";
+
 export interface RawResult {
   query: NativeQuery;
   /** Column names (SQL), variables (SPARQL), return keys (Cypher), or the fields of a search hit. */

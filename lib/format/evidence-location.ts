@@ -1,7 +1,19 @@
-import type { Scalar } from "@/lib/backends/types";
+import { COMPUTED_ROWS_TABLE, type Scalar } from "@/lib/backends/types";
 
-/** The title verbalizers give the rows a query computes (aggregates, joins): they are no stored table. */
-const COMPUTED_TABLE_TITLE = "Query result";
+/** Whether rows titled `table` were computed by a query (an aggregate, a join) rather than read from a stored table. */
+export function isComputedTable(table: string | null | undefined): boolean {
+  return table === COMPUTED_ROWS_TABLE;
+}
+
+/**
+ * The one-line summary of a piece for its panel header. Computed rows are linearized under the computed
+ * table's name ("Query result / number of orders: 7", which is what retrieval ranks); a reader needs only
+ * the cells.
+ */
+export function evidenceHeadline(text: string): string {
+  const prefix = `${COMPUTED_ROWS_TABLE} / `;
+  return text.startsWith(prefix) ? text.slice(prefix.length) : text;
+}
 
 /** Positions the evidence kind's own view already shows (row, chunk, the triple's IRIs) and internal keys. */
 const SHOWN_ELSEWHERE = new Set(["row", "chunk", "query", "subject", "predicate", "object", "paragraphUid", "tableUid", "headerRows"]);
@@ -32,7 +44,7 @@ export function locationLines(location: Record<string, Scalar> | undefined | nul
   return Object.entries(location ?? {})
     .filter(([key, value]) => value !== null && value !== "" && !SHOWN_ELSEWHERE.has(key))
     .map(([key, value]) =>
-      key === "table" && value === COMPUTED_TABLE_TITLE
+      key === "table" && isComputedTable(String(value))
         ? { label: "Table", value: "none (rows computed by the query)" }
         : { label: LABELS[key] ?? key, value: String(value) },
     );

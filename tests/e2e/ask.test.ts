@@ -145,6 +145,10 @@ describe("asking on the demo catalog", () => {
       await expect.poll(() => panel.getByTestId("row-view").isVisible()).toBe(true);
       // The answer query returns exactly the count asked for.
       expect(await panel.getByRole("columnheader").allInnerTexts()).toEqual(["number of orders"]);
+      // A count is computed by the query: the row names no stored table.
+      expect(await panel.getByTestId("row-table").innerText()).toBe("Row computed by the query");
+      expect(await panel.locator("h3").innerText()).toContain("number of orders: 7");
+      expect(await panel.locator("h3").innerText()).not.toContain("Query result");
       expect(await panel.getByTestId("query-language").first().innerText()).toBe("SQL");
       // The same row may have come back from two queries: one panel, the first query first.
       const code = panel.getByTestId("native-query").first().locator("code");

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { evidenceId, linearizePath, linearizeRow } from "../evidence";
-import type { EvidencePiece, PathData, PathEdge, PathNode, Provenance, RawResult, RowData, Scalar } from "../types";
+import { COMPUTED_ROWS_TABLE, type EvidencePiece, type PathData, type PathEdge, type PathNode, type Provenance, type RawResult, type RowData, type Scalar } from "../types";
 import { nodeCaption, scalarProperties, toScalar } from "./caption";
 import {
   isGraphNodeValue,
@@ -21,7 +21,7 @@ import {
  *   an entity with attributes, which reads (and ranks under BM25) like a table row, not like a path.
  */
 
-export const QUERY_RESULT_TABLE = "Query result";
+export const QUERY_RESULT_TABLE = COMPUTED_ROWS_TABLE;
 /** Entity surface forms longer than this are sentences, not names. */
 const MAX_ENTITY_CHARS = 80;
 

@@ -1,5 +1,5 @@
 import { evidenceId, labelFromIri, linearizePath, linearizeRow, linearizeTriple } from "../evidence";
-import type { EvidencePiece, PathData, RawResult, RowData, Scalar, TermData, TripleData } from "../types";
+import { COMPUTED_ROWS_TABLE, type EvidencePiece, type PathData, type RawResult, type RowData, type Scalar, type TermData, type TripleData } from "../types";
 import { type RdfTerm, isNumericLiteral } from "./rdf-terms";
 import { type Slot, type TripleTemplate, resultShape } from "./triple-template";
 
@@ -9,7 +9,7 @@ import { type Slot, type TripleTemplate, resultShape } from "./triple-template";
  * execute(), and constants of the query come from the backend's label cache.
  */
 
-export const RESULT_TABLE = "Query result";
+export const RESULT_TABLE = COMPUTED_ROWS_TABLE;
 const TRIPLE_COLUMNS = ["subject", "predicate", "object"];
 
 export interface VerbalizeContext {

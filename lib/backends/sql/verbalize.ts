@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
 import { evidenceId, linearizeRow } from "../evidence";
-import type { BackendContext, EvidencePiece, RawResult, RowData, Scalar } from "../types";
+import { type BackendContext, COMPUTED_ROWS_TABLE, type EvidencePiece, type RawResult, type RowData, type Scalar } from "../types";
 import type { SqlDialect } from "./dialect";
 import { knownResultSource } from "./safety";
 import { findTable, type TableInfo } from "./schema";
 import { looksLikeName, toScalar } from "./values";
 
 /** How a result is titled when its rows are computed (joins, aggregates, unions) rather than one table's rows. */
-export const QUERY_RESULT_TITLE = "Query result";
+export const QUERY_RESULT_TITLE = COMPUTED_ROWS_TABLE;
 
 function queryHash(sql: string): string {
   return createHash("sha256").update(sql.trim()).digest("hex").slice(0, 12);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { locationLines } from "@/lib/format/evidence-location";
+import { evidenceHeadline, isComputedTable, locationLines } from "@/lib/format/evidence-location";
 
 describe("locationLines", () => {
   it("labels a stored table row in words and leaves out the row index the row view shows", () => {
@@ -23,5 +23,16 @@ describe("locationLines", () => {
   it("shows a table's own metadata keys as stored", () => {
     expect(locationLines({ scale: "thousand", tableUid: "t-1", headerRows: 2 })).toEqual([{ label: "scale", value: "thousand" }]);
     expect(locationLines(undefined)).toEqual([]);
+  });
+
+  it("heads a computed row with its cells only and leaves other summaries alone", () => {
+    expect(evidenceHeadline("Query result / number of orders: 7")).toBe("number of orders: 7");
+    expect(evidenceHeadline("customers / name: Ada, city: Munich")).toBe("customers / name: Ada, city: Munich");
+  });
+
+  it("tells computed result rows from stored tables", () => {
+    expect(isComputedTable("Query result")).toBe(true);
+    expect(isComputedTable("customers")).toBe(false);
+    expect(isComputedTable(undefined)).toBe(false);
   });
 });
