@@ -310,6 +310,18 @@ describe("answer: passages", () => {
     expect(answer.text).toMatch(/^For 2026 we expect revenue growth/);
   });
 
+  it("answers a reason question with the sentence that gives the reason, not the one restating the change", () => {
+    const q = "What caused the increase in interest expense in 2019?";
+    const note = passage(KB.docs, "interest-note", "Interest expense", null, [
+      "Interest expense increased $147 million in 2019 compared to 2018.",
+      "The increase in interest expense was driven by a higher average debt balance and higher interest rates.",
+    ], 0, "interest expense");
+    const table = docRow(KB.docs, "interest-note", "Interest expense", "", ["Item", "2019", "2018"], ["Interest expense", "1,344", "1,197"], 0, "interest expense");
+    const { answer } = answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["entity", "text"], relation: "cause" }), evidence: ev([table, 6], [note, 5]) });
+    // A figure of the table, or the sentence that only restates the increase, is no reason.
+    expect(answer.text).toMatch(/driven by a higher average debt balance/);
+  });
+
   it("does not answer with the question's own entity", () => {
     const q = "Who is the chief executive officer of Aurora Outfitters?";
     const leadership = passage(KB.docs, "governance", "Corporate Governance", "Management", ["Maria Lindqvist has been chief executive officer of Aurora Outfitters since 2019."], 0, "chief executive officer");

@@ -3,9 +3,10 @@ import { compute } from "@/lib/pipeline/stages/answer/arithmetic";
 import { answerTextOf, expressionOf } from "@/lib/pipeline/stages/answer/derivation";
 import { answerFromTables } from "@/lib/pipeline/stages/answer/table-answer";
 import { tablesInEvidence } from "@/lib/pipeline/stages/answer/table-cells";
-import { coordinatedItems, readTableQuestion } from "@/lib/pipeline/stages/answer/table-question";
+import { asksForReason, coordinatedItems, readTableQuestion } from "@/lib/pipeline/stages/answer/table-question";
 import type { DerivationOperand } from "@/lib/pipeline/types";
-import { KB, docRow, passage, scored } from "./answer-fixtures";
+import { answerQuestion } from "@/lib/pipeline/stages/answer";
+import { KB, docRow, intent, passage, scored } from "./answer-fixtures";
 
 // A pension note as reports print it: a caption, period columns with a scale in the header.
 const DOC = "pension-note";
@@ -115,6 +116,54 @@ describe("reading a table question", () => {
     for (const q of ["What was the net sales in the third quarter?", "Where is the company headquartered?", "What was the main revenue in 2019?"]) {
       expect(readTableQuestion(q).asksForProse, q).toBe(false);
     }
+  });
+
+  it("reads reasons and make-up as prose whatever period the question names, definitions and conditions when it names none", () => {
+    for (const q of [
+      "In 2019, why did the gross margin decrease?",
+      "What caused the increase in interest expense in 2019?",
+      "What led to the decrease in other income in 2018?",
+      "What was the reason for the unrealized losses in 2018?",
+      "What was the reclassification and others in 2019 primarily due to?",
+      "What was the increase in free cash flow from 2018 to 2019 driven by?",
+      "What does Cost of professional service and other revenues consists primarily of?",
+      "What are Total segment assets composed of?",
+      "What is included in Service delivery costs?",
+      "What did total lease liabilities as of 2020 exclude?",
+      "What were the investments disposed in 2019 mainly engaged in?",
+      "What is Goodwill?",
+      "When is Goodwill considered impaired?",
+      "How is the Group's revenue diversified?",
+      "Were there any impairment charges?",
+    ]) {
+      expect(readTableQuestion(q).asksForProse, q).toBe(true);
+    }
+    for (const q of [
+      "What is the total revenue?",
+      "What is Total revenue in 2019?",
+      "When did the Board approve the plan?",
+      "How is the revenue in 2019 split?",
+      "How much did revenue increase in 2019?",
+      "What was the change in interest expense in 2019?",
+      "What was the gross margin in 2018?",
+    ]) {
+      expect(readTableQuestion(q).asksForProse, q).toBe(false);
+    }
+  });
+
+  it("reads the reasons a question asks for", () => {
+    expect(asksForReason("In 2018, why did the gross margin improve?")).toBe(true);
+    expect(asksForReason("What factors drove the hotels sales improvement?")).toBe(true);
+    expect(asksForReason("What is the increase in prepared chicken inventory due to?")).toBe(true);
+    expect(asksForReason("What was the increase in interest expense in 2019?")).toBe(false);
+  });
+
+  it("still lists a group's line items when the question reads 'what items does X consist of'", () => {
+    const q = "What financial items does total amount charged to income statement consist of?";
+    expect(readTableQuestion(q).asksForProse).toBe(true);
+    expect(answer(q).values).toEqual(["Defined contribution schemes", "Defined benefit schemes"]);
+    // The whole answer stage reads the table for it, though the question reads as prose.
+    expect(answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["entity", "text"] }), evidence: pension }).answer.text).toBe("Defined contribution schemes and Defined benefit schemes");
   });
 });
 

@@ -270,6 +270,11 @@ const COUNTS_PARTS = /^\s*how\s+many\s+(?:\w+\s+)?(?:components?|categories|type
 const LISTS_PARTS =
   /^\s*what\s+(?:are|were)\s+(?:the\s+)?(?:\w+\s+)?(?:components?|categories|types|items|line\s+items|kinds|classes|elements|parts)\s+(?:of|under|in|within|that\s+make\s+up|making\s+up)\b|^\s*what\s+(?:types|kinds|categories|components)\s+of\b|^\s*what\s+(?:\w+\s+)?items\s+(?:does|do|did)\b.*\b(?:consist|compris|include|make)/i;
 
+/** Whether the question lists a group's line items ("What financial items does X consist of?"): the table's row labels answer it, though it reads as prose. */
+export function asksForLineItems(question: string): boolean {
+  return LISTS_PARTS.test(question);
+}
+
 /** The first figure of a row, for checking that a row is the sum of the rows above it. */
 function firstFigure(r: TableRow): number | null {
   const c = figureCells(r)[0];

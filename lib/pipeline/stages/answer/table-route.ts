@@ -2,7 +2,7 @@ import { DEFAULT_PIPELINE_CONFIG } from "../../config";
 import type { Answer, Derivation } from "../../types";
 import type { AnswerInput, AnswerResult } from "./answer";
 import { refusal } from "./refusal";
-import { type TableAnswer, answerFromTables } from "./table-answer";
+import { type TableAnswer, answerFromTables, asksForLineItems } from "./table-answer";
 import { readTableQuestion } from "./table-question";
 import { describePiece } from "./uncertainty";
 import { parseNumber } from "./value-key";
@@ -26,7 +26,7 @@ const FIGURE_TYPES = new Set(["number", "money", "percent", "count"]);
 function asksForFigure(input: AnswerInput): boolean {
   const intent = input.intent;
   const q = readTableQuestion(intent.completed);
-  if (q.asksStructure) return true;
+  if (q.asksStructure || asksForLineItems(q.text)) return true;
   if (q.asksForProse) return false;
   if (q.cue || q.asksPeriod || q.periods.length > 0) return true;
   if (/^how (much|many)\b/i.test(intent.wh ?? "")) return true;
