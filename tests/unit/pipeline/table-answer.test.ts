@@ -168,6 +168,18 @@ describe("reading a table question", () => {
 });
 
 describe("cells located by row label and column header", () => {
+  it("reads a row through the header above its label column, its parenthesised qualifier aside", () => {
+    const hedges = [
+      docRow(KB.docs, "hedges", "3.1 Financial risk factors", "", ["Interest rate swaps", "2019 RMB'Million", "2018 RMB'Million"], ["Carrying amount (non-current (liabilities)/assets)", "(494)", "1,663"], 0, "q"),
+      docRow(KB.docs, "hedges", "3.1 Financial risk factors", "", ["Interest rate swaps", "2019 RMB'Million", "2018 RMB'Million"], ["Notional amount", "29,423", "77,630"], 1, "q"),
+    ];
+    // Another report's row is labelled with the instrument alone, and ranks higher.
+    const other = docRow(KB.docs, "derivatives", "Derivative liabilities (in thousands)", "", ["Derivative liabilities", "2019", "2018"], ["Interest rate swaps", "49,891", "9,196"], 0, "q");
+    const evidence = [scored(other, 9), scored(hedges[0], 8), scored(hedges[1], 7)];
+    expect(answer("What is the 2019 carrying amount of interest rate swaps?", evidence).text).toBe("(494) million");
+    expect(answer("What is the 2018 carrying amount of interest rate swaps?", evidence).text).toBe("1,663 million");
+  });
+
   it("rebuilds the table and its scale from the rows and the header", () => {
     const [table] = tablesInEvidence(pension);
     expect(table.rows.map((r) => r.label)).toEqual(["Defined contribution schemes", "Defined benefit schemes", "Total amount charged to income statement (note 23)"]);

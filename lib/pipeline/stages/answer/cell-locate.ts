@@ -71,6 +71,27 @@ function contextScore(table: TableView, qt: QuestionTerms, language: string): nu
   return n / qt.set.size;
 }
 
+/**
+ * The header above the label column often names what every row is a figure of ("Interest rate swaps"
+ * over "Carrying amount", "Notional amount"): a question naming both ("the carrying amount of interest
+ * rate swaps") matches the row through the two together. The label alone counts when it matches better.
+ */
+function rowLabelMatch(table: TableView, row: TableRow, q: TableQuestion, qt: QuestionTerms, language: string): { score: number; matched: string[]; position: number } {
+  const own = labelMatch(row.label, q, qt, language);
+  if (own.score <= 0) return own;
+  // A parenthesised qualifier ("Carrying amount (non-current (liabilities)/assets)") details the label; the question need not repeat it.
+  const bare = row.label.replace(/\([^()]*(?:\([^()]*\)[^()]*)*\)/g, " ").replace(/\s+/g, " ").trim();
+  const labels = bare && bare !== row.label ? [row.label, bare] : [row.label];
+  const stub = table.columns[row.labelColumn];
+  const stubbed = stub && stub.periods.length === 0 && /\p{L}{3}/u.test(stub.name) ? labels.map((l) => `${stub.name} ${l}`) : [];
+  let best = own;
+  for (const l of [...labels.slice(1), ...stubbed]) {
+    const m = labelMatch(l, q, qt, language);
+    if (m.score > best.score) best = m;
+  }
+  return best;
+}
+
 /** Every row of every table that the question names, best first. */
 export function matchRows(tables: TableView[], q: TableQuestion, qt: QuestionTerms, language: string): RowMatch[] {
   const out: RowMatch[] = [];
@@ -78,7 +99,7 @@ export function matchRows(tables: TableView[], q: TableQuestion, qt: QuestionTer
     const context = contextScore(table, qt, language);
     for (const row of table.rows) {
       if (!row.label) continue;
-      const m = labelMatch(row.label, q, qt, language);
+      const m = rowLabelMatch(table, row, q, qt, language);
       if (m.score <= 0) continue;
       out.push({ table, row, labelScore: m.score, score: m.score * (0.35 + 0.65 * row.strength) + 0.2 * context, matched: m.matched, position: m.position });
     }
