@@ -322,6 +322,17 @@ describe("answer: passages", () => {
     expect(answer.text).toMatch(/driven by a higher average debt balance/);
   });
 
+  it("keeps a passage's figure when its sentence names more of the question than the table row that would replace it", () => {
+    const q = "What was the hosting related costs in 2018?";
+    const note = passage(KB.docs, "cost-note", "Cost of Revenue", null, ["Cloud infrastructure costs include $9.5 million of hosting related costs that were recorded in cost of services revenue in fiscal year 2018."], 0, "hosting related costs");
+    const costs = docRow(KB.docs, "opex", "Operating costs (in thousands)", "", ["Years ended August 31,", "2019", "2018"], ["Customer related costs", "83,401", "68,744"], 0, "hosting related costs");
+    const { answer } = answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["money", "number"], relation: "hosting related costs" }), evidence: ev([note, 6], [costs, 5]) });
+    expect(answer.text).toBe("$9.5 million");
+    // The row does answer a question about itself.
+    const own = answerQuestion({ intent: intent("What was the customer related costs in 2018?", { wh: "what", answerTypes: ["money", "number"], relation: "customer related costs" }), evidence: ev([note, 6], [costs, 5]) });
+    expect(own.answer.text).toBe("68,744 thousand");
+  });
+
   it("does not answer with the question's own entity", () => {
     const q = "Who is the chief executive officer of Aurora Outfitters?";
     const leadership = passage(KB.docs, "governance", "Corporate Governance", "Management", ["Maria Lindqvist has been chief executive officer of Aurora Outfitters since 2019."], 0, "chief executive officer");
