@@ -168,6 +168,24 @@ describe("reading a table question", () => {
 });
 
 describe("cells located by row label and column header", () => {
+  it("reads a 'Total' row as the whole its caption names", () => {
+    const included = [
+      docRow(KB.docs, "segments", "Operating income included the following", "", ["Item", "2019", "Fiscal 2018 (in millions)"], ["Restructuring charges", "30", "22"], 0, "q"),
+      docRow(KB.docs, "segments", "Operating income included the following", "", ["Item", "2019", "Fiscal 2018 (in millions)"], ["Total", "$ 302", "$ 148"], 1, "q"),
+    ];
+    const COLS = ["(In millions)", "2019", "2018", "Percentage Change 2019 Versus 2018"];
+    const nonGaap = [docRow(KB.docs, "non-gaap", "Non-GAAP measures", "", COLS, ["Operating income", "42,959", "35,058", "23%"], 0, "q")];
+    const evidence = [scored(included[1], 9), scored(nonGaap[0], 8), scored(included[0], 7)];
+    expect(answer("What was the change in Total operating income in 2019 from 2018?", evidence).text).toBe("$154 million");
+  });
+
+  it("reads a period's figure from that period's own column, not from one comparing two periods", () => {
+    const COLS = ["(In millions)", "2019", "2018", "Percentage Change 2019 Versus 2018"];
+    const nonGaap = [docRow(KB.docs, "non-gaap", "Non-GAAP measures", "", COLS, ["Operating income", "42,959", "35,058", "23%"], 0, "q")];
+    // "2019 Versus 2018" compares the two periods: the 2019 figure is in the 2019 column.
+    expect(answer("What was the percentage change in operating income in 2019 from 2018?", [scored(nonGaap[0], 9)]).derivation?.operands.map((o) => o.value)).toEqual([42959, 35058]);
+  });
+
   it("reads a row through the header above its label column, its parenthesised qualifier aside", () => {
     const hedges = [
       docRow(KB.docs, "hedges", "3.1 Financial risk factors", "", ["Interest rate swaps", "2019 RMB'Million", "2018 RMB'Million"], ["Carrying amount (non-current (liabilities)/assets)", "(494)", "1,663"], 0, "q"),
