@@ -168,6 +168,18 @@ describe("reading a table question", () => {
 });
 
 describe("cells located by row label and column header", () => {
+  it("adds up a total row over the periods when the question's own 'total' spans them, and reads a quoted 'Total' label per period", () => {
+    const COLS = ["Item", "December 31, 2019", "December 31, 2018"];
+    const rows = [
+      docRow(KB.docs, "other-assets", "Other non-current assets (in thousands)", "", COLS, ["Deposits", "2,338", "1,975"], 0, "q"),
+      docRow(KB.docs, "other-assets", "Other non-current assets (in thousands)", "", COLS, ["Total other non-current assets", "41,846", "$8,620"], 1, "q"),
+    ];
+    const evidence = [scored(rows[1], 9), scored(rows[0], 8)];
+    expect(answer("What is the total value of other non-current assets between 2018 to 2019?", evidence).text).toBe("$50,466 thousand");
+    expect(answer("What is the total other non-current assets for 2019 and 2018?", evidence).text).toBe("$50,466 thousand");
+    expect(answer("What was the Total other non-current assets in 2019 and 2018?", evidence).values).toEqual(["41,846 thousand", "$8,620 thousand"]);
+  });
+
   it("reads a 'Total' row as the whole its caption names", () => {
     const included = [
       docRow(KB.docs, "segments", "Operating income included the following", "", ["Item", "2019", "Fiscal 2018 (in millions)"], ["Restructuring charges", "30", "22"], 0, "q"),

@@ -588,9 +588,19 @@ function lookupAnswer(ctx: Context, m: RowMatch, asked: Period[], operation: Ope
   };
 }
 
+/**
+ * "What is the total accounts receivables for 2018 and 2019?", "the total value of other non-current
+ * assets between 2018 to 2019": the question's own "total" (not a quoted "Total …" label) over several
+ * periods adds the periods up, even when the row it names is itself a total.
+ */
+function sumsOverPeriods(q: TableQuestion): boolean {
+  if (q.cue?.operation !== "sum" || !/^total$/.test(q.cue.words)) return false;
+  return q.spansRange || q.periods.filter((p) => p.to === null).length >= 2;
+}
+
 function answerForRow(ctx: Context, m: RowMatch): TableOutcome {
   const { q } = ctx;
-  const operation = q.cue && !cueIsLabel(q, m) ? q.cue.operation : null;
+  const operation = q.cue && (!cueIsLabel(q, m) || sumsOverPeriods(q)) ? q.cue.operation : null;
   const asked = periodEnds(q);
   // "How many categories are there under total X?": a count, though "total" reads as a sum.
   if (operation === "count" || (COUNTS_PARTS.test(q.text) && !q.threshold)) return countAnswer(ctx, m);
