@@ -180,6 +180,11 @@ describe("cells located by row label and column header", () => {
     expect(answer("What was the Total other non-current assets in 2019 and 2018?", evidence).values).toEqual(["41,846 thousand", "$8,620 thousand"]);
   });
 
+  it("lists every year a 'respectively' question's range names, whichever way it runs", () => {
+    expect(readTableQuestion("What is the earnings per share for fiscal years 2019 to 2017 respectively?").spansRange).toBe(true);
+    expect(answer("What were the defined benefit schemes for fiscal years 2019 to 2017 respectively?").values).toEqual(["57 million", "44 million", "20 million"]);
+  });
+
   it("reads a 'Total' row as the whole its caption names", () => {
     const included = [
       docRow(KB.docs, "segments", "Operating income included the following", "", ["Item", "2019", "Fiscal 2018 (in millions)"], ["Restructuring charges", "30", "22"], 0, "q"),

@@ -563,8 +563,8 @@ function listOf(operands: Operand[], rival: RowMatch | undefined, m: RowMatch, n
 /** A cell, or one cell per period named ("in 2019 and 2018"). */
 function lookupAnswer(ctx: Context, m: RowMatch, asked: Period[], operation: Operation | null): TableOutcome {
   const { q, qt, language, rival } = ctx;
-  // In the order the question names them ("in 2019 and 2018").
-  const cellPeriods = [...asked].filter((p) => p.to === null).sort((a, b) => a.start - b.start);
+  // In the order the question names them ("in 2019 and 2018"); "for fiscal years 2019 to 2017 respectively" names every year between.
+  const cellPeriods = !operation && q.spansRange && MANY_ANSWERS.test(q.text) ? spannedPeriods(q, m.table) : [...asked].filter((p) => p.to === null).sort((a, b) => a.start - b.start);
   if (cellPeriods.length >= 2) {
     if (operation) return null;
     const located = cellPeriods.map((p) => locate(m, p, q, qt, language));

@@ -164,7 +164,7 @@ export function readTableQuestion(question: string): TableQuestion {
   const periods = periodsIn(text);
   const spansRange =
     periods.some((p) => p.to !== null) ||
-    /\bbetween\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\s+and\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\b|\bfrom\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\s+(?:to|through|until)\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\b|\bover\s+the\s+(?:\w+\s+)?(?:year|period)s?\b|\bacross\b|\bfor\s+all\s+(?:the\s+)?years\b|\b(?:three|3|two|2|four|4|five|5)[\s-]+years?\b/i.test(text);
+    /\bbetween\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\s+and\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\b|\b(?:19|20)\d\d\s+(?:to|through|until)\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\b|\bover\s+the\s+(?:\w+\s+)?(?:year|period)s?\b|\bacross\b|\bfor\s+all\s+(?:the\s+)?years\b|\b(?:three|3|two|2|four|4|five|5)[\s-]+years?\b/i.test(text);
   const comparison = comparisonOf(text);
   const threshold = thresholdOf(text);
   return {
