@@ -333,6 +333,16 @@ describe("answer: passages", () => {
     expect(own.answer.text).toBe("68,744 thousand");
   });
 
+  it("answers a list-worded prose question with the sentence's own list, not other values of its document", () => {
+    const q = "What do the tax fees comprise of?";
+    const fees = passage(KB.docs, "fees", "Principal Accountant Fees and Services", null, [
+      "Tax fees comprise fees for preparation of tax returns to the Company and the services performed by Deloitte in connection with Inter-Company matters.",
+      "Audit fees in 2019 were paid to Deloitte for 2 engagements.",
+    ], 0, "tax fees");
+    const { answer } = answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["entity", "text", "list"], relation: "comprise" }), evidence: ev([fees, 5]) });
+    expect(answer.text).toBe("for preparation of tax returns to the Company and the services performed by Deloitte in connection with Inter-Company matters");
+  });
+
   it("does not answer with the question's own entity", () => {
     const q = "Who is the chief executive officer of Aurora Outfitters?";
     const leadership = passage(KB.docs, "governance", "Corporate Governance", "Management", ["Maria Lindqvist has been chief executive officer of Aurora Outfitters since 2019."], 0, "chief executive officer");
