@@ -14,7 +14,7 @@ import { commitDatasetRecords, type DatasetLoadOptions, type DatasetRecord } fro
 export const TATQA_DEV = "tatqa/tatqa_dataset_dev.json";
 /**
  * 2: captions state the table's scale when its header does not. 3: a labelled row of periods is a header row.
- * 4: a "$'000" unit row and "(in 000's)" prose state the scale.
+ * 4: a "$'000" unit row and "(in 000's)" prose state the scale; a row led by a scale note and holding no figure is a header row.
  */
 const LOADER_VERSION = 4;
 
@@ -30,7 +30,16 @@ type TatQaContext = z.infer<typeof contextSchema>;
  * with a label before the periods ("For the year ended December 31:", "2019", "2018").
  */
 function isHeaderRow(row: string[]): boolean {
-  return !row[0]?.trim() || row.slice(1).every((c) => !c.trim()) || isPeriodRow(row);
+  return !row[0]?.trim() || row.slice(1).every((c) => !c.trim()) || isPeriodRow(row) || isUnitHeaderRow(row);
+}
+
+/**
+ * A row whose first cell states the figures' scale ("(in millions of €)", "(Dollars in thousands)")
+ * and which holds no figure (years and words only: "2019", "2018", "Actual", "% Change") heads the
+ * columns: the scale note stands where a row label would.
+ */
+function isUnitHeaderRow(row: string[]): boolean {
+  return !!scaleInHeader(row[0] ?? "") && row.slice(1).some((c) => c.trim()) && row.slice(1).every((c) => !/\d/.test(c.replace(/\b(19|20)\d\d\b/g, "")));
 }
 
 /** A row whose cells after the first name periods and nothing else: "2019", "2018 (4)", "April 27, 2019". */
