@@ -43,6 +43,8 @@ describe("arithmetic: TagOp's operators", () => {
     expect(compute("division", [7155, 10290])).toEqual({ ok: true, value: 0.7 });
     expect(compute("division", [262, 7250], { percent: true })).toEqual({ ok: true, value: 3.61 });
     expect(compute("change-ratio", [2119, 1800])).toEqual({ ok: true, value: 17.72 });
+    // (new − old) / old as TagOp writes it: from a negative base the ratio takes the base's sign.
+    expect(compute("change-ratio", [-600, -1200])).toEqual({ ok: true, value: -50 });
     expect(compute("count", [1, 1, 1])).toEqual({ ok: true, value: 3 });
   });
 
