@@ -27,7 +27,7 @@ const HEADER_MARKERS: [Scale, RegExp][] = [
 
 /** In prose only an explicit statement counts: "(in thousands)", "amounts in millions", "expressed in thousands of euros". */
 const PROSE_MARKERS: [Scale, RegExp][] = [
-  ["thousand", /\b(?:in|of)\s+(?:[a-z$€£¥.]+\s+){0,2}thousands\b|\(\s*thousands?\b|\$\s?['’‘]000\b|\bin\s+['’‘]?000s\b|thousands of (?:dollars|euros|pounds|u\.s\. dollars)/i],
+  ["thousand", /\b(?:in|of)\s+(?:[a-z$€£¥.]+\s+){0,2}thousands\b|\(\s*thousands?\b|[$€£¥]\s?['’‘]?000\b|\bin\s+['’‘]?000['’]?s\b|thousands of (?:dollars|euros|pounds|u\.s\. dollars)/i],
   ["million", /\b(?:in|of)\s+(?:[a-z$€£¥.]+\s+){0,2}millions\b|\(\s*millions?\b|millions of (?:dollars|euros|pounds|u\.s\. dollars)/i],
   ["billion", /\b(?:in|of)\s+(?:[a-z$€£¥.]+\s+){0,2}billions\b|\(\s*billions?\b|billions of (?:dollars|euros|pounds)/i],
 ];
@@ -80,3 +80,4 @@ export function exceptedRow(note: ScaleNote, rowLabel: string, percent: boolean)
   if (note.except.includes("shares") && /\b(number of shares|shares outstanding|share count|shares)\b/.test(l) && !/per share|\bvalue\b|\bprice\b|amount/.test(l)) return true;
   return /per (diluted |basic |common |ordinary )?share|\beps\b|\bratio\b|\(%\)|\bin %|\bpercent/.test(l);
 }
+

@@ -173,7 +173,19 @@ describe("TAT-QA loader: headers and scale as reports write them", () => {
       paragraphs: [{ uid: "p-2", order: 1, text: "Leases" }],
       questions: [],
     };
-    writeFileSync(path.join(dir, "tatqa/tatqa_dataset_dev.json"), JSON.stringify([context, unitRow]));
+    // A "$'000" unit row under the header: its "000" is the scale, not a figure.
+    const thousands = {
+      table: { uid: "t-3", table: [["30 June 2019", "Current", "Total"], ["", "$'000", "$'000"], ["Gross carrying amount", "23,762", "28,320"]] },
+      paragraphs: [{ uid: "p-3", order: 1, text: "Credit risk" }],
+      questions: [],
+    };
+    // A header row led by the scale note, with words besides the periods.
+    const orders = {
+      table: { uid: "t-4", table: [["", "", "Fiscal year", "", "% Change"], ["(in millions of €)", "2019", "2018", "Actual", "Comp."], ["Orders", "19,975", "18,451", "8 %", "7 %"]] },
+      paragraphs: [{ uid: "p-4", order: 1, text: "Orders" }],
+      questions: [],
+    };
+    writeFileSync(path.join(dir, "tatqa/tatqa_dataset_dev.json"), JSON.stringify([context, unitRow, thousands, orders]));
     const ctx = freshContext("TAT-QA file");
     await loadTatQa(ctx, dir);
     const backend = createDocumentsBackend(CONFIG, {}, ctx);
@@ -184,6 +196,11 @@ describe("TAT-QA loader: headers and scale as reports write them", () => {
       expect(revenue.provenance.location).toMatchObject({ headerRows: 2, row: 0 });
       const leases = rows.find((r) => (r.data as RowData).values[0] === "Leases")!;
       expect((leases.data as RowData).table).toBe("Leases (in thousands)");
+      const gross = backend.verbalize(await backend.execute({ language: "search", text: "gross carrying amount", filters: { contentType: "table" } }, { maxRows: 5 })).find((r) => (r.data as RowData).values[0] === "Gross carrying amount")!;
+      expect((gross.data as RowData).table).toBe("Credit risk (in thousands)");
+      const order = backend.verbalize(await backend.execute({ language: "search", text: "orders", filters: { contentType: "table" } }, { maxRows: 5 })).find((r) => (r.data as RowData).values[0] === "Orders")!;
+      expect((order.data as RowData).columns.slice(1, 3)).toEqual(["2019", "Fiscal year 2018"]);
+      expect(order.provenance.location).toMatchObject({ headerRows: 2 });
     } finally {
       await backend.close();
     }

@@ -310,6 +310,39 @@ describe("answer: passages", () => {
     expect(answer.text).toMatch(/^For 2026 we expect revenue growth/);
   });
 
+  it("answers a reason question with the sentence that gives the reason, not the one restating the change", () => {
+    const q = "What caused the increase in interest expense in 2019?";
+    const note = passage(KB.docs, "interest-note", "Interest expense", null, [
+      "Interest expense increased $147 million in 2019 compared to 2018.",
+      "The increase in interest expense was driven by a higher average debt balance and higher interest rates.",
+    ], 0, "interest expense");
+    const table = docRow(KB.docs, "interest-note", "Interest expense", "", ["Item", "2019", "2018"], ["Interest expense", "1,344", "1,197"], 0, "interest expense");
+    const { answer } = answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["entity", "text"], relation: "cause" }), evidence: ev([table, 6], [note, 5]) });
+    // A figure of the table, or the sentence that only restates the increase, is no reason.
+    expect(answer.text).toMatch(/driven by a higher average debt balance/);
+  });
+
+  it("keeps a passage's figure when its sentence names more of the question than the table row that would replace it", () => {
+    const q = "What was the hosting related costs in 2018?";
+    const note = passage(KB.docs, "cost-note", "Cost of Revenue", null, ["Cloud infrastructure costs include $9.5 million of hosting related costs that were recorded in cost of services revenue in fiscal year 2018."], 0, "hosting related costs");
+    const costs = docRow(KB.docs, "opex", "Operating costs (in thousands)", "", ["Years ended August 31,", "2019", "2018"], ["Customer related costs", "83,401", "68,744"], 0, "hosting related costs");
+    const { answer } = answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["money", "number"], relation: "hosting related costs" }), evidence: ev([note, 6], [costs, 5]) });
+    expect(answer.text).toBe("$9.5 million");
+    // The row does answer a question about itself.
+    const own = answerQuestion({ intent: intent("What was the customer related costs in 2018?", { wh: "what", answerTypes: ["money", "number"], relation: "customer related costs" }), evidence: ev([note, 6], [costs, 5]) });
+    expect(own.answer.text).toBe("68,744 thousand");
+  });
+
+  it("answers a list-worded prose question with the sentence's own list, not other values of its document", () => {
+    const q = "What do the tax fees comprise of?";
+    const fees = passage(KB.docs, "fees", "Principal Accountant Fees and Services", null, [
+      "Tax fees comprise fees for preparation of tax returns to the Company and the services performed by Deloitte in connection with Inter-Company matters.",
+      "Audit fees in 2019 were paid to Deloitte for 2 engagements.",
+    ], 0, "tax fees");
+    const { answer } = answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["entity", "text", "list"], relation: "comprise" }), evidence: ev([fees, 5]) });
+    expect(answer.text).toBe("for preparation of tax returns to the Company and the services performed by Deloitte in connection with Inter-Company matters");
+  });
+
   it("does not answer with the question's own entity", () => {
     const q = "Who is the chief executive officer of Aurora Outfitters?";
     const leadership = passage(KB.docs, "governance", "Corporate Governance", "Management", ["Maria Lindqvist has been chief executive officer of Aurora Outfitters since 2019."], 0, "chief executive officer");

@@ -3,9 +3,10 @@ import { compute } from "@/lib/pipeline/stages/answer/arithmetic";
 import { answerTextOf, expressionOf } from "@/lib/pipeline/stages/answer/derivation";
 import { answerFromTables } from "@/lib/pipeline/stages/answer/table-answer";
 import { tablesInEvidence } from "@/lib/pipeline/stages/answer/table-cells";
-import { coordinatedItems, readTableQuestion } from "@/lib/pipeline/stages/answer/table-question";
+import { asksForReason, coordinatedItems, readTableQuestion } from "@/lib/pipeline/stages/answer/table-question";
 import type { DerivationOperand } from "@/lib/pipeline/types";
-import { KB, docRow, passage, scored } from "./answer-fixtures";
+import { answerQuestion } from "@/lib/pipeline/stages/answer";
+import { KB, docRow, intent, passage, scored } from "./answer-fixtures";
 
 // A pension note as reports print it: a caption, period columns with a scale in the header.
 const DOC = "pension-note";
@@ -42,6 +43,8 @@ describe("arithmetic: TagOp's operators", () => {
     expect(compute("division", [7155, 10290])).toEqual({ ok: true, value: 0.7 });
     expect(compute("division", [262, 7250], { percent: true })).toEqual({ ok: true, value: 3.61 });
     expect(compute("change-ratio", [2119, 1800])).toEqual({ ok: true, value: 17.72 });
+    // (new − old) / old as TagOp writes it: from a negative base the ratio takes the base's sign.
+    expect(compute("change-ratio", [-600, -1200])).toEqual({ ok: true, value: -50 });
     expect(compute("count", [1, 1, 1])).toEqual({ ok: true, value: 3 });
   });
 
@@ -116,9 +119,104 @@ describe("reading a table question", () => {
       expect(readTableQuestion(q).asksForProse, q).toBe(false);
     }
   });
+
+  it("reads reasons and make-up as prose whatever period the question names, definitions and conditions when it names none", () => {
+    for (const q of [
+      "In 2019, why did the gross margin decrease?",
+      "What caused the increase in interest expense in 2019?",
+      "What led to the decrease in other income in 2018?",
+      "What was the reason for the unrealized losses in 2018?",
+      "What was the reclassification and others in 2019 primarily due to?",
+      "What was the increase in free cash flow from 2018 to 2019 driven by?",
+      "What does Cost of professional service and other revenues consists primarily of?",
+      "What are Total segment assets composed of?",
+      "What is included in Service delivery costs?",
+      "What did total lease liabilities as of 2020 exclude?",
+      "What were the investments disposed in 2019 mainly engaged in?",
+      "What is Goodwill?",
+      "When is Goodwill considered impaired?",
+      "How is the Group's revenue diversified?",
+      "Were there any impairment charges?",
+    ]) {
+      expect(readTableQuestion(q).asksForProse, q).toBe(true);
+    }
+    for (const q of [
+      "What is the total revenue?",
+      "What is Total revenue in 2019?",
+      "When did the Board approve the plan?",
+      "How is the revenue in 2019 split?",
+      "How much did revenue increase in 2019?",
+      "What was the change in interest expense in 2019?",
+      "What was the gross margin in 2018?",
+    ]) {
+      expect(readTableQuestion(q).asksForProse, q).toBe(false);
+    }
+  });
+
+  it("reads the reasons a question asks for", () => {
+    expect(asksForReason("In 2018, why did the gross margin improve?")).toBe(true);
+    expect(asksForReason("What factors drove the hotels sales improvement?")).toBe(true);
+    expect(asksForReason("What is the increase in prepared chicken inventory due to?")).toBe(true);
+    expect(asksForReason("What was the increase in interest expense in 2019?")).toBe(false);
+  });
+
+  it("still lists a group's line items when the question reads 'what items does X consist of'", () => {
+    const q = "What financial items does total amount charged to income statement consist of?";
+    expect(readTableQuestion(q).asksForProse).toBe(true);
+    expect(answer(q).values).toEqual(["Defined contribution schemes", "Defined benefit schemes"]);
+    // The whole answer stage reads the table for it, though the question reads as prose.
+    expect(answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["entity", "text"] }), evidence: pension }).answer.text).toBe("Defined contribution schemes and Defined benefit schemes");
+  });
 });
 
 describe("cells located by row label and column header", () => {
+  it("adds up a total row over the periods when the question's own 'total' spans them, and reads a quoted 'Total' label per period", () => {
+    const COLS = ["Item", "December 31, 2019", "December 31, 2018"];
+    const rows = [
+      docRow(KB.docs, "other-assets", "Other non-current assets (in thousands)", "", COLS, ["Deposits", "2,338", "1,975"], 0, "q"),
+      docRow(KB.docs, "other-assets", "Other non-current assets (in thousands)", "", COLS, ["Total other non-current assets", "41,846", "$8,620"], 1, "q"),
+    ];
+    const evidence = [scored(rows[1], 9), scored(rows[0], 8)];
+    expect(answer("What is the total value of other non-current assets between 2018 to 2019?", evidence).text).toBe("$50,466 thousand");
+    expect(answer("What is the total other non-current assets for 2019 and 2018?", evidence).text).toBe("$50,466 thousand");
+    expect(answer("What was the Total other non-current assets in 2019 and 2018?", evidence).values).toEqual(["41,846 thousand", "$8,620 thousand"]);
+  });
+
+  it("lists every year a 'respectively' question's range names, whichever way it runs", () => {
+    expect(readTableQuestion("What is the earnings per share for fiscal years 2019 to 2017 respectively?").spansRange).toBe(true);
+    expect(answer("What were the defined benefit schemes for fiscal years 2019 to 2017 respectively?").values).toEqual(["57 million", "44 million", "20 million"]);
+  });
+
+  it("reads a 'Total' row as the whole its caption names", () => {
+    const included = [
+      docRow(KB.docs, "segments", "Operating income included the following", "", ["Item", "2019", "Fiscal 2018 (in millions)"], ["Restructuring charges", "30", "22"], 0, "q"),
+      docRow(KB.docs, "segments", "Operating income included the following", "", ["Item", "2019", "Fiscal 2018 (in millions)"], ["Total", "$ 302", "$ 148"], 1, "q"),
+    ];
+    const COLS = ["(In millions)", "2019", "2018", "Percentage Change 2019 Versus 2018"];
+    const nonGaap = [docRow(KB.docs, "non-gaap", "Non-GAAP measures", "", COLS, ["Operating income", "42,959", "35,058", "23%"], 0, "q")];
+    const evidence = [scored(included[1], 9), scored(nonGaap[0], 8), scored(included[0], 7)];
+    expect(answer("What was the change in Total operating income in 2019 from 2018?", evidence).text).toBe("$154 million");
+  });
+
+  it("reads a period's figure from that period's own column, not from one comparing two periods", () => {
+    const COLS = ["(In millions)", "2019", "2018", "Percentage Change 2019 Versus 2018"];
+    const nonGaap = [docRow(KB.docs, "non-gaap", "Non-GAAP measures", "", COLS, ["Operating income", "42,959", "35,058", "23%"], 0, "q")];
+    // "2019 Versus 2018" compares the two periods: the 2019 figure is in the 2019 column.
+    expect(answer("What was the percentage change in operating income in 2019 from 2018?", [scored(nonGaap[0], 9)]).derivation?.operands.map((o) => o.value)).toEqual([42959, 35058]);
+  });
+
+  it("reads a row through the header above its label column, its parenthesised qualifier aside", () => {
+    const hedges = [
+      docRow(KB.docs, "hedges", "3.1 Financial risk factors", "", ["Interest rate swaps", "2019 RMB'Million", "2018 RMB'Million"], ["Carrying amount (non-current (liabilities)/assets)", "(494)", "1,663"], 0, "q"),
+      docRow(KB.docs, "hedges", "3.1 Financial risk factors", "", ["Interest rate swaps", "2019 RMB'Million", "2018 RMB'Million"], ["Notional amount", "29,423", "77,630"], 1, "q"),
+    ];
+    // Another report's row is labelled with the instrument alone, and ranks higher.
+    const other = docRow(KB.docs, "derivatives", "Derivative liabilities (in thousands)", "", ["Derivative liabilities", "2019", "2018"], ["Interest rate swaps", "49,891", "9,196"], 0, "q");
+    const evidence = [scored(other, 9), scored(hedges[0], 8), scored(hedges[1], 7)];
+    expect(answer("What is the 2019 carrying amount of interest rate swaps?", evidence).text).toBe("(494) million");
+    expect(answer("What is the 2018 carrying amount of interest rate swaps?", evidence).text).toBe("1,663 million");
+  });
+
   it("rebuilds the table and its scale from the rows and the header", () => {
     const [table] = tablesInEvidence(pension);
     expect(table.rows.map((r) => r.label)).toEqual(["Defined contribution schemes", "Defined benefit schemes", "Total amount charged to income statement (note 23)"]);

@@ -111,6 +111,11 @@ describe("passage answers: the part of the sentence that answers", () => {
     expect(answerComplement("(1) Strategic Alternative Evaluation costs are primarily related to third party advisory services.", "What are strategic alternative evaluation costs primarily related to?")).toBe("third party advisory services");
   });
 
+  it("starts the answer at the first word of its own once the lead restates the question, though question words come again", () => {
+    expect(answerComplement("Tax fees comprise fees for preparation of tax returns to the Company.", "What do the tax fees comprise of?")).toBe("for preparation of tax returns to the Company");
+    expect(answerComplement("Interest expense includes both stated interest and the amortization of debt discount.", "What does interest expense include?")).toBe("both stated interest and the amortization of debt discount");
+  });
+
   it("keeps nothing when the sentence does not restate the question", () => {
     expect(answerComplement("The board met twice in 2019.", "What does goodwill consist of?")).toBeNull();
   });

@@ -69,6 +69,8 @@ describe("scale notes", () => {
     expect(scaleInProse("Receivables consist of the following (in thousands):")?.scale).toBe("thousand");
     expect(scaleInProse("NOTES (Tabular amounts in millions, unless otherwise disclosed)")?.scale).toBe("million");
     expect(scaleInProse("Revenue grew by $4.2 million in 2019.")).toBeNull();
+    expect(scaleInProse("Comparison of Year Ended December 31, 2019 to Year Ended December 31, 2018 (in 000’s)")?.scale).toBe("thousand");
+    expect(scaleInProse("Expressed in US $000's except share and per share amounts")?.scale).toBe("thousand");
   });
 
   it("keeps the note's exceptions and excepts per-share rows and percentages", () => {

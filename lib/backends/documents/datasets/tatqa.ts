@@ -12,8 +12,11 @@ import { normalizeWhitespace } from "../sentences";
 import { commitDatasetRecords, type DatasetLoadOptions, type DatasetRecord } from "./batch-commit";
 
 export const TATQA_DEV = "tatqa/tatqa_dataset_dev.json";
-/** 2: captions state the table's scale when its header does not. 3: a labelled row of periods is a header row. */
-const LOADER_VERSION = 3;
+/**
+ * 2: captions state the table's scale when its header does not. 3: a labelled row of periods is a header row.
+ * 4: a "$'000" unit row and "(in 000's)" prose state the scale; a row led by a scale note and holding no figure is a header row.
+ */
+const LOADER_VERSION = 4;
 
 const contextSchema = z.object({
   table: z.object({ uid: z.string().min(1), table: z.array(z.array(z.string())) }),
@@ -27,7 +30,16 @@ type TatQaContext = z.infer<typeof contextSchema>;
  * with a label before the periods ("For the year ended December 31:", "2019", "2018").
  */
 function isHeaderRow(row: string[]): boolean {
-  return !row[0]?.trim() || row.slice(1).every((c) => !c.trim()) || isPeriodRow(row);
+  return !row[0]?.trim() || row.slice(1).every((c) => !c.trim()) || isPeriodRow(row) || isUnitHeaderRow(row);
+}
+
+/**
+ * A row whose first cell states the figures' scale ("(in millions of €)", "(Dollars in thousands)")
+ * and which holds no figure (years and words only: "2019", "2018", "Actual", "% Change") heads the
+ * columns: the scale note stands where a row label would.
+ */
+function isUnitHeaderRow(row: string[]): boolean {
+  return !!scaleInHeader(row[0] ?? "") && row.slice(1).some((c) => c.trim()) && row.slice(1).every((c) => !/\d/.test(c.replace(/\b(19|20)\d\d\b/g, "")));
 }
 
 /** A row whose cells after the first name periods and nothing else: "2019", "2018 (4)", "April 27, 2019". */
@@ -74,7 +86,9 @@ function titleOf(ctx: TatQaContext): string {
  */
 function scaleNoteFor(grid: string[][], headerRows: number, paragraphs: { text: string }[]): string | null {
   if (grid.slice(0, headerRows).some((r) => r.some((c) => scaleInHeader(c)))) return null;
-  const unitRow = grid.slice(headerRows).find((r) => r.some((c) => c.trim()) && r.every((c) => !/\d/.test(c.replace(/\b(19|20)\d\d\b/g, ""))) && r.some((c) => c.length <= 40 && scaleInHeader(c)));
+  // A unit row holds no figure: its only digits are years and the "000" of "$'000".
+  const noFigure = (c: string) => !/\d/.test(c.replace(/\b(19|20)\d\d\b/g, "").replace(/['’‘]?000['’]?s?\b/g, ""));
+  const unitRow = grid.slice(headerRows).find((r) => r.some((c) => c.trim()) && r.every(noFigure) && r.some((c) => c.length <= 40 && scaleInHeader(c)));
   const note: ScaleNote | null = unitRow ? unitRow.map((c) => (c.length <= 40 ? scaleInHeader(c) : null)).find((n) => n) ?? null : paragraphs.map((p) => scaleInProse(p.text)).find((n) => n) ?? null;
   if (!note) return null;
   return `in ${note.scale}s${note.except.length ? `, except ${note.except.join(" and ")} figures` : ""}`;

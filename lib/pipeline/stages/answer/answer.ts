@@ -185,7 +185,8 @@ export function candidateAnswer(input: AnswerInput): AnswerResult {
   }
 
   const pool = intersectionOnly(ranked, evidence, answerFocus);
-  const members = focus.wantsList ? listMembers(pool) : [pool[0]];
+  // A sentence (or the part of it that answers) already holds whatever list it states: other values of its document are not more members.
+  const members = focus.wantsList && pool[0].type !== "text" ? listMembers(pool) : [pool[0]];
   const confidence = round3(answerConfidence(pool, focus.wantsList && members.length > 1, evidence));
   if (confidence < threshold) {
     return { answer: belowTheBar(pool, confidence, evidence, focus, candidates), ranked, notes };

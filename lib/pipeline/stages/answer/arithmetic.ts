@@ -52,7 +52,8 @@ export function compute(operation: Operation, values: number[], options: { perce
       return { ok: true, value: round2((values[0] / values[1]) * (options.percent ? 100 : 1)) };
     case "change-ratio":
       if (values[1] === 0) return { ok: false, problem: `the change cannot be a percentage of zero (${name(1)} is 0)` };
-      return { ok: true, value: round2(((values[0] - values[1]) / Math.abs(values[1])) * 100) };
+      // TagOp's (new − old) / old as written: from a negative base ("(1,200)" to "(600)") the ratio's sign follows the base's, as in the reports' own tables.
+      return { ok: true, value: round2(((values[0] - values[1]) / values[1]) * 100) };
     case "count":
       return { ok: true, value: values.length };
   }

@@ -71,6 +71,50 @@ function contextScore(table: TableView, qt: QuestionTerms, language: string): nu
   return n / qt.set.size;
 }
 
+/**
+ * The header above the label column often names what every row is a figure of ("Interest rate swaps"
+ * over "Carrying amount", "Notional amount"): a question naming both ("the carrying amount of interest
+ * rate swaps") matches the row through the two together. The label alone counts when it matches better.
+ */
+function rowLabelMatch(table: TableView, row: TableRow, q: TableQuestion, qt: QuestionTerms, language: string): { score: number; matched: string[]; position: number } {
+  const own = labelMatch(row.label, q, qt, language);
+  if (own.score <= 0) return own;
+  const whole = wholeOfTable(table, row, own, qt, language);
+  if (whole) return whole;
+  // A parenthesised qualifier ("Carrying amount (non-current (liabilities)/assets)") details the label; the question need not repeat it.
+  const bare = row.label.replace(/\([^()]*(?:\([^()]*\)[^()]*)*\)/g, " ").replace(/\s+/g, " ").trim();
+  const labels = bare && bare !== row.label ? [row.label, bare] : [row.label];
+  const stub = table.columns[row.labelColumn];
+  const stubbed = stub && stub.periods.length === 0 && /\p{L}{3}/u.test(stub.name) ? labels.map((l) => `${stub.name} ${l}`) : [];
+  let best = own;
+  for (const l of [...labels.slice(1), ...stubbed]) {
+    const m = labelMatch(l, q, qt, language);
+    if (m.score > best.score) best = m;
+  }
+  return best;
+}
+
+const WHOLE_WORDS = new Set(["total", "subtot", "net", "overal", "grand", "sum"]);
+
+/**
+ * A row labelled only "Total" (or "Net", "Subtotal") is the whole of what the table is about: its
+ * caption or the header above the labels names it ("Operating income included the following" /
+ * "Total"), so the question's words found there count as matched by the row, without the caption's
+ * other words diluting the label.
+ */
+function wholeOfTable(table: TableView, row: TableRow, own: { score: number; matched: string[]; position: number }, qt: QuestionTerms, language: string): { score: number; matched: string[]; position: number } | null {
+  const lt = labelTerms(row.label, language);
+  if (lt.length === 0 || lt.length > 2 || !lt.every((t) => WHOLE_WORDS.has(t) || WHOLE_WORDS.has(t.replace(/s$/, "")))) return null;
+  const stub = table.columns[row.labelColumn];
+  const subject = terms([table.caption, stub && stub.periods.length === 0 ? stub.name : ""].join(" "), language).filter((t) => qt.set.has(t) && !/^\d+$/.test(t) && !lt.includes(t));
+  if (subject.length === 0) return null;
+  const matched = [...new Set([...own.matched, ...subject])];
+  const score = (own.matched.length / lt.length) ** 1.5 * (1 - 0.55 ** matched.length);
+  if (score <= own.score) return null;
+  const position = Math.min(...matched.map((t) => qt.ordered.indexOf(t)).filter((i) => i >= 0));
+  return { score, matched, position };
+}
+
 /** Every row of every table that the question names, best first. */
 export function matchRows(tables: TableView[], q: TableQuestion, qt: QuestionTerms, language: string): RowMatch[] {
   const out: RowMatch[] = [];
@@ -78,7 +122,7 @@ export function matchRows(tables: TableView[], q: TableQuestion, qt: QuestionTer
     const context = contextScore(table, qt, language);
     for (const row of table.rows) {
       if (!row.label) continue;
-      const m = labelMatch(row.label, q, qt, language);
+      const m = rowLabelMatch(table, row, q, qt, language);
       if (m.score <= 0) continue;
       out.push({ table, row, labelScore: m.score, score: m.score * (0.35 + 0.65 * row.strength) + 0.2 * context, matched: m.matched, position: m.position });
     }
@@ -108,8 +152,10 @@ function headerWordScore(table: TableView, column: number, qt: QuestionTerms, la
  */
 export function cellForPeriod(table: TableView, row: TableRow, period: Period, q: TableQuestion, qt: QuestionTerms, language: string): LocatedCell | null {
   const wantsPercent = /\bpercent(age)?\b|%/i.test(q.text);
-  const options = figureCells(row)
-    .filter((c) => table.columns[c.column]?.periods.some((p) => samePeriod(p, period)))
+  const naming = figureCells(row).filter((c) => table.columns[c.column]?.periods.some((p) => samePeriod(p, period)));
+  // A column naming two periods ("Percentage Change 2019 Versus 2018", "2019 vs 2018") compares them: it holds neither period's figure when one of its own does.
+  const single = naming.filter((c) => table.columns[c.column].periods.length === 1);
+  const options = (single.length > 0 ? single : naming)
     .map((c) => {
       const col = table.columns[c.column];
       const words = headerWordScore(table, c.column, qt, language);

@@ -39,6 +39,8 @@ export function answerComplement(sentence: string, question: string, language = 
       continue;
     }
     if (LINKING.has(word)) continue;
+    // Once the lead restates the question, a word of its own starts the answer: "Tax fees comprise fees for preparation of tax returns" answers from "for preparation", though "tax" comes again.
+    if (restated >= MIN_RESTATED) break;
     foreign++;
     if (foreign > MAX_FOREIGN) break;
   }

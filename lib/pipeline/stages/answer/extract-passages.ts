@@ -4,6 +4,7 @@ import { answerComplement } from "./complement";
 import type { Occurrence } from "./occurrence";
 import { type Span, sentenceSpans, spanNumber } from "./passage-spans";
 import { type QuestionFocus, isQuestionEntityValue, questionStates, termSet } from "./question-focus";
+import { asksForReason } from "./table-question";
 import { valueKey } from "./value-key";
 import { NUMERIC_TYPES, typeFit } from "./value-types";
 
@@ -72,6 +73,12 @@ function changeRole(sentence: string, span: Span, focus: QuestionFocus): number 
   return before === "to" || before === "from" ? LEVEL_NOT_CHANGE : 1;
 }
 
+/** Words that state a reason or a purpose: "due to", "driven by", "as a result of", "to reduce concentration risk". */
+const STATES_REASON =
+  /\b(?:due\s+to|because|driven\s+by|as\s+a\s+result\s+of|result(?:ed|ing|s)?\s+(?:of|from)|attributable\s+to|attributed\s+to|owing\s+to|reflect(?:s|ed|ing)|(?:primarily|mainly|largely|principally)\s+(?:from|by|on|as)|offset\s+by|caused\s+by|led\s+by|on\s+(?:lower|higher|the\s+back\s+of)|in\s+order\s+to|so\s+as\s+to|to\s+(?:reduce|assess|ensure|avoid|mitigate|manage|provide|support|protect))\b/i;
+/** A sentence that names what a reason question asks about but states no reason weighs this much: it restates the change, not its cause. */
+const NO_REASON_WEIGHT = 0.6;
+
 /** "Title / Section" of a passage, as the documents backend writes it before the text. */
 export function passageHeading(piece: EvidencePiece & { data: PassageData }): string {
   const title = piece.data.documentTitle ?? "";
@@ -135,7 +142,13 @@ export function bestSentences(sentences: string[], focus: QuestionFocus, heading
     .map((text) => ({ text, match: sentenceMatch(text, focus, heading), spans: [] as Span[] }));
   for (const s of matching) s.spans = sentenceSpans(s.text, focus.language, focus.wantsNameKind);
   const shaped = matching.filter((s) => holdsAnswerShape(s, focus));
-  const pool = shaped.length > 0 ? shaped : matching;
+  let pool = shaped.length > 0 ? shaped : matching;
+  // A reason question is answered by a sentence that gives one ("… primarily due to …"), when the passage has such a sentence about the question.
+  if (asksForReason(focus.intent.completed)) {
+    const top = Math.max(0, ...pool.map((s) => s.match));
+    const reasons = pool.filter((s) => STATES_REASON.test(s.text) && s.match >= top / 2);
+    if (reasons.length > 0) pool = reasons;
+  }
   const best = Math.max(0, ...pool.map((s) => s.match));
   if (best === 0) return { sentences: [], strength: 0 };
   return { sentences: pool.filter((s) => s.match === best).slice(0, MAX_BEST_SENTENCES), strength: Math.min(1, best / totalWeight(focus)) };
@@ -150,10 +163,12 @@ export function bestSentences(sentences: string[], focus: QuestionFocus, heading
 export function passageOccurrences(piece: EvidencePiece & { data: PassageData }, pieceIndex: number, focus: QuestionFocus): Occurrence[] {
   const { sentences, strength } = bestSentences(passageSentences(piece, focus.language), focus, passageHeading(piece));
   if (sentences.length === 0) return [];
-  const weight = SENTENCE_FLOOR + (1 - SENTENCE_FLOOR) * strength;
+  const asksReason = asksForReason(focus.intent.completed);
+  const baseWeight = SENTENCE_FLOOR + (1 - SENTENCE_FLOOR) * strength;
   const slot = [piece.provenance.kb, piece.data.documentId].join("|");
   const out: Occurrence[] = [];
   for (const sentence of sentences) {
+    const weight = asksReason && !STATES_REASON.test(sentence.text) ? baseWeight * NO_REASON_WEIGHT : baseWeight;
     const anchors = questionTermTokens(sentence.text, focus);
     const closeness = sentence.spans.map((span) => proximity(sentence.text, span, anchors) * changeRole(sentence.text, span, focus));
     // Relative to the closest span: proximity orders the values of a sentence, it does not weaken the sentence.

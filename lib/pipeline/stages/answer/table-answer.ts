@@ -270,6 +270,11 @@ const COUNTS_PARTS = /^\s*how\s+many\s+(?:\w+\s+)?(?:components?|categories|type
 const LISTS_PARTS =
   /^\s*what\s+(?:are|were)\s+(?:the\s+)?(?:\w+\s+)?(?:components?|categories|types|items|line\s+items|kinds|classes|elements|parts)\s+(?:of|under|in|within|that\s+make\s+up|making\s+up)\b|^\s*what\s+(?:types|kinds|categories|components)\s+of\b|^\s*what\s+(?:\w+\s+)?items\s+(?:does|do|did)\b.*\b(?:consist|compris|include|make)/i;
 
+/** Whether the question lists a group's line items ("What financial items does X consist of?"): the table's row labels answer it, though it reads as prose. */
+export function asksForLineItems(question: string): boolean {
+  return LISTS_PARTS.test(question);
+}
+
 /** The first figure of a row, for checking that a row is the sum of the rows above it. */
 function firstFigure(r: TableRow): number | null {
   const c = figureCells(r)[0];
@@ -558,8 +563,8 @@ function listOf(operands: Operand[], rival: RowMatch | undefined, m: RowMatch, n
 /** A cell, or one cell per period named ("in 2019 and 2018"). */
 function lookupAnswer(ctx: Context, m: RowMatch, asked: Period[], operation: Operation | null): TableOutcome {
   const { q, qt, language, rival } = ctx;
-  // In the order the question names them ("in 2019 and 2018").
-  const cellPeriods = [...asked].filter((p) => p.to === null).sort((a, b) => a.start - b.start);
+  // In the order the question names them ("in 2019 and 2018"); "for fiscal years 2019 to 2017 respectively" names every year between.
+  const cellPeriods = !operation && q.spansRange && MANY_ANSWERS.test(q.text) ? spannedPeriods(q, m.table) : [...asked].filter((p) => p.to === null).sort((a, b) => a.start - b.start);
   if (cellPeriods.length >= 2) {
     if (operation) return null;
     const located = cellPeriods.map((p) => locate(m, p, q, qt, language));
@@ -583,9 +588,19 @@ function lookupAnswer(ctx: Context, m: RowMatch, asked: Period[], operation: Ope
   };
 }
 
+/**
+ * "What is the total accounts receivables for 2018 and 2019?", "the total value of other non-current
+ * assets between 2018 to 2019": the question's own "total" (not a quoted "Total …" label) over several
+ * periods adds the periods up, even when the row it names is itself a total.
+ */
+function sumsOverPeriods(q: TableQuestion): boolean {
+  if (q.cue?.operation !== "sum" || !/^total$/.test(q.cue.words)) return false;
+  return q.spansRange || q.periods.filter((p) => p.to === null).length >= 2;
+}
+
 function answerForRow(ctx: Context, m: RowMatch): TableOutcome {
   const { q } = ctx;
-  const operation = q.cue && !cueIsLabel(q, m) ? q.cue.operation : null;
+  const operation = q.cue && (!cueIsLabel(q, m) || sumsOverPeriods(q)) ? q.cue.operation : null;
   const asked = periodEnds(q);
   // "How many categories are there under total X?": a count, though "total" reads as a sum.
   if (operation === "count" || (COUNTS_PARTS.test(q.text) && !q.threshold)) return countAnswer(ctx, m);

@@ -48,10 +48,36 @@ const TABLE_WORDS = /\b(table|tabulated|listed|shown|presented|included|provided
 const STRUCTURE_PERIODS = /^\s*(?:in\s+|for\s+)?(?:which|what)\s+(?:(?:financial|fiscal|calendar)\s+)?(?:years?|periods?|dates)(?:'?\s*information)?\s+(?:does|do|are|is|was|were)\b|^\s*(?:what|which)\s+(?:are|were)\s+the\s+(?:\d+\s+)?(?:years|periods|dates)\b/i;
 const STRUCTURE_ROWS = /^\s*(?:what|which)\s+(?:are\s+)?(?:the\s+)?(?:\w+\s+)?(?:items|line items|components|countries|regions|segments|types|categories|elements|classes|groups|businesses|products|geographies|markets)\b/i;
 
+/**
+ * Questions after a reason, a cause or what something is made of, whatever period they name: "In 2019,
+ * why did the margin fall?", "What caused the increase in interest expense in 2019?", "What was the
+ * reclassification in 2019 primarily due to?", "What did total lease liabilities as of 2020 exclude?".
+ * A figure of the period is never their answer.
+ */
+const REASON_OR_MAKEUP =
+  /(?:^|,\s*)why\b|^\s*(?:what|which)\s+(?:\w+\s+){0,2}?(?:led|leads|caused|causes|contributed|drove|drives|resulted|impacted|affected|influenced)\b|\b(?:reasons?|causes?|drivers?|factors?)\s+(?:for|of|behind|that|which)\b|\b(?:due|attributable|attributed|related|relate|relates|owing)\s+to\s*\??\s*$|\b(?:driven|influenced|caused|affected|offset)\s+by\s*\??\s*$|\b(?:comprised?|composed|made\s+up|consists?|consisted)\s+(?:\w+\s+)?of\s*\??\s*$|^\s*what\s+(?:is|are|was|were)\s+(?:\w+\s+)?(?:included|excluded)\s+(?:in|from)\b|^\s*what\s+(?:does|do|did)\b[^?]*\b(?:include|exclude|comprise|represent|consist)\w*\s*\??\s*$|^\s*what\s+results?\s+in\b|^\s*what\b[^?]*\b\w+(?:ed|en)\s+(?:\w+\s+)?(?:in|to|for|as|with|within|into)\s*\??\s*$/i;
+
+/**
+ * Questions after a definition, a condition or a manner, when they name no period (with one, "how is
+ * X in 2019" may well ask for its figure): "What is Goodwill?", "When is goodwill considered
+ * impaired?", "How is the Group's revenue diversified?", "Were there any impairment charges?".
+ */
+const DEFINITION_OR_CONDITION =
+  /^\s*what\s+(?:is|are)\s+(?!the\b|an?\b|total\b|net\b)[A-Z][\w&'’-]*(?:\s+[\w&'’-]+){0,3}\s*\?\s*$|^\s*when\s+(?:is|are|does|do)\b|^\s*how\s+(?:is|are|will|would|can|does|do)\b(?![^?]*\b(?:much|many|long|old|large|big|often|far)\b)|^\s*(?:is|are|was|were|did|does|do|has|have)\b[^?]*\b(?:any|there)\b|^\s*what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\w+\s+)?(?:plan|plans|projection|forecast|outlook|rationale|implication|focus|step|requirements?|entitlements?|assumptions?|strategy|role|function|terms|conditions|criteria)\b(?!\s+(?:amount|value|figure|total|rate)\b)/i;
+
+/** "Why …", "What caused / led to …", "What was the reason for …", "… primarily due to?": the question asks for a reason. */
+const REASON_QUESTION =
+  /(?:^|,\s*)why\b|^\s*(?:what|which)\s+(?:\w+\s+){0,2}?(?:led|leads|caused|causes|contributed|drove|drives|resulted)\b|\b(?:reasons?|causes?|drivers?)\s+(?:for|of|behind)\b|\bfactors?\s+(?:that|which)\b|\b(?:due|attributable|attributed|owing)\s+to\s*\??\s*$|\b(?:driven|caused)\s+by\s*\??\s*$/i;
+
+export function asksForReason(question: string): boolean {
+  return REASON_QUESTION.test(question.replace(/\s+/g, " ").trim());
+}
+
 /** Whether a question asks for an explanation, a definition or a method rather than a value. */
 export function readsAsProse(question: string): boolean {
   const text = question.replace(/\s+/g, " ").trim();
-  return /^\s*why\b/i.test(text) || (PROSE_QUESTION.test(text) && periodsIn(text).length === 0);
+  if (REASON_OR_MAKEUP.test(text)) return true;
+  return (PROSE_QUESTION.test(text) || DEFINITION_OR_CONDITION.test(text)) && periodsIn(text).length === 0;
 }
 
 function structureOf(text: string): TableQuestion["asksStructure"] {
@@ -138,7 +164,7 @@ export function readTableQuestion(question: string): TableQuestion {
   const periods = periodsIn(text);
   const spansRange =
     periods.some((p) => p.to !== null) ||
-    /\bbetween\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\s+and\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\b|\bfrom\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\s+(?:to|through|until)\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\b|\bover\s+the\s+(?:\w+\s+)?(?:year|period)s?\b|\bacross\b|\bfor\s+all\s+(?:the\s+)?years\b|\b(?:three|3|two|2|four|4|five|5)[\s-]+years?\b/i.test(text);
+    /\bbetween\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\s+and\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\b|\b(?:19|20)\d\d\s+(?:to|through|until)\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\b|\bover\s+the\s+(?:\w+\s+)?(?:year|period)s?\b|\bacross\b|\bfor\s+all\s+(?:the\s+)?years\b|\b(?:three|3|two|2|four|4|five|5)[\s-]+years?\b/i.test(text);
   const comparison = comparisonOf(text);
   const threshold = thresholdOf(text);
   return {

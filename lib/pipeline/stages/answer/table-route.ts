@@ -2,10 +2,12 @@ import { DEFAULT_PIPELINE_CONFIG } from "../../config";
 import type { Answer, Derivation } from "../../types";
 import type { AnswerInput, AnswerResult } from "./answer";
 import { refusal } from "./refusal";
-import { type TableAnswer, answerFromTables } from "./table-answer";
+import { type TableAnswer, answerFromTables, asksForLineItems } from "./table-answer";
 import { readTableQuestion } from "./table-question";
 import { describePiece } from "./uncertainty";
 import { parseNumber } from "./value-key";
+import { terms } from "../../text";
+import { isPassagePiece, passageSentences } from "./extract-passages";
 import type { ValueType } from "./value-types";
 
 /**
@@ -26,7 +28,7 @@ const FIGURE_TYPES = new Set(["number", "money", "percent", "count"]);
 function asksForFigure(input: AnswerInput): boolean {
   const intent = input.intent;
   const q = readTableQuestion(intent.completed);
-  if (q.asksStructure) return true;
+  if (q.asksStructure || asksForLineItems(q.text)) return true;
   if (q.asksForProse) return false;
   if (q.cue || q.asksPeriod || q.periods.length > 0) return true;
   if (/^how (much|many)\b/i.test(intent.wh ?? "")) return true;
@@ -42,6 +44,38 @@ function valueTypeOf(t: TableAnswer): ValueType {
   return "number";
 }
 
+/** The question's content words (periods aside: every figure of the period shares them). */
+function questionWords(question: string, language: string): Set<string> {
+  return new Set(terms(question, language).filter((t) => !/^\d+$/.test(t)));
+}
+
+function wordsCovered(words: Set<string>, text: string, language: string): number {
+  const own = new Set(terms(text, language));
+  let n = 0;
+  for (const w of words) if (own.has(w)) n++;
+  return n;
+}
+
+/**
+ * A figure the candidate answer reads from a passage whose sentence names more of the question's words
+ * than the located cell's row, caption and headers do ("$9.5 million of hosting related costs … in
+ * fiscal year 2018" against a row "Customer related costs"): the sentence is about what was asked,
+ * the row only about something that shares a word with it, so the passage's figure stands.
+ */
+function passageNamesMore(input: AnswerInput, current: Answer, t: TableAnswer): boolean {
+  // A bare year is a date, not the figure asked for.
+  if (t.kind !== "cell" || current.refrained || parseNumber(current.text) === null || /^\s*(?:19|20)\d{2}\b\W*$/.test(current.text)) return false;
+  const byId = new Map(input.evidence.map((e) => [e.piece.id, e.piece]));
+  const source = byId.get(current.citations[0]);
+  const row = byId.get(t.citations[0]);
+  if (!source || !row || !isPassagePiece(source)) return false;
+  const language = input.intent.language || "en";
+  const sentence = passageSentences(source, language).find((s) => s.includes(current.text));
+  if (!sentence) return false;
+  const words = questionWords(input.intent.completed, language);
+  return wordsCovered(words, sentence, language) > wordsCovered(words, row.text, language);
+}
+
 export function withTableAnswer(input: AnswerInput, result: AnswerResult): AnswerResult {
   if (!asksForFigure(input)) return result;
   const outcome = answerFromTables(input.intent.completed, input.evidence, input.intent.language || "en");
@@ -54,6 +88,7 @@ export function withTableAnswer(input: AnswerInput, result: AnswerResult): Answe
   const t = outcome.answer;
   const currentScore = current.refrained ? 0 : current.confidence;
   if (t.kind !== "computed" && t.confidence < currentScore) return { ...result, notes: [...result.notes, `Table reading (not used): ${t.note}`] };
+  if (passageNamesMore(input, current, t)) return { ...result, notes: [...result.notes, `Table reading (not used: the passage's sentence names more of the question): ${t.note}`] };
   const threshold = input.threshold ?? DEFAULT_PIPELINE_CONFIG.answerThreshold;
   // Other evidence stating the same figure (the report's prose for a table cell) agrees with it: cited too.
   const tableFigure = t.kind === "cell" || t.kind === "computed" ? parseNumber(t.text) : null;
