@@ -85,17 +85,19 @@ function rankedTogether(pieces: EvidencePiece[]): boolean {
   });
 }
 
-/** Whether the new evidence (total minus the repeated share) tells any two pieces of one search apart. */
-function hasNewEvidence(pieces: EvidencePiece[], total: number[], repeated: number[]): boolean {
-  const seen = new Map<string, number>();
-  return pieces.some((piece, i) => {
+/** The searches whose pieces the new evidence (total minus the repeated share) tells apart. */
+function searchesWithNewEvidence(pieces: EvidencePiece[], total: number[], repeated: number[]): Set<string> {
+  const first = new Map<string, number>();
+  const out = new Set<string>();
+  pieces.forEach((piece, i) => {
     const search = searchOf(piece);
-    if (search === null) return false;
+    if (search === null) return;
     const fresh = (Number.isFinite(total[i]) ? total[i] : 0) - repeated[i];
-    const first = seen.get(search);
-    if (first === undefined) return seen.set(search, fresh), false;
-    return Math.abs(fresh - first) > 1e-12;
+    const seen = first.get(search);
+    if (seen === undefined) first.set(search, fresh);
+    else if (Math.abs(fresh - seen) > 1e-9) out.add(search);
   });
+  return out;
 }
 
 /** Whether every search's surviving pieces are in the order the round received them. */
@@ -118,13 +120,15 @@ function searchOrderHeld(before: EvidencePiece[], after: EvidencePiece[]): boole
  * keep. Ties keep the previous round's order, so a scorer that cannot tell pieces apart (no entities
  * in the question) leaves the ranking as it was.
  *
- * Within one search's results, the share of the score that repeats what the engine ranked by (the
- * scorer's `repeated`: BM25 over the retrieved pieces, the collection's own sentence vectors) is kept
- * in the order the round received (rank-fusion.ts, inSearchOrder): recomputed over a few retrieved
- * pieces it knows less than the engine did over the whole collection. Only new evidence (a
- * cross-encoder, the question's entities named in a piece, the kind of answer asked for, the relation
- * asked about) reorders a search's results; the repeated share still decides how different searches
- * and structured pieces interleave. With no new evidence a round keeps each search's order, and says so.
+ * Within one search's results a round changes the order only on new evidence: a scorer whose score
+ * there only repeats what the engine ranked by (its `repeated` share: BM25 recomputed over the few
+ * retrieved pieces, the search's own sentence vectors, names that are one word of the question, the
+ * rounds before) knows less than the engine did over the whole collection, so that search keeps the
+ * order the round received, its scores handed out high to low in that order (rank-fusion.ts,
+ * inSearchOrder), which still decide how it interleaves with other searches and structured pieces.
+ * Where the scorer has new evidence about a search's pieces (a cross-encoder; the kind of answer asked
+ * for, the relation asked about, a name of several words or another name of an entity) it judges them
+ * with everything it has. The round says which it did.
  *
  * The order is then fused with the search engines' own (rank-fusion.ts): a round re-ranks what
  * retrieval found, it does not start over. A piece's score stays its scorer's, which later stages read
@@ -136,7 +140,6 @@ async function runRound(intent: Intent, current: ScoredEvidence[], scorer: Evide
   const { total: scores, parts, repeated } = await scoreRound(intent, pieces, scorer, signal, previous);
   if (scores.length !== pieces.length || repeated.length !== pieces.length) throw new Error(`scorer "${scorer.name}" returned ${scores.length} scores for ${pieces.length} pieces`);
   const floor = floorScore(scores);
-  const held = inSearchOrder(pieces, repeated);
   const scored = current.map((e, i): ScoredEvidence => {
     const own = Number.isFinite(scores[i]) ? scores[i] : 0;
     const recorded: Record<string, number> = { ...e.scores, [scorer.name]: own };
@@ -144,9 +147,14 @@ async function runRound(intent: Intent, current: ScoredEvidence[], scorer: Evide
     const rank = e.retrievalRank === undefined ? {} : { retrievalRank: e.retrievalRank };
     return { piece: e.piece, score: FLOOR_SCORE_KEY in e.scores ? Math.max(own, floor) : own, scores: recorded, ...rank };
   });
+  const informed = searchesWithNewEvidence(pieces, scores, repeated);
+  const held = inSearchOrder(
+    pieces,
+    scored.map((e) => e.score),
+  );
   const ordering = scored.map((e, i) => {
-    const own = held[i] + ((Number.isFinite(scores[i]) ? scores[i] : 0) - repeated[i]);
-    return FLOOR_SCORE_KEY in e.scores ? Math.max(own, floor) : own;
+    const search = searchOf(e.piece);
+    return search === null || informed.has(search) ? e.score : held[i];
   });
   const order = fusedOrder(
     ordering,
@@ -154,7 +162,7 @@ async function runRound(intent: Intent, current: ScoredEvidence[], scorer: Evide
   );
   const kept = order.slice(0, keep).map((i) => scored[i]);
   if (!rankedTogether(pieces)) return { kept };
-  if (!hasNewEvidence(pieces, scores, repeated)) return { kept, searchOrder: "kept: no new evidence" };
+  if (!informed.size) return { kept, searchOrder: "kept: no new evidence" };
   return { kept, searchOrder: searchOrderHeld(pieces, kept.map((e) => e.piece)) ? "kept" : "reordered" };
 }
 
