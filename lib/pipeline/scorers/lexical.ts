@@ -49,8 +49,9 @@ export function mentionMatches(intent: Intent, pieces: EvidencePiece[]): { found
     let wordOnly = 0;
     for (const m of mentions) {
       const beyondWords = m.refs.some((r) => prepared.refs.has(r)) || m.forms.some((f) => !m.wordForms.has(f) && containsPhrase(prepared, f));
-      if (beyondWords) named++;
-      else if ([...m.wordForms].some((f) => containsPhrase(prepared, f))) (named++, wordOnly++);
+      const byOwnWord = !beyondWords && [...m.wordForms].some((f) => containsPhrase(prepared, f));
+      if (beyondWords || byOwnWord) named++;
+      if (byOwnWord) wordOnly++;
     }
     found.push(named / mentions.length);
     byWord.push(wordOnly / mentions.length);

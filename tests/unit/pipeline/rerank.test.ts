@@ -131,6 +131,22 @@ describe("rerank within one search: the engine's order stands unless a scorer br
     expect(ctx.events[0].payload).toMatchObject({ searchOrder: "kept: no new evidence" });
   });
 
+  it("a question's one-word name is a word the engine matched: the entity round keeps the search's order; a name of several words reorders it", async () => {
+    const results = oneSearch();
+    const pool = poolEvidence({ intent: tents, pieces: results });
+    const oneWord = intent("Do tent recalls reduce injuries?", { keywords: ["tent", "recalls", "reduce", "injuries"], entities: [mention("recalls")] });
+    const ctx = context();
+    const kept = await classicalRerank.run({ intent: oneWord, pool, rounds: [{ scorer: "bm25-entity", keep: 3 }] }, ctx);
+    expect(kept.map((e) => e.piece.id)).toEqual(results.slice(0, 3).map((p) => p.id));
+    expect(ctx.events[0].summary).toBe("bm25-entity: 6 → 3; kept the search engine's order: no scorer with new evidence");
+    const phrase = intent("Do tent recalls reduce injuries?", { keywords: ["tent", "recalls", "reduce", "injuries"], entities: [mention("tent recalls")] });
+    const informed = context();
+    const reordered = await classicalRerank.run({ intent: phrase, pool, rounds: [{ scorer: "bm25-entity", keep: 6 }] }, informed);
+    // The stuffed passage, which names "tent recalls" as a phrase, rises from the engine's last place to third.
+    expect(reordered.map((e) => e.piece.id)).toEqual([0, 1, 5, 2, 3, 4].map((i) => results[i].id));
+    expect(informed.events[0].summary).toBe("bm25-entity: 6 → 6; reordered search results on new evidence");
+  });
+
   it("new evidence reorders a search: the passage holding the asked-for date and entity overtakes the engine's first", async () => {
     const sameSearch = (p: ReturnType<typeof passage>) => ({ ...p, provenance: { ...p.provenance, query: "oslo store open" } });
     const pieces = [sameSearch(nearMiss), sameSearch(answer)];
