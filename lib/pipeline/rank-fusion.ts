@@ -122,14 +122,13 @@ export function fusedOrder(stageScores: number[], retrieval: (number | undefined
 /**
  * `values` rearranged so that within each search's results they follow the order the pieces arrive in:
  * the k-th piece of a search (in `pieces`' order) gets the k-th highest of that search's values.
- * Re-ranking uses it for the share of a score that repeats what the search engine ranked by (BM25 over
- * the few retrieved pieces, the same sentence vectors): computed again over the retrieved pieces only,
- * it knows less than the engine did over the whole collection, so it must not reorder a search's
- * results; it keeps its spread, so how searches and structured pieces interleave still follows it.
- * Unlike withinSearchOrderScores (the pool's fit, which averages violators into ties) the order stays
- * strict, so whatever new evidence a scorer adds moves a piece exactly as far as it outweighs the gap
- * to its neighbours. A piece belongs to the search it came from (its provenance); structured pieces
- * keep their values.
+ * Re-ranking uses it for a search about which its scorer has no new evidence (everything it scored
+ * there repeats what the engine ranked by: BM25 over the few retrieved pieces, the same sentence
+ * vectors): recomputed over the retrieved pieces only, such a score knows less than the engine did over
+ * the whole collection, so it must not reorder the search's results. It keeps its spread, so how
+ * searches and structured pieces interleave still follows it (unlike withinSearchOrderScores, the
+ * pool's fit, which averages violators into ties). A piece belongs to the search it came from (its
+ * provenance); structured pieces keep their values.
  */
 export function inSearchOrder(pieces: EvidencePiece[], values: number[]): number[] {
   const lists = new Map<string, number[]>();

@@ -10,9 +10,9 @@ import { relationFit } from "./relation-fit";
 /**
  * A scorer made of named parts; rerank records each part's score beside the total, for the trace and the UI.
  * `repeated`, per piece, is the share of `total` that repeats what a search engine already ranked the
- * piece by (its words, the collection's sentence vector, the rounds before): within one search's
- * results rerank keeps that share in the order it received (stages/rerank), so only the rest, the new
- * evidence, can reorder a search's results. A scorer that gives none is taken to be all new evidence.
+ * piece by (its words, the collection's sentence vector, the rounds before); the rest is new evidence.
+ * Rerank reorders a search's results only where the new evidence tells them apart (stages/rerank). A
+ * scorer that gives none is taken to be all new evidence.
  */
 export interface CompositeScorer extends EvidenceScorer {
   scoreParts(
