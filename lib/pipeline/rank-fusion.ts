@@ -118,3 +118,34 @@ export function fusedOrder(stageScores: number[], retrieval: (number | undefined
     .sort((a, b) => b.f - a.f || stage[a.i] - stage[b.i])
     .map((x) => x.i);
 }
+
+/**
+ * `values` rearranged so that within each search's results they follow the order the pieces arrive in:
+ * the k-th piece of a search (in `pieces`' order) gets the k-th highest of that search's values.
+ * Re-ranking uses it for a search about which its scorer has no new evidence (everything it scored
+ * there repeats what the engine ranked by: BM25 over the few retrieved pieces, the same sentence
+ * vectors): recomputed over the retrieved pieces only, such a score knows less than the engine did over
+ * the whole collection, so it must not reorder the search's results. It keeps its spread, so how
+ * searches and structured pieces interleave still follows it (unlike withinSearchOrderScores, the
+ * pool's fit, which averages violators into ties). A piece belongs to the search it came from (its
+ * provenance); structured pieces keep their values.
+ */
+export function inSearchOrder(pieces: EvidencePiece[], values: number[]): number[] {
+  const lists = new Map<string, number[]>();
+  pieces.forEach((piece, i) => {
+    const { language, kb, query } = piece.provenance;
+    if (!LANGUAGES_RANKED_BY_RELEVANCE.has(language)) return;
+    const search = `${kb}\u0000${query}`;
+    const list = lists.get(search) ?? [];
+    list.push(i);
+    lists.set(search, list);
+  });
+  const out = [...values];
+  for (const list of lists.values()) {
+    const sorted = list.map((i) => (Number.isFinite(values[i]) ? values[i] : 0)).sort((a, b) => b - a);
+    list.forEach((i, k) => {
+      out[i] = sorted[k];
+    });
+  }
+  return out;
+}

@@ -2,14 +2,25 @@ import type { EvidencePiece } from "../../backends/types";
 import type { Embedder } from "../../models/types";
 import type { EvidenceScorer, Intent } from "../types";
 import { answerTypeFit } from "./answer-type";
-import { denseSimilarities } from "./dense";
-import { entityOverlap } from "./entity-overlap";
+import { denseSimilarities, vectorFromSearch } from "./dense";
+import { entityOverlapParts } from "./entity-overlap";
 import { lexicalCoverage } from "./lexical";
 import { relationFit } from "./relation-fit";
 
-/** A scorer made of named parts; rerank records each part's score beside the total, for the trace and the UI. */
+/**
+ * A scorer made of named parts; rerank records each part's score beside the total, for the trace and the UI.
+ * `repeated`, per piece, is the share of `total` that repeats what a search engine already ranked the
+ * piece by (its words, the collection's sentence vector, the rounds before); the rest is new evidence.
+ * Rerank reorders a search's results only where the new evidence tells them apart (stages/rerank). A
+ * scorer that gives none is taken to be all new evidence.
+ */
 export interface CompositeScorer extends EvidenceScorer {
-  scoreParts(intent: Intent, pieces: EvidencePiece[], signal?: AbortSignal, previous?: number[]): Promise<{ total: number[]; parts: Record<string, number[]> }>;
+  scoreParts(
+    intent: Intent,
+    pieces: EvidencePiece[],
+    signal?: AbortSignal,
+    previous?: number[],
+  ): Promise<{ total: number[]; parts: Record<string, number[]>; repeated?: number[] }>;
 }
 
 export function isCompositeScorer(scorer: EvidenceScorer): scorer is CompositeScorer {
@@ -29,16 +40,18 @@ export const COMBINED_WEIGHTS = { bm25: 0.45, "entity-overlap": 0.2, "answer-typ
 export const combinedScorer: CompositeScorer = {
   name: "combined",
   async scoreParts(intent, pieces) {
+    const entities = entityOverlapParts(intent, pieces);
     const parts = {
       bm25: lexicalCoverage(intent, pieces).map((s) => Math.min(1, s)),
-      "entity-overlap": entityOverlap(intent, pieces),
+      "entity-overlap": entities.total,
       "answer-type": answerTypeFit(intent, pieces),
       "relation-fit": relationFit(intent, pieces),
     };
     const total = pieces.map((_, i) =>
       (Object.keys(COMBINED_WEIGHTS) as (keyof typeof COMBINED_WEIGHTS)[]).reduce((sum, name) => sum + COMBINED_WEIGHTS[name] * parts[name][i], 0),
     );
-    return { total, parts };
+    // Lexical coverage and entities matched by the question's own words repeat the search; the rest is new evidence.
+    return { total, parts, repeated: parts.bm25.map((b, i) => COMBINED_WEIGHTS.bm25 * b + COMBINED_WEIGHTS["entity-overlap"] * entities.byWord[i]) };
   },
   async score(intent, pieces, signal) {
     return (await this.scoreParts(intent, pieces, signal)).total;
@@ -67,21 +80,33 @@ export function combinedDenseScorer(embedder: Embedder): CompositeScorer & { fal
     name: "combined-dense",
     fallback: combinedScorer,
     async scoreParts(intent, pieces, signal, previous) {
+      const searched = pieces.map((p) => vectorFromSearch(p, embedder.info.id));
       const similarities = await denseSimilarities(embedder, intent, pieces, signal);
       const bm25 = lexicalCoverage(intent, pieces).map((s) => Math.min(1, s));
+      const entities = entityOverlapParts(intent, pieces);
       const parts: Record<string, number[]> = {
         bm25,
         dense: similarities.map((s, i) => (Number.isFinite(s) ? Math.max(0, s) : bm25[i])),
-        "entity-overlap": entityOverlap(intent, pieces),
+        "entity-overlap": entities.total,
         "answer-type": answerTypeFit(intent, pieces),
         "relation-fit": relationFit(intent, pieces),
       };
       const names = Object.keys(COMBINED_DENSE_WEIGHTS) as (keyof typeof COMBINED_DENSE_WEIGHTS)[];
       const fusion = pieces.map((_, i) => names.reduce((sum, name) => sum + COMBINED_DENSE_WEIGHTS[name] * parts[name][i], 0));
-      if (!previous || previous.length !== pieces.length) return { total: fusion, parts };
+      // Lexical coverage and entities matched by the question's own words repeat the search; so does similarity where the
+      // search had the vector (a piece without one counts its coverage twice).
+      const repeatedFusion = bm25.map(
+        (b, i) =>
+          COMBINED_DENSE_WEIGHTS.bm25 * b +
+          COMBINED_DENSE_WEIGHTS["entity-overlap"] * entities.byWord[i] +
+          (searched[i] || !Number.isFinite(similarities[i]) ? COMBINED_DENSE_WEIGHTS.dense * parts.dense[i] : 0),
+      );
+      if (!previous || previous.length !== pieces.length) return { total: fusion, parts, repeated: repeatedFusion };
       const best = Math.max(1e-9, ...previous.filter(Number.isFinite));
       parts.previous = previous.map((p) => (Number.isFinite(p) ? Math.max(0, p) / best : 0));
-      return { total: fusion.map((f, i) => (1 - PREVIOUS_ROUND_WEIGHT) * f + PREVIOUS_ROUND_WEIGHT * parts.previous[i]), parts };
+      const blend = (f: number, p: number) => (1 - PREVIOUS_ROUND_WEIGHT) * f + PREVIOUS_ROUND_WEIGHT * p;
+      // The previous rounds' scores are the order the round received: repeated, like the search's own signals.
+      return { total: fusion.map((f, i) => blend(f, parts.previous[i])), parts, repeated: repeatedFusion.map((r, i) => blend(r, parts.previous[i])) };
     },
     async score(intent, pieces, signal, previous) {
       return (await this.scoreParts(intent, pieces, signal, previous)).total;

@@ -2,7 +2,8 @@ import type { EvidencePiece } from "../../backends/types";
 import { knownVector, rememberVector } from "../../models/known-vectors";
 import type { Embedder } from "../../models/types";
 import type { EvidenceScorer, Intent } from "../types";
-import { bm25EntityScorer } from "./lexical";
+import type { CompositeScorer } from "./combined";
+import { ENTITY_MENTION_BOOST, bm25EntityScorer, lexicalCoverage, mentionMatches } from "./lexical";
 
 /**
  * Semantic similarity between the question and each piece: the cosine of their sentence embeddings.
@@ -37,6 +38,19 @@ export function questionVector(embedder: Embedder, intent: Intent, signal?: Abor
   return vector;
 }
 
+// Pieces a scorer embedded itself: their similarity is evidence no search ranked by (see vectorFromSearch).
+const embeddedByScorer = new WeakSet<EvidencePiece>();
+
+/**
+ * Whether the piece's vector came with it from a hybrid search: the engine already ranked the piece by
+ * this very similarity (the same model's vector), so a scorer's cosine repeats the engine's judgement
+ * rather than adding to it. A vector the scorer computed itself (a row, a triple, a passage from a
+ * lexical-only search) is new evidence.
+ */
+export function vectorFromSearch(piece: EvidencePiece, model: string): boolean {
+  return knownVector(piece, model) !== null && !embeddedByScorer.has(piece);
+}
+
 /** Cosine of each piece with the question; NaN for pieces left without a vector. Throws when the model fails. */
 export async function denseSimilarities(embedder: Embedder, intent: Intent, pieces: EvidencePiece[], signal?: AbortSignal): Promise<number[]> {
   const model = embedder.info.id;
@@ -48,7 +62,10 @@ export async function denseSimilarities(embedder: Embedder, intent: Intent, piec
       "passage",
       { signal },
     );
-    missing.forEach((p, i) => rememberVector(p, { model, vector: vectors[i] }));
+    missing.forEach((p, i) => {
+      rememberVector(p, { model, vector: vectors[i] });
+      embeddedByScorer.add(p);
+    });
   }
   const question = await q;
   return pieces.map((p) => {
@@ -57,11 +74,21 @@ export async function denseSimilarities(embedder: Embedder, intent: Intent, piec
   });
 }
 
-export function denseScorer(embedder: Embedder): EvidenceScorer {
+/** Per piece, whether its similarity repeats what its search ranked by (vectorFromSearch), read before the scorer embeds anything. */
+function searchedBySimilarity(embedder: Embedder, pieces: EvidencePiece[]): boolean[] {
+  return pieces.map((p) => vectorFromSearch(p, embedder.info.id));
+}
+
+export function denseScorer(embedder: Embedder): CompositeScorer {
   return {
     name: "dense",
+    async scoreParts(intent, pieces, signal) {
+      const searched = searchedBySimilarity(embedder, pieces);
+      const total = (await denseSimilarities(embedder, intent, pieces, signal)).map((s) => (Number.isFinite(s) ? Math.max(0, s) : 0));
+      return { total, parts: {}, repeated: total.map((s, i) => (searched[i] ? s : 0)) };
+    },
     async score(intent, pieces, signal) {
-      return (await denseSimilarities(embedder, intent, pieces, signal)).map((s) => (Number.isFinite(s) ? Math.max(0, s) : 0));
+      return (await this.scoreParts(intent, pieces, signal)).total;
     },
   };
 }
@@ -95,13 +122,27 @@ export function blendWithDense(lexical: number[], dense: number[], denseWeight =
  * equally weighted, so a passage that says the same thing in other words survives the cut. Its
  * fallback is bm25-entity alone (a model that fails degrades the round, not the run).
  */
-export function hybridEntityScorer(embedder: Embedder): EvidenceScorer & { fallback: EvidenceScorer } {
+export function hybridEntityScorer(embedder: Embedder): CompositeScorer & { fallback: EvidenceScorer } {
   return {
     name: "hybrid-entity",
     fallback: bm25EntityScorer,
+    async scoreParts(intent, pieces, signal) {
+      const searched = searchedBySimilarity(embedder, pieces);
+      const coverage = lexicalCoverage(intent, pieces);
+      const { found, byWord } = mentionMatches(intent, pieces);
+      const dense = await denseSimilarities(embedder, intent, pieces, signal);
+      const total = blendWithDense(
+        coverage.map((c, i) => c + ENTITY_MENTION_BOOST * found[i]),
+        dense,
+      );
+      // What the search engine ranked by: the lexical half (words, names that are one word of the question), and the semantic half where the search had the vector.
+      const lexical = minMaxScale(coverage.map((c, i) => c + ENTITY_MENTION_BOOST * byWord[i])).map((v) => (Number.isFinite(v) ? v : 0));
+      const semantic = minMaxScale(dense);
+      const repeated = lexical.map((l, i) => 0.5 * l + 0.5 * (Number.isFinite(semantic[i]) ? (searched[i] ? semantic[i] : 0) : l));
+      return { total, parts: {}, repeated };
+    },
     async score(intent, pieces, signal) {
-      const [lexical, dense] = await Promise.all([bm25EntityScorer.score(intent, pieces, signal), denseSimilarities(embedder, intent, pieces, signal)]);
-      return blendWithDense(lexical, dense);
+      return (await this.scoreParts(intent, pieces, signal)).total;
     },
   };
 }

@@ -23,16 +23,36 @@ function formOverlap(prepared: PreparedPiece, form: string): number {
  * (the triple's IRI, the path's node); partially when only some of its words occur.
  */
 export function entityOverlap(intent: Intent, pieces: EvidencePiece[]): number[] {
+  return entityOverlapParts(intent, pieces).total;
+}
+
+/**
+ * entityOverlap and, within it, the share a search engine matched already (`byWord`): mentions the
+ * piece matches only by words of the question (a one-word name, some words of a longer one), not by a
+ * phrase of several words, another name or the KB reference.
+ */
+export function entityOverlapParts(intent: Intent, pieces: EvidencePiece[]): { total: number[]; byWord: number[] } {
   const mentions = mentionForms(intent);
-  if (!mentions.length) return pieces.map(() => 0);
-  return pieces.map((piece) => {
+  if (!mentions.length) return { total: pieces.map(() => 0), byWord: pieces.map(() => 0) };
+  const total: number[] = [];
+  const byWord: number[] = [];
+  for (const piece of pieces) {
     const prepared = preparePiece(piece);
-    const total = mentions.reduce((sum, m) => {
-      if (m.refs.some((r) => prepared.refs.has(r))) return sum + 1;
-      return sum + Math.max(...m.forms.map((f) => formOverlap(prepared, f)));
-    }, 0);
-    return total / mentions.length;
-  });
+    let sum = 0;
+    let words = 0;
+    for (const m of mentions) {
+      if (m.refs.some((r) => prepared.refs.has(r)) || m.forms.some((f) => !m.wordForms.has(f) && containsPhrase(prepared, f))) {
+        sum += 1;
+        continue;
+      }
+      const overlap = Math.max(...m.forms.map((f) => formOverlap(prepared, f)));
+      sum += overlap;
+      words += overlap;
+    }
+    total.push(sum / mentions.length);
+    byWord.push(words / mentions.length);
+  }
+  return { total, byWord };
 }
 
 export const entityOverlapScorer: EvidenceScorer = {

@@ -1,7 +1,8 @@
 import type { EvidencePiece } from "../../backends/types";
 import { Bm25Index } from "../bm25";
 import { terms } from "../text";
-import { type EvidenceScorer, type Intent, intentText } from "../types";
+import { type Intent, intentText } from "../types";
+import type { CompositeScorer } from "./combined";
 import { mentionForms } from "./mentions";
 import { containsPhrase, pieceTokens, preparePiece } from "./piece-text";
 
@@ -29,27 +30,56 @@ export const ENTITY_MENTION_BOOST = 0.5;
 
 /** Fraction of the intent's entity mentions (or their linked labels) that the piece names as a phrase. */
 export function mentionedFraction(intent: Intent, pieces: EvidencePiece[]): number[] {
-  const mentions = mentionForms(intent);
-  if (!mentions.length) return pieces.map(() => 0);
-  return pieces.map((piece) => {
-    const prepared = preparePiece(piece);
-    const found = mentions.filter((m) => m.forms.some((f) => containsPhrase(prepared, f)) || m.refs.some((r) => prepared.refs.has(r)));
-    return found.length / mentions.length;
-  });
+  return mentionMatches(intent, pieces).found;
 }
 
-export const bm25Scorer: EvidenceScorer = {
+/**
+ * Per piece, the fraction of the intent's entity mentions it names (`found`, as mentionedFraction) and
+ * the fraction it names only by a single word of the question (`byWord`): that much a search engine
+ * matched already (MentionForms.wordForms).
+ */
+export function mentionMatches(intent: Intent, pieces: EvidencePiece[]): { found: number[]; byWord: number[] } {
+  const mentions = mentionForms(intent);
+  if (!mentions.length) return { found: pieces.map(() => 0), byWord: pieces.map(() => 0) };
+  const found: number[] = [];
+  const byWord: number[] = [];
+  for (const piece of pieces) {
+    const prepared = preparePiece(piece);
+    let named = 0;
+    let wordOnly = 0;
+    for (const m of mentions) {
+      const beyondWords = m.refs.some((r) => prepared.refs.has(r)) || m.forms.some((f) => !m.wordForms.has(f) && containsPhrase(prepared, f));
+      const byOwnWord = !beyondWords && [...m.wordForms].some((f) => containsPhrase(prepared, f));
+      if (beyondWords || byOwnWord) named++;
+      if (byOwnWord) wordOnly++;
+    }
+    found.push(named / mentions.length);
+    byWord.push(wordOnly / mentions.length);
+  }
+  return { found, byWord };
+}
+
+/** BM25 over the retrieved pieces: a search engine already ranked its results by their words, so all of it repeats the engine. */
+export const bm25Scorer: CompositeScorer = {
   name: "bm25",
+  async scoreParts(intent, pieces) {
+    const coverage = lexicalCoverage(intent, pieces);
+    return { total: coverage, parts: {}, repeated: coverage };
+  },
   async score(intent, pieces) {
     return lexicalCoverage(intent, pieces);
   },
 };
 
-export const bm25EntityScorer: EvidenceScorer = {
+/** BM25 plus the entity-mention boost; the boost for a name of several words, another name or a KB reference is what no search ranked by. */
+export const bm25EntityScorer: CompositeScorer = {
   name: "bm25-entity",
-  async score(intent, pieces) {
+  async scoreParts(intent, pieces) {
     const coverage = lexicalCoverage(intent, pieces);
-    const mentioned = mentionedFraction(intent, pieces);
-    return coverage.map((c, i) => c + ENTITY_MENTION_BOOST * mentioned[i]);
+    const { found, byWord } = mentionMatches(intent, pieces);
+    return { total: coverage.map((c, i) => c + ENTITY_MENTION_BOOST * found[i]), parts: {}, repeated: coverage.map((c, i) => c + ENTITY_MENTION_BOOST * byWord[i]) };
+  },
+  async score(intent, pieces) {
+    return (await this.scoreParts(intent, pieces)).total;
   },
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RANK_FUSION_K, fusedOrder, retrievalRanks, withinSearchOrderScores } from "@/lib/pipeline/rank-fusion";
+import { RANK_FUSION_K, fusedOrder, inSearchOrder, retrievalRanks, withinSearchOrderScores } from "@/lib/pipeline/rank-fusion";
 import { poolEvidence } from "@/lib/pipeline/stages/pool";
 import { rerankEvidence } from "@/lib/pipeline/stages/rerank";
 import { intent, passage, row } from "./select-fixtures";
@@ -101,6 +101,18 @@ describe("the pool's scores fitted to each search's own order", () => {
     const positions = (list: { id: string }[]) => list.map((p) => pooled.indexOf(p.id));
     for (const list of [weak, strong]) expect(positions(list)).toEqual([...positions(list)].sort((x, y) => x - y));
     expect(pooled[0]).toBe(strong[0].id);
+  });
+});
+
+describe("values kept in each search's order (re-ranking's repeated signals)", () => {
+  it("gives a search's k-th piece the search's k-th highest value, each search on its own, structured pieces untouched", () => {
+    const [a, b, c] = searchResults(["alpha first", "beta second", "gamma third"], "search one");
+    const [d, e] = searchResults(["delta first", "epsilon second"], "search two").map((p) => ({ ...p, id: `${p.id}-two` }));
+    const sql = row("kb-sales", "Aurora sales database", "Query result", ["n"], [4], "SELECT count(*) AS n FROM stores", 0);
+    // Search one arrives a, b, c with values 1, 3, 2: a gets the highest, 3. Search two is in order already.
+    expect(inSearchOrder([a, d, b, sql, c, e], [1, 9, 3, 7, 2, 4])).toEqual([3, 9, 2, 7, 1, 4]);
+    // The spread survives (no averaging into ties), so new evidence added on top moves pieces by exactly what it outweighs.
+    expect(inSearchOrder([a, b, c], [1, 2, Number.NaN])).toEqual([2, 1, 0]);
   });
 });
 

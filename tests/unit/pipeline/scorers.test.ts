@@ -170,3 +170,31 @@ describe("relation-fit", () => {
     expect(relationFit(intent("Fjord Down Jacket"), [madeBy, category, returns])).toEqual([0, 0, 0]);
   });
 });
+
+describe("what a scorer repeats of a search engine's ranking and what is new evidence", () => {
+  const DOCS = ["kb-docs", "Aurora policies and reports"] as const;
+
+  it("a name that is one word of the question is a word match the engine had; a name of several words, another name or a KB reference is new", async () => {
+    const q = intent("Does IED raise mortality in inflammatory eye disease?", {
+      entities: [mention("IED"), mention("inflammatory eye disease"), mention("NYC", [{ kbId: "kb-docs", label: "New York City", ref: "doc-ref" }])],
+    });
+    const oneWord = passage(...DOCS, "a", 0, "IED raised mortality.");
+    const phrase = passage(...DOCS, "b", 0, "Mortality in inflammatory eye disease.");
+    const scattered = passage(...DOCS, "c", 0, "Eye drops for an inflammatory disease.");
+    const otherName = passage(...DOCS, "d", 0, "A cohort in New York City.");
+    const pieces = [oneWord, phrase, scattered, otherName];
+    const { total, repeated } = await bm25EntityScorer.scoreParts(q, pieces);
+    const fresh = total.map((t, i) => t - repeated![i]);
+    expect(fresh[0]).toBeCloseTo(0);
+    expect(fresh[1]).toBeCloseTo(ENTITY_MENTION_BOOST / 3);
+    expect(fresh[2]).toBeCloseTo(0);
+    expect(fresh[3]).toBeCloseTo(ENTITY_MENTION_BOOST / 3);
+    // Entity overlap: the one-word name and the scattered words of the phrase (a partial match) repeat the engine's word matches.
+    const combined = await combinedScorer.scoreParts(q, pieces);
+    const overlapFresh = combined.total.map((t, i) => (t - combined.repeated![i]) - COMBINED_WEIGHTS["answer-type"] * combined.parts["answer-type"][i] - COMBINED_WEIGHTS["relation-fit"] * combined.parts["relation-fit"][i]);
+    expect(overlapFresh[0]).toBeCloseTo(0);
+    expect(overlapFresh[2]).toBeCloseTo(0);
+    expect(overlapFresh[1]).toBeCloseTo(COMBINED_WEIGHTS["entity-overlap"] / 3);
+    expect(overlapFresh[3]).toBeCloseTo(COMBINED_WEIGHTS["entity-overlap"] / 3);
+  });
+});

@@ -1,5 +1,6 @@
 import { FIRST_ROUND_SCORER, FLOOR_SCORE_KEY, LAST_ROUND_SCORER, defaultScorers, floorScore, isCompositeScorer, scorerByName } from "../../scorers";
-import { fusedOrder } from "../../rank-fusion";
+import type { EvidencePiece } from "../../../backends/types";
+import { fusedOrder, inSearchOrder } from "../../rank-fusion";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
 import type { EvidenceScorer, Intent, RerankRound, ScoredEvidence } from "../../types";
 
@@ -37,6 +38,8 @@ export interface RoundReport {
   after: number;
   /** Set when the scorer failed: its fallback ran, or the round kept the previous order, cut to `keep`. */
   error?: string;
+  /** What the round did to the order within each search's results (absent when no two pieces came from one search). */
+  searchOrder?: SearchOrder;
 }
 
 function checkCancelled(signal?: AbortSignal) {
@@ -44,24 +47,98 @@ function checkCancelled(signal?: AbortSignal) {
 }
 
 /**
+ * What a round did to the order within each search's results: kept it because the scorer brought no
+ * new evidence (everything it scored repeats what the engine ranked by), kept it although it had some,
+ * or reordered on that new evidence. Absent when no two pieces came from one search.
+ */
+export type SearchOrder = "kept: no new evidence" | "kept" | "reordered";
+
+interface RoundResult {
+  kept: ScoredEvidence[];
+  searchOrder?: SearchOrder;
+}
+
+/** Scores, their parts and the share that repeats retrieval (none: the scorer is all new evidence). */
+async function scoreRound(intent: Intent, pieces: EvidencePiece[], scorer: EvidenceScorer, signal: AbortSignal | undefined, previous: number[]) {
+  if (isCompositeScorer(scorer)) {
+    const { total, parts, repeated } = await scorer.scoreParts(intent, pieces, signal, previous);
+    return { total, parts, repeated: repeated ?? total.map(() => 0) };
+  }
+  const total = await scorer.score(intent, pieces, signal, previous);
+  return { total, parts: {} as Record<string, number[]>, repeated: total.map(() => 0) };
+}
+
+/** The search (KB and query) a ranked-search piece came from; null for structured pieces. */
+function searchOf(piece: EvidencePiece): string | null {
+  return piece.provenance.language === "search" ? `${piece.provenance.kb}\u0000${piece.provenance.query}` : null;
+}
+
+/** Whether two of the pieces came from one search (else there is no search order for a round to keep or change). */
+function rankedTogether(pieces: EvidencePiece[]): boolean {
+  const searches = new Set<string>();
+  return pieces.some((piece) => {
+    const search = searchOf(piece);
+    if (search === null) return false;
+    if (searches.has(search)) return true;
+    searches.add(search);
+    return false;
+  });
+}
+
+/** The searches whose pieces the new evidence (total minus the repeated share) tells apart. */
+function searchesWithNewEvidence(pieces: EvidencePiece[], total: number[], repeated: number[]): Set<string> {
+  const first = new Map<string, number>();
+  const out = new Set<string>();
+  pieces.forEach((piece, i) => {
+    const search = searchOf(piece);
+    if (search === null) return;
+    const fresh = (Number.isFinite(total[i]) ? total[i] : 0) - repeated[i];
+    const seen = first.get(search);
+    if (seen === undefined) first.set(search, fresh);
+    else if (Math.abs(fresh - seen) > 1e-9) out.add(search);
+  });
+  return out;
+}
+
+/** Whether every search's surviving pieces are in the order the round received them. */
+function searchOrderHeld(before: EvidencePiece[], after: EvidencePiece[]): boolean {
+  const position = new Map(before.map((p, i) => [p.id, i]));
+  const last = new Map<string, number>();
+  for (const piece of after) {
+    const search = searchOf(piece);
+    if (search === null) continue;
+    const at = position.get(piece.id) ?? 0;
+    if (at < (last.get(search) ?? -1)) return false;
+    last.set(search, at);
+  }
+  return true;
+}
+
+/**
  * One round: score the survivors, record the score under the scorer's name (and a composite scorer's
  * parts under theirs), give structured few-result pieces the floor (their pool mark says so), sort,
  * keep. Ties keep the previous round's order, so a scorer that cannot tell pieces apart (no entities
- * in the question) leaves the ranking as it was. The order is the scorer's fused with the search
- * engines' own (rank-fusion.ts): a round re-ranks what retrieval found, it does not start over; a
- * piece's score stays its scorer's, which later stages read as relevance.
+ * in the question) leaves the ranking as it was.
+ *
+ * Within one search's results a round changes the order only on new evidence: a scorer whose score
+ * there only repeats what the engine ranked by (its `repeated` share: BM25 recomputed over the few
+ * retrieved pieces, the search's own sentence vectors, names that are one word of the question, the
+ * rounds before) knows less than the engine did over the whole collection, so that search keeps the
+ * order the round received, its scores handed out high to low in that order (rank-fusion.ts,
+ * inSearchOrder), which still decide how it interleaves with other searches and structured pieces.
+ * Where the scorer has new evidence about a search's pieces (a cross-encoder; the kind of answer asked
+ * for, the relation asked about, a name of several words or another name of an entity) it judges them
+ * with everything it has. The round says which it did.
+ *
+ * The order is then fused with the search engines' own (rank-fusion.ts): a round re-ranks what
+ * retrieval found, it does not start over. A piece's score stays its scorer's, which later stages read
+ * as relevance.
  */
-async function runRound(intent: Intent, current: ScoredEvidence[], scorer: EvidenceScorer, keep: number, signal?: AbortSignal): Promise<ScoredEvidence[]> {
+async function runRound(intent: Intent, current: ScoredEvidence[], scorer: EvidenceScorer, keep: number, signal?: AbortSignal): Promise<RoundResult> {
   const pieces = current.map((e) => e.piece);
-  let scores: number[];
-  let parts: Record<string, number[]> = {};
   const previous = current.map((e) => e.score);
-  if (isCompositeScorer(scorer)) {
-    ({ total: scores, parts } = await scorer.scoreParts(intent, pieces, signal, previous));
-  } else {
-    scores = await scorer.score(intent, pieces, signal, previous);
-  }
-  if (scores.length !== pieces.length) throw new Error(`scorer "${scorer.name}" returned ${scores.length} scores for ${pieces.length} pieces`);
+  const { total: scores, parts, repeated } = await scoreRound(intent, pieces, scorer, signal, previous);
+  if (scores.length !== pieces.length || repeated.length !== pieces.length) throw new Error(`scorer "${scorer.name}" returned ${scores.length} scores for ${pieces.length} pieces`);
   const floor = floorScore(scores);
   const scored = current.map((e, i): ScoredEvidence => {
     const own = Number.isFinite(scores[i]) ? scores[i] : 0;
@@ -70,11 +147,23 @@ async function runRound(intent: Intent, current: ScoredEvidence[], scorer: Evide
     const rank = e.retrievalRank === undefined ? {} : { retrievalRank: e.retrievalRank };
     return { piece: e.piece, score: FLOOR_SCORE_KEY in e.scores ? Math.max(own, floor) : own, scores: recorded, ...rank };
   });
-  const order = fusedOrder(
+  const informed = searchesWithNewEvidence(pieces, scores, repeated);
+  const held = inSearchOrder(
+    pieces,
     scored.map((e) => e.score),
+  );
+  const ordering = scored.map((e, i) => {
+    const search = searchOf(e.piece);
+    return search === null || informed.has(search) ? e.score : held[i];
+  });
+  const order = fusedOrder(
+    ordering,
     scored.map((e) => e.retrievalRank),
   );
-  return order.slice(0, keep).map((i) => scored[i]);
+  const kept = order.slice(0, keep).map((i) => scored[i]);
+  if (!rankedTogether(pieces)) return { kept };
+  if (!informed.size) return { kept, searchOrder: "kept: no new evidence" };
+  return { kept, searchOrder: searchOrderHeld(pieces, kept.map((e) => e.piece)) ? "kept" : "reordered" };
 }
 
 /** Runs the rounds in order; an unknown scorer name is a configuration error and fails before any round runs. */
@@ -92,19 +181,20 @@ export async function rerankEvidence(
     const errors: string[] = [];
     // A scorer that fails (a model busy, timed out or crashed) degrades the ranking, not the run: its fallback runs, else the order stays.
     let ran: EvidenceScorer | undefined = scorers[i];
-    let kept: ScoredEvidence[] | null = null;
-    while (ran && !kept) {
+    let result: RoundResult | null = null;
+    while (ran && !result) {
       try {
-        kept = await runRound(input.intent, current, ran, round.keep, options.signal);
+        result = await runRound(input.intent, current, ran, round.keep, options.signal);
       } catch (e) {
         checkCancelled(options.signal);
         errors.push(`${ran.name}: ${(e as Error).message}`);
         ran = ran.fallback;
       }
     }
-    current = kept ?? current.slice(0, round.keep);
+    current = result?.kept ?? current.slice(0, round.keep);
     const label = ran?.name ?? "previous order";
-    options.onRound?.({ scorer: round.scorer, ran: label, before, after: current.length, ...(errors.length ? { error: errors.join("; ") } : {}) });
+    const searchOrder = result?.searchOrder ? { searchOrder: result.searchOrder } : {};
+    options.onRound?.({ scorer: round.scorer, ran: label, before, after: current.length, ...searchOrder, ...(errors.length ? { error: errors.join("; ") } : {}) });
     input.observe?.({ index: i, scorer: label, ranked: current });
   }
   return current;
@@ -127,8 +217,22 @@ export const classicalRerank: StageStrategy<RerankInput, ScoredEvidence[]> = {
   },
 };
 
-/** "cross-encoder failed (…); combined-dense ran instead, 100 → 30", "hybrid (bm25-entity): 1000 → 100". */
+/** What the round did within each search's results, in words; empty when it had none. */
+const SEARCH_ORDER_WORDS: Record<SearchOrder, string> = {
+  "kept: no new evidence": "kept the search engine's order: no scorer with new evidence",
+  kept: "kept the search engine's order: its new evidence moved nothing",
+  reordered: "reordered search results on new evidence",
+};
+
+/**
+ * "cross-encoder failed (…); combined-dense ran instead, 100 → 30", "hybrid (bm25-entity): 1000 → 100",
+ * each followed by what the round did within searches ("; kept the search engine's order: no scorer with new evidence").
+ */
 export function roundSummary(r: RoundReport): string {
+  return `${roundHead(r)}${r.searchOrder ? `; ${SEARCH_ORDER_WORDS[r.searchOrder]}` : ""}`;
+}
+
+function roundHead(r: RoundReport): string {
   const counts = `${r.before} → ${r.after}`;
   if (r.error) return r.ran === "previous order" ? `${r.scorer} failed (${r.error}); kept the previous order, ${counts}` : `${r.error.split(":")[0]} failed (${r.error}); ${r.ran} ran instead, ${counts}`;
   if (r.scorer === LAST_ROUND_SCORER && r.ran !== LAST_ROUND_SCORER) return `no cross-encoder is installed; ${r.ran} ran in its place: ${counts}`;
