@@ -189,6 +189,25 @@ export function quotedPhrases(question: string): { text: string; at: number }[] 
   return out.filter((q) => q.text.length > 0);
 }
 
+/** "starting with the letter 'L'": a word for the text itself may stand between the cue and the quote. */
+const TEXT_WORD = String.raw`(?:\s+(?:the|a|an)\s+(?:word|letters?|characters?|string|text|phrase|digits?|numbers?|prefix|suffix))?`;
+const PREFIX_CUE = new RegExp(String.raw`\b(?:starts?|starting|begins?|beginning|began)\s+with${TEXT_WORD}\s*$`, "i");
+const SUFFIX_CUE = new RegExp(String.raw`\b(?:ends?|ending|ended)\s+(?:with|in)${TEXT_WORD}\s*$`, "i");
+
+/** Where a quoted phrase must sit in the text: anywhere, at its start, or at its end. */
+export type TextAnchor = "contains" | "prefix" | "suffix";
+
+/**
+ * "cities starting with 'L'", "a phone number ending in '8'": the words right before a quoted phrase
+ * (its offset from quotedPhrases) anchor it to the start or the end of the text; otherwise it may be anywhere.
+ */
+export function textAnchor(question: string, at: number): TextAnchor {
+  const before = question.slice(Math.max(0, at - 60), at + 1);
+  if (PREFIX_CUE.test(before)) return "prefix";
+  if (SUFFIX_CUE.test(before)) return "suffix";
+  return "contains";
+}
+
 const NEGATION = /\b(?:without\s+(?:any\s+|a\s+|an\s+)?|(?:do|does|did|have|has|had)\s+not\s+(?:have\s+)?(?:any\s+|a\s+|an\s+)?|(?:have|has|had|with)\s+no\s+|never\s+(?:had\s+)?(?:any\s+|a\s+|an\s+)?)([\p{L}_]+)/giu;
 
 const LACKED =

@@ -4,7 +4,7 @@ import type { Adjustments } from "../feedback";
 import { adjectiveSense, type AggregateFn, aggregateRequests, BARE_ORDER, chooseSuperlativeAttribute, coverage, groupingTerms, ORDER_BY } from "../lexicon";
 import { best, columnsOf, connected, identity, label, MENTIONED, mentionedColumns, namesTable, nearTables, relevantTables } from "./column-choice";
 import { isNegated, periodCues, pickAbsent, pickLookups, pickNegations, pickNumericFilters, pickTimeColumn } from "./filter-picks";
-import { type ComparisonOp, type PositionedTerm, positionedTerms, wordDistance } from "./question-cues";
+import { type ComparisonOp, type PositionedTerm, positionedTerms, type TextAnchor, wordDistance } from "./question-cues";
 import { type Constructs, constructsOf } from "../constructs";
 import { askedProjection, entityColumn } from "./projection";
 import type { LinkedValue, SchemaLinking } from "./schema-linking";
@@ -103,11 +103,22 @@ export interface SqlSetOperation {
   right: SqlPicks;
 }
 
+/** Text looked up in a column: a quoted phrase, or a mention the critic asked to find by name. */
+export interface SqlLookup {
+  column: ColumnFacts;
+  text: string;
+  at?: number;
+  /** Where the text sits in the column's value: anywhere (the default), at its start ("starting with 'L'") or at its end. */
+  anchor?: TextAnchor;
+  /** The question quotes the text: it is the exact text sought, case included, where the query language matches case. */
+  quoted?: boolean;
+}
+
 export interface SqlPicks {
   root: string;
   values: SqlValueFilter[];
   /** Text looked up in a column (contains-match): quoted phrases, mentions the critic asked to find by name. */
-  lookups: { column: ColumnFacts; text: string; at?: number }[];
+  lookups: SqlLookup[];
   time: SqlTimeFilter[];
   numeric: SqlNumericFilter[];
   negations: SqlNegation[];
