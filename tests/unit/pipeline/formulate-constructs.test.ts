@@ -115,6 +115,11 @@ describe("SQL answer queries: exactly what is asked, with the question's logic",
     expect(await sql(intent("What are the names of singers whose country mentions 'and'?"))).toMatch(/WHERE LOWER\("Country"\) LIKE '%and%' ESCAPE '!'$/);
   });
 
+  it("'the top 3 … with X above N' ranks by X, highest first; 'the first 3 …' stays a plain list", async () => {
+    expect(await sql(intent("Show the names of the top 3 stadiums with a capacity above 5000."))).toBe(`SELECT "Name" FROM "stadium" WHERE "Capacity" > 5000 AND "Capacity" IS NOT NULL ORDER BY "Capacity" DESC LIMIT 3`);
+    expect(await sql(intent("Show the names of the first 3 stadiums with a capacity above 5000."))).toBe(`SELECT "Name" FROM "stadium" WHERE "Capacity" > 5000 LIMIT 3`);
+  });
+
   it("'an age of 20' is an equality on the column named before 'of', but not a bound ('of 20 or more')", async () => {
     expect(await sql(intent("What are the names of singers with an age of 20?"))).toMatch(/WHERE "Age" = 20$/);
     expect(await sql(intent("What are the names of singers with an age of 20 or more?"))).not.toContain(`"Age" = 20`);
@@ -309,6 +314,11 @@ describe("Cypher answer queries: the same plan over labels and relationships", (
     const q = cypher(intent("Which movies have a 'released' year after 2005?", { time: [{ text: "after 2005", kind: "absolute", start: "2006-01-01", end: null, comparator: "after", ordinal: null }] }));
     expect(q.query.text).toBe("MATCH (movie:`Movie`)\nWHERE movie.`released` >= $p0\nRETURN movie AS `Movie`");
     expect(cypher(intent("Which people have a 'born' value below 1940?")).query.text).toBe("MATCH (person:`Person`)\nWHERE person.`born` < $p0\nRETURN person AS `Person`");
+  });
+
+  it("a quoted date the time cue reads is not also text to look up", () => {
+    const q = cypher(intent("Which movies were released after '2005'?", { time: [{ text: "after '2005'", kind: "absolute", start: "2006-01-01", end: null, comparator: "after", ordinal: null }] }));
+    expect(q.query.text).toBe("MATCH (movie:`Movie`)\nWHERE movie.`released` >= $p0\nRETURN movie AS `Movie`");
   });
 
   it("the request verb 'name' asks for the listed nodes' names, not the nodes", () => {

@@ -16,6 +16,11 @@ describe("numeric comparisons read from the question", () => {
     expect(read("Which cars have 4 cylinders?")).toMatchObject([{ op: "=", values: [4], attribute: "cylinders" }]);
   });
 
+  it("'exactly' before the number, and a quoted attribute before 'of', keep the equality", () => {
+    expect(read("Which products have a 'unitsInStock' of exactly 50?")).toMatchObject([{ op: "=", values: [50], attribute: "unitsInStock" }]);
+    expect(read("List all movies with exactly 5 roles.")).toMatchObject([{ op: "=", values: [5], attribute: "roles" }]);
+  });
+
   it("leaves words that only contain 'zero' alone", () => {
     expect(read("Which teams play at Zeroville stadium?")).toEqual([]);
   });

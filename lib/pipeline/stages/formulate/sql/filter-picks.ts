@@ -74,6 +74,8 @@ export function pickLookups(intent: Intent, linking: SchemaLinking, tables: stri
   for (const q of quotedPhrases(intent.completed)) {
     if (linking.values.some((v) => v.entity.mention.toLowerCase() === q.text.toLowerCase())) continue;
     if (columnNames.has(q.text.toLowerCase())) continue;
+    // "required after '1997-01-01'": a quoted date the time cue already reads restricts a date column, not a name.
+    if (periodCues(intent).some((c) => c.text.includes(q.text))) continue;
     const column =
       best(text, (c) => {
         const distance = wordDistance(positions, q.at, c.ownTerms, 6, q.text.split(/\s+/).length + 6);

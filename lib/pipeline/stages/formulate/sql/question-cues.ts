@@ -156,10 +156,11 @@ export function numericComparisons(intent: Intent): NumericComparison[] {
   const equalities: [RegExp, (m: RegExpMatchArray) => { values: number[]; attribute: string }][] = [
     // "with 0 units on order": the words after "on"/"in" tell apart units on order from units in stock.
     // "an age of 20 and …" counts nothing: a conjunction is not what a number counts.
-    [/\b(?:with|has|have|having|of)\s+(\d+)\s+(?!(?:and|or|but)\b)([\p{L}_]+(?:\s+(?:on|in)\s+[\p{L}_]+)?)/giu, (m) => ({ values: [Number(m[1])], attribute: m[2] })],
-    // "a reorder level of 10", "an age of 20", "reorder levels set at 30": the attribute, then its value.
+    [/\b(?:with|has|have|having|of)\s+(?:exactly\s+)?(\d+)\s+(?!(?:and|or|but)\b)([\p{L}_]+(?:\s+(?:on|in)\s+[\p{L}_]+)?)/giu, (m) => ({ values: [Number(m[1])], attribute: m[2] })],
+    // "a reorder level of 10", "an age of 20", "reorder levels set at 30", "a 'unitsInStock' of exactly 50":
+    // the attribute (quoted or not), then its value.
     [
-      /\b([\p{L}_]+(?:\s+[\p{L}_]+)?)\s+(?:of|equal\s+to|set\s+(?:at|to))\s+(\d+(?:\.\d+)?)\b(?!\s*(?:%|percent|or\s+(?:more|less|fewer|greater|higher|lower|above|below)))/giu,
+      /\b([\p{L}_]+(?:\s+[\p{L}_]+)?)['"’”]?\s+(?:of|equal\s+to|set\s+(?:at|to))\s+(?:exactly\s+)?(\d+(?:\.\d+)?)\b(?!\s*(?:%|percent|or\s+(?:more|less|fewer|greater|higher|lower|above|below)))/giu,
       (m) => ({ values: [Number(m[2])], attribute: m[1] }),
     ],
     [/\b([\p{L}_]+)\s+(\d+(?:\.\d+)?)(?:\s+or\s+(\d+(?:\.\d+)?))?\b/giu, (m) => ({ values: [Number(m[2]), ...(m[3] ? [Number(m[3])] : [])], attribute: m[1] })],
