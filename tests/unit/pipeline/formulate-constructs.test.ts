@@ -120,6 +120,10 @@ describe("SQL answer queries: exactly what is asked, with the question's logic",
     expect(await sql(intent("Show the names of the first 3 stadiums with a capacity above 5000."))).toBe(`SELECT "Name" FROM "stadium" WHERE "Capacity" > 5000 LIMIT 3`);
   });
 
+  it("a quoted number a comparison reads is its value, not text to look up", async () => {
+    expect(await sql(intent("What are the names of stadiums with '10104' capacity?"))).toBe(`SELECT "Name" FROM "stadium" WHERE "Capacity" = 10104`);
+  });
+
   it("'an age of 20' is an equality on the column named before 'of', but not a bound ('of 20 or more')", async () => {
     expect(await sql(intent("What are the names of singers with an age of 20?"))).toMatch(/WHERE "Age" = 20$/);
     expect(await sql(intent("What are the names of singers with an age of 20 or more?"))).not.toContain(`"Age" = 20`);
@@ -319,6 +323,24 @@ describe("Cypher answer queries: the same plan over labels and relationships", (
   it("a quoted date the time cue reads is not also text to look up", () => {
     const q = cypher(intent("Which movies were released after '2005'?", { time: [{ text: "after '2005'", kind: "absolute", start: "2006-01-01", end: null, comparator: "after", ordinal: null }] }));
     expect(q.query.text).toBe("MATCH (movie:`Movie`)\nWHERE movie.`released` >= $p0\nRETURN movie AS `Movie`");
+  });
+
+  it("a quoted place name after 'in' / 'to' is looked up in the city of the table named before it", () => {
+    const shop: Extract<KbStructure, { kind: "graph" }> = {
+      kind: "graph",
+      labels: [
+        { label: "Customer", count: 91, properties: [{ name: "companyName", types: ["STRING"], examples: ["Alfreds Futterkiste"] }, { name: "city", types: ["STRING"], examples: ["Berlin"] }] },
+        { label: "Order", count: 830, properties: [{ name: "shipName", types: ["STRING"], examples: ["Vins et alcools Chevalier"] }, { name: "shipCity", types: ["STRING"], examples: ["Reims"] }] },
+      ],
+      relationships: [{ type: "PURCHASED", count: 830, properties: [] }],
+      patterns: [{ from: "Customer", type: "PURCHASED", to: "Order", count: 830 }],
+      captionKeys: { Customer: "companyName", Order: "shipName" },
+    };
+    const ask = (q: string) => answerOf(formulateCypher(intent(q), candidate("kb-shop", "CYPHER"), shop, noAdjustments(), 3, 0).queries).query.text;
+    expect(ask("Which customers are based in 'Berlin'?")).toBe("MATCH (customer:`Customer`)\nWHERE toString(customer.`city`) CONTAINS $p0\nRETURN customer AS `Customer`");
+    expect(ask("What are the first 3 orders that were shipped to 'Reims'?")).toContain("WHERE toString(order.`shipCity`) CONTAINS $p0");
+    // Without a place preposition the quote is text of the column named near it.
+    expect(ask("List the first 3 orders with a ship name containing 'Vins'.")).toContain("WHERE toString(order.`shipName`) CONTAINS $p0");
   });
 
   it("the request verb 'name' asks for the listed nodes' names, not the nodes", () => {

@@ -19,6 +19,7 @@ describe("numeric comparisons read from the question", () => {
   it("'exactly' before the number, and a quoted attribute before 'of', keep the equality", () => {
     expect(read("Which products have a 'unitsInStock' of exactly 50?")).toMatchObject([{ op: "=", values: [50], attribute: "unitsInStock" }]);
     expect(read("List all movies with exactly 5 roles.")).toMatchObject([{ op: "=", values: [5], attribute: "roles" }]);
+    expect(read("Which products have '0' units on order?")).toMatchObject([{ op: "=", values: [0], attribute: "units on order" }]);
   });
 
   it("leaves words that only contain 'zero' alone", () => {

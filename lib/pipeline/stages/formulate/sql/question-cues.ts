@@ -156,7 +156,8 @@ export function numericComparisons(intent: Intent): NumericComparison[] {
   const equalities: [RegExp, (m: RegExpMatchArray) => { values: number[]; attribute: string }][] = [
     // "with 0 units on order": the words after "on"/"in" tell apart units on order from units in stock.
     // "an age of 20 and …" counts nothing: a conjunction is not what a number counts.
-    [/\b(?:with|has|have|having|of)\s+(?:exactly\s+)?(\d+)\s+(?!(?:and|or|but)\b)([\p{L}_]+(?:\s+(?:on|in)\s+[\p{L}_]+)?)/giu, (m) => ({ values: [Number(m[1])], attribute: m[2] })],
+    // "with '0' units on order": a quoted count is still a count.
+    [/\b(?:with|has|have|having|of)\s+(?:exactly\s+)?['"‘“]?(\d+)['"’”]?\s+(?!(?:and|or|but)\b)([\p{L}_]+(?:\s+(?:on|in)\s+[\p{L}_]+)?)/giu, (m) => ({ values: [Number(m[1])], attribute: m[2] })],
     // "a reorder level of 10", "an age of 20", "reorder levels set at 30", "a 'unitsInStock' of exactly 50":
     // the attribute (quoted or not), then its value.
     [
