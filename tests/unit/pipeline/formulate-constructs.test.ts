@@ -109,6 +109,21 @@ describe("SQL answer queries: exactly what is asked, with the question's logic",
     expect(await sql(intent("What are the names of stadiums with a capacity between $1,000 and $2,000?"))).toContain(`"Capacity" BETWEEN 1000 AND 2000`);
   });
 
+  it("'starting with' / 'ending in' before a quoted phrase anchor it to the start or end of the text; otherwise it is found anywhere", async () => {
+    expect(await sql(intent("What are the names of singers whose country starts with 'Fr'?"))).toMatch(/WHERE LOWER\("Country"\) LIKE 'fr%' ESCAPE '!'$/);
+    expect(await sql(intent("What are the names of singers whose country is ending in 'ands'?"))).toMatch(/WHERE LOWER\("Country"\) LIKE '%ands' ESCAPE '!'$/);
+    expect(await sql(intent("What are the names of singers whose country mentions 'and'?"))).toMatch(/WHERE LOWER\("Country"\) LIKE '%and%' ESCAPE '!'$/);
+  });
+
+  it("'the top 3 … with X above N' ranks by X, highest first; 'the first 3 …' stays a plain list", async () => {
+    expect(await sql(intent("Show the names of the top 3 stadiums with a capacity above 5000."))).toBe(`SELECT "Name" FROM "stadium" WHERE "Capacity" > 5000 AND "Capacity" IS NOT NULL ORDER BY "Capacity" DESC LIMIT 3`);
+    expect(await sql(intent("Show the names of the first 3 stadiums with a capacity above 5000."))).toBe(`SELECT "Name" FROM "stadium" WHERE "Capacity" > 5000 LIMIT 3`);
+  });
+
+  it("a quoted number a comparison reads is its value, not text to look up", async () => {
+    expect(await sql(intent("What are the names of stadiums with '10104' capacity?"))).toBe(`SELECT "Name" FROM "stadium" WHERE "Capacity" = 10104`);
+  });
+
   it("'an age of 20' is an equality on the column named before 'of', but not a bound ('of 20 or more')", async () => {
     expect(await sql(intent("What are the names of singers with an age of 20?"))).toMatch(/WHERE "Age" = 20$/);
     expect(await sql(intent("What are the names of singers with an age of 20 or more?"))).not.toContain(`"Age" = 20`);
@@ -217,6 +232,11 @@ describe("SPARQL answer queries: the same plan over the classes as tables", () =
     expect(text).toMatch(/GROUP BY \?stadium \?stadium_Name ORDER BY DESC\(COUNT\(DISTINCT \?concert\)\) LIMIT 1$/);
   });
 
+  it("a quoted phrase anchored by 'beginning with' is STRSTARTS, by 'ending with' STRENDS", () => {
+    expect(sparql(intent("Which singers have a country beginning with 'Fr'?"))).toContain(`FILTER(STRSTARTS(LCASE(STR(?singer_Country)), "fr"))`);
+    expect(sparql(intent("Which singers have a country ending with 'ance'?"))).toContain(`FILTER(STRENDS(LCASE(STR(?singer_Country)), "ance"))`);
+  });
+
   it("a property the answers lack is an optional triple that finds no value", () => {
     const text = sparql(intent("Which singers do not have a country?"));
     expect(text).toMatch(/OPTIONAL \{ \?singer <[^>]+singer#Country> \?singer_Country \. \}/);
@@ -277,6 +297,57 @@ describe("Cypher answer queries: the same plan over labels and relationships", (
     // Without a ranking the list is the nodes themselves.
     const listed = cypher(intent("List the first 3 movies released before 1990.", { time: [{ text: "before 1990", kind: "absolute", start: null, end: "1990-01-01", comparator: "before", ordinal: null }] }));
     expect(listed.query.text).toMatch(/RETURN movie AS `Movie`\nLIMIT 3$/);
+  });
+
+  it("a quoted phrase is matched as written (STARTS WITH after 'starting with'); a relaxed retry matches it in any case", () => {
+    const starting = cypher(intent("Which movies have a title starting with 'The M'?"));
+    expect(starting.query.text).toBe("MATCH (movie:`Movie`)\nWHERE toString(movie.`title`) STARTS WITH $p0\nRETURN movie AS `Movie`");
+    expect(starting.query.params).toEqual({ p0: "The M" });
+    const ending = cypher(intent("Which movies have a tagline ending with 'problem.'?"));
+    expect(ending.query.text).toContain("WHERE toString(movie.`tagline`) ENDS WITH $p0");
+    // "real" is not "Real": the quoted text keeps its case.
+    const mentioning = cypher(intent("Which movies have a tagline mentioning 'real'?"));
+    expect(mentioning.query.text).toContain("WHERE toString(movie.`tagline`) CONTAINS $p0");
+    expect(mentioning.query.params).toEqual({ p0: "real" });
+    const relaxed = formulateCypher(intent("Which movies have a tagline mentioning 'real'?"), candidate(GRAPH, "CYPHER"), MOVIES, { ...noAdjustments(), relax: true }, 3, 0);
+    const loose = answerOf(relaxed.queries);
+    expect(loose.query.text).toContain("WHERE toLower(toString(movie.`tagline`)) CONTAINS $p0");
+  });
+
+  it("a quoted property name is the attribute compared, not text to look up", () => {
+    const q = cypher(intent("Which movies have a 'released' year after 2005?", { time: [{ text: "after 2005", kind: "absolute", start: "2006-01-01", end: null, comparator: "after", ordinal: null }] }));
+    expect(q.query.text).toBe("MATCH (movie:`Movie`)\nWHERE movie.`released` >= $p0\nRETURN movie AS `Movie`");
+    expect(cypher(intent("Which people have a 'born' value below 1940?")).query.text).toBe("MATCH (person:`Person`)\nWHERE person.`born` < $p0\nRETURN person AS `Person`");
+  });
+
+  it("a quoted date the time cue reads is not also text to look up", () => {
+    const q = cypher(intent("Which movies were released after '2005'?", { time: [{ text: "after '2005'", kind: "absolute", start: "2006-01-01", end: null, comparator: "after", ordinal: null }] }));
+    expect(q.query.text).toBe("MATCH (movie:`Movie`)\nWHERE movie.`released` >= $p0\nRETURN movie AS `Movie`");
+  });
+
+  it("a quoted place name after 'in' / 'to' is looked up in the city of the table named before it", () => {
+    const shop: Extract<KbStructure, { kind: "graph" }> = {
+      kind: "graph",
+      labels: [
+        { label: "Customer", count: 91, properties: [{ name: "companyName", types: ["STRING"], examples: ["Alfreds Futterkiste"] }, { name: "city", types: ["STRING"], examples: ["Berlin"] }] },
+        { label: "Order", count: 830, properties: [{ name: "shipName", types: ["STRING"], examples: ["Vins et alcools Chevalier"] }, { name: "shipCity", types: ["STRING"], examples: ["Reims"] }] },
+      ],
+      relationships: [{ type: "PURCHASED", count: 830, properties: [] }],
+      patterns: [{ from: "Customer", type: "PURCHASED", to: "Order", count: 830 }],
+      captionKeys: { Customer: "companyName", Order: "shipName" },
+    };
+    const ask = (q: string) => answerOf(formulateCypher(intent(q), candidate("kb-shop", "CYPHER"), shop, noAdjustments(), 3, 0).queries).query.text;
+    expect(ask("Which customers are based in 'Berlin'?")).toBe("MATCH (customer:`Customer`)\nWHERE toString(customer.`city`) CONTAINS $p0\nRETURN customer AS `Customer`");
+    expect(ask("What are the first 3 orders that were shipped to 'Reims'?")).toContain("WHERE toString(order.`shipCity`) CONTAINS $p0");
+    // Without a place preposition the quote is text of the column named near it.
+    expect(ask("List the first 3 orders with a ship name containing 'Vins'.")).toContain("WHERE toString(order.`shipName`) CONTAINS $p0");
+  });
+
+  it("the request verb 'name' asks for the listed nodes' names, not the nodes", () => {
+    const named = cypher(intent("Name the first 3 movies released before 1990.", { time: [{ text: "before 1990", kind: "absolute", start: null, end: "1990-01-01", comparator: "before", ordinal: null }] }));
+    expect(named.query.text).toBe("MATCH (movie:`Movie`)\nWHERE movie.`released` < $p0\nRETURN movie.`title` AS `title`\nLIMIT 3");
+    const people = cypher(intent("Name 3 people born before 1950.", { time: [{ text: "before 1950", kind: "absolute", start: null, end: "1950-01-01", comparator: "before", ordinal: null }] }));
+    expect(people.query.text).toMatch(/RETURN person\.`name` AS `name`\nLIMIT 3$/);
   });
 
   it("'who' lists people by name, and a relationship is never the answer: its start node is", () => {

@@ -63,6 +63,9 @@ function nodeForRelationship(p: SqlPicks, linking: SchemaLinking, view: GraphVie
   return { ...p, select: [{ kind: "column", column }], groupBy, via, notes: [...p.notes, `the ${rel.type} relationship listed as its (:${end}) nodes`] };
 }
 
+/** "Name the first 3 movies …", "Name 3 people who …": the request verb "name" asks for the answers' names. */
+const NAME_REQUEST = /^\s*(?:please\s+)?name\s+(?:the|all|any|some|every|each|those|these|\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b/i;
+
 /** The aggregate groups are ranked by: the one named, else the count (render-cypher.ts reads it the same way). */
 function rankingAggregate(p: SqlPicks): SqlAggregate {
   return p.order?.aggregate ?? p.aggregates.find((a) => a.fn === "count") ?? { fn: "count", column: null };
@@ -102,6 +105,9 @@ export function graphAnswerShape(intent: Intent, planned: SqlPicks, linking: Sch
       const groupBy = p.groupBy.includes(doer) ? p.groupBy : [...p.groupBy, doer];
       return { ...p, select: [{ kind: "column", column: doer }], groupBy, notes: [...p.notes, `"who" answered with each group's ${doer.table}.${doer.name}`] };
     }
+  }
+  if (NAME_REQUEST.test(intent.completed) && p.groupBy.length === 0) {
+    return { ...p, select: [{ kind: "column", column: caption }], notes: [...p.notes, `"name …" answered with ${caption.table}.${caption.name}`] };
   }
   return p;
 }

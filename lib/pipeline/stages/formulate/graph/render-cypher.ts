@@ -120,7 +120,13 @@ function conditions(scope: Scope, p: SqlPicks, inQuery: Set<string>, multi: bool
     else if (all.length > 1) add(v, `${v.negated ? "NOT " : ""}${x} IN ${param(scope, all)}`);
     else add(v, `${x} ${v.negated ? "<>" : "="} ${param(scope, all[0])}`);
   }
-  for (const l of p.lookups.filter((x) => usable(x.column))) add(l, `toLower(toString(${col(scope, l.column)})) CONTAINS ${param(scope, l.text.toLowerCase())}`);
+  const textTest = { contains: "CONTAINS", prefix: "STARTS WITH", suffix: "ENDS WITH" };
+  for (const l of p.lookups.filter((x) => usable(x.column))) {
+    const test = textTest[l.anchor ?? "contains"];
+    // Quoted text is matched as written, as Cypher's own string tests do, until an empty result relaxes the
+    // matching; a name looked up is matched in any case.
+    add(l, l.quoted && !p.containsMatch ? `toString(${col(scope, l.column)}) ${test} ${param(scope, l.text)}` : `toLower(toString(${col(scope, l.column)})) ${test} ${param(scope, l.text.toLowerCase())}`);
+  }
   for (const t of p.time.filter((x) => usable(x.column))) {
     const parts = t.cues.map((cue) => timeCondition(scope, t.column, cue)).filter((c): c is string => c !== null);
     if (parts.length === 1) add(t, parts[0]);

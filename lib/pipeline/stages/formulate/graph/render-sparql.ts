@@ -160,7 +160,8 @@ function conditions(scope: Scope, p: SqlPicks, inQuery: Set<string>, multi: bool
     else if (all.length > 1) add(v, `${s} ${v.negated ? "NOT IN" : "IN"} (${all.map(sparqlString).join(", ")})`);
     else add(v, `${s} ${v.negated ? "!=" : "="} ${sparqlString(v.value)}`);
   }
-  for (const l of p.lookups.filter((x) => usable(x.column))) add(l, `CONTAINS(LCASE(STR(${columnVar(scope, l.column, true)})), ${sparqlString(l.text.toLowerCase())})`);
+  const textTest = { contains: "CONTAINS", prefix: "STRSTARTS", suffix: "STRENDS" };
+  for (const l of p.lookups.filter((x) => usable(x.column))) add(l, `${textTest[l.anchor ?? "contains"]}(LCASE(STR(${columnVar(scope, l.column, true)})), ${sparqlString(l.text.toLowerCase())})`);
   for (const t of p.time.filter((x) => usable(x.column))) {
     const parts = t.cues.map((cue) => timeFilter(scope, t.column, cue)).filter((c): c is string => c !== null);
     if (parts.length === 1) add(t, parts[0]);

@@ -2,9 +2,9 @@ import type { Intent, TimeCue } from "../../../types";
 import { chooseSuperlativeAttribute, coverage, textTerms } from "../lexicon";
 import { terms } from "../../../text";
 import { best, columnsOf, label, MENTIONED, namesTable, nearTables } from "./column-choice";
-import { lackedPhrases, negatedTerms, numericComparisons, type PositionedTerm, quotedPhrases, wordDistance } from "./question-cues";
+import { lackedPhrases, negatedTerms, numericComparisons, type PositionedTerm, quotedPhrases, textAnchor, wordDistance } from "./question-cues";
 import type { SchemaLinking } from "./schema-linking";
-import type { SqlNegation, SqlNumericFilter } from "./sql-picks";
+import type { SqlLookup, SqlNegation, SqlNumericFilter } from "./sql-picks";
 import { type ColumnFacts, nameColumn } from "./sql-structure";
 
 /**
@@ -61,22 +61,54 @@ export function pickNumericFilters(intent: Intent, linking: SchemaLinking, table
   return out;
 }
 
-/** Text columns a quoted phrase may be in: the mentioned ones nearest the quote, else the answer table's name. */
-export function pickLookups(intent: Intent, linking: SchemaLinking, tables: string[], positions: PositionedTerm[], notes: string[]): { column: ColumnFacts; text: string; at: number }[] {
+/** "based in 'Berlin'", "shipped to 'Reims'": a place preposition right before a quoted name. */
+const PLACE_CUE = /\b(?:in|from|to|at|near)\s*$/i;
+const CITY_TERMS = new Set(terms("city town"));
+
+/**
+ * The city column a quoted place name is in ("customers in 'Berlin'" → the customers' city): the one
+ * of the table named nearest before the quote, else the answer table's. Countries and regions are few
+ * and linked as values; a quoted place that is not is most often a city.
+ */
+function placeColumn(question: string, q: { text: string; at: number }, text: ColumnFacts[], linking: SchemaLinking, positions: PositionedTerm[]): ColumnFacts | null {
+  if (!/^\p{Lu}/u.test(q.text) || !PLACE_CUE.test(question.slice(Math.max(0, q.at - 20), q.at + 1))) return null;
+  const cities = text.filter((c) => c.ownTerms.some((t) => CITY_TERMS.has(t)));
+  return best(cities, (c) => {
+    const distance = wordDistance(positions, q.at, linking.tableTerms.get(c.table) ?? [], 6, 0);
+    return Number.isFinite(distance) ? 10 - distance : c.table === linking.root ? 1 : 0.5;
+  });
+}
+
+/**
+ * Text columns a quoted phrase may be in: a city column for a quoted place name, the mentioned ones nearest the quote, else the answer table's name.
+ * "starting with" / "ending in" before the quote anchor it to the start or the end of the value.
+ */
+export function pickLookups(intent: Intent, linking: SchemaLinking, tables: string[], positions: PositionedTerm[], notes: string[]): (SqlLookup & { at: number })[] {
   const text = columnsOf(linking, tables).filter((c) => !c.numeric && !c.key && !c.dateLike && !c.yearLike);
   const rootName = nameColumn(linking.columns.get(linking.root) ?? []);
-  const out: { column: ColumnFacts; text: string; at: number }[] = [];
+  const out: (SqlLookup & { at: number })[] = [];
+  // "products with a 'reorderLevel' of 25 or higher": a quoted column name is the attribute, not text to find.
+  const comparisons = numericComparisons(intent);
+  const columnNames = new Set([...linking.columns.values()].flat().map((c) => c.name.toLowerCase()));
   for (const q of quotedPhrases(intent.completed)) {
     if (linking.values.some((v) => v.entity.mention.toLowerCase() === q.text.toLowerCase())) continue;
+    if (columnNames.has(q.text.toLowerCase())) continue;
+    // "required after '1997-01-01'": a quoted date the time cue already reads restricts a date column, not a name.
+    if (periodCues(intent).some((c) => c.text.includes(q.text))) continue;
+    // "with '0' units on order": a quoted number a comparison reads is that comparison's value.
+    if (/^\d+(?:\.\d+)?$/.test(q.text) && comparisons.some((c) => c.at <= q.at + 1 && q.at + 1 < c.at + c.text.length)) continue;
     const column =
+      placeColumn(intent.completed, q, text, linking, positions) ??
       best(text, (c) => {
         const distance = wordDistance(positions, q.at, c.ownTerms, 6, q.text.split(/\s+/).length + 6);
         return linking.columnScore(c) >= MENTIONED && Number.isFinite(distance) ? 10 - distance + linking.columnScore(c) : 0;
-      }) ?? rootName;
-    if (column) out.push({ column, text: q.text, at: q.at });
+      }) ??
+      rootName;
+    if (column) out.push({ column, text: q.text, at: q.at, anchor: textAnchor(intent.completed, q.at), quoted: true });
   }
   for (const e of linking.lookups) if (rootName) out.push({ column: rootName, text: e.mention, at: Math.max(0, intent.completed.toLowerCase().indexOf(e.mention.toLowerCase())) });
-  for (const l of out) notes.push(`looking up "${l.text}" in ${label(l.column)}`);
+  const where = { contains: "in", prefix: "at the start of", suffix: "at the end of" };
+  for (const l of out) notes.push(`looking up "${l.text}" ${where[l.anchor ?? "contains"]} ${label(l.column)}`);
   return out;
 }
 

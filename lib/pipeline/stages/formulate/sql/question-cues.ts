@@ -156,10 +156,12 @@ export function numericComparisons(intent: Intent): NumericComparison[] {
   const equalities: [RegExp, (m: RegExpMatchArray) => { values: number[]; attribute: string }][] = [
     // "with 0 units on order": the words after "on"/"in" tell apart units on order from units in stock.
     // "an age of 20 and …" counts nothing: a conjunction is not what a number counts.
-    [/\b(?:with|has|have|having|of)\s+(\d+)\s+(?!(?:and|or|but)\b)([\p{L}_]+(?:\s+(?:on|in)\s+[\p{L}_]+)?)/giu, (m) => ({ values: [Number(m[1])], attribute: m[2] })],
-    // "a reorder level of 10", "an age of 20", "reorder levels set at 30": the attribute, then its value.
+    // "with '0' units on order": a quoted count is still a count.
+    [/\b(?:with|has|have|having|of)\s+(?:exactly\s+)?['"‘“]?(\d+)['"’”]?\s+(?!(?:and|or|but)\b)([\p{L}_]+(?:\s+(?:on|in)\s+[\p{L}_]+)?)/giu, (m) => ({ values: [Number(m[1])], attribute: m[2] })],
+    // "a reorder level of 10", "an age of 20", "reorder levels set at 30", "a 'unitsInStock' of exactly 50":
+    // the attribute (quoted or not), then its value.
     [
-      /\b([\p{L}_]+(?:\s+[\p{L}_]+)?)\s+(?:of|equal\s+to|set\s+(?:at|to))\s+(\d+(?:\.\d+)?)\b(?!\s*(?:%|percent|or\s+(?:more|less|fewer|greater|higher|lower|above|below)))/giu,
+      /\b([\p{L}_]+(?:\s+[\p{L}_]+)?)['"’”]?\s+(?:of|equal\s+to|set\s+(?:at|to))\s+(?:exactly\s+)?(\d+(?:\.\d+)?)\b(?!\s*(?:%|percent|or\s+(?:more|less|fewer|greater|higher|lower|above|below)))/giu,
       (m) => ({ values: [Number(m[2])], attribute: m[1] }),
     ],
     [/\b([\p{L}_]+)\s+(\d+(?:\.\d+)?)(?:\s+or\s+(\d+(?:\.\d+)?))?\b/giu, (m) => ({ values: [Number(m[2]), ...(m[3] ? [Number(m[3])] : [])], attribute: m[1] })],
@@ -187,6 +189,25 @@ export function quotedPhrases(question: string): { text: string; at: number }[] 
   const out: { text: string; at: number }[] = [];
   for (const m of question.matchAll(/(?:^|[\s(])['"‘“]([^'"‘’“”]{1,80})['"’”](?=[\s,.?!)]|$)/gu)) out.push({ text: m[1].trim(), at: m.index });
   return out.filter((q) => q.text.length > 0);
+}
+
+/** "starting with the letter 'L'": a word for the text itself may stand between the cue and the quote. */
+const TEXT_WORD = String.raw`(?:\s+(?:the|a|an)\s+(?:word|letters?|characters?|string|text|phrase|digits?|numbers?|prefix|suffix))?`;
+const PREFIX_CUE = new RegExp(String.raw`\b(?:starts?|starting|begins?|beginning|began)\s+with${TEXT_WORD}\s*$`, "i");
+const SUFFIX_CUE = new RegExp(String.raw`\b(?:ends?|ending|ended)\s+(?:with|in)${TEXT_WORD}\s*$`, "i");
+
+/** Where a quoted phrase must sit in the text: anywhere, at its start, or at its end. */
+export type TextAnchor = "contains" | "prefix" | "suffix";
+
+/**
+ * "cities starting with 'L'", "a phone number ending in '8'": the words right before a quoted phrase
+ * (its offset from quotedPhrases) anchor it to the start or the end of the text; otherwise it may be anywhere.
+ */
+export function textAnchor(question: string, at: number): TextAnchor {
+  const before = question.slice(Math.max(0, at - 60), at + 1);
+  if (PREFIX_CUE.test(before)) return "prefix";
+  if (SUFFIX_CUE.test(before)) return "suffix";
+  return "contains";
 }
 
 const NEGATION = /\b(?:without\s+(?:any\s+|a\s+|an\s+)?|(?:do|does|did|have|has|had)\s+not\s+(?:have\s+)?(?:any\s+|a\s+|an\s+)?|(?:have|has|had|with)\s+no\s+|never\s+(?:had\s+)?(?:any\s+|a\s+|an\s+)?)([\p{L}_]+)/giu;

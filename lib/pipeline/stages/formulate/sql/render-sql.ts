@@ -125,7 +125,7 @@ function conditions(linking: SchemaLinking, p: SqlPicks, col: (c: ColumnFacts) =
     } else if (all.length > 1) add(v, `${col(v.column)} ${v.negated ? "NOT IN" : "IN"} (${all.map(sqlString).join(", ")})`);
     else add(v, `${col(v.column)} ${v.negated ? "<>" : "="} ${sqlString(v.value)}`);
   }
-  for (const l of p.lookups.filter((x) => usable(x.column))) add(l, `LOWER(${col(l.column)}) LIKE ${containsPattern(l.text)} ESCAPE '!'`);
+  for (const l of p.lookups.filter((x) => usable(x.column))) add(l, `LOWER(${col(l.column)}) LIKE ${containsPattern(l.text, l.anchor)} ESCAPE '!'`);
   for (const t of p.time.filter((x) => usable(x.column))) {
     const parts = t.cues.map((cue) => timeCondition(col(t.column), t.column, cue)).filter((c): c is string => c !== null);
     // Several periods on one column can only be meant as alternatives ("in 2014 or 2015").

@@ -4,7 +4,7 @@ import type { Adjustments } from "../feedback";
 import { adjectiveSense, type AggregateFn, aggregateRequests, BARE_ORDER, chooseSuperlativeAttribute, coverage, groupingTerms, ORDER_BY } from "../lexicon";
 import { best, columnsOf, connected, identity, label, MENTIONED, mentionedColumns, namesTable, nearTables, relevantTables } from "./column-choice";
 import { isNegated, periodCues, pickAbsent, pickLookups, pickNegations, pickNumericFilters, pickTimeColumn } from "./filter-picks";
-import { type ComparisonOp, type PositionedTerm, positionedTerms, wordDistance } from "./question-cues";
+import { type ComparisonOp, type PositionedTerm, positionedTerms, type TextAnchor, wordDistance } from "./question-cues";
 import { type Constructs, constructsOf } from "../constructs";
 import { askedProjection, entityColumn } from "./projection";
 import type { LinkedValue, SchemaLinking } from "./schema-linking";
@@ -103,11 +103,22 @@ export interface SqlSetOperation {
   right: SqlPicks;
 }
 
+/** Text looked up in a column: a quoted phrase, or a mention the critic asked to find by name. */
+export interface SqlLookup {
+  column: ColumnFacts;
+  text: string;
+  at?: number;
+  /** Where the text sits in the column's value: anywhere (the default), at its start ("starting with 'L'") or at its end. */
+  anchor?: TextAnchor;
+  /** The question quotes the text: it is the exact text sought, case included, where the query language matches case. */
+  quoted?: boolean;
+}
+
 export interface SqlPicks {
   root: string;
   values: SqlValueFilter[];
   /** Text looked up in a column (contains-match): quoted phrases, mentions the critic asked to find by name. */
-  lookups: { column: ColumnFacts; text: string; at?: number }[];
+  lookups: SqlLookup[];
   time: SqlTimeFilter[];
   numeric: SqlNumericFilter[];
   negations: SqlNegation[];
@@ -225,6 +236,8 @@ function pickGrouping(intent: Intent, linking: SchemaLinking, reach: Set<string>
 const DESCENDING = /\bdesc(?:ending)?\b|\bfrom\s+(?:the\s+)?(?:old|high|larg|big|most|great|long)\w*|\bdecreasing\b/i;
 /** "the most concerts", "the fewest orders": a superlative over a count of rows. */
 const MOST_ROWS = /\b(?:most|fewest|least|greatest\s+number\s+of|largest\s+number\s+of|highest\s+number\s+of|smallest\s+number\s+of)\s+(?:number\s+of\s+)?([\p{L}_]+(?:\s+[\p{L}_]+)?)/iu;
+/** "the top 5 …": a list led by its highest values. */
+const TOP = /\btop\b/i;
 /** Words that rank ("most", "highest", "oldest"), beside the ones that only count off rows ("top", "first"). */
 const RANKING = /\b(?:most|least|highest|lowest|largest|smallest|greatest|fewest|best|worst|maximum|minimum|(?!lat|earli|inter)[a-z]{2,}iest|(?!lat|earli|inter|requ|sugg)[a-z]{3,}est)\b/i;
 /** "the most common nationality": a superlative over how often a value occurs. */
@@ -695,6 +708,13 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
   if (!order && explicit) {
     order = { column: explicit.column, descending: explicit.descending, limit: null, offset: 0 };
     notes.push(`ordered by ${label(explicit.column)}${explicit.descending ? " descending" : ""}`);
+  }
+  // "the top 5 products with a reorder level above 20": "top" with no ranking word ranks by the one
+  // attribute the question bounds from below, highest first ("the first 5 …" stays a plain list).
+  const lowerBound = numeric.length === 1 && (numeric[0].op === ">" || numeric[0].op === ">=") && !numeric[0].withAverage && !numeric[0].negated ? numeric[0] : null;
+  if (!order && !top && lowerBound && listLimit !== null && !ranked && TOP.test(intent.completed) && aggregates.length === 0 && havingFound.length === 0) {
+    order = { column: lowerBound.column, descending: true, limit: listLimit, offset: 0 };
+    notes.push(`"top ${listLimit}" with ${label(lowerBound.column)} bounded below → ORDER BY it DESC LIMIT ${listLimit}`);
   }
 
   // "dogs that went through any treatments": rows that have at least one related row, through a join.

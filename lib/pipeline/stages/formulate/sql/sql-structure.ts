@@ -94,11 +94,12 @@ export function sqlString(value: string): string {
 }
 
 /**
- * A LIKE pattern (used with ESCAPE '!') that matches `value` anywhere, its own %, _ and ! escaped.
- * "!" rather than a backslash, whose meaning in string literals differs between engines and parsers.
+ * A LIKE pattern (used with ESCAPE '!') that matches `value` anywhere (or only at the start or the end of
+ * the text: "starting with 'L'"), its own %, _ and ! escaped. "!" rather than a backslash, whose meaning in string literals differs between engines and parsers.
  */
-export function containsPattern(value: string): string {
-  return sqlString(`%${value.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`);
+export function containsPattern(value: string, anchor: "contains" | "prefix" | "suffix" = "contains"): string {
+  const text = value.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`);
+  return sqlString(`${anchor === "prefix" ? "" : "%"}${text}${anchor === "suffix" ? "" : "%"}`);
 }
 
 export { quoteIdent };
