@@ -3,13 +3,19 @@ import { terms } from "../../../text";
 import type { Adjustments } from "../feedback";
 import { type ResolvedEntity, resolveEntities } from "../entities";
 import { coverage, focusTerms, identifierTerms, questionTerms } from "../lexicon";
+import { type ColumnMeaning, columnKey } from "./column-meaning";
 import { type ColumnFacts, columnFacts, type SqlStructure } from "./sql-structure";
 
 /**
  * Schema linking for SQL (the classical half of text-to-SQL): question terms against table and column
  * names, value links from the KB's entity index against cell values, and the question's focus noun
- * against table names, giving each table and column a score and picking the answer table.
+ * against table names, giving each table and column a score and picking the answer table. With a
+ * sentence embedder, closeness in meaning (tables: source selection's; columns: column-meaning.ts)
+ * ranks what no word of the question names.
  */
+
+/** A candidate as formulation sees it: with its columns' closeness in meaning when an embedder runs. */
+export type LinkingCandidate = Pick<Candidate, "kbId" | "sourceObjects" | "meaning"> & { columnMeaning?: ColumnMeaning };
 
 export interface LinkedValue {
   entity: ResolvedEntity;
@@ -83,6 +89,12 @@ const WEIGHTS = {
    * does not overrule one the question names.
    */
   meaning: 0.5,
+  /**
+   * A column close in meaning to the question (column-meaning.ts, 0..1) scores at most this: below
+   * MENTIONED (column-choice.ts, 0.5), so it ranks columns no word names ("How old" → age) but never
+   * makes one "asked for", and a column the question names by half its words or more stays ahead.
+   */
+  columnMeaning: 0.45,
   /** Each distinct question word the table's columns hold (up to MAX_COVERED_TERMS). */
   coveredTerm: 0.15,
 };
@@ -90,7 +102,7 @@ const MAX_COVERED_TERMS = 4;
 /** Value links this close to a mention's best one are equally plausible; the table context decides. */
 const NEAR_BEST = 0.05;
 
-export function linkSchema(structure: SqlStructure, intent: Intent, candidate: Pick<Candidate, "kbId" | "sourceObjects" | "meaning">, adj: Adjustments): SchemaLinking {
+export function linkSchema(structure: SqlStructure, intent: Intent, candidate: LinkingCandidate, adj: Adjustments): SchemaLinking {
   const columns = new Map(structure.tables.map((t) => [t.name, columnFacts(t)]));
   const tableTerms = new Map(structure.tables.map((t) => [t.name, identifierTerms(t.name)]));
   const entities = resolveEntities(intent, candidate.kbId, adj);
@@ -113,7 +125,9 @@ export function linkSchema(structure: SqlStructure, intent: Intent, candidate: P
       }
     }
   }
-  const columnScore = (c: ColumnFacts) => Math.max(coverage(c.ownTerms, bag), columnLinkScore.get(`${c.table}\u0000${c.name}`) ?? 0);
+  const closeness = candidate.columnMeaning;
+  const columnScore = (c: ColumnFacts) =>
+    Math.max(coverage(c.ownTerms, bag), columnLinkScore.get(columnKey(c.table, c.name)) ?? 0, WEIGHTS.columnMeaning * (closeness?.get(columnKey(c.table, c.name)) ?? 0));
   const tableCoverage = (table: string) => coverage(tableTerms.get(table) ?? [], bag);
 
   const selected = new Set(candidate.sourceObjects);
