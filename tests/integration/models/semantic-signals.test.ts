@@ -7,11 +7,11 @@ import type { TextEmbeddings } from "@/lib/models/text-embeddings";
 import type { Embedder } from "@/lib/models/types";
 import { scorersFor } from "@/lib/pipeline/scorers";
 import { formulateCandidate } from "@/lib/pipeline/stages/formulate";
-import { linkedTables } from "@/lib/pipeline/stages/formulate/dense-columns";
+import { linkedTables, withColumnMeaning } from "@/lib/pipeline/stages/formulate/dense-columns";
 import { columnKey, columnMeaning } from "@/lib/pipeline/stages/formulate/sql/column-meaning";
 import { classicalSelect, selectSources } from "@/lib/pipeline/stages/select";
 import { EMBEDDER, SHARED_MODELS_DIR, sharedModelsAvailable } from "@/tests/support/models/fixtures";
-import { candidate, intent as formulationIntent, MOVIES, SHOP } from "@/tests/unit/pipeline/formulate-fixtures";
+import { candidate, EX, intent as formulationIntent, MOVIES, PRODUCTS_RDF, SHOP } from "@/tests/unit/pipeline/formulate-fixtures";
 import { CATALOG, context, intent, passage } from "@/tests/unit/pipeline/select-fixtures";
 
 const DOCS = ["kb-docs", "Aurora policies and reports"] as const;
@@ -79,7 +79,7 @@ describe.skipIf(!sharedModelsAvailable())("semantic signals with the shared sent
 
   it("ranks the column a question names only by meaning first within its table", async () => {
     const closest = async (question: string, structure: Parameters<typeof linkedTables>[0], table: string) => {
-      const { meaning, pending } = await columnMeaning(embedder, texts, formulationIntent(question), linkedTables(structure)!);
+      const { meaning, pending } = await columnMeaning(embedder, texts, formulationIntent(question), linkedTables(structure)!.tables);
       expect(pending).toBe(0);
       const ranked = [...meaning].filter(([k]) => k.startsWith(`${table}\u0000`)).sort((a, b) => b[1] - a[1]);
       return ranked[0]?.[0];
@@ -98,5 +98,16 @@ describe.skipIf(!sharedModelsAvailable())("semantic signals with the shared sent
     expect(dense.queries[0].query.text.replace(/\s+/g, " ")).toBe(`SELECT AVG("list_price") AS "average list price" FROM "products"`);
     const classical = await formulateCandidate(input, shop);
     expect(classical.queries[0].query.text).not.toMatch(/AVG/);
+  });
+
+  it("SPARQL schema linking reads the closeness of classes under the names it links (labels, not IRIs), and of their predicates", async () => {
+    const q = formulationIntent("How heavy is each product?");
+    const graph = { ...candidate("kb-rdf", "SPARQL"), meaning: { [`${EX}Product`]: 0.6 } };
+    const { candidate: linked } = await withColumnMeaning({ embedder, texts }, q, graph, PRODUCTS_RDF);
+    expect(linked.meaning).toEqual({ Product: 0.6 });
+    const [closest] = [...linked.columnMeaning!].filter(([k]) => k.startsWith("Product\u0000")).sort((a, b) => b[1] - a[1]);
+    expect(closest[0]).toBe(columnKey("Product", "weight in grams"));
+    // Without a model the candidate goes on as selection made it.
+    expect((await withColumnMeaning(null, q, graph, PRODUCTS_RDF)).candidate).toBe(graph);
   });
 });

@@ -17,18 +17,28 @@ import type { SqlStructure } from "./sql/sql-structure";
 
 export type FormulationCandidate = Candidate & Pick<LinkingCandidate, "columnMeaning">;
 
-/** The tables schema linking sees for a KB: its own, or its graph's relational view; null for documents. */
-export function linkedTables(structure: KbStructure | null): SqlStructure | null {
+/**
+ * The tables schema linking sees for a KB: its own, or its graph's relational view; null for documents.
+ * `tableOf` names a source object's table there (an RDF class is a table named by its label, not its IRI).
+ */
+export function linkedTables(structure: KbStructure | null): { tables: SqlStructure; tableOf: (key: string) => string } | null {
   switch (structure?.kind) {
     case "sql":
-      return structure;
+      return { tables: structure, tableOf: (key) => key };
     case "graph":
-      return graphView(structure).structure;
-    case "rdf":
-      return rdfView(structure).structure;
+      return { tables: graphView(structure).structure, tableOf: (key) => key };
+    case "rdf": {
+      const view = rdfView(structure);
+      return { tables: view.structure, tableOf: (key) => view.byClass.get(key) ?? key };
+    }
     default:
       return null;
   }
+}
+
+/** Source selection's closeness of each source object, keyed by the table schema linking sees it as. */
+function tableMeaning(meaning: Candidate["meaning"], tableOf: (key: string) => string): Candidate["meaning"] {
+  return meaning ? Object.fromEntries(Object.entries(meaning).map(([key, score]) => [tableOf(key), score])) : meaning;
 }
 
 export async function withColumnMeaning(
@@ -38,14 +48,15 @@ export async function withColumnMeaning(
   structure: KbStructure | null,
   signal?: AbortSignal,
 ): Promise<{ candidate: FormulationCandidate; notes: string[] }> {
-  const tables = models ? linkedTables(structure) : null;
-  if (!models || !tables || tables.tables.length === 0) return { candidate, notes: [] };
+  const linked = models ? linkedTables(structure) : null;
+  if (!models || !linked || linked.tables.tables.length === 0) return { candidate, notes: [] };
+  const withTables = { ...candidate, meaning: tableMeaning(candidate.meaning, linked.tableOf) };
   try {
-    const { meaning, pending } = await columnMeaning(models.embedder, models.texts, intent, tables, signal);
+    const { meaning, pending } = await columnMeaning(models.embedder, models.texts, intent, linked.tables, signal);
     const notes = pending ? [`${candidate.kbName}: ${pending.toLocaleString("en")} column names are still being prepared for matching by meaning; columns count by their words only until then.`] : [];
-    return { candidate: { ...candidate, columnMeaning: meaning }, notes };
+    return { candidate: { ...withTables, columnMeaning: meaning }, notes };
   } catch (e) {
     if (signal?.aborted) throw e;
-    return { candidate, notes: [`${candidate.kbName}: columns were matched by their words only (the embedding model failed: ${(e as Error).message}).`] };
+    return { candidate: withTables, notes: [`${candidate.kbName}: columns were matched by their words only (the embedding model failed: ${(e as Error).message}).`] };
   }
 }
