@@ -236,6 +236,24 @@ describe("SQL schema linking with columns close in meaning", () => {
   });
 });
 
+describe("value links between columns of one table", () => {
+  const q = "Which customers are in the city Munich?";
+  const links = [value("customers.name=Munich", "Munich"), value("customers.city=Munich", "Munich")];
+
+  it("a value found in two columns of one table filters the column the question names", () => {
+    const linking = linkSchema(SHOP, intent(q, { wh: "which", answerTypes: ["entity"], entities: [mention(q, "Munich", links)] }), shop, noAdjustments());
+    expect(linking.values.map((v) => v.column.name)).toEqual(["city"]);
+  });
+
+  it("or, when no word names either, the column close in meaning", () => {
+    const paraphrase = "Which customers are located in Munich?";
+    const i = intent(paraphrase, { wh: "which", answerTypes: ["entity"], entities: [mention(paraphrase, "Munich", links)] });
+    expect(linkSchema(SHOP, i, shop, noAdjustments()).values.map((v) => v.column.name)).toEqual(["name"]);
+    const closest = new Map([[columnKey("customers", "city"), 0.6]]);
+    expect(linkSchema(SHOP, i, { ...shop, columnMeaning: closest }, noAdjustments()).values.map((v) => v.column.name)).toEqual(["city"]);
+  });
+});
+
 describe("column closeness from embedding cosines", () => {
   it("scores a column by how far it stands out from its table's other columns", () => {
     // "How old is the oldest singer?" against the singer table's columns (all-MiniLM-L6-v2 cosines, rounded).

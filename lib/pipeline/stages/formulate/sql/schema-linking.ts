@@ -95,6 +95,12 @@ const WEIGHTS = {
    * makes one "asked for", and a column the question names by half its words or more stays ahead.
    */
   columnMeaning: 0.45,
+  /**
+   * Among a mention's equally plausible value links, the column the question names or means (its
+   * columnScore, 0..1) holds the value: "flights with source airport AHD" is a SourceAirport, not a
+   * DestAirport of the same table. Small: which table the question is about decides first.
+   */
+  valueColumn: 0.1,
   /** Each distinct question word the table's columns hold (up to MAX_COVERED_TERMS). */
   coveredTerm: 0.15,
 };
@@ -150,7 +156,7 @@ export function linkSchema(structure: SqlStructure, intent: Intent, candidate: L
     );
   }
 
-  // Each value mention takes, among its near-best links, the one in the table the question is most about.
+  // Each value mention takes, among its near-best links, the one in the table the question is most about, then in the column it names or means.
   const values: LinkedValue[] = [];
   for (const e of entities) {
     // A mention may also name a table or column ("orders"); its value links are what filters.
@@ -163,7 +169,7 @@ export function linkSchema(structure: SqlStructure, intent: Intent, candidate: L
       const parsed = parseValueRef(l.ref, structure);
       if (!parsed) continue;
       const column = columns.get(parsed.table)?.find((c) => c.name === parsed.column);
-      const s = preScore.get(parsed.table) ?? 0;
+      const s = (preScore.get(parsed.table) ?? 0) + (column ? WEIGHTS.valueColumn * columnScore(column) : 0);
       if (column && s > bestScore) {
         best = { entity: e, column, value: parsed.value };
         bestScore = s;
