@@ -225,14 +225,24 @@ describe("SQL schema linking with columns close in meaning", () => {
 
   it("stays below a column the question names, and never makes a column 'asked for' on its own", () => {
     const i = intent("What is the average unit price?", { wh: "what", answerTypes: ["number"], aggregate: "avg" });
-    const closest = new Map([[columnKey("products", "list_price"), 1], [columnKey("products", "category"), 1]]);
+    const closest = new Map([[columnKey("products", "list_price"), 1], [columnKey("order_items", "quantity"), 1], [columnKey("customers", "city"), 1]]);
     const linking = linkSchema(SHOP, i, { ...shop, columnMeaning: closest }, noAdjustments());
     const score = (table: string, name: string) => linking.columnScore(linking.columns.get(table)!.find((c) => c.name === name)!);
     expect(score("order_items", "unit_price")).toBe(1);
     // Half named by words ("price"): meaning adds nothing above that.
     expect(score("products", "list_price")).toBe(0.5);
-    expect(score("products", "category")).toBeGreaterThan(0);
-    expect(score("products", "category")).toBeLessThan(MENTIONED);
+    // A table none of whose columns the question names: meaning ranks them, below MENTIONED.
+    expect(score("customers", "city")).toBeGreaterThan(0);
+    expect(score("customers", "city")).toBeLessThan(MENTIONED);
+    // A table whose column the question names ("unit price") is read by words alone.
+    expect(score("order_items", "quantity")).toBe(0);
+  });
+
+  it("leaves a table to its named column even when that column cannot serve (text, not numbers)", async () => {
+    const i = intent("What is the highest status of the orders?", { wh: "what", answerTypes: ["entity"], aggregate: "max" });
+    const closest = new Map([[columnKey("orders", "order_date"), 1], [columnKey("orders", "customer_id"), 1]]);
+    const linking = linkSchema(SHOP, i, { ...shop, columnMeaning: closest }, noAdjustments());
+    expect(linking.columnScore(linking.columns.get("orders")!.find((c) => c.name === "order_date")!)).toBe(0);
   });
 });
 

@@ -3,6 +3,7 @@ import { terms } from "../../../text";
 import type { Adjustments } from "../feedback";
 import { type ResolvedEntity, resolveEntities } from "../entities";
 import { coverage, focusTerms, identifierTerms, questionTerms } from "../lexicon";
+import { MENTIONED } from "./column-choice";
 import { type ColumnMeaning, columnKey } from "./column-meaning";
 import { type ColumnFacts, columnFacts, type SqlStructure } from "./sql-structure";
 
@@ -93,6 +94,7 @@ const WEIGHTS = {
    * A column close in meaning to the question (column-meaning.ts, 0..1) scores at most this: below
    * MENTIONED (column-choice.ts, 0.5), so it ranks columns no word names ("How old" → age) but never
    * makes one "asked for", and a column the question names by half its words or more stays ahead.
+   * Only in tables none of whose attributes the question names by words.
    */
   columnMeaning: 0.45,
   /**
@@ -131,9 +133,13 @@ export function linkSchema(structure: SqlStructure, intent: Intent, candidate: L
       }
     }
   }
+  const byWords = (c: ColumnFacts) => Math.max(coverage(c.ownTerms, bag), columnLinkScore.get(columnKey(c.table, c.name)) ?? 0);
+  // Meaning ranks the columns of tables whose attributes the question names in no word: where it names
+  // one ("the maximum shares"), that column is what it asks about, even when it cannot serve (text, not numbers).
+  const namedByWords = new Set([...columns].filter(([, cs]) => cs.some((c) => !c.key && byWords(c) >= MENTIONED)).map(([t]) => t));
   const closeness = candidate.columnMeaning;
-  const columnScore = (c: ColumnFacts) =>
-    Math.max(coverage(c.ownTerms, bag), columnLinkScore.get(columnKey(c.table, c.name)) ?? 0, WEIGHTS.columnMeaning * (closeness?.get(columnKey(c.table, c.name)) ?? 0));
+  const byMeaning = (c: ColumnFacts) => (closeness && !namedByWords.has(c.table) ? WEIGHTS.columnMeaning * (closeness.get(columnKey(c.table, c.name)) ?? 0) : 0);
+  const columnScore = (c: ColumnFacts) => Math.max(byWords(c), byMeaning(c));
   const tableCoverage = (table: string) => coverage(tableTerms.get(table) ?? [], bag);
 
   const selected = new Set(candidate.sourceObjects);
