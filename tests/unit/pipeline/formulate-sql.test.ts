@@ -250,9 +250,13 @@ describe("value links between columns of one table", () => {
   const q = "Which customers are in the city Munich?";
   const links = [value("customers.name=Munich", "Munich"), value("customers.city=Munich", "Munich")];
 
-  it("a value found in two columns of one table filters the column the question names", () => {
+  it("a value found in two columns of one table filters the column the words beside it name", () => {
     const linking = linkSchema(SHOP, intent(q, { wh: "which", answerTypes: ["entity"], entities: [mention(q, "Munich", links)] }), shop, noAdjustments());
     expect(linking.values.map((v) => v.column.name)).toEqual(["city"]);
+    // The column the question asks to show ("what city") is not the one the words beside the value name ("named Munich").
+    const shown = "What city is the customer named Munich in?";
+    const named = linkSchema(SHOP, intent(shown, { wh: "what", answerTypes: ["entity"], entities: [mention(shown, "Munich", [...links].reverse())] }), shop, noAdjustments());
+    expect(named.values.map((v) => v.column.name)).toEqual(["name"]);
   });
 
   it("or, when no word names either, the column close in meaning", () => {

@@ -5,6 +5,7 @@ import { type ResolvedEntity, resolveEntities } from "../entities";
 import { coverage, focusTerms, identifierTerms, questionTerms } from "../lexicon";
 import { MENTIONED } from "./column-choice";
 import { type ColumnMeaning, columnKey } from "./column-meaning";
+import { type PositionedTerm, positionedTerms } from "./question-cues";
 import { type ColumnFacts, columnFacts, type SqlStructure } from "./sql-structure";
 
 /**
@@ -98,15 +99,30 @@ const WEIGHTS = {
    */
   columnMeaning: 0.45,
   /**
-   * Among a mention's equally plausible value links, the column the question names or means (its
-   * columnScore, 0..1) holds the value: "flights with source airport AHD" is a SourceAirport, not a
-   * DestAirport of the same table. Small: which table the question is about decides first.
+   * Among a mention's equally plausible value links, the column the words beside the mention name
+   * (0..1, VALUE_CONTEXT words either side), else the column close in meaning, holds the value:
+   * "flights with source airport AHD" is a SourceAirport, not a DestAirport of the same table; in "the
+   * city and country of the Alton airport" Alton is an airport name, though the question names the city
+   * column too. Small: which table the question is about decides first.
    */
   valueColumn: 0.1,
   /** Each distinct question word the table's columns hold (up to MAX_COVERED_TERMS). */
   coveredTerm: 0.15,
 };
 const MAX_COVERED_TERMS = 4;
+/** Words either side of a value mention that describe it ("source airport AHD", "the Alton airport"). */
+const VALUE_CONTEXT = 3;
+
+/** How completely the words beside a mention name the column (0..1); 0 for a mention carried over from an earlier turn. */
+function namedBeside(words: PositionedTerm[], span: [number, number] | null, column: ColumnFacts): number {
+  if (!span) return 0;
+  const first = words.findIndex((w) => w.at >= span[0]);
+  if (first < 0) return 0;
+  const after = words.findIndex((w) => w.at >= span[1]);
+  const end = after < 0 ? words.length : after;
+  const beside = [...words.slice(Math.max(0, first - VALUE_CONTEXT), first), ...words.slice(end, end + VALUE_CONTEXT)];
+  return coverage(column.ownTerms, new Set(beside.map((w) => w.term).filter(Boolean)));
+}
 /** Value links this close to a mention's best one are equally plausible; the table context decides. */
 const NEAR_BEST = 0.05;
 
@@ -164,6 +180,8 @@ export function linkSchema(structure: SqlStructure, intent: Intent, candidate: L
 
   // Each value mention takes, among its near-best links, the one in the table the question is most about, then in the column it names or means.
   const values: LinkedValue[] = [];
+  const words = positionedTerms(intent.completed);
+  const spanOf = (mention: string) => intent.entities.find((m) => m.mention === mention && !m.fromContext)?.span ?? null;
   for (const e of entities) {
     // A mention may also name a table or column ("orders"); its value links are what filters.
     const valueLinks = [e.link, ...e.alternatives].filter((l): l is EntityLink => l?.kind === "value");
@@ -175,7 +193,7 @@ export function linkSchema(structure: SqlStructure, intent: Intent, candidate: L
       const parsed = parseValueRef(l.ref, structure);
       if (!parsed) continue;
       const column = columns.get(parsed.table)?.find((c) => c.name === parsed.column);
-      const s = (preScore.get(parsed.table) ?? 0) + (column ? WEIGHTS.valueColumn * columnScore(column) : 0);
+      const s = (preScore.get(parsed.table) ?? 0) + (column ? WEIGHTS.valueColumn * Math.max(namedBeside(words, spanOf(e.mention), column), byMeaning(column)) : 0);
       if (column && s > bestScore) {
         best = { entity: e, column, value: parsed.value };
         bestScore = s;
