@@ -75,17 +75,18 @@ export async function catalogVectors(texts: TextEmbeddings, items: string[], sig
   return { vectors: await texts.stored(items), pending: 0 };
 }
 
+/** `question`: its text, or its vector already on the way (the run's one, which query formulation reuses). */
 export async function semanticSignal(
   embedder: Embedder,
   texts: TextEmbeddings,
-  question: string,
+  question: string | Promise<Float32Array>,
   catalog: CatalogEntry[],
   signal?: AbortSignal,
 ): Promise<SemanticSignal> {
   const objectRefs = catalog.flatMap((entry, i) => entry.sourceObjects.map((object) => ({ entry: i, object })));
   const kbTexts = catalog.map(kbSemanticText);
-  const [[q], known] = await Promise.all([
-    embedder.embed([question], "query", { signal }),
+  const [q, known] = await Promise.all([
+    typeof question === "string" ? embedder.embed([question], "query", { signal }).then(([v]) => v) : question,
     catalogVectors(texts, [...kbTexts, ...objectRefs.map((r) => objectSemanticText(r.object))], signal),
   ]);
   const similarity = (v: Float32Array | null) => (v ? calibrated(cosine(q, v)) : 0);
