@@ -127,7 +127,7 @@ function formulate(run: RunContext, candidates: Candidate[], state: RoundState):
   return run.runner.stage(
     "formulate",
     run.strategies.formulate,
-    { intent: run.intent, candidates: candidates.filter((c) => run.structures.has(c.kbId)), structures: run.structures, guides: formulationGuides(run.guides), feedback: state.feedback },
+    { intent: run.intent, candidates: candidates.filter((c) => run.structures.has(c.kbId)), structures: run.structures, guides: formulationGuides(run.guides), feedback: state.feedback, embedder: run.models.embedder, textEmbeddings: run.texts },
     (qs) => `${count(qs.length, "query", "queries")}: ${qs.map((q) => `${q.kbName} (${strategyInWords(q.strategy)}${q.role === "answer" ? ", answer" : ""})`).join(", ")}`,
     (qs) => qs.map((q) => ({ kb: q.kbName, strategy: q.strategy, role: q.role ?? "context", language: q.query.language, text: q.query.text, explanation: q.explanation, fit: q.fit ?? null })),
   );

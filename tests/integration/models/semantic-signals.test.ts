@@ -6,8 +6,12 @@ import { LocalModelRuntime } from "@/lib/models/local-runtime";
 import type { TextEmbeddings } from "@/lib/models/text-embeddings";
 import type { Embedder } from "@/lib/models/types";
 import { scorersFor } from "@/lib/pipeline/scorers";
+import { formulateCandidate } from "@/lib/pipeline/stages/formulate";
+import { linkedTables, withColumnMeaning } from "@/lib/pipeline/stages/formulate/dense-columns";
+import { columnKey, columnMeaning } from "@/lib/pipeline/stages/formulate/sql/column-meaning";
 import { classicalSelect, selectSources } from "@/lib/pipeline/stages/select";
 import { EMBEDDER, SHARED_MODELS_DIR, sharedModelsAvailable } from "@/tests/support/models/fixtures";
+import { candidate, EX, intent as formulationIntent, MOVIES, PRODUCTS_RDF, SHOP } from "@/tests/unit/pipeline/formulate-fixtures";
 import { CATALOG, context, intent, passage } from "@/tests/unit/pipeline/select-fixtures";
 
 const DOCS = ["kb-docs", "Aurora policies and reports"] as const;
@@ -71,5 +75,39 @@ describe.skipIf(!sharedModelsAvailable())("semantic signals with the shared sent
     // The first round blends both, half and half: the paraphrase closes most of its lexical gap.
     const [hybridParaphrase, hybridWordy] = await scorers.hybrid.score(q, [paraphrase, wordy]);
     expect(hybridWordy - hybridParaphrase).toBeLessThan((lexicalWordy - lexicalParaphrase) / 2);
+  });
+
+  it("ranks the column a question names only by meaning first within its table", async () => {
+    const closest = async (question: string, structure: Parameters<typeof linkedTables>[0], table: string) => {
+      const { meaning, pending } = await columnMeaning(embedder, texts, formulationIntent(question), linkedTables(structure)!.tables);
+      expect(pending).toBe(0);
+      const ranked = [...meaning].filter(([k]) => k.startsWith(`${table}\u0000`)).sort((a, b) => b[1] - a[1]);
+      return ranked[0]?.[0];
+    };
+    expect(await closest("What do the products cost on average?", SHOP, "products")).toBe(columnKey("products", "list_price"));
+    expect(await closest("In which town is each customer?", SHOP, "customers")).toBe(columnKey("customers", "city"));
+    // A graph's properties, through the graph seen as tables.
+    expect(await closest("In what year did each film come out?", MOVIES, "Movie")).toBe(columnKey("Movie", "released"));
+  });
+
+  it("query formulation measures the column the question names by meaning, and by words alone without a model", async () => {
+    const q = formulationIntent("What is the average cost of all products?", { wh: "what", answerTypes: ["number"], aggregate: "avg" });
+    const input = { intent: q, candidates: [], structures: new Map([["kb-shop", SHOP]]), guides: [], maxQueriesPerCandidate: 1 };
+    const shop = candidate("kb-shop", "SQL");
+    const dense = await formulateCandidate({ ...input, embedder, textEmbeddings: texts }, shop);
+    expect(dense.queries[0].query.text.replace(/\s+/g, " ")).toBe(`SELECT AVG("list_price") AS "average list price" FROM "products"`);
+    const classical = await formulateCandidate(input, shop);
+    expect(classical.queries[0].query.text).not.toMatch(/AVG/);
+  });
+
+  it("SPARQL schema linking reads the closeness of classes under the names it links (labels, not IRIs), and of their predicates", async () => {
+    const q = formulationIntent("How heavy is each product?");
+    const graph = { ...candidate("kb-rdf", "SPARQL"), meaning: { [`${EX}Product`]: 0.6 } };
+    const { candidate: linked } = await withColumnMeaning({ embedder, texts }, q, graph, PRODUCTS_RDF);
+    expect(linked.meaning).toEqual({ Product: 0.6 });
+    const [closest] = [...linked.columnMeaning!].filter(([k]) => k.startsWith("Product\u0000")).sort((a, b) => b[1] - a[1]);
+    expect(closest[0]).toBe(columnKey("Product", "weight in grams"));
+    // Without a model the candidate goes on as selection made it.
+    expect((await withColumnMeaning(null, q, graph, PRODUCTS_RDF)).candidate).toBe(graph);
   });
 });

@@ -9,6 +9,8 @@ import { type ModelHandles, handlesFrom } from "@/lib/models/runtime";
 import { textEmbeddings } from "@/lib/models/text-embeddings";
 import { createGuide, findNearestGuides } from "@/lib/pipeline/guides";
 import { type RunEvent, runPipeline } from "@/lib/pipeline/run";
+import { catalogTexts } from "@/lib/pipeline/stages/select/catalog-texts";
+import { columnSemanticText } from "@/lib/pipeline/stages/select/semantic";
 import { EMBEDDER, SHARED_MODELS_DIR, fixtureModels, sharedModelsAvailable } from "@/tests/support/models/fixtures";
 import { type DemoWorkspace, DOCS, SALES, openDemoWorkspace } from "../llm/demo-fixture";
 
@@ -84,6 +86,14 @@ describe.skipIf(!sharedModelsAvailable())("answering pipeline with the model run
     expect(passage.scores["combined-dense:dense"]).toBeGreaterThan(0);
     // Catalog texts were embedded once and stored for every later run and instance.
     expect(await ws.handle.prisma.textEmbedding.count()).toBeGreaterThan(0);
+  });
+
+  it("the catalog job embedded the SQL tables' column texts ahead of any question", async () => {
+    const city = columnSemanticText("customers", "city");
+    expect(city).toBe("city of customers");
+    expect(await catalogTexts(ws.handle.prisma)).toContain(city);
+    const [vector] = await textEmbeddings(ws.handle.prisma, models.embedder!).stored([city]);
+    expect(vector).not.toBeNull();
   });
 
   it("finds an extraction guide asked in other words", async () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { checkSqlSafety } from "@/lib/backends/sql";
 import { adjustmentsFor, formulateSql, noAdjustments } from "@/lib/pipeline/stages/formulate";
+import { MENTIONED } from "@/lib/pipeline/stages/formulate/sql/column-choice";
+import { columnCloseness, columnKey } from "@/lib/pipeline/stages/formulate/sql/column-meaning";
 import { linkSchema, parseValueRef } from "@/lib/pipeline/stages/formulate/sql/schema-linking";
 import type { Feedback, Intent } from "@/lib/pipeline/types";
 import { candidate, intent, link, mention, SHOP } from "./formulate-fixtures";
@@ -205,5 +207,77 @@ describe("SQL schema linking with the semantic signal", () => {
     const i = intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count" });
     const linking = linkSchema(SHOP, i, { ...candidate(KB, "SQL"), meaning: { customers: 0.6, orders: 0.2 } }, noAdjustments());
     expect(linking.root).toBe("orders");
+  });
+});
+
+describe("SQL schema linking with columns close in meaning", () => {
+  const avgCost = () => intent("What is the average cost of all products?", { wh: "what", answerTypes: ["number"], aggregate: "avg" });
+
+  it("measures the column the question names only by meaning ('cost' → list_price)", async () => {
+    const i = avgCost();
+    // No word of the question names a numeric column: by words alone there is nothing to average.
+    const plain = await formulateSql(i, shop, SHOP, noAdjustments(), 1, 0);
+    expect(plain.queries[0].query.text).not.toMatch(/AVG/);
+    const withMeaning = { ...shop, columnMeaning: new Map([[columnKey("products", "list_price"), 0.8], [columnKey("order_items", "unit_price"), 0.7]]) };
+    const dense = await formulateSql(i, withMeaning, SHOP, noAdjustments(), 1, 0);
+    expect(dense.queries[0].query.text.replace(/\s+/g, " ")).toBe(`SELECT AVG("list_price") AS "average list price" FROM "products"`);
+  });
+
+  it("stays below a column the question names, and never makes a column 'asked for' on its own", () => {
+    const i = intent("What is the average unit price?", { wh: "what", answerTypes: ["number"], aggregate: "avg" });
+    const closest = new Map([[columnKey("products", "list_price"), 1], [columnKey("order_items", "quantity"), 1], [columnKey("customers", "city"), 1]]);
+    const linking = linkSchema(SHOP, i, { ...shop, columnMeaning: closest }, noAdjustments());
+    const score = (table: string, name: string) => linking.columnScore(linking.columns.get(table)!.find((c) => c.name === name)!);
+    expect(score("order_items", "unit_price")).toBe(1);
+    // Half named by words ("price"): meaning adds nothing above that.
+    expect(score("products", "list_price")).toBe(0.5);
+    // A table none of whose columns the question names: meaning ranks them, below MENTIONED.
+    expect(score("customers", "city")).toBeGreaterThan(0);
+    expect(score("customers", "city")).toBeLessThan(MENTIONED);
+    // A table whose column the question names ("unit price") is read by words alone.
+    expect(score("order_items", "quantity")).toBe(0);
+  });
+
+  it("leaves a table to its named column even when that column cannot serve (text, not numbers)", async () => {
+    const i = intent("What is the highest status of the orders?", { wh: "what", answerTypes: ["entity"], aggregate: "max" });
+    const closest = new Map([[columnKey("orders", "order_date"), 1], [columnKey("orders", "customer_id"), 1]]);
+    const linking = linkSchema(SHOP, i, { ...shop, columnMeaning: closest }, noAdjustments());
+    expect(linking.columnScore(linking.columns.get("orders")!.find((c) => c.name === "order_date")!)).toBe(0);
+  });
+});
+
+describe("value links between columns of one table", () => {
+  const q = "Which customers are in the city Munich?";
+  const links = [value("customers.name=Munich", "Munich"), value("customers.city=Munich", "Munich")];
+
+  it("a value found in two columns of one table filters the column the words beside it name", () => {
+    const linking = linkSchema(SHOP, intent(q, { wh: "which", answerTypes: ["entity"], entities: [mention(q, "Munich", links)] }), shop, noAdjustments());
+    expect(linking.values.map((v) => v.column.name)).toEqual(["city"]);
+    // The column the question asks to show ("what city") is not the one the words beside the value name ("named Munich").
+    const shown = "What city is the customer named Munich in?";
+    const named = linkSchema(SHOP, intent(shown, { wh: "what", answerTypes: ["entity"], entities: [mention(shown, "Munich", [...links].reverse())] }), shop, noAdjustments());
+    expect(named.values.map((v) => v.column.name)).toEqual(["name"]);
+  });
+
+  it("or, when no word names either, the column close in meaning", () => {
+    const paraphrase = "Which customers are located in Munich?";
+    const i = intent(paraphrase, { wh: "which", answerTypes: ["entity"], entities: [mention(paraphrase, "Munich", links)] });
+    expect(linkSchema(SHOP, i, shop, noAdjustments()).values.map((v) => v.column.name)).toEqual(["name"]);
+    const closest = new Map([[columnKey("customers", "city"), 0.6]]);
+    expect(linkSchema(SHOP, i, { ...shop, columnMeaning: closest }, noAdjustments()).values.map((v) => v.column.name)).toEqual(["city"]);
+  });
+});
+
+describe("column closeness from embedding cosines", () => {
+  it("scores a column by how far it stands out from its table's other columns", () => {
+    // "How old is the oldest singer?" against the singer table's columns (all-MiniLM-L6-v2 cosines, rounded).
+    const [id, name, country, age] = columnCloseness([0.56, 0.61, 0.54, 0.86]);
+    expect(age).toBeGreaterThan(0.5);
+    expect([id, name, country]).toEqual([0, 0, 0]);
+  });
+
+  it("says nothing for a table unrelated to the question, or a lone column", () => {
+    expect(columnCloseness([0.05, 0.18, 0.02, 0.1])).toEqual([0, 0, 0, 0]);
+    expect(columnCloseness([0.9])).toEqual([0]);
   });
 });

@@ -1,7 +1,10 @@
 import type { KbStructure } from "../../../backends/types";
+import type { TextEmbeddings } from "../../../models/text-embeddings";
+import type { Embedder } from "../../../models/types";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
 import { normalizeLabel } from "../../text";
 import type { Candidate, Feedback, FormulatedQuery, Intent } from "../../types";
+import { type FormulationCandidate, withColumnMeaning } from "./dense-columns";
 import { type Adjustments, adjustmentsFor } from "./feedback";
 import { formulateCypher } from "./graph/formulate-cypher";
 import { formulateSparql } from "./graph/formulate-sparql";
@@ -25,6 +28,9 @@ export interface FormulateInput {
   feedback?: Feedback | null;
   /** Queries per candidate, best first; default 3. */
   maxQueriesPerCandidate?: number;
+  /** The sentence embedder and the catalog texts' embeddings: schema linking also ranks columns by meaning when given. */
+  embedder?: Embedder | null;
+  textEmbeddings?: TextEmbeddings | null;
 }
 
 export const DEFAULT_MAX_QUERIES_PER_CANDIDATE = 3;
@@ -49,7 +55,7 @@ export function adjustedIntent(intent: Intent, kbId: string, adj: Adjustments): 
   return { ...intent, entities };
 }
 
-async function generated(intent: Intent, candidate: Candidate, structure: KbStructure | null, adj: Adjustments, max: number): Promise<{ queries: FormulatedQuery[]; notes: string[] }> {
+async function generated(intent: Intent, candidate: FormulationCandidate, structure: KbStructure | null, adj: Adjustments, max: number): Promise<{ queries: FormulatedQuery[]; notes: string[] }> {
   const mismatch = (expected: string) => ({ queries: [], notes: [`${candidate.kbName}: no ${expected} structure to formulate against`] });
   switch (candidate.kind) {
     case "SQL":
@@ -65,7 +71,7 @@ async function generated(intent: Intent, candidate: Candidate, structure: KbStru
 }
 
 /** Queries for one candidate: guide adaptations and generated queries, at most `max`, best first. */
-export async function formulateCandidate(input: FormulateInput, candidate: Candidate): Promise<{ queries: FormulatedQuery[]; notes: string[] }> {
+export async function formulateCandidate(input: FormulateInput, candidate: Candidate, signal?: AbortSignal): Promise<{ queries: FormulatedQuery[]; notes: string[] }> {
   const max = Math.max(1, Math.floor(input.maxQueriesPerCandidate ?? DEFAULT_MAX_QUERIES_PER_CANDIDATE));
   const adj = adjustmentsFor(input.intent, input.feedback);
   const structure = input.structures.get(candidate.kbId) ?? null;
@@ -75,7 +81,9 @@ export async function formulateCandidate(input: FormulateInput, candidate: Candi
     candidate,
     structure,
   );
-  const own = await generated(input.intent, candidate, structure, adj, max);
+  const models = input.embedder && input.textEmbeddings ? { embedder: input.embedder, texts: input.textEmbeddings } : null;
+  const linked = await withColumnMeaning(models, input.intent, candidate, structure, signal);
+  const own = await generated(input.intent, linked.candidate, structure, adj, max);
   // With room for two or more, one slot at least stays with the generated queries, so a misleading
   // guide never fills the list alone (with room for one, the guide's proven shape wins).
   const guideSlots = own.queries.length > 0 && max > 1 ? max - 1 : max;
@@ -83,7 +91,7 @@ export async function formulateCandidate(input: FormulateInput, candidate: Candi
   const shapeWasWrong = input.feedback ? SHAPE_FEEDBACK.has(input.feedback.type) : false;
   // After feedback on the query's shape the generated queries lead, but the best guide keeps a slot.
   const ordered = shapeWasWrong ? [...own.queries.slice(0, fromGuides.length > 0 && max > 1 ? max - 1 : max), ...fromGuides] : [...fromGuides, ...own.queries];
-  return { queries: ordered.slice(0, max), notes: [...guides.notes, ...own.notes] };
+  return { queries: ordered.slice(0, max), notes: [...linked.notes, ...guides.notes, ...own.notes] };
 }
 
 export const classicalFormulate: StageStrategy<FormulateInput, FormulatedQuery[]> = {
@@ -92,7 +100,7 @@ export const classicalFormulate: StageStrategy<FormulateInput, FormulatedQuery[]
     const out: FormulatedQuery[] = [];
     for (const candidate of input.candidates) {
       if (ctx.signal.aborted) throw new RunCancelledError();
-      const { queries, notes } = await formulateCandidate(input, candidate);
+      const { queries, notes } = await formulateCandidate(input, candidate, ctx.signal);
       for (const note of notes) ctx.trace({ stage: "formulate", type: "INFO", strategy: "classical", summary: note });
       if (queries.length === 0) ctx.trace({ stage: "formulate", type: "INFO", strategy: "classical", summary: `${candidate.kbName}: no query could be formulated` });
       out.push(...queries);

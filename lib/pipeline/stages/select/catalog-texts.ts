@@ -2,12 +2,22 @@ import { type JobContext, type JobResult, JobSkippedError } from "../../../jobs/
 import { resolveModels } from "../../../models/runtime";
 import { textEmbeddings } from "../../../models/text-embeddings";
 import { loadCatalogSnapshot } from "../../catalog-snapshot";
-import { kbSemanticText, objectSemanticText } from "./semantic";
+import { columnSemanticText, kbSemanticText, objectSemanticText } from "./semantic";
 
 /** Texts embedded per step (each step stored before the next). */
 const STEP = 256;
 
-/** Every text source selection and guide retrieval compare a question with. */
+/** The column names an SQL table's source object records (sql/describe.ts keeps them in its metadata). */
+function tableColumns(metadata: unknown): string[] {
+  const columns = (metadata as { columns?: unknown } | null)?.columns;
+  return Array.isArray(columns) ? columns.filter((c): c is string => typeof c === "string") : [];
+}
+
+/**
+ * Every text source selection, guide retrieval and schema linking compare a question with. SQL tables'
+ * columns are here (query formulation's column-level linking, formulate/sql/column-meaning.ts); a
+ * graph's are embedded with the first question that links against them.
+ */
 export async function catalogTexts(prisma: JobContext<unknown>["services"]["prisma"]): Promise<string[]> {
   const kbs = await prisma.knowledgeBase.findMany({ select: { id: true } });
   const catalog = await loadCatalogSnapshot(
@@ -15,7 +25,9 @@ export async function catalogTexts(prisma: JobContext<unknown>["services"]["pris
     kbs.map((k) => k.id),
   );
   const guides = await prisma.extractionGuide.findMany({ select: { question: true } });
-  return [...new Set([...catalog.map(kbSemanticText), ...catalog.flatMap((e) => e.sourceObjects.map(objectSemanticText)), ...guides.map((g) => g.question)])];
+  const tables = await prisma.sourceObject.findMany({ where: { contentType: "TABLE", kb: { kind: "SQL" } }, select: { key: true, metadata: true } });
+  const columns = tables.flatMap((t) => tableColumns(t.metadata).map((c) => columnSemanticText(t.key, c)));
+  return [...new Set([...catalog.map(kbSemanticText), ...catalog.flatMap((e) => e.sourceObjects.map(objectSemanticText)), ...guides.map((g) => g.question), ...columns])];
 }
 
 /**

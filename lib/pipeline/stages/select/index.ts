@@ -7,6 +7,7 @@ import { type CatalogIndex, catalogIndexFor } from "./catalog-index";
 import { type SemanticSignal, semanticSignal } from "./semantic";
 import { type GuideRef, entitySignal, guideSignal, kbTextSignal, objectSignal, surfaceWords } from "./signals";
 import { guideLikeness } from "../../../format/strength";
+import { questionVector } from "../../scorers/dense";
 
 export { type CatalogIndex, buildCatalogIndex, catalogIndexFor } from "./catalog-index";
 export { type SemanticSignal, UNRELATED_COSINE, calibrated, kbSemanticText, objectSemanticText, semanticSignal } from "./semantic";
@@ -185,7 +186,8 @@ export const classicalSelect: StageStrategy<SelectInput, Candidate[]> = {
     let semantic = input.semantic ?? null;
     if (!semantic && input.embedder && input.textEmbeddings && input.catalog.length) {
       try {
-        semantic = await semanticSignal(input.embedder, input.textEmbeddings, input.intent.completed || input.intent.question, input.catalog, ctx.signal);
+        // The run's question vector (scorers/dense.ts): query formulation and re-ranking reuse it.
+        semantic = await semanticSignal(input.embedder, input.textEmbeddings, questionVector(input.embedder, input.intent, ctx.signal), input.catalog, ctx.signal);
         if (semantic.pending) {
           ctx.trace({ stage: "select", type: "INFO", strategy: "classical", summary: `${semantic.pending.toLocaleString("en")} catalog descriptions are still being embedded in the background; they count by their words only until then.` });
         }

@@ -1,3 +1,4 @@
+import { identifierWords } from "../../../backends/sql/values";
 import type { TextEmbeddings } from "../../../models/text-embeddings";
 import type { Embedder } from "../../../models/types";
 import type { CatalogEntry, CatalogSourceObject } from "../../catalog-snapshot";
@@ -29,6 +30,16 @@ export function kbSemanticText(entry: CatalogEntry): string {
 
 export function objectSemanticText(object: CatalogSourceObject): string {
   return [object.name, object.description, object.tags.join(", ")].filter(Boolean).join(". ");
+}
+
+/**
+ * A column as words for the sentence embedder ("Song_release_year" of "singer" → "song release year of
+ * singer"): the table's words give the column its subject; a catalog description follows when one exists.
+ * The catalog job and query formulation both build it here, so both compute the same text (and vector).
+ */
+export function columnSemanticText(table: string, column: string, description?: string): string {
+  const text = `${identifierWords(column)} of ${identifierWords(table)}`.toLowerCase();
+  return description ? `${text}. ${description}` : text;
 }
 
 export interface SemanticObjectHit {
@@ -64,17 +75,18 @@ export async function catalogVectors(texts: TextEmbeddings, items: string[], sig
   return { vectors: await texts.stored(items), pending: 0 };
 }
 
+/** `question`: its text, or its vector already on the way (the run's one, which query formulation reuses). */
 export async function semanticSignal(
   embedder: Embedder,
   texts: TextEmbeddings,
-  question: string,
+  question: string | Promise<Float32Array>,
   catalog: CatalogEntry[],
   signal?: AbortSignal,
 ): Promise<SemanticSignal> {
   const objectRefs = catalog.flatMap((entry, i) => entry.sourceObjects.map((object) => ({ entry: i, object })));
   const kbTexts = catalog.map(kbSemanticText);
-  const [[q], known] = await Promise.all([
-    embedder.embed([question], "query", { signal }),
+  const [q, known] = await Promise.all([
+    typeof question === "string" ? embedder.embed([question], "query", { signal }).then(([v]) => v) : question,
     catalogVectors(texts, [...kbTexts, ...objectRefs.map((r) => objectSemanticText(r.object))], signal),
   ]);
   const similarity = (v: Float32Array | null) => (v ? calibrated(cosine(q, v)) : 0);

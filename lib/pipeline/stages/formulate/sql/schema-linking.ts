@@ -3,13 +3,21 @@ import { terms } from "../../../text";
 import type { Adjustments } from "../feedback";
 import { type ResolvedEntity, resolveEntities } from "../entities";
 import { coverage, focusTerms, identifierTerms, questionTerms } from "../lexicon";
+import { MENTIONED } from "./column-choice";
+import { type ColumnMeaning, columnKey } from "./column-meaning";
+import { type PositionedTerm, positionedTerms } from "./question-cues";
 import { type ColumnFacts, columnFacts, type SqlStructure } from "./sql-structure";
 
 /**
  * Schema linking for SQL (the classical half of text-to-SQL): question terms against table and column
  * names, value links from the KB's entity index against cell values, and the question's focus noun
- * against table names, giving each table and column a score and picking the answer table.
+ * against table names, giving each table and column a score and picking the answer table. With a
+ * sentence embedder, closeness in meaning (tables: source selection's; columns: column-meaning.ts)
+ * ranks what no word of the question names.
  */
+
+/** A candidate as formulation sees it: with its columns' closeness in meaning when an embedder runs. */
+export type LinkingCandidate = Pick<Candidate, "kbId" | "sourceObjects" | "meaning"> & { columnMeaning?: ColumnMeaning };
 
 export interface LinkedValue {
   entity: ResolvedEntity;
@@ -83,14 +91,42 @@ const WEIGHTS = {
    * does not overrule one the question names.
    */
   meaning: 0.5,
+  /**
+   * A column close in meaning to the question (column-meaning.ts, 0..1) scores at most this: below
+   * MENTIONED (column-choice.ts, 0.5), so it ranks columns no word names ("How old" → age) but never
+   * makes one "asked for", and a column the question names by half its words or more stays ahead.
+   * Only in tables none of whose attributes the question names by words.
+   */
+  columnMeaning: 0.45,
+  /**
+   * Among a mention's equally plausible value links, the column the words beside the mention name
+   * (0..1, VALUE_CONTEXT words either side), else the column close in meaning, holds the value:
+   * "flights with source airport AHD" is a SourceAirport, not a DestAirport of the same table; in "the
+   * city and country of the Alton airport" Alton is an airport name, though the question names the city
+   * column too. Small: which table the question is about decides first.
+   */
+  valueColumn: 0.1,
   /** Each distinct question word the table's columns hold (up to MAX_COVERED_TERMS). */
   coveredTerm: 0.15,
 };
 const MAX_COVERED_TERMS = 4;
+/** Words either side of a value mention that describe it ("source airport AHD", "the Alton airport"). */
+const VALUE_CONTEXT = 3;
+
+/** How completely the words beside a mention name the column (0..1); 0 for a mention carried over from an earlier turn. */
+function namedBeside(words: PositionedTerm[], span: [number, number] | null, column: ColumnFacts): number {
+  if (!span) return 0;
+  const first = words.findIndex((w) => w.at >= span[0]);
+  if (first < 0) return 0;
+  const after = words.findIndex((w) => w.at >= span[1]);
+  const end = after < 0 ? words.length : after;
+  const beside = [...words.slice(Math.max(0, first - VALUE_CONTEXT), first), ...words.slice(end, end + VALUE_CONTEXT)];
+  return coverage(column.ownTerms, new Set(beside.map((w) => w.term).filter(Boolean)));
+}
 /** Value links this close to a mention's best one are equally plausible; the table context decides. */
 const NEAR_BEST = 0.05;
 
-export function linkSchema(structure: SqlStructure, intent: Intent, candidate: Pick<Candidate, "kbId" | "sourceObjects" | "meaning">, adj: Adjustments): SchemaLinking {
+export function linkSchema(structure: SqlStructure, intent: Intent, candidate: LinkingCandidate, adj: Adjustments): SchemaLinking {
   const columns = new Map(structure.tables.map((t) => [t.name, columnFacts(t)]));
   const tableTerms = new Map(structure.tables.map((t) => [t.name, identifierTerms(t.name)]));
   const entities = resolveEntities(intent, candidate.kbId, adj);
@@ -113,7 +149,13 @@ export function linkSchema(structure: SqlStructure, intent: Intent, candidate: P
       }
     }
   }
-  const columnScore = (c: ColumnFacts) => Math.max(coverage(c.ownTerms, bag), columnLinkScore.get(`${c.table}\u0000${c.name}`) ?? 0);
+  const byWords = (c: ColumnFacts) => Math.max(coverage(c.ownTerms, bag), columnLinkScore.get(columnKey(c.table, c.name)) ?? 0);
+  // Meaning ranks the columns of tables whose attributes the question names in no word: where it names
+  // one ("the maximum shares"), that column is what it asks about, even when it cannot serve (text, not numbers).
+  const namedByWords = new Set([...columns].filter(([, cs]) => cs.some((c) => !c.key && byWords(c) >= MENTIONED)).map(([t]) => t));
+  const closeness = candidate.columnMeaning;
+  const byMeaning = (c: ColumnFacts) => (closeness && !namedByWords.has(c.table) ? WEIGHTS.columnMeaning * (closeness.get(columnKey(c.table, c.name)) ?? 0) : 0);
+  const columnScore = (c: ColumnFacts) => Math.max(byWords(c), byMeaning(c));
   const tableCoverage = (table: string) => coverage(tableTerms.get(table) ?? [], bag);
 
   const selected = new Set(candidate.sourceObjects);
@@ -136,8 +178,10 @@ export function linkSchema(structure: SqlStructure, intent: Intent, candidate: P
     );
   }
 
-  // Each value mention takes, among its near-best links, the one in the table the question is most about.
+  // Each value mention takes, among its near-best links, the one in the table the question is most about, then in the column it names or means.
   const values: LinkedValue[] = [];
+  const words = positionedTerms(intent.completed);
+  const spanOf = (mention: string) => intent.entities.find((m) => m.mention === mention && !m.fromContext)?.span ?? null;
   for (const e of entities) {
     // A mention may also name a table or column ("orders"); its value links are what filters.
     const valueLinks = [e.link, ...e.alternatives].filter((l): l is EntityLink => l?.kind === "value");
@@ -149,7 +193,7 @@ export function linkSchema(structure: SqlStructure, intent: Intent, candidate: P
       const parsed = parseValueRef(l.ref, structure);
       if (!parsed) continue;
       const column = columns.get(parsed.table)?.find((c) => c.name === parsed.column);
-      const s = preScore.get(parsed.table) ?? 0;
+      const s = (preScore.get(parsed.table) ?? 0) + (column ? WEIGHTS.valueColumn * Math.max(namedBeside(words, spanOf(e.mention), column), byMeaning(column)) : 0);
       if (column && s > bestScore) {
         best = { entity: e, column, value: parsed.value };
         bestScore = s;

@@ -1,0 +1,62 @@
+import type { KbStructure } from "../../../backends/types";
+import type { TextEmbeddings } from "../../../models/text-embeddings";
+import type { Embedder } from "../../../models/types";
+import type { Candidate, Intent } from "../../types";
+import { graphView } from "./graph/graph-view";
+import { rdfView } from "./graph/rdf-view";
+import { columnMeaning } from "./sql/column-meaning";
+import type { LinkingCandidate } from "./sql/schema-linking";
+import type { SqlStructure } from "./sql/sql-structure";
+
+/**
+ * Column-level dense linking for every formulator that links a schema: SQL on its tables, Cypher and
+ * SPARQL on the graph seen as tables (graph-view.ts, rdf-view.ts), whose table and column names are
+ * the ones schema linking scores. Without an embedder, or when it fails, the candidate goes on as it
+ * came and linking is by words alone.
+ */
+
+export type FormulationCandidate = Candidate & Pick<LinkingCandidate, "columnMeaning">;
+
+/**
+ * The tables schema linking sees for a KB: its own, or its graph's relational view; null for documents.
+ * `tableOf` names a source object's table there (an RDF class is a table named by its label, not its IRI).
+ */
+export function linkedTables(structure: KbStructure | null): { tables: SqlStructure; tableOf: (key: string) => string } | null {
+  switch (structure?.kind) {
+    case "sql":
+      return { tables: structure, tableOf: (key) => key };
+    case "graph":
+      return { tables: graphView(structure).structure, tableOf: (key) => key };
+    case "rdf": {
+      const view = rdfView(structure);
+      return { tables: view.structure, tableOf: (key) => view.byClass.get(key) ?? key };
+    }
+    default:
+      return null;
+  }
+}
+
+/** Source selection's closeness of each source object, keyed by the table schema linking sees it as. */
+function tableMeaning(meaning: Candidate["meaning"], tableOf: (key: string) => string): Candidate["meaning"] {
+  return meaning ? Object.fromEntries(Object.entries(meaning).map(([key, score]) => [tableOf(key), score])) : meaning;
+}
+
+export async function withColumnMeaning(
+  models: { embedder: Embedder; texts: TextEmbeddings } | null,
+  intent: Intent,
+  candidate: Candidate,
+  structure: KbStructure | null,
+  signal?: AbortSignal,
+): Promise<{ candidate: FormulationCandidate; notes: string[] }> {
+  const linked = models ? linkedTables(structure) : null;
+  if (!models || !linked || linked.tables.tables.length === 0) return { candidate, notes: [] };
+  const withTables = { ...candidate, meaning: tableMeaning(candidate.meaning, linked.tableOf) };
+  try {
+    const { meaning, pending } = await columnMeaning(models.embedder, models.texts, intent, linked.tables, signal);
+    const notes = pending ? [`${candidate.kbName}: ${pending.toLocaleString("en")} column names are still being prepared for matching by meaning; columns count by their words only until then.`] : [];
+    return { candidate: { ...withTables, columnMeaning: meaning }, notes };
+  } catch (e) {
+    if (signal?.aborted) throw e;
+    return { candidate: withTables, notes: [`${candidate.kbName}: columns were matched by their words only (the embedding model failed: ${(e as Error).message}).`] };
+  }
+}
