@@ -20,6 +20,12 @@ export const RANK_FUSION_K = 60;
 
 const LANGUAGES_RANKED_BY_RELEVANCE: ReadonlySet<string> = new Set(["search"]);
 
+/** The search (KB and query) a ranked-search piece came from; null for structured pieces, whose order is no relevance ranking. */
+export function searchOf(piece: EvidencePiece): string | null {
+  const { language, kb, query } = piece.provenance;
+  return LANGUAGES_RANKED_BY_RELEVANCE.has(language) ? `${kb}\u0000${query}` : null;
+}
+
 /**
  * Each ranked-search piece's place in the results of the query that found it (1 = first); a piece that
  * several queries found keeps its best place. Structured pieces get none.
@@ -40,9 +46,8 @@ function placesInSearches(pieces: EvidencePiece[]): { piece: EvidencePiece; sear
   const placeInQuery = new Map<string, number>();
   const out: { piece: EvidencePiece; search: string; place: number }[] = [];
   for (const piece of pieces) {
-    const { language, kb, query } = piece.provenance;
-    if (!LANGUAGES_RANKED_BY_RELEVANCE.has(language)) continue;
-    const search = `${kb}\u0000${query}`;
+    const search = searchOf(piece);
+    if (search === null) continue;
     const place = (placeInQuery.get(search) ?? 0) + 1;
     placeInQuery.set(search, place);
     out.push({ piece, search, place });
@@ -133,9 +138,8 @@ export function fusedOrder(stageScores: number[], retrieval: (number | undefined
 export function inSearchOrder(pieces: EvidencePiece[], values: number[]): number[] {
   const lists = new Map<string, number[]>();
   pieces.forEach((piece, i) => {
-    const { language, kb, query } = piece.provenance;
-    if (!LANGUAGES_RANKED_BY_RELEVANCE.has(language)) return;
-    const search = `${kb}\u0000${query}`;
+    const search = searchOf(piece);
+    if (search === null) return;
     const list = lists.get(search) ?? [];
     list.push(i);
     lists.set(search, list);

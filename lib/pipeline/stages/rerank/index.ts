@@ -1,6 +1,6 @@
 import { FIRST_ROUND_SCORER, FLOOR_SCORE_KEY, LAST_ROUND_SCORER, defaultScorers, floorScore, isCompositeScorer, scorerByName } from "../../scorers";
 import type { EvidencePiece } from "../../../backends/types";
-import { fusedOrder, inSearchOrder } from "../../rank-fusion";
+import { fusedOrder, inSearchOrder, searchOf } from "../../rank-fusion";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
 import type { EvidenceScorer, Intent, RerankRound, ScoredEvidence } from "../../types";
 
@@ -66,11 +66,6 @@ async function scoreRound(intent: Intent, pieces: EvidencePiece[], scorer: Evide
   }
   const total = await scorer.score(intent, pieces, signal, previous);
   return { total, parts: {} as Record<string, number[]>, repeated: total.map(() => 0) };
-}
-
-/** The search (KB and query) a ranked-search piece came from; null for structured pieces. */
-function searchOf(piece: EvidencePiece): string | null {
-  return piece.provenance.language === "search" ? `${piece.provenance.kb}\u0000${piece.provenance.query}` : null;
 }
 
 /** Whether two of the pieces came from one search (else there is no search order for a round to keep or change). */
