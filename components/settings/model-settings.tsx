@@ -60,7 +60,11 @@ function ModelRow({ role, slot }: { role: string; slot: ModelSlotStatus }) {
       <th scope="row" className="py-2 pr-4 font-medium">{role}</th>
       {m ? (
         <>
-          <td className="py-2 pr-4">{m.name}{m.note && <span className="block text-xs text-amber-700">{m.note}</span>}</td>
+          <td className="py-2 pr-4">
+            {m.name}
+            {m.note && <span className="block text-xs text-amber-700">{m.note}</span>}
+            {m.graph && <span className="block text-xs text-slate-500" data-testid="model-graph">Graph: {m.graph}</span>}
+          </td>
           <td className="py-2 pr-4">{m.precision}</td>
           <td className="py-2 pr-4 font-mono text-xs" title={m.sha256}>{m.sha256.slice(0, 16)}…</td>
           <td className="py-2 pr-4 tabular-nums">{fmtMb(m.bytes)}</td>

@@ -30,6 +30,15 @@ export function modelsEnvShape() {
      * side; more only lowers one long request's latency on a machine with idle cores).
      */
     MODEL_THREADS_PER_WORKER: z.coerce.number().int().min(1).max(64).default(1),
+    /**
+     * Run embedders with their self-attention fused into one onnxruntime operator when the rewrite
+     * applies and gives the published graph's vectors (workers/inference/attention-fusion.mjs).
+     * "false" runs the published graph as it is.
+     */
+    MODELS_FUSE_ATTENTION: z
+      .enum(["true", "false", "1", "0", "yes", "no"])
+      .transform((v) => v === "true" || v === "1" || v === "yes")
+      .default(true),
     /** How long a request waits for others to share its batch. */
     MODEL_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(1000).default(4),
     /** Texts (or pairs) per model call. */

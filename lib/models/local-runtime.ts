@@ -27,6 +27,11 @@ export interface LocalRuntimeConfig {
    * machine); more suits a machine with spare cores and few concurrent requests.
    */
   threadsPerWorker?: number;
+  /**
+   * Run embedders with their self-attention fused into onnxruntime's MultiHeadAttention operator
+   * (workers/inference/attention-fusion.mjs) when the rewrite applies and checks out (default on).
+   */
+  fuseAttention?: boolean;
   batchWaitMs: number;
   batchSize: number;
   queueLimit: number;
@@ -48,6 +53,7 @@ interface ModelDescriptor {
   pooling?: "mean" | "cls";
   dimensions?: number;
   threads: number;
+  fuseAttention?: boolean;
 }
 
 interface Slot<T> {
@@ -56,7 +62,7 @@ interface Slot<T> {
   failure: { message: string; at: number } | null;
 }
 
-function describeFiles(spec: ModelSpec, files: ModelFiles, dimensions: number | null, maxTokens: number): LoadedModelInfo {
+function describeFiles(spec: ModelSpec, files: ModelFiles, dimensions: number | null, maxTokens: number, graph: string | null): LoadedModelInfo {
   return {
     task: spec.task,
     name: spec.name,
@@ -69,6 +75,7 @@ function describeFiles(spec: ModelSpec, files: ModelFiles, dimensions: number | 
     maxTokens,
     id: `${spec.name}@${files.precision}:${files.sha256.slice(0, 12)}`,
     note: files.note,
+    graph,
   };
 }
 
@@ -128,7 +135,7 @@ export class LocalModelRuntime implements ModelRuntime {
     return slot.loading;
   }
 
-  private async loadInWorker(spec: ModelSpec, files: ModelFiles, extra: Partial<ModelDescriptor>): Promise<ModelDescriptor> {
+  private async loadInWorker(spec: ModelSpec, files: ModelFiles, extra: Partial<ModelDescriptor>): Promise<{ descriptor: ModelDescriptor; graph: string | null }> {
     const descriptor: ModelDescriptor = {
       key: `${spec.task}:${files.onnxPath}:${files.sha256}`,
       task: spec.task,
@@ -140,17 +147,17 @@ export class LocalModelRuntime implements ModelRuntime {
       threads: this.config.threadsPerWorker ?? 1,
       ...extra,
     };
-    const reply = await this.workers().run<{ ok: boolean; error?: string }>({ op: "load", model: descriptor });
+    const reply = await this.workers().run<{ ok: boolean; error?: string; graph?: string }>({ op: "load", model: descriptor });
     if (!reply.ok) throw new ModelLoadError(reply.error ?? `${path.basename(files.onnxPath)} could not be loaded.`);
-    return descriptor;
+    return { descriptor, graph: reply.graph ?? null };
   }
 
   embedder(): Promise<Embedder> {
     return this.load(this.embedderSlot, async () => {
       const spec: EmbedderSpec = embedderSpec(this.config.embedder);
       const files = await locateModel(spec, this.config.precision, this.config.locations);
-      const descriptor = await this.loadInWorker(spec, files, { pooling: spec.pooling, dimensions: spec.dimensions });
-      const info = describeFiles(spec, files, spec.dimensions, descriptor.maxTokens);
+      const { descriptor, graph } = await this.loadInWorker(spec, files, { pooling: spec.pooling, dimensions: spec.dimensions, fuseAttention: this.config.fuseAttention ?? true });
+      const info = describeFiles(spec, files, spec.dimensions, descriptor.maxTokens, graph);
       const batcher = new DynamicBatcher<string, Float32Array>({
         label: `The embedding model (${spec.name})`,
         maxWaitMs: this.config.batchWaitMs,
@@ -185,8 +192,8 @@ export class LocalModelRuntime implements ModelRuntime {
     return this.load(this.crossSlot, async () => {
       const spec: CrossEncoderSpec = crossEncoderSpec(name);
       const files = await locateModel(spec, this.config.precision, this.config.locations);
-      const descriptor = await this.loadInWorker(spec, files, {});
-      const info = describeFiles(spec, files, null, descriptor.maxTokens);
+      const { descriptor, graph } = await this.loadInWorker(spec, files, {});
+      const info = describeFiles(spec, files, null, descriptor.maxTokens, graph);
       const batcher = new DynamicBatcher<[string, string], number>({
         label: `The re-ranking model (${spec.name})`,
         maxWaitMs: this.config.batchWaitMs,

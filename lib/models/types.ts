@@ -21,6 +21,12 @@ export interface LoadedModelInfo {
    */
   id: string;
   note: string | null;
+  /**
+   * Which graph runs: the published one, or a rewrite of it for onnxruntime (fused self-attention)
+   * that gives the same vectors; in words for the admin. The id stays the published file's: vectors
+   * from either graph are compared (they differ no more than onnxruntime's own optimisation levels make them).
+   */
+  graph?: string | null;
 }
 
 export interface ModelCallOptions {
