@@ -4,8 +4,8 @@ import path from "node:path";
 import onnxProto from "onnx-proto";
 import * as ort from "onnxruntime-node";
 import { afterAll, describe, expect, it } from "vitest";
-import { LocalModelRuntime, type LocalRuntimeConfig } from "@/lib/models/local-runtime";
 import { EMBEDDER, SHARED_MODELS_DIR, sharedModelsAvailable } from "@/tests/support/models/fixtures";
+import { testRuntimes } from "@/tests/support/models/test-runtimes";
 // The worker's own module: the rewrite the inference threads apply at load.
 import { fuseAttention } from "@/workers/inference/attention-fusion.mjs";
 
@@ -95,29 +95,9 @@ describe.skipIf(!sharedModelsAvailable())("self-attention fused into onnxruntime
   });
 });
 
-const cache = mkdtempSync(path.join(tmpdir(), "mosaic-fusion-"));
-const runtimes: LocalModelRuntime[] = [];
-afterAll(async () => {
-  await Promise.all(runtimes.map((r) => r.close()));
-  rmSync(cache, { recursive: true, force: true });
-});
-
-function runtime(over: Partial<LocalRuntimeConfig> = {}): LocalModelRuntime {
-  const r = new LocalModelRuntime({
-    precision: "fp32",
-    embedder: EMBEDDER,
-    crossEncoder: null,
-    locations: { modelsDir: SHARED_MODELS_DIR, cacheDir: cache },
-    threads: 1,
-    batchWaitMs: 0,
-    batchSize: 8,
-    queueLimit: 1000,
-    timeoutMs: 20_000,
-    ...over,
-  });
-  runtimes.push(r);
-  return r;
-}
+const runtimes = testRuntimes({ precision: "fp32", threads: 1, batchWaitMs: 0 });
+const { cache, runtime } = runtimes;
+afterAll(() => runtimes.close());
 
 const LONG = Array(30).fill("The survey team measured erosion along the northern cliffs after the storm.").join(" ");
 const TEXTS = ["Which customers are located in Munich?", "How many oders were retruned?", LONG, LONG.slice(0, 900)];

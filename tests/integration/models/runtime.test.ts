@@ -4,32 +4,13 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ModelBusyError, ModelTimeoutError } from "@/lib/models/batcher";
 import { ModelUnavailableError } from "@/lib/models/files";
-import { LocalModelRuntime, type LocalRuntimeConfig, ModelLoadError } from "@/lib/models/local-runtime";
-import { EMBEDDER, SHARED_MODELS_DIR, fixtureModels, sharedModelsAvailable } from "@/tests/support/models/fixtures";
+import { ModelLoadError } from "@/lib/models/local-runtime";
+import { EMBEDDER, fixtureModels, sharedModelsAvailable } from "@/tests/support/models/fixtures";
+import { testRuntimes } from "@/tests/support/models/test-runtimes";
 
-const cache = mkdtempSync(path.join(tmpdir(), "mosaic-models-"));
-const runtimes: LocalModelRuntime[] = [];
-afterAll(async () => {
-  await Promise.all(runtimes.map((r) => r.close()));
-  rmSync(cache, { recursive: true, force: true });
-});
-
-function runtime(over: Partial<LocalRuntimeConfig> = {}): LocalModelRuntime {
-  const r = new LocalModelRuntime({
-    precision: "int8",
-    embedder: EMBEDDER,
-    crossEncoder: null,
-    locations: { modelsDir: SHARED_MODELS_DIR, cacheDir: cache },
-    threads: 2,
-    batchWaitMs: 5,
-    batchSize: 8,
-    queueLimit: 1000,
-    timeoutMs: 20_000,
-    ...over,
-  });
-  runtimes.push(r);
-  return r;
-}
+const runtimes = testRuntimes();
+const { cache, runtime } = runtimes;
+afterAll(() => runtimes.close());
 
 const LONG = Array(12)
   .fill("The lighthouse keeper recorded a storm surge of 3.4 metres on the night of 12 March, and the survey team measured erosion along the northern cliffs.")
