@@ -40,7 +40,6 @@ export function collectionOf(piece: EvidencePiece): string | null {
  */
 export function collectionRankings(pieces: EvidencePiece[]): Map<string, EvidencePiece[]> {
   const placeInSearch = new Map<string, number>();
-  const counted = new Set<string>();
   const fused = new Map<string, Map<string, { piece: EvidencePiece; score: number; arrival: number }>>();
   pieces.forEach((piece, arrival) => {
     const collection = collectionOf(piece);
@@ -50,10 +49,6 @@ export function collectionRankings(pieces: EvidencePiece[]): Map<string, Evidenc
     placeInSearch.set(search, place);
     const list = fused.get(collection) ?? new Map<string, { piece: EvidencePiece; score: number; arrival: number }>();
     fused.set(collection, list);
-    // Two searches with one text (a table-only one beside the full one) read as one list: a piece counts once in it, at its first place.
-    const key = `${search}\u0000${piece.id}`;
-    if (counted.has(key)) return;
-    counted.add(key);
     const entry = list.get(piece.id);
     if (entry) entry.score += 1 / (RANK_FUSION_K + place);
     else list.set(piece.id, { piece, score: 1 / (RANK_FUSION_K + place), arrival });

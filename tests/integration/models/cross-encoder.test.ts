@@ -23,14 +23,6 @@ const PASSAGES = [
 const DOCS = ["kb-docs", "Aurora policies and reports"] as const;
 
 /**
- * The passages as four collections' first results: the round judges how they interleave. (One
- * collection's results keep its searches' order unless the round has new evidence, rank-fusion.ts.)
- */
-function apartPassages() {
-  return PASSAGES.map((t, i) => passage(`${DOCS[0]}-${i}`, DOCS[1], "stores", i, t));
-}
-
-/**
  * The fixture cross-encoder (tests/support/models/build_fixture_models.py) is the shared embedder's
  * first layer with a random one-logit head: its scores mean nothing, so these tests check what the
  * runtime and the scorer do with any sequence-classification model: pairs kept together and in
@@ -95,7 +87,7 @@ describe.skipIf(!fixtures.dir)("cross-encoder slot with a sequence-classificatio
 
   it("orders the last re-ranking round by the model's probabilities", async () => {
     const q = intent(QUESTION);
-    const pieces = apartPassages();
+    const pieces = PASSAGES.map((t, i) => passage(...DOCS, "stores", i, t));
     const logits = await model.score(pieces.map((p) => [QUESTION, p.text]));
     const ctx = context();
     const ranked = await classicalRerank.run({ intent: q, pool: poolEvidence({ intent: q, pieces }), rounds: [{ scorer: "cross-encoder", keep: 3 }], scorers: scorersFor({ embedder, crossEncoder: model }) }, ctx);
@@ -107,7 +99,7 @@ describe.skipIf(!fixtures.dir)("cross-encoder slot with a sequence-classificatio
 
   it("falls back to the best fusion when the cross-encoder fails, and the trace says so", async () => {
     const q = intent(QUESTION);
-    const pieces = apartPassages();
+    const pieces = PASSAGES.map((t, i) => passage(...DOCS, "stores", i, t));
     const failing: CrossEncoder = { info: model.info, score: async () => Promise.reject(new Error("The re-ranking model did not answer within 10000 ms.")) };
     const registry = { ...scorersFor({ embedder, crossEncoder: null }), "cross-encoder": crossEncoderScorer(failing, scorersFor({ embedder, crossEncoder: null })["combined-dense"]) };
     const ctx = context();
@@ -120,7 +112,7 @@ describe.skipIf(!fixtures.dir)("cross-encoder slot with a sequence-classificatio
 
   it("without a cross-encoder the last round is the best fusion available", async () => {
     const q = intent(QUESTION);
-    const pieces = apartPassages();
+    const pieces = PASSAGES.map((t, i) => passage(...DOCS, "stores", i, t));
     for (const [models, fusion] of [
       [{ embedder, crossEncoder: null }, "combined-dense"],
       [{ embedder: null, crossEncoder: null }, "combined"],
