@@ -20,66 +20,71 @@ export const RANK_FUSION_K = 60;
 
 const LANGUAGES_RANKED_BY_RELEVANCE: ReadonlySet<string> = new Set(["search"]);
 
-/**
- * The collection (KB) a ranked-search piece came from; null for structured pieces, whose order is no
- * relevance ranking. Its searches in one run form one ranking (collectionRankings), so this is the
- * unit whose order later stages keep or change.
- */
-export function collectionOf(piece: EvidencePiece): string | null {
-  return LANGUAGES_RANKED_BY_RELEVANCE.has(piece.provenance.language) ? piece.provenance.kb : null;
+/** The search (KB and query) a ranked-search piece came from; null for structured pieces, whose order is no relevance ranking. */
+export function searchOf(piece: EvidencePiece): string | null {
+  const { language, kb, query } = piece.provenance;
+  return LANGUAGES_RANKED_BY_RELEVANCE.has(language) ? `${kb}\u0000${query}` : null;
 }
 
 /**
- * Each searched collection's pieces in one ranking: the reciprocal-rank fusion of its searches'
- * orders (each piece scores 1/(k + its place) in every search that returned it), a collection searched
- * once keeping that search's order. Searches of one collection in one run are phrasings of one need
- * (the question's words in another order, without the relation, per entity), so they are fused at the
- * rank level, as the engine fuses its own lexical and vector rankings, rather than interleaved by a
- * later stage's score: a piece several phrasings rank high comes first, and near-duplicate searches
- * give their common order. Equal fused scores keep the order the pieces arrive in.
+ * Each ranked-search piece's place in the results of the query that found it (1 = first); a piece that
+ * several queries found keeps its best place. Structured pieces get none.
  */
-export function collectionRankings(pieces: EvidencePiece[]): Map<string, EvidencePiece[]> {
-  const placeInSearch = new Map<string, number>();
-  const fused = new Map<string, Map<string, { piece: EvidencePiece; score: number; arrival: number }>>();
-  pieces.forEach((piece, arrival) => {
-    const collection = collectionOf(piece);
-    if (collection === null) return;
-    const search = `${collection}\u0000${piece.provenance.query}`;
-    const place = (placeInSearch.get(search) ?? 0) + 1;
-    placeInSearch.set(search, place);
-    const list = fused.get(collection) ?? new Map<string, { piece: EvidencePiece; score: number; arrival: number }>();
-    fused.set(collection, list);
-    const entry = list.get(piece.id);
-    if (entry) entry.score += 1 / (RANK_FUSION_K + place);
-    else list.set(piece.id, { piece, score: 1 / (RANK_FUSION_K + place), arrival });
-  });
-  return new Map([...fused].map(([collection, list]) => [collection, [...list.values()].sort((a, b) => b.score - a.score || a.arrival - b.arrival).map((e) => e.piece)]));
-}
-
-/** Each ranked-search piece's place in its collection's ranking (collectionRankings; 1 = first). Structured pieces get none. */
 export function retrievalRanks(pieces: EvidencePiece[]): Map<string, number> {
+  return bestPlaces(placesInSearches(pieces));
+}
+
+/** Each piece's best place over the searches that returned it. */
+function bestPlaces(places: { piece: EvidencePiece; place: number }[]): Map<string, number> {
   const ranks = new Map<string, number>();
-  for (const ranking of collectionRankings(pieces).values()) ranking.forEach((piece, i) => ranks.set(piece.id, i + 1));
+  for (const { piece, place } of places) ranks.set(piece.id, Math.min(place, ranks.get(piece.id) ?? Number.POSITIVE_INFINITY));
   return ranks;
 }
 
+/** Each ranked-search piece with its search (KB and query) and its place in that search's results (1 = first). */
+function placesInSearches(pieces: EvidencePiece[]): { piece: EvidencePiece; search: string; place: number }[] {
+  const placeInQuery = new Map<string, number>();
+  const out: { piece: EvidencePiece; search: string; place: number }[] = [];
+  for (const piece of pieces) {
+    const search = searchOf(piece);
+    if (search === null) continue;
+    const place = (placeInQuery.get(search) ?? 0) + 1;
+    placeInQuery.set(search, place);
+    out.push({ piece, search, place });
+  }
+  return out;
+}
+
 /**
- * `scores` fitted to each collection's ranking (collectionRankings): within one collection's results,
- * the least-squares closest scores that never put a piece above one the searches ranked higher
- * (isotonic regression, by pooling adjacent violators: a run of pieces out of that order gets its mean
- * score). A stage that scores only the retrieved pieces (BM25 over a handful of passages, where the
- * question's words are in nearly all of them) knows less about one collection's results than the
- * engine that ranked them over the whole collection; what it can still judge is how different
- * collections' results, and structured pieces, interleave, and the fit keeps each collection's total
- * score for that. `found` is every copy as the searches returned them, `pieces` the scored ones
- * (`scores` in their order); structured pieces keep their own score.
+ * `scores` fitted to each search's own order: within the results of one search, the least-squares
+ * closest scores that never put a piece above one the engine ranked higher (isotonic regression, by
+ * pooling adjacent violators: a run of pieces out of the engine's order gets its mean score). A stage
+ * that scores only the retrieved pieces (BM25 over a handful of passages, where the question's words
+ * are in nearly all of them) knows less about one search's results than the engine that ranked them
+ * over the whole collection; what it can still judge is how different searches' results, and
+ * structured pieces, interleave, and the fit keeps each search's total score for that. A piece several
+ * searches found belongs to the list where it ranked best (its retrieval rank). `found` is every copy
+ * as the searches returned them, `pieces` the scored ones (`scores` in their order); structured pieces
+ * keep their own score.
  */
 export function withinSearchOrderScores(found: EvidencePiece[], pieces: EvidencePiece[], scores: number[]): number[] {
   const index = new Map<string, number>();
   pieces.forEach((p, i) => index.has(p.id) || index.set(p.id, i));
+  const places = placesInSearches(found);
+  const best = bestPlaces(places);
+  const lists = new Map<string, number[]>();
+  const listed = new Set<number>();
+  for (const { piece, search, place } of places) {
+    const i = index.get(piece.id);
+    // A piece equally placed in two searches belongs to the first that returned it.
+    if (i === undefined || best.get(piece.id) !== place || listed.has(i)) continue;
+    listed.add(i);
+    const list = lists.get(search) ?? [];
+    list.push(i);
+    lists.set(search, list);
+  }
   const out = [...scores];
-  for (const ranking of collectionRankings(found).values()) {
-    const list = ranking.map((p) => index.get(p.id)).filter((i): i is number => i !== undefined);
+  for (const list of lists.values()) {
     const blocks: { sum: number; size: number }[] = [];
     for (const i of list) {
       blocks.push({ sum: Number.isFinite(scores[i]) ? scores[i] : 0, size: 1 });
@@ -120,24 +125,24 @@ export function fusedOrder(stageScores: number[], retrieval: (number | undefined
 }
 
 /**
- * `values` rearranged so that within each collection's search results they follow the order the pieces
- * arrive in: the k-th piece of a collection (in `pieces`' order) gets the k-th highest of that
- * collection's values. Re-ranking uses it for a collection about which its scorer has no new evidence
- * (everything it scored there repeats what the engine ranked by: BM25 over the few retrieved pieces,
- * the same sentence vectors): recomputed over the retrieved pieces only, such a score knows less than
- * the engine did over the whole collection, so it must not reorder that collection's results. It keeps
- * its spread, so how collections and structured pieces interleave still follows it (unlike
- * withinSearchOrderScores, the pool's fit, which averages violators into ties). A piece belongs to the
- * collection it came from (collectionOf); structured pieces keep their values.
+ * `values` rearranged so that within each search's results they follow the order the pieces arrive in:
+ * the k-th piece of a search (in `pieces`' order) gets the k-th highest of that search's values.
+ * Re-ranking uses it for a search about which its scorer has no new evidence (everything it scored
+ * there repeats what the engine ranked by: BM25 over the few retrieved pieces, the same sentence
+ * vectors): recomputed over the retrieved pieces only, such a score knows less than the engine did over
+ * the whole collection, so it must not reorder the search's results. It keeps its spread, so how
+ * searches and structured pieces interleave still follows it (unlike withinSearchOrderScores, the
+ * pool's fit, which averages violators into ties). A piece belongs to the search it came from (its
+ * provenance); structured pieces keep their values.
  */
 export function inSearchOrder(pieces: EvidencePiece[], values: number[]): number[] {
   const lists = new Map<string, number[]>();
   pieces.forEach((piece, i) => {
-    const collection = collectionOf(piece);
-    if (collection === null) return;
-    const list = lists.get(collection) ?? [];
+    const search = searchOf(piece);
+    if (search === null) return;
+    const list = lists.get(search) ?? [];
     list.push(i);
-    lists.set(collection, list);
+    lists.set(search, list);
   });
   const out = [...values];
   for (const list of lists.values()) {

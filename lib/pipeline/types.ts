@@ -190,9 +190,8 @@ export interface ScoredEvidence {
   /** Every scorer's score by name ("bm25", "entity-overlap", ...), for the trace and the UI. */
   scores: Record<string, number>;
   /**
-   * The piece's place in its collection's search results (1 = first; several searches of one collection
-   * fused by reciprocal rank), for pieces a ranked search found; pool and re-ranking fuse their own order
-   * with it (pipeline/rank-fusion.ts). Absent for structured pieces.
+   * The piece's place in its search's results (1 = first), for pieces a ranked search found; pool and
+   * re-ranking fuse their own order with it (pipeline/rank-fusion.ts). Absent for structured pieces.
    */
   retrievalRank?: number;
 }

@@ -9,8 +9,7 @@ const DOCS = ["kb-docs", "Aurora policies and reports"] as const;
 describe("pool: Quasar's global BM25 pool", () => {
   const question = intent("How many tents did the Nordics region sell in 2025?", { answerTypes: ["count"], aggregate: "count" });
   const relevant = passage(...DOCS, "annual-report", 3, "In 2025 the Nordics region sold 4,210 tents, up from 3,900 in 2024.", ["Nordics"]);
-  // Another collection: one collection's searches form one ranking, which the pool does not reorder.
-  const aside = passage("kb-hr", "Aurora HR handbook", "travel-policy", 1, "Employees book economy class for flights under six hours.");
+  const aside = passage(...DOCS, "travel-policy", 1, "Employees book economy class for flights under six hours.");
   const count = row(...SALES, "Query result", ["n"], [4210], "SELECT count(*) AS n FROM order_lines JOIN products USING (product_id) WHERE category = 'Tents'", 0);
   const fact = triple("kb-graph", "Aurora product and organisation graph", ["http://aurora.example/p/summit-2", "Summit 2 Tent"], ["http://aurora.example/category", "category"], ["http://aurora.example/c/tents", "Tents"]);
   const graphPath = path("kb-movies", "Movies graph", [{ id: "n1", label: "Person", caption: "Tom Hanks" }, { id: "n2", label: "Movie", caption: "Cast Away" }], ["ACTED_IN"]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RANK_FUSION_K, collectionRankings, fusedOrder, inSearchOrder, retrievalRanks, withinSearchOrderScores } from "@/lib/pipeline/rank-fusion";
+import { RANK_FUSION_K, fusedOrder, inSearchOrder, retrievalRanks, withinSearchOrderScores } from "@/lib/pipeline/rank-fusion";
 import { poolEvidence } from "@/lib/pipeline/stages/pool";
 import { rerankEvidence } from "@/lib/pipeline/stages/rerank";
 import { intent, passage, row } from "./select-fixtures";
@@ -15,20 +15,15 @@ function searchResults(texts: string[], query = "tent recalls"): ReturnType<type
 }
 
 describe("rank fusion with the search engines' own ranking", () => {
-  it("reads a collection's searches as one ranking, fused by reciprocal rank; structured pieces get none", () => {
+  it("reads each search's order as its ranks, the best place of a piece several searches found, none for structured pieces", () => {
     const [a, b, c] = searchResults(["first", "second", "third"]);
-    const sql = row("kb-sales", "Aurora sales database", "Query result", ["n"], [4], "SELECT count(*) AS n FROM stores", 0);
-    // One search: its order.
-    const single = retrievalRanks([b, c, a, sql]);
-    expect([single.get(b.id), single.get(c.id), single.get(a.id)]).toEqual([1, 2, 3]);
-    expect(single.has(sql.id)).toBe(false);
-    // Another phrasing of the same need also ranks a first: found by both, a leads the collection's ranking.
     const again = { ...a, provenance: { ...a.provenance, query: "another search" } };
-    const fused = retrievalRanks([b, c, a, sql, again]);
-    expect([fused.get(a.id), fused.get(b.id), fused.get(c.id)]).toEqual([1, 2, 3]);
-    // Near-duplicate phrasings (the same results in the same order) give that order, not an interleaving.
-    const twice = [b, c, a].map((p) => ({ ...p, provenance: { ...p.provenance, query: "tent recalls reduce" } }));
-    expect([...collectionRankings([b, c, a, ...twice]).values()][0].map((p) => p.id)).toEqual([b.id, c.id, a.id]);
+    const sql = row("kb-sales", "Aurora sales database", "Query result", ["n"], [4], "SELECT count(*) AS n FROM stores", 0);
+    const ranks = retrievalRanks([b, c, a, sql, again]);
+    expect(ranks.get(b.id)).toBe(1);
+    expect(ranks.get(c.id)).toBe(2);
+    expect(ranks.get(a.id)).toBe(1);
+    expect(ranks.has(sql.id)).toBe(false);
   });
 
   it("fuses by reciprocal rank: a stage's top piece the engine put last does not jump pieces both rank high", () => {
@@ -84,24 +79,20 @@ describe("the pool's scores fitted to each search's own order", () => {
     expect(withinSearchOrderScores(results, results, [1, 2, 3, 4])).toEqual([2.5, 2.5, 2.5, 2.5]);
   });
 
-  it("fits each collection's fused ranking on its own, structured pieces untouched", () => {
+  it("fits each search on its own, a piece two searches found in the list where it ranked best, structured pieces untouched", () => {
     const [a, b] = searchResults(["alpha first", "beta second"], "search one");
     const [c, d] = searchResults(["gamma first", "delta second"], "search two").map((p) => ({ ...p, id: `${p.id}-two` }));
     const bAgain = { ...b, provenance: { ...b.provenance, query: "search two" } };
-    const [e, f] = searchResults(["epsilon first", "zeta second"]).map((p) => ({ ...p, id: `${p.id}-hr`, provenance: { ...p.provenance, kb: "kb-hr" } }));
     const sql = row("kb-sales", "Aurora sales database", "Query result", ["n"], [4], "SELECT count(*) AS n FROM stores", 0);
-    // b is 2nd in search one and 1st in search two: the collection's ranking is b, a, c, d. Another collection (e, f) is fitted apart.
-    const found = [a, b, bAgain, c, d, e, f, sql];
-    const pieces = [a, b, c, d, e, f, sql];
-    const fitted = withinSearchOrderScores(found, pieces, [1, 5, 3, 8, 2, 7, 9]);
-    expect(fitted[1]).toBe(5);
-    for (const i of [0, 2, 3]) expect(fitted[i]).toBeCloseTo(4);
-    expect(fitted.slice(4)).toEqual([4.5, 4.5, 9]);
+    // b is 2nd in search one and 1st in search two: it belongs to search two, where it leads c and d.
+    const found = [a, b, bAgain, c, d, sql];
+    const pieces = [a, b, c, d, sql];
+    expect(withinSearchOrderScores(found, pieces, [1, 5, 3, 6, 9])).toEqual([1, 5, 4.5, 4.5, 9]);
   });
 
-  it("the pool interleaves two collections by their fitted scores and keeps each one's order", () => {
+  it("the pool interleaves two searches by their fitted scores and keeps each one's order", () => {
     const q = intent("Do tent recalls reduce injuries?", { keywords: ["tent", "recalls", "reduce", "injuries"] });
-    const weak = searchResults(["Unrelated study about cell growth.", "Another unrelated study about patients."], "cell growth").map((p) => ({ ...p, provenance: { ...p.provenance, kb: "kb-hr" } }));
+    const weak = searchResults(["Unrelated study about cell growth.", "Another unrelated study about patients."], "cell growth");
     const strong = searchResults(["Tent recalls reduce injuries in campers.", "Unrelated note on tent pegs.", "Tent recalls and injuries: recalls reduce injuries."], "tent recalls").map((p, i) => ({
       ...p,
       id: `${p.id}-strong-${i}`,
@@ -113,12 +104,12 @@ describe("the pool's scores fitted to each search's own order", () => {
   });
 });
 
-describe("values kept in each collection's order (re-ranking's repeated signals)", () => {
-  it("gives a collection's k-th piece the collection's k-th highest value, each collection on its own, structured pieces untouched", () => {
+describe("values kept in each search's order (re-ranking's repeated signals)", () => {
+  it("gives a search's k-th piece the search's k-th highest value, each search on its own, structured pieces untouched", () => {
     const [a, b, c] = searchResults(["alpha first", "beta second", "gamma third"], "search one");
-    const [d, e] = searchResults(["delta first", "epsilon second"], "search two").map((p) => ({ ...p, id: `${p.id}-two`, provenance: { ...p.provenance, kb: "kb-hr" } }));
+    const [d, e] = searchResults(["delta first", "epsilon second"], "search two").map((p) => ({ ...p, id: `${p.id}-two` }));
     const sql = row("kb-sales", "Aurora sales database", "Query result", ["n"], [4], "SELECT count(*) AS n FROM stores", 0);
-    // The first collection arrives a, b, c with values 1, 3, 2: a gets the highest, 3. The second is in order already.
+    // Search one arrives a, b, c with values 1, 3, 2: a gets the highest, 3. Search two is in order already.
     expect(inSearchOrder([a, d, b, sql, c, e], [1, 9, 3, 7, 2, 4])).toEqual([3, 9, 2, 7, 1, 4]);
     // The spread survives (no averaging into ties), so new evidence added on top moves pieces by exactly what it outweighs.
     expect(inSearchOrder([a, b, c], [1, 2, Number.NaN])).toEqual([2, 1, 0]);

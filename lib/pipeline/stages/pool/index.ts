@@ -29,12 +29,11 @@ export function dedupePieces(pieces: EvidencePiece[]): EvidencePiece[] {
  * question but may be its answer. Scores: `bm25` is the raw BM25, `structured-floor` the floor given.
  *
  * The pool's BM25 sees only the retrieved pieces, so it cannot replace a search engine's ranking of
- * its collection: a collection's searches form one ranking (their reciprocal-rank fusion, rank-fusion.ts
- * collectionRankings: several searches of one collection are phrasings of one need), its pieces get the
- * BM25 fitted to that order (withinSearchOrderScores), so the pool decides how different collections
- * and structured pieces interleave, not the order within one collection; that order is then fused with
- * the collection's ranking. Structured pieces, which no engine ranked by relevance, keep the BM25 order
- * among themselves. `score` is the fitted score, `scores.bm25` the raw BM25.
+ * its collection: each search's pieces get the BM25 fitted to the engine's order (withinSearchOrderScores,
+ * rank-fusion.ts), so the pool decides how different searches and structured pieces interleave, not
+ * the order within one search; that order is then fused with each search's own. Structured pieces,
+ * which no engine ranked by relevance, keep the BM25 order among themselves. `score` is the fitted
+ * score, `scores.bm25` the raw BM25.
  */
 export function poolEvidence(input: PoolInput): ScoredEvidence[] {
   // Floor eligibility is decided on all copies: a piece also returned by a targeted query keeps it.
@@ -51,7 +50,7 @@ export function poolEvidence(input: PoolInput): ScoredEvidence[] {
     if (!floored.has(piece.id)) return { piece, score: ordered[i], scores: { bm25: raw[i] }, ...rank };
     return { piece, score: Math.max(raw[i], floor), scores: { bm25: raw[i], [FLOOR_SCORE_KEY]: floor }, ...rank };
   });
-  // Ties keep the order the queries returned them in (the collection's ranking within a collection).
+  // Ties keep the order the queries returned them in (engine order within a query).
   const order = fusedOrder(
     scored.map((e) => e.score),
     scored.map((e) => e.retrievalRank),

@@ -1,6 +1,6 @@
 import { FIRST_ROUND_SCORER, FLOOR_SCORE_KEY, LAST_ROUND_SCORER, defaultScorers, floorScore, isCompositeScorer, scorerByName } from "../../scorers";
 import type { EvidencePiece } from "../../../backends/types";
-import { collectionOf, fusedOrder, inSearchOrder } from "../../rank-fusion";
+import { fusedOrder, inSearchOrder, searchOf } from "../../rank-fusion";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
 import type { EvidenceScorer, Intent, RerankRound, ScoredEvidence } from "../../types";
 
@@ -38,7 +38,7 @@ export interface RoundReport {
   after: number;
   /** Set when the scorer failed: its fallback ran, or the round kept the previous order, cut to `keep`. */
   error?: string;
-  /** What the round did to the order within each collection's search results (absent when no two pieces came from one collection). */
+  /** What the round did to the order within each search's results (absent when no two pieces came from one search). */
   searchOrder?: SearchOrder;
 }
 
@@ -47,10 +47,9 @@ function checkCancelled(signal?: AbortSignal) {
 }
 
 /**
- * What a round did to the order within each collection's search results (its searches' fused ranking,
- * rank-fusion.ts): kept it because the scorer brought no new evidence (everything it scored repeats
- * what the engine ranked by), kept it although it had some, or reordered on that new evidence. Absent
- * when no two pieces came from one collection.
+ * What a round did to the order within each search's results: kept it because the scorer brought no
+ * new evidence (everything it scored repeats what the engine ranked by), kept it although it had some,
+ * or reordered on that new evidence. Absent when no two pieces came from one search.
  */
 export type SearchOrder = "kept: no new evidence" | "kept" | "reordered";
 
@@ -69,43 +68,43 @@ async function scoreRound(intent: Intent, pieces: EvidencePiece[], scorer: Evide
   return { total, parts: {} as Record<string, number[]>, repeated: total.map(() => 0) };
 }
 
-/** Whether two of the pieces came from one collection's searches (else there is no search order for a round to keep or change). */
+/** Whether two of the pieces came from one search (else there is no search order for a round to keep or change). */
 function rankedTogether(pieces: EvidencePiece[]): boolean {
-  const collections = new Set<string>();
+  const searches = new Set<string>();
   return pieces.some((piece) => {
-    const collection = collectionOf(piece);
-    if (collection === null) return false;
-    if (collections.has(collection)) return true;
-    collections.add(collection);
+    const search = searchOf(piece);
+    if (search === null) return false;
+    if (searches.has(search)) return true;
+    searches.add(search);
     return false;
   });
 }
 
-/** The collections whose search results the new evidence (total minus the repeated share) tells apart. */
-function collectionsWithNewEvidence(pieces: EvidencePiece[], total: number[], repeated: number[]): Set<string> {
+/** The searches whose pieces the new evidence (total minus the repeated share) tells apart. */
+function searchesWithNewEvidence(pieces: EvidencePiece[], total: number[], repeated: number[]): Set<string> {
   const first = new Map<string, number>();
   const out = new Set<string>();
   pieces.forEach((piece, i) => {
-    const collection = collectionOf(piece);
-    if (collection === null) return;
+    const search = searchOf(piece);
+    if (search === null) return;
     const fresh = (Number.isFinite(total[i]) ? total[i] : 0) - repeated[i];
-    const seen = first.get(collection);
-    if (seen === undefined) first.set(collection, fresh);
-    else if (Math.abs(fresh - seen) > 1e-9) out.add(collection);
+    const seen = first.get(search);
+    if (seen === undefined) first.set(search, fresh);
+    else if (Math.abs(fresh - seen) > 1e-9) out.add(search);
   });
   return out;
 }
 
-/** Whether every collection's surviving search results are in the order the round received them. */
+/** Whether every search's surviving pieces are in the order the round received them. */
 function searchOrderHeld(before: EvidencePiece[], after: EvidencePiece[]): boolean {
   const position = new Map(before.map((p, i) => [p.id, i]));
   const last = new Map<string, number>();
   for (const piece of after) {
-    const collection = collectionOf(piece);
-    if (collection === null) continue;
+    const search = searchOf(piece);
+    if (search === null) continue;
     const at = position.get(piece.id) ?? 0;
-    if (at < (last.get(collection) ?? -1)) return false;
-    last.set(collection, at);
+    if (at < (last.get(search) ?? -1)) return false;
+    last.set(search, at);
   }
   return true;
 }
@@ -116,16 +115,15 @@ function searchOrderHeld(before: EvidencePiece[], after: EvidencePiece[]): boole
  * keep. Ties keep the previous round's order, so a scorer that cannot tell pieces apart (no entities
  * in the question) leaves the ranking as it was.
  *
- * Within one collection's search results (its searches' fused ranking, rank-fusion.ts) a round changes
- * the order only on new evidence: a scorer whose score there only repeats what the engine ranked by
- * (its `repeated` share: BM25 recomputed over the few retrieved pieces, the search's own sentence
- * vectors, names that are one word of the question, the rounds before) knows less than the engine did
- * over the whole collection, so those results keep the order the round received, its scores handed
- * out high to low in that order (inSearchOrder), which still decide how they interleave with other
- * collections and structured pieces. Where the scorer has new evidence about a collection's pieces (a
- * cross-encoder; the kind of answer asked for, the relation asked about, a name of several words,
- * another name of an entity or the document it names) it judges them with everything it has. The
- * round says which it did.
+ * Within one search's results a round changes the order only on new evidence: a scorer whose score
+ * there only repeats what the engine ranked by (its `repeated` share: BM25 recomputed over the few
+ * retrieved pieces, the search's own sentence vectors, names that are one word of the question, the
+ * rounds before) knows less than the engine did over the whole collection, so that search keeps the
+ * order the round received, its scores handed out high to low in that order (rank-fusion.ts,
+ * inSearchOrder), which still decide how it interleaves with other searches and structured pieces.
+ * Where the scorer has new evidence about a search's pieces (a cross-encoder; the kind of answer asked
+ * for, the relation asked about, a name of several words or another name of an entity) it judges them
+ * with everything it has. The round says which it did.
  *
  * The order is then fused with the search engines' own (rank-fusion.ts): a round re-ranks what
  * retrieval found, it does not start over. A piece's score stays its scorer's, which later stages read
@@ -144,14 +142,14 @@ async function runRound(intent: Intent, current: ScoredEvidence[], scorer: Evide
     const rank = e.retrievalRank === undefined ? {} : { retrievalRank: e.retrievalRank };
     return { piece: e.piece, score: FLOOR_SCORE_KEY in e.scores ? Math.max(own, floor) : own, scores: recorded, ...rank };
   });
-  const informed = collectionsWithNewEvidence(pieces, scores, repeated);
+  const informed = searchesWithNewEvidence(pieces, scores, repeated);
   const held = inSearchOrder(
     pieces,
     scored.map((e) => e.score),
   );
   const ordering = scored.map((e, i) => {
-    const collection = collectionOf(e.piece);
-    return collection === null || informed.has(collection) ? e.score : held[i];
+    const search = searchOf(e.piece);
+    return search === null || informed.has(search) ? e.score : held[i];
   });
   const order = fusedOrder(
     ordering,
