@@ -30,6 +30,15 @@ export function buildEntityIndex(db: IndexDb, stats: ContentStats, limit = DEFAU
   return composeEntityIndex({ tables, phrases: stats.phrases, documents: documents() }, limit);
 }
 
+/**
+ * Whether an entry's ref is only a place where its label occurs, not the thing it names: a frequent
+ * phrase of a collection ("Cells", "DNA") points at one document it was seen in, one of many, so a
+ * passage of that document is no more about the phrase than any other passage naming it.
+ */
+export function isOccurrenceRef(entry: { kind: string; sourceObject: string | null }): boolean {
+  return entry.kind === "label" && entry.sourceObject === COLLECTION_UNIT;
+}
+
 export interface EntityIndexInput {
   /** Every table in the order it was stored. */
   tables: { key: string; caption: string; header: string[]; rows: Scalar[][] }[];

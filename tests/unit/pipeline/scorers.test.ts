@@ -174,6 +174,29 @@ describe("relation-fit", () => {
 describe("what a scorer repeats of a search engine's ranking and what is new evidence", () => {
   const DOCS = ["kb-docs", "Aurora policies and reports"] as const;
 
+  it("a collection phrase points at one document it occurs in, not at the thing: that document gets no credit beyond the word; an inflection of a question word is that word", async () => {
+    const q = intent("Does ATM signalling protect cells from DNA damage?", {
+      entities: [
+        mention("ATM", [{ kbId: "kb-docs", label: "ATM", kind: "label", ref: "atm-doc", sourceObject: "collection" }]),
+        mention("cell", [{ kbId: "kb-docs", label: "Cells", kind: "label", ref: "cells-doc", sourceObject: "collection" }]),
+        mention("ataxia review", [{ kbId: "kb-docs", label: "Ataxia telangiectasia: a review", kind: "document", ref: "review-doc", sourceObject: "collection" }]),
+      ],
+    });
+    const text = "ATM signalling protects cells after DNA damage.";
+    const phraseDoc = passage(...DOCS, "atm-doc", 0, text);
+    const otherDoc = passage(...DOCS, "other-doc", 0, text);
+    const pluralDoc = passage(...DOCS, "cells-doc", 0, text);
+    const titled = passage(...DOCS, "review-doc", 0, text);
+    const { total, repeated } = await bm25EntityScorer.scoreParts(q, [phraseDoc, otherDoc, pluralDoc, titled]);
+    const fresh = total.map((t, i) => t - repeated![i]);
+    expect(fresh[0]).toBeCloseTo(0);
+    expect(fresh[1]).toBeCloseTo(0);
+    // "Cells" is the question's "cells" (and its mention "cell"): a word the engine matched.
+    expect(fresh[2]).toBeCloseTo(0);
+    // A document titled by the mention is about it: its reference is new evidence.
+    expect(fresh[3]).toBeCloseTo(ENTITY_MENTION_BOOST / 3);
+  });
+
   it("a name that is one word of the question is a word match the engine had; a name of several words, another name or a KB reference is new", async () => {
     const q = intent("Does IED raise mortality in inflammatory eye disease?", {
       entities: [mention("IED"), mention("inflammatory eye disease"), mention("NYC", [{ kbId: "kb-docs", label: "New York City", ref: "doc-ref" }])],

@@ -102,6 +102,18 @@ describe("answer types from the question form", () => {
     expect(intent.answerTypes).toEqual(["money", "number"]);
     expect(mention(intent, "Summit 2 Tent")).toBeDefined();
   });
+
+  it("reads no answer type or aggregate into a statement: its nouns are what it is about, not what it asks", async () => {
+    const claim = await understand("The number of unfertilized oocytes in older hermaphrodites increases with age.");
+    expect(claim.wh).toBeNull();
+    expect(claim.answerTypes).toEqual(["entity", "text"]);
+    expect(claim.aggregate).toBeNull();
+    expect((await understand("British female students are bullied more than male students.")).answerTypes).toEqual(["entity", "text"]);
+    // Keywords without a sentence's verb and full stop still say what they want, and a question mark makes a question.
+    expect((await understand("Summit 2 Tent price.")).answerTypes).toEqual(["money", "number"]);
+    expect((await understand("employees hired in 2019")).answerTypes).toEqual(["person"]);
+    expect((await understand("The number of tents sold in 2025?")).aggregate).toBe("count");
+  });
 });
 
 describe("relation phrase", () => {

@@ -92,7 +92,7 @@ async function linkMentions(
 
 /** A question in another language: its entities and time cues are found, its English form is not. */
 function unanalysedForm(): QuestionForm {
-  return { wh: null, answerTypes: ["entity", "text"], headNoun: null, headIndex: null, subject: null, scaffold: new Set(), asksValue: false };
+  return { wh: null, answerTypes: ["entity", "text"], headNoun: null, headIndex: null, subject: null, scaffold: new Set(), asksValue: false, statement: false };
 }
 
 function emptyIntent(question: string): Intent {
@@ -157,7 +157,7 @@ async function analyse(input: UnderstandInput, correctSpelling: boolean, signal?
   if (language !== "en") notes.push(`The question looks like language "${language}", not English: its form (answer type, relation, aggregation) was not analysed.`);
   const english = language === "en";
   const time = extractTimeCues(completed, now);
-  const form = english ? analyzeQuestionForm(tokens) : unanalysedForm();
+  const form = english ? analyzeQuestionForm(tokens, completed) : unanalysedForm();
   // Misspelt words (a question, not a completed follow-up) are looked up fuzzily with the mentions.
   const spellable = correctSpelling && english && !completion.kind ? spellingCandidates(tokens) : new Set<string>();
   const found = await linkMentions(completed, tokens, completion.carried, time.spans, link, spellable, signal);
@@ -191,7 +191,8 @@ async function analyse(input: UnderstandInput, correctSpelling: boolean, signal?
   // ("shipped") may well be, so they stay visible to the relation finder.
   const nameSpans = positioned.filter((p) => p.at && isNamedMention(p.entity, p.proper) && (p.proper || /\s/.test(p.entity.mention) || /\p{Lu}/u.test(p.entity.mention)));
   const entityTokens = new Set(tokens.filter((t) => nameSpans.some((p) => p.at && t.start >= p.at[0] && t.end <= p.at[1])).map((t) => t.i));
-  const aggregates = english ? analyzeAggregates(tokens, form.asksValue, form.wh) : { aggregate: null, superlative: null, consumed: new Set<number>() };
+  // A statement states a count or a maximum ("the number of cases rises"); it does not ask for one.
+  const aggregates = english && !form.statement ? analyzeAggregates(tokens, form.asksValue, form.wh) : { aggregate: null, superlative: null, consumed: new Set<number>() };
   const timeTokens = tokens.filter((t) => within(t, time.spans)).map((t) => t.i);
   const relation = english ? extractRelation(tokens, { entity: entityTokens, other: new Set([...form.scaffold, ...aggregates.consumed, ...timeTokens]) }, form) : null;
   const locations = extractLocations(

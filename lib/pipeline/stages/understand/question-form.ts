@@ -26,6 +26,12 @@ export interface QuestionForm {
   scaffold: Set<number>;
   /** The question asks for a value (a number, a date, a text) rather than naming things. */
   asksValue: boolean;
+  /**
+   * A statement rather than a question ("Aspirin lowers the risk of stroke."): no wh-word, auxiliary or
+   * request opens it, no question mark, a noun then a verb, a closing full stop. It asks for no kind
+   * of answer: whatever confirms or refutes it, so no answer type is read off its nouns.
+   */
+  statement: boolean;
 }
 
 const HOW_MODIFIERS = new Set(["many", "much", "long", "old", "far", "big", "large", "tall", "heavy", "often", "high", "deep", "wide", "fast", "early", "late"]);
@@ -88,7 +94,15 @@ function typesForHead(head: string | null, wh: "which" | "what" | "imperative" |
   return ["entity"];
 }
 
-export function analyzeQuestionForm(tokens: Token[]): QuestionForm {
+/** A declarative sentence (QuestionForm.statement), given that no wh-word, auxiliary or request opens it. */
+function isStatement(text: string, tokens: Token[]): boolean {
+  if (text.includes("?") || !/\.\s*$/.test(text)) return false;
+  const subject = tokens.findIndex(isNounLike);
+  return subject >= 0 && tokens.some((t) => t.i > subject && t.tags.has("Verb"));
+}
+
+/** The form of `tokens`, the words of `text` (the question as completed). */
+export function analyzeQuestionForm(tokens: Token[], text: string): QuestionForm {
   const scaffold = new Set<number>();
   const { start, skipped } = questionStart(tokens);
   for (const k of skipped) scaffold.add(k);
@@ -98,6 +112,7 @@ export function analyzeQuestionForm(tokens: Token[]): QuestionForm {
   let headIndex: number | null = null;
   let list = false;
   let subject: { start: number; end: number } | null = null;
+  let statement = false;
   const copulaSubject = (at: number) => {
     const next = tokens[at + 1];
     if (!next || !COPULAS.has(next.lower)) return null;
@@ -178,6 +193,10 @@ export function analyzeQuestionForm(tokens: Token[]): QuestionForm {
     wh = first.lower;
     scaffold.add(start);
     types = ["boolean"];
+  } else if (isStatement(text, tokens)) {
+    // Its nouns are what it is about, not a kind of answer asked for.
+    statement = true;
+    types = ["entity", "text"];
   } else {
     // Keywords ("Summit 2 Tent price"): a type noun anywhere tells what is wanted.
     const typed = tokens.find((t) => isNounLike(t) && answerTypesOfNoun(t.lower));
@@ -195,5 +214,6 @@ export function analyzeQuestionForm(tokens: Token[]): QuestionForm {
     subject,
     scaffold,
     asksValue: !answerTypes.some((t) => NAMING_TYPES.has(t)),
+    statement,
   };
 }
