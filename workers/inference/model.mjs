@@ -5,7 +5,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import * as ort from "onnxruntime-node";
-import { fuseAttention } from "./attention-fusion.mjs";
 import { sessionOptions } from "./session-options.mjs";
 import { ModelTokenizer } from "./tokenizer.mjs";
 
@@ -188,6 +187,8 @@ export class LoadedModel {
     const d = this.descriptor;
     let rewritten;
     try {
+      // Loaded here, not with the worker: should the rewrite's own code fail to load, the model still runs as published.
+      const { fuseAttention } = await import("./attention-fusion.mjs");
       const bytes = readFileSync(d.onnxPath);
       const shape = modelShape(d.tokenizerPath);
       const masked = fuseAttention(bytes, shape);
