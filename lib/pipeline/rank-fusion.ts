@@ -20,18 +20,88 @@ export const RANK_FUSION_K = 60;
 
 const LANGUAGES_RANKED_BY_RELEVANCE: ReadonlySet<string> = new Set(["search"]);
 
-/** The search (KB and query) a ranked-search piece came from; null for structured pieces, whose order is no relevance ranking. */
-export function searchOf(piece: EvidencePiece): string | null {
-  const { language, kb, query } = piece.provenance;
-  return LANGUAGES_RANKED_BY_RELEVANCE.has(language) ? `${kb}\u0000${query}` : null;
+/**
+ * How the ranked-search pieces of one run form rankings:
+ * - "search" (a question): each search's results are a ranking of their own. A question's searches of
+ *   one collection look for different parts of it (one per entity, one without the relation, tables
+ *   only), so later stages decide how they interleave.
+ * - "collection" (a statement, Intent.statement): a collection's searches are phrasings of one need
+ *   (the statement, the critic's rewording of it), so they are fused into one ranking at the rank
+ *   level (collectionRankings), as the engine fuses its own lexical and vector rankings.
+ */
+export type RankingUnit = "search" | "collection";
+
+/** The ranking unit for an intent: a statement's searches of a collection form one ranking. */
+export function rankingUnitFor(intent: { statement?: boolean }): RankingUnit {
+  return intent.statement ? "collection" : "search";
 }
 
 /**
- * Each ranked-search piece's place in the results of the query that found it (1 = first); a piece that
- * several queries found keeps its best place. Structured pieces get none.
+ * The ranking (a search: KB and query; or a whole collection) a ranked-search piece belongs to; null
+ * for structured pieces, whose order is no relevance ranking.
  */
-export function retrievalRanks(pieces: EvidencePiece[]): Map<string, number> {
-  return bestPlaces(placesInSearches(pieces));
+export function searchOf(piece: EvidencePiece, unit: RankingUnit = "search"): string | null {
+  const { language, kb, query } = piece.provenance;
+  if (!LANGUAGES_RANKED_BY_RELEVANCE.has(language)) return null;
+  return unit === "collection" ? kb : `${kb}\u0000${query}`;
+}
+
+/**
+ * Each searched collection's pieces in one ranking: the reciprocal-rank fusion of its searches' orders
+ * (each piece scores 1/(k + its place) in every search that returned it), a collection searched once
+ * keeping that search's order; equal fused scores keep the order the pieces arrive in. A piece several
+ * phrasings rank high comes first, and near-duplicate searches give their common order.
+ */
+function collectionRankings(pieces: EvidencePiece[]): Map<string, EvidencePiece[]> {
+  const placeInSearch = new Map<string, number>();
+  const fused = new Map<string, Map<string, { piece: EvidencePiece; score: number; arrival: number }>>();
+  pieces.forEach((piece, arrival) => {
+    const search = searchOf(piece);
+    if (search === null) return;
+    const place = (placeInSearch.get(search) ?? 0) + 1;
+    placeInSearch.set(search, place);
+    const collection = piece.provenance.kb;
+    const list = fused.get(collection) ?? new Map<string, { piece: EvidencePiece; score: number; arrival: number }>();
+    fused.set(collection, list);
+    const entry = list.get(piece.id);
+    if (entry) entry.score += 1 / (RANK_FUSION_K + place);
+    else list.set(piece.id, { piece, score: 1 / (RANK_FUSION_K + place), arrival });
+  });
+  return new Map([...fused].map(([collection, list]) => [collection, [...list.values()].sort((a, b) => b.score - a.score || a.arrival - b.arrival).map((e) => e.piece)]));
+}
+
+/**
+ * Each ranked-search piece's place in its ranking (1 = first): in the results of the query that found
+ * it, its best place where several did; or, by collection, its place in the collection's fused
+ * ranking. Structured pieces get none.
+ */
+export function retrievalRanks(pieces: EvidencePiece[], unit: RankingUnit = "search"): Map<string, number> {
+  if (unit === "search") return bestPlaces(placesInSearches(pieces));
+  const ranks = new Map<string, number>();
+  for (const ranking of collectionRankings(pieces).values()) ranking.forEach((piece, i) => ranks.set(piece.id, i + 1));
+  return ranks;
+}
+
+/**
+ * The pieces with each collection's searched pieces put in its fused ranking, in the places that
+ * collection's pieces held (structured pieces and other collections stay where they are), so that a
+ * later stage's ties keep the collection's order rather than the first search's.
+ */
+export function inCollectionOrder(pieces: EvidencePiece[], ranks: Map<string, number>): EvidencePiece[] {
+  const slots = new Map<string, number[]>();
+  pieces.forEach((piece, i) => {
+    const collection = searchOf(piece, "collection");
+    if (collection === null || !ranks.has(piece.id)) return;
+    slots.set(collection, [...(slots.get(collection) ?? []), i]);
+  });
+  const out = [...pieces];
+  for (const places of slots.values()) {
+    const ranked = places.map((i) => pieces[i]).sort((a, b) => (ranks.get(a.id) ?? 0) - (ranks.get(b.id) ?? 0));
+    places.forEach((at, k) => {
+      out[at] = ranked[k];
+    });
+  }
+  return out;
 }
 
 /** Each piece's best place over the searches that returned it. */
@@ -67,21 +137,25 @@ function placesInSearches(pieces: EvidencePiece[]): { piece: EvidencePiece; sear
  * as the searches returned them, `pieces` the scored ones (`scores` in their order); structured pieces
  * keep their own score.
  */
-export function withinSearchOrderScores(found: EvidencePiece[], pieces: EvidencePiece[], scores: number[]): number[] {
+export function withinSearchOrderScores(found: EvidencePiece[], pieces: EvidencePiece[], scores: number[], unit: RankingUnit = "search"): number[] {
   const index = new Map<string, number>();
   pieces.forEach((p, i) => index.has(p.id) || index.set(p.id, i));
-  const places = placesInSearches(found);
-  const best = bestPlaces(places);
   const lists = new Map<string, number[]>();
-  const listed = new Set<number>();
-  for (const { piece, search, place } of places) {
-    const i = index.get(piece.id);
-    // A piece equally placed in two searches belongs to the first that returned it.
-    if (i === undefined || best.get(piece.id) !== place || listed.has(i)) continue;
-    listed.add(i);
-    const list = lists.get(search) ?? [];
-    list.push(i);
-    lists.set(search, list);
+  if (unit === "collection") {
+    for (const [collection, ranking] of collectionRankings(found)) lists.set(collection, ranking.map((p) => index.get(p.id)).filter((i): i is number => i !== undefined));
+  } else {
+    const places = placesInSearches(found);
+    const best = bestPlaces(places);
+    const listed = new Set<number>();
+    for (const { piece, search, place } of places) {
+      const i = index.get(piece.id);
+      // A piece equally placed in two searches belongs to the first that returned it.
+      if (i === undefined || best.get(piece.id) !== place || listed.has(i)) continue;
+      listed.add(i);
+      const list = lists.get(search) ?? [];
+      list.push(i);
+      lists.set(search, list);
+    }
   }
   const out = [...scores];
   for (const list of lists.values()) {
@@ -135,10 +209,10 @@ export function fusedOrder(stageScores: number[], retrieval: (number | undefined
  * pool's fit, which averages violators into ties). A piece belongs to the search it came from (its
  * provenance); structured pieces keep their values.
  */
-export function inSearchOrder(pieces: EvidencePiece[], values: number[]): number[] {
+export function inSearchOrder(pieces: EvidencePiece[], values: number[], unit: RankingUnit = "search"): number[] {
   const lists = new Map<string, number[]>();
   pieces.forEach((piece, i) => {
-    const search = searchOf(piece);
+    const search = searchOf(piece, unit);
     if (search === null) return;
     const list = lists.get(search) ?? [];
     list.push(i);

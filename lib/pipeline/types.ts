@@ -88,6 +88,11 @@ export const intentSchema = z.object({
   keywords: z.array(z.string()),
   /** The question's logical constructs (ask span, connectives, negations, count conditions): understand/constructs.ts. */
   constructs: constructsSchema.optional(),
+  /**
+   * A statement to find evidence for ("Aspirin lowers the risk of stroke."), not a question: it asks
+   * for no kind of answer, so retrieval ranks passages by the whole statement (understand/question-form.ts).
+   */
+  statement: z.boolean().optional(),
 });
 export type Intent = z.infer<typeof intentSchema>;
 

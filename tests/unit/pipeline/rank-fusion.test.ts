@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RANK_FUSION_K, fusedOrder, inSearchOrder, retrievalRanks, withinSearchOrderScores } from "@/lib/pipeline/rank-fusion";
+import { RANK_FUSION_K, fusedOrder, inSearchOrder, retrievalRanks, searchOf, withinSearchOrderScores } from "@/lib/pipeline/rank-fusion";
 import { poolEvidence } from "@/lib/pipeline/stages/pool";
 import { rerankEvidence } from "@/lib/pipeline/stages/rerank";
 import { intent, passage, row } from "./select-fixtures";
@@ -24,6 +24,22 @@ describe("rank fusion with the search engines' own ranking", () => {
     expect(ranks.get(c.id)).toBe(2);
     expect(ranks.get(a.id)).toBe(1);
     expect(ranks.has(sql.id)).toBe(false);
+  });
+
+  it("a statement's searches of one collection are one ranking, their reciprocal-rank fusion; a question's keep their own", async () => {
+    // Two phrasings of one statement: the second puts the first one's third passage first.
+    const [a, b, c] = searchResults(["alpha", "beta", "gamma"], "tent recalls reduce injuries");
+    const again = [c, a, b].map((p) => ({ ...p, provenance: { ...p.provenance, query: "reduce injuries tent recalls" } }));
+    const pieces = [a, b, c, ...again];
+    const byCollection = retrievalRanks(pieces, "collection");
+    // a: 1/61 + 1/62, c: 1/63 + 1/61, b: 1/62 + 1/63.
+    expect([a, c, b].map((p) => byCollection.get(p.id))).toEqual([1, 2, 3]);
+    // By search, each keeps its best place in either list.
+    expect([a, b, c].map((p) => retrievalRanks(pieces).get(p.id))).toEqual([1, 2, 1]);
+    const claim = intent("Tent recalls reduce injuries.", { keywords: ["tent", "recalls", "reduce", "injuries"], statement: true });
+    expect(poolEvidence({ intent: claim, pieces }).map((e) => e.piece.id)).toEqual([a, c, b].map((p) => p.id));
+    expect(searchOf(a, "collection")).toBe(searchOf(again[0], "collection"));
+    expect(searchOf(a)).not.toBe(searchOf(again[0]));
   });
 
   it("fuses by reciprocal rank: a stage's top piece the engine put last does not jump pieces both rank high", () => {

@@ -169,6 +169,23 @@ describe("rerank within one search: the engine's order stands unless a scorer br
     expect(ctx.events[0].summary).toBe("cross-encoder: 5 → 5; reordered search results on new evidence");
   });
 
+  it("a statement asks for nothing a fusion could find: the phrase that reorders a question's search keeps the statement's", async () => {
+    const results = oneSearch();
+    const pool = poolEvidence({ intent: tents, pieces: results });
+    const claim = intent("Tent recalls reduce injuries.", { keywords: ["tent", "recalls", "reduce", "injuries"], entities: [mention("tent recalls")], statement: true });
+    const ctx = context();
+    const kept = await classicalRerank.run({ intent: claim, pool, rounds: [{ scorer: "bm25-entity", keep: 6 }, { scorer: "combined", keep: 3 }] }, ctx);
+    expect(kept.map((e) => e.piece.id)).toEqual(results.slice(0, 3).map((p) => p.id));
+    expect(ctx.events.map((e) => e.summary)).toEqual([
+      "bm25-entity: 6 → 6; kept the search engine's order: no scorer with new evidence",
+      "combined: 6 → 3; kept the search engine's order: no scorer with new evidence",
+    ]);
+    // A cross-encoder reads the statement with each passage: it still judges the search's results.
+    const crossEncoder: EvidenceScorer = { name: "cross-encoder", score: async (_i, pieces) => pieces.map((p) => (p.id === results[5].id ? 0.99 : 0.1)) };
+    const judged = await classicalRerank.run({ intent: claim, pool, rounds: [{ scorer: "cross-encoder", keep: 6 }], scorers: scorerRegistry(crossEncoder) }, context());
+    expect(judged.findIndex((e) => e.piece.id === results[5].id)).toBeLessThan(5);
+  });
+
   it("still interleaves different searches and structured pieces by the round's score", async () => {
     const weak = searchResults(["Unrelated study about cell growth.", "Another unrelated study about patients."], "cell growth");
     const strong = searchResults(["Tent recalls reduce injuries in campers.", "Unrelated note on tent pegs."], "tent recalls").map((p, i) => ({ ...p, id: `${p.id}-strong-${i}` }));

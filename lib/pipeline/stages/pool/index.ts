@@ -1,7 +1,7 @@
 import type { EvidencePiece } from "../../../backends/types";
 import { Bm25Index } from "../../bm25";
 import { FLOOR_SCORE_KEY, floorScore, pieceTokens, structuredFewResultIds } from "../../scorers";
-import { fusedOrder, retrievalRanks, withinSearchOrderScores } from "../../rank-fusion";
+import { fusedOrder, inCollectionOrder, rankingUnitFor, retrievalRanks, withinSearchOrderScores } from "../../rank-fusion";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
 import { type Intent, type ScoredEvidence, intentText } from "../../types";
 
@@ -38,12 +38,15 @@ export function dedupePieces(pieces: EvidencePiece[]): EvidencePiece[] {
 export function poolEvidence(input: PoolInput): ScoredEvidence[] {
   // Floor eligibility is decided on all copies: a piece also returned by a targeted query keeps it.
   const floored = structuredFewResultIds(input.pieces);
-  const ranks = retrievalRanks(input.pieces);
-  const pieces = dedupePieces(input.pieces);
+  // A statement's searches of one collection are one ranking; a question's each their own (rank-fusion.ts RankingUnit).
+  const unit = rankingUnitFor(input.intent);
+  const ranks = retrievalRanks(input.pieces, unit);
+  const deduped = dedupePieces(input.pieces);
+  const pieces = unit === "collection" ? inCollectionOrder(deduped, ranks) : deduped;
   if (!pieces.length) return [];
   const raw = new Bm25Index(pieces.map(pieceTokens)).scores(intentText(input.intent));
   const floor = floorScore(raw);
-  const ordered = withinSearchOrderScores(input.pieces, pieces, raw);
+  const ordered = withinSearchOrderScores(input.pieces, pieces, raw, unit);
   const scored = pieces.map((piece, i): ScoredEvidence => {
     const retrievalRank = ranks.get(piece.id);
     const rank = retrievalRank === undefined ? {} : { retrievalRank };

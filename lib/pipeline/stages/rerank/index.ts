@@ -1,6 +1,6 @@
 import { FIRST_ROUND_SCORER, FLOOR_SCORE_KEY, LAST_ROUND_SCORER, defaultScorers, floorScore, isCompositeScorer, scorerByName } from "../../scorers";
 import type { EvidencePiece } from "../../../backends/types";
-import { fusedOrder, inSearchOrder, searchOf } from "../../rank-fusion";
+import { type RankingUnit, fusedOrder, inSearchOrder, rankingUnitFor, searchOf } from "../../rank-fusion";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
 import type { EvidenceScorer, Intent, RerankRound, ScoredEvidence } from "../../types";
 
@@ -58,21 +58,29 @@ interface RoundResult {
   searchOrder?: SearchOrder;
 }
 
-/** Scores, their parts and the share that repeats retrieval (none: the scorer is all new evidence). */
+/**
+ * Scores, their parts and the share that repeats retrieval (none: the scorer is all new evidence).
+ *
+ * For a statement (Intent.statement) a composite scorer's whole score repeats retrieval: a statement
+ * asks for no kind of answer and no relation, so what the fusions have beyond the engine's own signals
+ * (answer type, relation fit) says nothing about it, and what is left (the statement's words and
+ * names, its sentence vector) the engine ranked the whole collection by. Only a cross-encoder, which
+ * reads the statement and the passage together, judges the search's results anew.
+ */
 async function scoreRound(intent: Intent, pieces: EvidencePiece[], scorer: EvidenceScorer, signal: AbortSignal | undefined, previous: number[]) {
   if (isCompositeScorer(scorer)) {
     const { total, parts, repeated } = await scorer.scoreParts(intent, pieces, signal, previous);
-    return { total, parts, repeated: repeated ?? total.map(() => 0) };
+    return { total, parts, repeated: intent.statement ? total : (repeated ?? total.map(() => 0)) };
   }
   const total = await scorer.score(intent, pieces, signal, previous);
   return { total, parts: {} as Record<string, number[]>, repeated: total.map(() => 0) };
 }
 
 /** Whether two of the pieces came from one search (else there is no search order for a round to keep or change). */
-function rankedTogether(pieces: EvidencePiece[]): boolean {
+function rankedTogether(pieces: EvidencePiece[], unit: RankingUnit): boolean {
   const searches = new Set<string>();
   return pieces.some((piece) => {
-    const search = searchOf(piece);
+    const search = searchOf(piece, unit);
     if (search === null) return false;
     if (searches.has(search)) return true;
     searches.add(search);
@@ -81,11 +89,11 @@ function rankedTogether(pieces: EvidencePiece[]): boolean {
 }
 
 /** The searches whose pieces the new evidence (total minus the repeated share) tells apart. */
-function searchesWithNewEvidence(pieces: EvidencePiece[], total: number[], repeated: number[]): Set<string> {
+function searchesWithNewEvidence(pieces: EvidencePiece[], total: number[], repeated: number[], unit: RankingUnit): Set<string> {
   const first = new Map<string, number>();
   const out = new Set<string>();
   pieces.forEach((piece, i) => {
-    const search = searchOf(piece);
+    const search = searchOf(piece, unit);
     if (search === null) return;
     const fresh = (Number.isFinite(total[i]) ? total[i] : 0) - repeated[i];
     const seen = first.get(search);
@@ -96,11 +104,11 @@ function searchesWithNewEvidence(pieces: EvidencePiece[], total: number[], repea
 }
 
 /** Whether every search's surviving pieces are in the order the round received them. */
-function searchOrderHeld(before: EvidencePiece[], after: EvidencePiece[]): boolean {
+function searchOrderHeld(before: EvidencePiece[], after: EvidencePiece[], unit: RankingUnit): boolean {
   const position = new Map(before.map((p, i) => [p.id, i]));
   const last = new Map<string, number>();
   for (const piece of after) {
-    const search = searchOf(piece);
+    const search = searchOf(piece, unit);
     if (search === null) continue;
     const at = position.get(piece.id) ?? 0;
     if (at < (last.get(search) ?? -1)) return false;
@@ -142,13 +150,15 @@ async function runRound(intent: Intent, current: ScoredEvidence[], scorer: Evide
     const rank = e.retrievalRank === undefined ? {} : { retrievalRank: e.retrievalRank };
     return { piece: e.piece, score: FLOOR_SCORE_KEY in e.scores ? Math.max(own, floor) : own, scores: recorded, ...rank };
   });
-  const informed = searchesWithNewEvidence(pieces, scores, repeated);
+  const unit = rankingUnitFor(intent);
+  const informed = searchesWithNewEvidence(pieces, scores, repeated, unit);
   const held = inSearchOrder(
     pieces,
     scored.map((e) => e.score),
+    unit,
   );
   const ordering = scored.map((e, i) => {
-    const search = searchOf(e.piece);
+    const search = searchOf(e.piece, unit);
     return search === null || informed.has(search) ? e.score : held[i];
   });
   const order = fusedOrder(
@@ -156,9 +166,9 @@ async function runRound(intent: Intent, current: ScoredEvidence[], scorer: Evide
     scored.map((e) => e.retrievalRank),
   );
   const kept = order.slice(0, keep).map((i) => scored[i]);
-  if (!rankedTogether(pieces)) return { kept };
+  if (!rankedTogether(pieces, unit)) return { kept };
   if (!informed.size) return { kept, searchOrder: "kept: no new evidence" };
-  return { kept, searchOrder: searchOrderHeld(pieces, kept.map((e) => e.piece)) ? "kept" : "reordered" };
+  return { kept, searchOrder: searchOrderHeld(pieces, kept.map((e) => e.piece), unit) ? "kept" : "reordered" };
 }
 
 /** Runs the rounds in order; an unknown scorer name is a configuration error and fails before any round runs. */

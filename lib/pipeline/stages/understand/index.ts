@@ -216,6 +216,7 @@ async function analyse(input: UnderstandInput, correctSpelling: boolean, signal?
     superlative: aggregates.superlative,
     keywords: extractKeywords(completed, language, scaffoldWords),
     ...(english ? { constructs: analyzeConstructs(completed) } : {}),
+    ...(form.statement ? { statement: true } : {}),
   });
   return { intent, notes };
 }
