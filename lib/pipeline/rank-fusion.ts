@@ -92,7 +92,9 @@ export function inCollectionOrder(pieces: EvidencePiece[], ranks: Map<string, nu
   pieces.forEach((piece, i) => {
     const collection = searchOf(piece, "collection");
     if (collection === null || !ranks.has(piece.id)) return;
-    slots.set(collection, [...(slots.get(collection) ?? []), i]);
+    const places = slots.get(collection) ?? [];
+    places.push(i);
+    slots.set(collection, places);
   });
   const out = [...pieces];
   for (const places of slots.values()) {

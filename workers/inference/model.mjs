@@ -96,11 +96,12 @@ function modelShape(tokenizerPath) {
 }
 
 /**
- * The smallest cosine between corresponding rows of two sets of unit vectors (n × width, row-major).
- * @param {Float32Array} a @param {Float32Array} b @param {number} width
+ * The smallest cosine between corresponding rows of two sets of n unit vectors (row-major).
+ * @param {Float32Array} a @param {Float32Array} b @param {number} n
  */
-function minCosine(a, b, width) {
-  if (a.length !== b.length || !width) return Number.NaN;
+function minCosine(a, b, n) {
+  const width = n ? a.length / n : 0;
+  if (a.length !== b.length || !Number.isInteger(width) || !width) return Number.NaN;
   let min = 1;
   for (let i = 0; i < a.length / width; i++) {
     let dot = 0;
@@ -122,8 +123,6 @@ export class LoadedModel {
     this.unpadded = null;
     /** @type {string} which graph runs, in words for the admin */
     this.graph = "as published";
-    /** @type {number} the vectors' width, known after the first run */
-    this.hidden = 0;
   }
 
   /**
@@ -212,8 +211,8 @@ export class LoadedModel {
     const even = padded.map((r) => ({ ids: r.ids.slice(0, shortest), typeIds: r.typeIds.slice(0, shortest) })).filter((r) => r.ids.length === shortest);
     const published = { padded: await this.pooled(this.session, padded), even: await this.pooled(this.session, even) };
     const agreement = Math.min(
-      minCosine(published.padded, await this.pooled(rewritten.masked, padded), this.hidden),
-      rewritten.unmasked ? minCosine(published.even, await this.pooled(rewritten.unmasked, even), this.hidden) : 1,
+      minCosine(published.padded, await this.pooled(rewritten.masked, padded), padded.length),
+      rewritten.unmasked ? minCosine(published.even, await this.pooled(rewritten.unmasked, even), even.length) : 1,
     );
     if (!(agreement >= FUSION_MIN_COSINE)) {
       await rewritten.masked.release();
@@ -324,7 +323,6 @@ export class LoadedModel {
     const dims = out.dims;
     const n = rows.length;
     const hidden = Number(dims[dims.length - 1]);
-    this.hidden = hidden;
     const vectors = new Float32Array(n * hidden);
     if (dims.length === 2) {
       vectors.set(data.subarray(0, n * hidden));

@@ -76,21 +76,18 @@ describe.skipIf(!sharedModelsAvailable())("self-attention fused into onnxruntime
   });
 
   it("leaves a graph it does not recognise as it is, and says why", () => {
-    const noMask = onnx.ModelProto.encode(
-      onnx.ModelProto.create({
-        irVersion: 7,
-        opsetImport: [{ domain: "", version: 14 }],
-        graph: { name: "g", node: [{ opType: "Identity", input: ["input_ids"], output: ["y"] }], input: [{ name: "input_ids" }], output: [{ name: "y" }] },
-      }),
-    ).finish();
+    /** A one-node model reading one input. */
+    const oneNode = (opType: string, input: string) =>
+      onnx.ModelProto.encode(
+        onnx.ModelProto.create({
+          irVersion: 7,
+          opsetImport: [{ domain: "", version: 14 }],
+          graph: { name: "g", node: [{ opType, input: [input], output: ["y"] }], input: [{ name: input }], output: [{ name: "y" }] },
+        }),
+      ).finish();
+    const noMask = oneNode("Identity", "input_ids");
     expect(fuseAttention(noMask)).toEqual({ fused: null, layers: 0, reason: "the graph takes no attention_mask" });
-    const noAttention = onnx.ModelProto.encode(
-      onnx.ModelProto.create({
-        irVersion: 7,
-        opsetImport: [{ domain: "", version: 14 }],
-        graph: { name: "g", node: [{ opType: "Softmax", input: ["attention_mask"], output: ["y"] }], input: [{ name: "attention_mask" }], output: [{ name: "y" }] },
-      }),
-    ).finish();
+    const noAttention = oneNode("Softmax", "attention_mask");
     expect(fuseAttention(noAttention)).toMatchObject({ fused: null, layers: 0, reason: expect.stringMatching(/no self-attention/) });
   });
 });
