@@ -14,7 +14,15 @@ export default defineConfig({
     reporters: ["default", "./tests/support/skipped-tiers-reporter.ts"],
     projects: [
       // Models are off unless a test turns them on: pipeline tests pin the classical rankings; model tests pass their runtime.
-      { resolve: { alias }, test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node", env: { LOG_LEVEL: "silent", MODELS_ENABLED: "false" } } },
+      {
+        resolve: { alias },
+        test: {
+          name: "unit",
+          include: ["tests/unit/**/*.test.ts"],
+          environment: "node",
+          env: { LOG_LEVEL: "silent", MODELS_ENABLED: "false" },
+        },
+      },
       {
         resolve: { alias },
         test: {

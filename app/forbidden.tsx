@@ -6,7 +6,9 @@ export default function Forbidden() {
     <section className="flex min-h-[60vh] items-center justify-center px-4" aria-labelledby="forbidden-heading">
       <div className="max-w-md text-center">
         <p className="text-sm font-semibold text-rose-700">403 · Forbidden</p>
-        <h1 id="forbidden-heading" className="mt-2 text-2xl font-semibold">You don’t have access to this page</h1>
+        <h1 id="forbidden-heading" className="mt-2 text-2xl font-semibold">
+          You don’t have access to this page
+        </h1>
         <p className="mt-2 text-sm text-slate-600">
           Your role does not include this area. If you need it, ask a workspace admin to change your role.
         </p>

@@ -5,9 +5,7 @@ import { modelsEnvShape } from "./models/env";
  * Every environment variable Mosaic reads, validated once at start (instrumentation.ts and each
  * command-line script call loadEnv()). `.env.example` lists the same variables with their defaults.
  */
-const booleanFromString = z
-  .enum(["true", "false", "1", "0", "yes", "no"])
-  .transform((v) => v === "true" || v === "1" || v === "yes");
+const booleanFromString = z.enum(["true", "false", "1", "0", "yes", "no"]).transform((v) => v === "true" || v === "1" || v === "yes");
 
 const LLM_STAGE_KEYS = ["UNDERSTAND", "SELECT", "FORMULATE", "SELECT_EVIDENCE", "ANSWER", "CRITIQUE"] as const;
 
@@ -21,7 +19,9 @@ function llmEnvShape() {
     z.ZodOptional<z.ZodString>
   >;
   return {
-    LLM_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://api.openai.com/v1 or http://localhost:11434/v1" }).optional(),
+    LLM_BASE_URL: z
+      .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://api.openai.com/v1 or http://localhost:11434/v1" })
+      .optional(),
     LLM_API_KEY: z.string().optional(),
     LLM_MODEL: z.string().min(1).optional(),
     ...perStageModels,
@@ -62,8 +62,18 @@ function queryLimitsEnvShape() {
     QUERY_MAX_CHARS: z.coerce.number().int().min(1_000).max(100_000).default(20_000),
     QUERY_MAX_NESTING: z.coerce.number().int().min(8).max(1_000).default(64),
     QUERY_CHECK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
-    RESULT_MAX_VALUE_BYTES: z.coerce.number().int().min(1_024).max(16 * 1024 * 1024).default(64 * 1024),
-    RESULT_MAX_BYTES: z.coerce.number().int().min(64 * 1024).max(256 * 1024 * 1024).default(16 * 1024 * 1024),
+    RESULT_MAX_VALUE_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1_024)
+      .max(16 * 1024 * 1024)
+      .default(64 * 1024),
+    RESULT_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(64 * 1024)
+      .max(256 * 1024 * 1024)
+      .default(16 * 1024 * 1024),
     QUERY_ENGINE_MEMORY_MB: z.coerce.number().int().min(64).max(16_384).default(512),
   };
 }
@@ -100,7 +110,10 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   DATASETS_DIR: z.string().default("../shared/datasets"),
   /** Neo4j holding the benchmark graphs (npm run catalog:load-benchmarks); unset = skip them. */
-  NEO4J_URI: z.string().regex(/^(bolt|neo4j)(\+s|\+ssc)?:\/\//, "must be a bolt:// or neo4j:// URI").optional(),
+  NEO4J_URI: z
+    .string()
+    .regex(/^(bolt|neo4j)(\+s|\+ssc)?:\/\//, "must be a bolt:// or neo4j:// URI")
+    .optional(),
   NEO4J_USER: z.string().default("neo4j"),
   NEO4J_PASSWORD: z.string().optional(),
   NEO4J_DATABASE: z.string().optional(),
@@ -155,7 +168,10 @@ export function resetEnvCache(): void {
 }
 
 /** Some of the variables, for code that runs outside the app's start-up validation. Same rules as parseEnv; empty strings count as unset. */
-function parsePartialEnv<S extends z.ZodRawShape>(schema: z.ZodObject<S>, source: Record<string, string | undefined>): z.infer<z.ZodObject<S>> {
+function parsePartialEnv<S extends z.ZodRawShape>(
+  schema: z.ZodObject<S>,
+  source: Record<string, string | undefined>,
+): z.infer<z.ZodObject<S>> {
   const cleaned = Object.fromEntries(Object.keys(schema.shape).map((k) => [k, source[k] === "" ? undefined : source[k]]));
   const result = schema.safeParse(cleaned);
   if (!result.success) throw new EnvError(result.error.issues.map((i) => `${i.path.join(".") || "env"}: ${i.message}`));

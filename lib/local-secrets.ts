@@ -61,12 +61,16 @@ export function resolveSecrets(env: Env): AppSecrets {
 }
 
 function sharedDatabaseSecretsError(env: Env, file: string): EnvError {
-  const missing = [env.NEXTAUTH_SECRET ? null : "NEXTAUTH_SECRET", env.MOSAIC_ENCRYPTION_KEY ? null : "MOSAIC_ENCRYPTION_KEY"].filter((k): k is string => !!k);
+  const missing = [env.NEXTAUTH_SECRET ? null : "NEXTAUTH_SECRET", env.MOSAIC_ENCRYPTION_KEY ? null : "MOSAIC_ENCRYPTION_KEY"].filter(
+    (k): k is string => !!k,
+  );
   const names = missing.join(" and ");
   const fix = existsSync(file)
     ? `This server generated its keys into ${file} earlier: copy its nextAuthSecret into NEXTAUTH_SECRET and its encryptionKey into MOSAIC_ENCRYPTION_KEY, and give every instance the same values (the stored connection passwords stay readable).`
     : "Generate them once (for example with: openssl rand -hex 32) and give every instance and command-line tool the same values.";
-  return new EnvError([`${names}: required when DATABASE_URL is set, so that every instance signs sessions and encrypts connection secrets with the same keys. ${fix}`]);
+  return new EnvError([
+    `${names}: required when DATABASE_URL is set, so that every instance signs sessions and encrypts connection secrets with the same keys. ${fix}`,
+  ]);
 }
 
 let cached: AppSecrets | undefined;

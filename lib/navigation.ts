@@ -16,7 +16,12 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { href: "/ask", label: "Ask", roles: ALL, description: "Ask a question across your knowledge sources." },
   { href: "/history", label: "History", roles: ALL, description: "Your past questions and conversations." },
   { href: "/knowledge-bases", label: "Knowledge bases", roles: ADMINS, description: "Register and monitor knowledge bases." },
-  { href: "/source-objects", label: "Source objects", roles: CURATORS, description: "Curate the units of content the pipeline retrieves from." },
+  {
+    href: "/source-objects",
+    label: "Source objects",
+    roles: CURATORS,
+    description: "Curate the units of content the pipeline retrieves from.",
+  },
   { href: "/guides", label: "Extraction guides", roles: CURATORS, description: "Worked examples that steer retrieval." },
   { href: "/feedback", label: "Feedback review", roles: CURATORS, description: "Wrong-answer reports to review and turn into guides." },
   { href: "/evaluation", label: "Evaluation", roles: CURATORS, description: "Benchmark suites and metrics." },

@@ -23,7 +23,9 @@ export async function startServer(): Promise<void> {
     // Refuses a shared database without shared keys (see resolveSecrets) before anything is written.
     getSecrets(env);
     if (env.DATABASE_URL && !env.STORAGE_DIR) {
-      log.info("STORAGE_DIR is not set: uploaded SQLite databases, RDF files and document collections kept on this server are stored under DATA_DIR on this machine. With several instances, point STORAGE_DIR at a directory every instance mounts (collections on OpenSearch need none).");
+      log.info(
+        "STORAGE_DIR is not set: uploaded SQLite databases, RDF files and document collections kept on this server are stored under DATA_DIR on this machine. With several instances, point STORAGE_DIR at a directory every instance mounts (collections on OpenSearch need none).",
+      );
     }
     const { handle } = await initDatabase();
     if (env.SEED_DEMO) {
@@ -38,7 +40,11 @@ export async function startServer(): Promise<void> {
     }
     // Background jobs (collection embedding...) run in the server process; every instance on one PostgreSQL claims from the same table.
     const deps = catalogDeps();
-    await startJobProcessor({ services: { prisma: handle.prisma, deps }, exclusive: handle.engine === "pglite", ...jobLease(env.JOB_LEASE_MS) });
+    await startJobProcessor({
+      services: { prisma: handle.prisma, deps },
+      exclusive: handle.engine === "pglite",
+      ...jobLease(env.JOB_LEASE_MS),
+    });
     void reconcileEmbeddingsAtStart(handle.prisma, deps);
     // Collections in OpenSearch whose indexes an older version built are re-indexed in the background.
     void reindexOutdatedCollections(handle.prisma, deps)

@@ -11,14 +11,21 @@ import { outcomeToJson, runPipeline } from "../lib/pipeline/run";
 import { runCli } from "./cli";
 
 function parseArgs(argv: string[]) {
-  const out = { json: false, user: undefined as string | undefined, kbs: [] as string[], conversation: undefined as string | undefined, question: [] as string[] };
+  const out = {
+    json: false,
+    user: undefined as string | undefined,
+    kbs: [] as string[],
+    conversation: undefined as string | undefined,
+    question: [] as string[],
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--json") out.json = true;
     else if (a === "--user") out.user = argv[++i];
     else if (a === "--kb") out.kbs.push(argv[++i]);
     else if (a === "--conversation") out.conversation = argv[++i];
-    else if (a.startsWith("--")) throw new Error(`Unknown option ${a}. Usage: npm run ask -- [--json] [--user <email>] [--kb <id or name>]... "<question>"`);
+    else if (a.startsWith("--"))
+      throw new Error(`Unknown option ${a}. Usage: npm run ask -- [--json] [--user <email>] [--kb <id or name>]... "<question>"`);
     else out.question.push(a);
   }
   return out;
@@ -36,8 +43,13 @@ await runCli(async () => {
     if (env.SEED_DEMO) await seedDemoCatalogOnce(prisma, catalogDeps());
     const userRow = args.user
       ? await prisma.user.findUnique({ where: { email: args.user.toLowerCase() }, include: { memberships: true } })
-      : await prisma.user.findFirst({ where: { role: "ADMIN", active: true }, orderBy: { createdAt: "asc" }, include: { memberships: true } });
-    if (!userRow || !userRow.active) throw new Error(args.user ? `No active user ${args.user}.` : "No active admin exists; pass --user <email>.");
+      : await prisma.user.findFirst({
+          where: { role: "ADMIN", active: true },
+          orderBy: { createdAt: "asc" },
+          include: { memberships: true },
+        });
+    if (!userRow || !userRow.active)
+      throw new Error(args.user ? `No active user ${args.user}.` : "No active admin exists; pass --user <email>.");
     const kbIds: string[] = [];
     for (const ref of args.kbs) {
       const kb = await prisma.knowledgeBase.findFirst({ where: { OR: [{ id: ref }, { name: ref }] }, select: { id: true } });
@@ -49,22 +61,37 @@ await runCli(async () => {
       user: { id: userRow.id, role: userRow.role, groupIds: userRow.memberships.map((m) => m.groupId) },
       conversationId: args.conversation,
       kbIds: kbIds.length ? kbIds : undefined,
-      onEvent: args.json ? undefined : (e) => {
-        if (e.type === "END" && e.stage !== "run") process.stderr.write(`  ${e.stage.padEnd(16)} ${String(Math.round(e.durationMs ?? 0)).padStart(5)} ms  [${e.strategy ?? "classical"}] ${clipAtWord(e.summary, 140)}\n`);
-      },
+      onEvent: args.json
+        ? undefined
+        : (e) => {
+            if (e.type === "END" && e.stage !== "run")
+              process.stderr.write(
+                `  ${e.stage.padEnd(16)} ${String(Math.round(e.durationMs ?? 0)).padStart(5)} ms  [${e.strategy ?? "classical"}] ${clipAtWord(e.summary, 140)}\n`,
+              );
+          },
     });
     if (args.json) {
       process.stdout.write(`${JSON.stringify(outcomeToJson(outcome), null, 2)}\n`);
     } else {
       const a = outcome.answer;
-      console.log(a.refrained ? `\nNo answer: ${a.reason}` : `\n${a.text}   (confidence ${a.confidence.toFixed(2)}${outcome.winner ? `, from ${outcome.winner.kbName}` : ""})`);
+      console.log(
+        a.refrained
+          ? `\nNo answer: ${a.reason}`
+          : `\n${a.text}   (confidence ${a.confidence.toFixed(2)}${outcome.winner ? `, from ${outcome.winner.kbName}` : ""})`,
+      );
       for (const id of a.citations) {
         const e = outcome.evidence.find((x) => x.piece.id === id);
-        if (e) console.log(`  [${e.piece.kind}] ${clipAtWord(e.piece.text, 200)}\n      ${e.piece.provenance.kbName} · ${clipAtWord(e.piece.provenance.query, 160)}`);
+        if (e)
+          console.log(
+            `  [${e.piece.kind}] ${clipAtWord(e.piece.text, 200)}\n      ${e.piece.provenance.kbName} · ${clipAtWord(e.piece.provenance.query, 160)}`,
+          );
       }
       for (const d of outcome.degradations) console.log(`  note: ${d}`);
       const llm = outcome.llm;
-      if (llm) console.log(`  llm: ${llm.calls} calls, ${llm.totalTokens} tokens, $${llm.costUsd.toFixed(4)}${llm.priceUnknown.length ? ` (price unknown: ${llm.priceUnknown.join(", ")})` : ""}`);
+      if (llm)
+        console.log(
+          `  llm: ${llm.calls} calls, ${llm.totalTokens} tokens, $${llm.costUsd.toFixed(4)}${llm.priceUnknown.length ? ` (price unknown: ${llm.priceUnknown.join(", ")})` : ""}`,
+        );
       console.log(`  run ${outcome.runId} · conversation ${outcome.conversationId} · ${outcome.totalMs} ms`);
     }
   } finally {

@@ -57,7 +57,7 @@ function memoryOf(rootPid: number): { process: number; tree: number } | null {
   }
   if (!rss.has(rootPid)) return null;
   const tree = new Set([rootPid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [pid, ppid] of parents) if (tree.has(ppid) && !tree.has(pid)) grew = tree.add(pid).size > 0;
   }
@@ -83,7 +83,9 @@ async function main() {
     pid = app.pid;
   }
   const baseUrl = args.baseUrl ?? app!.baseUrl;
-  console.log(`Mosaic bench: attack against ${baseUrl} for ${args.seconds} s, ${args.attackers} attacker(s), health polled every ${args.pollMs} ms`);
+  console.log(
+    `Mosaic bench: attack against ${baseUrl} for ${args.seconds} s, ${args.attackers} attacker(s), health polled every ${args.pollMs} ms`,
+  );
   try {
     const client = new AppClient(baseUrl);
     const xff = (n: number) => ({ "X-Forwarded-For": `198.18.${Math.floor(n / 250) % 250}.${(n % 250) + 1}` });
@@ -95,13 +97,21 @@ async function main() {
 
     type Job = { category: AttackCategory | "sign-in"; name: string; run: (n: number) => Promise<boolean> };
     const query = (kbId: string, language: "sql" | "sparql", text: string, expect: string, says: RegExp) => async () => {
-      const r = await client.action(cookie.ANALYST, "captureContextAction", { kbId, kind: "NATIVE_QUERY", params: { query: { language, text } } });
+      const r = await client.action(cookie.ANALYST, "captureContextAction", {
+        kbId,
+        kind: "NATIVE_QUERY",
+        params: { query: { language, text } },
+      });
       const said = r.error?.message ?? JSON.stringify(r.data ?? "");
       if (expect === "refused") return r.error?.code === "VALIDATION" && says.test(said);
       return said.length < 2 * 1024 * 1024 && (!r.error || says.test(r.error.message));
     };
     const jobs: Job[] = [
-      ...queryAttacks("sql-sqlite").map((a) => ({ category: a.category, name: a.name, run: query(sqlKb, "sql", sqlText(a, { table: "customers", column: "name" }), a.expect, a.says) })),
+      ...queryAttacks("sql-sqlite").map((a) => ({
+        category: a.category,
+        name: a.name,
+        run: query(sqlKb, "sql", sqlText(a, { table: "customers", column: "name" }), a.expect, a.says),
+      })),
       ...queryAttacks("sparql").map((a) => ({ category: a.category, name: a.name, run: query(rdfKb, "sparql", a.text, a.expect, a.says) })),
       ...HTTP_ATTACKS.map((a) => ({
         category: a.category,
@@ -123,7 +133,11 @@ async function main() {
         run: async (n: number) => {
           const name = `Bench upload ${i}-${n}`;
           const connection = { SQL: { dialect: "sqlite" }, SPARQL: { mode: "embedded" }, DOCUMENTS: { language: "en" } }[a.kind];
-          const r = await client.register(cookie.ADMIN!, { kind: a.kind, name, connection }, a.files.map((f) => ({ name: f.name, bytes: f.bytes() })));
+          const r = await client.register(
+            cookie.ADMIN!,
+            { kind: a.kind, name, connection },
+            a.files.map((f) => ({ name: f.name, bytes: f.bytes() })),
+          );
           if (r.status === 201) {
             await client.action(cookie.ADMIN, "deleteKbAction", { id: r.json!.id, confirmName: name });
             return a.says.test("contained");
@@ -134,7 +148,8 @@ async function main() {
       {
         category: "sign-in",
         name: "wrong passwords for the admin from rotating addresses",
-        run: async (n) => /CredentialsSignin|TooManyAttempts/.test(await client.signInOutcome(DEMO_USERS[0]!.email, `guess-${n}`, xff(1_000 + (n % 40)))),
+        run: async (n) =>
+          /CredentialsSignin|TooManyAttempts/.test(await client.signInOutcome(DEMO_USERS[0]!.email, `guess-${n}`, xff(1_000 + (n % 40)))),
       },
     ];
 
@@ -188,12 +203,20 @@ async function main() {
 
     const sorted = [...health].sort((a, b) => a - b);
     const ms = (p: number) => +percentile(sorted, p).toFixed(1);
-    console.log(`\nload average before/after: ${loadavg().map((l) => l.toFixed(2)).join(" ")} (other work on this machine skews the figures)`);
+    console.log(
+      `\nload average before/after: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")} (other work on this machine skews the figures)`,
+    );
     console.log("\nattacks (category: sent, refused or contained, unexpected)");
     for (const [category, t] of [...tallies].sort()) {
-      console.log(`  ${category.padEnd(12)} ${String(t.sent).padStart(6)} ${String(t.held).padStart(6)} ${String(t.unexpected).padStart(6)}${t.examples.length ? `   e.g. ${t.examples.join("; ")}` : ""}`);
+      console.log(
+        `  ${category.padEnd(12)} ${String(t.sent).padStart(6)} ${String(t.held).padStart(6)} ${String(t.unexpected).padStart(6)}${t.examples.length ? `   e.g. ${t.examples.join("; ")}` : ""}`,
+      );
     }
-    console.log(`\n/api/health during the attack: n=${sorted.length}, p50 ${ms(50)} ms, p95 ${ms(95)} ms, p99 ${ms(99)} ms, max ${ms(100)} ms, failures ${healthFailures}`);
+    console.log(
+      `\n/api/health during the attack: n=${sorted.length}, p50 ${ms(50)} ms, p95 ${ms(95)} ms, p99 ${ms(99)} ms, max ${ms(100)} ms, failures ${healthFailures}`,
+    );
     if (baseline && peak) {
       console.log(
         `server memory (RSS): ${baseline.process.toFixed(0)} MB before, peak ${peak.process.toFixed(0)} MB, growth ${(peak.process - baseline.process).toFixed(0)} MB` +
@@ -210,7 +233,16 @@ async function main() {
       sent: [...tallies.values()].reduce((s, t) => s + t.sent, 0),
       unexpected: [...tallies.values()].reduce((s, t) => s + t.unexpected, 0),
       health: { n: sorted.length, p50: ms(50), p95: ms(95), p99: ms(99), max: ms(100), failures: healthFailures },
-      memoryMb: baseline && peak ? { before: Math.round(baseline.process), peak: Math.round(peak.process), growth: Math.round(growth!), treeBefore: Math.round(baseline.tree), treePeak: Math.round(peak.tree) } : null,
+      memoryMb:
+        baseline && peak
+          ? {
+              before: Math.round(baseline.process),
+              peak: Math.round(peak.process),
+              growth: Math.round(growth!),
+              treeBefore: Math.round(baseline.tree),
+              treePeak: Math.round(peak.tree),
+            }
+          : null,
       goals: { healthP99Under500ms: ms(99) < 500, memoryGrowthUnder300MB: growth === null ? null : growth < 300 },
     };
     console.log(`\n${JSON.stringify(summary)}`);

@@ -31,18 +31,38 @@ function percentile(sorted: number[], p: number): number {
 
 /** The first N training claims, and the abstracts they cite with others up to `documents`, as upload files. */
 function scifactSample(datasets: string, n: number, documents: number): { claims: string[]; files: { name: string; bytes: Buffer }[] } {
-  const claims = (parse(readFileSync(path.join(datasets, "scifact", "claims_train.csv")), { columns: true }) as { claim: string; cited_doc_ids: string }[])
+  const claims = (
+    parse(readFileSync(path.join(datasets, "scifact", "claims_train.csv")), { columns: true }) as { claim: string; cited_doc_ids: string }[]
+  )
     .filter((c) => c.claim)
     .slice(0, n);
-  const cited = new Set(claims.flatMap((c) => c.cited_doc_ids.replace(/[[\]\s]/g, "").split(",").filter(Boolean)));
-  const corpus = parse(readFileSync(path.join(datasets, SCIFACT_CORPUS)), { columns: true, skip_empty_lines: true }) as { doc_id: string; title: string; abstract: string }[];
+  const cited = new Set(
+    claims.flatMap((c) =>
+      c.cited_doc_ids
+        .replace(/[[\]\s]/g, "")
+        .split(",")
+        .filter(Boolean),
+    ),
+  );
+  const corpus = parse(readFileSync(path.join(datasets, SCIFACT_CORPUS)), { columns: true, skip_empty_lines: true }) as {
+    doc_id: string;
+    title: string;
+    abstract: string;
+  }[];
   const others = corpus.filter((d) => !cited.has(d.doc_id)).slice(0, Math.max(0, documents - cited.size));
-  const files = [...corpus.filter((d) => cited.has(d.doc_id)), ...others]
-    .map((d) => ({ name: `scifact-${d.doc_id}.txt`, bytes: Buffer.from(`${d.title}\n\n${parsePythonStringList(d.abstract).join(" ")}\n`) }));
+  const files = [...corpus.filter((d) => cited.has(d.doc_id)), ...others].map((d) => ({
+    name: `scifact-${d.doc_id}.txt`,
+    bytes: Buffer.from(`${d.title}\n\n${parsePythonStringList(d.abstract).join(" ")}\n`),
+  }));
   return { claims: claims.map((c) => c.claim), files };
 }
 
-async function ask(server: AppServer, cookie: string, question: string, kbId: string): Promise<{ ms: number; error: string | null; refrained: boolean }> {
+async function ask(
+  server: AppServer,
+  cookie: string,
+  question: string,
+  kbId: string,
+): Promise<{ ms: number; error: string | null; refrained: boolean }> {
   const t = performance.now();
   try {
     const res = await fetch(`${server.baseUrl}/api/runs`, {
@@ -64,16 +84,24 @@ export async function benchInstances(): Promise<void> {
   const datasets = path.resolve(loadEnv().DATASETS_DIR);
   const sample = scifactSample(datasets, QUESTIONS, DOCUMENTS);
   if (!buildIfNeeded()) throw new Error("next build failed");
-  console.log(`Mosaic bench: instances (node ${process.version}, load ${loadavg().map((l) => l.toFixed(2)).join(" ")})`);
+  console.log(
+    `Mosaic bench: instances (node ${process.version}, load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")})`,
+  );
   let shared: SharedServices | undefined;
   const servers: AppServer[] = [];
   try {
     shared = await startSharedServices();
-    const modelEnv: Record<string, string> = MODELS ? { MODELS_ENABLED: "true", MODEL_WORKERS: "1", MODELS_PRECISION: "int8" } : { MODELS_ENABLED: "false" };
+    const modelEnv: Record<string, string> = MODELS
+      ? { MODELS_ENABLED: "true", MODEL_WORKERS: "1", MODELS_PRECISION: "int8" }
+      : { MODELS_ENABLED: "false" };
     const s = shared;
     servers.push(...(await Promise.all([startInstance(s, modelEnv), startInstance(s, modelEnv)])));
     const [a] = servers;
-    console.log(`PostgreSQL ${shared.postgres.url}, OpenSearch ${shared.opensearch.url}, instances ${servers.map((x) => x.baseUrl).join(" and ")}`);
+    console.log(
+      `PostgreSQL ${shared.postgres.url}, OpenSearch ${shared.opensearch.url}, instances ${servers.map((x) => x.baseUrl).join(" and ")}`,
+    );
     const admin = DEMO_USERS.find((u) => u.role === "ADMIN")!;
     const cookie = await new AppClient(a!.baseUrl).signIn(admin.email, admin.password);
     const t0 = performance.now();

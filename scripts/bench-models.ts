@@ -69,7 +69,11 @@ function runtime(precision: Precision, threads: number, threadsPerWorker = 1, fu
 
 /** The first 512 SciFact abstracts as the models README measured them: title + " " + sentences joined. */
 function scifactPassages(): string[] {
-  const rows = parse(readFileSync(path.join(datasets, "scifact", "corpus.csv")), { columns: true, skip_empty_lines: true, to: PASSAGES }) as { title: string; abstract: string }[];
+  const rows = parse(readFileSync(path.join(datasets, "scifact", "corpus.csv")), {
+    columns: true,
+    skip_empty_lines: true,
+    to: PASSAGES,
+  }) as { title: string; abstract: string }[];
   return rows.map((r) => `${r.title} ${parsePythonStringList(r.abstract).join(" ")}`);
 }
 
@@ -84,7 +88,10 @@ const PYTHON_HELP = [
   "  MOSAIC_BENCH_PYTHON=/tmp/st-venv/bin/python npm run bench -- models",
 ].join("\n");
 
-function sentenceTransformersRun(textsFile: string, threads: number): { seconds: number; versions: Record<string, string> } | { missing: string } {
+function sentenceTransformersRun(
+  textsFile: string,
+  threads: number,
+): { seconds: number; versions: Record<string, string> } | { missing: string } {
   const python = process.env.MOSAIC_BENCH_PYTHON ?? "python3";
   const r = spawnSync(python, [path.resolve("scripts/bench-models-st.py"), textsFile, String(threads)], { encoding: "utf8" });
   const last = (r.stdout ?? "").trim().split("\n").pop() ?? "";
@@ -149,8 +156,11 @@ async function throughput(runs: number, threads: number, threadsPerWorker: numbe
   console.log("backend                                    passages/s (median)   run times (s) [1-min load after each]");
   for (const [name, ts] of Object.entries(times)) {
     if (!ts.length) continue;
-    const label = name === "sentence-transformers fp32" ? `${name} (PyTorch ${stVersions.torch ?? "?"})` : `worker pool ${name} (onnxruntime-node)`;
-    console.log(`${label.padEnd(50)} ${(texts.length / median(ts)).toFixed(1).padStart(8)}         ${ts.map((t, i) => `${t.toFixed(2)} [${loads[name][i]}]`).join(", ")}`);
+    const label =
+      name === "sentence-transformers fp32" ? `${name} (PyTorch ${stVersions.torch ?? "?"})` : `worker pool ${name} (onnxruntime-node)`;
+    console.log(
+      `${label.padEnd(50)} ${(texts.length / median(ts)).toFixed(1).padStart(8)}         ${ts.map((t, i) => `${t.toFixed(2)} [${loads[name][i]}]`).join(", ")}`,
+    );
   }
   if (ratios.length) {
     console.log(
@@ -182,8 +192,16 @@ async function ingest(dir: string, threads: number): Promise<Record<string, numb
     for (;;) {
       const rows = rowsWithoutVectors(db, 128);
       if (!rows.length) break;
-      const vectors = await embedder.embed(rows.map((r) => r.text), "passage", { timeoutMs: 10 * 60_000 });
-      storeVectors(db, embedder.info.id, rows.map((r, i) => ({ rowid: r.rowid, vector: vectors[i] })));
+      const vectors = await embedder.embed(
+        rows.map((r) => r.text),
+        "passage",
+        { timeoutMs: 10 * 60_000 },
+      );
+      storeVectors(
+        db,
+        embedder.info.id,
+        rows.map((r, i) => ({ rowid: r.rowid, vector: vectors[i] })),
+      );
     }
   } finally {
     await rt.close();
@@ -209,7 +227,11 @@ interface Claim {
 
 /** BEIR's SciFact training queries: every claim, relevant = its cited_doc_ids. */
 function claims(): Claim[] {
-  const rows = parse(readFileSync(path.join(datasets, "scifact", "claims_train.csv")), { columns: true }) as { id: string; claim: string; cited_doc_ids: string }[];
+  const rows = parse(readFileSync(path.join(datasets, "scifact", "claims_train.csv")), { columns: true }) as {
+    id: string;
+    claim: string;
+    cited_doc_ids: string;
+  }[];
   const byId = new Map<string, Claim>();
   for (const r of rows) {
     const c = byId.get(r.id) ?? { text: r.claim, relevant: new Set<string>() };
@@ -252,7 +274,9 @@ async function fusion(dir: string, threads: number): Promise<void> {
       ["weighted 0.3 : 0.7", { method: "weighted", k: 60, weights: { bm25: 0.3, vector: 0.7 } }],
       ["weighted 0.7 : 0.3", { method: "weighted", k: 60, weights: { bm25: 0.7, vector: 0.3 } }],
     ];
-    console.log(`\nSciFact first stage, ${qs.length} training claims (BEIR relevance: cited_doc_ids), top 100 passages → documents (MaxP):`);
+    console.log(
+      `\nSciFact first stage, ${qs.length} training claims (BEIR relevance: cited_doc_ids), top 100 passages → documents (MaxP):`,
+    );
     console.log("method                 NDCG@10   Recall@100   p50 ms");
     for (const [name, settings] of methods) {
       const ndcg: number[] = [];
@@ -260,8 +284,17 @@ async function fusion(dir: string, threads: number): Promise<void> {
       const ms: number[] = [];
       qs.forEach((q, i) => {
         const t = performance.now();
-        const dense = settings ? { model: embedder.info.id, name: embedder.info.name, precision: embedder.info.precision, vector: vectors[i] } : null;
-        const result = searchCollection(db, "en", { language: "search", text: q.text }, { maxRows: 100, timeoutMs: 60_000 }, dense, settings ?? undefined);
+        const dense = settings
+          ? { model: embedder.info.id, name: embedder.info.name, precision: embedder.info.precision, vector: vectors[i] }
+          : null;
+        const result = searchCollection(
+          db,
+          "en",
+          { language: "search", text: q.text },
+          { maxRows: 100, timeoutMs: 60_000 },
+          dense,
+          settings ?? undefined,
+        );
         ms.push(performance.now() - t);
         const docs = [...new Set(result.records.map((r) => String(r.documentId)))];
         ndcg.push(ndcgAt10(docs, q.relevant));
@@ -285,7 +318,10 @@ function spiderTables(): string[] {
     if (!existsSync(file)) continue;
     const db = new Database(file, { readonly: true });
     try {
-      for (const t of db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[]) {
+      for (const t of db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        .pluck()
+        .all() as string[]) {
         const cols = (db.prepare(`PRAGMA table_info("${t.replace(/"/g, '""')}")`).all() as { name: string }[]).map((c) => c.name);
         out.push(`${t}. Table ${t}: columns ${cols.join(", ")}.`);
       }
@@ -318,7 +354,11 @@ async function calibration(threads: number): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 
 function child(phase: string, args: string[]): string {
-  const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--phase", phase, ...args], { encoding: "utf8", env: process.env, stdio: ["ignore", "pipe", "inherit"] });
+  const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--phase", phase, ...args], {
+    encoding: "utf8",
+    env: process.env,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   if (r.status !== 0) throw new Error(`phase ${phase} failed`);
   return r.stdout;
 }
@@ -331,13 +371,23 @@ export async function benchModels(args: string[]): Promise<void> {
   const given = flag(args, "data-dir");
   const dir = path.resolve(given ?? mkdtempSync(path.join(tmpdir(), "mosaic-bench-scifact-vectors-")));
   mkdirSync(dir, { recursive: true });
-  console.log(`Mosaic bench: models (node ${process.version}, ${cpus().length} cores: ${cpus()[0]?.model ?? "?"}; load ${(await import("node:os")).loadavg().map((l) => l.toFixed(2)).join(" ")})\n`);
+  console.log(
+    `Mosaic bench: models (node ${process.version}, ${cpus().length} cores: ${cpus()[0]?.model ?? "?"}; load ${(await import("node:os"))
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")})\n`,
+  );
   try {
-    process.stdout.write(child("throughput", ["--runs", String(runs), "--threads", String(threads), "--threads-per-worker", String(threadsPerWorker)]));
+    process.stdout.write(
+      child("throughput", ["--runs", String(runs), "--threads", String(threads), "--threads-per-worker", String(threadsPerWorker)]),
+    );
     if (only === "throughput") return;
     const existing = existsSync(path.join(dir, "collection.sqlite"));
     if (existing) console.log(`\nSciFact with vectors: reusing ${dir} (ingest not measured again)`);
-    else process.stdout.write(`\nSciFact ingest with embeddings (int8): ${child("ingest", ["--dir", dir, "--threads", String(threads)]).trim()}\n`);
+    else
+      process.stdout.write(
+        `\nSciFact ingest with embeddings (int8): ${child("ingest", ["--dir", dir, "--threads", String(threads)]).trim()}\n`,
+      );
     process.stdout.write(child("fusion", ["--dir", dir, "--threads", String(threads)]));
     process.stdout.write(child("calibration", ["--threads", String(threads)]));
   } finally {

@@ -42,20 +42,33 @@ export async function benchPipeline(args: string[]) {
   const deps = { dataDir, encryptionKey: getSecrets({ ...env, DATA_DIR: dataDir }).encryptionKey, datasetsDir: datasets };
   try {
     const t0 = Date.now();
-    const neo4j = env.NEO4J_URI ? { uri: env.NEO4J_URI, user: env.NEO4J_USER, password: env.NEO4J_PASSWORD, database: env.NEO4J_DATABASE } : undefined;
+    const neo4j = env.NEO4J_URI
+      ? { uri: env.NEO4J_URI, user: env.NEO4J_USER, password: env.NEO4J_PASSWORD, database: env.NEO4J_DATABASE }
+      : undefined;
     const load = await loadBenchmarkCatalog(handle.prisma, deps, { neo4j });
-    console.log(`Benchmark catalog in ${dataDir}: ${load.registered.length} registered, ${load.skipped.length} already there (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    console.log(
+      `Benchmark catalog in ${dataDir}: ${load.registered.length} registered, ${load.skipped.length} already there (${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+    );
     const modelsOn = (flag(args, "models") ?? "on") !== "off";
     if (modelsOn) console.log(await embedCollectionsNow(handle.prisma, deps, { exclusive: true, log: (line) => console.log(`  ${line}`) }));
     const models = modelsOn ? await resolveModels(handle.prisma) : NO_MODELS;
     for (const note of models.notes) console.log(note);
-    console.log(`Models: ${models.embedder ? models.embedder.info.id : "none (classical ranking)"}${models.crossEncoder ? ` + ${models.crossEncoder.info.id}` : ""}`);
+    console.log(
+      `Models: ${models.embedder ? models.embedder.info.id : "none (classical ranking)"}${models.crossEncoder ? ` + ${models.crossEncoder.info.id}` : ""}`,
+    );
 
     const spider = JSON.parse(readFileSync(path.join(datasets, "spider", "dev-questions.json"), "utf8")) as { question: string }[];
-    const claims = (parse(readFileSync(path.join(datasets, "scifact", "claims_train.csv")), { columns: true }) as { claim: string }[]).map((c) => c.claim);
-    const tatqa = (JSON.parse(readFileSync(path.join(datasets, "tatqa", "tatqa_dataset_dev.json"), "utf8")) as { questions: { question: string }[] }[]).flatMap((c) => c.questions.map((q) => q.question));
+    const claims = (parse(readFileSync(path.join(datasets, "scifact", "claims_train.csv")), { columns: true }) as { claim: string }[]).map(
+      (c) => c.claim,
+    );
+    const tatqa = (
+      JSON.parse(readFileSync(path.join(datasets, "tatqa", "tatqa_dataset_dev.json"), "utf8")) as { questions: { question: string }[] }[]
+    ).flatMap((c) => c.questions.map((q) => q.question));
     const cypherFile = path.join(datasets, "text2cypher", "movies-northwind-dev.csv");
-    const cypher = neo4j && existsSync(cypherFile) ? (parse(readFileSync(cypherFile), { columns: true }) as { question: string }[]).map((r) => r.question) : [];
+    const cypher =
+      neo4j && existsSync(cypherFile)
+        ? (parse(readFileSync(cypherFile), { columns: true }) as { question: string }[]).map((r) => r.question)
+        : [];
     const groups = [spider.map((q) => q.question), claims, tatqa, ...(cypher.length ? [cypher] : [])];
     const per = Math.ceil(total / groups.length);
     const questions = groups.flatMap((g) => spread(g, per)).slice(0, total);
@@ -82,9 +95,12 @@ export async function benchPipeline(args: string[]) {
     });
     const t = [...totals].sort((a, b) => a - b);
     console.log("stage              p50 ms   p95 ms");
-    for (const r of rows) console.log(`${r.stage.padEnd(18)} ${String(Math.round(r.p50)).padStart(6)}   ${String(Math.round(r.p95)).padStart(6)}`);
+    for (const r of rows)
+      console.log(`${r.stage.padEnd(18)} ${String(Math.round(r.p50)).padStart(6)}   ${String(Math.round(r.p95)).padStart(6)}`);
     console.log(`${"end to end".padEnd(18)} ${String(Math.round(pct(t, 50))).padStart(6)}   ${String(Math.round(pct(t, 95))).padStart(6)}`);
-    console.log(`\n${questions.length} questions, ${answered} answered, ${questions.length - answered} refrained; peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
+    console.log(
+      `\n${questions.length} questions, ${answered} answered, ${questions.length - answered} refrained; peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
+    );
   } finally {
     await shutdownModels();
     await closeAllBackends();

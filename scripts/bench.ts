@@ -34,7 +34,13 @@ export function percentile(sorted: number[], p: number): number {
 
 function summary(ms: number[]) {
   const s = [...ms].sort((a, b) => a - b);
-  return { n: s.length, p50: percentile(s, 50), p95: percentile(s, 95), max: s[s.length - 1], mean: s.reduce((a, b) => a + b, 0) / s.length };
+  return {
+    n: s.length,
+    p50: percentile(s, 50),
+    p95: percentile(s, 95),
+    max: s[s.length - 1],
+    mean: s.reduce((a, b) => a + b, 0) / s.length,
+  };
 }
 
 const peakMiB = () => Math.round(process.resourceUsage().maxRSS / 1024);
@@ -42,7 +48,10 @@ const peakMiB = () => Math.round(process.resourceUsage().maxRSS / 1024);
 /** The collection's engine for a phase: SQLite in `dir`, or OpenSearch at the phase's --search-url (a fresh index prefix per run). */
 function engineConfig(engine: string, searchUrl: string | undefined, run: string): DocumentsConfig {
   if (engine !== "opensearch") return documentsConfigSchema.parse({});
-  return documentsConfigSchema.parse({ engine: "opensearch", opensearch: { url: searchUrl, indexPrefix: `mosaic-bench-${run}`, replicas: 0 } });
+  return documentsConfigSchema.parse({
+    engine: "opensearch",
+    opensearch: { url: searchUrl, indexPrefix: `mosaic-bench-${run}`, replicas: 0 },
+  });
 }
 
 async function phaseScifactIngest(dir: string, config: DocumentsConfig) {
@@ -78,7 +87,11 @@ function benchRuntime(): LocalModelRuntime {
     precision: "int8",
     embedder: env.EMBEDDING_MODEL,
     crossEncoder: null,
-    locations: { modelsDir: path.resolve(env.MODELS_DIR), cacheDir: path.resolve(env.DATA_DIR, "models"), hubUrl: env.MODELS_HUB_URL ?? null },
+    locations: {
+      modelsDir: path.resolve(env.MODELS_DIR),
+      cacheDir: path.resolve(env.DATA_DIR, "models"),
+      hubUrl: env.MODELS_HUB_URL ?? null,
+    },
     threads: availableParallelism(),
     batchWaitMs: 2,
     batchSize: 32,
@@ -124,7 +137,15 @@ async function phaseHybrid(dir: string, config: DocumentsConfig) {
   await backend.close();
   await rt.close();
   const s = summary(times);
-  return { queries: s.n, hybrid, topK: 100, p50ms: +s.p50.toFixed(2), p95ms: +s.p95.toFixed(2), maxMs: +s.max.toFixed(2), peakMiB: peakMiB() };
+  return {
+    queries: s.n,
+    hybrid,
+    topK: 100,
+    p50ms: +s.p50.toFixed(2),
+    p95ms: +s.p95.toFixed(2),
+    maxMs: +s.max.toFixed(2),
+    peakMiB: peakMiB(),
+  };
 }
 
 /** BEIR's measure of the first stage: each training claim searched (top 100), its cited abstracts relevant. */
@@ -137,7 +158,13 @@ async function phaseQuality(dir: string, config: DocumentsConfig, withModels = f
   let ndcg = 0;
   let recall = 0;
   for (const c of claims) {
-    const docs = [...new Set((await backend.execute({ language: "search", text: c.question }, { maxRows: 100, embedder })).records.map((r) => String(r.documentId)))];
+    const docs = [
+      ...new Set(
+        (await backend.execute({ language: "search", text: c.question }, { maxRows: 100, embedder })).records.map((r) =>
+          String(r.documentId),
+        ),
+      ),
+    ];
     const cited = c.evidence?.documentIds ?? [];
     const ranks = cited.map((id) => (docs.indexOf(id) >= 0 ? docs.indexOf(id) + 1 : null));
     ndcg += ndcgAtK(ranks, 10, cited.length);
@@ -145,19 +172,31 @@ async function phaseQuality(dir: string, config: DocumentsConfig, withModels = f
   }
   await backend.close();
   await rt?.close();
-  return { claims: claims.length, ranking: embedder ? "hybrid" : "bm25", ndcgAt10: +(ndcg / claims.length).toFixed(4), recallAt100: +(recall / claims.length).toFixed(4), peakMiB: peakMiB() };
+  return {
+    claims: claims.length,
+    ranking: embedder ? "hybrid" : "bm25",
+    ndcgAt10: +(ndcg / claims.length).toFixed(4),
+    recallAt100: +(recall / claims.length).toFixed(4),
+    peakMiB: peakMiB(),
+  };
 }
 
 async function phaseSpiderDescriptors() {
   const root = path.join(datasets, "spider", "database");
-  const dbs = readdirSync(root).filter((d) => existsSync(path.join(root, d, `${d}.sqlite`))).sort();
+  const dbs = readdirSync(root)
+    .filter((d) => existsSync(path.join(root, d, `${d}.sqlite`)))
+    .sort();
   const scratch = mkdtempSync(path.join(tmpdir(), "mosaic-bench-spider-"));
   const times: number[] = [];
   let chars = 0;
   const t0 = performance.now();
   for (const db of dbs) {
     const t = performance.now();
-    const backend = createSqlBackend({ dialect: "sqlite", file: path.join(root, db, `${db}.sqlite`) }, {}, { kbId: db, kbName: db, storageDir: scratch });
+    const backend = createSqlBackend(
+      { dialect: "sqlite", file: path.join(root, db, `${db}.sqlite`) },
+      {},
+      { kbId: db, kbName: db, storageDir: scratch },
+    );
     const d = await backend.describe();
     chars += d.text.length;
     await backend.close();
@@ -166,7 +205,14 @@ async function phaseSpiderDescriptors() {
   const total = (performance.now() - t0) / 1000;
   rmSync(scratch, { recursive: true, force: true });
   const s = summary(times);
-  return { databases: dbs.length, totalSeconds: +total.toFixed(2), perDbP50ms: +s.p50.toFixed(1), perDbP95ms: +s.p95.toFixed(1), meanDescriptorChars: Math.round(chars / dbs.length), peakMiB: peakMiB() };
+  return {
+    databases: dbs.length,
+    totalSeconds: +total.toFixed(2),
+    perDbP50ms: +s.p50.toFixed(1),
+    perDbP95ms: +s.p95.toFixed(1),
+    meanDescriptorChars: Math.round(chars / dbs.length),
+    peakMiB: peakMiB(),
+  };
 }
 
 async function runPhase(phase: string, dir: string, config: DocumentsConfig) {
@@ -187,9 +233,16 @@ async function runPhase(phase: string, dir: string, config: DocumentsConfig) {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
-function child(phase: string, dir: string, engine: { name: string; url?: string; run: string } = { name: "sqlite", run: "" }): Record<string, number> {
+function child(
+  phase: string,
+  dir: string,
+  engine: { name: string; url?: string; run: string } = { name: "sqlite", run: "" },
+): Record<string, number> {
   const engineArgs = ["--engine", engine.name, "--run", engine.run, ...(engine.url ? ["--search-url", engine.url] : [])];
-  const r = spawnSync(process.execPath, [...process.execArgv, process.argv[1], "--phase", phase, "--dir", dir, ...engineArgs], { encoding: "utf8", env: process.env });
+  const r = spawnSync(process.execPath, [...process.execArgv, process.argv[1], "--phase", phase, "--dir", dir, ...engineArgs], {
+    encoding: "utf8",
+    env: process.env,
+  });
   if (r.status !== 0) throw new Error(`phase ${phase} failed:\n${r.stderr}`);
   return JSON.parse(r.stdout.trim().split("\n").pop()!);
 }
@@ -198,7 +251,11 @@ const args = process.argv.slice(2);
 const phaseIdx = args.indexOf("--phase");
 const argOf = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 if (phaseIdx >= 0) {
-  await runPhase(args[phaseIdx + 1], args[args.indexOf("--dir") + 1], engineConfig(argOf("--engine") ?? "sqlite", argOf("--search-url"), argOf("--run") ?? ""));
+  await runPhase(
+    args[phaseIdx + 1],
+    args[args.indexOf("--dir") + 1],
+    engineConfig(argOf("--engine") ?? "sqlite", argOf("--search-url"), argOf("--run") ?? ""),
+  );
 } else {
   const suite = args[0];
   if (suite === "pipeline") {
@@ -243,10 +300,16 @@ if (phaseIdx >= 0) {
         url = harness.url;
         console.log(`OpenSearch test node at ${url} (one node, -Xmx512m)`);
       }
-      if (!url) throw new Error("--engine opensearch needs a cluster: set SEARCH_URL, or pass --opensearch-harness to start a test node (Java 17 + Maven).");
+      if (!url)
+        throw new Error(
+          "--engine opensearch needs a cluster: set SEARCH_URL, or pass --opensearch-harness to start a test node (Java 17 + Maven).",
+        );
       // Side by side in one run: the same phases on each engine, each phase in its own process.
       const run = Date.now().toString(36);
-      const engines = [{ name: "sqlite", run }, { name: "opensearch", url, run }];
+      const engines = [
+        { name: "sqlite", run },
+        { name: "opensearch", url, run },
+      ];
       const models = argOf("--models") === "on";
       for (const phase of ["scifact-ingest", "bm25", "quality", ...(models ? ["embed", "hybrid", "hybrid-quality"] : [])]) {
         for (const engine of engines) console.log(`${phase.padEnd(15)} ${engine.name.padEnd(11)}`, child(phase, dir, engine));

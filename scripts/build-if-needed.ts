@@ -5,7 +5,21 @@ import path from "node:path";
 import { nextCommand } from "./serve";
 
 /** What a production build depends on; a change to any of these triggers a rebuild at `npm start`. */
-const SOURCES = ["app", "components", "lib", "types", "public", "prisma/schema.prisma", "instrumentation.ts", "instrumentation-client.ts", "proxy.ts", "next.config.ts", "package-lock.json", "postcss.config.mjs", "tsconfig.json"];
+const SOURCES = [
+  "app",
+  "components",
+  "lib",
+  "types",
+  "public",
+  "prisma/schema.prisma",
+  "instrumentation.ts",
+  "instrumentation-client.ts",
+  "proxy.ts",
+  "next.config.ts",
+  "package-lock.json",
+  "postcss.config.mjs",
+  "tsconfig.json",
+];
 const STAMP = path.join(".next", "mosaic-source-stamp");
 
 function walk(p: string, out: string[]) {

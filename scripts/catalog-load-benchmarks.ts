@@ -23,7 +23,9 @@ await runCli(async () => {
   const env = loadEnv();
   const deps = catalogDeps();
   if (!existsSync(deps.datasetsDir)) {
-    throw new Error(`DATASETS_DIR (${deps.datasetsDir}) does not exist. Point it at the shared datasets folder, e.g. DATASETS_DIR=../shared/datasets.`);
+    throw new Error(
+      `DATASETS_DIR (${deps.datasetsDir}) does not exist. Point it at the shared datasets folder, e.g. DATASETS_DIR=../shared/datasets.`,
+    );
   }
   const { handle } = await openAndBootstrap(env);
   const started = Date.now();
@@ -43,7 +45,9 @@ await runCli(async () => {
     for (const f of report.failed) console.log(`  failed: ${f.name}: ${f.error}`);
     if (report.failed.length) process.exitCode = 1;
     // Vectors for hybrid search: no server runs the embedding jobs here, so they run now.
-    console.log(await embedCollectionsNow(handle.prisma, deps, { exclusive: handle.engine === "pglite", log: (line) => console.log(line) }));
+    console.log(
+      await embedCollectionsNow(handle.prisma, deps, { exclusive: handle.engine === "pglite", log: (line) => console.log(line) }),
+    );
   } finally {
     await shutdownModels();
     await closeAllBackends();

@@ -102,7 +102,8 @@ export function binaryFamilies(lock: Lockfile): Family[] {
       .filter((p): p is string => !!p && isPlatformSpecific(lock.packages[p]));
     if (members.length < 2) continue;
     const byTarget: Record<string, string[]> = {};
-    for (const t of TARGETS) byTarget[t.name] = members.filter((m) => runsOn(lock.packages[m], t)).map((m) => m.replace(/^.*node_modules\//, ""));
+    for (const t of TARGETS)
+      byTarget[t.name] = members.filter((m) => runsOn(lock.packages[m], t)).map((m) => m.replace(/^.*node_modules\//, ""));
     families.push({ owner: at.replace(/^node_modules\//, ""), byTarget });
   }
   return families.sort((a, b) => a.owner.localeCompare(b.owner));
@@ -110,7 +111,9 @@ export function binaryFamilies(lock: Lockfile): Family[] {
 
 /** Supported systems for which a binary family has no locked package at all. */
 export function uncoveredTargets(families: Family[]): { owner: string; targets: string[] }[] {
-  return families.map((f) => ({ owner: f.owner, targets: TARGETS.filter((t) => f.byTarget[t.name].length === 0).map((t) => t.name) })).filter((g) => g.targets.length > 0);
+  return families
+    .map((f) => ({ owner: f.owner, targets: TARGETS.filter((t) => f.byTarget[t.name].length === 0).map((t) => t.name) }))
+    .filter((g) => g.targets.length > 0);
 }
 
 function main() {
@@ -124,15 +127,21 @@ function main() {
     console.log(`  ${f.owner.padEnd(28)} ${gap ? `NONE for ${gap.targets.join(", ")}` : `all ${TARGETS.length} systems`}`);
   }
   if (missing.length) {
-    console.error(`\npackage-lock.json lacks ${missing.length} optional ${missing.length === 1 ? "dependency" : "dependencies"} that npm ci on other systems needs:`);
+    console.error(
+      `\npackage-lock.json lacks ${missing.length} optional ${missing.length === 1 ? "dependency" : "dependencies"} that npm ci on other systems needs:`,
+    );
     for (const m of missing) console.error(`  ${m.name}@${m.range} (optional dependency of ${m.requiredBy})`);
     console.error("\nRun `npm install --no-audit --no-fund` with the registry reachable (it adds them), then run this check again.");
   }
   if (gaps.length) {
-    console.error(`\nSome native packages have no build for a supported system (${TARGETS.map((t) => t.name).join(", ")}): ${gaps.map((g) => g.owner).join(", ")}.`);
+    console.error(
+      `\nSome native packages have no build for a supported system (${TARGETS.map((t) => t.name).join(", ")}): ${gaps.map((g) => g.owner).join(", ")}.`,
+    );
   }
   if (missing.length || gaps.length) process.exit(1);
-  console.log("\nEvery optional dependency that a locked package declares is in package-lock.json, and every supported system has its binaries.");
+  console.log(
+    "\nEvery optional dependency that a locked package declares is in package-lock.json, and every supported system has its binaries.",
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) main();

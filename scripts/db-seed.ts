@@ -11,7 +11,9 @@ await runCli(async () => {
   try {
     console.log(report.seededUsers ? `Seeded ${report.seededUsers} demo users.` : "The workspace already has users: no demo users added.");
     const demo = await seedDemoCatalogOnce(handle.prisma, catalogDeps());
-    console.log(demo.seeded ? `Seeded the demo catalog (${demo.kbs} knowledge bases).` : "The demo catalog was seeded before: nothing added.");
+    console.log(
+      demo.seeded ? `Seeded the demo catalog (${demo.kbs} knowledge bases).` : "The demo catalog was seeded before: nothing added.",
+    );
   } finally {
     await closeAllBackends();
     await handle.close();

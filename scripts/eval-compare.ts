@@ -18,7 +18,9 @@ function readReport(file: string): ReportJson {
   }
   const parsed = reportFileSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new Error(`${file} is not an evaluation report (write one with npm run eval -- --suite <name> --json <file>): ${parsed.error.issues[0]?.path.join(".")} ${parsed.error.issues[0]?.message}`);
+    throw new Error(
+      `${file} is not an evaluation report (write one with npm run eval -- --suite <name> --json <file>): ${parsed.error.issues[0]?.path.join(".")} ${parsed.error.issues[0]?.message}`,
+    );
   }
   return raw as ReportJson;
 }

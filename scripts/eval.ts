@@ -18,7 +18,14 @@ import { loadEnv } from "../lib/env";
 import { AppError } from "../lib/errors";
 import { formatDuration, formatReport, formatSummary, type SummaryRow } from "../lib/eval/format";
 import { type Neo4jSettings, prepareSuiteCatalog } from "../lib/eval/prepare";
-import { checkQuestionFileSources, isQuestionFileSuite, loadQuestionFile, QUESTION_FILE_FORMATS, QUESTION_FILE_SUITES, registerQuestionCollection } from "../lib/eval/question-files";
+import {
+  checkQuestionFileSources,
+  isQuestionFileSuite,
+  loadQuestionFile,
+  QUESTION_FILE_FORMATS,
+  QUESTION_FILE_SUITES,
+  registerQuestionCollection,
+} from "../lib/eval/question-files";
 import { executeEvalRun, openReport, planEvalRun } from "../lib/eval/runner";
 import { loadSuite } from "../lib/eval/suites";
 import { BUILTIN_SUITES, type BuiltinSuite, type ReportJson } from "../lib/eval/types";
@@ -45,7 +52,15 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const out: Args = { limit: null, seed: 1, concurrency: availableParallelism(), fresh: false, neo4jHarness: false, quiet: false, llm: "default" };
+  const out: Args = {
+    limit: null,
+    seed: 1,
+    concurrency: availableParallelism(),
+    fresh: false,
+    neo4jHarness: false,
+    quiet: false,
+    llm: "default",
+  };
   const value = (i: number, flag: string) => {
     const v = argv[i + 1];
     if (v === undefined || v.startsWith("--")) throw new AppError("VALIDATION", `${flag} needs a value. ${USAGE}`);
@@ -53,7 +68,8 @@ function parseArgs(argv: string[]): Args {
   };
   const whole = (v: string, flag: string, min: number) => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new AppError("VALIDATION", `${flag} needs a whole number${min > 0 ? ` of at least ${min}` : ""} (got "${v}").`);
+    if (!Number.isInteger(n) || n < min)
+      throw new AppError("VALIDATION", `${flag} needs a whole number${min > 0 ? ` of at least ${min}` : ""} (got "${v}").`);
     return n;
   };
   for (let i = 0; i < argv.length; i++) {
@@ -85,7 +101,8 @@ function parseArgs(argv: string[]): Args {
         break;
       case "--llm": {
         const v = value(i++, a);
-        if (v !== "default" && v !== "off") throw new AppError("VALIDATION", `--llm is "default" (the workspace's LLM settings) or "off" (classical strategies only).`);
+        if (v !== "default" && v !== "off")
+          throw new AppError("VALIDATION", `--llm is "default" (the workspace's LLM settings) or "off" (classical strategies only).`);
         out.llm = v;
         break;
       }
@@ -104,7 +121,10 @@ function parseArgs(argv: string[]): Args {
   }
   if (!out.suite) throw new AppError("VALIDATION", `Name a suite. ${USAGE}`);
   if (out.questions && !isQuestionFileSuite(out.suite)) {
-    throw new AppError("VALIDATION", `--questions needs one of the suites ${QUESTION_FILE_SUITES.join(", ")} (the file's format): ${QUESTION_FILE_SUITES.map((k) => `${k}: ${QUESTION_FILE_FORMATS[k]}`).join("; ")}.`);
+    throw new AppError(
+      "VALIDATION",
+      `--questions needs one of the suites ${QUESTION_FILE_SUITES.join(", ")} (the file's format): ${QUESTION_FILE_SUITES.map((k) => `${k}: ${QUESTION_FILE_FORMATS[k]}`).join("; ")}.`,
+    );
   }
   return out;
 }
@@ -131,7 +151,9 @@ await runCli(async () => {
 
   // Neo4j for text2cypher (and mixed): NEO4J_URI, or a throw-away test harness (Java 17 + Maven) with --neo4j-harness.
   let harness: { stop(): Promise<void> } | null = null;
-  let neo4j: Neo4jSettings | undefined = env.NEO4J_URI ? { uri: env.NEO4J_URI, user: env.NEO4J_USER, password: env.NEO4J_PASSWORD, database: env.NEO4J_DATABASE } : undefined;
+  let neo4j: Neo4jSettings | undefined = env.NEO4J_URI
+    ? { uri: env.NEO4J_URI, user: env.NEO4J_USER, password: env.NEO4J_PASSWORD, database: env.NEO4J_DATABASE }
+    : undefined;
   if (args.neo4jHarness && !neo4j) {
     const { startNeo4j } = await import("../tests/support/services/neo4j");
     const started = Date.now();
@@ -148,7 +170,8 @@ await runCli(async () => {
   /** Undone in the finally below, also when the run fails or is stopped (a temporary collection). */
   const cleanups: (() => Promise<void>)[] = [];
   const runCleanups = async () => {
-    for (const undo of cleanups.splice(0).reverse()) await undo().catch((e: Error) => console.error(`Could not remove a temporary collection: ${e.message}`));
+    for (const undo of cleanups.splice(0).reverse())
+      await undo().catch((e: Error) => console.error(`Could not remove a temporary collection: ${e.message}`));
   };
   let lastInterrupt = 0;
   const onSigint = () => {
@@ -157,7 +180,9 @@ await runCli(async () => {
     lastInterrupt = Date.now();
     interrupts++;
     if (interrupts === 1) {
-      console.error("\nStopping after the questions in flight are cancelled; finished questions are kept (run the same command to resume). Ctrl-C again to quit at once.");
+      console.error(
+        "\nStopping after the questions in flight are cancelled; finished questions are kept (run the same command to resume). Ctrl-C again to quit at once.",
+      );
       controller.abort();
     } else {
       // Quit at once, but first remove a temporary collection (bounded: a stuck removal does not keep the process alive).
@@ -169,8 +194,13 @@ await runCli(async () => {
   try {
     const userRow = args.user
       ? await prisma.user.findUnique({ where: { email: args.user.toLowerCase() }, include: { memberships: true } })
-      : await prisma.user.findFirst({ where: { role: "ADMIN", active: true }, orderBy: { createdAt: "asc" }, include: { memberships: true } });
-    if (!userRow || !userRow.active) throw new AppError("VALIDATION", args.user ? `No active user ${args.user}.` : "No active admin exists; pass --user <email>.");
+      : await prisma.user.findFirst({
+          where: { role: "ADMIN", active: true },
+          orderBy: { createdAt: "asc" },
+          include: { memberships: true },
+        });
+    if (!userRow || !userRow.active)
+      throw new AppError("VALIDATION", args.user ? `No active user ${args.user}.` : "No active admin exists; pass --user <email>.");
     const user = { id: userRow.id, role: userRow.role, groupIds: userRow.memberships.map((m) => m.groupId) };
 
     const runSuite = async (key: string, jsonOut: string | undefined): Promise<ReportJson> => {
@@ -194,7 +224,17 @@ await runCli(async () => {
         prisma,
         deps,
         user,
-        { suite: key, seed: args.seed, limit: args.limit, configInput, concurrency: args.concurrency, origin: "cli", fresh: args.fresh, llm: args.llm, questionsFile: fromFile?.ref },
+        {
+          suite: key,
+          seed: args.seed,
+          limit: args.limit,
+          configInput,
+          concurrency: args.concurrency,
+          origin: "cli",
+          fresh: args.fresh,
+          llm: args.llm,
+          questionsFile: fromFile?.ref,
+        },
         fromFile?.suite,
       );
       const { reportId, resumedFrom } = await openReport(prisma, user, plan, { sharedDatabase: !!env.DATABASE_URL });
@@ -203,7 +243,9 @@ await runCli(async () => {
         `\n${plan.suite.label}: ${total} question${total === 1 ? "" : "s"}${args.limit ? ` (seed ${args.seed}, of ${plan.catalog.questions.length})` : ""} over ${plan.catalog.kbIds?.length ?? plan.catalog.byId.size} knowledge bases, concurrency ${args.concurrency}, as ${userRow.email}; report ${reportId}`,
       );
       if (plan.catalog.skipped.length) {
-        console.log(`Left out ${plan.catalog.skipped.length} question(s) whose gold source is missing: ${plan.catalog.skipped[0].reason}${plan.catalog.skipped.length > 1 ? ", …" : ""}`);
+        console.log(
+          `Left out ${plan.catalog.skipped.length} question(s) whose gold source is missing: ${plan.catalog.skipped[0].reason}${plan.catalog.skipped.length > 1 ? ", …" : ""}`,
+        );
       }
       if (resumedFrom) console.log(`Resuming: ${resumedFrom} of ${total} questions are already done (--fresh starts over).`);
       const report = await executeEvalRun(prisma, deps, user, plan, reportId, {
@@ -211,7 +253,16 @@ await runCli(async () => {
         sharedDatabase: !!env.DATABASE_URL,
         onQuestion: (r, p) => {
           if (args.quiet) return;
-          const verdict = r.status === "ERROR" ? "error" : r.scores.p1 === true ? "right" : r.scores.p1 === false ? "wrong" : r.refrain.correctDecision === true ? "right" : "–";
+          const verdict =
+            r.status === "ERROR"
+              ? "error"
+              : r.scores.p1 === true
+                ? "right"
+                : r.scores.p1 === false
+                  ? "wrong"
+                  : r.refrain.correctDecision === true
+                    ? "right"
+                    : "–";
           const ex = r.execution ? ` EX ${r.execution.match ? "✓" : "✗"}` : "";
           const ret = r.retrieval ? ` hit@10 ${r.retrieval.ranks.some((x) => x !== null && x <= 10) ? "✓" : "✗"}` : "";
           console.log(

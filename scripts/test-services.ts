@@ -29,7 +29,13 @@ try {
   console.log(`OpenSearch ready at ${opensearch.url} (all services up in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
   const r = spawnSync("npx", ["vitest", "run", "--project", "integration", ...extraArgs], {
     stdio: "inherit",
-    env: { ...process.env, TEST_POSTGRES_URL: postgres.url, TEST_SPARQL_ENDPOINT: virtuoso.endpoint, ...neo4jTestEnv(neo4j), ...openSearchTestEnv(opensearch) },
+    env: {
+      ...process.env,
+      TEST_POSTGRES_URL: postgres.url,
+      TEST_SPARQL_ENDPOINT: virtuoso.endpoint,
+      ...neo4jTestEnv(neo4j),
+      ...openSearchTestEnv(opensearch),
+    },
   });
   status = r.status ?? 1;
 } catch (e) {

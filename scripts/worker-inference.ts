@@ -24,13 +24,21 @@ let env;
 let listen;
 try {
   env = parseModelsEnv(process.env);
-  listen = listenSchema.parse({ INFERENCE_HOST: process.env.INFERENCE_HOST || undefined, INFERENCE_PORT: process.env.INFERENCE_PORT || undefined });
+  listen = listenSchema.parse({
+    INFERENCE_HOST: process.env.INFERENCE_HOST || undefined,
+    INFERENCE_PORT: process.env.INFERENCE_PORT || undefined,
+  });
 } catch (e) {
   fail((e as Error).message);
 }
 if (env.INFERENCE_URL) fail("INFERENCE_URL is set: that tells an app to use a service; the service itself runs the models. Unset it here.");
 
-const settings = { enabled: true, precision: env.MODELS_PRECISION, embedder: env.EMBEDDING_MODEL, crossEncoder: env.CROSS_ENCODER_MODEL ?? null };
+const settings = {
+  enabled: true,
+  precision: env.MODELS_PRECISION,
+  embedder: env.EMBEDDING_MODEL,
+  crossEncoder: env.CROSS_ENCODER_MODEL ?? null,
+};
 const runtime = new LocalModelRuntime(runtimeChoice(settings, env, process.env.DATA_DIR || ".data").local);
 const service = createInferenceService(runtime);
 
@@ -42,7 +50,12 @@ if (cross.status === "rejected") console.error(`Re-ranking model unavailable: ${
 service.server.listen(listen.INFERENCE_PORT, listen.INFERENCE_HOST, () => {
   const address = service.server.address();
   const port = typeof address === "object" && address ? address.port : listen.INFERENCE_PORT;
-  const models = [embedder.status === "fulfilled" ? embedder.value.info.id : null, cross.status === "fulfilled" ? cross.value?.info.id : null].filter(Boolean).join(", ");
+  const models = [
+    embedder.status === "fulfilled" ? embedder.value.info.id : null,
+    cross.status === "fulfilled" ? cross.value?.info.id : null,
+  ]
+    .filter(Boolean)
+    .join(", ");
   // The tests read this line to find the port.
   console.log(`inference service listening on http://${listen.INFERENCE_HOST}:${port} (${models || "no model loaded"})`);
 });

@@ -17,7 +17,9 @@ await runCli(async () => {
   try {
     const { dir, manifest } = await exportWorkspace(handle, catalogDeps(), values.out, (line) => console.log(line));
     const rows = Object.values(manifest.tables).reduce((a, b) => a + b, 0);
-    console.log(`Exported ${rows.toLocaleString("en")} rows, ${manifest.collections.length} document collections and the files of ${manifest.kbFiles.length} knowledge bases to ${dir}.`);
+    console.log(
+      `Exported ${rows.toLocaleString("en")} rows, ${manifest.collections.length} document collections and the files of ${manifest.kbFiles.length} knowledge bases to ${dir}.`,
+    );
     console.log("Import it with: npm run workspace:import -- --from <folder> (DATABASE_URL and SEARCH_URL of the new deployment set).");
   } finally {
     await handle.close();

@@ -19,7 +19,8 @@ function sourceKey(values: { "source-key"?: string; "source-secrets"?: string })
   if (values["source-secrets"]) {
     const stored = JSON.parse(readFileSync(values["source-secrets"], "utf8")) as { encryptionKey?: string };
     const key = stored.encryptionKey ? decodeKey(stored.encryptionKey) : null;
-    if (!key) throw new Error(`${values["source-secrets"]} has no encryption key (it should be the old workspace's DATA_DIR/secrets.json).`);
+    if (!key)
+      throw new Error(`${values["source-secrets"]} has no encryption key (it should be the old workspace's DATA_DIR/secrets.json).`);
     return key;
   }
   return undefined;
@@ -40,13 +41,21 @@ await runCli(async () => {
   if (!values.from) throw new Error("Say which export to read: npm run workspace:import -- --from <folder>");
   const env = loadEnv();
   const databaseUrl = values["to-database"] ?? env.DATABASE_URL;
-  if (!databaseUrl) throw new Error("Say where the workspace goes: set DATABASE_URL (the new deployment's PostgreSQL) or pass --to-database postgresql://…");
+  if (!databaseUrl)
+    throw new Error(
+      "Say where the workspace goes: set DATABASE_URL (the new deployment's PostgreSQL) or pass --to-database postgresql://…",
+    );
   if (!/^postgres(ql)?:\/\//.test(databaseUrl)) throw new Error("--to-database must be a postgres:// or postgresql:// connection URL.");
   const searchUrl = values["to-search"] ?? env.SEARCH_URL;
   const dataDir = path.resolve(values["data-dir"] ?? env.DATA_DIR);
   const report = await importWorkspace({
     from: values.from,
-    target: { databaseUrl, dataDir, storageDir: path.resolve(values["storage-dir"] ?? env.STORAGE_DIR ?? dataDir), datasetsDir: path.resolve(env.DATASETS_DIR) },
+    target: {
+      databaseUrl,
+      dataDir,
+      storageDir: path.resolve(values["storage-dir"] ?? env.STORAGE_DIR ?? dataDir),
+      datasetsDir: path.resolve(env.DATASETS_DIR),
+    },
     encryptionKey: resolveSecrets({ ...env, DATA_DIR: dataDir }).encryptionKey,
     sourceKey: sourceKey(values),
     search: searchUrl ? { url: searchUrl, store: searchUrl !== env.SEARCH_URL } : undefined,

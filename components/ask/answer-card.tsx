@@ -40,9 +40,23 @@ export function AnswerCard({
   const uncertain = answered && a.certainty === "uncertain";
   const listed = Boolean(a.shape && a.shape.kind !== "scalar");
   const level = confidenceWord(a.confidence);
-  const heading = uncertain ? "Closest answer — not certain" : answered ? "Answer" : status === "CANCELLED" ? "Cancelled" : status === "FAILED" ? "The run failed" : "No answer";
+  const heading = uncertain
+    ? "Closest answer — not certain"
+    : answered
+      ? "Answer"
+      : status === "CANCELLED"
+        ? "Cancelled"
+        : status === "FAILED"
+          ? "The run failed"
+          : "No answer";
   return (
-    <section aria-labelledby="answer-heading" className={`min-h-40 rounded-lg border bg-white p-5 ${answered && !uncertain ? "border-slate-200" : "border-amber-200"}`} data-testid="answer-card" data-status={status} data-certainty={uncertain ? "uncertain" : undefined}>
+    <section
+      aria-labelledby="answer-heading"
+      className={`min-h-40 rounded-lg border bg-white p-5 ${answered && !uncertain ? "border-slate-200" : "border-amber-200"}`}
+      data-testid="answer-card"
+      data-status={status}
+      data-certainty={uncertain ? "uncertain" : undefined}
+    >
       <div className="flex flex-wrap items-start justify-between gap-3">
         <h2 id="answer-heading" className="text-xs font-semibold uppercase tracking-wide text-slate-500">
           {heading}
@@ -61,7 +75,9 @@ export function AnswerCard({
       </div>
       {answered ? (
         <>
-          <p className={`mt-2 font-semibold leading-snug ${listed ? "text-lg" : "text-2xl"} ${uncertain ? "text-slate-700" : "text-slate-900"}`}>
+          <p
+            className={`mt-2 font-semibold leading-snug ${listed ? "text-lg" : "text-2xl"} ${uncertain ? "text-slate-700" : "text-slate-900"}`}
+          >
             {/* A list or a table is shown in full below: the sentence form stays short, its citations visible. */}
             <span data-testid="answer-text" className={listed ? "line-clamp-3" : undefined}>
               {a.text}
@@ -108,7 +124,11 @@ export function AnswerCard({
       {answered && a.shape && <AnswerShapeView shape={a.shape} />}
       {outcome.winner && answered && (
         <p className="mt-3 text-sm text-slate-600">
-          From <span className="font-medium text-slate-800" data-testid="answer-source">{outcome.winner.kbName}</span>: {outcome.winner.reason}
+          From{" "}
+          <span className="font-medium text-slate-800" data-testid="answer-source">
+            {outcome.winner.kbName}
+          </span>
+          : {outcome.winner.reason}
         </p>
       )}
       {!answered && a.candidates.length > 0 && (
@@ -125,7 +145,11 @@ export function AnswerCard({
       )}
       {canSaveGuide && (status === "ANSWERED" || status === "REFRAINED") && (
         <div className="mt-4 border-t border-slate-100 pt-3">
-          <Link href={`/guides/new?fromRun=${encodeURIComponent(runId)}`} prefetch={false} className="inline-flex items-center rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50">
+          <Link
+            href={`/guides/new?fromRun=${encodeURIComponent(runId)}`}
+            prefetch={false}
+            className="inline-flex items-center rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50"
+          >
             Save as guide
           </Link>
           <span className="ml-2 text-xs text-slate-500">Review and correct it, then future similar questions follow it.</span>

@@ -36,8 +36,9 @@ function CapNote({ shape }: { shape: AnswerShape }) {
   if (!shape.truncated) return null;
   return (
     <p className="mt-2 rounded border border-amber-200 bg-amber-50 px-2 py-1 text-xs text-amber-900" data-testid="answer-cap-note">
-      More rows exist: the first {shape.total.toLocaleString("en")} are shown, because answers list at most {(shape.cap ?? shape.total).toLocaleString("en")} rows (the answer row cap, a
-      setting an admin can raise). Narrow the question to see the rest.
+      More rows exist: the first {shape.total.toLocaleString("en")} are shown, because answers list at most{" "}
+      {(shape.cap ?? shape.total).toLocaleString("en")} rows (the answer row cap, a setting an admin can raise). Narrow the question to see
+      the rest.
     </p>
   );
 }
@@ -45,13 +46,20 @@ function CapNote({ shape }: { shape: AnswerShape }) {
 function ShapeChart({ shape }: { shape: AnswerShape }) {
   const chart = shape.chart;
   if (!chart) return null;
-  const data = shape.rows.map((r) => ({ key: cellText(r[chart.x]), ...Object.fromEntries(chart.y.map((i) => [shape.columns[i], toNumber(r[i])])) }));
+  const data = shape.rows.map((r) => ({
+    key: cellText(r[chart.x]),
+    ...Object.fromEntries(chart.y.map((i) => [shape.columns[i], toNumber(r[i])])),
+  }));
   const series = chart.y.map((i) => shape.columns[i]);
   const title = `${series.join(", ")} by ${shape.columns[chart.x]}`;
   return (
     <figure className="mt-4" data-testid="answer-chart" data-chart-kind={chart.kind}>
       <figcaption className="mb-1 text-xs font-medium text-slate-600">{title}</figcaption>
-      <div style={{ height: 220 }} role="img" aria-label={`${chart.kind === "line" ? "Line" : "Bar"} chart of ${title}. The same values are in the table.`}>
+      <div
+        style={{ height: 220 }}
+        role="img"
+        aria-label={`${chart.kind === "line" ? "Line" : "Bar"} chart of ${title}. The same values are in the table.`}
+      >
         <ResponsiveContainer width="100%" height="100%">
           {chart.kind === "line" ? (
             <LineChart data={data} margin={{ left: 0, right: 16, top: 4, bottom: 4 }}>
@@ -100,8 +108,15 @@ function ListView({ shape }: { shape: AnswerShape }) {
         ))}
       </ol>
       {values.length > shown && (
-        <button type="button" onClick={() => setShown(shown === PREVIEW_ROWS ? Math.min(values.length, PAGE_ROWS) : shown + PAGE_ROWS)} className="mt-2 text-sm font-medium text-brand-700 hover:underline" data-testid="answer-show-all">
-          {shown === PREVIEW_ROWS ? `Show all ${values.length.toLocaleString("en")}` : `Show ${Math.min(PAGE_ROWS, values.length - shown)} more`}
+        <button
+          type="button"
+          onClick={() => setShown(shown === PREVIEW_ROWS ? Math.min(values.length, PAGE_ROWS) : shown + PAGE_ROWS)}
+          className="mt-2 text-sm font-medium text-brand-700 hover:underline"
+          data-testid="answer-show-all"
+        >
+          {shown === PREVIEW_ROWS
+            ? `Show all ${values.length.toLocaleString("en")}`
+            : `Show ${Math.min(PAGE_ROWS, values.length - shown)} more`}
         </button>
       )}
       <CapNote shape={shape} />
@@ -144,8 +159,15 @@ function TableView({ shape }: { shape: AnswerShape }) {
         </table>
       </div>
       {shape.rows.length > shown && (
-        <button type="button" onClick={() => setShown(shown === PREVIEW_ROWS ? Math.min(shape.rows.length, PAGE_ROWS) : shown + PAGE_ROWS)} className="mt-2 text-sm font-medium text-brand-700 hover:underline" data-testid="answer-show-all">
-          {shown === PREVIEW_ROWS ? `Show all ${shape.rows.length.toLocaleString("en")} rows` : `Show ${count(Math.min(PAGE_ROWS, shape.rows.length - shown), "more row")}`}
+        <button
+          type="button"
+          onClick={() => setShown(shown === PREVIEW_ROWS ? Math.min(shape.rows.length, PAGE_ROWS) : shown + PAGE_ROWS)}
+          className="mt-2 text-sm font-medium text-brand-700 hover:underline"
+          data-testid="answer-show-all"
+        >
+          {shown === PREVIEW_ROWS
+            ? `Show all ${shape.rows.length.toLocaleString("en")} rows`
+            : `Show ${count(Math.min(PAGE_ROWS, shape.rows.length - shown), "more row")}`}
         </button>
       )}
       <CapNote shape={shape} />
@@ -161,10 +183,14 @@ function QuerySource({ shape }: { shape: AnswerShape }) {
   return (
     <details className="mt-3 text-sm" data-testid="answer-query">
       <summary className="cursor-pointer text-slate-600 hover:text-slate-900">
-        {shape.source.language === "search" ? "Read from a table in" : `Computed by ${LANGUAGE_NAMES[shape.source.language] ?? shape.source.language} on`}{" "}
+        {shape.source.language === "search"
+          ? "Read from a table in"
+          : `Computed by ${LANGUAGE_NAMES[shape.source.language] ?? shape.source.language} on`}{" "}
         <span className="font-medium text-slate-800">{shape.source.kbName}</span>
       </summary>
-      <pre className="mt-2 max-h-60 overflow-auto whitespace-pre-wrap rounded bg-slate-900 p-3 font-mono text-xs text-slate-100">{shape.source.query}</pre>
+      <pre className="mt-2 max-h-60 overflow-auto whitespace-pre-wrap rounded bg-slate-900 p-3 font-mono text-xs text-slate-100">
+        {shape.source.query}
+      </pre>
     </details>
   );
 }

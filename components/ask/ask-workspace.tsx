@@ -136,7 +136,11 @@ export function AskWorkspace({ kbs, initialRun, initialTurns, initialConversatio
       />
       {notice && (
         <Alert tone="error">
-          {notice} <Link href="/history" className="font-medium underline">Open your History</Link> to find your own runs.
+          {notice}{" "}
+          <Link href="/history" className="font-medium underline">
+            Open your History
+          </Link>{" "}
+          to find your own runs.
         </Alert>
       )}
       <Thread turns={turns} />
@@ -181,11 +185,17 @@ function EmptyState({ kbs }: { kbs: AskableKb[] }) {
     );
   }
   return (
-    <section aria-labelledby="sources-heading" className="rounded-lg border border-dashed border-slate-300 bg-white p-6" data-testid="ask-empty">
+    <section
+      aria-labelledby="sources-heading"
+      className="rounded-lg border border-dashed border-slate-300 bg-white p-6"
+      data-testid="ask-empty"
+    >
       <h2 id="sources-heading" className="text-sm font-semibold">
         What you can ask about
       </h2>
-      <p className="mt-1 text-sm text-slate-600">Type a question above. These knowledge bases are open to you; Mosaic picks the right ones for each question.</p>
+      <p className="mt-1 text-sm text-slate-600">
+        Type a question above. These knowledge bases are open to you; Mosaic picks the right ones for each question.
+      </p>
       <ul className="mt-4 grid gap-3 md:grid-cols-2 xl:grid-cols-3">
         {kbs.map((k) => (
           <li key={k.id} className="rounded-md border border-slate-200 p-3">

@@ -17,7 +17,12 @@ const REASON_LABELS: Record<string, string> = {
  * and the reasons' weights are the pipeline's own scale: in words here, as numbers in the trace.
  */
 export function CandidateSources({ outcome }: { outcome: RunOutcome }) {
-  if (!outcome.candidates.length) return <p className="text-sm text-slate-600" data-testid="no-candidate-sources">No source matched the words of this question, so none was searched.</p>;
+  if (!outcome.candidates.length)
+    return (
+      <p className="text-sm text-slate-600" data-testid="no-candidate-sources">
+        No source matched the words of this question, so none was searched.
+      </p>
+    );
   // "Answered from here" only where there is an answer: a refused run's best-evidence source answered nothing.
   const answeredFrom = answeredFromKbs(outcome);
   const top = Math.max(...outcome.candidates.map((c) => c.score), 0.0001);
@@ -29,12 +34,18 @@ export function CandidateSources({ outcome }: { outcome: RunOutcome }) {
             <div className="flex flex-wrap items-center gap-2">
               <span className="font-medium">{c.kbName}</span>
               <KindBadge kind={c.kind} />
-              {answeredFrom.has(c.kbId) && <span className="rounded bg-emerald-50 px-1.5 py-0.5 text-xs font-medium text-emerald-800" data-testid="answered-from-here">Answered from here</span>}
+              {answeredFrom.has(c.kbId) && (
+                <span className="rounded bg-emerald-50 px-1.5 py-0.5 text-xs font-medium text-emerald-800" data-testid="answered-from-here">
+                  Answered from here
+                </span>
+              )}
               <span className="ml-auto flex items-center gap-2 text-xs text-slate-600">
                 <span aria-hidden className="h-1.5 w-24 overflow-hidden rounded-full bg-slate-100">
                   <span className="block h-full bg-brand-500" style={{ width: `${Math.round((c.score / top) * 100)}%` }} />
                 </span>
-                <span className="font-medium text-slate-800" data-testid="candidate-match">{matchAgainstBest(c.score, top)}</span>
+                <span className="font-medium text-slate-800" data-testid="candidate-match">
+                  {matchAgainstBest(c.score, top)}
+                </span>
               </span>
             </div>
             <ul className="mt-2 space-y-1 text-sm">
@@ -45,7 +56,11 @@ export function CandidateSources({ outcome }: { outcome: RunOutcome }) {
                 </li>
               ))}
             </ul>
-            {c.sourceObjects.length > 0 && <p className="mt-2 truncate text-xs text-slate-500" title={c.sourceObjects.join(", ")}>Source objects: {c.sourceObjects.join(", ")}</p>}
+            {c.sourceObjects.length > 0 && (
+              <p className="mt-2 truncate text-xs text-slate-500" title={c.sourceObjects.join(", ")}>
+                Source objects: {c.sourceObjects.join(", ")}
+              </p>
+            )}
           </li>
         ))}
       </ul>

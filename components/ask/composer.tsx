@@ -5,10 +5,25 @@ import type { AskableKb } from "@/lib/runs/types";
 import { KindBadge } from "../kb/status-badge";
 import { Button } from "../ui/button";
 
-function KbPicker({ kbs, selected, onChange, disabled }: { kbs: AskableKb[]; selected: string[]; onChange: (ids: string[]) => void; disabled: boolean }) {
+function KbPicker({
+  kbs,
+  selected,
+  onChange,
+  disabled,
+}: {
+  kbs: AskableKb[];
+  selected: string[];
+  onChange: (ids: string[]) => void;
+  disabled: boolean;
+}) {
   const [open, setOpen] = useState(false);
   const id = useId();
-  const summary = selected.length === 0 ? `All ${kbs.length} you may use` : selected.length === 1 ? kbs.find((k) => k.id === selected[0])?.name ?? "1 chosen" : `${selected.length} chosen`;
+  const summary =
+    selected.length === 0
+      ? `All ${kbs.length} you may use`
+      : selected.length === 1
+        ? (kbs.find((k) => k.id === selected[0])?.name ?? "1 chosen")
+        : `${selected.length} chosen`;
   return (
     <div className="text-sm">
       <button
@@ -20,12 +35,21 @@ function KbPicker({ kbs, selected, onChange, disabled }: { kbs: AskableKb[]; sel
         data-testid="kb-picker-toggle"
       >
         <span className="text-slate-500">Knowledge bases:</span> <span className="font-medium">{summary}</span>
-        <span aria-hidden className={`text-xs text-slate-400 transition-transform ${open ? "rotate-180" : ""}`}>▾</span>
+        <span aria-hidden className={`text-xs text-slate-400 transition-transform ${open ? "rotate-180" : ""}`}>
+          ▾
+        </span>
       </button>
       {open && (
-        <fieldset id={`${id}-list`} className="mt-2 rounded-md border border-slate-200 bg-slate-50 p-3" disabled={disabled} data-testid="kb-picker">
+        <fieldset
+          id={`${id}-list`}
+          className="mt-2 rounded-md border border-slate-200 bg-slate-50 p-3"
+          disabled={disabled}
+          data-testid="kb-picker"
+        >
           <legend className="sr-only">Knowledge bases to search</legend>
-          <p className="mb-2 text-xs text-slate-500">None chosen = every knowledge base you may use. Choosing some restricts the question to them.</p>
+          <p className="mb-2 text-xs text-slate-500">
+            None chosen = every knowledge base you may use. Choosing some restricts the question to them.
+          </p>
           {kbs.length === 0 ? (
             <p className="text-slate-600">No knowledge base is shared with you yet. Ask an admin to give your group access to one.</p>
           ) : (

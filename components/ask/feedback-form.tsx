@@ -39,10 +39,20 @@ export function FeedbackForm({ runId, initial }: { runId: string; initial: Feedb
           Was this answer right?
         </h2>
         <div role="group" aria-label="Your verdict" className="flex gap-2">
-          <Button variant={verdict === "HELPFUL" ? "primary" : "secondary"} aria-pressed={verdict === "HELPFUL"} onClick={() => choose("HELPFUL")} className="py-1.5">
+          <Button
+            variant={verdict === "HELPFUL" ? "primary" : "secondary"}
+            aria-pressed={verdict === "HELPFUL"}
+            onClick={() => choose("HELPFUL")}
+            className="py-1.5"
+          >
             Helpful
           </Button>
-          <Button variant={verdict === "WRONG" ? "danger" : "secondary"} aria-pressed={verdict === "WRONG"} onClick={() => choose("WRONG")} className="py-1.5">
+          <Button
+            variant={verdict === "WRONG" ? "danger" : "secondary"}
+            aria-pressed={verdict === "WRONG"}
+            onClick={() => choose("WRONG")}
+            className="py-1.5"
+          >
             Wrong
           </Button>
         </div>
@@ -65,11 +75,30 @@ export function FeedbackForm({ runId, initial }: { runId: string; initial: Feedb
         >
           {verdict === "WRONG" && (
             <Field id={`fb-answer-${runId}`} label="Correct answer (optional)" error={errors.correctAnswer}>
-              <textarea id={`fb-answer-${runId}`} rows={2} value={correctAnswer} onChange={(e) => setCorrectAnswer(e.target.value)} className={AREA} aria-invalid={!!errors.correctAnswer || undefined} />
+              <textarea
+                id={`fb-answer-${runId}`}
+                rows={2}
+                value={correctAnswer}
+                onChange={(e) => setCorrectAnswer(e.target.value)}
+                className={AREA}
+                aria-invalid={!!errors.correctAnswer || undefined}
+              />
             </Field>
           )}
-          <Field id={`fb-comment-${runId}`} label="Comment (optional)" hint="What was wrong or missing? Analysts read this when they correct the answer." error={errors.comment}>
-            <textarea id={`fb-comment-${runId}`} rows={2} value={comment} onChange={(e) => setComment(e.target.value)} className={AREA} aria-invalid={!!errors.comment || undefined} />
+          <Field
+            id={`fb-comment-${runId}`}
+            label="Comment (optional)"
+            hint="What was wrong or missing? Analysts read this when they correct the answer."
+            error={errors.comment}
+          >
+            <textarea
+              id={`fb-comment-${runId}`}
+              rows={2}
+              value={comment}
+              onChange={(e) => setComment(e.target.value)}
+              className={AREA}
+              aria-invalid={!!errors.comment || undefined}
+            />
           </Field>
           {send.error && !Object.keys(errors).length && <Alert tone="error">{send.error.message}</Alert>}
           <div className="flex gap-2">
@@ -77,7 +106,15 @@ export function FeedbackForm({ runId, initial }: { runId: string; initial: Feedb
               {send.isPending ? "Sending…" : saved ? "Update feedback" : "Send feedback"}
             </Button>
             {saved && (
-              <Button variant="ghost" onClick={() => { setEditing(false); setVerdict(saved.verdict); setCorrectAnswer(saved.correctAnswer ?? ""); setComment(saved.comment ?? ""); }}>
+              <Button
+                variant="ghost"
+                onClick={() => {
+                  setEditing(false);
+                  setVerdict(saved.verdict);
+                  setCorrectAnswer(saved.correctAnswer ?? "");
+                  setComment(saved.comment ?? "");
+                }}
+              >
                 Keep as it was
               </Button>
             )}

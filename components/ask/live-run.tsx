@@ -22,8 +22,25 @@ export function LiveRunPanel({ live }: { live: LiveRun }) {
   return (
     <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_18rem]" data-testid="live-run" data-phase={live.phase}>
       <div className="min-w-0 space-y-6">
-        <QuestionHeading question={live.question} meta={<p>{live.phase === "running" ? "Asking now…" : live.phase === "cancelled" ? "Cancelled" : live.phase === "failed" ? "Stopped" : "Asked just now"}</p>} />
-        <section aria-labelledby="live-answer-heading" className={`min-h-40 rounded-lg border bg-white p-5 ${live.phase === "failed" ? "border-rose-200" : live.phase === "cancelled" ? "border-slate-300" : "border-slate-200"}`} data-testid="answer-placeholder">
+        <QuestionHeading
+          question={live.question}
+          meta={
+            <p>
+              {live.phase === "running"
+                ? "Asking now…"
+                : live.phase === "cancelled"
+                  ? "Cancelled"
+                  : live.phase === "failed"
+                    ? "Stopped"
+                    : "Asked just now"}
+            </p>
+          }
+        />
+        <section
+          aria-labelledby="live-answer-heading"
+          className={`min-h-40 rounded-lg border bg-white p-5 ${live.phase === "failed" ? "border-rose-200" : live.phase === "cancelled" ? "border-slate-300" : "border-slate-200"}`}
+          data-testid="answer-placeholder"
+        >
           <h2 id="live-answer-heading" className="text-xs font-semibold uppercase tracking-wide text-slate-500">
             {live.phase === "cancelled" ? "Cancelled" : live.phase === "failed" ? "Could not answer" : "Answer"}
           </h2>
@@ -43,7 +60,11 @@ export function LiveRunPanel({ live }: { live: LiveRun }) {
                 {live.progress.runId && (
                   <>
                     {" "}
-                    It is recorded in your <Link href="/history" className="font-medium text-brand-700 hover:underline">History</Link> as cancelled.
+                    It is recorded in your{" "}
+                    <Link href="/history" className="font-medium text-brand-700 hover:underline">
+                      History
+                    </Link>{" "}
+                    as cancelled.
                   </>
                 )}
               </p>

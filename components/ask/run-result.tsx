@@ -61,13 +61,20 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
     return { cited, closest, others: rest.slice(closest.length, closest.length + 20) };
   }, [outcome]);
 
-  const terms = useMemo(() => questionTerms(outcome?.intent?.completed ?? view.question, outcome?.intent?.keywords ?? []), [outcome, view.question]);
-  const toggle = useCallback((id: string) => setOpenIds((s) => {
-    const next = new Set(s);
-    if (next.has(id)) next.delete(id);
-    else next.add(id);
-    return next;
-  }), []);
+  const terms = useMemo(
+    () => questionTerms(outcome?.intent?.completed ?? view.question, outcome?.intent?.keywords ?? []),
+    [outcome, view.question],
+  );
+  const toggle = useCallback(
+    (id: string) =>
+      setOpenIds((s) => {
+        const next = new Set(s);
+        if (next.has(id)) next.delete(id);
+        else next.add(id);
+        return next;
+      }),
+    [],
+  );
   const cite = useCallback((id: string) => {
     flushSync(() => setOpenIds((s) => new Set(s).add(id)));
     const el = headers.current.get(id);
@@ -76,10 +83,13 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
   }, []);
   // The cell a derivation operand was read from: its row opens and the cell is highlighted.
   const [operandCell, setOperandCell] = useState<{ pieceId: string; column: string } | null>(null);
-  const showOperand = useCallback((pieceId: string, column: string) => {
-    setOperandCell({ pieceId, column });
-    cite(pieceId);
-  }, [cite]);
+  const showOperand = useCallback(
+    (pieceId: string, column: string) => {
+      setOperandCell({ pieceId, column });
+      cite(pieceId);
+    },
+    [cite],
+  );
   const operandColumns = useMemo(() => {
     const map = new Map<string, string[]>();
     for (const o of outcome?.answer.derivation?.operands ?? []) map.set(o.evidenceId, [...(map.get(o.evidenceId) ?? []), o.column]);
@@ -90,11 +100,15 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
     else headers.current.delete(id);
   }, []);
 
-  const understood = outcome?.intent && outcome.intent.completed.trim().toLowerCase() !== view.question.trim().toLowerCase() ? outcome.intent.completed : null;
+  const understood =
+    outcome?.intent && outcome.intent.completed.trim().toLowerCase() !== view.question.trim().toLowerCase()
+      ? outcome.intent.completed
+      : null;
   const meta = (
     <>
       <p>
-        {view.viewerIsOwner ? "Asked" : `Asked by ${view.ownerName}`} {new Date(view.createdAt).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })}
+        {view.viewerIsOwner ? "Asked" : `Asked by ${view.ownerName}`}{" "}
+        {new Date(view.createdAt).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })}
         {outcome ? ` · ${count(outcome.evidence.length, "evidence piece")} · ${count(outcome.iterations.length, "round")}` : ""}
       </p>
       {understood && (
@@ -111,14 +125,23 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
         <QuestionHeading question={view.question} meta={meta} />
         {view.hidden?.wholeResult && (
           <Alert tone="info">
-            This run read knowledge bases you may not use, so its answer, evidence and refinement path are hidden. Ask an admin for access, or ask the question again.
+            This run read knowledge bases you may not use, so its answer, evidence and refinement path are hidden. Ask an admin for access,
+            or ask the question again.
           </Alert>
         )}
-        {view.hidden && !view.hidden.wholeResult && <p className="text-xs text-slate-500">Links to {view.hidden.entityLinks} name(s) in knowledge bases you may not use are not shown.</p>}
+        {view.hidden && !view.hidden.wholeResult && (
+          <p className="text-xs text-slate-500">
+            Links to {view.hidden.entityLinks} name(s) in knowledge bases you may not use are not shown.
+          </p>
+        )}
         {view.laterTurns > 0 && view.conversationId && (
           <p className="text-sm text-slate-600">
             This conversation went on with {count(view.laterTurns, "more question")}.{" "}
-            <Link href={`/ask?conversation=${encodeURIComponent(view.conversationId)}`} prefetch={false} className="font-medium text-brand-700 hover:underline">
+            <Link
+              href={`/ask?conversation=${encodeURIComponent(view.conversationId)}`}
+              prefetch={false}
+              className="font-medium text-brand-700 hover:underline"
+            >
               Open the latest
             </Link>
           </p>
@@ -129,35 +152,77 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
               runId={view.id}
               status={view.status}
               outcome={outcome}
-              citations={cited.map((c) => ({ pieceId: c.evidence.piece.id, number: c.number, label: `${EVIDENCE_KIND_LABELS[c.evidence.piece.kind] ?? c.evidence.piece.kind} from ${c.evidence.piece.provenance.kbName}` }))}
+              citations={cited.map((c) => ({
+                pieceId: c.evidence.piece.id,
+                number: c.number,
+                label: `${EVIDENCE_KIND_LABELS[c.evidence.piece.kind] ?? c.evidence.piece.kind} from ${c.evidence.piece.provenance.kbName}`,
+              }))}
               onCite={cite}
               onOperand={showOperand}
               canSaveGuide={canSaveGuide}
             />
             {outcome.degradations.length > 0 && (
-              <div role="status" className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="degradations">
+              <div
+                role="status"
+                className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900"
+                data-testid="degradations"
+              >
                 <p className="font-medium">Not everything went to plan:</p>
                 <ul className="mt-1 list-disc space-y-0.5 pl-5">
-                  {outcome.degradations.map((d, i) => <li key={i}>{d}</li>)}
+                  {outcome.degradations.map((d, i) => (
+                    <li key={i}>{d}</li>
+                  ))}
                 </ul>
               </div>
             )}
           </>
         ) : (
           !view.hidden?.wholeResult && (
-            <div className="min-h-40 rounded-lg border border-amber-200 bg-white p-5 text-sm text-slate-700" data-testid="answer-card" data-status={view.status}>
-              {view.status === "RUNNING" || view.status === "QUEUED" ? "This run has not finished (or the server stopped while it ran). Ask the question again." : "This run has no stored result."}
+            <div
+              className="min-h-40 rounded-lg border border-amber-200 bg-white p-5 text-sm text-slate-700"
+              data-testid="answer-card"
+              data-status={view.status}
+            >
+              {view.status === "RUNNING" || view.status === "QUEUED"
+                ? "This run has not finished (or the server stopped while it ran). Ask the question again."
+                : "This run has no stored result."}
             </div>
           )
         )}
-        {view.status !== "RUNNING" && view.status !== "QUEUED" && !view.hidden?.wholeResult && <FeedbackForm runId={view.id} initial={view.feedback} />}
+        {view.status !== "RUNNING" && view.status !== "QUEUED" && !view.hidden?.wholeResult && (
+          <FeedbackForm runId={view.id} initial={view.feedback} />
+        )}
         {outcome && (
           <>
-            <EvidenceSection cited={cited} closest={closest} others={others} openIds={openIds} onToggle={toggle} registerHeader={registerHeader} terms={terms} answer={outcome.answer.refrained ? null : outcome.answer.text} operandColumns={operandColumns} activeOperand={operandCell} />
-            <Section id="refinement-heading" title="Refinement path" hint="The critic checks each round's answer against the evidence and, when it fails, says what to change.">
-              <RefinementPath iterations={outcome.iterations} finalText={outcome.answer.text} finalReason={outcome.answer.reason} refrained={outcome.answer.refrained} />
+            <EvidenceSection
+              cited={cited}
+              closest={closest}
+              others={others}
+              openIds={openIds}
+              onToggle={toggle}
+              registerHeader={registerHeader}
+              terms={terms}
+              answer={outcome.answer.refrained ? null : outcome.answer.text}
+              operandColumns={operandColumns}
+              activeOperand={operandCell}
+            />
+            <Section
+              id="refinement-heading"
+              title="Refinement path"
+              hint="The critic checks each round's answer against the evidence and, when it fails, says what to change."
+            >
+              <RefinementPath
+                iterations={outcome.iterations}
+                finalText={outcome.answer.text}
+                finalReason={outcome.answer.reason}
+                refrained={outcome.answer.refrained}
+              />
             </Section>
-            <Section id="candidates-heading" title="Candidate sources" hint="The knowledge bases source selection picked for this question, how well each matched and why.">
+            <Section
+              id="candidates-heading"
+              title="Candidate sources"
+              hint="The knowledge bases source selection picked for this question, how well each matched and why."
+            >
               <CandidateSources outcome={outcome} />
             </Section>
           </>

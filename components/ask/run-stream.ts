@@ -33,7 +33,10 @@ export interface AskRequest {
  * every trace event goes to `onEvent`; resolves with the result line. Aborting `signal` closes the
  * request, which cancels the run on the server.
  */
-export async function streamRun(req: AskRequest, { signal, onEvent }: { signal: AbortSignal; onEvent: (e: StreamedEvent) => void }): Promise<StreamedResult> {
+export async function streamRun(
+  req: AskRequest,
+  { signal, onEvent }: { signal: AbortSignal; onEvent: (e: StreamedEvent) => void },
+): Promise<StreamedResult> {
   const res = await fetch("/api/runs", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/x-ndjson" },

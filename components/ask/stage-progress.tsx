@@ -22,8 +22,16 @@ function Elapsed({ since }: { since: number }) {
 const ICON = {
   pending: <span aria-hidden className="h-3 w-3 rounded-full border-2 border-slate-300" />,
   running: <span aria-hidden className="h-3 w-3 animate-spin rounded-full border-2 border-brand-500 border-t-transparent" />,
-  done: <span aria-hidden className="flex h-3.5 w-3.5 items-center justify-center rounded-full bg-emerald-500 text-[9px] font-bold text-white">✓</span>,
-  error: <span aria-hidden className="flex h-3.5 w-3.5 items-center justify-center rounded-full bg-rose-600 text-[9px] font-bold text-white">!</span>,
+  done: (
+    <span aria-hidden className="flex h-3.5 w-3.5 items-center justify-center rounded-full bg-emerald-500 text-[9px] font-bold text-white">
+      ✓
+    </span>
+  ),
+  error: (
+    <span aria-hidden className="flex h-3.5 w-3.5 items-center justify-center rounded-full bg-rose-600 text-[9px] font-bold text-white">
+      !
+    </span>
+  ),
 };
 const STATUS_TEXT = { pending: "waiting", running: "running", done: "done", error: "failed" };
 /** About two lines of the side panel's small text. */
@@ -34,7 +42,17 @@ const SUMMARY_CHARS = 64;
  * fixed height and summaries are cut to two lines at a word boundary (the whole summary on hover and in
  * the trace), so nothing moves while events stream in.
  */
-export function StageProgress({ progress, live, startedAt, maxRounds = 3 }: { progress: Progress; live: boolean; startedAt?: number; maxRounds?: number }) {
+export function StageProgress({
+  progress,
+  live,
+  startedAt,
+  maxRounds = 3,
+}: {
+  progress: Progress;
+  live: boolean;
+  startedAt?: number;
+  maxRounds?: number;
+}) {
   const running = live && progress.totalMs === null;
   return (
     <section aria-labelledby="progress-heading" className="rounded-lg border border-slate-200 bg-white" data-testid="stage-progress">

@@ -11,5 +11,9 @@ const STYLE: Record<RunStatusName, { label: string; cls: string }> = {
 
 export function StatusPill({ status }: { status: RunStatusName }) {
   const s = STYLE[status] ?? STYLE.QUEUED;
-  return <span className={`shrink-0 rounded px-1.5 py-0.5 text-xs font-medium ${s.cls}`} data-testid="run-status">{s.label}</span>;
+  return (
+    <span className={`shrink-0 rounded px-1.5 py-0.5 text-xs font-medium ${s.cls}`} data-testid="run-status">
+      {s.label}
+    </span>
+  );
 }

@@ -12,15 +12,24 @@ export function Thread({ turns }: { turns: TurnView[] }) {
       </h2>
       <ol className="space-y-2" data-testid="thread">
         {turns.map((t) => (
-          <li key={t.id} className="flex items-start gap-3 rounded-lg border border-slate-200 bg-white px-4 py-2.5 text-sm" data-testid="thread-turn">
+          <li
+            key={t.id}
+            className="flex items-start gap-3 rounded-lg border border-slate-200 bg-white px-4 py-2.5 text-sm"
+            data-testid="thread-turn"
+          >
             <div className="min-w-0 flex-1">
               <p className="truncate font-medium text-slate-900" title={t.question}>
                 {t.question}
               </p>
-              <p className="truncate text-slate-600">{t.status === "ANSWERED" && t.answer ? t.answer : t.refrainReason ?? "No answer"}</p>
+              <p className="truncate text-slate-600">{t.status === "ANSWERED" && t.answer ? t.answer : (t.refrainReason ?? "No answer")}</p>
             </div>
             <StatusPill status={t.status} />
-            <Link href={`/ask?run=${encodeURIComponent(t.id)}`} prefetch={false} className="shrink-0 text-sm font-medium text-brand-700 hover:underline" aria-label={`Reopen: ${t.question}`}>
+            <Link
+              href={`/ask?run=${encodeURIComponent(t.id)}`}
+              prefetch={false}
+              className="shrink-0 text-sm font-medium text-brand-700 hover:underline"
+              aria-label={`Reopen: ${t.question}`}
+            >
               Reopen
             </Link>
           </li>

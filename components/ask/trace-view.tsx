@@ -10,12 +10,24 @@ export function TraceView({ events }: { events: TraceEventView[] }) {
         <caption className="sr-only">Trace events</caption>
         <thead className="sticky top-0 bg-slate-100">
           <tr>
-            <th scope="col" className="px-2 py-1.5">#</th>
-            <th scope="col" className="px-2 py-1.5">Stage</th>
-            <th scope="col" className="px-2 py-1.5">Event</th>
-            <th scope="col" className="px-2 py-1.5">Strategy</th>
-            <th scope="col" className="px-2 py-1.5 text-right">Duration</th>
-            <th scope="col" className="px-2 py-1.5">Summary</th>
+            <th scope="col" className="px-2 py-1.5">
+              #
+            </th>
+            <th scope="col" className="px-2 py-1.5">
+              Stage
+            </th>
+            <th scope="col" className="px-2 py-1.5">
+              Event
+            </th>
+            <th scope="col" className="px-2 py-1.5">
+              Strategy
+            </th>
+            <th scope="col" className="px-2 py-1.5 text-right">
+              Duration
+            </th>
+            <th scope="col" className="px-2 py-1.5">
+              Summary
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -23,10 +35,14 @@ export function TraceView({ events }: { events: TraceEventView[] }) {
             <tr key={e.seq} className="border-t border-slate-100 align-top">
               <td className="px-2 py-1 tabular-nums text-slate-500">{e.seq}</td>
               <td className="px-2 py-1 font-medium">{e.stage}</td>
-              <td className={`px-2 py-1 ${e.type === "ERROR" ? "text-rose-700" : e.type === "INFO" ? "text-amber-700" : ""}`}>{e.type.toLowerCase()}</td>
+              <td className={`px-2 py-1 ${e.type === "ERROR" ? "text-rose-700" : e.type === "INFO" ? "text-amber-700" : ""}`}>
+                {e.type.toLowerCase()}
+              </td>
               <td className="px-2 py-1 text-slate-600">{e.strategy ?? ""}</td>
               <td className="px-2 py-1 text-right tabular-nums">{e.durationMs !== null ? formatMs(e.durationMs) : ""}</td>
-              <td className="max-w-md px-2 py-1 break-words text-slate-700">{e.summary || <span className="text-slate-400">withheld</span>}</td>
+              <td className="max-w-md px-2 py-1 break-words text-slate-700">
+                {e.summary || <span className="text-slate-400">withheld</span>}
+              </td>
             </tr>
           ))}
         </tbody>

@@ -63,13 +63,25 @@ export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string;
   }
 
   return (
-    <form onSubmit={onSubmit} noValidate className="space-y-4 rounded-lg border border-slate-200 bg-white p-6 shadow-sm" aria-label="Sign in">
+    <form
+      onSubmit={onSubmit}
+      noValidate
+      className="space-y-4 rounded-lg border border-slate-200 bg-white p-6 shadow-sm"
+      aria-label="Sign in"
+    >
       {error && <Alert tone="error">{error}</Alert>}
       <Field id="email" label="Email" error={fieldErrors.email}>
         <TextInput id="email" name="email" type="email" autoComplete="username" required autoFocus invalid={!!fieldErrors.email} />
       </Field>
       <Field id="password" label="Password" error={fieldErrors.password}>
-        <TextInput id="password" name="password" type="password" autoComplete="current-password" required invalid={!!fieldErrors.password} />
+        <TextInput
+          id="password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          invalid={!!fieldErrors.password}
+        />
       </Field>
       <Button type="submit" className="w-full" disabled={pending}>
         {pending ? "Signing in…" : "Sign in"}

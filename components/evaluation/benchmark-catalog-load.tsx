@@ -43,9 +43,15 @@ export function BenchmarkCatalogLoad({ offer, canStart }: { offer: boolean; canS
     return (
       <div className="space-y-1.5 rounded-md border border-slate-200 bg-white px-3 py-2 text-sm" data-testid="benchmark-load" role="status">
         <p className="font-medium">Loading the benchmark catalog…</p>
-        <ProgressBar done={job.progressDone} total={job.progressTotal ?? 0} label="Progress of the benchmark catalog load" unit="knowledge base" />
+        <ProgressBar
+          done={job.progressDone}
+          total={job.progressTotal ?? 0}
+          label="Progress of the benchmark catalog load"
+          unit="knowledge base"
+        />
         <p className="text-xs text-slate-600" data-testid="benchmark-load-message">
-          {job.status === "QUEUED" ? job.message || "Waiting to start." : job.progressTotal ? job.message : "Starting…"} It runs in the background: you can leave this page.
+          {job.status === "QUEUED" ? job.message || "Waiting to start." : job.progressTotal ? job.message : "Starting…"} It runs in the
+          background: you can leave this page.
         </p>
         {canStart && (
           <div className="space-y-1">
@@ -63,8 +69,20 @@ export function BenchmarkCatalogLoad({ offer, canStart }: { offer: boolean; canS
     <>
       {finished && (
         <div data-testid="benchmark-load">
-          <Alert tone={finished.status === "FAILED" || / could not be loaded: /.test(finished.message) ? "error" : finished.status === "CANCELLED" ? "info" : "success"}>
-            {finished.status === "FAILED" ? `The benchmark catalog could not be loaded: ${finished.error ?? finished.message}` : finished.status === "CANCELLED" ? `Loading the benchmark catalog was cancelled after ${count(finished.progressDone, "knowledge base")}. What was loaded stays; loading again skips it.` : finished.message}
+          <Alert
+            tone={
+              finished.status === "FAILED" || / could not be loaded: /.test(finished.message)
+                ? "error"
+                : finished.status === "CANCELLED"
+                  ? "info"
+                  : "success"
+            }
+          >
+            {finished.status === "FAILED"
+              ? `The benchmark catalog could not be loaded: ${finished.error ?? finished.message}`
+              : finished.status === "CANCELLED"
+                ? `Loading the benchmark catalog was cancelled after ${count(finished.progressDone, "knowledge base")}. What was loaded stays; loading again skips it.`
+                : finished.message}
           </Alert>
         </div>
       )}

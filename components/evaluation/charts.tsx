@@ -25,14 +25,30 @@ const tooltipPct = (v: unknown) => (typeof v === "number" ? `${(v * 100).toFixed
 const tooltipMs = (v: unknown) => (typeof v === "number" ? formatMetric(v, "ms") : "–");
 
 /** A chart with a title and a fixed height, so nothing below moves while it draws or updates. */
-export function ChartCard({ title, description, height = 240, wide = false, children }: { title: string; description?: string; height?: number; wide?: boolean; children: ReactNode }) {
+export function ChartCard({
+  title,
+  description,
+  height = 240,
+  wide = false,
+  children,
+}: {
+  title: string;
+  description?: string;
+  height?: number;
+  wide?: boolean;
+  children: ReactNode;
+}) {
   return (
     <figure className={`min-w-0 rounded-lg border border-slate-200 bg-white p-4 ${wide ? "xl:col-span-2" : ""}`}>
       <figcaption className="mb-2">
         <span className="block text-sm font-semibold">{title}</span>
         {description && <span className="block text-xs text-slate-500">{description}</span>}
       </figcaption>
-      <div style={{ height }} role="img" aria-label={`${title}${description ? `: ${description}` : ""}. The same values are listed in the metrics table.`}>
+      <div
+        style={{ height }}
+        role="img"
+        aria-label={`${title}${description ? `: ${description}` : ""}. The same values are listed in the metrics table.`}
+      >
         {children}
       </div>
     </figure>
@@ -73,7 +89,9 @@ export function PresenceChart({ metrics }: { metrics: SuiteMetrics }) {
     .filter(([, g]) => g.n > 0)
     .map(([l]) => l);
   if (!labels.length) return null;
-  const ks = [...new Set(labels.flatMap((l) => Object.keys(metrics.presence[l].values).map((k) => Number(k.slice(3)))))].sort((a, b) => a - b);
+  const ks = [...new Set(labels.flatMap((l) => Object.keys(metrics.presence[l].values).map((k) => Number(k.slice(3)))))].sort(
+    (a, b) => a - b,
+  );
   const data = ks.map((k) => ({ k: `${k}`, ...Object.fromEntries(labels.map((l) => [l, metrics.presence[l].values[`ap@${k}`] ?? null])) }));
   return (
     <ChartCard title="Answer presence (AP@k)" description="Share of questions with a gold answer in the top k pieces, per ranking">
@@ -85,7 +103,16 @@ export function PresenceChart({ metrics }: { metrics: SuiteMetrics }) {
           <Tooltip formatter={tooltipPct} labelFormatter={(k) => `top ${k}`} />
           <Legend wrapperStyle={{ fontSize: 11 }} />
           {labels.map((l, i) => (
-            <Line key={l} type="monotone" dataKey={l} name={rankingLabel(l)} stroke={SERIES_COLORS[i % SERIES_COLORS.length]} dot connectNulls isAnimationActive={false} />
+            <Line
+              key={l}
+              type="monotone"
+              dataKey={l}
+              name={rankingLabel(l)}
+              stroke={SERIES_COLORS[i % SERIES_COLORS.length]}
+              dot
+              connectNulls
+              isAnimationActive={false}
+            />
           ))}
         </LineChart>
       </ResponsiveContainer>
@@ -114,7 +141,10 @@ export function BreakdownChart({
   const groups = sortedEntries(by, rank);
   if (groups.length < 2) return null;
   const keys = metrics.filter((k) => groups.some(([, g]) => typeof g.values[k] === "number"));
-  const data = groups.map(([name, g]) => ({ name: `${name.toLowerCase()} · ${g.n}`, ...Object.fromEntries(keys.map((k) => [k, g.values[k] ?? null])) }));
+  const data = groups.map(([name, g]) => ({
+    name: `${name.toLowerCase()} · ${g.n}`,
+    ...Object.fromEntries(keys.map((k) => [k, g.values[k] ?? null])),
+  }));
   // Many groups (Spider's databases, Text2Cypher's types) get the whole row, so their bars and names stay readable.
   const many = groups.length > 4;
   return (
@@ -143,7 +173,11 @@ export function LatencyChart({ metrics }: { metrics: SuiteMetrics }) {
   if (!data.length) return null;
   const total = metrics.latency.total;
   return (
-    <ChartCard title="Latency per stage" description={total ? `End to end: p50 ${formatMetric(total.p50, "ms")}, p95 ${formatMetric(total.p95, "ms")}` : undefined} height={Math.max(200, data.length * 30 + 50)}>
+    <ChartCard
+      title="Latency per stage"
+      description={total ? `End to end: p50 ${formatMetric(total.p50, "ms")}, p95 ${formatMetric(total.p95, "ms")}` : undefined}
+      height={Math.max(200, data.length * 30 + 50)}
+    >
       <ResponsiveContainer width="100%" height="100%">
         <BarChart data={data} layout="vertical" margin={{ left: 8, right: 16, top: 4, bottom: 4 }}>
           <CartesianGrid horizontal={false} stroke="#e2e8f0" />
@@ -161,7 +195,9 @@ export function LatencyChart({ metrics }: { metrics: SuiteMetrics }) {
 
 /** The latest finished report of each suite, side by side. */
 export function SuiteOverviewChart({ rows }: { rows: { suite: string; headline: Record<string, MetricValue> }[] }) {
-  const keys = ["source.rankedFirst", "retrieval.ndcg@10", "execution.match", "answer.p@1", "answer.f1", "refrain.accuracy"].filter((k) => rows.some((r) => typeof r.headline[k] === "number"));
+  const keys = ["source.rankedFirst", "retrieval.ndcg@10", "execution.match", "answer.p@1", "answer.f1", "refrain.accuracy"].filter((k) =>
+    rows.some((r) => typeof r.headline[k] === "number"),
+  );
   if (!rows.length || !keys.length) return null;
   const data = rows.map((r) => ({ suite: r.suite, ...Object.fromEntries(keys.map((k) => [k, r.headline[k] ?? null])) }));
   return (

@@ -21,7 +21,17 @@ function deltaTone(m: MetricDelta): string {
   return better ? "text-emerald-700" : "text-rose-700";
 }
 
-function ChangeList({ title, items, canOpenA, canOpenB }: { title: string; items: QuestionChange[]; canOpenA: boolean; canOpenB: boolean }) {
+function ChangeList({
+  title,
+  items,
+  canOpenA,
+  canOpenB,
+}: {
+  title: string;
+  items: QuestionChange[];
+  canOpenA: boolean;
+  canOpenB: boolean;
+}) {
   if (!items.length) return null;
   return (
     <section aria-label={title} className="space-y-2">
@@ -59,7 +69,9 @@ function ChangeList({ title, items, canOpenA, canOpenB }: { title: string; items
           </li>
         ))}
       </ul>
-      {items.length > 100 && <p className="text-xs text-slate-500">Showing 100 of {items.length}; export both reports and run npm run eval:compare for all.</p>}
+      {items.length > 100 && (
+        <p className="text-xs text-slate-500">Showing 100 of {items.length}; export both reports and run npm run eval:compare for all.</p>
+      )}
     </section>
   );
 }
@@ -76,7 +88,12 @@ export function CompareView({ reports }: { reports: ReportSummary[] }) {
     enabled: !!a && !!b && a !== b,
   });
   if (comparable.length < 2) {
-    return <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-600">Comparing needs two finished reports. Run a suite twice (for example before and after a settings change, with the same seed) and come back.</div>;
+    return (
+      <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-600">
+        Comparing needs two finished reports. Run a suite twice (for example before and after a settings change, with the same seed) and
+        come back.
+      </div>
+    );
   }
   const c = query.data;
   const canOpenA = !!comparable.find((r) => r.id === a)?.canManage;
@@ -105,7 +122,9 @@ export function CompareView({ reports }: { reports: ReportSummary[] }) {
       </div>
       {a === b && <Alert tone="info">Choose two different reports.</Alert>}
       {query.error && <Alert tone="error">{query.error.message}</Alert>}
-      {query.isFetching && !c && <div className="h-40 animate-pulse rounded-lg border border-slate-200 bg-white" aria-busy="true" aria-label="Comparing" />}
+      {query.isFetching && !c && (
+        <div className="h-40 animate-pulse rounded-lg border border-slate-200 bg-white" aria-busy="true" aria-label="Comparing" />
+      )}
       {c && a !== b && (
         <div className="space-y-4" data-testid="comparison">
           {c.warnings.map((w) => (
@@ -114,17 +133,28 @@ export function CompareView({ reports }: { reports: ReportSummary[] }) {
             </Alert>
           ))}
           <p className="text-sm">
-            {count(c.counts.common, "question")} in both: <strong className="text-emerald-700">{c.counts.fixed} fixed</strong>, <strong className="text-rose-700">{c.counts.broken} broken</strong>, {c.counts.changed} answered differently.
+            {count(c.counts.common, "question")} in both: <strong className="text-emerald-700">{c.counts.fixed} fixed</strong>,{" "}
+            <strong className="text-rose-700">{c.counts.broken} broken</strong>, {c.counts.changed} answered differently.
           </p>
           <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
             <table className="w-full text-sm" data-testid="delta-table">
               <thead className="bg-slate-50 text-left text-xs text-slate-600">
                 <tr>
-                  <th scope="col" className="px-3 py-2 font-medium">Group</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Metric</th>
-                  <th scope="col" className="px-3 py-2 text-right font-medium">A</th>
-                  <th scope="col" className="px-3 py-2 text-right font-medium">B</th>
-                  <th scope="col" className="px-3 py-2 text-right font-medium">Δ (B − A)</th>
+                  <th scope="col" className="px-3 py-2 font-medium">
+                    Group
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-medium">
+                    Metric
+                  </th>
+                  <th scope="col" className="px-3 py-2 text-right font-medium">
+                    A
+                  </th>
+                  <th scope="col" className="px-3 py-2 text-right font-medium">
+                    B
+                  </th>
+                  <th scope="col" className="px-3 py-2 text-right font-medium">
+                    Δ (B − A)
+                  </th>
                 </tr>
               </thead>
               <tbody className="divide-y divide-slate-100">
@@ -142,9 +172,24 @@ export function CompareView({ reports }: { reports: ReportSummary[] }) {
               </tbody>
             </table>
           </div>
-          <ChangeList title="Broken (right in A, wrong in B)" items={c.changes.filter((x) => x.change === "broken")} canOpenA={canOpenA} canOpenB={canOpenB} />
-          <ChangeList title="Fixed (wrong in A, right in B)" items={c.changes.filter((x) => x.change === "fixed")} canOpenA={canOpenA} canOpenB={canOpenB} />
-          <ChangeList title="Answered differently" items={c.changes.filter((x) => x.change === "changed")} canOpenA={canOpenA} canOpenB={canOpenB} />
+          <ChangeList
+            title="Broken (right in A, wrong in B)"
+            items={c.changes.filter((x) => x.change === "broken")}
+            canOpenA={canOpenA}
+            canOpenB={canOpenB}
+          />
+          <ChangeList
+            title="Fixed (wrong in A, right in B)"
+            items={c.changes.filter((x) => x.change === "fixed")}
+            canOpenA={canOpenA}
+            canOpenB={canOpenB}
+          />
+          <ChangeList
+            title="Answered differently"
+            items={c.changes.filter((x) => x.change === "changed")}
+            canOpenA={canOpenA}
+            canOpenB={canOpenB}
+          />
         </div>
       )}
     </div>

@@ -100,7 +100,12 @@ export function EvaluationDashboard({
       {tab === "reports" && (
         <div role="tabpanel" id="panel-reports" aria-labelledby="tab-reports" className="grid gap-6 xl:grid-cols-[20rem_minmax(0,1fr)]">
           <div className="min-w-0 space-y-4">
-            <RunForm suites={suiteOptions.data ?? suites} maxConcurrency={maxConcurrency} canLoadCatalog={canLoadCatalog} onStarted={(id) => select(id)} />
+            <RunForm
+              suites={suiteOptions.data ?? suites}
+              maxConcurrency={maxConcurrency}
+              canLoadCatalog={canLoadCatalog}
+              onStarted={(id) => select(id)}
+            />
             <ReportList reports={list} selectedId={selected} onSelect={select} suites={suiteOptions.data ?? suites} />
           </div>
           <div className="min-w-0 space-y-4">
@@ -109,7 +114,9 @@ export function EvaluationDashboard({
               <ReportView key={selected} reportId={selected} onDeleted={() => select(list.find((r) => r.id !== selected)?.id ?? null)} />
             ) : (
               <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-600">
-                {list.length ? "Choose a report to see its metrics and questions." : "Start a run: its progress, metrics and questions appear here."}
+                {list.length
+                  ? "Choose a report to see its metrics and questions."
+                  : "Start a run: its progress, metrics and questions appear here."}
               </div>
             )}
           </div>

@@ -39,13 +39,24 @@ function Details({ r }: { r: QuestionResult }) {
   if (r.source.candidates.length) facts.push(["Candidates", r.source.candidates.join(", ")]);
   if (r.source.winner) facts.push(["Answered from", r.source.winner]);
   if (r.execution) {
-    const why = r.execution.onGoldKb === false && r.execution.kbName ? ` (ran on ${r.execution.kbName}, not the gold source${r.execution.resultMatch ? ", though with the same rows" : ""})` : !r.execution.match && r.execution.matchColumns ? " (right rows, extra columns)" : "";
-    facts.push(["Execution match", `${r.execution.match ? "yes" : "no"}${why}; gold ${count(r.execution.goldRows, "row")}, run ${r.execution.predictedRows === null || r.execution.predictedRows === undefined ? "–" : count(r.execution.predictedRows, "row")}`]);
+    const why =
+      r.execution.onGoldKb === false && r.execution.kbName
+        ? ` (ran on ${r.execution.kbName}, not the gold source${r.execution.resultMatch ? ", though with the same rows" : ""})`
+        : !r.execution.match && r.execution.matchColumns
+          ? " (right rows, extra columns)"
+          : "";
+    facts.push([
+      "Execution match",
+      `${r.execution.match ? "yes" : "no"}${why}; gold ${count(r.execution.goldRows, "row")}, run ${r.execution.predictedRows === null || r.execution.predictedRows === undefined ? "–" : count(r.execution.predictedRows, "row")}`,
+    ]);
   }
   if (r.retrieval) {
     facts.push(["Relevant documents at rank", r.retrieval.ranks.map((x) => x ?? "not retrieved").join(", ")]);
     if (r.retrieval.stages?.length) {
-      facts.push(["… after each stage", r.retrieval.stages.map((st) => `${rankingLabel(st.label)}: ${st.ranks.map((x) => x ?? "–").join(", ")}`).join("; ")]);
+      facts.push([
+        "… after each stage",
+        r.retrieval.stages.map((st) => `${rankingLabel(st.label)}: ${st.ranks.map((x) => x ?? "–").join(", ")}`).join("; "),
+      ]);
     }
     if (r.retrieval.queries?.length) facts.push(["Searched with", r.retrieval.queries.map((q) => `“${q}”`).join("; ")]);
   }
@@ -87,7 +98,10 @@ export function QuestionTable({ reportId, canOpenRuns, running }: { reportId: st
   const [open, setOpen] = useState<string | null>(null);
   const query = useQuery({
     queryKey: ["eval-questions", reportId, filter, q, offset],
-    queryFn: () => evalApi<{ total: number; rows: QuestionResult[] }>(`/reports/${reportId}/questions?${new URLSearchParams({ filter, q, offset: String(offset), limit: String(PAGE) })}`),
+    queryFn: () =>
+      evalApi<{ total: number; rows: QuestionResult[] }>(
+        `/reports/${reportId}/questions?${new URLSearchParams({ filter, q, offset: String(offset), limit: String(PAGE) })}`,
+      ),
     placeholderData: keepPreviousData,
     refetchInterval: running ? 5000 : false,
   });
@@ -134,23 +148,40 @@ export function QuestionTable({ reportId, canOpenRuns, running }: { reportId: st
       </p>
       {data && data.rows.length === 0 ? (
         <div className="rounded-lg border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-600">
-          {filter === "wrong" ? "No wrong answers in this report so far." : "No question matches."} {filter !== "all" && "Choose “All” to see every question."}
+          {filter === "wrong" ? "No wrong answers in this report so far." : "No question matches."}{" "}
+          {filter !== "all" && "Choose “All” to see every question."}
         </div>
       ) : (
         <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
           <table className="w-full table-fixed text-sm" data-testid="question-table">
             <thead className="bg-slate-50 text-left text-xs text-slate-600">
               <tr>
-                <th scope="col" className="w-[40%] px-3 py-2 font-medium">Question</th>
-                <th scope="col" className="w-[20%] px-3 py-2 font-medium">Gold</th>
-                <th scope="col" className="w-[20%] px-3 py-2 font-medium">Answer</th>
-                <th scope="col" className="w-[8%] px-3 py-2 font-medium">Verdict</th>
-                <th scope="col" className="w-[12%] px-3 py-2 font-medium">Run</th>
+                <th scope="col" className="w-[40%] px-3 py-2 font-medium">
+                  Question
+                </th>
+                <th scope="col" className="w-[20%] px-3 py-2 font-medium">
+                  Gold
+                </th>
+                <th scope="col" className="w-[20%] px-3 py-2 font-medium">
+                  Answer
+                </th>
+                <th scope="col" className="w-[8%] px-3 py-2 font-medium">
+                  Verdict
+                </th>
+                <th scope="col" className="w-[12%] px-3 py-2 font-medium">
+                  Run
+                </th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
               {data?.rows.map((r) => (
-                <Row key={r.id} r={r} open={open === r.id} onToggle={() => setOpen(open === r.id ? null : r.id)} canOpenRuns={canOpenRuns} />
+                <Row
+                  key={r.id}
+                  r={r}
+                  open={open === r.id}
+                  onToggle={() => setOpen(open === r.id ? null : r.id)}
+                  canOpenRuns={canOpenRuns}
+                />
               ))}
             </tbody>
           </table>
@@ -174,7 +205,11 @@ export function QuestionTable({ reportId, canOpenRuns, running }: { reportId: st
 }
 
 function Row({ r, open, onToggle, canOpenRuns }: { r: QuestionResult; open: boolean; onToggle: () => void; canOpenRuns: boolean }) {
-  const gold = r.gold.unanswerable ? "(should refrain)" : r.gold.answers.length ? r.gold.answers.slice(0, 5).join("; ") + (r.gold.answers.length > 5 ? "; …" : "") : "–";
+  const gold = r.gold.unanswerable
+    ? "(should refrain)"
+    : r.gold.answers.length
+      ? r.gold.answers.slice(0, 5).join("; ") + (r.gold.answers.length > 5 ? "; …" : "")
+      : "–";
   return (
     <>
       <tr className="align-top">

@@ -22,7 +22,15 @@ export function StatusBadge({ status }: { status: ReportStatus }) {
 export function ProgressBar({ done, total, label, unit = "question" }: { done: number; total: number; label: string; unit?: string }) {
   const pct = total ? Math.round((done / total) * 100) : 0;
   return (
-    <div className="h-1.5 w-full overflow-hidden rounded bg-slate-100" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={total} aria-valuenow={done} aria-valuetext={`${done.toLocaleString("en")} of ${count(total, unit)}`}>
+    <div
+      className="h-1.5 w-full overflow-hidden rounded bg-slate-100"
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={total}
+      aria-valuenow={done}
+      aria-valuetext={`${done.toLocaleString("en")} of ${count(total, unit)}`}
+    >
       <div className="h-full bg-brand-500 transition-[width]" style={{ width: `${pct}%` }} />
     </div>
   );
@@ -45,16 +53,31 @@ function firstRunHint(suites: SuiteOption[]): string {
   return `Start with the ${first.label} suite (${count(first.questions, "question")})${quick}.`;
 }
 
-export function ReportList({ reports, selectedId, onSelect, suites }: { reports: ReportSummary[]; selectedId: string | null; onSelect: (id: string) => void; suites: SuiteOption[] }) {
+export function ReportList({
+  reports,
+  selectedId,
+  onSelect,
+  suites,
+}: {
+  reports: ReportSummary[];
+  selectedId: string | null;
+  onSelect: (id: string) => void;
+  suites: SuiteOption[];
+}) {
   if (!reports.length) {
     return (
       <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-600" data-testid="no-reports">
-        No evaluation runs yet. {firstRunHint(suites)} Runs from <code className="rounded bg-slate-100 px-1">npm run eval</code> on this workspace appear here too.
+        No evaluation runs yet. {firstRunHint(suites)} Runs from <code className="rounded bg-slate-100 px-1">npm run eval</code> on this
+        workspace appear here too.
       </div>
     );
   }
   return (
-    <ul className="divide-y divide-slate-100 overflow-hidden rounded-lg border border-slate-200 bg-white" aria-label="Evaluation reports" data-testid="report-list">
+    <ul
+      className="divide-y divide-slate-100 overflow-hidden rounded-lg border border-slate-200 bg-white"
+      aria-label="Evaluation reports"
+      data-testid="report-list"
+    >
       {reports.map((r) => (
         <li key={r.id}>
           <button
@@ -67,7 +90,9 @@ export function ReportList({ reports, selectedId, onSelect, suites }: { reports:
               <span className="font-medium">{r.suiteLabel}</span>
               {r.label && <span className="text-slate-600">· {r.label}</span>}
               <StatusBadge status={r.status} />
-              <span className="ml-auto text-xs text-slate-500">{new Date(r.createdAt).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })}</span>
+              <span className="ml-auto text-xs text-slate-500">
+                {new Date(r.createdAt).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })}
+              </span>
             </span>
             <span className="mt-1 block text-xs text-slate-600">
               {r.done} / {count(r.total, "question")} · seed {r.seed}

@@ -1,7 +1,17 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { BREAKDOWN_TITLES, breakdownValueRank, formatDelta, formatMetric, HEADLINE_METRICS, metricInfo, rankingRank, sortedEntries, stageRank } from "@/lib/eval/metric-labels";
+import {
+  BREAKDOWN_TITLES,
+  breakdownValueRank,
+  formatDelta,
+  formatMetric,
+  HEADLINE_METRICS,
+  metricInfo,
+  rankingRank,
+  sortedEntries,
+  stageRank,
+} from "@/lib/eval/metric-labels";
 import type { ReportDetail } from "@/lib/eval/reports";
 import type { MetricGroup, SuiteMetrics } from "@/lib/eval/types";
 import { Alert } from "../ui/alert";
@@ -65,7 +75,12 @@ function MetricsTable({ metrics }: { metrics: SuiteMetrics }) {
     for (const [k, v] of Object.entries(st.values)) {
       const info = metricInfo(`stage.${st.label}.${k}`);
       const change = st.delta[k];
-      rows.push({ group: info.group, label: info.label, value: `${formatMetric(v, "rate")}${change === null || change === undefined ? "" : ` (${formatDelta(change, "rate")})`}`, n: st.n });
+      rows.push({
+        group: info.group,
+        label: info.label,
+        value: `${formatMetric(v, "rate")}${change === null || change === undefined ? "" : ` (${formatDelta(change, "rate")})`}`,
+        n: st.n,
+      });
     }
   }
   add("evidence", metrics.evidence);
@@ -74,7 +89,12 @@ function MetricsTable({ metrics }: { metrics: SuiteMetrics }) {
   add("answer", metrics.answer);
   add("refrain", metrics.refrain);
   for (const [stage, l] of sortedEntries(metrics.latency, stageRank)) {
-    rows.push({ group: "Latency", label: `${stage} p50 / p95`, value: `${formatMetric(l.p50, "ms")} / ${formatMetric(l.p95, "ms")}`, n: l.n });
+    rows.push({
+      group: "Latency",
+      label: `${stage} p50 / p95`,
+      value: `${formatMetric(l.p50, "ms")} / ${formatMetric(l.p95, "ms")}`,
+      n: l.n,
+    });
   }
   if (metrics.usage) {
     rows.push({ group: "LLM usage", label: "tokens", value: formatMetric(metrics.usage.tokens, "count"), n: metrics.usage.runsWithLlm });
@@ -86,10 +106,18 @@ function MetricsTable({ metrics }: { metrics: SuiteMetrics }) {
       <table className="w-full text-sm" data-testid="metrics-table">
         <thead className="bg-slate-50 text-left text-xs text-slate-600">
           <tr>
-            <th scope="col" className="px-4 py-1.5 font-medium">Group</th>
-            <th scope="col" className="px-4 py-1.5 font-medium">Metric</th>
-            <th scope="col" className="px-4 py-1.5 text-right font-medium">Value</th>
-            <th scope="col" className="px-4 py-1.5 text-right font-medium">n</th>
+            <th scope="col" className="px-4 py-1.5 font-medium">
+              Group
+            </th>
+            <th scope="col" className="px-4 py-1.5 font-medium">
+              Metric
+            </th>
+            <th scope="col" className="px-4 py-1.5 text-right font-medium">
+              Value
+            </th>
+            <th scope="col" className="px-4 py-1.5 text-right font-medium">
+              n
+            </th>
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100">
@@ -131,7 +159,10 @@ export function ReportView({ reportId, onDeleted }: { reportId: string; onDelete
 
   if (report.error) return <Alert tone="error">{report.error.message}</Alert>;
   const r = report.data;
-  if (!r) return <div className="h-40 animate-pulse rounded-lg border border-slate-200 bg-white" aria-busy="true" aria-label="Loading the report" />;
+  if (!r)
+    return (
+      <div className="h-40 animate-pulse rounded-lg border border-slate-200 bg-white" aria-busy="true" aria-label="Loading the report" />
+    );
   const live = LIVE.has(r.status);
   const questionsFile = (r.config as { questions?: { name: string; sha256: string } }).questions;
   const m = r.metrics && "source" in r.metrics ? r.metrics : null;
@@ -154,7 +185,11 @@ export function ReportView({ reportId, onDeleted }: { reportId: string; onDelete
                 {resume.isPending ? "Resuming…" : "Resume"}
               </Button>
             )}
-            <a href={`/api/eval/reports/${r.id}/export`} className="inline-flex items-center rounded-md border border-slate-300 bg-white px-3.5 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50" download>
+            <a
+              href={`/api/eval/reports/${r.id}/export`}
+              className="inline-flex items-center rounded-md border border-slate-300 bg-white px-3.5 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50"
+              download
+            >
               Export JSON
             </a>
             {r.canManage && !live && (
@@ -180,13 +215,23 @@ export function ReportView({ reportId, onDeleted }: { reportId: string; onDelete
         </p>
         {questionsFile && (
           <p className="text-xs text-slate-600" data-testid="questions-file">
-            Questions from the file <span className="font-medium">{questionsFile.name}</span> (sha256 <code title={questionsFile.sha256}>{questionsFile.sha256.slice(0, 12)}…</code>)
+            Questions from the file <span className="font-medium">{questionsFile.name}</span> (sha256{" "}
+            <code title={questionsFile.sha256}>{questionsFile.sha256.slice(0, 12)}…</code>)
             {!live && r.status !== "DONE" ? "; resume it by running the same command again on the command line." : "."}
           </p>
         )}
-        {(live || r.status === "INTERRUPTED" || r.status === "CANCELLED") && <ProgressBar done={r.done} total={r.total} label={`Progress of ${r.suiteLabel}`} />}
-        {r.status === "INTERRUPTED" && <Alert tone="info">This run stopped without finishing (the server restarted or the process was killed). Resume it: the questions already done are kept.</Alert>}
-        {r.status === "FAILED" && r.error && <Alert tone="error">The run stopped: {r.error}. Resume it once the cause is fixed; finished questions are kept.</Alert>}
+        {(live || r.status === "INTERRUPTED" || r.status === "CANCELLED") && (
+          <ProgressBar done={r.done} total={r.total} label={`Progress of ${r.suiteLabel}`} />
+        )}
+        {r.status === "INTERRUPTED" && (
+          <Alert tone="info">
+            This run stopped without finishing (the server restarted or the process was killed). Resume it: the questions already done are
+            kept.
+          </Alert>
+        )}
+        {r.status === "FAILED" && r.error && (
+          <Alert tone="error">The run stopped: {r.error}. Resume it once the cause is fixed; finished questions are kept.</Alert>
+        )}
         {actionError && <Alert tone="error">{actionError.message}</Alert>}
       </header>
 
@@ -201,14 +246,25 @@ export function ReportView({ reportId, onDeleted }: { reportId: string; onDelete
             <BreakdownChart title="By suite" description="The suites the questions came from" by={m.bySuite} />
             <StageTable stages={m.retrievalStages} />
             {sortedEntries(m.breakdowns ?? {}, (t) => Object.keys(BREAKDOWN_TITLES).indexOf(t)).map(([tag, by]) => (
-              <BreakdownChart key={tag} title={`By ${BREAKDOWN_TITLES[tag] ?? tag}`} description={BREAKDOWN_DESCRIPTIONS[tag] ?? `The questions' ${tag}`} by={by} rank={breakdownValueRank(tag)} metrics={TAG_BREAKDOWN_KEYS} />
+              <BreakdownChart
+                key={tag}
+                title={`By ${BREAKDOWN_TITLES[tag] ?? tag}`}
+                description={BREAKDOWN_DESCRIPTIONS[tag] ?? `The questions' ${tag}`}
+                by={by}
+                rank={breakdownValueRank(tag)}
+                metrics={TAG_BREAKDOWN_KEYS}
+              />
             ))}
             <LatencyChart metrics={m} />
           </div>
           <MetricsTable metrics={m} />
         </>
       ) : (
-        <div className="rounded-lg border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-600">{live ? "Metrics appear as soon as the first question finishes; the questions below fill in as the run goes." : "This report has no metrics: it stopped before any question finished."}</div>
+        <div className="rounded-lg border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-600">
+          {live
+            ? "Metrics appear as soon as the first question finishes; the questions below fill in as the run goes."
+            : "This report has no metrics: it stopped before any question finished."}
+        </div>
       )}
       <QuestionTable reportId={r.id} canOpenRuns={r.canOpenRuns} running={live} />
     </article>

@@ -39,7 +39,16 @@ export function RunForm({
     mutationFn: () =>
       evalApi<{ reportId: string; resumedFrom: number; total: number }>("/reports", {
         method: "POST",
-        body: { suite, limit: limit.trim() ? Number(limit) : null, seed: Number(seed), concurrency: Number(concurrency), config, label, fresh, llm: classical ? "off" : "default" },
+        body: {
+          suite,
+          limit: limit.trim() ? Number(limit) : null,
+          seed: Number(seed),
+          concurrency: Number(concurrency),
+          config,
+          label,
+          fresh,
+          llm: classical ? "off" : "default",
+        },
       }),
     onSuccess: (r) => {
       void queryClient.invalidateQueries({ queryKey: ["eval-reports"] });
@@ -54,7 +63,12 @@ export function RunForm({
   return (
     <form onSubmit={submit} aria-label="Run a suite" className="space-y-3 rounded-lg border border-slate-200 bg-white p-4">
       <h2 className="text-base font-semibold">Run a suite</h2>
-      <Field id="eval-suite" label="Suite" error={errs.suite} hint={chosen ? `${count(chosen.questions, "question")}. ${chosen.description}` : undefined}>
+      <Field
+        id="eval-suite"
+        label="Suite"
+        error={errs.suite}
+        hint={chosen ? `${count(chosen.questions, "question")}. ${chosen.description}` : undefined}
+      >
         <SelectInput id="eval-suite" value={suite} onChange={(e) => setSuite(e.target.value)}>
           {suites.map((s) => (
             <option key={s.key} value={s.key}>
@@ -97,7 +111,12 @@ export function RunForm({
       <details className="rounded-md border border-slate-200 px-3 py-2 text-sm" open={!!errs.config}>
         <summary className="cursor-pointer font-medium">Pipeline settings</summary>
         <div className="mt-2 space-y-2">
-          <Field id="eval-config" label="Overrides (JSON)" error={errs.config} hint='Empty = defaults. E.g. {"candidates": 5, "answerThreshold": 0.3}'>
+          <Field
+            id="eval-config"
+            label="Overrides (JSON)"
+            error={errs.config}
+            hint='Empty = defaults. E.g. {"candidates": 5, "answerThreshold": 0.3}'
+          >
             <textarea
               id="eval-config"
               rows={3}
@@ -119,10 +138,14 @@ export function RunForm({
         </div>
       </details>
       {start.error && !Object.keys(errs).length && <Alert tone="error">{start.error.message}</Alert>}
-      {start.error && Object.keys(errs).length > 0 && !errs.config && !errs.limit && !errs.seed && <Alert tone="error">{start.error.message}</Alert>}
+      {start.error && Object.keys(errs).length > 0 && !errs.config && !errs.limit && !errs.seed && (
+        <Alert tone="error">{start.error.message}</Alert>
+      )}
       {start.isSuccess && (
         <Alert tone="success">
-          {start.data.resumedFrom ? `Resumed: ${start.data.resumedFrom} of ${count(start.data.total, "question")} ${start.data.resumedFrom === 1 ? "was" : "were"} already done.` : `Started: ${count(start.data.total, "question")}.`}
+          {start.data.resumedFrom
+            ? `Resumed: ${start.data.resumedFrom} of ${count(start.data.total, "question")} ${start.data.resumedFrom === 1 ? "was" : "were"} already done.`
+            : `Started: ${count(start.data.total, "question")}.`}
         </Alert>
       )}
       <Button type="submit" disabled={start.isPending || !suite}>

@@ -23,7 +23,8 @@ export function StageTable({ stages }: { stages: StageMetrics[] | undefined }) {
       <figcaption className="mb-2">
         <span className="block text-sm font-semibold">Document retrieval by ranking stage</span>
         <span className="block text-xs text-slate-500">
-          Over the same {count(stages[0].n, "question")}; each stage keeps what earlier stages found below its own ranking. The change is against the stage before.
+          Over the same {count(stages[0].n, "question")}; each stage keeps what earlier stages found below its own ranking. The change is
+          against the stage before.
         </span>
       </figcaption>
       <table className="w-full text-sm">
@@ -60,7 +61,9 @@ function StageCells({ value, delta }: { value: number | null | undefined; delta:
   return (
     <>
       <td className="py-1 pl-3 text-right tabular-nums">{formatMetric(value, "rate")}</td>
-      <td className={`py-1 pl-2 pr-3 text-right text-xs tabular-nums ${deltaTone(delta ?? null)}`}>{delta === null || delta === undefined ? "" : formatDelta(Math.abs(delta) < 0.0005 ? 0 : delta, "rate")}</td>
+      <td className={`py-1 pl-2 pr-3 text-right text-xs tabular-nums ${deltaTone(delta ?? null)}`}>
+        {delta === null || delta === undefined ? "" : formatDelta(Math.abs(delta) < 0.0005 ? 0 : delta, "rate")}
+      </td>
     </>
   );
 }

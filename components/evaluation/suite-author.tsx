@@ -34,7 +34,12 @@ function SourceList<T extends { id: string; question: string; answer: string | n
   return (
     <fieldset className="min-w-0 space-y-2">
       <legend className="text-sm font-semibold">
-        {title} {items.length > 0 && <span className="font-normal text-slate-500">({chosen.size} of {usable.length} chosen)</span>}
+        {title}{" "}
+        {items.length > 0 && (
+          <span className="font-normal text-slate-500">
+            ({chosen.size} of {usable.length} chosen)
+          </span>
+        )}
       </legend>
       {items.length === 0 ? (
         <div className="rounded-lg border border-dashed border-slate-300 bg-white p-3 text-sm text-slate-600">{empty}</div>
@@ -64,7 +69,10 @@ function SourceList<T extends { id: string; question: string; answer: string | n
 /** Authors a suite from extraction guides, resolved feedback and questions written here. */
 export function SuiteAuthor({ suites }: { suites: SuiteOption[] }) {
   const queryClient = useQueryClient();
-  const sources = useQuery({ queryKey: ["eval-sources"], queryFn: () => evalApi<{ guides: GuideSourceItem[]; feedback: FeedbackSourceItem[] }>("/sources") });
+  const sources = useQuery({
+    queryKey: ["eval-sources"],
+    queryFn: () => evalApi<{ guides: GuideSourceItem[]; feedback: FeedbackSourceItem[] }>("/sources"),
+  });
   const authored = useQuery({ queryKey: ["eval-suites"], queryFn: () => evalApi<SuiteOption[]>("/suites"), initialData: suites });
   const [name, setName] = useState("");
   const [description, setDescription] = useState("");
@@ -87,12 +95,20 @@ export function SuiteAuthor({ suites }: { suites: SuiteOption[] }) {
           .map((m) => ({
             kind: "manual" as const,
             question: m.question,
-            answers: m.unanswerable ? [] : m.answers.split("\n").map((a) => a.trim()).filter(Boolean),
+            answers: m.unanswerable
+              ? []
+              : m.answers
+                  .split("\n")
+                  .map((a) => a.trim())
+                  .filter(Boolean),
             kbIds: [],
             unanswerable: m.unanswerable,
           })),
       ];
-      return evalApi<{ id: string; questions: number; skipped: string[] }>("/suites", { method: "POST", body: { name, description, items } });
+      return evalApi<{ id: string; questions: number; skipped: string[] }>("/suites", {
+        method: "POST",
+        body: { name, description, items },
+      });
     },
     onSuccess: () => {
       setName("");
@@ -118,7 +134,8 @@ export function SuiteAuthor({ suites }: { suites: SuiteOption[] }) {
       <form onSubmit={submit} aria-label="Author a suite" className="min-w-0 space-y-4 rounded-lg border border-slate-200 bg-white p-4">
         <h2 className="text-base font-semibold">Author a suite</h2>
         <p className="text-sm text-slate-600">
-          Questions with answers analysts have already checked make a regression suite: run it after changing sources, settings or the pipeline. A question from a guide finds that guide at run time, so it tests that the guide keeps working.
+          Questions with answers analysts have already checked make a regression suite: run it after changing sources, settings or the
+          pipeline. A question from a guide finds that guide at run time, so it tests that the guide keeps working.
         </p>
         <div className="grid gap-3 md:grid-cols-2">
           <Field id="suite-name" label="Name" error={errs.name}>
@@ -140,7 +157,15 @@ export function SuiteAuthor({ suites }: { suites: SuiteOption[] }) {
               onToggle={toggle(guides, setGuides)}
               empty={
                 <>
-                  No extraction guides yet. Save a corrected run as a guide on the <Link className="underline" href="/ask">Ask</Link> page or write one under <Link className="underline" href="/guides">Extraction guides</Link>.
+                  No extraction guides yet. Save a corrected run as a guide on the{" "}
+                  <Link className="underline" href="/ask">
+                    Ask
+                  </Link>{" "}
+                  page or write one under{" "}
+                  <Link className="underline" href="/guides">
+                    Extraction guides
+                  </Link>
+                  .
                 </>
               }
             />
@@ -152,7 +177,11 @@ export function SuiteAuthor({ suites }: { suites: SuiteOption[] }) {
               extra={(f) => (f.verdict === "WRONG" ? "corrected answer" : "confirmed answer")}
               empty={
                 <>
-                  No resolved feedback yet. Reports of wrong answers wait on the <Link className="underline" href="/feedback">Feedback review</Link> page; resolve them there.
+                  No resolved feedback yet. Reports of wrong answers wait on the{" "}
+                  <Link className="underline" href="/feedback">
+                    Feedback review
+                  </Link>{" "}
+                  page; resolve them there.
                 </>
               }
             />
@@ -166,7 +195,12 @@ export function SuiteAuthor({ suites }: { suites: SuiteOption[] }) {
                 <label htmlFor={`manual-q-${i}`} className="sr-only">
                   Question {i + 1}
                 </label>
-                <TextInput id={`manual-q-${i}`} placeholder="Question" value={m.question} onChange={(e) => setManual(manual.map((x, j) => (j === i ? { ...x, question: e.target.value } : x)))} />
+                <TextInput
+                  id={`manual-q-${i}`}
+                  placeholder="Question"
+                  value={m.question}
+                  onChange={(e) => setManual(manual.map((x, j) => (j === i ? { ...x, question: e.target.value } : x)))}
+                />
               </div>
               <div>
                 <label htmlFor={`manual-a-${i}`} className="sr-only">
@@ -185,7 +219,11 @@ export function SuiteAuthor({ suites }: { suites: SuiteOption[] }) {
               </div>
               <div className="flex items-center gap-2">
                 <label className="flex items-center gap-1 text-xs">
-                  <input type="checkbox" checked={m.unanswerable} onChange={(e) => setManual(manual.map((x, j) => (j === i ? { ...x, unanswerable: e.target.checked } : x)))} />
+                  <input
+                    type="checkbox"
+                    checked={m.unanswerable}
+                    onChange={(e) => setManual(manual.map((x, j) => (j === i ? { ...x, unanswerable: e.target.checked } : x)))}
+                  />
                   Should refrain
                 </label>
                 <Button variant="ghost" onClick={() => setManual(manual.filter((_, j) => j !== i))} aria-label={`Remove question ${i + 1}`}>
@@ -198,10 +236,16 @@ export function SuiteAuthor({ suites }: { suites: SuiteOption[] }) {
             Add a question
           </Button>
         </fieldset>
-        {create.error && <Alert tone="error">{create.error.message}{Object.keys(errs).length > 0 && !errs.name ? ` ${Object.values(errs).join(" ")}` : ""}</Alert>}
+        {create.error && (
+          <Alert tone="error">
+            {create.error.message}
+            {Object.keys(errs).length > 0 && !errs.name ? ` ${Object.values(errs).join(" ")}` : ""}
+          </Alert>
+        )}
         {create.isSuccess && (
           <Alert tone="success">
-            Suite created with {count(create.data.questions, "question")}. Run it from the “Runs and reports” tab.{create.data.skipped.length ? ` Skipped: ${create.data.skipped.join(" ")}` : ""}
+            Suite created with {count(create.data.questions, "question")}. Run it from the “Runs and reports” tab.
+            {create.data.skipped.length ? ` Skipped: ${create.data.skipped.join(" ")}` : ""}
           </Alert>
         )}
         <Button type="submit" disabled={create.isPending || (!guides.size && !feedback.size && !manual.some((m) => m.question.trim()))}>
@@ -212,7 +256,9 @@ export function SuiteAuthor({ suites }: { suites: SuiteOption[] }) {
         <h2 className="text-base font-semibold">Authored suites</h2>
         {remove.error && <Alert tone="error">{remove.error.message}</Alert>}
         {mine.length === 0 ? (
-          <div className="rounded-lg border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-600">None yet. Pick guides and resolved feedback on the left and create one.</div>
+          <div className="rounded-lg border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-600">
+            None yet. Pick guides and resolved feedback on the left and create one.
+          </div>
         ) : (
           <ul className="divide-y divide-slate-100 rounded-lg border border-slate-200 bg-white text-sm" data-testid="authored-suites">
             {mine.map((s) => (
@@ -225,7 +271,15 @@ export function SuiteAuthor({ suites }: { suites: SuiteOption[] }) {
                   </span>
                 </span>
                 {s.canDelete && (
-                  <Button variant="ghost" disabled={remove.isPending} aria-label={`Delete the suite ${s.label}`} onClick={() => window.confirm(`Delete the suite "${s.label}"? Reports of it are kept.`) && remove.mutate(s.key.replace(/^custom:/, ""))}>
+                  <Button
+                    variant="ghost"
+                    disabled={remove.isPending}
+                    aria-label={`Delete the suite ${s.label}`}
+                    onClick={() =>
+                      window.confirm(`Delete the suite "${s.label}"? Reports of it are kept.`) &&
+                      remove.mutate(s.key.replace(/^custom:/, ""))
+                    }
+                  >
                     Delete
                   </Button>
                 )}

@@ -29,7 +29,15 @@ function resultText(d: Derivation): string {
  * that opens its table row in the evidence and highlights the cell it was read from, and where each
  * operand sits (row and column).
  */
-export function DerivationPanel({ derivation, citationNumbers, onOperand }: { derivation: Derivation; citationNumbers: ReadonlyMap<string, number>; onOperand: (evidenceId: string, column: string) => void }) {
+export function DerivationPanel({
+  derivation,
+  citationNumbers,
+  onOperand,
+}: {
+  derivation: Derivation;
+  citationNumbers: ReadonlyMap<string, number>;
+  onOperand: (evidenceId: string, column: string) => void;
+}) {
   const d = derivation;
   const op = (i: number): ReactNode => {
     const o = d.operands[i];

@@ -12,7 +12,12 @@ import { QueryCode } from "./query-code";
 import { RowView } from "./row-view";
 import { TripleView } from "./triple-view";
 
-export const EVIDENCE_KIND_LABELS: Record<string, string> = { passage: "Document passage", row: "Table row", triple: "Graph fact", path: "Graph path" };
+export const EVIDENCE_KIND_LABELS: Record<string, string> = {
+  passage: "Document passage",
+  row: "Table row",
+  triple: "Graph fact",
+  path: "Graph path",
+};
 const KB_KIND_OF_LANGUAGE: Record<string, string> = { search: "DOCUMENTS", sql: "SQL", sparql: "SPARQL", cypher: "CYPHER" };
 
 export function evidenceDomId(pieceId: string): string {
@@ -24,16 +29,19 @@ export function evidenceDomId(pieceId: string): string {
  * position) and the native query that produced it. A disclosure: the header toggles it, and a citation
  * marker in the answer opens it and moves focus to its header.
  */
-export const EvidencePanel = forwardRef<HTMLButtonElement, {
-  evidence: ScoredEvidence;
-  number: number | null;
-  open: boolean;
-  onToggle: () => void;
-  terms: readonly string[];
-  answer: string | null;
-  operandColumns?: string[];
-  activeColumn?: string | null;
-}>(function EvidencePanel({ evidence, number, open, onToggle, terms, answer, operandColumns, activeColumn }, headerRef) {
+export const EvidencePanel = forwardRef<
+  HTMLButtonElement,
+  {
+    evidence: ScoredEvidence;
+    number: number | null;
+    open: boolean;
+    onToggle: () => void;
+    terms: readonly string[];
+    answer: string | null;
+    operandColumns?: string[];
+    activeColumn?: string | null;
+  }
+>(function EvidencePanel({ evidence, number, open, onToggle, terms, answer, operandColumns, activeColumn }, headerRef) {
   const { piece } = evidence;
   const domId = evidenceDomId(piece.id);
   const kindLabel = EVIDENCE_KIND_LABELS[piece.kind] ?? piece.kind;
@@ -41,7 +49,13 @@ export const EvidencePanel = forwardRef<HTMLButtonElement, {
   // Identical evidence that several queries returned is one panel listing each query (lib/pipeline/merge-evidence.ts).
   const queries = [piece.provenance.query, ...(piece.provenance.alsoQueries ?? [])];
   return (
-    <section id={domId} aria-label={`${number ? `Evidence ${number}: ` : ""}${kindLabel} from ${piece.provenance.kbName}`} className={`rounded-lg border bg-white ${open ? "border-brand-500/50 shadow-sm" : "border-slate-200"}`} data-testid="evidence-panel" data-kind={piece.kind}>
+    <section
+      id={domId}
+      aria-label={`${number ? `Evidence ${number}: ` : ""}${kindLabel} from ${piece.provenance.kbName}`}
+      className={`rounded-lg border bg-white ${open ? "border-brand-500/50 shadow-sm" : "border-slate-200"}`}
+      data-testid="evidence-panel"
+      data-kind={piece.kind}
+    >
       <h3 className="text-sm">
         <button
           ref={headerRef}
@@ -51,7 +65,11 @@ export const EvidencePanel = forwardRef<HTMLButtonElement, {
           onClick={onToggle}
           className="flex w-full items-start gap-3 rounded-lg px-4 py-3 text-left hover:bg-slate-50"
         >
-          {number !== null && <span className="mt-0.5 inline-flex h-6 min-w-6 items-center justify-center rounded bg-brand-600 px-1.5 text-xs font-semibold text-white">{number}</span>}
+          {number !== null && (
+            <span className="mt-0.5 inline-flex h-6 min-w-6 items-center justify-center rounded bg-brand-600 px-1.5 text-xs font-semibold text-white">
+              {number}
+            </span>
+          )}
           <span className="min-w-0 flex-1">
             <span className="flex flex-wrap items-center gap-2">
               <span className="font-semibold text-slate-900">{kindLabel}</span>
@@ -64,13 +82,23 @@ export const EvidencePanel = forwardRef<HTMLButtonElement, {
             </span>
             <span className={`mt-0.5 block text-slate-600 ${open ? "" : "truncate"}`}>{evidenceHeadline(piece.text)}</span>
           </span>
-          <span aria-hidden className={`mt-1 text-slate-400 transition-transform ${open ? "rotate-90" : ""}`}>▶</span>
+          <span aria-hidden className={`mt-1 text-slate-400 transition-transform ${open ? "rotate-90" : ""}`}>
+            ▶
+          </span>
         </button>
       </h3>
       {open && (
         <div id={`${domId}-body`} className="space-y-3 border-t border-slate-100 px-4 py-3">
           {piece.kind === "passage" && <PassageView data={piece.data as PassageData} text={piece.text} terms={terms} />}
-          {piece.kind === "row" && <RowView data={piece.data as RowData} terms={terms} answer={answer} operandColumns={operandColumns} activeColumn={activeColumn} />}
+          {piece.kind === "row" && (
+            <RowView
+              data={piece.data as RowData}
+              terms={terms}
+              answer={answer}
+              operandColumns={operandColumns}
+              activeColumn={activeColumn}
+            />
+          )}
           {piece.kind === "triple" && <TripleView data={piece.data as TripleData} />}
           {piece.kind === "path" && <PathView data={piece.data as PathData} />}
           <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1 text-xs">
@@ -79,7 +107,9 @@ export const EvidencePanel = forwardRef<HTMLButtonElement, {
               <KindBadge kind={KB_KIND_OF_LANGUAGE[piece.provenance.language] ?? ""} /> {piece.provenance.kbName}
             </dd>
             <dt className="text-slate-500">Source object</dt>
-            <dd className="break-all font-mono" data-testid="evidence-source-object">{piece.provenance.sourceObject ?? "—"}</dd>
+            <dd className="break-all font-mono" data-testid="evidence-source-object">
+              {piece.provenance.sourceObject ?? "—"}
+            </dd>
             {location.length > 0 && (
               <>
                 <dt className="text-slate-500">Location</dt>
@@ -90,7 +120,9 @@ export const EvidencePanel = forwardRef<HTMLButtonElement, {
           {queries.length === 1 ? (
             <QueryCode text={piece.provenance.query} language={piece.provenance.language} />
           ) : (
-            queries.map((q, i) => <QueryCode key={i} text={q} language={piece.provenance.language} caption={`Query ${i + 1} of ${queries.length}`} />)
+            queries.map((q, i) => (
+              <QueryCode key={i} text={q} language={piece.provenance.language} caption={`Query ${i + 1} of ${queries.length}`} />
+            ))
           )}
         </div>
       )}

@@ -20,7 +20,18 @@ export interface EvidenceSectionProps {
 }
 
 /** The evidence-explanation panels: one per cited piece, then the rest of what the run considered. */
-export function EvidenceSection({ cited, closest, others, openIds, onToggle, registerHeader, terms, answer, operandColumns, activeOperand }: EvidenceSectionProps) {
+export function EvidenceSection({
+  cited,
+  closest,
+  others,
+  openIds,
+  onToggle,
+  registerHeader,
+  terms,
+  answer,
+  operandColumns,
+  activeOperand,
+}: EvidenceSectionProps) {
   const panel = (e: ScoredEvidence, number: number | null) => (
     <EvidencePanel
       key={e.piece.id}
@@ -50,7 +61,9 @@ export function EvidenceSection({ cited, closest, others, openIds, onToggle, reg
           <div className="space-y-2">{closest.map((e) => panel(e, null))}</div>
         </>
       ) : (
-        <p className="text-sm text-slate-600">The run found no evidence. Try naming the product, place or period you mean, or choose a different knowledge base.</p>
+        <p className="text-sm text-slate-600">
+          The run found no evidence. Try naming the product, place or period you mean, or choose a different knowledge base.
+        </p>
       )}
       {others.length > 0 && (
         <details className="group">

@@ -87,7 +87,15 @@ export function layoutGraph(data: PathData, perRow: number = LAYOUT.perRow): Gra
     const row = Math.floor(i / columns);
     const col = row % 2 === 0 ? i % columns : columns - 1 - (i % columns);
     const n = byId.get(id)!;
-    return { id, caption: n.caption || n.id, label: n.labels[0] ?? null, x: pad + col * (nodeW + gapX), y: pad + row * (nodeH + gapY), w: nodeW, h: nodeH };
+    return {
+      id,
+      caption: n.caption || n.id,
+      label: n.labels[0] ?? null,
+      x: pad + col * (nodeW + gapX),
+      y: pad + row * (nodeH + gapY),
+      w: nodeW,
+      h: nodeH,
+    };
   });
   const at = new Map(nodes.map((n) => [n.id, n]));
   const pairCount = new Map<string, number>();

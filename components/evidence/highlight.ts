@@ -37,7 +37,8 @@ const cypher: LanguageFn = (h) => ({
     $pattern: /[A-Za-z_]+/,
     keyword:
       "match optional where return with unwind order by skip limit as and or xor not distinct call yield case when then else end in is null exists union all asc desc ascending descending starts ends contains",
-    built_in: "count sum min max avg collect size length nodes relationships labels type id elementid keys properties coalesce head last tail tostring tointeger tofloat date datetime",
+    built_in:
+      "count sum min max avg collect size length nodes relationships labels type id elementid keys properties coalesce head last tail tostring tointeger tofloat date datetime",
     literal: "true false",
   },
   contains: [

@@ -39,7 +39,17 @@ export function PathView({ data }: { data: PathData }) {
           {layout.edges.map((e) => (
             <g key={e.key}>
               <line x1={e.x1} y1={e.y1} x2={e.x2} y2={e.y2} stroke="#64748b" strokeWidth={1.5} markerEnd={`url(#${id}-arrow)`} />
-              <text x={e.labelX} y={e.labelY} textAnchor={e.anchor} fontSize={11} fill="#9f1239" fontFamily="ui-monospace, monospace" paintOrder="stroke" stroke="#f8fafc" strokeWidth={4}>
+              <text
+                x={e.labelX}
+                y={e.labelY}
+                textAnchor={e.anchor}
+                fontSize={11}
+                fill="#9f1239"
+                fontFamily="ui-monospace, monospace"
+                paintOrder="stroke"
+                stroke="#f8fafc"
+                strokeWidth={4}
+              >
                 {clip(e.type, 22)}
               </text>
             </g>
@@ -62,8 +72,18 @@ export function PathView({ data }: { data: PathData }) {
       <ul className="space-y-0.5 text-xs text-slate-700" aria-label="Path as text">
         {data.edges.map((e, i) => (
           <li key={i}>
-            <span className="font-medium">{caption(e.from)}</span> <span className="font-mono text-rose-800">—{e.type}→</span> <span className="font-medium">{caption(e.to)}</span>
-            {Object.keys(e.properties).length > 0 && <span className="text-slate-500"> ({Object.entries(e.properties).map(([k, v]) => `${k}: ${show(v)}`).join(", ")})</span>}
+            <span className="font-medium">{caption(e.from)}</span> <span className="font-mono text-rose-800">—{e.type}→</span>{" "}
+            <span className="font-medium">{caption(e.to)}</span>
+            {Object.keys(e.properties).length > 0 && (
+              <span className="text-slate-500">
+                {" "}
+                (
+                {Object.entries(e.properties)
+                  .map(([k, v]) => `${k}: ${show(v)}`)
+                  .join(", ")}
+                )
+              </span>
+            )}
           </li>
         ))}
       </ul>
@@ -75,7 +95,11 @@ export function PathView({ data }: { data: PathData }) {
               <dt className="font-medium text-slate-800">
                 {n.caption} <span className="font-normal text-slate-500">{n.labels.join(", ")}</span>
               </dt>
-              <dd className="pl-3">{Object.entries(n.properties).map(([k, v]) => `${k}: ${show(v)}`).join(" · ") || "no properties"}</dd>
+              <dd className="pl-3">
+                {Object.entries(n.properties)
+                  .map(([k, v]) => `${k}: ${show(v)}`)
+                  .join(" · ") || "no properties"}
+              </dd>
             </div>
           ))}
         </dl>

@@ -18,7 +18,10 @@ export function QueryCode({ text: query, language, caption = "Native query" }: {
     <figure className="overflow-hidden rounded-md bg-slate-900 text-slate-100" data-testid="native-query">
       <figcaption className="flex items-center justify-between gap-2 border-b border-slate-700 px-3 py-1.5 text-xs">
         <span>
-          {caption} · <span className="font-semibold" data-testid="query-language">{label}</span>
+          {caption} ·{" "}
+          <span className="font-semibold" data-testid="query-language">
+            {label}
+          </span>
         </span>
         <CopyButton text={text} label={`Copy the ${label} query`} />
       </figcaption>

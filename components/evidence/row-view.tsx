@@ -8,14 +8,31 @@ function show(v: Scalar): string {
 }
 
 function tokens(s: string): Set<string> {
-  return new Set(s.toLowerCase().split(/[^\p{L}\p{N}.]+/u).filter(Boolean));
+  return new Set(
+    s
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}.]+/u)
+      .filter(Boolean),
+  );
 }
 
 /**
  * A table row with its column headers and table name; the cells that hold the answer are emphasised,
  * and so are the cells a computed answer's operands were read from (the one last opened, strongly).
  */
-export function RowView({ data, terms, answer, operandColumns, activeColumn }: { data: RowData; terms: readonly string[]; answer: string | null; operandColumns?: string[]; activeColumn?: string | null }) {
+export function RowView({
+  data,
+  terms,
+  answer,
+  operandColumns,
+  activeColumn,
+}: {
+  data: RowData;
+  terms: readonly string[];
+  answer: string | null;
+  operandColumns?: string[];
+  activeColumn?: string | null;
+}) {
   const answerTokens = answer ? tokens(answer) : new Set<string>();
   const answerLower = answer?.toLowerCase().trim() ?? "";
   const holdsAnswer = (v: Scalar) => {
@@ -25,7 +42,12 @@ export function RowView({ data, terms, answer, operandColumns, activeColumn }: {
   };
   const where = [data.section, data.rowIndex !== undefined ? `row ${data.rowIndex + 1}` : null].filter(Boolean);
   const computed = isComputedTable(data.table);
-  const key = data.key && Object.keys(data.key).length ? Object.entries(data.key).map(([k, v]) => `${k} = ${show(v)}`).join(", ") : null;
+  const key =
+    data.key && Object.keys(data.key).length
+      ? Object.entries(data.key)
+          .map(([k, v]) => `${k} = ${show(v)}`)
+          .join(", ")
+      : null;
   return (
     <div className="space-y-2" data-testid="row-view">
       <p className="text-xs text-slate-600">
@@ -33,7 +55,10 @@ export function RowView({ data, terms, answer, operandColumns, activeColumn }: {
           <span data-testid="row-table">Row computed by the query</span>
         ) : (
           <>
-            Table <span className="font-medium text-slate-800" data-testid="row-table">{data.table}</span>
+            Table{" "}
+            <span className="font-medium text-slate-800" data-testid="row-table">
+              {data.table}
+            </span>
           </>
         )}
         {where.length > 0 && <> · {where.join(" · ")}</>}

@@ -49,7 +49,9 @@ export function ReviewQueue({ initial }: { initial: { items: ReviewItem[]; open:
           </div>
         ) : (
           <ul className="space-y-3" data-testid="review-queue">
-            {items.map((item) => <ReviewCard key={item.id} item={item} />)}
+            {items.map((item) => (
+              <ReviewCard key={item.id} item={item} />
+            ))}
           </ul>
         )}
       </div>
@@ -62,29 +64,47 @@ function ReviewCard({ item }: { item: ReviewItem }) {
   const [confirmDismiss, setConfirmDismiss] = useState(false);
   const refresh = () => queryClient.invalidateQueries({ queryKey: ["review-queue"] });
   const dismiss = useMutation({ mutationFn: () => unwrap(dismissReportAction({ feedbackId: item.id })), onSuccess: refresh });
-  const link = useMutation({ mutationFn: (guideId: string) => unwrap(resolveWithExistingGuideAction({ feedbackId: item.id, guideId })), onSuccess: refresh });
+  const link = useMutation({
+    mutationFn: (guideId: string) => unwrap(resolveWithExistingGuideAction({ feedbackId: item.id, guideId })),
+    onSuccess: refresh,
+  });
   const busy = dismiss.isPending || link.isPending;
   const headingId = `report-${item.id}`;
   return (
     <li aria-labelledby={headingId} className="rounded-lg border border-slate-200 bg-white p-4 text-sm" data-testid="review-item">
       <div className="flex flex-wrap items-baseline justify-between gap-x-4 gap-y-1">
-        <h2 id={headingId} className="text-base font-semibold">{item.run.question}</h2>
+        <h2 id={headingId} className="text-base font-semibold">
+          {item.run.question}
+        </h2>
         <span className="text-xs text-slate-500">
           Reported by {item.reporter.name} · {new Date(item.createdAt).toLocaleString("en-GB")}
         </span>
       </div>
       <dl className="mt-3 grid gap-x-4 gap-y-1.5 sm:grid-cols-[9rem_minmax(0,1fr)]">
         <dt className="text-slate-600">Run&apos;s answer</dt>
-        <dd className="min-w-0 break-words">{item.run.refrained || !item.run.answer ? <span className="italic text-slate-600">No answer (the run refrained)</span> : item.run.answer}</dd>
+        <dd className="min-w-0 break-words">
+          {item.run.refrained || !item.run.answer ? (
+            <span className="italic text-slate-600">No answer (the run refrained)</span>
+          ) : (
+            item.run.answer
+          )}
+        </dd>
         <dt className="text-slate-600">Correct answer</dt>
-        <dd className="min-w-0 break-words font-medium text-emerald-800">{item.correctAnswer ?? <span className="font-normal italic text-slate-600">Not given</span>}</dd>
+        <dd className="min-w-0 break-words font-medium text-emerald-800">
+          {item.correctAnswer ?? <span className="font-normal italic text-slate-600">Not given</span>}
+        </dd>
         <dt className="text-slate-600">Comment</dt>
         <dd className="min-w-0 whitespace-pre-wrap break-words">{item.comment ?? <span className="italic text-slate-600">None</span>}</dd>
       </dl>
       {item.resolution ? (
         <p className="mt-3 rounded bg-slate-50 px-3 py-2 text-slate-700">
           {item.resolution.guide ? (
-            <>Resolved with the guide <Link href={`/guides/${item.resolution.guide.id}`} className="font-medium text-brand-700 hover:underline">{item.resolution.guide.question}</Link></>
+            <>
+              Resolved with the guide{" "}
+              <Link href={`/guides/${item.resolution.guide.id}`} className="font-medium text-brand-700 hover:underline">
+                {item.resolution.guide.question}
+              </Link>
+            </>
           ) : (
             "Dismissed"
           )}
@@ -92,10 +112,16 @@ function ReviewCard({ item }: { item: ReviewItem }) {
         </p>
       ) : (
         <div className="mt-4 flex flex-wrap items-center gap-2 border-t border-slate-100 pt-3">
-          <Link href={`/ask?run=${item.run.id}`} className="inline-flex items-center rounded-md border border-slate-300 bg-white px-3.5 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50">
+          <Link
+            href={`/ask?run=${item.run.id}`}
+            className="inline-flex items-center rounded-md border border-slate-300 bg-white px-3.5 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50"
+          >
             Open run<span className="sr-only">: {item.run.question}</span>
           </Link>
-          <Link href={`/guides/new?fromFeedback=${item.id}`} className="inline-flex items-center rounded-md bg-brand-600 px-3.5 py-2 text-sm font-medium text-white hover:bg-brand-700">
+          <Link
+            href={`/guides/new?fromFeedback=${item.id}`}
+            className="inline-flex items-center rounded-md bg-brand-600 px-3.5 py-2 text-sm font-medium text-white hover:bg-brand-700"
+          >
             Turn into a guide<span className="sr-only">: {item.run.question}</span>
           </Link>
           {item.runGuide && (
@@ -106,20 +132,34 @@ function ReviewCard({ item }: { item: ReviewItem }) {
           {confirmDismiss ? (
             <span className="inline-flex items-center gap-2" role="group" aria-label="Confirm dismissal">
               <span className="text-slate-600">Dismiss without a guide?</span>
-              <Button variant="danger" disabled={busy} onClick={() => dismiss.mutate()} autoFocus>{dismiss.isPending ? "Dismissing…" : "Dismiss report"}</Button>
-              <Button variant="ghost" onClick={() => setConfirmDismiss(false)}>Keep open</Button>
+              <Button variant="danger" disabled={busy} onClick={() => dismiss.mutate()} autoFocus>
+                {dismiss.isPending ? "Dismissing…" : "Dismiss report"}
+              </Button>
+              <Button variant="ghost" onClick={() => setConfirmDismiss(false)}>
+                Keep open
+              </Button>
             </span>
           ) : (
-            <Button variant="ghost" disabled={busy} onClick={() => setConfirmDismiss(true)}>Dismiss…</Button>
+            <Button variant="ghost" disabled={busy} onClick={() => setConfirmDismiss(true)}>
+              Dismiss…
+            </Button>
           )}
         </div>
       )}
       {item.runGuide && !item.resolution && (
         <p className="mt-2 text-xs text-slate-500">
-          This run is already saved as the guide <Link href={`/guides/${item.runGuide.id}`} className="text-brand-700 hover:underline">{item.runGuide.question}</Link>.
+          This run is already saved as the guide{" "}
+          <Link href={`/guides/${item.runGuide.id}`} className="text-brand-700 hover:underline">
+            {item.runGuide.question}
+          </Link>
+          .
         </p>
       )}
-      {(dismiss.error || link.error) && <div className="mt-2"><Alert tone="error">{(dismiss.error ?? link.error)!.message}</Alert></div>}
+      {(dismiss.error || link.error) && (
+        <div className="mt-2">
+          <Alert tone="error">{(dismiss.error ?? link.error)!.message}</Alert>
+        </div>
+      )}
     </li>
   );
 }

@@ -1,7 +1,11 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { documentSentencesAction, listCollectionDocumentsAction, previewSourceObjectAction } from "@/app/(workspace)/source-objects/actions";
+import {
+  documentSentencesAction,
+  listCollectionDocumentsAction,
+  previewSourceObjectAction,
+} from "@/app/(workspace)/source-objects/actions";
 import { unwrap } from "@/lib/actions/unwrap";
 import type { SourceObjectRow } from "@/lib/catalog/source-objects";
 import { count } from "@/lib/format/count";
@@ -14,7 +18,12 @@ import { Field, SelectInput } from "../ui/field";
 export type KbKind = "DOCUMENTS" | "SQL" | "SPARQL" | "CYPHER";
 export type Params = Record<string, unknown>;
 
-export const LANGUAGE_OF: Record<KbKind, "search" | "sql" | "sparql" | "cypher"> = { DOCUMENTS: "search", SQL: "sql", SPARQL: "sparql", CYPHER: "cypher" };
+export const LANGUAGE_OF: Record<KbKind, "search" | "sql" | "sparql" | "cypher"> = {
+  DOCUMENTS: "search",
+  SQL: "sql",
+  SPARQL: "sparql",
+  CYPHER: "cypher",
+};
 
 /** Which actions make sense on which kind of knowledge base. */
 export const KINDS_FOR: Record<KbKind, GuideActionKind[]> = {
@@ -26,7 +35,8 @@ export const KINDS_FOR: Record<KbKind, GuideActionKind[]> = {
 
 export const ACTION_HELP: Record<GuideActionKind, string> = {
   NATIVE_QUERY: "A query in the knowledge base's own language; it runs read-only under the same safety checks as the pipeline's queries.",
-  SELECT_COORDINATES: "Cells of a table: the rows and columns that hold the answer. On a database table it is saved as the SQL that reads those cells by key.",
+  SELECT_COORDINATES:
+    "Cells of a table: the rows and columns that hold the answer. On a database table it is saved as the SQL that reads those cells by key.",
   SELECT_SENTENCE_IDXS: "Sentences of one document, by position.",
   NEIGHBORHOOD: "The facts around graph entities, one or two hops out.",
 };
@@ -59,7 +69,7 @@ function describeFilters(filters: SearchFilters | undefined, objects: SourceObje
 const QUERY_PLACEHOLDER: Record<KbKind, string> = {
   DOCUMENTS: "Search text, e.g. hotel cap per night Oslo",
   SQL: "SELECT COUNT(*) FROM orders WHERE status = 'returned'",
-  SPARQL: "SELECT ?ceo WHERE { ?ceo ex:ceoOf ?org . ?org rdfs:label \"Aurora Outfitters GmbH\" }",
+  SPARQL: 'SELECT ?ceo WHERE { ?ceo ex:ceoOf ?org . ?org rdfs:label "Aurora Outfitters GmbH" }',
   CYPHER: "MATCH (p:Person)-[:ACTED_IN]->(m:Movie {title: 'The Matrix'}) RETURN p.name",
 };
 
@@ -68,7 +78,11 @@ type FieldErrors = Record<string, string>;
 /** A message under a control that is not a single labelled input (a table or a list to tick in). */
 function FieldProblem({ id, message }: { id: string; message?: string }) {
   if (!message) return null;
-  return <p id={id} className="text-xs text-rose-700" role="alert">{message}</p>;
+  return (
+    <p id={id} className="text-xs text-rose-700" role="alert">
+      {message}
+    </p>
+  );
 }
 
 /**
@@ -98,7 +112,11 @@ export function ActionParamsEditor({
       const restriction = describeFilters(query.filters, objects);
       return (
         <div className="space-y-1">
-          <Field id={`${id}-query`} label={kbKind === "DOCUMENTS" ? "Search text" : `${LANGUAGE_OF[kbKind].toUpperCase()} query`} error={errors["query.text"]}>
+          <Field
+            id={`${id}-query`}
+            label={kbKind === "DOCUMENTS" ? "Search text" : `${LANGUAGE_OF[kbKind].toUpperCase()} query`}
+            error={errors["query.text"]}
+          >
             <textarea
               id={`${id}-query`}
               aria-invalid={!!errors["query.text"] || undefined}
@@ -114,7 +132,11 @@ export function ActionParamsEditor({
           {restriction && (
             <p className="flex flex-wrap items-center gap-2 text-xs text-slate-600">
               <span>Searches only {restriction}.</span>
-              <button type="button" className="text-brand-700 hover:underline" onClick={() => onChange({ ...params, query: { language: query.language, text: query.text ?? "" } })}>
+              <button
+                type="button"
+                className="text-brand-700 hover:underline"
+                onClick={() => onChange({ ...params, query: { language: query.language, text: query.text ?? "" } })}
+              >
                 Search everything instead
               </button>
             </p>
@@ -130,27 +152,55 @@ export function ActionParamsEditor({
       const entities = (params.entities as string[] | undefined) ?? [];
       return (
         <div className="grid gap-3 sm:grid-cols-[minmax(0,1fr)_10rem]">
-          <Field id={`${id}-entities`} label="Entities" error={errors.entities} hint={kbKind === "SPARQL" ? "One resource IRI per line." : params.byName ? "One name per line (matched against the name/title property)." : "One node element id per line."}>
+          <Field
+            id={`${id}-entities`}
+            label="Entities"
+            error={errors.entities}
+            hint={
+              kbKind === "SPARQL"
+                ? "One resource IRI per line."
+                : params.byName
+                  ? "One name per line (matched against the name/title property)."
+                  : "One node element id per line."
+            }
+          >
             <textarea
               id={`${id}-entities`}
               aria-invalid={!!errors.entities || undefined}
               rows={3}
               value={entities.join("\n")}
               spellCheck={false}
-              onChange={(e) => onChange({ ...params, entities: e.target.value.split("\n").map((l) => l.trim()).filter(Boolean) })}
+              onChange={(e) =>
+                onChange({
+                  ...params,
+                  entities: e.target.value
+                    .split("\n")
+                    .map((l) => l.trim())
+                    .filter(Boolean),
+                })
+              }
               className="block w-full rounded-md border border-slate-300 px-3 py-2 font-mono text-xs"
             />
           </Field>
           <div className="space-y-3">
             <Field id={`${id}-hops`} label="Hops" error={errors.hops}>
-              <SelectInput id={`${id}-hops`} value={String(params.hops ?? 1)} onChange={(e) => onChange({ ...params, hops: Number(e.target.value) })}>
+              <SelectInput
+                id={`${id}-hops`}
+                value={String(params.hops ?? 1)}
+                onChange={(e) => onChange({ ...params, hops: Number(e.target.value) })}
+              >
                 <option value="1">1 hop</option>
                 <option value="2">2 hops</option>
               </SelectInput>
             </Field>
             {kbKind === "CYPHER" && (
               <label className="flex items-center gap-2 text-sm">
-                <input type="checkbox" checked={!!params.byName} onChange={(e) => onChange({ ...params, byName: e.target.checked })} className="h-4 w-4 accent-brand-600" />
+                <input
+                  type="checkbox"
+                  checked={!!params.byName}
+                  onChange={(e) => onChange({ ...params, byName: e.target.checked })}
+                  className="h-4 w-4 accent-brand-600"
+                />
                 Match by name
               </label>
             )}
@@ -161,7 +211,19 @@ export function ActionParamsEditor({
   }
 }
 
-function CoordinatesParams({ id, params, objects, errors, onChange }: { id: string; params: Params; objects: SourceObjectRow[]; errors: FieldErrors; onChange: (p: Params) => void }) {
+function CoordinatesParams({
+  id,
+  params,
+  objects,
+  errors,
+  onChange,
+}: {
+  id: string;
+  params: Params;
+  objects: SourceObjectRow[];
+  errors: FieldErrors;
+  onChange: (p: Params) => void;
+}) {
   const tables = objects.filter((o) => o.contentType === "TABLE" && o.mode === "STATIC");
   const tableKey = (params.tableKey as string) || "";
   const table = tables.find((t) => t.key === tableKey);
@@ -177,9 +239,18 @@ function CoordinatesParams({ id, params, objects, errors, onChange }: { id: stri
   return (
     <div className="space-y-2">
       <Field id={`${id}-table`} label="Table" error={errors.tableKey}>
-        <SelectInput id={`${id}-table`} invalid={!!errors.tableKey} value={tableKey} onChange={(e) => onChange({ tableKey: e.target.value, rows: [], columns: [] })}>
+        <SelectInput
+          id={`${id}-table`}
+          invalid={!!errors.tableKey}
+          value={tableKey}
+          onChange={(e) => onChange({ tableKey: e.target.value, rows: [], columns: [] })}
+        >
           <option value="">Choose a table…</option>
-          {tables.map((t) => <option key={t.id} value={t.key}>{t.name}</option>)}
+          {tables.map((t) => (
+            <option key={t.id} value={t.key}>
+              {t.name}
+            </option>
+          ))}
           {tableKey && !table && <option value={tableKey}>{tableKey} (not found)</option>}
         </SelectInput>
       </Field>
@@ -207,9 +278,25 @@ function CoordinatesParams({ id, params, objects, errors, onChange }: { id: stri
   );
 }
 
-function SentenceParams({ id, params, objects, errors, onChange }: { id: string; params: Params; objects: SourceObjectRow[]; errors: FieldErrors; onChange: (p: Params) => void }) {
+function SentenceParams({
+  id,
+  params,
+  objects,
+  errors,
+  onChange,
+}: {
+  id: string;
+  params: Params;
+  objects: SourceObjectRow[];
+  errors: FieldErrors;
+  onChange: (p: Params) => void;
+}) {
   const collection = objects.find((o) => o.key === "collection" && o.contentType === "TEXT");
-  const docs = useQuery({ queryKey: ["collection-documents", collection?.id], queryFn: () => unwrap(listCollectionDocumentsAction({ id: collection!.id })), enabled: !!collection });
+  const docs = useQuery({
+    queryKey: ["collection-documents", collection?.id],
+    queryFn: () => unwrap(listCollectionDocumentsAction({ id: collection!.id })),
+    enabled: !!collection,
+  });
   const documentId = (params.documentId as string) || "";
   const selected = (params.sentenceIdxs as number[] | undefined) ?? [];
   const sentences = useQuery({
@@ -221,9 +308,18 @@ function SentenceParams({ id, params, objects, errors, onChange }: { id: string;
   return (
     <div className="space-y-2">
       <Field id={`${id}-document`} label="Document" error={errors.documentId}>
-        <SelectInput id={`${id}-document`} invalid={!!errors.documentId} value={documentId} onChange={(e) => onChange({ documentId: e.target.value, sentenceIdxs: [] })}>
+        <SelectInput
+          id={`${id}-document`}
+          invalid={!!errors.documentId}
+          value={documentId}
+          onChange={(e) => onChange({ documentId: e.target.value, sentenceIdxs: [] })}
+        >
           <option value="">Choose a document…</option>
-          {(docs.data ?? []).map((d) => <option key={d.id} value={d.id}>{d.title} ({count(d.sentences, "sentence")})</option>)}
+          {(docs.data ?? []).map((d) => (
+            <option key={d.id} value={d.id}>
+              {d.title} ({count(d.sentences, "sentence")})
+            </option>
+          ))}
         </SelectInput>
       </Field>
       {docs.error && <Alert tone="error">{docs.error.message}</Alert>}

@@ -20,13 +20,22 @@ export function DeleteGuide({ id }: { id: string }) {
       router.push("/guides");
     },
   });
-  if (!confirming) return <Button variant="secondary" onClick={() => setConfirming(true)}>Delete…</Button>;
+  if (!confirming)
+    return (
+      <Button variant="secondary" onClick={() => setConfirming(true)}>
+        Delete…
+      </Button>
+    );
   return (
     <div className="space-y-2 rounded-md border border-rose-200 bg-rose-50 p-3 text-sm" role="group" aria-label="Confirm deletion">
       <p>Delete this guide? Future questions will no longer use it; past runs are kept.</p>
       <div className="flex gap-2">
-        <Button variant="danger" onClick={() => del.mutate()} disabled={del.isPending} autoFocus>{del.isPending ? "Deleting…" : "Delete permanently"}</Button>
-        <Button variant="ghost" onClick={() => setConfirming(false)}>Keep it</Button>
+        <Button variant="danger" onClick={() => del.mutate()} disabled={del.isPending} autoFocus>
+          {del.isPending ? "Deleting…" : "Delete permanently"}
+        </Button>
+        <Button variant="ghost" onClick={() => setConfirming(false)}>
+          Keep it
+        </Button>
       </div>
       {del.error && <Alert tone="error">{del.error.message}</Alert>}
     </div>

@@ -53,7 +53,17 @@ function toEditor(draft: GuideDraftInput, origin: EditorAction["origin"]): Edito
     key: newKey(),
     kbId: s.kbId,
     sourceObjectId: s.sourceObjectId ?? null,
-    actions: s.actions.map((a) => ({ key: newKey(), kind: a.kind, params: (a.params ?? {}) as Params, context: a.context ?? "", origin: a.context ? origin : null, captured: null, error: null, fieldErrors: {}, running: false })),
+    actions: s.actions.map((a) => ({
+      key: newKey(),
+      kind: a.kind,
+      params: (a.params ?? {}) as Params,
+      context: a.context ?? "",
+      origin: a.context ? origin : null,
+      captured: null,
+      error: null,
+      fieldErrors: {},
+      running: false,
+    })),
   }));
 }
 
@@ -88,11 +98,14 @@ export function GuideEditor({
     // A new guide starts with one source on the first knowledge base, ready for its first action.
     const kb = kbs[0];
     if (prefilled.length || mode.kind !== "create" || !kb) return prefilled;
-    return [{ key: newKey(), kbId: kb.id, sourceObjectId: null, actions: [blankAction(KINDS_FOR[kb.kind as KbKind][0], kb.kind as KbKind)] }];
+    return [
+      { key: newKey(), kbId: kb.id, sourceObjectId: null, actions: [blankAction(KINDS_FOR[kb.kind as KbKind][0], kb.kind as KbKind)] },
+    ];
   });
   const kindOf = (kbId: string) => (kbs.find((k) => k.id === kbId)?.kind ?? "SQL") as KbKind;
 
-  const updateSource = (key: number, fn: (s: EditorSource) => EditorSource) => setSources((all) => all.map((s) => (s.key === key ? fn(s) : s)));
+  const updateSource = (key: number, fn: (s: EditorSource) => EditorSource) =>
+    setSources((all) => all.map((s) => (s.key === key ? fn(s) : s)));
   const updateAction = (sourceKey: number, actionKey: number, fn: (a: EditorAction) => EditorAction) =>
     updateSource(sourceKey, (s) => ({ ...s, actions: s.actions.map((a) => (a.key === actionKey ? fn(a) : a)) }));
   const addSource = () => {
@@ -111,7 +124,14 @@ export function GuideEditor({
     updateAction(source.key, action.key, (a) => ({ ...a, running: true, error: null, fieldErrors: {} }));
     try {
       const captured = await unwrap(captureContextAction({ kbId: source.kbId, kind: action.kind, params: action.params }));
-      updateAction(source.key, action.key, (a) => ({ ...a, running: false, captured, context: captured.context, origin: "captured", error: null }));
+      updateAction(source.key, action.key, (a) => ({
+        ...a,
+        running: false,
+        captured,
+        context: captured.context,
+        origin: "captured",
+        error: null,
+      }));
     } catch (e) {
       updateAction(source.key, action.key, (a) => ({ ...a, running: false, error: (e as Error).message }));
     }
@@ -125,7 +145,11 @@ export function GuideEditor({
         answer: answer.trim() || null,
         notes,
         fromRunId: initial.fromRunId ?? null,
-        sources: sources.map((s) => ({ kbId: s.kbId, sourceObjectId: s.sourceObjectId, actions: s.actions.map((a) => ({ kind: a.kind, params: a.params, context: a.context })) })),
+        sources: sources.map((s) => ({
+          kbId: s.kbId,
+          sourceObjectId: s.sourceObjectId,
+          actions: s.actions.map((a) => ({ kind: a.kind, params: a.params, context: a.context })),
+        })),
       };
       const incomplete = draftActionProblems(draft);
       if (Object.keys(incomplete).length) throw new ActionFailure(INCOMPLETE_ACTIONS, incomplete);
@@ -152,12 +176,42 @@ export function GuideEditor({
       }}
     >
       <section className="space-y-4 rounded-lg border border-slate-200 bg-white p-5" aria-labelledby="guide-question-heading">
-        <h2 id="guide-question-heading" className="text-lg font-semibold">Question and answer</h2>
-        <Field id="guide-question" label="Question" hint="Phrase it as people ask it: the pipeline matches new questions against it." error={fields.question}>
-          <textarea id="guide-question" rows={2} value={question} onChange={(e) => setQuestion(e.target.value)} aria-invalid={!!fields.question || undefined} className={TEXTAREA} />
+        <h2 id="guide-question-heading" className="text-lg font-semibold">
+          Question and answer
+        </h2>
+        <Field
+          id="guide-question"
+          label="Question"
+          hint="Phrase it as people ask it: the pipeline matches new questions against it."
+          error={fields.question}
+        >
+          <textarea
+            id="guide-question"
+            rows={2}
+            value={question}
+            onChange={(e) => setQuestion(e.target.value)}
+            aria-invalid={!!fields.question || undefined}
+            className={TEXTAREA}
+          />
         </Field>
-        <Field id="guide-answer" label={mode.kind === "resolve" ? "Correct answer" : "Answer (optional)"} hint={mode.kind === "resolve" ? "Prefilled with the reporter's correct answer; it is recorded as a correction of the run's answer." : "What these sources say; leave empty when the answer changes with the data."} error={fields.answer}>
-          <textarea id="guide-answer" rows={2} value={answer} onChange={(e) => setAnswer(e.target.value)} aria-invalid={!!fields.answer || undefined} className={TEXTAREA} />
+        <Field
+          id="guide-answer"
+          label={mode.kind === "resolve" ? "Correct answer" : "Answer (optional)"}
+          hint={
+            mode.kind === "resolve"
+              ? "Prefilled with the reporter's correct answer; it is recorded as a correction of the run's answer."
+              : "What these sources say; leave empty when the answer changes with the data."
+          }
+          error={fields.answer}
+        >
+          <textarea
+            id="guide-answer"
+            rows={2}
+            value={answer}
+            onChange={(e) => setAnswer(e.target.value)}
+            aria-invalid={!!fields.answer || undefined}
+            className={TEXTAREA}
+          />
         </Field>
         <Field id="guide-notes" label="Notes (optional)" hint="How to read the sources, for the next analyst." error={fields.notes}>
           <textarea id="guide-notes" rows={2} value={notes} onChange={(e) => setNotes(e.target.value)} className={TEXTAREA} />
@@ -167,17 +221,25 @@ export function GuideEditor({
       <section className="space-y-4" aria-labelledby="guide-sources-heading">
         <div className="flex flex-wrap items-end justify-between gap-2">
           <div>
-            <h2 id="guide-sources-heading" className="text-lg font-semibold">Sources and retrieval actions</h2>
-            <p className="text-sm text-slate-600">Each source is a knowledge base (optionally one of its source objects) with the actions that retrieve the answer. Run an action to see the context it captures.</p>
+            <h2 id="guide-sources-heading" className="text-lg font-semibold">
+              Sources and retrieval actions
+            </h2>
+            <p className="text-sm text-slate-600">
+              Each source is a knowledge base (optionally one of its source objects) with the actions that retrieve the answer. Run an
+              action to see the context it captures.
+            </p>
           </div>
           {sources.length > 0 && (
-            <Button variant="secondary" onClick={runAll} disabled={anyRunning}>{anyRunning ? "Running…" : "Run all actions"}</Button>
+            <Button variant="secondary" onClick={runAll} disabled={anyRunning}>
+              {anyRunning ? "Running…" : "Run all actions"}
+            </Button>
           )}
         </div>
         {fields.sources && <Alert tone="error">{fields.sources}</Alert>}
         {sources.length === 0 && (
           <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-600">
-            No sources yet. Add the knowledge base that holds the answer{kbs.length === 0 ? " (none is shared with you yet: ask an admin for access)" : ""}.
+            No sources yet. Add the knowledge base that holds the answer
+            {kbs.length === 0 ? " (none is shared with you yet: ask an admin for access)" : ""}.
           </div>
         )}
         {sources.map((source, i) => (
@@ -188,28 +250,57 @@ export function GuideEditor({
             kbs={kbs}
             kbKind={kindOf(source.kbId)}
             fields={fields}
-            onKb={(kbId) => updateSource(source.key, () => ({ ...source, kbId, sourceObjectId: null, actions: [blankAction(KINDS_FOR[kindOf(kbId)][0], kindOf(kbId))] }))}
+            onKb={(kbId) =>
+              updateSource(source.key, () => ({
+                ...source,
+                kbId,
+                sourceObjectId: null,
+                actions: [blankAction(KINDS_FOR[kindOf(kbId)][0], kindOf(kbId))],
+              }))
+            }
             onSourceObject={(id) => updateSource(source.key, (s) => ({ ...s, sourceObjectId: id }))}
             onRemove={() => setSources((all) => all.filter((s) => s.key !== source.key))}
-            onAddAction={() => updateSource(source.key, (s) => ({ ...s, actions: [...s.actions, blankAction(KINDS_FOR[kindOf(s.kbId)][0], kindOf(s.kbId))] }))}
+            onAddAction={() =>
+              updateSource(source.key, (s) => ({
+                ...s,
+                actions: [...s.actions, blankAction(KINDS_FOR[kindOf(s.kbId)][0], kindOf(s.kbId))],
+              }))
+            }
             onRemoveAction={(key) => updateSource(source.key, (s) => ({ ...s, actions: s.actions.filter((a) => a.key !== key) }))}
             onKind={(key, kind) => updateAction(source.key, key, () => blankAction(kind, kindOf(source.kbId), key))}
             onParams={(key, params) => {
               // A changed action no longer produces the context shown: it is captured again (by hand or on save).
-              updateAction(source.key, key, (a) => ({ ...a, params, context: "", origin: null, captured: null, error: null, fieldErrors: {} }));
+              updateAction(source.key, key, (a) => ({
+                ...a,
+                params,
+                context: "",
+                origin: null,
+                captured: null,
+                error: null,
+                fieldErrors: {},
+              }));
               save.reset();
             }}
             onRun={(action) => runAction(source, action)}
           />
         ))}
-        <Button variant="secondary" onClick={addSource} disabled={kbs.length === 0}>Add a source</Button>
+        <Button variant="secondary" onClick={addSource} disabled={kbs.length === 0}>
+          Add a source
+        </Button>
       </section>
 
       <div className="space-y-2 border-t border-slate-200 pt-4">
         {save.error && <Alert tone="error">{save.error.message}</Alert>}
         <div className="flex flex-wrap items-center gap-3">
-          <Button type="submit" disabled={save.isPending || anyRunning}>{save.isPending ? "Running the actions and saving…" : submitLabel}</Button>
-          <Link href={mode.kind === "resolve" ? "/feedback" : mode.kind === "edit" ? `/guides/${mode.guideId}` : "/guides"} className="text-sm text-slate-600 hover:underline">Cancel</Link>
+          <Button type="submit" disabled={save.isPending || anyRunning}>
+            {save.isPending ? "Running the actions and saving…" : submitLabel}
+          </Button>
+          <Link
+            href={mode.kind === "resolve" ? "/feedback" : mode.kind === "edit" ? `/guides/${mode.guideId}` : "/guides"}
+            className="text-sm text-slate-600 hover:underline"
+          >
+            Cancel
+          </Link>
           <span className="text-xs text-slate-500">Actions you have not run are run when you save.</span>
         </div>
       </div>
@@ -218,7 +309,17 @@ export function GuideEditor({
 }
 
 function blankAction(kind: GuideActionKind, kbKind: KbKind, key = newKey()): EditorAction {
-  return { key, kind, params: emptyParams(kind, kbKind), context: "", origin: null, captured: null, error: null, fieldErrors: {}, running: false };
+  return {
+    key,
+    kind,
+    params: emptyParams(kind, kbKind),
+    context: "",
+    origin: null,
+    captured: null,
+    error: null,
+    fieldErrors: {},
+    running: false,
+  };
 }
 
 function SourceCard({
@@ -251,7 +352,11 @@ function SourceCard({
   onRun: (action: EditorAction) => void;
 }) {
   const filters = { kbId: source.kbId };
-  const objects = useQuery({ queryKey: ["source-objects", filters], queryFn: () => unwrap(listSourceObjectsAction(filters)), enabled: !!source.kbId });
+  const objects = useQuery({
+    queryKey: ["source-objects", filters],
+    queryFn: () => unwrap(listSourceObjectsAction(filters)),
+    enabled: !!source.kbId,
+  });
   const id = `src-${source.key}`;
   const n = index + 1;
   return (
@@ -261,19 +366,29 @@ function SourceCard({
         <h3 className="flex items-center gap-2 font-semibold">
           Source {n} <KindBadge kind={kbKind} />
         </h3>
-        <Button variant="ghost" onClick={onRemove} aria-label={`Remove source ${n}`}>Remove</Button>
+        <Button variant="ghost" onClick={onRemove} aria-label={`Remove source ${n}`}>
+          Remove
+        </Button>
       </div>
       <div className="grid gap-3 md:grid-cols-2">
         <Field id={`${id}-kb`} label={`Knowledge base of source ${n}`} error={fields[`sources.${index}.kbId`]}>
           <SelectInput id={`${id}-kb`} value={source.kbId} onChange={(e) => onKb(e.target.value)}>
             {!kbs.some((k) => k.id === source.kbId) && <option value={source.kbId}>Not shared with you</option>}
-            {kbs.map((k) => <option key={k.id} value={k.id}>{k.name}</option>)}
+            {kbs.map((k) => (
+              <option key={k.id} value={k.id}>
+                {k.name}
+              </option>
+            ))}
           </SelectInput>
         </Field>
         <Field id={`${id}-so`} label={`Source object of source ${n} (optional)`} error={fields[`sources.${index}.sourceObjectId`]}>
           <SelectInput id={`${id}-so`} value={source.sourceObjectId ?? ""} onChange={(e) => onSourceObject(e.target.value || null)}>
             <option value="">The whole knowledge base</option>
-            {(objects.data ?? []).map((o) => <option key={o.id} value={o.id}>{o.name}</option>)}
+            {(objects.data ?? []).map((o) => (
+              <option key={o.id} value={o.id}>
+                {o.name}
+              </option>
+            ))}
           </SelectInput>
         </Field>
       </div>
@@ -287,38 +402,79 @@ function SourceCard({
           const error = action.error ?? serverError;
           const prefix = `sources.${index}.actions.${j}.`;
           const fieldErrors = {
-            ...Object.fromEntries(Object.entries(fields).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v])),
+            ...Object.fromEntries(
+              Object.entries(fields)
+                .filter(([k]) => k.startsWith(prefix))
+                .map(([k, v]) => [k.slice(prefix.length), v]),
+            ),
             ...action.fieldErrors,
           };
           return (
-            <li key={action.key} className="space-y-3 rounded-md border border-slate-200 bg-slate-50/60 p-4" aria-label={label} data-testid={`guide-action-${n}-${j + 1}`}>
+            <li
+              key={action.key}
+              className="space-y-3 rounded-md border border-slate-200 bg-slate-50/60 p-4"
+              aria-label={label}
+              data-testid={`guide-action-${n}-${j + 1}`}
+            >
               <div className="flex flex-wrap items-end justify-between gap-3">
                 <div className="w-56">
                   <Field id={`${aid}-kind`} label={`${label}: kind`}>
-                    <SelectInput id={`${aid}-kind`} value={action.kind} onChange={(e) => onKind(action.key, e.target.value as GuideActionKind)}>
-                      {KINDS_FOR[kbKind].map((k) => <option key={k} value={k}>{ACTION_NAME[k]}</option>)}
+                    <SelectInput
+                      id={`${aid}-kind`}
+                      value={action.kind}
+                      onChange={(e) => onKind(action.key, e.target.value as GuideActionKind)}
+                    >
+                      {KINDS_FOR[kbKind].map((k) => (
+                        <option key={k} value={k}>
+                          {ACTION_NAME[k]}
+                        </option>
+                      ))}
                     </SelectInput>
                   </Field>
                 </div>
                 <div className="flex gap-2">
-                  <Button variant="secondary" onClick={() => onRun(action)} disabled={action.running} aria-label={`Run ${label.toLowerCase()}`}>
+                  <Button
+                    variant="secondary"
+                    onClick={() => onRun(action)}
+                    disabled={action.running}
+                    aria-label={`Run ${label.toLowerCase()}`}
+                  >
                     {action.running ? "Running…" : "Run"}
                   </Button>
                   {source.actions.length > 1 && (
-                    <Button variant="ghost" onClick={() => onRemoveAction(action.key)} aria-label={`Remove ${label.toLowerCase()}`}>Remove</Button>
+                    <Button variant="ghost" onClick={() => onRemoveAction(action.key)} aria-label={`Remove ${label.toLowerCase()}`}>
+                      Remove
+                    </Button>
                   )}
                 </div>
               </div>
               <p className="text-xs text-slate-500">{ACTION_HELP[action.kind]}</p>
-              <ActionParamsEditor id={aid} kind={action.kind} kbKind={kbKind} params={action.params} objects={objects.data ?? []} errors={fieldErrors} onChange={(p) => onParams(action.key, p)} />
+              <ActionParamsEditor
+                id={aid}
+                kind={action.kind}
+                kbKind={kbKind}
+                params={action.params}
+                objects={objects.data ?? []}
+                errors={fieldErrors}
+                onChange={(p) => onParams(action.key, p)}
+              />
               {error ? (
                 <Alert tone="error">{error}</Alert>
               ) : action.captured ? (
-                <ContextResult result={action.captured} label="Captured context" written={action} names={{ table: (objects.data ?? []).find((o) => o.key === action.params.tableKey)?.name }} />
+                <ContextResult
+                  result={action.captured}
+                  label="Captured context"
+                  written={action}
+                  names={{ table: (objects.data ?? []).find((o) => o.key === action.params.tableKey)?.name }}
+                />
               ) : action.context ? (
                 <div className="space-y-1 text-sm">
-                  <p className="font-semibold">{action.origin === "run" ? "Context from the run (the evidence it cited)" : "Saved context"}</p>
-                  <pre className="max-h-48 overflow-auto whitespace-pre-wrap break-words rounded border border-slate-200 bg-white p-2 font-sans text-xs text-slate-800">{action.context}</pre>
+                  <p className="font-semibold">
+                    {action.origin === "run" ? "Context from the run (the evidence it cited)" : "Saved context"}
+                  </p>
+                  <pre className="max-h-48 overflow-auto whitespace-pre-wrap break-words rounded border border-slate-200 bg-white p-2 font-sans text-xs text-slate-800">
+                    {action.context}
+                  </pre>
                 </div>
               ) : Object.keys(fieldErrors).length ? (
                 <p className="text-xs text-rose-700">Not run: complete the fields marked above first.</p>
@@ -329,7 +485,9 @@ function SourceCard({
           );
         })}
       </ol>
-      <Button variant="secondary" onClick={onAddAction}>Add an action to source {n}</Button>
+      <Button variant="secondary" onClick={onAddAction}>
+        Add an action to source {n}
+      </Button>
     </fieldset>
   );
 }

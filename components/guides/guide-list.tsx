@@ -17,7 +17,11 @@ export function GuideList({ initial, kbs }: { initial: GuideListRow[]; kbs: { id
   const [kbId, setKbId] = useState("");
   const filters = { q: useDeferredValue(q.trim()) || undefined, kbId: kbId || undefined };
   const isInitial = !filters.q && !filters.kbId;
-  const { data: rows = [], isFetching, error } = useQuery({
+  const {
+    data: rows = [],
+    isFetching,
+    error,
+  } = useQuery({
     queryKey: ["guides", filters],
     queryFn: () => unwrap(listGuidesAction(filters)),
     initialData: isInitial ? initial : undefined,
@@ -28,14 +32,24 @@ export function GuideList({ initial, kbs }: { initial: GuideListRow[]; kbs: { id
       <div className="flex flex-wrap items-end gap-3">
         <div className="min-w-64 flex-1">
           <Field id="guide-q" label="Search">
-            <TextInput id="guide-q" type="search" placeholder="Question, answer or notes" value={q} onChange={(e) => setQ(e.target.value)} />
+            <TextInput
+              id="guide-q"
+              type="search"
+              placeholder="Question, answer or notes"
+              value={q}
+              onChange={(e) => setQ(e.target.value)}
+            />
           </Field>
         </div>
         <div className="w-64">
           <Field id="guide-kb" label="Knowledge base">
             <SelectInput id="guide-kb" value={kbId} onChange={(e) => setKbId(e.target.value)}>
               <option value="">All</option>
-              {kbs.map((k) => <option key={k.id} value={k.id}>{k.name}</option>)}
+              {kbs.map((k) => (
+                <option key={k.id} value={k.id}>
+                  {k.name}
+                </option>
+              ))}
             </SelectInput>
           </Field>
         </div>
@@ -48,7 +62,15 @@ export function GuideList({ initial, kbs }: { initial: GuideListRow[]; kbs: { id
         <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-600">
           {isInitial ? (
             <>
-              No extraction guides yet. <Link href="/guides/new" className="font-medium text-brand-700 hover:underline">Write one from scratch</Link>, save a good run as a guide from the Ask screen, or turn a wrong-answer report into one in <Link href="/feedback" className="font-medium text-brand-700 hover:underline">Feedback review</Link>.
+              No extraction guides yet.{" "}
+              <Link href="/guides/new" className="font-medium text-brand-700 hover:underline">
+                Write one from scratch
+              </Link>
+              , save a good run as a guide from the Ask screen, or turn a wrong-answer report into one in{" "}
+              <Link href="/feedback" className="font-medium text-brand-700 hover:underline">
+                Feedback review
+              </Link>
+              .
             </>
           ) : (
             "No guide matches. Try other words or another knowledge base."
@@ -59,9 +81,12 @@ export function GuideList({ initial, kbs }: { initial: GuideListRow[]; kbs: { id
           {rows.map((g) => (
             <li key={g.id} className="px-4 py-3 text-sm">
               <div className="flex flex-wrap items-baseline justify-between gap-x-4 gap-y-1">
-                <Link href={`/guides/${g.id}`} className="font-medium text-slate-900 hover:text-brand-700 hover:underline">{g.question}</Link>
+                <Link href={`/guides/${g.id}`} className="font-medium text-slate-900 hover:text-brand-700 hover:underline">
+                  {g.question}
+                </Link>
                 <span className="text-xs text-slate-500">
-                  {g.helpedRuns ? `Helped ${count(g.helpedRuns, "run")}` : "Not used yet"} · updated {new Date(g.updatedAt).toLocaleDateString("en-GB")}
+                  {g.helpedRuns ? `Helped ${count(g.helpedRuns, "run")}` : "Not used yet"} · updated{" "}
+                  {new Date(g.updatedAt).toLocaleDateString("en-GB")}
                   {g.createdBy ? ` · by ${g.createdBy}` : ""}
                 </span>
               </div>
@@ -69,7 +94,9 @@ export function GuideList({ initial, kbs }: { initial: GuideListRow[]; kbs: { id
               <p className="mt-1 flex flex-wrap items-center gap-1.5 text-xs text-slate-500">
                 {g.kbs.map((k) => k.name).join(", ")}
                 <span aria-hidden>·</span>
-                {g.actionKinds.map((k) => <ActionKindBadge key={k} kind={k} />)}
+                {g.actionKinds.map((k) => (
+                  <ActionKindBadge key={k} kind={k} />
+                ))}
                 <span>{count(g.actions, "action")}</span>
                 {g.fromRunId && <span className="rounded bg-violet-50 px-1.5 py-0.5 text-violet-800">from a run</span>}
               </p>

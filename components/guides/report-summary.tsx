@@ -14,7 +14,13 @@ export function ReportSummary({ item, headingLevel = 2 }: { item: ReviewItem; he
         <dt className="text-slate-600">Question</dt>
         <dd className="font-medium">{item.run.question}</dd>
         <dt className="text-slate-600">Run&apos;s answer</dt>
-        <dd>{item.run.refrained || !item.run.answer ? <span className="italic text-slate-600">No answer (the run refrained)</span> : item.run.answer}</dd>
+        <dd>
+          {item.run.refrained || !item.run.answer ? (
+            <span className="italic text-slate-600">No answer (the run refrained)</span>
+          ) : (
+            item.run.answer
+          )}
+        </dd>
         <dt className="text-slate-600">Correct answer</dt>
         <dd>{item.correctAnswer ?? <span className="italic text-slate-600">Not given</span>}</dd>
         <dt className="text-slate-600">Comment</dt>

@@ -89,7 +89,9 @@ export function HistoryBrowser({ initial, initialQ, initialPage }: { initial: Hi
       </div>
       {error && <Alert tone="error">{error.message}</Alert>}
       <p className="h-4 text-xs text-slate-500" aria-live="polite" data-testid="history-count">
-        {isFetching ? "Searching…" : `${count(total, view === "questions" ? "question" : "conversation")}${search ? ` matching “${search}”` : ""}`}
+        {isFetching
+          ? "Searching…"
+          : `${count(total, view === "questions" ? "question" : "conversation")}${search ? ` matching “${search}”` : ""}`}
       </p>
       {data && data.view === view && data.page.rows.length === 0 && !isFetching ? (
         <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-700" data-testid="history-empty">
@@ -112,18 +114,29 @@ export function HistoryBrowser({ initial, initialQ, initialPage }: { initial: Hi
           )}
         </div>
       ) : data?.view === "questions" ? (
-        <ul className={`divide-y divide-slate-100 overflow-hidden rounded-lg border border-slate-200 bg-white ${isFetching ? "opacity-70" : ""}`} data-testid="history-list">
+        <ul
+          className={`divide-y divide-slate-100 overflow-hidden rounded-lg border border-slate-200 bg-white ${isFetching ? "opacity-70" : ""}`}
+          data-testid="history-list"
+        >
           {data.page.rows.map((r) => (
             <li key={r.id} data-testid="history-row">
-              <Link href={`/ask?run=${encodeURIComponent(r.id)}`} prefetch={false} className="flex items-start gap-4 px-4 py-3 hover:bg-slate-50">
+              <Link
+                href={`/ask?run=${encodeURIComponent(r.id)}`}
+                prefetch={false}
+                className="flex items-start gap-4 px-4 py-3 hover:bg-slate-50"
+              >
                 <span className="min-w-0 flex-1">
                   <span className="block truncate font-medium text-slate-900">{r.question}</span>
-                  <span className="block truncate text-sm text-slate-600">{r.status === "ANSWERED" && r.answer ? r.answer : r.refrainReason ?? "No answer"}</span>
+                  <span className="block truncate text-sm text-slate-600">
+                    {r.status === "ANSWERED" && r.answer ? r.answer : (r.refrainReason ?? "No answer")}
+                  </span>
                 </span>
                 <span className="flex shrink-0 flex-col items-end gap-1">
                   <span className="flex items-center gap-1.5">
                     {r.feedback && (
-                      <span className={`rounded px-1.5 py-0.5 text-xs ${r.feedback === "WRONG" ? "bg-rose-50 text-rose-800" : "bg-emerald-50 text-emerald-800"}`}>
+                      <span
+                        className={`rounded px-1.5 py-0.5 text-xs ${r.feedback === "WRONG" ? "bg-rose-50 text-rose-800" : "bg-emerald-50 text-emerald-800"}`}
+                      >
                         {r.feedback === "WRONG" ? "Reported wrong" : "Marked helpful"}
                       </span>
                     )}
@@ -136,10 +149,17 @@ export function HistoryBrowser({ initial, initialQ, initialPage }: { initial: Hi
           ))}
         </ul>
       ) : data?.view === "conversations" ? (
-        <ul className={`divide-y divide-slate-100 overflow-hidden rounded-lg border border-slate-200 bg-white ${isFetching ? "opacity-70" : ""}`} data-testid="history-list">
+        <ul
+          className={`divide-y divide-slate-100 overflow-hidden rounded-lg border border-slate-200 bg-white ${isFetching ? "opacity-70" : ""}`}
+          data-testid="history-list"
+        >
           {data.page.rows.map((c) => (
             <li key={c.id} data-testid="history-row">
-              <Link href={`/ask?conversation=${encodeURIComponent(c.id)}`} prefetch={false} className="flex items-start gap-4 px-4 py-3 hover:bg-slate-50">
+              <Link
+                href={`/ask?conversation=${encodeURIComponent(c.id)}`}
+                prefetch={false}
+                className="flex items-start gap-4 px-4 py-3 hover:bg-slate-50"
+              >
                 <span className="min-w-0 flex-1">
                   <span className="block truncate font-medium text-slate-900">{c.title}</span>
                   {c.last && (
@@ -149,9 +169,7 @@ export function HistoryBrowser({ initial, initialQ, initialPage }: { initial: Hi
                   )}
                 </span>
                 <span className="flex shrink-0 flex-col items-end gap-1 text-xs text-slate-500">
-                  <span className="rounded bg-slate-100 px-1.5 py-0.5 text-slate-700">
-                    {count(c.turns, "question")}
-                  </span>
+                  <span className="rounded bg-slate-100 px-1.5 py-0.5 text-slate-700">{count(c.turns, "question")}</span>
                   <span>{when(c.updatedAt)}</span>
                 </span>
               </Link>

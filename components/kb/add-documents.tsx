@@ -59,16 +59,28 @@ export function AddDocuments({ kbId, initial }: { kbId: string; initial: QueuedU
     if (job?.status === "SUCCEEDED" && waiting === 0) router.refresh();
   }, [job?.status, waiting, router]);
   return (
-    <section aria-labelledby="add-docs-heading" className="rounded-lg border border-slate-200 bg-white p-4 text-sm" data-testid="add-documents">
-      <h2 id="add-docs-heading" className="mb-2 font-semibold">Add documents</h2>
+    <section
+      aria-labelledby="add-docs-heading"
+      className="rounded-lg border border-slate-200 bg-white p-4 text-sm"
+      data-testid="add-documents"
+    >
+      <h2 id="add-docs-heading" className="mb-2 font-semibold">
+        Add documents
+      </h2>
       {job && (
-        <p className={job.status === "FAILED" ? "mb-2 text-rose-800" : "mb-2 text-slate-700"} aria-live="polite" data-testid="add-documents-status">
+        <p
+          className={job.status === "FAILED" ? "mb-2 text-rose-800" : "mb-2 text-slate-700"}
+          aria-live="polite"
+          data-testid="add-documents-status"
+        >
           {waiting > 0 ? `${count(waiting, "document")} waiting. ` : ""}
           {job.status === "FAILED" ? `Adding stopped: ${job.error ?? job.message}` : job.message}
         </p>
       )}
       {waiting > 0 && job?.status !== "RUNNING" && (
-        <Button type="button" variant="secondary" className="mb-3" disabled={retry.isPending} onClick={() => retry.mutate()}>Try again now</Button>
+        <Button type="button" variant="secondary" className="mb-3" disabled={retry.isPending} onClick={() => retry.mutate()}>
+          Try again now
+        </Button>
       )}
       <form
         className="space-y-2"
@@ -81,7 +93,9 @@ export function AddDocuments({ kbId, initial }: { kbId: string; initial: QueuedU
         <FileDropZone id="add-docs-files" label="Files" accept={ACCEPT} multiple files={files} onChange={setFiles} />
         {send.error && <Alert tone="error">{send.error.message}</Alert>}
         {retry.error && <Alert tone="error">{retry.error.message}</Alert>}
-        <Button type="submit" variant="secondary" disabled={send.isPending || files.length === 0}>{send.isPending ? "Uploading…" : "Add to the collection"}</Button>
+        <Button type="submit" variant="secondary" disabled={send.isPending || files.length === 0}>
+          {send.isPending ? "Uploading…" : "Add to the collection"}
+        </Button>
       </form>
     </section>
   );

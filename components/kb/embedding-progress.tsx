@@ -33,15 +33,29 @@ export function EmbeddingProgress({ kbId, initial }: { kbId: string; initial: Em
   const pct = s.rows ? Math.floor((100 * s.embedded) / s.rows) : 0;
   const active = job && (job.status === "QUEUED" || job.status === "RUNNING");
   return (
-    <section aria-labelledby="embedding-heading" className="rounded-lg border border-slate-200 bg-white p-4 text-sm" data-testid="embedding-progress">
-      <h2 id="embedding-heading" className="mb-2 font-semibold">Semantic search</h2>
+    <section
+      aria-labelledby="embedding-heading"
+      className="rounded-lg border border-slate-200 bg-white p-4 text-sm"
+      data-testid="embedding-progress"
+    >
+      <h2 id="embedding-heading" className="mb-2 font-semibold">
+        Semantic search
+      </h2>
       {s.rows > 0 && (
         <div className="mb-2">
-          <div className="h-2 w-full overflow-hidden rounded bg-slate-100" role="progressbar" aria-label="Passages and table rows embedded" aria-valuemin={0} aria-valuemax={s.rows} aria-valuenow={s.embedded}>
+          <div
+            className="h-2 w-full overflow-hidden rounded bg-slate-100"
+            role="progressbar"
+            aria-label="Passages and table rows embedded"
+            aria-valuemin={0}
+            aria-valuemax={s.rows}
+            aria-valuenow={s.embedded}
+          >
             <div className="h-full bg-brand-600 transition-all" style={{ width: `${pct}%` }} />
           </div>
           <p className="mt-1 text-xs text-slate-600" data-testid="embedding-count">
-            {fmt(s.embedded)} of {count(s.rows, "passage or table row", "passages and table rows")} embedded ({pct}%){s.model ? ` with ${modelLabel(s.model)}` : ""}
+            {fmt(s.embedded)} of {count(s.rows, "passage or table row", "passages and table rows")} embedded ({pct}%)
+            {s.model ? ` with ${modelLabel(s.model)}` : ""}
           </p>
         </div>
       )}
@@ -59,7 +73,9 @@ export function EmbeddingProgress({ kbId, initial }: { kbId: string; initial: Em
           {again.isPending ? "Starting…" : "Embed again"}
         </Button>
       )}
-      {active && <p className="mt-1 text-xs text-slate-500">Runs in the background; questions use keyword search for what is not embedded yet.</p>}
+      {active && (
+        <p className="mt-1 text-xs text-slate-500">Runs in the background; questions use keyword search for what is not embedded yet.</p>
+      )}
     </section>
   );
 }

@@ -34,10 +34,17 @@ export function MoveToOpenSearch({ kbId, initial }: { kbId: string; initial: Job
   }, [job?.status, router]);
   const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
   return (
-    <section aria-labelledby="move-heading" className="rounded-lg border border-slate-200 bg-white p-4 text-sm" data-testid="move-to-opensearch">
-      <h2 id="move-heading" className="mb-1 font-semibold">Move to an OpenSearch cluster</h2>
+    <section
+      aria-labelledby="move-heading"
+      className="rounded-lg border border-slate-200 bg-white p-4 text-sm"
+      data-testid="move-to-opensearch"
+    >
+      <h2 id="move-heading" className="mb-1 font-semibold">
+        Move to an OpenSearch cluster
+      </h2>
       <p className="mb-3 text-xs text-slate-600">
-        For large collections, or several app servers. The collection is copied in the background and keeps answering from this server until the copy is checked.
+        For large collections, or several app servers. The collection is copied in the background and keeps answering from this server until
+        the copy is checked.
       </p>
       {job && (
         <p className={job.status === "FAILED" ? "mb-2 text-rose-800" : "mb-2 text-slate-700"} aria-live="polite" data-testid="move-status">
@@ -54,14 +61,26 @@ export function MoveToOpenSearch({ kbId, initial }: { kbId: string; initial: Job
           }}
         >
           <Field id="move-url" label="Cluster address (optional)" hint="Empty: the cluster this server is configured with (SEARCH_URL).">
-            <TextInput id="move-url" type="url" placeholder="https://search.example.com:9200" value={f.searchUrl} onChange={set("searchUrl")} />
+            <TextInput
+              id="move-url"
+              type="url"
+              placeholder="https://search.example.com:9200"
+              value={f.searchUrl}
+              onChange={set("searchUrl")}
+            />
           </Field>
           <div className="grid gap-2 sm:grid-cols-2">
-            <Field id="move-user" label="User (optional)"><TextInput id="move-user" autoComplete="off" value={f.user} onChange={set("user")} /></Field>
-            <Field id="move-password" label="Password" hint="Stored encrypted."><TextInput id="move-password" type="password" autoComplete="new-password" value={f.password} onChange={set("password")} /></Field>
+            <Field id="move-user" label="User (optional)">
+              <TextInput id="move-user" autoComplete="off" value={f.user} onChange={set("user")} />
+            </Field>
+            <Field id="move-password" label="Password" hint="Stored encrypted.">
+              <TextInput id="move-password" type="password" autoComplete="new-password" value={f.password} onChange={set("password")} />
+            </Field>
           </div>
           {move.error && <Alert tone="error">{move.error.message}</Alert>}
-          <Button type="submit" variant="secondary" disabled={move.isPending}>{move.isPending ? "Starting…" : "Move to OpenSearch"}</Button>
+          <Button type="submit" variant="secondary" disabled={move.isPending}>
+            {move.isPending ? "Starting…" : "Move to OpenSearch"}
+          </Button>
         </form>
       )}
     </section>

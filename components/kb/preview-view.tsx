@@ -15,22 +15,35 @@ export function PreviewView({ preview }: { preview: Preview }) {
           <table className="min-w-full text-left text-xs" aria-label={`Preview of ${preview.title}`}>
             <thead className="sticky top-0 bg-slate-100">
               <tr>
-                <th scope="col" className="px-2 py-1.5 text-right font-semibold text-slate-500">Row</th>
-                {preview.columns.map((c) => <th key={c} scope="col" className="whitespace-nowrap px-2 py-1.5 font-semibold">{c}</th>)}
+                <th scope="col" className="px-2 py-1.5 text-right font-semibold text-slate-500">
+                  Row
+                </th>
+                {preview.columns.map((c) => (
+                  <th key={c} scope="col" className="whitespace-nowrap px-2 py-1.5 font-semibold">
+                    {c}
+                  </th>
+                ))}
               </tr>
             </thead>
             <tbody>
               {preview.rows.map((row, i) => (
                 <tr key={i} className="border-t border-slate-100 odd:bg-white even:bg-slate-50/60">
-                  <th scope="row" className="px-2 py-1 text-right font-normal tabular-nums text-slate-400">{i + 1}</th>
-                  {row.map((v, j) => <td key={j} className="max-w-xs truncate px-2 py-1" title={cell(v)}>{cell(v)}</td>)}
+                  <th scope="row" className="px-2 py-1 text-right font-normal tabular-nums text-slate-400">
+                    {i + 1}
+                  </th>
+                  {row.map((v, j) => (
+                    <td key={j} className="max-w-xs truncate px-2 py-1" title={cell(v)}>
+                      {cell(v)}
+                    </td>
+                  ))}
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
         <p className="mt-1 text-xs text-slate-500">
-          {count(preview.rows.length, "row")} shown{preview.totalRows !== undefined ? ` of ${preview.totalRows.toLocaleString("en")}` : ""}{preview.truncated ? " (more not shown)" : ""}.
+          {count(preview.rows.length, "row")} shown{preview.totalRows !== undefined ? ` of ${preview.totalRows.toLocaleString("en")}` : ""}
+          {preview.truncated ? " (more not shown)" : ""}.
         </p>
       </div>
     );
@@ -39,7 +52,9 @@ export function PreviewView({ preview }: { preview: Preview }) {
     return (
       <div className="max-h-96 overflow-auto rounded border border-slate-200 bg-white p-3 text-sm leading-relaxed">
         <ol className="list-decimal space-y-1 pl-6 marker:text-xs marker:text-slate-400">
-          {preview.sentences.map((s, i) => <li key={i}>{s}</li>)}
+          {preview.sentences.map((s, i) => (
+            <li key={i}>{s}</li>
+          ))}
         </ol>
         {preview.truncated && <p className="mt-2 text-xs text-slate-500">More text not shown.</p>}
       </div>

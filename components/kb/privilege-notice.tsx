@@ -11,14 +11,33 @@ import { Button } from "../ui/button";
  * What a PostgreSQL knowledge base's user may do beyond reading, on the knowledge base's page, for as
  * long as it holds: refused until an admin accepts the risk, then still shown with who accepted it.
  */
-export function PrivilegeNotice({ id, risks, acceptedAt, acceptedBy }: { id: string; risks: string[]; acceptedAt: string | null; acceptedBy: string | null }) {
+export function PrivilegeNotice({
+  id,
+  risks,
+  acceptedAt,
+  acceptedBy,
+}: {
+  id: string;
+  risks: string[];
+  acceptedAt: string | null;
+  acceptedBy: string | null;
+}) {
   const router = useRouter();
-  const decide = useMutation({ mutationFn: (accept: boolean) => unwrap(setPrivilegeRiskAction({ id, accept })), onSuccess: () => router.refresh() });
+  const decide = useMutation({
+    mutationFn: (accept: boolean) => unwrap(setPrivilegeRiskAction({ id, accept })),
+    onSuccess: () => router.refresh(),
+  });
   if (risks.length === 0) return null;
   const accepted = acceptedAt !== null;
   return (
-    <section aria-labelledby="privileges-heading" className={`rounded-lg border p-4 text-sm ${accepted ? "border-amber-200 bg-amber-50" : "border-rose-200 bg-rose-50"}`} data-testid="kb-privileges">
-      <h2 id="privileges-heading" className="font-semibold">{accepted ? "This connection may do more than read (risk accepted)" : "Refused: this connection may do more than read"}</h2>
+    <section
+      aria-labelledby="privileges-heading"
+      className={`rounded-lg border p-4 text-sm ${accepted ? "border-amber-200 bg-amber-50" : "border-rose-200 bg-rose-50"}`}
+      data-testid="kb-privileges"
+    >
+      <h2 id="privileges-heading" className="font-semibold">
+        {accepted ? "This connection may do more than read (risk accepted)" : "Refused: this connection may do more than read"}
+      </h2>
       <p className="mt-1">The database user:</p>
       <ul className="mt-1 list-disc pl-5">
         {risks.map((r) => (

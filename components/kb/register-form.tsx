@@ -15,10 +15,30 @@ type Kind = "DOCUMENTS" | "SQL" | "SPARQL" | "CYPHER";
 type Source = "documents" | "sqlite" | "postgres" | "rdf" | "endpoint" | "neo4j";
 
 const SOURCES: { id: Source; kind: Kind; title: string; detail: string; accept?: string; multiple?: boolean }[] = [
-  { id: "documents", kind: "DOCUMENTS", title: "Documents", detail: "Upload txt, md, html, pdf, csv or json files.", accept: ".txt,.md,.markdown,.html,.htm,.pdf,.csv,.json", multiple: true },
-  { id: "sqlite", kind: "SQL", title: "SQLite database", detail: "Upload a .sqlite / .db file; it is opened read-only.", accept: ".sqlite,.sqlite3,.db" },
+  {
+    id: "documents",
+    kind: "DOCUMENTS",
+    title: "Documents",
+    detail: "Upload txt, md, html, pdf, csv or json files.",
+    accept: ".txt,.md,.markdown,.html,.htm,.pdf,.csv,.json",
+    multiple: true,
+  },
+  {
+    id: "sqlite",
+    kind: "SQL",
+    title: "SQLite database",
+    detail: "Upload a .sqlite / .db file; it is opened read-only.",
+    accept: ".sqlite,.sqlite3,.db",
+  },
   { id: "postgres", kind: "SQL", title: "PostgreSQL", detail: "Connect with a read-only role; queries run in read-only transactions." },
-  { id: "rdf", kind: "SPARQL", title: "RDF graph", detail: "Upload Turtle, N-Triples or RDF/XML into an embedded Oxigraph store.", accept: ".ttl,.nt,.rdf,.owl,.xml", multiple: true },
+  {
+    id: "rdf",
+    kind: "SPARQL",
+    title: "RDF graph",
+    detail: "Upload Turtle, N-Triples or RDF/XML into an embedded Oxigraph store.",
+    accept: ".ttl,.nt,.rdf,.owl,.xml",
+    multiple: true,
+  },
   { id: "endpoint", kind: "SPARQL", title: "SPARQL endpoint", detail: "Any SPARQL 1.1 endpoint over HTTP (Virtuoso, Fuseki, GraphDB…)." },
   { id: "neo4j", kind: "CYPHER", title: "Neo4j", detail: "A Neo4j 5 database over Bolt; queries run in READ sessions." },
 ];
@@ -42,14 +62,34 @@ interface Fields {
   acceptPrivilegeRisk: boolean;
 }
 
-const EMPTY: Fields = { name: "", description: "", groupIds: [], host: "localhost", port: "5432", database: "", user: "", schema: "public", password: "", endpoint: "", defaultGraph: "", uri: "bolt://localhost:7687", engine: "sqlite", searchUrl: "", acceptPrivilegeRisk: false };
+const EMPTY: Fields = {
+  name: "",
+  description: "",
+  groupIds: [],
+  host: "localhost",
+  port: "5432",
+  database: "",
+  user: "",
+  schema: "public",
+  password: "",
+  endpoint: "",
+  defaultGraph: "",
+  uri: "bolt://localhost:7687",
+  engine: "sqlite",
+  searchUrl: "",
+  acceptPrivilegeRisk: false,
+};
 
 function buildInput(source: Source, f: Fields): RegisterKbInput {
   const base = { name: f.name, description: f.description, groupIds: f.groupIds };
   switch (source) {
     case "documents":
       return f.engine === "opensearch"
-        ? { ...base, kind: "DOCUMENTS", connection: { language: "en", engine: "opensearch", searchUrl: f.searchUrl, user: f.user, password: f.password } }
+        ? {
+            ...base,
+            kind: "DOCUMENTS",
+            connection: { language: "en", engine: "opensearch", searchUrl: f.searchUrl, user: f.user, password: f.password },
+          }
         : { ...base, kind: "DOCUMENTS", connection: { language: "en" } };
     case "sqlite":
       return { ...base, kind: "SQL", connection: { dialect: "sqlite" } };
@@ -57,12 +97,26 @@ function buildInput(source: Source, f: Fields): RegisterKbInput {
       return {
         ...base,
         kind: "SQL",
-        connection: { dialect: "postgres", host: f.host, port: Number(f.port), database: f.database, user: f.user, schema: f.schema || "public", ssl: false, password: f.password, acceptPrivilegeRisk: f.acceptPrivilegeRisk },
+        connection: {
+          dialect: "postgres",
+          host: f.host,
+          port: Number(f.port),
+          database: f.database,
+          user: f.user,
+          schema: f.schema || "public",
+          ssl: false,
+          password: f.password,
+          acceptPrivilegeRisk: f.acceptPrivilegeRisk,
+        },
       };
     case "rdf":
       return { ...base, kind: "SPARQL", connection: { mode: "embedded" } };
     case "endpoint":
-      return { ...base, kind: "SPARQL", connection: { mode: "remote", endpoint: f.endpoint, defaultGraph: f.defaultGraph, user: f.user, password: f.password } };
+      return {
+        ...base,
+        kind: "SPARQL",
+        connection: { mode: "remote", endpoint: f.endpoint, defaultGraph: f.defaultGraph, user: f.user, password: f.password },
+      };
     case "neo4j":
       return { ...base, kind: "CYPHER", connection: { uri: f.uri, user: f.user, database: f.database, password: f.password } };
   }
@@ -95,7 +149,8 @@ export function RegisterKbForm({ groups }: { groups: { id: string; name: string 
 
   const register = useMutation({
     mutationFn: ({ input, files }: { input: RegisterKbInput; files: File[] }) => submitRegistration(input, files),
-    onSuccess: (r) => router.push(`/knowledge-bases/${r.id}${r.warnings.length ? `?warnings=${encodeURIComponent(r.warnings.join("\n"))}` : ""}`),
+    onSuccess: (r) =>
+      router.push(`/knowledge-bases/${r.id}${r.warnings.length ? `?warnings=${encodeURIComponent(r.warnings.join("\n"))}` : ""}`),
     onError: (e) => setErrors(e instanceof ActionFailure ? e.fields : {}),
   });
   const test = useMutation({ mutationFn: (input: RegisterKbInput) => unwrap(testConnectionAction(input)) });
@@ -121,43 +176,92 @@ export function RegisterKbForm({ groups }: { groups: { id: string; name: string 
     <>
       {source === "postgres" && (
         <div className="grid gap-3 sm:grid-cols-2">
-          <Field id="kb-host" label="Host" error={errors.host}><TextInput id="kb-host" value={f.host} onChange={set("host")} invalid={!!errors.host} /></Field>
-          <Field id="kb-port" label="Port" error={errors.port}><TextInput id="kb-port" inputMode="numeric" value={f.port} onChange={set("port")} invalid={!!errors.port} /></Field>
-          <Field id="kb-database" label="Database" error={errors.database}><TextInput id="kb-database" value={f.database} onChange={set("database")} invalid={!!errors.database} /></Field>
-          <Field id="kb-schema" label="Schema"><TextInput id="kb-schema" value={f.schema} onChange={set("schema")} /></Field>
+          <Field id="kb-host" label="Host" error={errors.host}>
+            <TextInput id="kb-host" value={f.host} onChange={set("host")} invalid={!!errors.host} />
+          </Field>
+          <Field id="kb-port" label="Port" error={errors.port}>
+            <TextInput id="kb-port" inputMode="numeric" value={f.port} onChange={set("port")} invalid={!!errors.port} />
+          </Field>
+          <Field id="kb-database" label="Database" error={errors.database}>
+            <TextInput id="kb-database" value={f.database} onChange={set("database")} invalid={!!errors.database} />
+          </Field>
+          <Field id="kb-schema" label="Schema">
+            <TextInput id="kb-schema" value={f.schema} onChange={set("schema")} />
+          </Field>
         </div>
       )}
       {source === "endpoint" && (
         <>
-          <Field id="kb-endpoint" label="Endpoint URL" error={errors.endpoint}><TextInput id="kb-endpoint" type="url" placeholder="https://example.org/sparql" value={f.endpoint} onChange={set("endpoint")} invalid={!!errors.endpoint} /></Field>
-          <Field id="kb-graph" label="Default graph (optional)"><TextInput id="kb-graph" value={f.defaultGraph} onChange={set("defaultGraph")} /></Field>
+          <Field id="kb-endpoint" label="Endpoint URL" error={errors.endpoint}>
+            <TextInput
+              id="kb-endpoint"
+              type="url"
+              placeholder="https://example.org/sparql"
+              value={f.endpoint}
+              onChange={set("endpoint")}
+              invalid={!!errors.endpoint}
+            />
+          </Field>
+          <Field id="kb-graph" label="Default graph (optional)">
+            <TextInput id="kb-graph" value={f.defaultGraph} onChange={set("defaultGraph")} />
+          </Field>
         </>
       )}
       {source === "neo4j" && (
         <div className="grid gap-3 sm:grid-cols-2">
-          <Field id="kb-uri" label="Bolt URI" error={errors.uri}><TextInput id="kb-uri" value={f.uri} onChange={set("uri")} invalid={!!errors.uri} /></Field>
-          <Field id="kb-neo-db" label="Database (optional)"><TextInput id="kb-neo-db" value={f.database} onChange={set("database")} /></Field>
+          <Field id="kb-uri" label="Bolt URI" error={errors.uri}>
+            <TextInput id="kb-uri" value={f.uri} onChange={set("uri")} invalid={!!errors.uri} />
+          </Field>
+          <Field id="kb-neo-db" label="Database (optional)">
+            <TextInput id="kb-neo-db" value={f.database} onChange={set("database")} />
+          </Field>
         </div>
       )}
       {onCluster && (
-        <Field id="kb-search-url" label="Cluster address (optional)" error={errors.searchUrl} hint="Empty: the cluster this server is configured with (SEARCH_URL).">
-          <TextInput id="kb-search-url" type="url" placeholder="https://search.example.com:9200" value={f.searchUrl} onChange={set("searchUrl")} invalid={!!errors.searchUrl} />
+        <Field
+          id="kb-search-url"
+          label="Cluster address (optional)"
+          error={errors.searchUrl}
+          hint="Empty: the cluster this server is configured with (SEARCH_URL)."
+        >
+          <TextInput
+            id="kb-search-url"
+            type="url"
+            placeholder="https://search.example.com:9200"
+            value={f.searchUrl}
+            onChange={set("searchUrl")}
+            invalid={!!errors.searchUrl}
+          />
         </Field>
       )}
       {(source === "postgres" || source === "endpoint" || source === "neo4j" || onCluster) && (
         <div className="grid gap-3 sm:grid-cols-2">
-          <Field id="kb-user" label={source === "endpoint" || onCluster ? "User (optional)" : "User"} error={errors.user}><TextInput id="kb-user" autoComplete="off" value={f.user} onChange={set("user")} invalid={!!errors.user} /></Field>
-          <Field id="kb-password" label="Password" hint="Stored encrypted; never shown again."><TextInput id="kb-password" type="password" autoComplete="new-password" value={f.password} onChange={set("password")} /></Field>
+          <Field id="kb-user" label={source === "endpoint" || onCluster ? "User (optional)" : "User"} error={errors.user}>
+            <TextInput id="kb-user" autoComplete="off" value={f.user} onChange={set("user")} invalid={!!errors.user} />
+          </Field>
+          <Field id="kb-password" label="Password" hint="Stored encrypted; never shown again.">
+            <TextInput id="kb-password" type="password" autoComplete="new-password" value={f.password} onChange={set("password")} />
+          </Field>
         </div>
       )}
       {source === "postgres" && (
-        <div className={`rounded-md border p-3 text-sm ${errors.acceptPrivilegeRisk ? "border-rose-300 bg-rose-50" : "border-amber-200 bg-amber-50"}`}>
+        <div
+          className={`rounded-md border p-3 text-sm ${errors.acceptPrivilegeRisk ? "border-rose-300 bg-rose-50" : "border-amber-200 bg-amber-50"}`}
+        >
           <label className="flex items-start gap-2">
-            <input type="checkbox" className="mt-1" checked={f.acceptPrivilegeRisk} onChange={(e) => setF({ ...f, acceptPrivilegeRisk: e.target.checked })} aria-describedby="kb-risk-explained" />
+            <input
+              type="checkbox"
+              className="mt-1"
+              checked={f.acceptPrivilegeRisk}
+              onChange={(e) => setF({ ...f, acceptPrivilegeRisk: e.target.checked })}
+              aria-describedby="kb-risk-explained"
+            />
             <span>
               <span className="font-medium">I accept the risk if this user may do more than read</span>
               <span id="kb-risk-explained" className="mt-0.5 block text-slate-700">
-                Mosaic only reads, but it checks what the user could do. A superuser, or a user that can change tables, create objects or read the server&apos;s files, is refused unless you tick this: any flaw in the query checks would then reach your data or the server. Prefer a user with SELECT on the tables only.
+                Mosaic only reads, but it checks what the user could do. A superuser, or a user that can change tables, create objects or
+                read the server&apos;s files, is refused unless you tick this: any flaw in the query checks would then reach your data or
+                the server. Prefer a user with SELECT on the tables only.
               </span>
             </span>
           </label>
@@ -173,8 +277,23 @@ export function RegisterKbForm({ groups }: { groups: { id: string; name: string 
         <legend className="mb-2 text-sm font-medium">Source</legend>
         <div className="grid gap-2 sm:grid-cols-2 lg:grid-cols-3">
           {SOURCES.map((s) => (
-            <label key={s.id} className={`cursor-pointer rounded-lg border p-3 text-sm ${source === s.id ? "border-brand-500 bg-brand-50 ring-1 ring-brand-500" : "border-slate-200 bg-white hover:border-slate-300"}`}>
-              <input type="radio" name="source" value={s.id} checked={source === s.id} onChange={() => { setSource(s.id); setFiles([]); setErrors({}); test.reset(); }} className="sr-only" />
+            <label
+              key={s.id}
+              className={`cursor-pointer rounded-lg border p-3 text-sm ${source === s.id ? "border-brand-500 bg-brand-50 ring-1 ring-brand-500" : "border-slate-200 bg-white hover:border-slate-300"}`}
+            >
+              <input
+                type="radio"
+                name="source"
+                value={s.id}
+                checked={source === s.id}
+                onChange={() => {
+                  setSource(s.id);
+                  setFiles([]);
+                  setErrors({});
+                  test.reset();
+                }}
+                className="sr-only"
+              />
               <span className="block font-medium">{s.title}</span>
               <span className="block text-slate-600">{s.detail}</span>
             </label>
@@ -183,9 +302,17 @@ export function RegisterKbForm({ groups }: { groups: { id: string; name: string 
       </fieldset>
 
       <section className="space-y-3 rounded-lg border border-slate-200 bg-white p-5">
-        <Field id="kb-name" label="Name" error={errors.name}><TextInput id="kb-name" value={f.name} onChange={set("name")} invalid={!!errors.name} /></Field>
+        <Field id="kb-name" label="Name" error={errors.name}>
+          <TextInput id="kb-name" value={f.name} onChange={set("name")} invalid={!!errors.name} />
+        </Field>
         <Field id="kb-description" label="Description" hint="What is in it and what it is good for: source selection reads this.">
-          <textarea id="kb-description" rows={3} value={f.description} onChange={set("description")} className="block w-full rounded-md border border-slate-300 px-3 py-2 text-sm" />
+          <textarea
+            id="kb-description"
+            rows={3}
+            value={f.description}
+            onChange={set("description")}
+            className="block w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
+          />
         </Field>
         {spec.accept && (
           <FileDropZone
@@ -206,11 +333,29 @@ export function RegisterKbForm({ groups }: { groups: { id: string; name: string 
             <legend className="text-sm font-medium">Where the search index is kept</legend>
             <div className="mt-1 flex flex-wrap gap-x-5 gap-y-1">
               <label className="flex items-center gap-1.5 text-sm">
-                <input type="radio" name="engine" value="sqlite" checked={f.engine === "sqlite"} onChange={() => { setF({ ...f, engine: "sqlite" }); test.reset(); }} />
+                <input
+                  type="radio"
+                  name="engine"
+                  value="sqlite"
+                  checked={f.engine === "sqlite"}
+                  onChange={() => {
+                    setF({ ...f, engine: "sqlite" });
+                    test.reset();
+                  }}
+                />
                 On this server
               </label>
               <label className="flex items-center gap-1.5 text-sm">
-                <input type="radio" name="engine" value="opensearch" checked={f.engine === "opensearch"} onChange={() => { setF({ ...f, engine: "opensearch" }); test.reset(); }} />
+                <input
+                  type="radio"
+                  name="engine"
+                  value="opensearch"
+                  checked={f.engine === "opensearch"}
+                  onChange={() => {
+                    setF({ ...f, engine: "opensearch" });
+                    test.reset();
+                  }}
+                />
                 In an OpenSearch cluster (for large collections, or several app servers)
               </label>
             </div>
@@ -224,7 +369,13 @@ export function RegisterKbForm({ groups }: { groups: { id: string; name: string 
             <div className="flex flex-wrap gap-x-4 gap-y-1">
               {groups.map((g) => (
                 <label key={g.id} className="flex items-center gap-1.5 text-sm">
-                  <input type="checkbox" checked={f.groupIds.includes(g.id)} onChange={(e) => setF({ ...f, groupIds: e.target.checked ? [...f.groupIds, g.id] : f.groupIds.filter((x) => x !== g.id) })} />
+                  <input
+                    type="checkbox"
+                    checked={f.groupIds.includes(g.id)}
+                    onChange={(e) =>
+                      setF({ ...f, groupIds: e.target.checked ? [...f.groupIds, g.id] : f.groupIds.filter((x) => x !== g.id) })
+                    }
+                  />
                   {g.name}
                 </label>
               ))}
@@ -233,17 +384,31 @@ export function RegisterKbForm({ groups }: { groups: { id: string; name: string 
         )}
       </section>
 
-      {test.data && <Alert tone={test.data.ok ? "success" : "error"}>{test.data.ok ? "Connection works: " : "Connection failed: "}{test.data.message}</Alert>}
+      {test.data && (
+        <Alert tone={test.data.ok ? "success" : "error"}>
+          {test.data.ok ? "Connection works: " : "Connection failed: "}
+          {test.data.message}
+        </Alert>
+      )}
       {test.error && <Alert tone="error">{test.error.message}</Alert>}
       {register.error && <Alert tone="error">{register.error.message}</Alert>}
 
       <div className="flex flex-wrap gap-3">
         {(!spec.accept || onCluster) && (
-          <Button variant="secondary" disabled={test.isPending} onClick={() => { const input = validate(true); if (input) test.mutate(input); }}>
+          <Button
+            variant="secondary"
+            disabled={test.isPending}
+            onClick={() => {
+              const input = validate(true);
+              if (input) test.mutate(input);
+            }}
+          >
             {test.isPending ? "Testing…" : "Test connection"}
           </Button>
         )}
-        <Button type="submit" disabled={register.isPending}>{register.isPending ? "Registering… (describing the source)" : "Register"}</Button>
+        <Button type="submit" disabled={register.isPending}>
+          {register.isPending ? "Registering… (describing the source)" : "Register"}
+        </Button>
       </div>
     </form>
   );

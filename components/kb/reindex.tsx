@@ -33,20 +33,39 @@ export function Reindex({ kbId, initial }: { kbId: string; initial: JobView | nu
   const pct = job?.progressTotal ? Math.floor((100 * job.progressDone) / job.progressTotal) : 0;
   return (
     <section aria-labelledby="reindex-heading" className="rounded-lg border border-slate-200 bg-white p-4 text-sm" data-testid="reindex">
-      <h2 id="reindex-heading" className="mb-1 font-semibold">Search index</h2>
-      <p className="mb-3 text-xs text-slate-600">Builds the collection&apos;s index in OpenSearch again, beside the current one, and switches to it once it is checked.</p>
+      <h2 id="reindex-heading" className="mb-1 font-semibold">
+        Search index
+      </h2>
+      <p className="mb-3 text-xs text-slate-600">
+        Builds the collection&apos;s index in OpenSearch again, beside the current one, and switches to it once it is checked.
+      </p>
       {active && job.progressTotal ? (
-        <div className="mb-2 h-2 w-full overflow-hidden rounded bg-slate-100" role="progressbar" aria-label="Records re-indexed" aria-valuemin={0} aria-valuemax={job.progressTotal} aria-valuenow={job.progressDone}>
+        <div
+          className="mb-2 h-2 w-full overflow-hidden rounded bg-slate-100"
+          role="progressbar"
+          aria-label="Records re-indexed"
+          aria-valuemin={0}
+          aria-valuemax={job.progressTotal}
+          aria-valuenow={job.progressDone}
+        >
           <div className="h-full bg-brand-600 transition-all" style={{ width: `${pct}%` }} />
         </div>
       ) : null}
       {job && (
-        <p className={job.status === "FAILED" ? "mb-2 text-rose-800" : "mb-2 text-slate-700"} aria-live="polite" data-testid="reindex-status">
+        <p
+          className={job.status === "FAILED" ? "mb-2 text-rose-800" : "mb-2 text-slate-700"}
+          aria-live="polite"
+          data-testid="reindex-status"
+        >
           {job.status === "FAILED" ? `Re-indexing failed: ${job.error ?? job.message}` : job.message}
         </p>
       )}
       {start.error && <Alert tone="error">{start.error.message}</Alert>}
-      {!active && <Button type="button" variant="secondary" disabled={start.isPending} onClick={() => start.mutate()}>{start.isPending ? "Starting…" : "Rebuild the index"}</Button>}
+      {!active && (
+        <Button type="button" variant="secondary" disabled={start.isPending} onClick={() => start.mutate()}>
+          {start.isPending ? "Starting…" : "Rebuild the index"}
+        </Button>
+      )}
     </section>
   );
 }

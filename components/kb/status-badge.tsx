@@ -26,7 +26,9 @@ const KIND_STYLES: Record<string, string> = {
 
 export function KindBadge({ kind }: { kind: string }) {
   return (
-    <span className={`inline-block rounded px-1.5 py-0.5 text-xs font-medium ring-1 ${KIND_STYLES[kind] ?? ""}`}>{KIND_LABELS[kind] ?? kind}</span>
+    <span className={`inline-block rounded px-1.5 py-0.5 text-xs font-medium ring-1 ${KIND_STYLES[kind] ?? ""}`}>
+      {KIND_LABELS[kind] ?? kind}
+    </span>
   );
 }
 

@@ -100,7 +100,8 @@ function StatusBanner({ view }: { view: LlmSettingsView }) {
     const which = off.length === 0 ? "Every stage asks" : `${view.stages.length - off.length} of ${view.stages.length} stages ask`;
     return (
       <Alert tone="success">
-        <span data-testid="llm-status">On</span>: {which} <strong>{model}</strong> at <code className="break-all">{baseUrl}</code> first and fall back to their classical strategy when the model fails.
+        <span data-testid="llm-status">On</span>: {which} <strong>{model}</strong> at <code className="break-all">{baseUrl}</code> first and
+        fall back to their classical strategy when the model fails.
         {off.length > 0 && ` Classical only: ${off.join(", ")}.`}
       </Alert>
     );
@@ -119,7 +120,8 @@ function StatusBanner({ view }: { view: LlmSettingsView }) {
   }
   return (
     <Alert tone="info">
-      <span data-testid="llm-status">Off</span>: every stage runs its classical strategy. {view.enabled ? "Enter an endpoint and a model below to use an LLM." : "Turn the LLM on below to use it."}
+      <span data-testid="llm-status">Off</span>: every stage runs its classical strategy.{" "}
+      {view.enabled ? "Enter an endpoint and a model below to use an LLM." : "Turn the LLM on below to use it."}
       {problems.length > 0 && <span className="block">{problems.join(" ")}</span>}
     </Alert>
   );
@@ -184,18 +186,52 @@ export function LlmSettingsForm({ initial }: { initial: LlmSettingsView }) {
 
       <section aria-labelledby="endpoint-heading" className="space-y-4 rounded-lg border border-slate-200 bg-white p-5">
         <div className="flex flex-wrap items-center justify-between gap-3">
-          <h2 id="endpoint-heading" className="text-lg font-semibold">Endpoint</h2>
+          <h2 id="endpoint-heading" className="text-lg font-semibold">
+            Endpoint
+          </h2>
           <label htmlFor="llm-enabled" className="flex items-center gap-2 text-sm font-medium">
             <input id="llm-enabled" type="checkbox" checked={f.enabled} onChange={(e) => update({ enabled: e.target.checked })} />
             Use an LLM for the enabled stages
           </label>
         </div>
         <div className="grid gap-4 md:grid-cols-2">
-          <Field id="llm-base-url" label="Base URL" error={errors.baseUrl} hint={view.defaults.baseUrl ? `Empty: the environment's ${view.defaults.baseUrl}` : "e.g. https://api.openai.com/v1 or http://localhost:11434/v1 (Ollama)"}>
-            <TextInput id="llm-base-url" type="url" inputMode="url" autoComplete="off" spellCheck={false} placeholder={view.defaults.baseUrl || "https://api.openai.com/v1"} value={f.baseUrl} invalid={!!errors.baseUrl} onChange={(e) => update({ baseUrl: e.target.value })} />
+          <Field
+            id="llm-base-url"
+            label="Base URL"
+            error={errors.baseUrl}
+            hint={
+              view.defaults.baseUrl
+                ? `Empty: the environment's ${view.defaults.baseUrl}`
+                : "e.g. https://api.openai.com/v1 or http://localhost:11434/v1 (Ollama)"
+            }
+          >
+            <TextInput
+              id="llm-base-url"
+              type="url"
+              inputMode="url"
+              autoComplete="off"
+              spellCheck={false}
+              placeholder={view.defaults.baseUrl || "https://api.openai.com/v1"}
+              value={f.baseUrl}
+              invalid={!!errors.baseUrl}
+              onChange={(e) => update({ baseUrl: e.target.value })}
+            />
           </Field>
-          <Field id="llm-model" label="Default model" error={errors.model} hint={view.defaults.model ? `Empty: the environment's ${view.defaults.model}` : "e.g. gpt-4o-mini, llama3.1:8b"}>
-            <TextInput id="llm-model" autoComplete="off" spellCheck={false} placeholder={view.defaults.model || "gpt-4o-mini"} value={f.model} invalid={!!errors.model} onChange={(e) => update({ model: e.target.value })} />
+          <Field
+            id="llm-model"
+            label="Default model"
+            error={errors.model}
+            hint={view.defaults.model ? `Empty: the environment's ${view.defaults.model}` : "e.g. gpt-4o-mini, llama3.1:8b"}
+          >
+            <TextInput
+              id="llm-model"
+              autoComplete="off"
+              spellCheck={false}
+              placeholder={view.defaults.model || "gpt-4o-mini"}
+              value={f.model}
+              invalid={!!errors.model}
+              onChange={(e) => update({ model: e.target.value })}
+            />
           </Field>
         </div>
 
@@ -208,28 +244,55 @@ export function LlmSettingsForm({ initial }: { initial: LlmSettingsView }) {
           {f.keyMode === "replace" ? (
             <div className="flex flex-wrap items-start gap-2">
               <div className="min-w-64 flex-1">
-                <label htmlFor="llm-new-key" className="sr-only">New API key</label>
-                <TextInput id="llm-new-key" type="password" autoComplete="new-password" spellCheck={false} placeholder="Paste the new key" value={f.newKey} invalid={!!errors.apiKey} onChange={(e) => update({ newKey: e.target.value })} />
-                {errors.apiKey && <p id="llm-new-key-error" role="alert" className="mt-1 text-xs text-rose-700">{errors.apiKey}</p>}
+                <label htmlFor="llm-new-key" className="sr-only">
+                  New API key
+                </label>
+                <TextInput
+                  id="llm-new-key"
+                  type="password"
+                  autoComplete="new-password"
+                  spellCheck={false}
+                  placeholder="Paste the new key"
+                  value={f.newKey}
+                  invalid={!!errors.apiKey}
+                  onChange={(e) => update({ newKey: e.target.value })}
+                />
+                {errors.apiKey && (
+                  <p id="llm-new-key-error" role="alert" className="mt-1 text-xs text-rose-700">
+                    {errors.apiKey}
+                  </p>
+                )}
               </div>
-              <Button variant="ghost" onClick={() => update({ keyMode: "keep", newKey: "" })}>{view.apiKey.set ? "Keep the current key" : "Cancel"}</Button>
+              <Button variant="ghost" onClick={() => update({ keyMode: "keep", newKey: "" })}>
+                {view.apiKey.set ? "Keep the current key" : "Cancel"}
+              </Button>
             </div>
           ) : (
             <div className="flex flex-wrap gap-2">
-              <Button variant="secondary" onClick={() => update({ keyMode: "replace" })}>{view.apiKey.set ? "Replace key" : "Add a key"}</Button>
+              <Button variant="secondary" onClick={() => update({ keyMode: "replace" })}>
+                {view.apiKey.set ? "Replace key" : "Add a key"}
+              </Button>
               {view.apiKey.source === "settings" &&
                 (f.keyMode === "clear" ? (
-                  <Button variant="ghost" onClick={() => update({ keyMode: "keep" })}>Undo clear</Button>
+                  <Button variant="ghost" onClick={() => update({ keyMode: "keep" })}>
+                    Undo clear
+                  </Button>
                 ) : (
-                  <Button variant="ghost" onClick={() => update({ keyMode: "clear" })}>Clear key</Button>
+                  <Button variant="ghost" onClick={() => update({ keyMode: "clear" })}>
+                    Clear key
+                  </Button>
                 ))}
             </div>
           )}
-          <p className="text-xs text-slate-500">Stored encrypted and never shown again. Local servers (Ollama, llama.cpp, vLLM) usually need none.</p>
+          <p className="text-xs text-slate-500">
+            Stored encrypted and never shown again. Local servers (Ollama, llama.cpp, vLLM) usually need none.
+          </p>
         </fieldset>
 
         <div className="flex flex-wrap items-center gap-3">
-          <Button variant="secondary" onClick={onTest} disabled={test.isPending}>{test.isPending ? "Testing…" : "Test connection"}</Button>
+          <Button variant="secondary" onClick={onTest} disabled={test.isPending}>
+            {test.isPending ? "Testing…" : "Test connection"}
+          </Button>
           <span className="text-xs text-slate-500">Tests the values above, saved or not.</span>
         </div>
         <div aria-live="polite" className="min-h-0" data-testid="llm-test-result">
@@ -239,21 +302,34 @@ export function LlmSettingsForm({ initial }: { initial: LlmSettingsView }) {
       </section>
 
       <section aria-labelledby="stages-heading" className="rounded-lg border border-slate-200 bg-white p-5">
-        <h2 id="stages-heading" className="mb-1 text-lg font-semibold">Stages</h2>
-        <p className="mb-3 text-sm text-slate-600">A stage with the LLM on asks the model first; its classical strategy runs when the model is unavailable, too slow, or answers with output that fails validation. The run records which one ran.</p>
+        <h2 id="stages-heading" className="mb-1 text-lg font-semibold">
+          Stages
+        </h2>
+        <p className="mb-3 text-sm text-slate-600">
+          A stage with the LLM on asks the model first; its classical strategy runs when the model is unavailable, too slow, or answers with
+          output that fails validation. The run records which one ran.
+        </p>
         <div className="overflow-x-auto">
           <table className="w-full text-left text-sm">
             <thead className="border-b border-slate-200 text-xs uppercase tracking-wide text-slate-500">
               <tr>
-                <th scope="col" className="py-2 pr-4">Stage</th>
-                <th scope="col" className="py-2 pr-4">Use the LLM</th>
-                <th scope="col" className="py-2">Model (empty: the default model)</th>
+                <th scope="col" className="py-2 pr-4">
+                  Stage
+                </th>
+                <th scope="col" className="py-2 pr-4">
+                  Use the LLM
+                </th>
+                <th scope="col" className="py-2">
+                  Model (empty: the default model)
+                </th>
               </tr>
             </thead>
             <tbody>
               {f.stages.map((s, i) => (
                 <tr key={s.stage} className="border-b border-slate-100 last:border-0">
-                  <th scope="row" className="py-2 pr-4 font-medium">{s.label}</th>
+                  <th scope="row" className="py-2 pr-4 font-medium">
+                    {s.label}
+                  </th>
                   <td className="py-2 pr-4">
                     <input
                       id={`llm-stage-${s.stage}`}
@@ -282,18 +358,50 @@ export function LlmSettingsForm({ initial }: { initial: LlmSettingsView }) {
       </section>
 
       <section aria-labelledby="limits-heading" className="space-y-4 rounded-lg border border-slate-200 bg-white p-5">
-        <h2 id="limits-heading" className="text-lg font-semibold">Requests</h2>
+        <h2 id="limits-heading" className="text-lg font-semibold">
+          Requests
+        </h2>
         <div className="grid gap-4 md:grid-cols-3">
-          <Field id="llm-timeout" label="Timeout per request (ms)" error={errors.timeoutMs} hint={`Empty: ${view.defaults.timeoutMs.toLocaleString("en")} ms`}>
-            <TextInput id="llm-timeout" inputMode="numeric" placeholder={String(view.defaults.timeoutMs)} value={f.timeoutMs} invalid={!!errors.timeoutMs} onChange={(e) => update({ timeoutMs: e.target.value })} />
+          <Field
+            id="llm-timeout"
+            label="Timeout per request (ms)"
+            error={errors.timeoutMs}
+            hint={`Empty: ${view.defaults.timeoutMs.toLocaleString("en")} ms`}
+          >
+            <TextInput
+              id="llm-timeout"
+              inputMode="numeric"
+              placeholder={String(view.defaults.timeoutMs)}
+              value={f.timeoutMs}
+              invalid={!!errors.timeoutMs}
+              onChange={(e) => update({ timeoutMs: e.target.value })}
+            />
           </Field>
-          <Field id="llm-retries" label="Retries (429, 5xx, timeouts)" error={errors.maxRetries} hint={`Empty: ${view.defaults.maxRetries}. Backoff honours Retry-After.`}>
-            <TextInput id="llm-retries" inputMode="numeric" placeholder={String(view.defaults.maxRetries)} value={f.maxRetries} invalid={!!errors.maxRetries} onChange={(e) => update({ maxRetries: e.target.value })} />
+          <Field
+            id="llm-retries"
+            label="Retries (429, 5xx, timeouts)"
+            error={errors.maxRetries}
+            hint={`Empty: ${view.defaults.maxRetries}. Backoff honours Retry-After.`}
+          >
+            <TextInput
+              id="llm-retries"
+              inputMode="numeric"
+              placeholder={String(view.defaults.maxRetries)}
+              value={f.maxRetries}
+              invalid={!!errors.maxRetries}
+              onChange={(e) => update({ maxRetries: e.target.value })}
+            />
           </Field>
           <Field id="llm-json-mode" label="Structured output" hint="Automatic suits every server; it remembers what each one accepts.">
-            <SelectInput id="llm-json-mode" value={f.structuredOutputs} onChange={(e) => update({ structuredOutputs: e.target.value as StructuredOutputMode })}>
+            <SelectInput
+              id="llm-json-mode"
+              value={f.structuredOutputs}
+              onChange={(e) => update({ structuredOutputs: e.target.value as StructuredOutputMode })}
+            >
               {STRUCTURED_OUTPUT_MODES.map((m) => (
-                <option key={m} value={m}>{MODE_LABELS[m]}</option>
+                <option key={m} value={m}>
+                  {MODE_LABELS[m]}
+                </option>
               ))}
             </SelectInput>
           </Field>
@@ -301,38 +409,90 @@ export function LlmSettingsForm({ initial }: { initial: LlmSettingsView }) {
       </section>
 
       <section aria-labelledby="prices-heading" className="space-y-3 rounded-lg border border-slate-200 bg-white p-5">
-        <h2 id="prices-heading" className="text-lg font-semibold">Prices</h2>
-        <p className="text-sm text-slate-600">Runs estimate their cost from these prices (USD per million tokens). OpenAI&apos;s models are built in; add local or other models here, or correct a built-in price. A model without a price counts as $0, marked &quot;price unknown&quot;.</p>
+        <h2 id="prices-heading" className="text-lg font-semibold">
+          Prices
+        </h2>
+        <p className="text-sm text-slate-600">
+          Runs estimate their cost from these prices (USD per million tokens). OpenAI&apos;s models are built in; add local or other models
+          here, or correct a built-in price. A model without a price counts as $0, marked &quot;price unknown&quot;.
+        </p>
         {f.prices.length > 0 && (
           <table className="w-full text-left text-sm">
             <thead className="text-xs uppercase tracking-wide text-slate-500">
               <tr>
-                <th scope="col" className="py-1 pr-2">Model</th>
-                <th scope="col" className="py-1 pr-2">Input ($/M tokens)</th>
-                <th scope="col" className="py-1 pr-2">Output ($/M tokens)</th>
-                <th scope="col"><span className="sr-only">Remove</span></th>
+                <th scope="col" className="py-1 pr-2">
+                  Model
+                </th>
+                <th scope="col" className="py-1 pr-2">
+                  Input ($/M tokens)
+                </th>
+                <th scope="col" className="py-1 pr-2">
+                  Output ($/M tokens)
+                </th>
+                <th scope="col">
+                  <span className="sr-only">Remove</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {f.prices.map((p, i) => {
-                const set = (patch: Partial<FormState["prices"][number]>) => update({ prices: f.prices.map((x, j) => (j === i ? { ...x, ...patch } : x)) });
+                const set = (patch: Partial<FormState["prices"][number]>) =>
+                  update({ prices: f.prices.map((x, j) => (j === i ? { ...x, ...patch } : x)) });
                 const err = (k: string) => errors[`prices.${i}.${k}`];
                 return (
                   <tr key={i} className="align-top">
                     <td className="py-1 pr-2">
-                      <TextInput id={`llm-price-model-${i}`} aria-label={`Model of price ${i + 1}`} value={p.model} invalid={!!err("model")} onChange={(e) => set({ model: e.target.value })} />
-                      {err("model") && <p id={`llm-price-model-${i}-error`} role="alert" className="mt-1 text-xs text-rose-700">{err("model")}</p>}
+                      <TextInput
+                        id={`llm-price-model-${i}`}
+                        aria-label={`Model of price ${i + 1}`}
+                        value={p.model}
+                        invalid={!!err("model")}
+                        onChange={(e) => set({ model: e.target.value })}
+                      />
+                      {err("model") && (
+                        <p id={`llm-price-model-${i}-error`} role="alert" className="mt-1 text-xs text-rose-700">
+                          {err("model")}
+                        </p>
+                      )}
                     </td>
                     <td className="py-1 pr-2">
-                      <TextInput id={`llm-price-input-${i}`} aria-label={`Input price of ${p.model || `price ${i + 1}`}`} inputMode="decimal" value={p.input} invalid={!!err("input")} onChange={(e) => set({ input: e.target.value })} />
-                      {err("input") && <p id={`llm-price-input-${i}-error`} role="alert" className="mt-1 text-xs text-rose-700">{err("input")}</p>}
+                      <TextInput
+                        id={`llm-price-input-${i}`}
+                        aria-label={`Input price of ${p.model || `price ${i + 1}`}`}
+                        inputMode="decimal"
+                        value={p.input}
+                        invalid={!!err("input")}
+                        onChange={(e) => set({ input: e.target.value })}
+                      />
+                      {err("input") && (
+                        <p id={`llm-price-input-${i}-error`} role="alert" className="mt-1 text-xs text-rose-700">
+                          {err("input")}
+                        </p>
+                      )}
                     </td>
                     <td className="py-1 pr-2">
-                      <TextInput id={`llm-price-output-${i}`} aria-label={`Output price of ${p.model || `price ${i + 1}`}`} inputMode="decimal" value={p.output} invalid={!!err("output")} onChange={(e) => set({ output: e.target.value })} />
-                      {err("output") && <p id={`llm-price-output-${i}-error`} role="alert" className="mt-1 text-xs text-rose-700">{err("output")}</p>}
+                      <TextInput
+                        id={`llm-price-output-${i}`}
+                        aria-label={`Output price of ${p.model || `price ${i + 1}`}`}
+                        inputMode="decimal"
+                        value={p.output}
+                        invalid={!!err("output")}
+                        onChange={(e) => set({ output: e.target.value })}
+                      />
+                      {err("output") && (
+                        <p id={`llm-price-output-${i}-error`} role="alert" className="mt-1 text-xs text-rose-700">
+                          {err("output")}
+                        </p>
+                      )}
                     </td>
                     <td className="py-1">
-                      <Button variant="ghost" aria-label={`Remove the price of ${p.model || `row ${i + 1}`}`} onClick={() => update({ prices: f.prices.filter((_, j) => j !== i) })}>Remove</Button>
+                      <Button
+                        variant="ghost"
+                        aria-label={`Remove the price of ${p.model || `row ${i + 1}`}`}
+                        onClick={() => update({ prices: f.prices.filter((_, j) => j !== i) })}
+                      >
+                        Remove
+                      </Button>
                     </td>
                   </tr>
                 );
@@ -340,11 +500,15 @@ export function LlmSettingsForm({ initial }: { initial: LlmSettingsView }) {
             </tbody>
           </table>
         )}
-        <Button variant="secondary" onClick={() => update({ prices: [...f.prices, { model: "", input: "", output: "" }] })}>Add a price</Button>
+        <Button variant="secondary" onClick={() => update({ prices: [...f.prices, { model: "", input: "", output: "" }] })}>
+          Add a price
+        </Button>
       </section>
 
       <div className="flex flex-wrap items-center gap-3">
-        <Button type="submit" disabled={save.isPending}>{save.isPending ? "Saving…" : "Save settings"}</Button>
+        <Button type="submit" disabled={save.isPending}>
+          {save.isPending ? "Saving…" : "Save settings"}
+        </Button>
         <div aria-live="polite">
           {saved && !save.isPending && <Alert tone="success">Saved. The next run uses these settings.</Alert>}
           {save.error && !Object.keys(errors).length && <Alert tone="error">{save.error.message}</Alert>}

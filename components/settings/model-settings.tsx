@@ -27,7 +27,8 @@ function StatusBanner({ view }: { view: ModelsView }) {
   if (!settings.enabled || !status) {
     return (
       <Alert tone="info">
-        <span data-testid="models-status">Off</span>: every ranking is classical (keyword search and the lexical scorers). Turn the models on below to rank by meaning as well.
+        <span data-testid="models-status">Off</span>: every ranking is classical (keyword search and the lexical scorers). Turn the models
+        on below to rank by meaning as well.
       </Alert>
     );
   }
@@ -36,7 +37,8 @@ function StatusBanner({ view }: { view: ModelsView }) {
   if (e.state !== "ready" || !e.model) {
     return (
       <Alert tone="error">
-        <span data-testid="models-status">Classical ranking only</span>: the embedding model {settings.embedder} is not available{e.reason ? ` — ${e.reason}` : "."} Questions are still answered, by keyword search and the lexical scorers.
+        <span data-testid="models-status">Classical ranking only</span>: the embedding model {settings.embedder} is not available
+        {e.reason ? ` — ${e.reason}` : "."} Questions are still answered, by keyword search and the lexical scorers.
       </Alert>
     );
   }
@@ -48,7 +50,8 @@ function StatusBanner({ view }: { view: ModelsView }) {
         : "no cross-encoder is installed, so the last round uses the classical fusion with meaning";
   return (
     <Alert tone="success">
-      <span data-testid="models-status">On</span>: {e.model.name} ({e.model.precision}) ranks evidence and sources by meaning beside keywords; {last}.
+      <span data-testid="models-status">On</span>: {e.model.name} ({e.model.precision}) ranks evidence and sources by meaning beside
+      keywords; {last}.
     </Alert>
   );
 }
@@ -57,18 +60,28 @@ function ModelRow({ role, slot }: { role: string; slot: ModelSlotStatus }) {
   const m: LoadedModelInfo | null = slot.model;
   return (
     <tr className="border-b border-slate-100 last:border-0 align-top" data-testid="loaded-model">
-      <th scope="row" className="py-2 pr-4 font-medium">{role}</th>
+      <th scope="row" className="py-2 pr-4 font-medium">
+        {role}
+      </th>
       {m ? (
         <>
           <td className="py-2 pr-4">
             {m.name}
             {m.note && <span className="block text-xs text-amber-700">{m.note}</span>}
-            {m.graph && <span className="block text-xs text-slate-500" data-testid="model-graph">Graph: {m.graph}</span>}
+            {m.graph && (
+              <span className="block text-xs text-slate-500" data-testid="model-graph">
+                Graph: {m.graph}
+              </span>
+            )}
           </td>
           <td className="py-2 pr-4">{m.precision}</td>
-          <td className="py-2 pr-4 font-mono text-xs" title={m.sha256}>{m.sha256.slice(0, 16)}…</td>
+          <td className="py-2 pr-4 font-mono text-xs" title={m.sha256}>
+            {m.sha256.slice(0, 16)}…
+          </td>
           <td className="py-2 pr-4 tabular-nums">{fmtMb(m.bytes)}</td>
-          <td className="py-2" title={m.file}>{SOURCE_LABELS[m.source] ?? m.source}</td>
+          <td className="py-2" title={m.file}>
+            {SOURCE_LABELS[m.source] ?? m.source}
+          </td>
         </>
       ) : (
         <td colSpan={5} className="py-2 text-slate-600">
@@ -90,12 +103,24 @@ function Runtime({ view }: { view: ModelsView }) {
         <table className="w-full text-left text-sm" aria-label="Loaded models">
           <thead className="border-b border-slate-200 text-xs uppercase tracking-wide text-slate-500">
             <tr>
-              <th scope="col" className="py-2 pr-4">Role</th>
-              <th scope="col" className="py-2 pr-4">Model</th>
-              <th scope="col" className="py-2 pr-4">Precision</th>
-              <th scope="col" className="py-2 pr-4">Checksum (sha256)</th>
-              <th scope="col" className="py-2 pr-4">Size</th>
-              <th scope="col" className="py-2">From</th>
+              <th scope="col" className="py-2 pr-4">
+                Role
+              </th>
+              <th scope="col" className="py-2 pr-4">
+                Model
+              </th>
+              <th scope="col" className="py-2 pr-4">
+                Precision
+              </th>
+              <th scope="col" className="py-2 pr-4">
+                Checksum (sha256)
+              </th>
+              <th scope="col" className="py-2 pr-4">
+                Size
+              </th>
+              <th scope="col" className="py-2">
+                From
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -106,7 +131,15 @@ function Runtime({ view }: { view: ModelsView }) {
       </div>
       <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-6 gap-y-1 text-sm" data-testid="model-runtime">
         <dt className="text-slate-500">Runs in</dt>
-        <dd>{status.mode === "service" ? <>the inference service at <code>{status.url}</code></> : "this server's worker threads"}</dd>
+        <dd>
+          {status.mode === "service" ? (
+            <>
+              the inference service at <code>{status.url}</code>
+            </>
+          ) : (
+            "this server's worker threads"
+          )}
+        </dd>
         {status.pool && (
           <>
             <dt className="text-slate-500">Worker threads</dt>
@@ -120,16 +153,21 @@ function Runtime({ view }: { view: ModelsView }) {
           <>
             <dt className="text-slate-500">Queue</dt>
             <dd data-testid="model-queue">
-              {count(q.waiting, "text")} waiting, {count(q.running, "text")} being embedded; {count(q.batches, "batch", "batches")} so far ({q.meanBatchSize.toFixed(1)} texts each)
+              {count(q.waiting, "text")} waiting, {count(q.running, "text")} being embedded; {count(q.batches, "batch", "batches")} so far (
+              {q.meanBatchSize.toFixed(1)} texts each)
               {q.refused + q.timedOut > 0 && `; ${q.refused} refused while busy, ${q.timedOut} timed out`}
             </dd>
           </>
         )}
         <dt className="text-slate-500">Collections</dt>
         <dd data-testid="embedding-jobs">
-          {jobs.running + jobs.queued === 0 ? "No collection is waiting to be embedded" : `${count(jobs.running, "collection")} being embedded, ${jobs.queued} waiting`}
+          {jobs.running + jobs.queued === 0
+            ? "No collection is waiting to be embedded"
+            : `${count(jobs.running, "collection")} being embedded, ${jobs.queued} waiting`}
           {jobs.failed > 0 && <span className="text-rose-700">; {count(jobs.failed, "collection")} could not be embedded</span>} ·{" "}
-          <Link href="/knowledge-bases" className="text-brand-700 underline">progress per knowledge base</Link>
+          <Link href="/knowledge-bases" className="text-brand-700 underline">
+            progress per knowledge base
+          </Link>
         </dd>
       </dl>
     </div>
@@ -138,7 +176,12 @@ function Runtime({ view }: { view: ModelsView }) {
 
 export function ModelSettings({ initial }: { initial: ModelsView }) {
   const [view, setView] = useState(initial);
-  const [f, setF] = useState<ModelSettingsInput>({ enabled: initial.form.enabled, precision: initial.form.precision, embedder: initial.form.embedder, crossEncoder: initial.form.crossEncoder });
+  const [f, setF] = useState<ModelSettingsInput>({
+    enabled: initial.form.enabled,
+    precision: initial.form.precision,
+    embedder: initial.form.embedder,
+    crossEncoder: initial.form.crossEncoder,
+  });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [saved, setSaved] = useState<number | null>(null);
 
@@ -174,11 +217,17 @@ export function ModelSettings({ initial }: { initial: ModelsView }) {
     <form onSubmit={onSubmit} noValidate className="max-w-4xl space-y-6" aria-label="Model settings">
       <section aria-labelledby="models-heading" className="space-y-4 rounded-lg border border-slate-200 bg-white p-5">
         <div className="flex flex-wrap items-center justify-between gap-3">
-          <h2 id="models-heading" className="text-lg font-semibold">Ranking models</h2>
-          <Button variant="ghost" onClick={() => refresh.mutate()} disabled={refresh.isPending}>{refresh.isPending ? "Checking…" : "Check again"}</Button>
+          <h2 id="models-heading" className="text-lg font-semibold">
+            Ranking models
+          </h2>
+          <Button variant="ghost" onClick={() => refresh.mutate()} disabled={refresh.isPending}>
+            {refresh.isPending ? "Checking…" : "Check again"}
+          </Button>
         </div>
         <p className="text-sm text-slate-600">
-          Local models that rank evidence, sources and guides by meaning, so a question in other words (or with a typo) still finds its answer. They run in background worker threads, or in an inference service, never in the request itself; when they are unavailable, every ranking falls back to keyword search.
+          Local models that rank evidence, sources and guides by meaning, so a question in other words (or with a typo) still finds its
+          answer. They run in background worker threads, or in an inference service, never in the request itself; when they are unavailable,
+          every ranking falls back to keyword search.
         </p>
         <StatusBanner view={view} />
         <Runtime view={view} />
@@ -186,32 +235,71 @@ export function ModelSettings({ initial }: { initial: ModelsView }) {
 
       <section aria-labelledby="model-choice-heading" className="space-y-4 rounded-lg border border-slate-200 bg-white p-5">
         <div className="flex flex-wrap items-center justify-between gap-3">
-          <h2 id="model-choice-heading" className="text-lg font-semibold">Which models</h2>
+          <h2 id="model-choice-heading" className="text-lg font-semibold">
+            Which models
+          </h2>
           <label htmlFor="models-enabled" className="flex items-center gap-2 text-sm font-medium">
             <input id="models-enabled" type="checkbox" checked={f.enabled} onChange={(e) => update({ enabled: e.target.checked })} />
             Rank by meaning with local models
           </label>
         </div>
         <div className="grid gap-4 md:grid-cols-3">
-          <Field id="models-precision" label="Precision" hint="int8 is about twice as fast; fp32 is exact. Changing it embeds every collection again.">
-            <SelectInput id="models-precision" value={f.precision} onChange={(e) => update({ precision: e.target.value as "int8" | "fp32" })}>
+          <Field
+            id="models-precision"
+            label="Precision"
+            hint="int8 is about twice as fast; fp32 is exact. Changing it embeds every collection again."
+          >
+            <SelectInput
+              id="models-precision"
+              value={f.precision}
+              onChange={(e) => update({ precision: e.target.value as "int8" | "fp32" })}
+            >
               <option value="int8">int8 (faster{d.precision === "int8" ? ", default" : ""})</option>
               <option value="fp32">fp32 (exact{d.precision === "fp32" ? ", default" : ""})</option>
             </SelectInput>
           </Field>
           <Field id="models-embedder" label="Embedding model" error={errors.embedder} hint={`Empty: ${d.embedder}`}>
-            <TextInput id="models-embedder" autoComplete="off" spellCheck={false} placeholder={d.embedder} value={f.embedder} invalid={!!errors.embedder} onChange={(e) => update({ embedder: e.target.value })} />
+            <TextInput
+              id="models-embedder"
+              autoComplete="off"
+              spellCheck={false}
+              placeholder={d.embedder}
+              value={f.embedder}
+              invalid={!!errors.embedder}
+              onChange={(e) => update({ embedder: e.target.value })}
+            />
           </Field>
-          <Field id="models-cross-encoder" label="Cross-encoder for re-ranking" error={errors.crossEncoder} hint={d.crossEncoder ? `Empty: ${d.crossEncoder}` : "Optional, e.g. cross-encoder/ms-marco-MiniLM-L-6-v2 (from MODELS_DIR or the model hub)"}>
-            <TextInput id="models-cross-encoder" autoComplete="off" spellCheck={false} placeholder={d.crossEncoder || "none"} value={f.crossEncoder} invalid={!!errors.crossEncoder} onChange={(e) => update({ crossEncoder: e.target.value })} />
+          <Field
+            id="models-cross-encoder"
+            label="Cross-encoder for re-ranking"
+            error={errors.crossEncoder}
+            hint={
+              d.crossEncoder
+                ? `Empty: ${d.crossEncoder}`
+                : "Optional, e.g. cross-encoder/ms-marco-MiniLM-L-6-v2 (from MODELS_DIR or the model hub)"
+            }
+          >
+            <TextInput
+              id="models-cross-encoder"
+              autoComplete="off"
+              spellCheck={false}
+              placeholder={d.crossEncoder || "none"}
+              value={f.crossEncoder}
+              invalid={!!errors.crossEncoder}
+              onChange={(e) => update({ crossEncoder: e.target.value })}
+            />
           </Field>
         </div>
         <div className="flex flex-wrap items-center gap-3">
-          <Button type="submit" disabled={save.isPending}>{save.isPending ? "Saving…" : "Save model settings"}</Button>
+          <Button type="submit" disabled={save.isPending}>
+            {save.isPending ? "Saving…" : "Save model settings"}
+          </Button>
           <div aria-live="polite" data-testid="models-saved">
             {saved !== null && (
               <span className="text-sm text-emerald-700">
-                Saved.{saved > 0 && ` ${count(saved, "collection")} will be embedded again in the background; each shows its progress on Knowledge bases.`}
+                Saved.
+                {saved > 0 &&
+                  ` ${count(saved, "collection")} will be embedded again in the background; each shows its progress on Knowledge bases.`}
               </span>
             )}
             {save.error && !Object.keys(errors).length && <Alert tone="error">{save.error.message}</Alert>}

@@ -15,7 +15,10 @@ export function AppShell({
 }) {
   return (
     <div className="flex min-h-screen">
-      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">
+      <a
+        href="#main"
+        className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2"
+      >
         Skip to content
       </a>
       <aside className="sticky top-0 flex h-screen w-60 shrink-0 flex-col border-r border-slate-200 bg-white">
@@ -32,7 +35,9 @@ export function AppShell({
           <NavLinks items={nav} />
         </nav>
         <div className="border-t border-slate-200 px-5 py-4 text-sm">
-          <p className="font-medium" data-testid="current-user-name">{user.name}</p>
+          <p className="font-medium" data-testid="current-user-name">
+            {user.name}
+          </p>
           <p className="truncate text-slate-500">{user.email}</p>
           <p className="mt-1 inline-block rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-600" data-testid="current-user-role">
             {ROLE_LABELS[user.role]}

@@ -22,14 +22,20 @@ export function ContextResult({
   const action = (written && parseGuideAction(written.kind, written.params)) || result.action;
   const description = describeActionPlainly(action, names);
   return (
-    <section aria-label={label} className="space-y-2 rounded-md border border-emerald-200 bg-emerald-50/40 p-3 text-sm" data-testid="produced-context">
+    <section
+      aria-label={label}
+      className="space-y-2 rounded-md border border-emerald-200 bg-emerald-50/40 p-3 text-sm"
+      data-testid="produced-context"
+    >
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h4 className="font-semibold text-emerald-900">{label}</h4>
         <p className="text-xs text-slate-600">
           {count(result.pieceCount, "piece of evidence", "pieces of evidence")} · {result.ms} ms{result.truncated ? " · cut to fit" : ""}
         </p>
       </div>
-      <p className="break-words text-xs text-slate-700" data-testid="action-description">{description}</p>
+      <p className="break-words text-xs text-slate-700" data-testid="action-description">
+        {description}
+      </p>
       {result.query && (
         <details className="text-xs">
           <summary className="cursor-pointer text-slate-600">Native query it ran ({languageName(result.query.language)})</summary>
@@ -37,7 +43,9 @@ export function ContextResult({
         </details>
       )}
       {result.context ? (
-        <pre className="max-h-72 overflow-auto whitespace-pre-wrap break-words rounded border border-slate-200 bg-white p-2 font-sans text-xs leading-relaxed text-slate-800">{result.context}</pre>
+        <pre className="max-h-72 overflow-auto whitespace-pre-wrap break-words rounded border border-slate-200 bg-white p-2 font-sans text-xs leading-relaxed text-slate-800">
+          {result.context}
+        </pre>
       ) : (
         <p className="text-xs text-slate-600">The action ran and returned nothing: check the selection or the query.</p>
       )}

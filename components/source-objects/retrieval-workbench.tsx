@@ -4,7 +4,11 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { captureContextAction } from "@/app/(workspace)/guides/actions";
-import { documentSentencesAction, listCollectionDocumentsAction, previewSourceObjectAction } from "@/app/(workspace)/source-objects/actions";
+import {
+  documentSentencesAction,
+  listCollectionDocumentsAction,
+  previewSourceObjectAction,
+} from "@/app/(workspace)/source-objects/actions";
 import { unwrap } from "@/lib/actions/unwrap";
 import type { SourceObjectRow } from "@/lib/catalog/source-objects";
 import { count } from "@/lib/format/count";
@@ -24,16 +28,31 @@ export function newGuideHref(kbId: string, sourceObjectId: string | null, action
 }
 
 function useCapture(kbId: string) {
-  return useMutation({ mutationFn: (action: { kind: GuideActionKind; params: unknown }) => unwrap(captureContextAction({ kbId, ...action })) });
+  return useMutation({
+    mutationFn: (action: { kind: GuideActionKind; params: unknown }) => unwrap(captureContextAction({ kbId, ...action })),
+  });
 }
 
-function CaptureOutcome({ capture, kbId, sourceObjectId, names }: { capture: ReturnType<typeof useCapture>; kbId: string; sourceObjectId: string | null; names?: { table?: string; document?: string } }) {
+function CaptureOutcome({
+  capture,
+  kbId,
+  sourceObjectId,
+  names,
+}: {
+  capture: ReturnType<typeof useCapture>;
+  kbId: string;
+  sourceObjectId: string | null;
+  names?: { table?: string; document?: string };
+}) {
   if (capture.error) return <Alert tone="error">{capture.error.message}</Alert>;
   if (!capture.data) return null;
   return (
     <div className="space-y-2">
       <ContextResult result={capture.data} written={capture.variables} names={names} />
-      <Link href={newGuideHref(kbId, sourceObjectId, capture.data.action)} className="inline-block text-sm font-medium text-brand-700 hover:underline">
+      <Link
+        href={newGuideHref(kbId, sourceObjectId, capture.data.action)}
+        className="inline-block text-sm font-medium text-brand-700 hover:underline"
+      >
         Start an extraction guide with this action →
       </Link>
     </div>
@@ -42,7 +61,10 @@ function CaptureOutcome({ capture, kbId, sourceObjectId, names }: { capture: Ret
 
 /** "Pick table cells" (AU-RAG's SelectCoordinates) on a table: tick rows and columns, run, read the context. */
 export function CoordinatesWorkbench({ object }: { object: SourceObjectRow }) {
-  const preview = useQuery({ queryKey: ["source-object-preview", object.id, "grid"], queryFn: () => unwrap(previewSourceObjectAction({ id: object.id, limit: 200 })) });
+  const preview = useQuery({
+    queryKey: ["source-object-preview", object.id, "grid"],
+    queryFn: () => unwrap(previewSourceObjectAction({ id: object.id, limit: 200 })),
+  });
   const [selection, setSelection] = useState<{ rows: number[]; columns: number[] }>({ rows: [], columns: [] });
   const capture = useCapture(object.kbId);
   if (preview.isPending) return <p className="text-sm text-slate-500">Loading the table…</p>;
@@ -54,7 +76,11 @@ export function CoordinatesWorkbench({ object }: { object: SourceObjectRow }) {
     capture.mutate({
       kind: "SELECT_COORDINATES",
       // Header names read better in a guide and survive re-ingestion that reorders columns; indexes when names repeat.
-      params: { tableKey: object.key, rows: selection.rows, columns: unique ? selection.columns.map((j) => data.columns[j]) : selection.columns },
+      params: {
+        tableKey: object.key,
+        rows: selection.rows,
+        columns: unique ? selection.columns.map((j) => data.columns[j]) : selection.columns,
+      },
     });
   const ready = selection.rows.length > 0 && selection.columns.length > 0;
   return (
@@ -77,8 +103,17 @@ export function CoordinatesWorkbench({ object }: { object: SourceObjectRow }) {
         }}
       />
       <div className="flex flex-wrap items-center gap-2">
-        <Button onClick={run} disabled={!ready || capture.isPending}>{capture.isPending ? "Running…" : "Pick these cells"}</Button>
-        <Button variant="ghost" onClick={() => { setSelection({ rows: [], columns: [] }); capture.reset(); }} disabled={!selection.rows.length && !selection.columns.length}>
+        <Button onClick={run} disabled={!ready || capture.isPending}>
+          {capture.isPending ? "Running…" : "Pick these cells"}
+        </Button>
+        <Button
+          variant="ghost"
+          onClick={() => {
+            setSelection({ rows: [], columns: [] });
+            capture.reset();
+          }}
+          disabled={!selection.rows.length && !selection.columns.length}
+        >
           Clear selection
         </Button>
         {!ready && <span className="text-xs text-slate-500">Select at least one row and one column.</span>}
@@ -90,7 +125,10 @@ export function CoordinatesWorkbench({ object }: { object: SourceObjectRow }) {
 
 /** "Pick sentences" (AU-RAG's SelectSentenceIdxs) on a collection's text: choose a document, tick sentences, run, read the context. */
 export function SentencesWorkbench({ object }: { object: SourceObjectRow }) {
-  const docs = useQuery({ queryKey: ["collection-documents", object.id], queryFn: () => unwrap(listCollectionDocumentsAction({ id: object.id })) });
+  const docs = useQuery({
+    queryKey: ["collection-documents", object.id],
+    queryFn: () => unwrap(listCollectionDocumentsAction({ id: object.id })),
+  });
   const [chosen, setChosen] = useState("");
   const documentId = chosen || docs.data?.find((d) => d.sentences > 0)?.id || "";
   const sentences = useQuery({
@@ -102,7 +140,8 @@ export function SentencesWorkbench({ object }: { object: SourceObjectRow }) {
   const capture = useCapture(object.kbId);
   if (docs.isPending) return <p className="text-sm text-slate-500">Loading the documents…</p>;
   if (docs.error) return <Alert tone="error">{docs.error.message}</Alert>;
-  if (!docs.data.length) return <p className="text-sm text-slate-600">This collection has no documents yet. Upload documents to the knowledge base first.</p>;
+  if (!docs.data.length)
+    return <p className="text-sm text-slate-600">This collection has no documents yet. Upload documents to the knowledge base first.</p>;
   const title = docs.data.find((d) => d.id === documentId)?.title ?? "";
   return (
     <div className="space-y-3">
@@ -118,7 +157,8 @@ export function SentencesWorkbench({ object }: { object: SourceObjectRow }) {
         >
           {docs.data.map((d) => (
             <option key={d.id} value={d.id}>
-              {d.title} ({count(d.sentences, "sentence")}{d.tables ? `, ${count(d.tables, "table")}` : ""})
+              {d.title} ({count(d.sentences, "sentence")}
+              {d.tables ? `, ${count(d.tables, "table")}` : ""})
             </option>
           ))}
         </SelectInput>
@@ -140,14 +180,24 @@ export function SentencesWorkbench({ object }: { object: SourceObjectRow }) {
               capture.reset();
             }}
           />
-          {sentences.data.truncated && <p className="text-xs text-slate-500">The first {sentences.data.sentences.length.toLocaleString("en")} of {sentences.data.total.toLocaleString("en")} sentences are shown.</p>}
+          {sentences.data.truncated && (
+            <p className="text-xs text-slate-500">
+              The first {sentences.data.sentences.length.toLocaleString("en")} of {sentences.data.total.toLocaleString("en")} sentences are
+              shown.
+            </p>
+          )}
         </>
       )}
       <div className="flex flex-wrap items-center gap-2">
-        <Button onClick={() => capture.mutate({ kind: "SELECT_SENTENCE_IDXS", params: { documentId, sentenceIdxs: selected } })} disabled={!selected.length || capture.isPending}>
+        <Button
+          onClick={() => capture.mutate({ kind: "SELECT_SENTENCE_IDXS", params: { documentId, sentenceIdxs: selected } })}
+          disabled={!selected.length || capture.isPending}
+        >
           {capture.isPending ? "Running…" : "Pick these sentences"}
         </Button>
-        <span className="text-xs text-slate-500" aria-live="polite">{selected.length ? `${count(selected.length, "sentence")} selected.` : "Select at least one sentence."}</span>
+        <span className="text-xs text-slate-500" aria-live="polite">
+          {selected.length ? `${count(selected.length, "sentence")} selected.` : "Select at least one sentence."}
+        </span>
       </div>
       <CaptureOutcome capture={capture} kbId={object.kbId} sourceObjectId={object.id} names={{ document: title }} />
     </div>
@@ -178,19 +228,30 @@ export function NativeQueryWorkbench({ object }: { object: SourceObjectRow }) {
   const inDocumentTable = object.kbKind === "DOCUMENTS" && object.contentType === "TABLE";
   return (
     <details className="rounded-md border border-slate-200 p-3">
-      <summary className="cursor-pointer text-sm font-semibold">{language === "search" ? "Search" : "Query"} {object.kbName} directly</summary>
+      <summary className="cursor-pointer text-sm font-semibold">
+        {language === "search" ? "Search" : "Query"} {object.kbName} directly
+      </summary>
       <form
         className="mt-3 space-y-2"
         aria-label="Query the knowledge base"
         onSubmit={(e) => {
           e.preventDefault();
-          capture.mutate({ kind: "NATIVE_QUERY", params: { query: { language, text, ...(inDocumentTable ? { filters: { sourceObject: object.key } } : {}) } } });
+          capture.mutate({
+            kind: "NATIVE_QUERY",
+            params: { query: { language, text, ...(inDocumentTable ? { filters: { sourceObject: object.key } } : {}) } },
+          });
         }}
       >
         <Field
           id={`nq-${object.id}`}
           label={language === "search" ? "Search text" : `${language.toUpperCase()} query`}
-          hint={language === "search" ? (inDocumentTable ? "Searches the rows of this table." : "Searches the collection's passages and table rows.") : "Read-only: writes, multiple statements and unsafe functions are refused."}
+          hint={
+            language === "search"
+              ? inDocumentTable
+                ? "Searches the rows of this table."
+                : "Searches the collection's passages and table rows."
+              : "Read-only: writes, multiple statements and unsafe functions are refused."
+          }
         >
           <textarea
             id={`nq-${object.id}`}
@@ -204,7 +265,9 @@ export function NativeQueryWorkbench({ object }: { object: SourceObjectRow }) {
             className="block w-full rounded-md border border-slate-300 px-3 py-2 font-mono text-xs"
           />
         </Field>
-        <Button type="submit" variant="secondary" disabled={!text.trim() || capture.isPending}>{capture.isPending ? "Running…" : language === "search" ? "Search" : "Run the query"}</Button>
+        <Button type="submit" variant="secondary" disabled={!text.trim() || capture.isPending}>
+          {capture.isPending ? "Running…" : language === "search" ? "Search" : "Run the query"}
+        </Button>
       </form>
       <div className="mt-3">
         <CaptureOutcome capture={capture} kbId={object.kbId} sourceObjectId={object.id} />

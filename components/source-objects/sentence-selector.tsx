@@ -4,7 +4,17 @@
  * A document's sentences, numbered from 1 on screen (the selection keeps AU-RAG's positions, from 0),
  * each with a checkbox whose label is the sentence itself.
  */
-export function SentenceSelector({ title, sentences, selected, onChange }: { title: string; sentences: string[]; selected: number[]; onChange: (next: number[]) => void }) {
+export function SentenceSelector({
+  title,
+  sentences,
+  selected,
+  onChange,
+}: {
+  title: string;
+  sentences: string[];
+  selected: number[];
+  onChange: (next: number[]) => void;
+}) {
   return (
     <fieldset className="max-h-[28rem] overflow-auto rounded border border-slate-200 bg-white p-2 text-sm leading-relaxed">
       <legend className="sr-only">Sentences of {title}</legend>

@@ -39,9 +39,18 @@ export function SourceObjectBrowser({
   const [q, setQ] = useState("");
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
-  const filters = { kbId: kbId || undefined, contentType: (contentType || undefined) as "TEXT" | "TABLE" | "GRAPH" | undefined, tag: tag || undefined, q: q || undefined };
+  const filters = {
+    kbId: kbId || undefined,
+    contentType: (contentType || undefined) as "TEXT" | "TABLE" | "GRAPH" | undefined,
+    tag: tag || undefined,
+    q: q || undefined,
+  };
   const isInitial = !contentType && !tag && !q && (kbId || "") === (fixedKbId ?? "");
-  const { data: rows = [], isFetching, error } = useQuery({
+  const {
+    data: rows = [],
+    isFetching,
+    error,
+  } = useQuery({
     queryKey: ["source-objects", filters],
     queryFn: () => unwrap(listSourceObjectsAction(filters)),
     initialData: isInitial ? initial : undefined,
@@ -59,7 +68,11 @@ export function SourceObjectBrowser({
               <Field id="so-kb" label="Knowledge base">
                 <SelectInput id="so-kb" value={kbId} onChange={(e) => setKbId(e.target.value)}>
                   <option value="">All</option>
-                  {kbs.map((k) => <option key={k.id} value={k.id}>{k.name}</option>)}
+                  {kbs.map((k) => (
+                    <option key={k.id} value={k.id}>
+                      {k.name}
+                    </option>
+                  ))}
                 </SelectInput>
               </Field>
             </div>
@@ -78,7 +91,11 @@ export function SourceObjectBrowser({
             <Field id="so-tag" label="Tag">
               <SelectInput id="so-tag" value={tag} onChange={(e) => setTag(e.target.value)}>
                 <option value="">Any</option>
-                {allTags.map((t) => <option key={t} value={t}>{t}</option>)}
+                {allTags.map((t) => (
+                  <option key={t} value={t}>
+                    {t}
+                  </option>
+                ))}
               </SelectInput>
             </Field>
           </div>
@@ -87,21 +104,40 @@ export function SourceObjectBrowser({
               <TextInput id="so-q" type="search" placeholder="Name or description" value={q} onChange={(e) => setQ(e.target.value)} />
             </Field>
           </div>
-          <Button variant="secondary" onClick={() => { setCreating(true); setSelectedId(null); }}>New saved query</Button>
+          <Button
+            variant="secondary"
+            onClick={() => {
+              setCreating(true);
+              setSelectedId(null);
+            }}
+          >
+            New saved query
+          </Button>
         </div>
         {error && <Alert tone="error">{error.message}</Alert>}
-        <p className="text-xs text-slate-500" aria-live="polite">{isFetching ? "Loading…" : count(rows.length, "source object")}</p>
+        <p className="text-xs text-slate-500" aria-live="polite">
+          {isFetching ? "Loading…" : count(rows.length, "source object")}
+        </p>
         {rows.length === 0 && !isFetching ? (
           <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-600">
-            No source objects match. {kbs.length === 0 ? "Register a knowledge base first: its tables, classes, labels and documents become source objects." : "Clear the filters, or save a query as a dynamic source object."}
+            No source objects match.{" "}
+            {kbs.length === 0
+              ? "Register a knowledge base first: its tables, classes, labels and documents become source objects."
+              : "Clear the filters, or save a query as a dynamic source object."}
           </div>
         ) : (
-          <ul className="divide-y divide-slate-100 overflow-hidden rounded-lg border border-slate-200 bg-white" data-testid="source-object-list">
+          <ul
+            className="divide-y divide-slate-100 overflow-hidden rounded-lg border border-slate-200 bg-white"
+            data-testid="source-object-list"
+          >
             {rows.map((r) => (
               <li key={r.id}>
                 <button
                   type="button"
-                  onClick={() => { setSelectedId(r.id); setCreating(false); }}
+                  onClick={() => {
+                    setSelectedId(r.id);
+                    setCreating(false);
+                  }}
                   aria-current={r.id === selectedId ? "true" : undefined}
                   className={`block w-full px-4 py-3 text-left text-sm hover:bg-slate-50 ${r.id === selectedId ? "bg-brand-50" : ""}`}
                 >
@@ -121,11 +157,20 @@ export function SourceObjectBrowser({
       </section>
       <section aria-label="Source object details" className="min-w-0 xl:sticky xl:top-4 xl:self-start">
         {creating ? (
-          <CreateDynamicForm kbs={kbs} defaultKbId={fixedKbId ?? kbId} onDone={(id) => { setCreating(false); setSelectedId(id); }} />
+          <CreateDynamicForm
+            kbs={kbs}
+            defaultKbId={fixedKbId ?? kbId}
+            onDone={(id) => {
+              setCreating(false);
+              setSelectedId(id);
+            }}
+          />
         ) : selected ? (
           <SourceObjectDetail key={selected.id} object={selected} />
         ) : (
-          <div className="rounded-lg border border-dashed border-slate-300 p-6 text-sm text-slate-600">Choose a source object to preview it and edit its description and tags.</div>
+          <div className="rounded-lg border border-dashed border-slate-300 p-6 text-sm text-slate-600">
+            Choose a source object to preview it and edit its description and tags.
+          </div>
         )}
       </section>
     </div>
@@ -152,7 +197,18 @@ function SourceObjectDetail({ object }: { object: SourceObjectRow }) {
   const [description, setDescription] = useState(object.description);
   const [tags, setTags] = useState(object.tags.join(", "));
   const save = useMutation({
-    mutationFn: () => unwrap(updateSourceObjectAction({ id: object.id, name, description, tags: tags.split(",").map((t) => t.trim()).filter(Boolean) })),
+    mutationFn: () =>
+      unwrap(
+        updateSourceObjectAction({
+          id: object.id,
+          name,
+          description,
+          tags: tags
+            .split(",")
+            .map((t) => t.trim())
+            .filter(Boolean),
+        }),
+      ),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ["source-objects"] }),
   });
   const refresh = useMutation({
@@ -165,25 +221,47 @@ function SourceObjectDetail({ object }: { object: SourceObjectRow }) {
       <header className="flex flex-wrap items-start justify-between gap-2">
         <div>
           <h2 className="text-lg font-semibold">{object.name}</h2>
-          <p className="text-xs text-slate-500"><KindBadge kind={object.kbKind} /> {object.kbName} · key <code>{object.key}</code></p>
+          <p className="text-xs text-slate-500">
+            <KindBadge kind={object.kbKind} /> {object.kbName} · key <code>{object.key}</code>
+          </p>
         </div>
         {object.mode === "DYNAMIC" && (
-          <Button variant="secondary" onClick={() => refresh.mutate()} disabled={refresh.isPending}>{refresh.isPending ? "Refreshing…" : "Refresh"}</Button>
+          <Button variant="secondary" onClick={() => refresh.mutate()} disabled={refresh.isPending}>
+            {refresh.isPending ? "Refreshing…" : "Refresh"}
+          </Button>
         )}
       </header>
       {object.mode === "DYNAMIC" && (
         <div className="text-xs text-slate-600">
           <p className="font-medium">Saved query</p>
           {/* Wrapped, not cut: a saved query is often one long line. */}
-          <pre className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap break-words rounded bg-slate-900 p-2 text-slate-100" data-testid="saved-query">{object.refreshQuery}</pre>
-          <p className="mt-1">{object.lastRefreshedAt ? `Last refreshed ${new Date(object.lastRefreshedAt).toLocaleString("en-GB")}.` : "Never refreshed."}</p>
+          <pre
+            className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap break-words rounded bg-slate-900 p-2 text-slate-100"
+            data-testid="saved-query"
+          >
+            {object.refreshQuery}
+          </pre>
+          <p className="mt-1">
+            {object.lastRefreshedAt ? `Last refreshed ${new Date(object.lastRefreshedAt).toLocaleString("en-GB")}.` : "Never refreshed."}
+          </p>
         </div>
       )}
       {refresh.data && !refresh.data.ok && <Alert tone="error">Refresh failed: {refresh.data.message} The previous result is kept.</Alert>}
-      {refresh.data?.ok && <Alert tone="success">Refreshed: {count(refresh.data.rows, "row")}{refresh.data.truncated ? " (capped)" : ""}.</Alert>}
+      {refresh.data?.ok && (
+        <Alert tone="success">
+          Refreshed: {count(refresh.data.rows, "row")}
+          {refresh.data.truncated ? " (capped)" : ""}.
+        </Alert>
+      )}
       {object.refreshError && !refresh.data && <Alert tone="error">Last refresh failed: {object.refreshError}</Alert>}
       <div>
-        <h3 className="mb-2 text-sm font-semibold">{workbench === "coordinates" ? "Preview and pick table cells" : workbench === "sentences" ? "Preview and pick sentences" : "Preview"}</h3>
+        <h3 className="mb-2 text-sm font-semibold">
+          {workbench === "coordinates"
+            ? "Preview and pick table cells"
+            : workbench === "sentences"
+              ? "Preview and pick sentences"
+              : "Preview"}
+        </h3>
         {workbench === "coordinates" ? (
           <CoordinatesWorkbench object={object} />
         ) : workbench === "sentences" ? (
@@ -197,15 +275,43 @@ function SourceObjectDetail({ object }: { object: SourceObjectRow }) {
         )}
       </div>
       <NativeQueryWorkbench object={object} />
-      <form onSubmit={(e: FormEvent) => { e.preventDefault(); save.mutate(); }} className="space-y-3 border-t border-slate-100 pt-4" aria-label="Edit source object">
-        <Field id="so-name" label="Name" error={fieldErrors.name}><TextInput id="so-name" value={name} onChange={(e) => setName(e.target.value)} /></Field>
-        <Field id="so-description" label="Description" hint={object.descriptionEdited ? "Edited by an analyst: re-describing the KB keeps it." : "Generated from the content; your edit is kept when the KB is re-described."} error={fieldErrors.description}>
-          <textarea id="so-description" rows={4} value={description} onChange={(e) => setDescription(e.target.value)} className="block w-full rounded-md border border-slate-300 px-3 py-2 text-sm" />
+      <form
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          save.mutate();
+        }}
+        className="space-y-3 border-t border-slate-100 pt-4"
+        aria-label="Edit source object"
+      >
+        <Field id="so-name" label="Name" error={fieldErrors.name}>
+          <TextInput id="so-name" value={name} onChange={(e) => setName(e.target.value)} />
         </Field>
-        <Field id="so-tags" label="Tags" hint="Comma-separated." error={fieldErrors.tags}><TextInput id="so-tags" value={tags} onChange={(e) => setTags(e.target.value)} /></Field>
+        <Field
+          id="so-description"
+          label="Description"
+          hint={
+            object.descriptionEdited
+              ? "Edited by an analyst: re-describing the KB keeps it."
+              : "Generated from the content; your edit is kept when the KB is re-described."
+          }
+          error={fieldErrors.description}
+        >
+          <textarea
+            id="so-description"
+            rows={4}
+            value={description}
+            onChange={(e) => setDescription(e.target.value)}
+            className="block w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
+          />
+        </Field>
+        <Field id="so-tags" label="Tags" hint="Comma-separated." error={fieldErrors.tags}>
+          <TextInput id="so-tags" value={tags} onChange={(e) => setTags(e.target.value)} />
+        </Field>
         {save.error && !Object.keys(fieldErrors).length && <Alert tone="error">{save.error.message}</Alert>}
         {save.isSuccess && <Alert tone="success">Saved.</Alert>}
-        <Button type="submit" disabled={save.isPending}>{save.isPending ? "Saving…" : "Save"}</Button>
+        <Button type="submit" disabled={save.isPending}>
+          {save.isPending ? "Saving…" : "Save"}
+        </Button>
       </form>
     </div>
   );
@@ -218,7 +324,15 @@ const QUERY_HINT: Record<string, string> = {
   DOCUMENTS: "Search text, e.g. hotel cap per night",
 };
 
-function CreateDynamicForm({ kbs, defaultKbId, onDone }: { kbs: { id: string; name: string; kind: string }[]; defaultKbId: string; onDone: (id: string) => void }) {
+function CreateDynamicForm({
+  kbs,
+  defaultKbId,
+  onDone,
+}: {
+  kbs: { id: string; name: string; kind: string }[];
+  defaultKbId: string;
+  onDone: (id: string) => void;
+}) {
   const queryClient = useQueryClient();
   const [kbId, setKbId] = useState(defaultKbId || kbs[0]?.id || "");
   const [name, setName] = useState("");
@@ -227,7 +341,19 @@ function CreateDynamicForm({ kbs, defaultKbId, onDone }: { kbs: { id: string; na
   const [tags, setTags] = useState("");
   const kind = kbs.find((k) => k.id === kbId)?.kind ?? "SQL";
   const create = useMutation({
-    mutationFn: () => unwrap(createDynamicSourceObjectAction({ kbId, name, query, description, tags: tags.split(",").map((t) => t.trim()).filter(Boolean) })),
+    mutationFn: () =>
+      unwrap(
+        createDynamicSourceObjectAction({
+          kbId,
+          name,
+          query,
+          description,
+          tags: tags
+            .split(",")
+            .map((t) => t.trim())
+            .filter(Boolean),
+        }),
+      ),
     onSuccess: async (row) => {
       await queryClient.invalidateQueries({ queryKey: ["source-objects"] });
       onDone(row.id);
@@ -235,22 +361,51 @@ function CreateDynamicForm({ kbs, defaultKbId, onDone }: { kbs: { id: string; na
   });
   const errs = create.error instanceof ActionFailure ? create.error.fields : {};
   return (
-    <form onSubmit={(e) => { e.preventDefault(); create.mutate(); }} className="space-y-3 rounded-lg border border-slate-200 bg-white p-5" aria-label="New saved query">
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        create.mutate();
+      }}
+      className="space-y-3 rounded-lg border border-slate-200 bg-white p-5"
+      aria-label="New saved query"
+    >
       <h2 className="text-lg font-semibold">New saved query</h2>
-      <p className="text-sm text-slate-600">A dynamic source object: its content is the result of a native query, re-run on refresh. The query must be read-only; it runs once now to check it.</p>
+      <p className="text-sm text-slate-600">
+        A dynamic source object: its content is the result of a native query, re-run on refresh. The query must be read-only; it runs once
+        now to check it.
+      </p>
       <Field id="dyn-kb" label="Knowledge base" error={errs.kbId}>
         <SelectInput id="dyn-kb" value={kbId} onChange={(e) => setKbId(e.target.value)}>
-          {kbs.map((k) => <option key={k.id} value={k.id}>{k.name}</option>)}
+          {kbs.map((k) => (
+            <option key={k.id} value={k.id}>
+              {k.name}
+            </option>
+          ))}
         </SelectInput>
       </Field>
-      <Field id="dyn-name" label="Name" error={errs.name}><TextInput id="dyn-name" value={name} onChange={(e) => setName(e.target.value)} /></Field>
-      <Field id="dyn-query" label="Query" hint={QUERY_HINT[kind]} error={errs.query}>
-        <textarea id="dyn-query" rows={6} value={query} onChange={(e) => setQuery(e.target.value)} className="block w-full rounded-md border border-slate-300 px-3 py-2 font-mono text-xs" spellCheck={false} />
+      <Field id="dyn-name" label="Name" error={errs.name}>
+        <TextInput id="dyn-name" value={name} onChange={(e) => setName(e.target.value)} />
       </Field>
-      <Field id="dyn-description" label="Description (optional)"><TextInput id="dyn-description" value={description} onChange={(e) => setDescription(e.target.value)} /></Field>
-      <Field id="dyn-tags" label="Tags (optional)" hint="Comma-separated."><TextInput id="dyn-tags" value={tags} onChange={(e) => setTags(e.target.value)} /></Field>
+      <Field id="dyn-query" label="Query" hint={QUERY_HINT[kind]} error={errs.query}>
+        <textarea
+          id="dyn-query"
+          rows={6}
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+          className="block w-full rounded-md border border-slate-300 px-3 py-2 font-mono text-xs"
+          spellCheck={false}
+        />
+      </Field>
+      <Field id="dyn-description" label="Description (optional)">
+        <TextInput id="dyn-description" value={description} onChange={(e) => setDescription(e.target.value)} />
+      </Field>
+      <Field id="dyn-tags" label="Tags (optional)" hint="Comma-separated.">
+        <TextInput id="dyn-tags" value={tags} onChange={(e) => setTags(e.target.value)} />
+      </Field>
       {create.error && !errs.query && !errs.name && <Alert tone="error">{create.error.message}</Alert>}
-      <Button type="submit" disabled={create.isPending || !kbId}>{create.isPending ? "Running the query…" : "Save query"}</Button>
+      <Button type="submit" disabled={create.isPending || !kbId}>
+        {create.isPending ? "Running the query…" : "Save query"}
+      </Button>
     </form>
   );
 }

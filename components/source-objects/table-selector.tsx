@@ -57,7 +57,11 @@ export function TableSelector({
                 </label>
               </th>
               {columns.map((c, j) => (
-                <th key={j} scope="col" className={`min-w-24 max-w-48 px-2 py-1.5 align-top font-semibold ${selectedColumns.includes(j) ? "bg-brand-100 text-brand-700" : ""}`}>
+                <th
+                  key={j}
+                  scope="col"
+                  className={`min-w-24 max-w-48 px-2 py-1.5 align-top font-semibold ${selectedColumns.includes(j) ? "bg-brand-100 text-brand-700" : ""}`}
+                >
                   {/* Headers wrap so a table of several columns fits beside the list without scrolling sideways. */}
                   <label className="flex items-start gap-1.5">
                     <input
@@ -78,7 +82,10 @@ export function TableSelector({
               const rowOn = selectedRows.includes(i);
               return (
                 <tr key={i} className={`border-t border-slate-100 ${rowOn ? "bg-brand-50/60" : "bg-white"}`}>
-                  <th scope="row" className={`sticky left-0 z-10 whitespace-nowrap px-2 py-1 font-normal text-slate-500 ${rowOn ? "bg-brand-50" : "bg-white"}`}>
+                  <th
+                    scope="row"
+                    className={`sticky left-0 z-10 whitespace-nowrap px-2 py-1 font-normal text-slate-500 ${rowOn ? "bg-brand-50" : "bg-white"}`}
+                  >
                     <label className="inline-flex items-center gap-1.5 tabular-nums">
                       <input
                         type="checkbox"
@@ -93,7 +100,11 @@ export function TableSelector({
                   {row.map((v, j) => {
                     const on = rowOn && selectedColumns.includes(j);
                     return (
-                      <td key={j} className={`max-w-xs truncate px-2 py-1 ${on ? "bg-brand-100 font-medium text-brand-700" : ""}`} title={cell(v)}>
+                      <td
+                        key={j}
+                        className={`max-w-xs truncate px-2 py-1 ${on ? "bg-brand-100 font-medium text-brand-700" : ""}`}
+                        title={cell(v)}
+                      >
                         {cell(v)}
                       </td>
                     );
@@ -113,7 +124,11 @@ export function TableSelector({
           {count(selectedRows.length, "row")} × {count(selectedColumns.length, "column")} selected.
         </span>
         {!allColumns && columns.length > 1 && (
-          <button type="button" className="text-brand-700 underline-offset-2 hover:underline" onClick={() => onChange({ rows: selectedRows, columns: columns.map((_, j) => j) })}>
+          <button
+            type="button"
+            className="text-brand-700 underline-offset-2 hover:underline"
+            onClick={() => onChange({ rows: selectedRows, columns: columns.map((_, j) => j) })}
+          >
             Select all columns
           </button>
         )}

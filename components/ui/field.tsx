@@ -3,7 +3,19 @@ import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from "react
 const CONTROL =
   "block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-xs placeholder:text-slate-400 focus:border-brand-500 aria-[invalid=true]:border-rose-500";
 
-export function Field({ id, label, error, hint, children }: { id: string; label: string; error?: string; hint?: string; children: ReactNode }) {
+export function Field({
+  id,
+  label,
+  error,
+  hint,
+  children,
+}: {
+  id: string;
+  label: string;
+  error?: string;
+  hint?: string;
+  children: ReactNode;
+}) {
   return (
     <div className="space-y-1">
       <label htmlFor={id} className="block text-sm font-medium text-slate-800">

@@ -61,7 +61,10 @@ export function FileDropZone({
     take(e.dataTransfer.files);
   }
 
-  const types = accept?.split(",").map((t) => t.trim()).join(", ");
+  const types = accept
+    ?.split(",")
+    .map((t) => t.trim())
+    .join(", ");
   return (
     <div className="space-y-2">
       <label htmlFor={id} className="block text-sm font-medium text-slate-800">
@@ -84,7 +87,11 @@ export function FileDropZone({
         }}
         onDrop={onDrop}
         className={`flex cursor-pointer flex-col items-center justify-center gap-1 rounded-lg border-2 border-dashed px-4 py-6 text-center text-sm transition-colors has-[input:focus-visible]:outline-2 has-[input:focus-visible]:outline-offset-2 has-[input:focus-visible]:outline-brand-500 ${
-          dragging ? "border-brand-500 bg-brand-50" : error ? "border-rose-400 bg-rose-50/40 hover:border-rose-500" : "border-slate-300 bg-slate-50 hover:border-brand-500 hover:bg-brand-50/50"
+          dragging
+            ? "border-brand-500 bg-brand-50"
+            : error
+              ? "border-rose-400 bg-rose-50/40 hover:border-rose-500"
+              : "border-slate-300 bg-slate-50 hover:border-brand-500 hover:bg-brand-50/50"
         }`}
       >
         <svg aria-hidden viewBox="0 0 24 24" className="h-7 w-7 text-slate-400" fill="none" stroke="currentColor" strokeWidth={1.5}>
@@ -94,7 +101,9 @@ export function FileDropZone({
           <span className="font-medium text-brand-700">{multiple ? "Choose files" : "Choose a file"}</span>
           <span className="text-slate-600"> or drop {multiple ? "them" : "it"} here</span>
         </p>
-        <p id={hintId} className="text-xs text-slate-500">{types ? `Accepted: ${types}` : "Any file"}</p>
+        <p id={hintId} className="text-xs text-slate-500">
+          {types ? `Accepted: ${types}` : "Any file"}
+        </p>
         <input
           ref={input}
           id={id}
@@ -123,13 +132,24 @@ export function FileDropZone({
         </p>
       )}
       {files.length > 0 && (
-        <ul className="divide-y divide-slate-100 rounded-md border border-slate-200 bg-white text-sm" aria-label={`Chosen ${multiple ? "files" : "file"}`} aria-live="polite">
+        <ul
+          className="divide-y divide-slate-100 rounded-md border border-slate-200 bg-white text-sm"
+          aria-label={`Chosen ${multiple ? "files" : "file"}`}
+          aria-live="polite"
+        >
           {files.map((f, i) => (
             <li key={`${f.name}-${f.size}-${f.lastModified}`} className="flex items-center justify-between gap-3 px-3 py-1.5">
-              <span className="min-w-0 truncate" title={f.name}>{f.name}</span>
+              <span className="min-w-0 truncate" title={f.name}>
+                {f.name}
+              </span>
               <span className="flex shrink-0 items-center gap-3">
                 <span className="text-xs tabular-nums text-slate-500">{formatSize(f.size)}</span>
-                <button type="button" className="text-xs text-slate-600 hover:text-rose-700 hover:underline" onClick={() => onChange(files.filter((_, j) => j !== i))} aria-label={`Remove ${f.name}`}>
+                <button
+                  type="button"
+                  className="text-xs text-slate-600 hover:text-rose-700 hover:underline"
+                  onClick={() => onChange(files.filter((_, j) => j !== i))}
+                  aria-label={`Remove ${f.name}`}
+                >
                   Remove
                 </button>
               </span>

@@ -43,9 +43,12 @@ export function SignInThrottles({ initial, shownAt }: { initial: SignInThrottleV
     <section aria-labelledby="throttles-heading" className="mt-10 space-y-3">
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div>
-          <h2 id="throttles-heading" className="text-lg font-semibold">Sign-in throttles</h2>
+          <h2 id="throttles-heading" className="text-lg font-semibold">
+            Sign-in throttles
+          </h2>
           <p className="text-sm text-slate-600">
-            After repeated wrong passwords, further attempts wait a little longer each time (up to 15 minutes for one address, one minute for an account). The right password always works once the wait is over.
+            After repeated wrong passwords, further attempts wait a little longer each time (up to 15 minutes for one address, one minute
+            for an account). The right password always works once the wait is over.
           </p>
         </div>
         {throttles.length > 0 && (
@@ -57,17 +60,29 @@ export function SignInThrottles({ initial, shownAt }: { initial: SignInThrottleV
       {clear.error && <Alert tone="error">{clear.error.message}</Alert>}
       {message && !clear.error && <Alert tone="success">{message}</Alert>}
       {throttles.length === 0 ? (
-        <p className="rounded-lg border border-dashed border-slate-300 p-4 text-sm text-slate-600">No sign-in is being slowed down right now.</p>
+        <p className="rounded-lg border border-dashed border-slate-300 p-4 text-sm text-slate-600">
+          No sign-in is being slowed down right now.
+        </p>
       ) : (
         <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
           <table className="w-full text-left text-sm" aria-label="Sign-in throttles">
             <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
               <tr>
-                <th scope="col" className="px-4 py-2">Counted for</th>
-                <th scope="col" className="px-4 py-2">Who</th>
-                <th scope="col" className="px-4 py-2 text-right">Failed attempts</th>
-                <th scope="col" className="px-4 py-2">Next attempt checked</th>
-                <th scope="col" className="px-4 py-2"><span className="sr-only">Actions</span></th>
+                <th scope="col" className="px-4 py-2">
+                  Counted for
+                </th>
+                <th scope="col" className="px-4 py-2">
+                  Who
+                </th>
+                <th scope="col" className="px-4 py-2 text-right">
+                  Failed attempts
+                </th>
+                <th scope="col" className="px-4 py-2">
+                  Next attempt checked
+                </th>
+                <th scope="col" className="px-4 py-2">
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
@@ -76,7 +91,9 @@ export function SignInThrottles({ initial, shownAt }: { initial: SignInThrottleV
                   <td className="px-4 py-3 text-slate-600">{KIND_LABELS[t.kind]}</td>
                   <td className="px-4 py-3 break-words">{who(t)}</td>
                   <td className="px-4 py-3 text-right tabular-nums">{t.failures}</td>
-                  <td className="px-4 py-3" suppressHydrationWarning>{nextAttempt(t, shownAt)}</td>
+                  <td className="px-4 py-3" suppressHydrationWarning>
+                    {nextAttempt(t, shownAt)}
+                  </td>
                   <td className="px-4 py-3 text-right">
                     <Button variant="ghost" className="text-xs" disabled={clear.isPending} onClick={() => clear.mutate([t.key])}>
                       Clear

@@ -43,7 +43,17 @@ export function UsersAdmin({ initial, currentUserId }: { initial: Data; currentU
   );
 }
 
-function GroupCheckboxes({ groups, selected, onChange, idPrefix }: { groups: GroupRow[]; selected: string[]; onChange: (ids: string[]) => void; idPrefix: string }) {
+function GroupCheckboxes({
+  groups,
+  selected,
+  onChange,
+  idPrefix,
+}: {
+  groups: GroupRow[];
+  selected: string[];
+  onChange: (ids: string[]) => void;
+  idPrefix: string;
+}) {
   if (!groups.length) return <p className="text-xs text-slate-500">No groups yet. Create one below.</p>;
   return (
     <div className="flex flex-wrap gap-x-4 gap-y-1">
@@ -69,11 +79,21 @@ function UsersTable({ users, groups, currentUserId }: { users: UserRow[]; groups
       <table className="w-full text-left text-sm">
         <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
           <tr>
-            <th scope="col" className="px-4 py-2">Name</th>
-            <th scope="col" className="px-4 py-2">Role</th>
-            <th scope="col" className="px-4 py-2">Groups</th>
-            <th scope="col" className="px-4 py-2">Status</th>
-            <th scope="col" className="px-4 py-2"><span className="sr-only">Actions</span></th>
+            <th scope="col" className="px-4 py-2">
+              Name
+            </th>
+            <th scope="col" className="px-4 py-2">
+              Role
+            </th>
+            <th scope="col" className="px-4 py-2">
+              Groups
+            </th>
+            <th scope="col" className="px-4 py-2">
+              Status
+            </th>
+            <th scope="col" className="px-4 py-2">
+              <span className="sr-only">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -88,7 +108,9 @@ function UsersTable({ users, groups, currentUserId }: { users: UserRow[]; groups
                   </div>
                   <div className="text-slate-500">{u.email}</div>
                 </td>
-                <td className="px-4 py-3" data-testid="user-role">{ROLE_LABELS[u.role]}</td>
+                <td className="px-4 py-3" data-testid="user-role">
+                  {ROLE_LABELS[u.role]}
+                </td>
                 <td className="px-4 py-3 text-slate-600">{u.groups.map((g) => g.name).join(", ") || "—"}</td>
                 <td className="px-4 py-3">
                   {u.active ? <span className="text-emerald-700">Active</span> : <span className="text-slate-500">Deactivated</span>}
@@ -127,10 +149,14 @@ function EditUserRow({ user, groups, onDone }: { user: UserRow; groups: GroupRow
         <div className="text-slate-500">{user.email}</div>
       </td>
       <td className="px-4 py-3 align-top">
-        <label htmlFor={`${prefix}-role`} className="sr-only">Role</label>
+        <label htmlFor={`${prefix}-role`} className="sr-only">
+          Role
+        </label>
         <SelectInput id={`${prefix}-role`} value={role} onChange={(e) => setRole(e.target.value as Role)}>
           {ROLES.map((r) => (
-            <option key={r} value={r}>{ROLE_LABELS[r]}</option>
+            <option key={r} value={r}>
+              {ROLE_LABELS[r]}
+            </option>
           ))}
         </SelectInput>
       </td>
@@ -148,7 +174,9 @@ function EditUserRow({ user, groups, onDone }: { user: UserRow; groups: GroupRow
       </td>
       <td className="space-y-2 px-4 py-3 text-right align-top">
         <div className="flex justify-end gap-2">
-          <Button variant="secondary" onClick={onDone}>Cancel</Button>
+          <Button variant="secondary" onClick={onDone}>
+            Cancel
+          </Button>
           <Button onClick={() => mutation.mutate()} disabled={mutation.isPending}>
             {mutation.isPending ? "Saving…" : "Save"}
           </Button>
@@ -194,29 +222,57 @@ function CreateUserForm({ groups }: { groups: GroupRow[] }) {
 
   return (
     <section aria-labelledby="create-user-heading" className="rounded-lg border border-slate-200 bg-white p-5">
-      <h2 id="create-user-heading" className="mb-4 text-lg font-semibold">Create a user</h2>
+      <h2 id="create-user-heading" className="mb-4 text-lg font-semibold">
+        Create a user
+      </h2>
       <form onSubmit={onSubmit} noValidate className="space-y-3" aria-label="Create a user">
         {created && <Alert tone="success">Created {created}. They can sign in now.</Alert>}
         {mutation.error && !Object.keys(fieldErrorsOf(mutation.error)).length && <Alert tone="error">{mutation.error.message}</Alert>}
         <Field id="new-email" label="Email" error={errors.email}>
-          <TextInput id="new-email" type="email" autoComplete="off" value={form.email} invalid={!!errors.email} onChange={(e) => setForm({ ...form, email: e.target.value })} />
+          <TextInput
+            id="new-email"
+            type="email"
+            autoComplete="off"
+            value={form.email}
+            invalid={!!errors.email}
+            onChange={(e) => setForm({ ...form, email: e.target.value })}
+          />
         </Field>
         <Field id="new-name" label="Name" error={errors.name}>
           <TextInput id="new-name" value={form.name} invalid={!!errors.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
         </Field>
-        <Field id="new-password" label="Initial password" error={errors.password} hint={`At least ${PASSWORD_MIN_LENGTH} characters. Share it privately.`}>
-          <TextInput id="new-password" type="password" autoComplete="new-password" value={form.password} invalid={!!errors.password} onChange={(e) => setForm({ ...form, password: e.target.value })} />
+        <Field
+          id="new-password"
+          label="Initial password"
+          error={errors.password}
+          hint={`At least ${PASSWORD_MIN_LENGTH} characters. Share it privately.`}
+        >
+          <TextInput
+            id="new-password"
+            type="password"
+            autoComplete="new-password"
+            value={form.password}
+            invalid={!!errors.password}
+            onChange={(e) => setForm({ ...form, password: e.target.value })}
+          />
         </Field>
         <Field id="new-role" label="Role" error={errors.role}>
           <SelectInput id="new-role" value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value as Role })}>
             {ROLES.map((r) => (
-              <option key={r} value={r}>{ROLE_LABELS[r]}</option>
+              <option key={r} value={r}>
+                {ROLE_LABELS[r]}
+              </option>
             ))}
           </SelectInput>
         </Field>
         <fieldset className="space-y-1">
           <legend className="text-sm font-medium text-slate-800">Groups</legend>
-          <GroupCheckboxes groups={groups} selected={form.groupIds} onChange={(groupIds) => setForm({ ...form, groupIds })} idPrefix="new-group" />
+          <GroupCheckboxes
+            groups={groups}
+            selected={form.groupIds}
+            onChange={(groupIds) => setForm({ ...form, groupIds })}
+            idPrefix="new-group"
+          />
           {errors.groupIds && <p className="text-xs text-rose-700">{errors.groupIds}</p>}
         </fieldset>
         <Button type="submit" className="w-full" disabled={mutation.isPending}>
@@ -250,7 +306,9 @@ function GroupsPanel({ groups }: { groups: GroupRow[] }) {
   const nameError = clientError ?? fieldErrorsOf(mutation.error).name;
   return (
     <section aria-labelledby="groups-heading" className="rounded-lg border border-slate-200 bg-white p-5">
-      <h2 id="groups-heading" className="mb-3 text-lg font-semibold">Groups</h2>
+      <h2 id="groups-heading" className="mb-3 text-lg font-semibold">
+        Groups
+      </h2>
       {groups.length ? (
         <ul className="mb-4 space-y-1 text-sm" data-testid="group-list">
           {groups.map((g) => (

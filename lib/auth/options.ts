@@ -22,7 +22,13 @@ export function authOptions(): NextAuthOptions {
           const parsed = signInSchema.safeParse(credentials);
           if (!parsed.success) return null;
           const prisma = await db();
-          const outcome = await throttledSignIn(prisma, new SignInThrottle(prisma), parsed.data.email, parsed.data.password, clientAddress(req?.headers));
+          const outcome = await throttledSignIn(
+            prisma,
+            new SignInThrottle(prisma),
+            parsed.data.email,
+            parsed.data.password,
+            clientAddress(req?.headers),
+          );
           if (outcome.ok) return { id: outcome.user.id, email: outcome.user.email, name: outcome.user.name, role: outcome.user.role };
           if (outcome.reason === "throttled") throw new Error(tooManyAttemptsCode(outcome.retryAfterMs));
           return null;

@@ -23,7 +23,9 @@ export const getCurrentUser = cache(async (): Promise<CurrentUser | null> => {
   const session = await getServerSession(authOptions());
   const id = session?.user?.id;
   if (!id) return null;
-  const user = await (await db()).user.findUnique({
+  const user = await (
+    await db()
+  ).user.findUnique({
     where: { id },
     select: { id: true, email: true, name: true, role: true, active: true, memberships: { select: { groupId: true } } },
   });

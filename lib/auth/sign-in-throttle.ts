@@ -108,7 +108,10 @@ export class SignInThrottle {
       create: { key: keyOf.pair(email, address), kind: "pair", email, address, failures: 0, lastSuccessAt: now },
       update: { failures: 0, blockedUntil: null, lastFailureAt: null, lastSuccessAt: now },
     });
-    await this.prisma.signInThrottle.updateMany({ where: { key: keyOf.account(email) }, data: { failures: 0, blockedUntil: null, lastFailureAt: null } });
+    await this.prisma.signInThrottle.updateMany({
+      where: { key: keyOf.account(email) },
+      data: { failures: 0, blockedUntil: null, lastFailureAt: null },
+    });
   }
 
   /** The password was wrong (the pair and the account counted it on admission): the address counts it too. */
@@ -119,16 +122,31 @@ export class SignInThrottle {
   /** Throttles with failures not yet forgotten, most recently active first (the admin's view). */
   async list(): Promise<ThrottleRow[]> {
     const now = this.now().getTime();
-    const rows = await this.prisma.signInThrottle.findMany({ where: { failures: { gt: 0 } }, orderBy: { lastFailureAt: "desc" }, take: 500 });
+    const rows = await this.prisma.signInThrottle.findMany({
+      where: { failures: { gt: 0 } },
+      orderBy: { lastFailureAt: "desc" },
+      take: 500,
+    });
     return rows
       .filter((r) => r.lastFailureAt && now - r.lastFailureAt.getTime() < this.policy[r.kind as ThrottleKind].forgetAfterMs)
-      .map((r) => ({ key: r.key, kind: r.kind as ThrottleKind, email: r.email, address: r.address, failures: r.failures, lastFailureAt: r.lastFailureAt, blockedUntil: r.blockedUntil }));
+      .map((r) => ({
+        key: r.key,
+        kind: r.kind as ThrottleKind,
+        email: r.email,
+        address: r.address,
+        failures: r.failures,
+        lastFailureAt: r.lastFailureAt,
+        blockedUntil: r.blockedUntil,
+      }));
   }
 
   /** Clears the given throttles (all of them when no keys are given); returns how many were cleared. */
   async clear(keys?: string[]): Promise<number> {
     const where = keys ? { key: { in: keys } } : {};
-    const { count } = await this.prisma.signInThrottle.updateMany({ where: { ...where, failures: { gt: 0 } }, data: { failures: 0, blockedUntil: null, lastFailureAt: null } });
+    const { count } = await this.prisma.signInThrottle.updateMany({
+      where: { ...where, failures: { gt: 0 } },
+      data: { failures: 0, blockedUntil: null, lastFailureAt: null },
+    });
     return count;
   }
 
@@ -142,7 +160,14 @@ export class SignInThrottle {
    * counted while the key is blocked (returns false): the row lock makes this the one place where two
    * parallel attempts are told apart.
    */
-  private async count(kind: ThrottleKind, key: string, email: string | null, address: string | null, now: Date, onlyIfOpen: boolean): Promise<boolean> {
+  private async count(
+    kind: ThrottleKind,
+    key: string,
+    email: string | null,
+    address: string | null,
+    now: Date,
+    onlyIfOpen: boolean,
+  ): Promise<boolean> {
     const p = this.policy[kind];
     const forgetBefore = new Date(now.getTime() - p.forgetAfterMs);
     const rows = await this.prisma.$queryRaw<{ failures: number }[]>`
@@ -174,7 +199,11 @@ export interface SignInThrottleView {
 }
 
 export function signInThrottleView(rows: ThrottleRow[]): SignInThrottleView[] {
-  return rows.map((r) => ({ ...r, lastFailureAt: r.lastFailureAt?.toISOString() ?? null, blockedUntil: r.blockedUntil?.toISOString() ?? null }));
+  return rows.map((r) => ({
+    ...r,
+    lastFailureAt: r.lastFailureAt?.toISOString() ?? null,
+    blockedUntil: r.blockedUntil?.toISOString() ?? null,
+  }));
 }
 
 /** The error next-auth passes back to the sign-in form: the code, then the seconds to wait. */

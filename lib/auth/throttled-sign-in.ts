@@ -11,7 +11,13 @@ export type SignInOutcome =
  * One sign-in attempt under the throttle: refused without checking the password while a delay runs
  * (so a flood costs no password hashing either), otherwise checked, and the throttle told the outcome.
  */
-export async function throttledSignIn(prisma: PrismaClient, throttle: SignInThrottle, email: string, password: string, address: string): Promise<SignInOutcome> {
+export async function throttledSignIn(
+  prisma: PrismaClient,
+  throttle: SignInThrottle,
+  email: string,
+  password: string,
+  address: string,
+): Promise<SignInOutcome> {
   const admission = await throttle.admit(email, address);
   if (!admission.ok) return { ok: false, reason: "throttled", retryAfterMs: admission.retryAfterMs };
   const user = await authenticate(prisma, email, password);

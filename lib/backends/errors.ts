@@ -60,7 +60,10 @@ export class ResultTooLargeError extends QueryExecutionError {
     public readonly limitBytes: number,
     query: string,
   ) {
-    super(`The result is larger than ${formatBytes(limitBytes)}, the most one query may return, so it was stopped. Select fewer columns or rows, or aggregate.`, query);
+    super(
+      `The result is larger than ${formatBytes(limitBytes)}, the most one query may return, so it was stopped. Select fewer columns or rows, or aggregate.`,
+      query,
+    );
     this.name = "ResultTooLargeError";
   }
 }
@@ -71,7 +74,10 @@ export class QueryMemoryError extends QueryExecutionError {
     public readonly limitMb: number,
     query: string,
   ) {
-    super(`The query needed more than the ${limitMb} MB of memory one query may use, so it was stopped. Select fewer or shorter values, or aggregate.`, query);
+    super(
+      `The query needed more than the ${limitMb} MB of memory one query may use, so it was stopped. Select fewer or shorter values, or aggregate.`,
+      query,
+    );
     this.name = "QueryMemoryError";
   }
 }
@@ -93,12 +99,7 @@ export class BackendConfigError extends Error {
 }
 
 export type BackendError =
-  | QueryRejectedError
-  | QuerySyntaxError
-  | QueryTimeoutError
-  | QueryExecutionError
-  | BackendUnavailableError
-  | BackendConfigError;
+  QueryRejectedError | QuerySyntaxError | QueryTimeoutError | QueryExecutionError | BackendUnavailableError | BackendConfigError;
 
 const BACKEND_CODES = new Set(["UNSAFE_QUERY", "QUERY_SYNTAX", "QUERY_TIMEOUT", "QUERY_FAILED", "KB_UNAVAILABLE", "KB_CONFIG"]);
 

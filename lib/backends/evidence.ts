@@ -51,5 +51,8 @@ export function labelFromIri(iri: string): string {
   } catch {
     // keep the raw tail
   }
-  return decoded.replace(/[_-]+/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2").trim();
+  return decoded
+    .replace(/[_-]+/g, " ")
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .trim();
 }

@@ -58,12 +58,7 @@ export function parseKbConfig(kind: KbKind, config: unknown) {
 }
 
 /** Opens a backend from explicit settings (used by "test connection" before anything is saved). */
-export function openBackendFrom(
-  kind: KbKind,
-  config: unknown,
-  secrets: Record<string, string>,
-  ctx: BackendContext,
-): KnowledgeBackend {
+export function openBackendFrom(kind: KbKind, config: unknown, secrets: Record<string, string>, ctx: BackendContext): KnowledgeBackend {
   const spec = BACKEND_KINDS[kind];
   const parsedSecrets = spec.secretsSchema.safeParse(secrets);
   if (!parsedSecrets.success) throw new BackendConfigError(`The ${kind.toLowerCase()} secrets are invalid.`);

@@ -27,7 +27,10 @@ export function boundedString(value: string, maxValueBytes: number): string {
   if (value.length * 3 <= maxValueBytes) return value;
   const bytes = Buffer.byteLength(value, "utf8");
   if (bytes <= maxValueBytes) return value;
-  const head = Buffer.from(value.slice(0, maxValueBytes), "utf8").subarray(0, maxValueBytes).toString("utf8").replace(/\uFFFD$/, "");
+  const head = Buffer.from(value.slice(0, maxValueBytes), "utf8")
+    .subarray(0, maxValueBytes)
+    .toString("utf8")
+    .replace(/\uFFFD$/, "");
   return cutMark(head, bytes, maxValueBytes);
 }
 

@@ -14,10 +14,14 @@ import { loadBenchmarkCatalog } from "./benchmarks";
 export const loadBenchmarks: JobHandler<Record<string, never>> = async (ctx) => {
   const { prisma, deps } = ctx.services;
   if (!existsSync(deps.datasetsDir)) {
-    throw new JobFailedError(`The datasets folder was not found at ${deps.datasetsDir}. Set DATASETS_DIR to the folder that holds the benchmark datasets and restart Mosaic.`);
+    throw new JobFailedError(
+      `The datasets folder was not found at ${deps.datasetsDir}. Set DATASETS_DIR to the folder that holds the benchmark datasets and restart Mosaic.`,
+    );
   }
   const env = loadEnv();
-  const neo4j = env.NEO4J_URI ? { uri: env.NEO4J_URI, user: env.NEO4J_USER, password: env.NEO4J_PASSWORD, database: env.NEO4J_DATABASE } : undefined;
+  const neo4j = env.NEO4J_URI
+    ? { uri: env.NEO4J_URI, user: env.NEO4J_USER, password: env.NEO4J_PASSWORD, database: env.NEO4J_DATABASE }
+    : undefined;
   const report = await loadBenchmarkCatalog(prisma, deps, {
     neo4j,
     signal: ctx.signal,
@@ -26,7 +30,9 @@ export const loadBenchmarks: JobHandler<Record<string, never>> = async (ctx) => 
       ctx.progress({
         done: p.done,
         total: p.total,
-        message: p.current ? `Loading ${p.current} (${(p.done + 1).toLocaleString("en")} of ${count(p.total, "knowledge base")}).` : `${count(p.done, "knowledge base")} handled.`,
+        message: p.current
+          ? `Loading ${p.current} (${(p.done + 1).toLocaleString("en")} of ${count(p.total, "knowledge base")}).`
+          : `${count(p.done, "knowledge base")} handled.`,
       }),
   });
   const failed = report.failed.length

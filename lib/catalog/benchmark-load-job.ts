@@ -23,7 +23,10 @@ export function benchmarkLoadStatus(prisma: PrismaClient): Promise<JobView | nul
 /** Queues a load unless one is waiting or running; returns its job at once. */
 export async function startBenchmarkLoad(prisma: PrismaClient, deps: CatalogDeps): Promise<JobView> {
   if (!existsSync(deps.datasetsDir)) {
-    throw new AppError("UNAVAILABLE", `The datasets folder was not found at ${deps.datasetsDir}. Set DATASETS_DIR to the folder that holds the benchmark datasets and restart Mosaic.`);
+    throw new AppError(
+      "UNAVAILABLE",
+      `The datasets folder was not found at ${deps.datasetsDir}. Set DATASETS_DIR to the folder that holds the benchmark datasets and restart Mosaic.`,
+    );
   }
   const { id, created } = await enqueueJob(prisma, loadBenchmarksJob, {}, { activeKey: BENCHMARK_LOAD_KEY, message: "Waiting to start." });
   if (!created) throw new AppError("CONFLICT", "The benchmark catalog is already loading. Its progress is shown on this page.");
@@ -35,7 +38,8 @@ export async function startBenchmarkLoad(prisma: PrismaClient, deps: CatalogDeps
 /** Stops the load going on before its next knowledge base; what it registered stays. */
 export async function cancelBenchmarkLoad(prisma: PrismaClient): Promise<JobView | null> {
   const job = await benchmarkLoadStatus(prisma);
-  if (!job || (job.status !== "QUEUED" && job.status !== "RUNNING")) throw new AppError("CONFLICT", "No benchmark catalog load is going on.");
+  if (!job || (job.status !== "QUEUED" && job.status !== "RUNNING"))
+    throw new AppError("CONFLICT", "No benchmark catalog load is going on.");
   await cancelJob(prisma, job.id, "Cancelled. What was loaded stays; loading again skips it.");
   return getJob(prisma, job.id);
 }

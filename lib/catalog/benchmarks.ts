@@ -68,7 +68,11 @@ export function spiderDevDatabases(datasetsDir: string): string[] {
   return [...new Set(questions.map((q) => q.db_id))].sort();
 }
 
-export async function loadBenchmarkCatalog(prisma: PrismaClient, deps: CatalogDeps, opts: BenchmarkLoadOptions = {}): Promise<BenchmarkLoadReport> {
+export async function loadBenchmarkCatalog(
+  prisma: PrismaClient,
+  deps: CatalogDeps,
+  opts: BenchmarkLoadOptions = {},
+): Promise<BenchmarkLoadReport> {
   const log = opts.log ?? (() => undefined);
   const report: BenchmarkLoadReport = { registered: [], skipped: [], failed: [] };
   const existing = new Set((await prisma.knowledgeBase.findMany({ select: { name: true } })).map((k) => k.name));
@@ -109,7 +113,8 @@ export async function loadBenchmarkCatalog(prisma: PrismaClient, deps: CatalogDe
       {
         kind: "DOCUMENTS",
         name: BENCHMARK_NAMES.scifact,
-        description: "SciFact: 5,183 scientific abstracts (biomedical research findings) used to verify scientific claims. Wadden et al. 2020, CC BY-NC 2.0.",
+        description:
+          "SciFact: 5,183 scientific abstracts (biomedical research findings) used to verify scientific claims. Wadden et al. 2020, CC BY-NC 2.0.",
         connection: { language: "en" },
       },
       [],
@@ -124,7 +129,8 @@ export async function loadBenchmarkCatalog(prisma: PrismaClient, deps: CatalogDe
       {
         kind: "DOCUMENTS",
         name: BENCHMARK_NAMES.tatqa,
-        description: "TAT-QA dev: 278 excerpts of company financial reports, each a table with paragraphs (revenue, costs, assets, shares). Zhu et al. 2021.",
+        description:
+          "TAT-QA dev: 278 excerpts of company financial reports, each a table with paragraphs (revenue, costs, assets, shares). Zhu et al. 2021.",
         connection: { language: "en" },
       },
       [],
@@ -165,7 +171,10 @@ export async function loadBenchmarkCatalog(prisma: PrismaClient, deps: CatalogDe
         {
           origin: "benchmark",
           populate: async (ctx) => {
-            const nt = directMappingFromSqlite(path.join(datasets, "spider", "database", db, `${db}.sqlite`), `http://mosaic.local/spider/${db}/`);
+            const nt = directMappingFromSqlite(
+              path.join(datasets, "spider", "database", db, `${db}.sqlite`),
+              `http://mosaic.local/spider/${db}/`,
+            );
             await storeRdfFiles(ctx, [{ name: `${db}.nt`, bytes: Buffer.from(nt), format: "ntriples" }]);
           },
         },
@@ -184,7 +193,8 @@ export async function loadBenchmarkCatalog(prisma: PrismaClient, deps: CatalogDe
         {
           kind: "CYPHER",
           name: BENCHMARK_NAMES.neo4j,
-          description: "Neo4j example graphs: movies (people who acted in, directed, produced, wrote or reviewed films) and northwind (customers, orders, products, suppliers, employees).",
+          description:
+            "Neo4j example graphs: movies (people who acted in, directed, produced, wrote or reviewed films) and northwind (customers, orders, products, suppliers, employees).",
           connection: { uri, user, database, password },
         },
         [],
@@ -197,7 +207,14 @@ export async function loadBenchmarkCatalog(prisma: PrismaClient, deps: CatalogDe
 }
 
 /** Loads movies.cypher and the local Northwind CSVs into an empty Neo4j database (skipped when it has data). */
-async function loadNeo4jBenchmarkGraphs(uri: string, user: string, password: string, datasetsDir: string, database: string | undefined, log: (l: string) => void) {
+async function loadNeo4jBenchmarkGraphs(
+  uri: string,
+  user: string,
+  password: string,
+  datasetsDir: string,
+  database: string | undefined,
+  log: (l: string) => void,
+) {
   const driver = neo4j.driver(uri, neo4j.auth.basic(user, password));
   try {
     const session = driver.session({ database, defaultAccessMode: neo4j.session.WRITE });

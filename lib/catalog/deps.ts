@@ -13,5 +13,9 @@ export interface CatalogDeps {
 export function catalogDeps(): CatalogDeps {
   const env = loadEnv();
   // Absolute paths: backends resolve relative files against their own storage directory.
-  return { dataDir: path.resolve(env.STORAGE_DIR ?? env.DATA_DIR), encryptionKey: getSecrets(env).encryptionKey, datasetsDir: path.resolve(env.DATASETS_DIR) };
+  return {
+    dataDir: path.resolve(env.STORAGE_DIR ?? env.DATA_DIR),
+    encryptionKey: getSecrets(env).encryptionKey,
+    datasetsDir: path.resolve(env.DATASETS_DIR),
+  };
 }

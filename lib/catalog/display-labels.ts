@@ -31,7 +31,11 @@ const STAT_NOUNS: Record<string, [one: string, other: string]> = {
 };
 
 function spellOut(key: string): string {
-  return key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/[_-]+/g, " ").toLowerCase().trim();
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/[_-]+/g, " ")
+    .toLowerCase()
+    .trim();
 }
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -51,11 +55,13 @@ const rank = (key: string) => (STAT_ORDER.includes(key) ? STAT_ORDER.indexOf(key
 /** Every count, labelled, most telling first ("Documents", "Passages"…); a negative count means "unknown". */
 export function statLines(stats: Record<string, number>): StatLine[] {
   const keys = Object.keys(stats).sort((a, b) => rank(a) - rank(b));
-  return keys.map((key) => [key, stats[key]] as const).map(([key, v]) => ({
-    key,
-    label: capitalise(STAT_NOUNS[key]?.[1] ?? spellOut(key)),
-    value: Number.isFinite(v) && v >= 0 ? v : null,
-  }));
+  return keys
+    .map((key) => [key, stats[key]] as const)
+    .map(([key, v]) => ({
+      key,
+      label: capitalise(STAT_NOUNS[key]?.[1] ?? spellOut(key)),
+      value: Number.isFinite(v) && v >= 0 ? v : null,
+    }));
 }
 
 /** "12 table rows", "1 passage"; for an unlisted key "relationship types: 4". */
@@ -109,6 +115,11 @@ export function configLines(config: Record<string, unknown>): { key: string; lab
     .map(([key, v]) => ({
       key,
       label: CONFIG_LABELS[key] ?? capitalise(spellOut(key)),
-      value: typeof v === "boolean" ? (v ? "yes" : "no") : (CONFIG_VALUES[key]?.[String(v)] ?? (typeof v === "object" ? JSON.stringify(v) : String(v))),
+      value:
+        typeof v === "boolean"
+          ? v
+            ? "yes"
+            : "no"
+          : (CONFIG_VALUES[key]?.[String(v)] ?? (typeof v === "object" ? JSON.stringify(v) : String(v))),
     }));
 }

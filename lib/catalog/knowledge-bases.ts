@@ -59,13 +59,19 @@ function toListItem(r: KbListRow): KbListItem {
 }
 
 /** KBs the caller may use, newest first, with health. Secrets are never selected. */
-export async function listKnowledgeBases(prisma: PrismaClient, user: AccessSubject, filter: { kind?: KbKind; q?: string } = {}): Promise<KbListItem[]> {
+export async function listKnowledgeBases(
+  prisma: PrismaClient,
+  user: AccessSubject,
+  filter: { kind?: KbKind; q?: string } = {},
+): Promise<KbListItem[]> {
   const rows = await prisma.knowledgeBase.findMany({
     where: {
       AND: [
         kbAccessWhere(user),
         filter.kind ? { kind: filter.kind } : {},
-        filter.q ? { OR: [{ name: { contains: filter.q, mode: "insensitive" } }, { description: { contains: filter.q, mode: "insensitive" } }] } : {},
+        filter.q
+          ? { OR: [{ name: { contains: filter.q, mode: "insensitive" } }, { description: { contains: filter.q, mode: "insensitive" } }] }
+          : {},
       ],
     },
     orderBy: [{ origin: "asc" }, { name: "asc" }],
@@ -130,7 +136,12 @@ export async function getKnowledgeBase(prisma: PrismaClient, user: AccessSubject
  * An admin accepts (or withdraws acceptance of) the risk of a connection that may do more than read,
  * then the connection is checked again so the status says what now holds.
  */
-export async function setPrivilegeRiskAcceptance(prisma: PrismaClient, deps: CatalogDeps, actor: { email: string }, raw: { id: string; accept: boolean }) {
+export async function setPrivilegeRiskAcceptance(
+  prisma: PrismaClient,
+  deps: CatalogDeps,
+  actor: { email: string },
+  raw: { id: string; accept: boolean },
+) {
   const input = privilegeRiskSchema.parse(raw);
   const kb = await prisma.knowledgeBase.findUnique({ where: { id: input.id }, select: { id: true } });
   if (!kb) throw new AppError("NOT_FOUND", "That knowledge base no longer exists.");
@@ -142,7 +153,10 @@ export async function setPrivilegeRiskAcceptance(prisma: PrismaClient, deps: Cat
   return checkKnowledgeBase(prisma, deps, input.id);
 }
 
-export async function updateKnowledgeBase(prisma: PrismaClient, raw: { id: string; name: string; description?: string; groupIds?: string[] }) {
+export async function updateKnowledgeBase(
+  prisma: PrismaClient,
+  raw: { id: string; name: string; description?: string; groupIds?: string[] },
+) {
   const input = updateKbSchema.parse(raw);
   const exists = await prisma.knowledgeBase.findUnique({ where: { id: input.id }, select: { id: true } });
   if (!exists) throw new AppError("NOT_FOUND", "That knowledge base no longer exists.");
@@ -150,7 +164,8 @@ export async function updateKnowledgeBase(prisma: PrismaClient, raw: { id: strin
   if (clash) throw new AppError("CONFLICT", `A knowledge base named "${input.name}" already exists.`, { name: "This name is taken." });
   if (input.groupIds.length) {
     const found = await prisma.group.count({ where: { id: { in: input.groupIds } } });
-    if (found !== new Set(input.groupIds).size) throw new AppError("VALIDATION", "One of the chosen groups no longer exists.", { groupIds: "Unknown group." });
+    if (found !== new Set(input.groupIds).size)
+      throw new AppError("VALIDATION", "One of the chosen groups no longer exists.", { groupIds: "Unknown group." });
   }
   await prisma.$transaction([
     prisma.kbGroupAccess.deleteMany({ where: { kbId: input.id } }),
@@ -161,7 +176,10 @@ export async function updateKnowledgeBase(prisma: PrismaClient, raw: { id: strin
 
 /** Deletes the KB and everything derived from it: source objects, guide sources, entity labels, files. */
 export async function deleteKnowledgeBase(prisma: PrismaClient, deps: CatalogDeps, id: string) {
-  const kb = await prisma.knowledgeBase.findUnique({ where: { id }, select: { id: true, name: true, kind: true, config: true, secretsCiphertext: true } });
+  const kb = await prisma.knowledgeBase.findUnique({
+    where: { id },
+    select: { id: true, name: true, kind: true, config: true, secretsCiphertext: true },
+  });
   if (!kb) throw new AppError("NOT_FOUND", "That knowledge base no longer exists.");
   await closeBackend(id);
   await prisma.knowledgeBase.delete({ where: { id } });
@@ -169,7 +187,14 @@ export async function deleteKnowledgeBase(prisma: PrismaClient, deps: CatalogDep
   return { name: kb.name };
 }
 
-export async function previewSourceUnit(prisma: PrismaClient, deps: CatalogDeps, user: AccessSubject, kbId: string, key: string, limit = 20): Promise<Preview> {
+export async function previewSourceUnit(
+  prisma: PrismaClient,
+  deps: CatalogDeps,
+  user: AccessSubject,
+  kbId: string,
+  key: string,
+  limit = 20,
+): Promise<Preview> {
   const kb = await prisma.knowledgeBase.findFirst({ where: { AND: [{ id: kbId }, kbAccessWhere(user)] } });
   if (!kb) throw new AppError("NOT_FOUND", "That knowledge base does not exist or is not shared with you.");
   return withBackendErrors(() => openBackend({ ...kb, kind: kb.kind as KbKind }, deps).preview(key, { limit }));

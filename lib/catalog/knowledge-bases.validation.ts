@@ -26,9 +26,19 @@ export const documentsConnectionSchema = z.object({
     .trim()
     .optional()
     .transform((v) => v || undefined)
-    .refine((v) => v === undefined || /^https?:\/\/[^\s/]+/.test(v), "Use an http:// or https:// address, e.g. https://search.example.com:9200.")
-    .refine((v) => v === undefined || !/^https?:\/\/[^/]*@/.test(v), "Leave the user and password out of the address: use their own fields (the password is stored encrypted)."),
-  user: z.string().trim().optional().transform((v) => v || undefined),
+    .refine(
+      (v) => v === undefined || /^https?:\/\/[^\s/]+/.test(v),
+      "Use an http:// or https:// address, e.g. https://search.example.com:9200.",
+    )
+    .refine(
+      (v) => v === undefined || !/^https?:\/\/[^/]*@/.test(v),
+      "Leave the user and password out of the address: use their own fields (the password is stored encrypted).",
+    ),
+  user: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => v || undefined),
   password: optionalSecret,
 });
 
@@ -55,17 +65,34 @@ export const sparqlConnectionSchema = z.discriminatedUnion("mode", [
   z.object({ mode: z.literal("embedded") }),
   z.object({
     mode: z.literal("remote"),
-    endpoint: z.url("Enter the endpoint URL, e.g. https://example.org/sparql").refine((u) => /^https?:\/\//.test(u), "Use an http:// or https:// URL."),
-    defaultGraph: z.string().trim().optional().transform((v) => v || undefined),
-    user: z.string().trim().optional().transform((v) => v || undefined),
+    endpoint: z
+      .url("Enter the endpoint URL, e.g. https://example.org/sparql")
+      .refine((u) => /^https?:\/\//.test(u), "Use an http:// or https:// URL."),
+    defaultGraph: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => v || undefined),
+    user: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => v || undefined),
     password: optionalSecret,
   }),
 ]);
 
 export const cypherConnectionSchema = z.object({
-  uri: z.string().trim().regex(/^(bolt|neo4j)(\+s|\+ssc)?:\/\/.+/, "Use a bolt:// or neo4j:// URI."),
+  uri: z
+    .string()
+    .trim()
+    .regex(/^(bolt|neo4j)(\+s|\+ssc)?:\/\/.+/, "Use a bolt:// or neo4j:// URI."),
   user: z.string().trim().min(1, "Enter the user."),
-  database: z.string().trim().optional().transform((v) => v || undefined),
+  database: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => v || undefined),
   password: optionalSecret,
 });
 
@@ -101,7 +128,11 @@ export function needsUpload(input: RegisterKb): "documents" | "sqlite" | "rdf" |
 export const moveToOpenSearchSchema = z.object({
   id: z.string().min(1),
   searchUrl: documentsConnectionSchema.shape.searchUrl,
-  user: z.string().trim().optional().transform((v) => v || undefined),
+  user: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => v || undefined),
   password: optionalSecret,
 });
 export type MoveToOpenSearchInput = z.input<typeof moveToOpenSearchSchema>;

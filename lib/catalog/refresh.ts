@@ -94,7 +94,10 @@ export async function refreshKnowledgeBase(
       const entities = await backend.entityIndex({ limit: ENTITY_INDEX_LIMIT });
       report.sourceObjects = await syncSourceObjects(prisma, kbId, units);
       await replaceEntityLabels(prisma, kbId, entities);
-      await prisma.knowledgeBase.update({ where: { id: kbId }, data: { entityCount: entities.length, indexedAt: new Date(), status: "HEALTHY" } });
+      await prisma.knowledgeBase.update({
+        where: { id: kbId },
+        data: { entityCount: entities.length, indexedAt: new Date(), status: "HEALTHY" },
+      });
       report.entities = entities.length;
     }
     // New or changed passages and catalog texts get vectors in the background (semantic signals use them once there).
@@ -110,7 +113,10 @@ export async function refreshKnowledgeBase(
 }
 
 export async function syncSourceObjects(prisma: PrismaClient, kbId: string, units: SourceUnit[]) {
-  const existing = await prisma.sourceObject.findMany({ where: { kbId }, select: { id: true, key: true, mode: true, descriptionEdited: true } });
+  const existing = await prisma.sourceObject.findMany({
+    where: { kbId },
+    select: { id: true, key: true, mode: true, descriptionEdited: true },
+  });
   const byKey = new Map(existing.map((o) => [o.key, o]));
   let created = 0;
   let updated = 0;
@@ -151,7 +157,15 @@ async function replaceEntityLabels(
   const rows = entries
     .map((e) => {
       const normalized = normalizeLabel(e.label).slice(0, 500);
-      return { kbId, label: e.label.slice(0, 500), normalized, head: normalized.split(" ")[0] ?? "", kind: e.kind, ref: e.ref.slice(0, 2000), sourceObject: e.sourceObject };
+      return {
+        kbId,
+        label: e.label.slice(0, 500),
+        normalized,
+        head: normalized.split(" ")[0] ?? "",
+        kind: e.kind,
+        ref: e.ref.slice(0, 2000),
+        sourceObject: e.sourceObject,
+      };
     })
     .filter((r) => r.normalized.length > 0);
   for (let i = 0; i < rows.length; i += 2000) {

@@ -40,14 +40,20 @@ async function placeUploads(
   secrets: Record<string, string>,
 ): Promise<string[]> {
   if (!files.length) {
-    const what = { documents: "at least one document", sqlite: "a SQLite database file", rdf: "at least one RDF file (Turtle, N-Triples or RDF/XML)" }[kind];
+    const what = {
+      documents: "at least one document",
+      sqlite: "a SQLite database file",
+      rdf: "at least one RDF file (Turtle, N-Triples or RDF/XML)",
+    }[kind];
     throw new AppError("VALIDATION", `Upload ${what}.`, { files: "Required." });
   }
   if (kind === "sqlite") {
     if (files.length > 1) throw new AppError("VALIDATION", "Upload exactly one SQLite database file.", { files: "One file only." });
     const [file] = files;
     if (file.bytes.length < 100 || !file.bytes.subarray(0, 16).equals(SQLITE_MAGIC)) {
-      throw new AppError("VALIDATION", `${file.name} is not a SQLite database (its header does not start with "SQLite format 3").`, { files: "Not a SQLite file." });
+      throw new AppError("VALIDATION", `${file.name} is not a SQLite database (its header does not start with "SQLite format 3").`, {
+        files: "Not a SQLite file.",
+      });
     }
     writeFileSync(path.join(ctx.storageDir, "database.sqlite"), file.bytes);
     return [];
@@ -62,7 +68,10 @@ async function placeUploads(
     return warnings;
   }
   try {
-    await storeRdfFiles(ctx, files.map((f) => ({ name: f.name, bytes: f.bytes })));
+    await storeRdfFiles(
+      ctx,
+      files.map((f) => ({ name: f.name, bytes: f.bytes })),
+    );
   } catch (e) {
     throw asAppError(e);
   }
@@ -92,10 +101,12 @@ export async function registerKnowledgeBase(
   const { config, secrets } = splitConnection(input);
   if (input.groupIds.length) {
     const found = await prisma.group.count({ where: { id: { in: input.groupIds } } });
-    if (found !== new Set(input.groupIds).size) throw new AppError("VALIDATION", "One of the chosen groups no longer exists.", { groupIds: "Unknown group." });
+    if (found !== new Set(input.groupIds).size)
+      throw new AppError("VALIDATION", "One of the chosen groups no longer exists.", { groupIds: "Unknown group." });
   }
   const acceptRisk = input.kind === "SQL" && input.connection.dialect === "postgres" && input.connection.acceptPrivilegeRisk;
-  const acceptedBy = acceptRisk && actorId ? ((await prisma.user.findUnique({ where: { id: actorId }, select: { email: true } }))?.email ?? null) : null;
+  const acceptedBy =
+    acceptRisk && actorId ? ((await prisma.user.findUnique({ where: { id: actorId }, select: { email: true } }))?.email ?? null) : null;
   let kb;
   try {
     kb = await prisma.knowledgeBase.create({
@@ -132,7 +143,9 @@ export async function registerKnowledgeBase(
     }
     const refresh = await refreshKnowledgeBase(prisma, deps, kb.id);
     if (refresh.refused) {
-      throw new AppError("VALIDATION", refresh.message, { acceptPrivilegeRisk: "Tick this to register the knowledge base with this role anyway." });
+      throw new AppError("VALIDATION", refresh.message, {
+        acceptPrivilegeRisk: "Tick this to register the knowledge base with this role anyway.",
+      });
     }
     if (refresh.status !== "HEALTHY") throw new AppError("UNAVAILABLE", refresh.message);
     return { id: kb.id, refresh, warnings };
@@ -156,7 +169,12 @@ export async function testConnection(deps: CatalogDeps, raw: RegisterKbInput): P
   }
   const scratch = path.join(deps.dataDir, "tmp", `test-${Date.now()}-${Math.random().toString(36).slice(2)}`);
   const accepted = input.kind === "SQL" && input.connection.dialect === "postgres" && input.connection.acceptPrivilegeRisk;
-  const backend = openBackendFrom(input.kind, config, secrets, { kbId: "connection-test", kbName: input.name, storageDir: scratch, privilegeRiskAccepted: accepted });
+  const backend = openBackendFrom(input.kind, config, secrets, {
+    kbId: "connection-test",
+    kbName: input.name,
+    storageDir: scratch,
+    privilegeRiskAccepted: accepted,
+  });
   try {
     return await backend.check();
   } catch (e) {

@@ -126,7 +126,11 @@ function snapshotOf(result: RawResult): Snapshot {
   };
 }
 
-async function runSavedQuery(deps: CatalogDeps, kb: { id: string; name: string; kind: string; config: unknown; secretsCiphertext: string | null; updatedAt: Date }, query: string) {
+async function runSavedQuery(
+  deps: CatalogDeps,
+  kb: { id: string; name: string; kind: string; config: unknown; secretsCiphertext: string | null; updatedAt: Date },
+  query: string,
+) {
   const kind = kb.kind as KbKind;
   const backend = openBackend({ ...kb, kind }, deps);
   return backend.execute({ language: LANGUAGE_OF[kind], text: query }, { maxRows: SNAPSHOT_ROWS, timeoutMs: 15_000 });
@@ -150,7 +154,10 @@ export async function createDynamicSourceObject(prisma: PrismaClient, deps: Cata
   }
   const key = `dynamic:${input.name.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "-")}`;
   const clash = await prisma.sourceObject.findUnique({ where: { kbId_key: { kbId: kb.id, key } } });
-  if (clash) throw new AppError("CONFLICT", `This knowledge base already has a source object named "${input.name}".`, { name: "This name is taken." });
+  if (clash)
+    throw new AppError("CONFLICT", `This knowledge base already has a source object named "${input.name}".`, {
+      name: "This name is taken.",
+    });
   const created = await prisma.sourceObject.create({
     data: {
       kbId: kb.id,
@@ -160,7 +167,9 @@ export async function createDynamicSourceObject(prisma: PrismaClient, deps: Cata
       mode: "DYNAMIC",
       refreshQuery: input.query,
       tags: input.tags,
-      description: input.description || `Saved query over ${kb.name}: ${result.columns.join(", ")} (${result.truncated ? `${result.records.length.toLocaleString("en")}+ rows` : count(result.records.length, "row")}).`,
+      description:
+        input.description ||
+        `Saved query over ${kb.name}: ${result.columns.join(", ")} (${result.truncated ? `${result.records.length.toLocaleString("en")}+ rows` : count(result.records.length, "row")}).`,
       descriptionEdited: !!input.description,
       snapshot: snapshotOf(result) as unknown as Prisma.InputJsonValue,
       lastRefreshedAt: new Date(),
@@ -174,7 +183,8 @@ export async function createDynamicSourceObject(prisma: PrismaClient, deps: Cata
 /** Re-runs a dynamic object's query; a failure is recorded on the object and the last good snapshot kept. */
 export async function refreshDynamicSourceObject(prisma: PrismaClient, deps: CatalogDeps, user: AccessSubject, id: string) {
   const o = await findAccessible(prisma, user, id);
-  if (o.mode !== "DYNAMIC" || !o.refreshQuery) throw new AppError("VALIDATION", "Only dynamic source objects (saved queries) can be refreshed.");
+  if (o.mode !== "DYNAMIC" || !o.refreshQuery)
+    throw new AppError("VALIDATION", "Only dynamic source objects (saved queries) can be refreshed.");
   try {
     const result = await runSavedQuery(deps, o.kb, o.refreshQuery);
     await prisma.sourceObject.update({
@@ -189,12 +199,25 @@ export async function refreshDynamicSourceObject(prisma: PrismaClient, deps: Cat
   }
 }
 
-export async function previewSourceObject(prisma: PrismaClient, deps: CatalogDeps, user: AccessSubject, id: string, limit = 20): Promise<Preview> {
+export async function previewSourceObject(
+  prisma: PrismaClient,
+  deps: CatalogDeps,
+  user: AccessSubject,
+  id: string,
+  limit = 20,
+): Promise<Preview> {
   const o = await findAccessible(prisma, user, id);
   if (o.mode === "DYNAMIC") {
     const snap = o.snapshot as unknown as Snapshot | null;
     if (!snap) throw new AppError("NOT_FOUND", "This saved query has not produced a result yet. Refresh it.");
-    return { kind: "table", title: o.name, columns: snap.columns, rows: snap.rows.slice(0, limit), totalRows: snap.rows.length, truncated: snap.truncated || snap.rows.length > limit };
+    return {
+      kind: "table",
+      title: o.name,
+      columns: snap.columns,
+      rows: snap.rows.slice(0, limit),
+      totalRows: snap.rows.length,
+      truncated: snap.truncated || snap.rows.length > limit,
+    };
   }
   try {
     return await openBackend({ ...o.kb, kind: o.kb.kind as KbKind }, deps).preview(o.key, { limit });
@@ -204,7 +227,11 @@ export async function previewSourceObject(prisma: PrismaClient, deps: CatalogDep
 }
 
 export async function listKbsForPicker(prisma: PrismaClient, user: AccessSubject) {
-  return prisma.knowledgeBase.findMany({ where: kbAccessWhere(user), orderBy: { name: "asc" }, select: { id: true, name: true, kind: true } });
+  return prisma.knowledgeBase.findMany({
+    where: kbAccessWhere(user),
+    orderBy: { name: "asc" },
+    select: { id: true, name: true, kind: true },
+  });
 }
 
 export type { CollectionDocument } from "../backends/documents/actions";
@@ -221,7 +248,12 @@ async function collectionOf(prisma: PrismaClient, user: AccessSubject, id: strin
  * The documents of a collection source object, for SelectSentenceIdxs: AU-RAG addresses sentences by
  * document, so the analyst picks a document first. Reads the collection index read-only.
  */
-export async function listCollectionDocuments(prisma: PrismaClient, deps: CatalogDeps, user: AccessSubject, sourceObjectId: string): Promise<CollectionDocument[]> {
+export async function listCollectionDocuments(
+  prisma: PrismaClient,
+  deps: CatalogDeps,
+  user: AccessSubject,
+  sourceObjectId: string,
+): Promise<CollectionDocument[]> {
   const kb = await collectionOf(prisma, user, sourceObjectId);
   try {
     return await collectionActions(openBackend(kb, deps)).listDocuments(5000);
@@ -233,11 +265,22 @@ export async function listCollectionDocuments(prisma: PrismaClient, deps: Catalo
 export const MAX_DOCUMENT_SENTENCES = 3000;
 
 /** A document's sentences in order (sentence i is what SelectSentenceIdxs calls i). */
-export async function collectionDocumentSentences(prisma: PrismaClient, deps: CatalogDeps, user: AccessSubject, sourceObjectId: string, documentId: string) {
+export async function collectionDocumentSentences(
+  prisma: PrismaClient,
+  deps: CatalogDeps,
+  user: AccessSubject,
+  sourceObjectId: string,
+  documentId: string,
+) {
   const kb = await collectionOf(prisma, user, sourceObjectId);
   try {
     const all = await collectionActions(openBackend(kb, deps)).readSentences(documentId);
-    return { documentId, sentences: all.slice(0, MAX_DOCUMENT_SENTENCES), total: all.length, truncated: all.length > MAX_DOCUMENT_SENTENCES };
+    return {
+      documentId,
+      sentences: all.slice(0, MAX_DOCUMENT_SENTENCES),
+      total: all.length,
+      truncated: all.length > MAX_DOCUMENT_SENTENCES,
+    };
   } catch (e) {
     throw asAppError(e);
   }

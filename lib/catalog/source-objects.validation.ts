@@ -1,7 +1,15 @@
 import { z } from "zod";
 
 const tags = z
-  .array(z.string().trim().toLowerCase().min(1).max(40).regex(/^[\p{L}\p{N} _.:-]+$/u, "Tags may use letters, digits, spaces and _ . : -"))
+  .array(
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .min(1)
+      .max(40)
+      .regex(/^[\p{L}\p{N} _.:-]+$/u, "Tags may use letters, digits, spaces and _ . : -"),
+  )
   .max(30, "At most 30 tags.")
   .transform((t) => [...new Set(t)]);
 

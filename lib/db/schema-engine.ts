@@ -20,9 +20,7 @@ async function loadGlue(): Promise<Glue> {
   // Resolve from the project root so this also works inside the Next.js server bundle.
   const require = createRequire(path.join(process.cwd(), "package.json"));
   const pkgDir = path.dirname(require.resolve("@prisma/schema-engine-wasm/schema_engine_bg"));
-  const glue = (await import(
-    /* webpackIgnore: true */ /* turbopackIgnore: true */ path.join(pkgDir, "schema_engine_bg.js")
-  )) as Glue;
+  const glue = (await import(/* webpackIgnore: true */ /* turbopackIgnore: true */ path.join(pkgDir, "schema_engine_bg.js"))) as Glue;
   const bytes = await readFile(/* turbopackIgnore: true */ path.join(pkgDir, "schema_engine_bg.wasm"));
   const { instance } = await WebAssembly.instantiate(bytes, { "./schema_engine_bg.js": glue as never });
   glue.__wbg_set_wasm(instance.exports);

@@ -42,7 +42,11 @@ export async function seedDemoCatalogOnce(prisma: PrismaClient, deps: CatalogDep
         description: "Company policies (travel and expenses, returns and warranty) and the 2025 annual report with results by region.",
         connection: { language: "en" },
       },
-      [content("travel-and-expense-policy.md"), content("annual-report-2025.md"), { ...content("returns-policy.html"), mediaType: "text/html" }],
+      [
+        content("travel-and-expense-policy.md"),
+        content("annual-report-2025.md"),
+        { ...content("returns-policy.html"), mediaType: "text/html" },
+      ],
       { origin: "demo" },
     );
   }
@@ -76,7 +80,8 @@ export async function seedDemoCatalogOnce(prisma: PrismaClient, deps: CatalogDep
       {
         kind: "SPARQL",
         name: DEMO_KB_NAMES.sparql,
-        description: "Products with their categories, materials and manufacturers; the company's subsidiaries, suppliers, locations and executives.",
+        description:
+          "Products with their categories, materials and manufacturers; the company's subsidiaries, suppliers, locations and executives.",
         connection: { mode: "embedded" },
       },
       [content("products.ttl")],

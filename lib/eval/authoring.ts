@@ -36,10 +36,17 @@ interface RunResultShape {
 }
 
 async function accessibleIds(prisma: PrismaClient, viewer: AccessSubject): Promise<Map<string, string>> {
-  return new Map((await prisma.knowledgeBase.findMany({ where: kbAccessWhere(viewer), select: { id: true, name: true } })).map((k) => [k.id, k.name]));
+  return new Map(
+    (await prisma.knowledgeBase.findMany({ where: kbAccessWhere(viewer), select: { id: true, name: true } })).map((k) => [k.id, k.name]),
+  );
 }
 
-async function guideItems(prisma: PrismaClient, viewer: AccessSubject, kbs: Map<string, string>, ids?: string[]): Promise<GuideSourceItem[]> {
+async function guideItems(
+  prisma: PrismaClient,
+  viewer: AccessSubject,
+  kbs: Map<string, string>,
+  ids?: string[],
+): Promise<GuideSourceItem[]> {
   const guides = await prisma.extractionGuide.findMany({
     where: { AND: [guideAccessWhere(viewer), ids ? { id: { in: ids } } : {}] },
     orderBy: { updatedAt: "desc" },
@@ -68,7 +75,7 @@ async function feedbackItems(prisma: PrismaClient, kbs: Map<string, string>, ids
   });
   const out: FeedbackSourceItem[] = [];
   for (const f of rows) {
-    const answer = f.verdict === "WRONG" ? (f.correctAnswer?.trim() || null) : f.run.answer;
+    const answer = f.verdict === "WRONG" ? f.correctAnswer?.trim() || null : f.run.answer;
     // The KBs that hold the answer: the guide the feedback was resolved into, else (for a confirmed answer) the run's winner.
     const winner = (f.run.result as RunResultShape | null)?.winner?.kbId;
     const gold = f.resolvedGuide?.sources.map((s) => s.kbId) ?? (f.verdict === "HELPFUL" && winner ? [winner] : []);
@@ -76,12 +83,23 @@ async function feedbackItems(prisma: PrismaClient, kbs: Map<string, string>, ids
     // Content from a KB the viewer may not use stays hidden.
     if (sourceKbs.some((id) => !kbs.has(id))) continue;
     if (!sourceKbs.length && winner && !kbs.has(winner)) continue;
-    out.push({ id: f.id, question: f.run.question, verdict: f.verdict, answer, kbIds: sourceKbs, kbNames: sourceKbs.map((id) => kbs.get(id)!), resolvedAt: f.resolvedAt?.toISOString() ?? null });
+    out.push({
+      id: f.id,
+      question: f.run.question,
+      verdict: f.verdict,
+      answer,
+      kbIds: sourceKbs,
+      kbNames: sourceKbs.map((id) => kbs.get(id)!),
+      resolvedAt: f.resolvedAt?.toISOString() ?? null,
+    });
   }
   return out;
 }
 
-export async function listAuthoringSources(prisma: PrismaClient, viewer: AccessSubject): Promise<{ guides: GuideSourceItem[]; feedback: FeedbackSourceItem[] }> {
+export async function listAuthoringSources(
+  prisma: PrismaClient,
+  viewer: AccessSubject,
+): Promise<{ guides: GuideSourceItem[]; feedback: FeedbackSourceItem[] }> {
   const kbs = await accessibleIds(prisma, viewer);
   const [guides, feedback] = await Promise.all([guideItems(prisma, viewer, kbs), feedbackItems(prisma, kbs)]);
   return { guides, feedback };
@@ -99,13 +117,29 @@ export interface AuthoredSuite {
 /** Authored suites whose gold KBs the viewer may all use (or that the viewer wrote). */
 export async function listAuthoredSuites(prisma: PrismaClient, viewer: AccessSubject): Promise<AuthoredSuite[]> {
   const kbs = await accessibleIds(prisma, viewer);
-  const suites = await prisma.evalSuite.findMany({ orderBy: { createdAt: "desc" }, select: { id: true, name: true, description: true, createdAt: true, createdById: true, questions: { select: { goldKbIds: true } } } });
+  const suites = await prisma.evalSuite.findMany({
+    orderBy: { createdAt: "desc" },
+    select: { id: true, name: true, description: true, createdAt: true, createdById: true, questions: { select: { goldKbIds: true } } },
+  });
   return suites
-    .filter((s) => viewer.role === "ADMIN" || s.createdById === viewer.id || s.questions.every((q) => q.goldKbIds.every((id) => kbs.has(id))))
-    .map((s) => ({ id: s.id, name: s.name, description: s.description, questions: s.questions.length, createdAt: s.createdAt.toISOString(), canDelete: viewer.role === "ADMIN" || s.createdById === viewer.id }));
+    .filter(
+      (s) => viewer.role === "ADMIN" || s.createdById === viewer.id || s.questions.every((q) => q.goldKbIds.every((id) => kbs.has(id))),
+    )
+    .map((s) => ({
+      id: s.id,
+      name: s.name,
+      description: s.description,
+      questions: s.questions.length,
+      createdAt: s.createdAt.toISOString(),
+      canDelete: viewer.role === "ADMIN" || s.createdById === viewer.id,
+    }));
 }
 
-export async function createAuthoredSuite(prisma: PrismaClient, viewer: AccessSubject, raw: CreateSuiteInput): Promise<{ id: string; questions: number; skipped: string[] }> {
+export async function createAuthoredSuite(
+  prisma: PrismaClient,
+  viewer: AccessSubject,
+  raw: CreateSuiteInput,
+): Promise<{ id: string; questions: number; skipped: string[] }> {
   const input = createSuiteSchema.parse(raw);
   const kbs = await accessibleIds(prisma, viewer);
   const guideIds = input.items.filter((i) => i.kind === "guide").map((i) => i.id);
@@ -122,19 +156,44 @@ export async function createAuthoredSuite(prisma: PrismaClient, viewer: AccessSu
         skipped.push(`Guide "${g.question.slice(0, 80)}" has no answer to check against.`);
         continue;
       }
-      questions.push({ position: questions.length, question: g.question, goldAnswers: [g.answer.trim()], goldKbIds: g.kbIds, origin: "guide", originId: g.id });
+      questions.push({
+        position: questions.length,
+        question: g.question,
+        goldAnswers: [g.answer.trim()],
+        goldKbIds: g.kbIds,
+        origin: "guide",
+        originId: g.id,
+      });
     } else if (item.kind === "feedback") {
       const f = feedback.get(item.id);
-      if (!f) throw new AppError("NOT_FOUND", "One of the chosen feedback items is not resolved, no longer exists, or is about a knowledge base you cannot use.");
+      if (!f)
+        throw new AppError(
+          "NOT_FOUND",
+          "One of the chosen feedback items is not resolved, no longer exists, or is about a knowledge base you cannot use.",
+        );
       if (!f.answer) {
         skipped.push(`Feedback on "${f.question.slice(0, 80)}" has no corrected answer.`);
         continue;
       }
-      questions.push({ position: questions.length, question: f.question, goldAnswers: [f.answer], goldKbIds: f.kbIds, origin: "feedback", originId: f.id });
+      questions.push({
+        position: questions.length,
+        question: f.question,
+        goldAnswers: [f.answer],
+        goldKbIds: f.kbIds,
+        origin: "feedback",
+        originId: f.id,
+      });
     } else {
       const unknown = item.kbIds.filter((id) => !kbs.has(id));
       if (unknown.length) throw new AppError("VALIDATION", "One of the chosen knowledge bases does not exist or is not shared with you.");
-      questions.push({ position: questions.length, question: item.question, goldAnswers: item.unanswerable ? [] : item.answers, goldKbIds: item.kbIds, unanswerable: item.unanswerable, origin: "manual" });
+      questions.push({
+        position: questions.length,
+        question: item.question,
+        goldAnswers: item.unanswerable ? [] : item.answers,
+        goldKbIds: item.kbIds,
+        unanswerable: item.unanswerable,
+        origin: "manual",
+      });
     }
   }
   if (!questions.length) throw new AppError("VALIDATION", `None of the chosen items has an answer to check against. ${skipped.join(" ")}`);
@@ -155,6 +214,7 @@ export async function createAuthoredSuite(prisma: PrismaClient, viewer: AccessSu
 export async function deleteAuthoredSuite(prisma: PrismaClient, viewer: AccessSubject, id: string): Promise<void> {
   const suite = await prisma.evalSuite.findUnique({ where: { id }, select: { createdById: true } });
   if (!suite) throw new AppError("NOT_FOUND", "That suite does not exist.");
-  if (viewer.role !== "ADMIN" && suite.createdById !== viewer.id) throw new AppError("FORBIDDEN", "Only the suite's author or an admin may delete it.");
+  if (viewer.role !== "ADMIN" && suite.createdById !== viewer.id)
+    throw new AppError("FORBIDDEN", "Only the suite's author or an admin may delete it.");
   await prisma.evalSuite.delete({ where: { id } });
 }

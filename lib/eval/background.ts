@@ -38,13 +38,18 @@ export async function startEvalInBackground(
   }
   // Planning happens in the request, so a missing catalog or a bad config is reported to the user at once.
   const plan = await planEvalRun(prisma, deps, user, params);
-  const { reportId, resumedFrom } = await openReport(prisma, user, plan, { sharedDatabase: opts.sharedDatabase, isActive: isEvalRunActive });
+  const { reportId, resumedFrom } = await openReport(prisma, user, plan, {
+    sharedDatabase: opts.sharedDatabase,
+    isActive: isEvalRunActive,
+  });
   const controller = new AbortController();
   const done = executeEvalRun(prisma, deps, user, plan, reportId, { signal: controller.signal, sharedDatabase: opts.sharedDatabase })
     .then(() => undefined)
     .catch(async (e: Error) => {
       log.error({ err: e, reportId }, "evaluation run crashed");
-      await prisma.evalReport.update({ where: { id: reportId }, data: { status: "FAILED", error: e.message, finishedAt: new Date() } }).catch(() => undefined);
+      await prisma.evalReport
+        .update({ where: { id: reportId }, data: { status: "FAILED", error: e.message, finishedAt: new Date() } })
+        .catch(() => undefined);
     })
     .finally(() => active.delete(reportId));
   active.set(reportId, { controller, userId: user.id, done });

@@ -27,7 +27,8 @@ export function catalogHint(suiteKey: string): string {
   if (suiteKey === "text2cypher") {
     return `The text2cypher suite needs the Neo4j KB "${BENCHMARK_NAMES.neo4j}". Set NEO4J_URI (and NEO4J_USER, NEO4J_PASSWORD) to a Neo4j 5 server and run npm run eval -- --suite text2cypher: it loads the movies and northwind graphs into an empty database and registers them. Or add --neo4j-harness to start a throw-away Neo4j for the run (needs Java 17 and Maven; the harness npm run test:services uses).`;
   }
-  if (suiteKey === "demo") return "The demo suite needs the demo knowledge bases (Aurora ...): start with SEED_DEMO=true on a fresh DATA_DIR, or run npm run eval -- --suite demo, which seeds them once.";
+  if (suiteKey === "demo")
+    return "The demo suite needs the demo knowledge bases (Aurora ...): start with SEED_DEMO=true on a fresh DATA_DIR, or run npm run eval -- --suite demo, which seeds them once.";
   if (suiteKey.startsWith("custom:")) return "Register the knowledge bases this suite's questions name, or share them with your group.";
   return "Load the benchmark catalog once: npm run catalog:load-benchmarks (npm run eval does it by itself when KBs are missing).";
 }

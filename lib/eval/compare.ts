@@ -74,7 +74,16 @@ export function compareReports(a: ComparableReport, b: ComparableReport): Compar
     const info = metricInfo(key);
     const va = fa[key] ?? null;
     const vb = fb[key] ?? null;
-    return { key, group: info.group, label: info.label, format: info.format, lowerIsBetter: !!info.lowerIsBetter, a: va, b: vb, delta: va !== null && vb !== null ? vb - va : null };
+    return {
+      key,
+      group: info.group,
+      label: info.label,
+      format: info.format,
+      lowerIsBetter: !!info.lowerIsBetter,
+      a: va,
+      b: vb,
+      delta: va !== null && vb !== null ? vb - va : null,
+    };
   });
   const byA = new Map(a.perQuestion.map((r) => [r.id, r]));
   const byB = new Map(b.perQuestion.map((r) => [r.id, r]));
@@ -86,7 +95,8 @@ export function compareReports(a: ComparableReport, b: ComparableReport): Compar
     common++;
     const ca = correctOf(ra);
     const cb = correctOf(rb);
-    const change: QuestionChange["change"] | null = ca === false && cb === true ? "fixed" : ca === true && cb === false ? "broken" : shown(ra) !== shown(rb) ? "changed" : null;
+    const change: QuestionChange["change"] | null =
+      ca === false && cb === true ? "fixed" : ca === true && cb === false ? "broken" : shown(ra) !== shown(rb) ? "changed" : null;
     if (!change) continue;
     changes.push({
       id,
@@ -99,15 +109,22 @@ export function compareReports(a: ComparableReport, b: ComparableReport): Compar
   const order = { broken: 0, fixed: 1, changed: 2 };
   changes.sort((x, y) => order[x.change] - order[y.change] || x.id.localeCompare(y.id));
   const warnings: string[] = [];
-  if (a.suite !== b.suite) warnings.push(`The reports are of different suites (${a.suite} and ${b.suite}): only questions they share are compared.`);
-  if (a.seed !== undefined && b.seed !== undefined && a.seed !== b.seed) warnings.push(`The reports drew questions with different seeds (${a.seed} and ${b.seed}).`);
+  if (a.suite !== b.suite)
+    warnings.push(`The reports are of different suites (${a.suite} and ${b.suite}): only questions they share are compared.`);
+  if (a.seed !== undefined && b.seed !== undefined && a.seed !== b.seed)
+    warnings.push(`The reports drew questions with different seeds (${a.seed} and ${b.seed}).`);
   if ((a.questionsFile?.sha256 ?? null) !== (b.questionsFile?.sha256 ?? null)) {
     // Question ids of a file are positions in it: the same id may be another question in another file.
-    warnings.push(`The reports read different questions (${fileLabel(a.questionsFile)} and ${fileLabel(b.questionsFile)}): questions with the same id may differ.`);
+    warnings.push(
+      `The reports read different questions (${fileLabel(a.questionsFile)} and ${fileLabel(b.questionsFile)}): questions with the same id may differ.`,
+    );
   }
   const onlyInA = [...byA.keys()].filter((id) => !byB.has(id)).length;
   const onlyInB = [...byB.keys()].filter((id) => !byA.has(id)).length;
-  if (onlyInA || onlyInB) warnings.push(`${count(onlyInA, "question")} only in the first report and ${onlyInB} only in the second: their metrics are over different questions.`);
+  if (onlyInA || onlyInB)
+    warnings.push(
+      `${count(onlyInA, "question")} only in the first report and ${onlyInB} only in the second: their metrics are over different questions.`,
+    );
   return {
     a: { suite: a.suite, label: a.suiteLabel ?? a.suite, n: a.n, seed: a.seed },
     b: { suite: b.suite, label: b.suiteLabel ?? b.suite, n: b.n, seed: b.seed },

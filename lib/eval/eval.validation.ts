@@ -41,14 +41,24 @@ export const createSuiteSchema = z
     name: z.string().trim().min(2, "Name the suite.").max(120),
     description: z.string().trim().max(2000).default(""),
     items: z
-      .array(z.discriminatedUnion("kind", [z.object({ kind: z.literal("guide"), id: z.string().min(1) }), z.object({ kind: z.literal("feedback"), id: z.string().min(1) }), manualQuestionSchema]))
+      .array(
+        z.discriminatedUnion("kind", [
+          z.object({ kind: z.literal("guide"), id: z.string().min(1) }),
+          z.object({ kind: z.literal("feedback"), id: z.string().min(1) }),
+          manualQuestionSchema,
+        ]),
+      )
       .min(1, "Pick at least one guide or resolved feedback.")
       .max(2000),
   })
   .superRefine((v, ctx) => {
     v.items.forEach((item, i) => {
       if (item.kind === "manual" && !item.unanswerable && item.answers.length === 0) {
-        ctx.addIssue({ code: "custom", path: ["items", i, "answers"], message: "Give at least one accepted answer, or mark the question as one to refrain from." });
+        ctx.addIssue({
+          code: "custom",
+          path: ["items", i, "answers"],
+          message: "Give at least one accepted answer, or mark the question as one to refrain from.",
+        });
       }
     });
   });

@@ -48,14 +48,27 @@ const MAX_ALTERNATIVES = 6;
 /** Documents are keyed by collection and id: two collections may use the same document ids. */
 function docKey(piece: EvidencePiece): string | null {
   const doc = piece.provenance.location.document;
-  return piece.provenance.language === "search" && (typeof doc === "string" || typeof doc === "number") ? `${piece.provenance.kbName}\u0000${doc}` : null;
+  return piece.provenance.language === "search" && (typeof doc === "string" || typeof doc === "number")
+    ? `${piece.provenance.kbName}\u0000${doc}`
+    : null;
 }
 
 function observe(round: number, label: string, given: ScoredEvidence[]): Observed {
   // The first stage arrives as each query's results in turn; several queries are merged by taking turns.
-  const ranked = label === FIRST_STAGE ? interleaveByQuery(given, (e) => `${e.piece.provenance.kb}\u0000${e.piece.provenance.query}`) : given;
-  const searches = label === FIRST_STAGE ? [...new Set(ranked.filter((e) => e.piece.provenance.language === "search").map((e) => e.piece.provenance.query))] : [];
-  return { round, label, ids: ranked.map((e) => e.piece.id), texts: ranked.map((e) => e.piece.text), docs: ranked.map((e) => docKey(e.piece)), searches };
+  const ranked =
+    label === FIRST_STAGE ? interleaveByQuery(given, (e) => `${e.piece.provenance.kb}\u0000${e.piece.provenance.query}`) : given;
+  const searches =
+    label === FIRST_STAGE
+      ? [...new Set(ranked.filter((e) => e.piece.provenance.language === "search").map((e) => e.piece.provenance.query))]
+      : [];
+  return {
+    round,
+    label,
+    ids: ranked.map((e) => e.piece.id),
+    texts: ranked.map((e) => e.piece.text),
+    docs: ranked.map((e) => docKey(e.piece)),
+    searches,
+  };
 }
 
 /**
@@ -77,14 +90,18 @@ function chosenRound(observed: Observed[], outcome: RunOutcome): Observed[] {
   if (!observed.length) return [];
   const rounds = [...new Set(observed.map((o) => o.round))].sort((a, b) => b - a);
   const first = outcome.evidence[0]?.piece.id;
-  const pick = (first ? rounds.find((r) => observed.filter((o) => o.round === r).some((o) => o.ids.includes(first))) : undefined) ?? rounds[0];
+  const pick =
+    (first ? rounds.find((r) => observed.filter((o) => o.round === r).some((o) => o.ids.includes(first))) : undefined) ?? rounds[0];
   return observed.filter((o) => o.round === pick);
 }
 
 const STRUCTURED = new Set(["sql", "sparql", "cypher"]);
 
 /** The query the answer rests on: the one behind the first cited piece, else the winning KB's, else the first that ran. */
-export function answeringQuery(outcome: Pick<RunOutcome, "queries" | "answer" | "evidence" | "winner">): { primary: ExecutedQuery | null; structured: ExecutedQuery[] } {
+export function answeringQuery(outcome: Pick<RunOutcome, "queries" | "answer" | "evidence" | "winner">): {
+  primary: ExecutedQuery | null;
+  structured: ExecutedQuery[];
+} {
   const structured = outcome.queries.filter((q) => STRUCTURED.has(q.query.language) && (q.status === "ok" || q.status === "empty"));
   for (const id of outcome.answer.citations) {
     const piece = outcome.evidence.find((e) => e.piece.id === id)?.piece;
@@ -151,14 +168,31 @@ async function reexecute(ctx: QuestionContext, q: ExecutedQuery): Promise<Result
  * row, does not count) and give the gold result. The same result from any database is kept as a
  * diagnostic (resultMatch), so the strictness can be seen.
  */
-async function execution(ctx: QuestionContext, q: EvalQuestion, gold: ResolvedGold, outcome: RunOutcome): Promise<QuestionResult["execution"]> {
+async function execution(
+  ctx: QuestionContext,
+  q: EvalQuestion,
+  gold: ResolvedGold,
+  outcome: RunOutcome,
+): Promise<QuestionResult["execution"]> {
   if (!gold.table) return null;
   const { primary, structured } = answeringQuery(outcome);
   const ordered = !!q.ordered;
   const goldKbs = new Set(q.goldKbNames);
   const onGold = (kbName: string) => goldKbs.size === 0 || goldKbs.has(kbName);
   if (!primary) {
-    return { language: "", kbName: "", query: "", match: false, matchColumns: false, anyMatch: false, onGoldKb: false, resultMatch: false, goldRows: gold.table.rows.length, predictedRows: null, error: "The run executed no SQL, SPARQL or Cypher query." };
+    return {
+      language: "",
+      kbName: "",
+      query: "",
+      match: false,
+      matchColumns: false,
+      anyMatch: false,
+      onGoldKb: false,
+      resultMatch: false,
+      goldRows: gold.table.rows.length,
+      predictedRows: null,
+      error: "The run executed no SQL, SPARQL or Cypher query.",
+    };
   }
   const onGoldKb = onGold(primary.kbName);
   let resultMatch = false;
@@ -216,7 +250,12 @@ export async function evaluateQuestion(ctx: QuestionContext, q: EvalQuestion, po
     question: q.question,
     kind: q.kind,
     tags: q.tags ?? [],
-    gold: { answers: gold.answers.slice(0, 20), unanswerable: gold.unanswerable, kbNames: q.goldKbNames, ...(gold.error ? { error: gold.error } : {}) },
+    gold: {
+      answers: gold.answers.slice(0, 20),
+      unanswerable: gold.unanswerable,
+      kbNames: q.goldKbNames,
+      ...(gold.error ? { error: gold.error } : {}),
+    },
   };
   const observed: Observed[] = [];
   let eventCost = 0;
@@ -268,7 +307,13 @@ export async function evaluateQuestion(ctx: QuestionContext, q: EvalQuestion, po
   if (prepared.length) {
     presence = {};
     for (const o of round) presence[o.label] = { rank: presenceRank(o.texts, prepared), depth: o.texts.length };
-    presence.evidence = { rank: presenceRank(outcome.evidence.map((e) => e.piece.text), prepared), depth: outcome.evidence.length };
+    presence.evidence = {
+      rank: presenceRank(
+        outcome.evidence.map((e) => e.piece.text),
+        prepared,
+      ),
+      depth: outcome.evidence.length,
+    };
   }
 
   let retrieval: QuestionResult["retrieval"] = null;

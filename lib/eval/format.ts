@@ -1,5 +1,15 @@
 import type { Comparison } from "./compare";
-import { BREAKDOWN_TITLES, breakdownValueRank, formatDelta, formatMetric, metricInfo, rankingLabel, rankingRank, sortedEntries, stageRank } from "./metric-labels";
+import {
+  BREAKDOWN_TITLES,
+  breakdownValueRank,
+  formatDelta,
+  formatMetric,
+  metricInfo,
+  rankingLabel,
+  rankingRank,
+  sortedEntries,
+  stageRank,
+} from "./metric-labels";
 import type { MetricGroup, ReportJson, StageMetrics, SuiteMetrics } from "./types";
 import { count } from "../format/count";
 
@@ -33,7 +43,14 @@ function groupRows(prefix: string, g: MetricGroup, rows: string[][]) {
 
 function table(rows: string[][], align: ("l" | "r")[]): string {
   const widths = align.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
-  return rows.map((r) => r.map((c, i) => (align[i] === "r" ? padLeft(c ?? "", widths[i]) : pad(c ?? "", widths[i]))).join("  ").trimEnd()).join("\n");
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => (align[i] === "r" ? padLeft(c ?? "", widths[i]) : pad(c ?? "", widths[i])))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }
 
 export function formatMetricsTable(m: SuiteMetrics): string {
@@ -59,7 +76,17 @@ export function formatMetricsTable(m: SuiteMetrics): string {
   return out.join("\n");
 }
 
-const BREAKDOWN_COLUMNS = ["source.rankedFirst", "execution.match", "execution.matchColumns", "retrieval.ndcg@10", "answer.p@1", "answer.em", "answer.f1", "refrain.rate", "latency.total.p50"];
+const BREAKDOWN_COLUMNS = [
+  "source.rankedFirst",
+  "execution.match",
+  "execution.matchColumns",
+  "retrieval.ndcg@10",
+  "answer.p@1",
+  "answer.em",
+  "answer.f1",
+  "refrain.rate",
+  "latency.total.p50",
+];
 
 /**
  * Document retrieval per ranking stage with each stage's change from the one before (percentage
@@ -69,7 +96,13 @@ export function formatStages(stages: StageMetrics[] | undefined): string {
   if (!stages?.length) return "";
   const keys = ["ndcg@10", "recall@100", "mrr@10"];
   const head = ["stage", ...keys.flatMap((k) => [metricInfo(`retrieval.${k}`).label, "Δ"])];
-  const rows = [head, ...stages.map((st) => [rankingLabel(st.label), ...keys.flatMap((k) => [formatMetric(st.values[k], "rate"), st.delta[k] === null ? "" : formatDelta(st.delta[k], "rate")])])];
+  const rows = [
+    head,
+    ...stages.map((st) => [
+      rankingLabel(st.label),
+      ...keys.flatMap((k) => [formatMetric(st.values[k], "rate"), st.delta[k] === null ? "" : formatDelta(st.delta[k], "rate")]),
+    ]),
+  ];
   return `Document retrieval by ranking stage (n ${stages[0].n}; each stage read as a cascade over the stages before it)\n${table(rows, ["l", ...keys.flatMap(() => ["r", "r"] as ("l" | "r")[])])}`;
 }
 
@@ -77,9 +110,7 @@ export function formatStages(stages: StageMetrics[] | undefined): string {
 export function formatBreakdown(title: string, by: SuiteMetrics["byKind"], rank: (key: string) => number = () => 0): string {
   const entries = sortedEntries(by, rank);
   if (entries.length < 2) return "";
-  const keys = BREAKDOWN_COLUMNS.filter((k) =>
-    entries.some(([, v]) => v.values[k] !== undefined && v.values[k] !== null),
-  );
+  const keys = BREAKDOWN_COLUMNS.filter((k) => entries.some(([, v]) => v.values[k] !== undefined && v.values[k] !== null));
   const rows: string[][] = [[title, "n", ...keys.map((k) => metricInfo(k).label.replace(/ \(.*\)$/, ""))]];
   for (const [name, v] of entries) rows.push([name, String(v.n), ...keys.map((k) => formatMetric(v.values[k], metricInfo(k).format))]);
   return table(rows, ["l", "r", ...keys.map(() => "r" as const)]);
@@ -89,7 +120,9 @@ export function formatReport(r: ReportJson): string {
   const run = r.metrics.run;
   const head = [
     `${r.suiteLabel} · ${count(r.n, "question")} · seed ${r.seed}${r.limit ? ` · limit ${r.limit}` : ""}`,
-    run ? `ran ${run.ran} in ${formatDuration(run.wallMs)} with concurrency ${run.concurrency}${run.ran ? ` (${((run.ran / run.wallMs) * 60_000).toFixed(1)} questions/min)` : ""}` : "",
+    run
+      ? `ran ${run.ran} in ${formatDuration(run.wallMs)} with concurrency ${run.concurrency}${run.ran ? ` (${((run.ran / run.wallMs) * 60_000).toFixed(1)} questions/min)` : ""}`
+      : "",
     `answered ${r.metrics.counts.answered}, refrained ${r.metrics.counts.refrained}, failed ${r.metrics.counts.failed}`,
     Object.keys(r.configInput).length ? `config: ${JSON.stringify(r.configInput)}` : "config: pipeline defaults",
     r.questionsFile ? `questions: ${r.questionsFile.name} (sha256 ${r.questionsFile.sha256})` : "",
@@ -114,10 +147,21 @@ export function formatComparison(c: Comparison, opts: { maxQuestions?: number } 
   let lastGroup = "";
   for (const m of c.metrics) {
     if (m.a === null && m.b === null) continue;
-    rows.push([m.group === lastGroup ? "" : m.group, m.label, formatMetric(m.a, m.format), formatMetric(m.b, m.format), formatDelta(m.delta, m.format)]);
+    rows.push([
+      m.group === lastGroup ? "" : m.group,
+      m.label,
+      formatMetric(m.a, m.format),
+      formatMetric(m.b, m.format),
+      formatDelta(m.delta, m.format),
+    ]);
     lastGroup = m.group;
   }
-  const out = [`A: ${c.a.label} (${c.a.n} questions)   B: ${c.b.label} (${c.b.n} questions)`, ...c.warnings.map((w) => `note: ${w}`), "", table(rows, ["l", "l", "r", "r", "r"])];
+  const out = [
+    `A: ${c.a.label} (${c.a.n} questions)   B: ${c.b.label} (${c.b.n} questions)`,
+    ...c.warnings.map((w) => `note: ${w}`),
+    "",
+    table(rows, ["l", "l", "r", "r", "r"]),
+  ];
   out.push(
     "",
     `Questions in both: ${c.counts.common}; fixed ${c.counts.fixed}, broken ${c.counts.broken}, answered differently ${c.counts.changed}.`,
@@ -126,7 +170,10 @@ export function formatComparison(c: Comparison, opts: { maxQuestions?: number } 
   for (const kind of ["broken", "fixed", "changed"] as const) {
     const list = c.changes.filter((x) => x.change === kind);
     if (!list.length) continue;
-    out.push("", `${kind === "broken" ? "Broken (right in A, wrong in B)" : kind === "fixed" ? "Fixed (wrong in A, right in B)" : "Answered differently"}:`);
+    out.push(
+      "",
+      `${kind === "broken" ? "Broken (right in A, wrong in B)" : kind === "fixed" ? "Fixed (wrong in A, right in B)" : "Answered differently"}:`,
+    );
     for (const x of list.slice(0, max)) {
       out.push(`  ${x.id}  ${x.question.slice(0, 90)}`);
       out.push(`      A: ${(x.a.answer ?? "–").slice(0, 70)}   B: ${(x.b.answer ?? "–").slice(0, 70)}`);
@@ -143,7 +190,17 @@ export interface SummaryRow {
   wallMs: number;
 }
 
-const SUMMARY_KEYS = ["source.rankedFirst", "execution.match", "retrieval.ndcg@10", "retrieval.recall@100", "answer.p@1", "answer.f1", "refrain.accuracy", "latency.total.p50", "latency.total.p95"];
+const SUMMARY_KEYS = [
+  "source.rankedFirst",
+  "execution.match",
+  "retrieval.ndcg@10",
+  "retrieval.recall@100",
+  "answer.p@1",
+  "answer.f1",
+  "refrain.accuracy",
+  "latency.total.p50",
+  "latency.total.p95",
+];
 
 /** One line per suite: the headline metrics side by side (the baseline table). */
 export function formatSummary(rows: SummaryRow[]): string {
@@ -168,7 +225,12 @@ export function formatSummary(rows: SummaryRow[]): string {
       flat["latency.total.p50"] = m.latency.total.p50;
       flat["latency.total.p95"] = m.latency.total.p95;
     }
-    out.push([r.suite, String(r.report.n), ...SUMMARY_KEYS.map((k) => formatMetric(flat[k], metricInfo(k).format)), formatDuration(r.wallMs)]);
+    out.push([
+      r.suite,
+      String(r.report.n),
+      ...SUMMARY_KEYS.map((k) => formatMetric(flat[k], metricInfo(k).format)),
+      formatDuration(r.wallMs),
+    ]);
   }
   return table(out, ["l", "r", ...SUMMARY_KEYS.map(() => "r" as const), "r"]);
 }

@@ -67,7 +67,12 @@ export function metricInfo(key: string): MetricInfo {
   let m = /^retrieval\.(hit|recall)@(\d+)$/.exec(key);
   if (m) return { group: groupLabel, label: `${m[1] === "hit" ? "Hit" : "Recall"}@${m[2]}`, format: "rate" };
   m = /^stage\.(.+)\.(ndcg|recall|mrr)@(\d+)$/.exec(key);
-  if (m) return { group: groupLabel, label: `${m[2] === "ndcg" ? "NDCG" : m[2] === "mrr" ? "MRR" : "Recall"}@${m[3]} after ${rankingLabel(m[1])}`, format: "rate" };
+  if (m)
+    return {
+      group: groupLabel,
+      label: `${m[2] === "ndcg" ? "NDCG" : m[2] === "mrr" ? "MRR" : "Recall"}@${m[3]} after ${rankingLabel(m[1])}`,
+      format: "rate",
+    };
   m = /^presence\.(.+)\.ap@(\d+)$/.exec(key);
   if (m) return { group: groupLabel, label: `AP@${m[2]} after ${rankingLabel(m[1])}`, format: "rate" };
   m = /^latency\.(.+)\.(p50|p95)$/.exec(key);

@@ -23,7 +23,11 @@ async function countLabel(session: Session, label: string): Promise<number> {
 }
 
 /** Loads movies.cypher and the northwind CSVs into a Neo4j server that lacks them (each at most once). */
-export async function ensureNeo4jGraphs(settings: Neo4jSettings, datasetsDir: string, log: (line: string) => void = () => undefined): Promise<void> {
+export async function ensureNeo4jGraphs(
+  settings: Neo4jSettings,
+  datasetsDir: string,
+  log: (line: string) => void = () => undefined,
+): Promise<void> {
   const driver = neo4j.driver(settings.uri, neo4j.auth.basic(settings.user, settings.password ?? ""));
   try {
     const session = driver.session({ database: settings.database, defaultAccessMode: neo4j.session.READ });
@@ -64,7 +68,9 @@ export async function prepareSuiteCatalog(
   if (suite.key === "demo" || suite.key === "mixed") await seedDemoCatalogOnce(prisma, deps);
   if (suite.key.startsWith("custom:") || suite.key === "demo") return;
 
-  const existing = new Map((await prisma.knowledgeBase.findMany({ select: { id: true, name: true, config: true } })).map((k) => [k.name, k]));
+  const existing = new Map(
+    (await prisma.knowledgeBase.findMany({ select: { id: true, name: true, config: true } })).map((k) => [k.name, k]),
+  );
   const neo4jKb = existing.get(BENCHMARK_NAMES.neo4j);
   const wantsNeo4j = needs.has(BENCHMARK_NAMES.neo4j);
   if (wantsNeo4j && opts.neo4j) {
@@ -75,7 +81,11 @@ export async function prepareSuiteCatalog(
       await prisma.knowledgeBase.update({
         where: { id: neo4jKb.id },
         data: {
-          config: { uri: opts.neo4j.uri, user: opts.neo4j.user, ...(opts.neo4j.database ? { database: opts.neo4j.database } : {}) } as Prisma.InputJsonValue,
+          config: {
+            uri: opts.neo4j.uri,
+            user: opts.neo4j.user,
+            ...(opts.neo4j.database ? { database: opts.neo4j.database } : {}),
+          } as Prisma.InputJsonValue,
           secretsCiphertext: opts.neo4j.password ? encryptSecrets({ password: opts.neo4j.password }, deps.encryptionKey) : null,
         },
       });
@@ -90,6 +100,8 @@ export async function prepareSuiteCatalog(
   log(`registering the benchmark catalog from ${deps.datasetsDir} (once; ${missing.length} KB(s) this suite needs are missing)`);
   const started = Date.now();
   const report = await loadBenchmarkCatalog(prisma, deps, { neo4j: wantsNeo4j ? opts.neo4j : undefined, log });
-  log(`benchmark catalog: ${report.registered.length} registered, ${report.skipped.length} already there, ${report.failed.length} failed (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  log(
+    `benchmark catalog: ${report.registered.length} registered, ${report.skipped.length} already there, ${report.failed.length} failed (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+  );
   for (const f of report.failed) log(`  failed: ${f.name}: ${f.error}`);
 }

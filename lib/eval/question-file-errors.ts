@@ -55,13 +55,18 @@ export function parseJsonText(text: string, file: string): unknown {
       const line = before.split("\n").length;
       where = `, line ${line}, column ${Number(pos[1]) - before.lastIndexOf("\n")}`;
     }
-    throw new QuestionFileError(`${file} is not valid JSON${where}: ${message.replace(/ in JSON at position \d+.*$/, "").replace(/\s*\(line \d+ column \d+\)$/, "")}.`);
+    throw new QuestionFileError(
+      `${file} is not valid JSON${where}: ${message.replace(/ in JSON at position \d+.*$/, "").replace(/\s*\(line \d+ column \d+\)$/, "")}.`,
+    );
   }
 }
 
 /** A zod issue path as a reader finds it: item 3, field "answer_type". */
 export function issuePath(path: readonly PropertyKey[]): string {
-  return path.map((p) => (typeof p === "number" ? `[${p + 1}]` : `.${String(p)}`)).join("").replace(/^\./, "");
+  return path
+    .map((p) => (typeof p === "number" ? `[${p + 1}]` : `.${String(p)}`))
+    .join("")
+    .replace(/^\./, "");
 }
 
 function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
@@ -74,7 +79,8 @@ function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
 export function describeIssue(issue: z.core.$ZodIssue, raw?: unknown): string {
   const field = issue.path.length ? `"${issuePath(issue.path)}"` : "the item";
   if (issue.path.length && raw !== undefined && valueAt(raw, issue.path) === undefined) return `has no ${field}`;
-  if (issue.code === "invalid_type" && (issue as { input?: unknown }).input === undefined) return issue.path.length ? `has no ${field}` : "is empty";
+  if (issue.code === "invalid_type" && (issue as { input?: unknown }).input === undefined)
+    return issue.path.length ? `has no ${field}` : "is empty";
   if (issue.code === "invalid_value" && Array.isArray((issue as { values?: unknown[] }).values)) {
     return `${field} must be one of ${(issue as { values: unknown[] }).values.map((v) => JSON.stringify(v)).join(", ")}`;
   }
@@ -87,7 +93,13 @@ export function describeIssue(issue: z.core.$ZodIssue, raw?: unknown): string {
  * A JSON array of items, each checked against the schema; the first bad item stops with its number
  * (and what `label` says of it) and the field that is wrong.
  */
-export function parseItems<T>(data: unknown, schema: z.ZodType<T>, file: string, what: string, label: (raw: unknown, index: number) => string = (_r, i) => `item ${i + 1}`): T[] {
+export function parseItems<T>(
+  data: unknown,
+  schema: z.ZodType<T>,
+  file: string,
+  what: string,
+  label: (raw: unknown, index: number) => string = (_r, i) => `item ${i + 1}`,
+): T[] {
   if (!Array.isArray(data)) throw new QuestionFileError(`${file} must hold a JSON array of ${what}.`);
   if (!data.length) throw new QuestionFileError(`${file} holds an empty list: there is nothing to evaluate.`);
   return data.map((raw, i) => {

@@ -30,7 +30,8 @@ export type QuestionFileSuiteKey = (typeof QUESTION_FILE_SUITES)[number];
 export const QUESTION_FILE_FORMATS: Record<QuestionFileSuiteKey, string> = {
   spider: "Spider JSON: an array of {db_id, question, query} over the registered Spider databases",
   "sparql-from-spider": "Spider JSON: an array of {db_id, question, query} over the registered RDF versions of the Spider databases",
-  tatqa: "TAT-QA JSON: an array of contexts {table, paragraphs, questions} with gold answers (registered as a temporary collection for the run)",
+  tatqa:
+    "TAT-QA JSON: an array of contexts {table, paragraphs, questions} with gold answers (registered as a temporary collection for the run)",
   scifact: "SciFact CSV: columns id, claim, cited_doc_ids over the registered SciFact abstracts",
   text2cypher: "Text2Cypher CSV: columns question, cypher, database (movies or northwind), optionally type and the dataset's quality flags",
 };
@@ -87,7 +88,11 @@ export function loadQuestionFile(key: string, file: string, datasetsDir: string)
     throw new QuestionFileError(`--questions works with the suites ${QUESTION_FILE_SUITES.join(", ")}, not "${key}".`);
   }
   const { text, ref, name } = readFile(file);
-  const label = (suite: SuiteDefinition): SuiteDefinition => ({ ...suite, label: `${suite.label} · ${name}`, description: `${suite.description} Questions from ${name}.` });
+  const label = (suite: SuiteDefinition): SuiteDefinition => ({
+    ...suite,
+    label: `${suite.label} · ${name}`,
+    description: `${suite.description} Questions from ${name}.`,
+  });
 
   if (key === "spider" || key === "sparql-from-spider") {
     const items = parseSpiderItems(text.toString("utf8"), name);
@@ -100,32 +105,56 @@ export function loadQuestionFile(key: string, file: string, datasetsDir: string)
       const at = firstPlaces(where, db);
       required.push({ kbName: rdf ? BENCHMARK_NAMES.spiderRdf(db) : BENCHMARK_NAMES.spider(db), what: `the database "${db}"`, where: at });
       // The gold SQL runs on the dataset's file, or, for a database the dataset lacks, on its registered SQL knowledge base.
-      const goldOnKb = questions.some((q) => q.gold.type === "query" && q.gold.target.type === "kb" && q.gold.target.kbName === BENCHMARK_NAMES.spider(db));
-      if (rdf && goldOnKb) required.push({ kbName: BENCHMARK_NAMES.spider(db), what: `the SQL database "${db}" (its gold SQL runs there)`, where: at });
+      const goldOnKb = questions.some(
+        (q) => q.gold.type === "query" && q.gold.target.type === "kb" && q.gold.target.kbName === BENCHMARK_NAMES.spider(db),
+      );
+      if (rdf && goldOnKb)
+        required.push({ kbName: BENCHMARK_NAMES.spider(db), what: `the SQL database "${db}" (its gold SQL runs there)`, where: at });
     }
     const suite = rdf ? sparqlFromSpiderSuite(datasetsDir, questions) : spiderSuite(datasetsDir, questions);
-    return { suite: label({ ...suite, description: `${count(questions.length, "question")} over ${count(where.size, "database")}.` }), ref, notes: [], required };
+    return {
+      suite: label({ ...suite, description: `${count(questions.length, "question")} over ${count(where.size, "database")}.` }),
+      ref,
+      notes: [],
+      required,
+    };
   }
 
   if (key === "tatqa") {
     const contexts = parseTatQaContexts(text.toString("utf8"), name);
     const collection = questionCollectionName(ref);
     const questions = tatqaQuestionsFrom(contexts, collection);
-    return { suite: label(tatqaSuite(datasetsDir, questions, collection)), ref, notes: [], required: [], collection: { name: collection, contexts } };
+    return {
+      suite: label(tatqaSuite(datasetsDir, questions, collection)),
+      ref,
+      notes: [],
+      required: [],
+      collection: { name: collection, contexts },
+    };
   }
 
   if (key === "scifact") {
     const claims = parseSciFactClaims(parseCsvRecords(text, name, ["id", "claim", "cited_doc_ids"]), name);
     const corpusFile = path.join(datasetsDir, SCIFACT_CORPUS);
     if (existsSync(corpusFile)) {
-      const corpus = new Set((parse(readFileSync(corpusFile), { columns: true, skip_empty_lines: true }) as { doc_id: string }[]).map((r) => r.doc_id));
+      const corpus = new Set(
+        (parse(readFileSync(corpusFile), { columns: true, skip_empty_lines: true }) as { doc_id: string }[]).map((r) => r.doc_id),
+      );
       for (const c of claims) {
         const unknown = c.cited.filter((d) => !corpus.has(d));
-        if (unknown.length) throw new QuestionFileError(`${name}, line ${c.line}: claim ${c.id} cites ${unknown.join(", ")}, which ${unknown.length === 1 ? "is" : "are"} not in the SciFact corpus (${SCIFACT_CORPUS}).`);
+        if (unknown.length)
+          throw new QuestionFileError(
+            `${name}, line ${c.line}: claim ${c.id} cites ${unknown.join(", ")}, which ${unknown.length === 1 ? "is" : "are"} not in the SciFact corpus (${SCIFACT_CORPUS}).`,
+          );
       }
     }
     const first = claims[0] ? `line ${claims[0].line}` : "";
-    return { suite: label(scifactSuite(datasetsDir, scifactQuestionsFrom(claims))), ref, notes: [], required: [{ kbName: BENCHMARK_NAMES.scifact, what: "the SciFact abstracts", where: first }] };
+    return {
+      suite: label(scifactSuite(datasetsDir, scifactQuestionsFrom(claims))),
+      ref,
+      notes: [],
+      required: [{ kbName: BENCHMARK_NAMES.scifact, what: "the SciFact abstracts", where: first }],
+    };
   }
 
   const records = parseCsvRecords(text, name, TEXT2CYPHER_COLUMNS);
@@ -148,13 +177,24 @@ export async function checkQuestionFileSources(prisma: PrismaClient, user: Acces
   if (missing.kbName === BENCHMARK_NAMES.neo4j) {
     hint = " Set NEO4J_URI (and NEO4J_USER, NEO4J_PASSWORD) or add --neo4j-harness.";
   } else {
-    const prefix = missing.kbName.startsWith(BENCHMARK_NAMES.spiderRdf("")) ? BENCHMARK_NAMES.spiderRdf("") : missing.kbName.startsWith(BENCHMARK_NAMES.spider("")) ? BENCHMARK_NAMES.spider("") : null;
+    const prefix = missing.kbName.startsWith(BENCHMARK_NAMES.spiderRdf(""))
+      ? BENCHMARK_NAMES.spiderRdf("")
+      : missing.kbName.startsWith(BENCHMARK_NAMES.spider(""))
+        ? BENCHMARK_NAMES.spider("")
+        : null;
     if (prefix) {
-      const dbs = [...names].filter((n) => n.startsWith(prefix)).map((n) => n.slice(prefix.length)).sort();
-      hint = dbs.length ? ` Registered: ${dbs.slice(0, 12).join(", ")}${dbs.length > 12 ? ` and ${dbs.length - 12} more` : ""}.` : " No such database is registered: npm run catalog:load-benchmarks registers the benchmark's.";
+      const dbs = [...names]
+        .filter((n) => n.startsWith(prefix))
+        .map((n) => n.slice(prefix.length))
+        .sort();
+      hint = dbs.length
+        ? ` Registered: ${dbs.slice(0, 12).join(", ")}${dbs.length > 12 ? ` and ${dbs.length - 12} more` : ""}.`
+        : " No such database is registered: npm run catalog:load-benchmarks registers the benchmark's.";
     }
   }
-  throw new QuestionFileError(`${loaded.ref.name}, ${missing.where}: ${missing.what} is not registered (there is no knowledge base "${missing.kbName}" you may use).${hint}`);
+  throw new QuestionFileError(
+    `${loaded.ref.name}, ${missing.where}: ${missing.what} is not registered (there is no knowledge base "${missing.kbName}" you may use).${hint}`,
+  );
 }
 
 /**
@@ -192,7 +232,9 @@ export async function registerQuestionCollection(
     [],
     { populate: async (ctx) => void (await loadTatQaContexts(ctx, c.contexts, loaded.ref.name)) },
   );
-  log(`registered ${c.contexts.length} context(s) of ${loaded.ref.name} as the temporary collection "${c.name}" (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  log(
+    `registered ${c.contexts.length} context(s) of ${loaded.ref.name} as the temporary collection "${c.name}" (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+  );
   let removed = false;
   return {
     kbName: c.name,

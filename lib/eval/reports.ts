@@ -141,18 +141,31 @@ function summarize(row: ReportRow, viewer: AccessSubject, names: Map<string, str
 async function userNames(prisma: PrismaClient, ids: (string | null)[]): Promise<Map<string, string>> {
   const wanted = [...new Set(ids.filter((x): x is string => !!x))];
   if (!wanted.length) return new Map();
-  return new Map((await prisma.user.findMany({ where: { id: { in: wanted } }, select: { id: true, name: true } })).map((u) => [u.id, u.name]));
+  return new Map(
+    (await prisma.user.findMany({ where: { id: { in: wanted } }, select: { id: true, name: true } })).map((u) => [u.id, u.name]),
+  );
 }
 
 export async function listReports(prisma: PrismaClient, viewer: AccessSubject, opts: { take?: number } = {}): Promise<ReportSummary[]> {
-  const rows = (await prisma.evalReport.findMany({ orderBy: { createdAt: "desc" }, take: Math.min(opts.take ?? 50, 500), select: REPORT_SELECT })) as ReportRow[];
+  const rows = (await prisma.evalReport.findMany({
+    orderBy: { createdAt: "desc" },
+    take: Math.min(opts.take ?? 50, 500),
+    select: REPORT_SELECT,
+  })) as ReportRow[];
   const kbs = await accessibleKbIds(prisma, viewer);
   const shown = rows.filter((r) => visible(r, viewer, kbs));
-  const names = await userNames(prisma, shown.map((r) => r.createdById));
+  const names = await userNames(
+    prisma,
+    shown.map((r) => r.createdById),
+  );
   return shown.map((r) => summarize(r, viewer, names));
 }
 
-async function loadVisible(prisma: PrismaClient, viewer: AccessSubject, id: string): Promise<ReportRow & { config: unknown; configInput: unknown }> {
+async function loadVisible(
+  prisma: PrismaClient,
+  viewer: AccessSubject,
+  id: string,
+): Promise<ReportRow & { config: unknown; configInput: unknown }> {
   const row = await prisma.evalReport.findUnique({ where: { id }, select: { ...REPORT_SELECT, config: true, configInput: true } });
   if (!row || !visible(row as ReportRow, viewer, await accessibleKbIds(prisma, viewer))) {
     throw new AppError("NOT_FOUND", "That evaluation report does not exist or uses knowledge bases you cannot use.");
@@ -208,13 +221,21 @@ function matchesFilter(r: QuestionResult, filter: QuestionsQuery["filter"]): boo
 }
 
 /** One page of a report's per-question results, filtered (the wrong ones are what people drill into). */
-export async function listReportQuestions(prisma: PrismaClient, viewer: AccessSubject, id: string, query: QuestionsQuery): Promise<{ total: number; rows: QuestionResult[] }> {
+export async function listReportQuestions(
+  prisma: PrismaClient,
+  viewer: AccessSubject,
+  id: string,
+  query: QuestionsQuery,
+): Promise<{ total: number; rows: QuestionResult[] }> {
   await loadVisible(prisma, viewer, id);
   const rows = await prisma.evalResult.findMany({ where: { reportId: id }, orderBy: { position: "asc" }, select: { result: true } });
   const needle = query.q.toLowerCase();
   const matching = rows
     .map((r) => r.result as unknown as QuestionResult)
-    .filter((r) => matchesFilter(r, query.filter) && (!needle || r.question.toLowerCase().includes(needle) || r.id.toLowerCase().includes(needle)));
+    .filter(
+      (r) =>
+        matchesFilter(r, query.filter) && (!needle || r.question.toLowerCase().includes(needle) || r.id.toLowerCase().includes(needle)),
+    );
   return { total: matching.length, rows: matching.slice(query.offset, query.offset + query.limit) };
 }
 
@@ -255,12 +276,19 @@ export async function compareStoredReports(prisma: PrismaClient, viewer: AccessS
   if (a === b) throw new AppError("VALIDATION", "Choose two different reports.", { b: "Same as A." });
   const [ra, rb] = await Promise.all([exportReport(prisma, viewer, a), exportReport(prisma, viewer, b)]);
   for (const r of [ra, rb]) {
-    if (!r.metrics || !("source" in r.metrics)) throw new AppError("VALIDATION", `Report ${r.reportId} has no metrics yet: wait for it to finish (or resume it).`);
+    if (!r.metrics || !("source" in r.metrics))
+      throw new AppError("VALIDATION", `Report ${r.reportId} has no metrics yet: wait for it to finish (or resume it).`);
   }
   return compareReports(ra, rb);
 }
 
-export async function startReport(prisma: PrismaClient, deps: CatalogDeps, viewer: AccessSubject, raw: StartRunInput, opts: { sharedDatabase?: boolean } = {}) {
+export async function startReport(
+  prisma: PrismaClient,
+  deps: CatalogDeps,
+  viewer: AccessSubject,
+  raw: StartRunInput,
+  opts: { sharedDatabase?: boolean } = {},
+) {
   const input = startRunSchema.parse(raw);
   let configInput: Record<string, unknown> = {};
   if (input.config.trim()) {
@@ -279,14 +307,25 @@ export async function startReport(prisma: PrismaClient, deps: CatalogDeps, viewe
     prisma,
     deps,
     viewer,
-    { suite: input.suite, seed: input.seed, limit: input.limit, configInput, concurrency: input.concurrency, origin: "app", label: input.label, fresh: input.fresh, llm: input.llm },
+    {
+      suite: input.suite,
+      seed: input.seed,
+      limit: input.limit,
+      configInput,
+      concurrency: input.concurrency,
+      origin: "app",
+      label: input.label,
+      fresh: input.fresh,
+      llm: input.llm,
+    },
     opts,
   );
 }
 
 async function loadManaged(prisma: PrismaClient, viewer: AccessSubject, id: string) {
   const row = await loadVisible(prisma, viewer, id);
-  if (viewer.role !== "ADMIN" && row.createdById !== viewer.id) throw new AppError("FORBIDDEN", "Only the person who started this run (or an admin) may change it.");
+  if (viewer.role !== "ADMIN" && row.createdById !== viewer.id)
+    throw new AppError("FORBIDDEN", "Only the person who started this run (or an admin) may change it.");
   return row;
 }
 
@@ -295,17 +334,28 @@ export async function cancelReport(prisma: PrismaClient, viewer: AccessSubject, 
   if (cancelEvalRun(id)) return;
   // Not running in this server (interrupted, queued, or running on another instance, which stops when it
   // sees the mark): mark it so it can be resumed later.
-  if (row.status === "RUNNING" || row.status === "QUEUED") await prisma.evalReport.update({ where: { id }, data: { status: "CANCELLED", finishedAt: new Date() } });
+  if (row.status === "RUNNING" || row.status === "QUEUED")
+    await prisma.evalReport.update({ where: { id }, data: { status: "CANCELLED", finishedAt: new Date() } });
 }
 
-export async function resumeReport(prisma: PrismaClient, deps: CatalogDeps, viewer: AccessSubject, id: string, opts: { sharedDatabase?: boolean } = {}) {
+export async function resumeReport(
+  prisma: PrismaClient,
+  deps: CatalogDeps,
+  viewer: AccessSubject,
+  id: string,
+  opts: { sharedDatabase?: boolean } = {},
+) {
   const row = await loadManaged(prisma, viewer, id);
   if (row.status === "DONE") throw new AppError("CONFLICT", "This run is finished: start a new one to measure again.");
   if (isEvalRunActive(id)) throw new AppError("CONFLICT", "This run is already going.");
-  if (row.createdById !== viewer.id) throw new AppError("FORBIDDEN", "Only the person who started this run can resume it (it runs with their access).");
+  if (row.createdById !== viewer.id)
+    throw new AppError("FORBIDDEN", "Only the person who started this run can resume it (it runs with their access).");
   const file = questionsFileOf(row.config);
   if (file) {
-    throw new AppError("CONFLICT", `This run read the question file ${file.name} on the command line; resume it there by running the same npm run eval command again.`);
+    throw new AppError(
+      "CONFLICT",
+      `This run read the question file ${file.name} on the command line; resume it there by running the same npm run eval command again.`,
+    );
   }
   return startEvalInBackground(
     prisma,
@@ -347,7 +397,11 @@ export interface SuiteOption {
  * The suites a viewer can pick: built-in ones (with what is missing when one cannot run, and the fix)
  * and authored ones.
  */
-export async function listSuiteOptions(prisma: PrismaClient, viewer: AccessSubject, where: { datasetsDir: string; neo4jConfigured: boolean }): Promise<SuiteOption[]> {
+export async function listSuiteOptions(
+  prisma: PrismaClient,
+  viewer: AccessSubject,
+  where: { datasetsDir: string; neo4jConfigured: boolean },
+): Promise<SuiteOption[]> {
   const [visible, registered] = await Promise.all([
     prisma.knowledgeBase.findMany({ where: kbAccessWhere(viewer), select: { name: true } }),
     prisma.knowledgeBase.findMany({ select: { name: true } }),
@@ -373,7 +427,15 @@ export async function listSuiteOptions(prisma: PrismaClient, viewer: AccessSubje
     }
   }
   for (const s of await listAuthoredSuites(prisma, viewer)) {
-    out.push({ key: `custom:${s.id}`, label: s.name, description: s.description, questions: s.questions, authored: true, unavailable: null, canDelete: s.canDelete });
+    out.push({
+      key: `custom:${s.id}`,
+      label: s.name,
+      description: s.description,
+      questions: s.questions,
+      authored: true,
+      unavailable: null,
+      canDelete: s.canDelete,
+    });
   }
   return out;
 }

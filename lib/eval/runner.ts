@@ -60,7 +60,8 @@ const HEARTBEAT_EVERY_MS = 10_000;
 
 export function parseConfigInput(raw: unknown): Partial<PipelineConfig> {
   if (raw === undefined || raw === null) return {};
-  if (typeof raw !== "object" || Array.isArray(raw)) throw new AppError("VALIDATION", "The pipeline config must be a JSON object, e.g. {\"candidates\": 5}.");
+  if (typeof raw !== "object" || Array.isArray(raw))
+    throw new AppError("VALIDATION", 'The pipeline config must be a JSON object, e.g. {"candidates": 5}.');
   const parsed = pipelineConfigSchema.partial().strict().safeParse(raw);
   if (!parsed.success) {
     throw new AppError(
@@ -74,31 +75,59 @@ export function parseConfigInput(raw: unknown): Partial<PipelineConfig> {
 }
 
 /** The journal key: a rerun of the same suite, full config and seed (by the same user) continues the same report. */
-export function journalKeyOf(suite: string, config: PipelineConfig, seed: number, llm: "default" | "off" = "default", questions?: QuestionsFileRef): string {
+export function journalKeyOf(
+  suite: string,
+  config: PipelineConfig,
+  seed: number,
+  llm: "default" | "off" = "default",
+  questions?: QuestionsFileRef,
+): string {
   // Keys of runs without a question file are unchanged, so their unfinished reports still resume.
   const extra = { ...(llm === "off" ? { llm } : {}), ...(questions ? { questions: questions.sha256 } : {}) };
-  return createHash("sha256").update(JSON.stringify({ suite, config, seed, ...extra })).digest("hex").slice(0, 32);
+  return createHash("sha256")
+    .update(JSON.stringify({ suite, config, seed, ...extra }))
+    .digest("hex")
+    .slice(0, 32);
 }
 
 /** What a report stores as its config: the resolved pipeline config, the LLM setting and the question file, if any. */
 function storedConfig(plan: EvalPlan): Record<string, unknown> {
-  return { ...plan.config, llm: plan.params.llm ?? "default", ...(plan.params.questionsFile ? { questions: plan.params.questionsFile } : {}) };
+  return {
+    ...plan.config,
+    llm: plan.params.llm ?? "default",
+    ...(plan.params.questionsFile ? { questions: plan.params.questionsFile } : {}),
+  };
 }
 
 /**
  * Loads the suite (or takes the one given: tests and tools build their own), resolves its catalog for
  * the user and draws the questions (seeded order, then the limit).
  */
-export async function planEvalRun(prisma: PrismaClient, deps: CatalogDeps, user: AccessSubject, params: EvalRunParams, given?: SuiteDefinition): Promise<EvalPlan> {
+export async function planEvalRun(
+  prisma: PrismaClient,
+  deps: CatalogDeps,
+  user: AccessSubject,
+  params: EvalRunParams,
+  given?: SuiteDefinition,
+): Promise<EvalPlan> {
   if (!Number.isInteger(params.seed)) throw new AppError("VALIDATION", "The seed must be a whole number.");
-  if (params.limit !== null && (!Number.isInteger(params.limit) || params.limit < 1)) throw new AppError("VALIDATION", "The limit must be a whole number of at least 1.");
+  if (params.limit !== null && (!Number.isInteger(params.limit) || params.limit < 1))
+    throw new AppError("VALIDATION", "The limit must be a whole number of at least 1.");
   const configInput = parseConfigInput(params.configInput);
   const config = pipelineConfigSchema.parse(configInput);
   const suite = given ?? (await loadSuite(prisma, params.suite, deps.datasetsDir));
   const catalog = await resolveSuiteCatalog(prisma, user, suite);
   const ordered = suite.order ? suite.order(catalog.questions, params.seed) : seededShuffle(catalog.questions, params.seed);
   const questions = params.limit ? ordered.slice(0, params.limit) : ordered;
-  return { suite, catalog, questions, config, configInput, journalKey: journalKeyOf(suite.key, config, params.seed, params.llm, params.questionsFile), params };
+  return {
+    suite,
+    catalog,
+    questions,
+    config,
+    configInput,
+    journalKey: journalKeyOf(suite.key, config, params.seed, params.llm, params.questionsFile),
+    params,
+  };
 }
 
 const UNFINISHED = ["QUEUED", "RUNNING", "FAILED", "CANCELLED"] as const;
@@ -134,7 +163,10 @@ export async function openReport(
     if (previous) {
       const fresh = previous.heartbeatAt && Date.now() - previous.heartbeatAt.getTime() < HEARTBEAT_STALE_MS;
       if (previous.status === "RUNNING" && (opts.isActive?.(previous.id) || (opts.sharedDatabase && fresh))) {
-        throw new AppError("CONFLICT", `This suite is already running with the same settings (report ${previous.id}). Wait for it, cancel it, or start a fresh run.`);
+        throw new AppError(
+          "CONFLICT",
+          `This suite is already running with the same settings (report ${previous.id}). Wait for it, cancel it, or start a fresh run.`,
+        );
       }
       const done = await prisma.evalResult.count({ where: { reportId: previous.id, questionId: { in: plan.questions.map((q) => q.id) } } });
       await prisma.evalReport.update({ where: { id: previous.id }, data });
@@ -160,7 +192,10 @@ export async function openReport(
 }
 
 async function storedResults(prisma: PrismaClient, reportId: string, ids: string[]): Promise<Map<string, QuestionResult>> {
-  const rows = await prisma.evalResult.findMany({ where: { reportId, questionId: { in: ids } }, select: { questionId: true, result: true } });
+  const rows = await prisma.evalResult.findMany({
+    where: { reportId, questionId: { in: ids } },
+    select: { questionId: true, result: true },
+  });
   return new Map(rows.map((r) => [r.questionId, r.result as unknown as QuestionResult]));
 }
 
@@ -188,10 +223,22 @@ export async function executeEvalRun(
   const elsewhere = new AbortController();
   const signal = hooks.signal ? AbortSignal.any([hooks.signal, elsewhere.signal]) : elsewhere.signal;
   const stillRunning = async (data: { done?: number }) => {
-    const { count } = await prisma.evalReport.updateMany({ where: { id: reportId, status: "RUNNING" }, data: { ...data, heartbeatAt: new Date() } });
+    const { count } = await prisma.evalReport.updateMany({
+      where: { id: reportId, status: "RUNNING" },
+      data: { ...data, heartbeatAt: new Date() },
+    });
     if (count === 0) elsewhere.abort();
   };
-  const ctx = { prisma, deps, user, catalog: plan.catalog, gold, config: plan.configInput, llm: plan.params.llm === "off" ? null : undefined, signal };
+  const ctx = {
+    prisma,
+    deps,
+    user,
+    catalog: plan.catalog,
+    gold,
+    config: plan.configInput,
+    llm: plan.params.llm === "off" ? null : undefined,
+    signal,
+  };
   const started = Date.now();
   let done = finished.size;
   const resumedWith = done;
@@ -231,13 +278,25 @@ export async function executeEvalRun(
 
   const results = plan.questions.map((q) => finished.get(q.id)).filter((r): r is QuestionResult => !!r);
   const wallMs = Date.now() - started;
-  const metrics = withRunInfo(aggregate(results), { wallMs, ran: done - resumedWith, concurrency: plan.params.concurrency, skipped: plan.catalog.skipped.length });
+  const metrics = withRunInfo(aggregate(results), {
+    wallMs,
+    ran: done - resumedWith,
+    concurrency: plan.params.concurrency,
+    skipped: plan.catalog.skipped.length,
+  });
   const status = failure ? "FAILED" : signal.aborted ? "CANCELLED" : "DONE";
   const failureMessage = failure ? (failure as Error).message : null;
   if (failure) log.error({ err: failure, reportId }, "evaluation run failed");
   const report = await prisma.evalReport.update({
     where: { id: reportId },
-    data: { status, done: results.length, metrics: metrics as unknown as Prisma.InputJsonValue, error: failureMessage, finishedAt: new Date(), heartbeatAt: new Date() },
+    data: {
+      status,
+      done: results.length,
+      metrics: metrics as unknown as Prisma.InputJsonValue,
+      error: failureMessage,
+      finishedAt: new Date(),
+      heartbeatAt: new Date(),
+    },
   });
   return {
     suite: plan.suite.key,

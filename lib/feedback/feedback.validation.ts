@@ -7,4 +7,7 @@ export const feedbackQueueSchema = z.object({
 
 export const feedbackIdSchema = z.object({ feedbackId: z.string().min(1) });
 
-export const linkFeedbackSchema = z.object({ feedbackId: z.string().min(1), guideId: z.string().min(1, "Choose the guide that fixes this answer.") });
+export const linkFeedbackSchema = z.object({
+  feedbackId: z.string().min(1),
+  guideId: z.string().min(1, "Choose the guide that fixes this answer."),
+});

@@ -28,7 +28,15 @@ const ITEM_SELECT = {
   resolvedBy: { select: { name: true } },
   resolvedGuide: { select: { id: true, question: true } },
   run: {
-    select: { id: true, question: true, answer: true, refrained: true, status: true, createdAt: true, savedAsGuide: { select: { id: true, question: true } } },
+    select: {
+      id: true,
+      question: true,
+      answer: true,
+      refrained: true,
+      status: true,
+      createdAt: true,
+      savedAsGuide: { select: { id: true, question: true } },
+    },
   },
 } satisfies Prisma.FeedbackSelect;
 
@@ -42,7 +50,10 @@ function toItem(f: Prisma.FeedbackGetPayload<{ select: typeof ITEM_SELECT }>): R
     comment: f.comment,
     run: { ...f.run, createdAt: f.run.createdAt.toISOString() },
     runGuide: f.run.savedAsGuide,
-    resolution: f.status === "RESOLVED" ? { at: (f.resolvedAt ?? f.createdAt).toISOString(), by: f.resolvedBy?.name ?? null, guide: f.resolvedGuide } : null,
+    resolution:
+      f.status === "RESOLVED"
+        ? { at: (f.resolvedAt ?? f.createdAt).toISOString(), by: f.resolvedBy?.name ?? null, guide: f.resolvedGuide }
+        : null,
   };
 }
 
@@ -54,7 +65,11 @@ export async function reviewWhere(prisma: PrismaClient, user: AccessSubject): Pr
 }
 
 /** The review queue: open reports oldest first (first come, first served), resolved ones newest first. */
-export async function listReviewQueue(prisma: PrismaClient, user: AccessSubject, raw: unknown = {}): Promise<{ items: ReviewItem[]; open: number }> {
+export async function listReviewQueue(
+  prisma: PrismaClient,
+  user: AccessSubject,
+  raw: unknown = {},
+): Promise<{ items: ReviewItem[]; open: number }> {
   const f = feedbackQueueSchema.parse(raw);
   const scope = await reviewWhere(prisma, user);
   const [rows, open] = await Promise.all([

@@ -26,14 +26,19 @@ async function markResolved(tx: Prisma.TransactionClient | PrismaClient, user: A
  * answer as the guide's answer. A run that left nothing to save (it failed, or ran no query) starts
  * from its question alone.
  */
-export async function draftFromReport(prisma: PrismaClient, user: AccessSubject, feedbackId: string): Promise<{ item: ReviewItem; draft: GuideDraftInput; note: string | null }> {
+export async function draftFromReport(
+  prisma: PrismaClient,
+  user: AccessSubject,
+  feedbackId: string,
+): Promise<{ item: ReviewItem; draft: GuideDraftInput; note: string | null }> {
   const item = await getReviewItem(prisma, user, feedbackId);
   let draft: GuideDraftInput;
   let note: string | null = null;
   try {
     const fromRun = await guideDraftFromRun(prisma, user, item.run.id);
     draft = fromRun;
-    if (!fromRun.sources.length) note = "The run ran no query that returned evidence: add the sources and actions that answer the question.";
+    if (!fromRun.sources.length)
+      note = "The run ran no query that returned evidence: add the sources and actions that answer the question.";
   } catch (e) {
     if (!(e instanceof AppError) || e.code !== "NOT_FOUND") throw e;
     draft = { question: item.run.question, answer: null, sources: [], fromRunId: item.run.id };
@@ -47,33 +52,67 @@ export async function draftFromReport(prisma: PrismaClient, user: AccessSubject,
  * and a correction (run's answer → correct answer) for the critic; the report is resolved with it in
  * the same transaction, so a failure leaves neither half.
  */
-export async function resolveWithNewGuide(prisma: PrismaClient, deps: CatalogDeps, user: AccessSubject, feedbackId: string, raw: unknown): Promise<{ guideId: string }> {
+export async function resolveWithNewGuide(
+  prisma: PrismaClient,
+  deps: CatalogDeps,
+  user: AccessSubject,
+  feedbackId: string,
+  raw: unknown,
+): Promise<{ guideId: string }> {
   const item = await openItem(prisma, user, feedbackId);
   const draft = parseGuideDraft(raw);
-  if (!draft.answer) throw new AppError("VALIDATION", "Enter the correct answer: it is what the guide teaches.", { answer: "Required when resolving a report." });
+  if (!draft.answer)
+    throw new AppError("VALIDATION", "Enter the correct answer: it is what the guide teaches.", {
+      answer: "Required when resolving a report.",
+    });
   const correction: GuideCorrection = {
     runAnswer: item.run.refrained ? null : item.run.answer,
     correctAnswer: draft.answer,
     feedbackId: item.id,
     comment: item.comment,
   };
-  const { id } = await saveGuide(prisma, deps, user, { ...draft, fromRunId: item.runGuide ? null : item.run.id }, {
-    corrections: [correction],
-    then: (tx, guideId) => markResolved(tx, user, item.id, guideId),
-  });
+  const { id } = await saveGuide(
+    prisma,
+    deps,
+    user,
+    { ...draft, fromRunId: item.runGuide ? null : item.run.id },
+    {
+      corrections: [correction],
+      then: (tx, guideId) => markResolved(tx, user, item.id, guideId),
+    },
+  );
   return { guideId: id };
 }
 
 /** Resolves a report with a guide that already exists (typically the one its run was saved as). */
-export async function resolveWithExistingGuide(prisma: PrismaClient, user: AccessSubject, feedbackId: string, guideId: string): Promise<void> {
+export async function resolveWithExistingGuide(
+  prisma: PrismaClient,
+  user: AccessSubject,
+  feedbackId: string,
+  guideId: string,
+): Promise<void> {
   const item = await openItem(prisma, user, feedbackId);
-  const guide = await prisma.extractionGuide.findFirst({ where: { AND: [{ id: guideId }, guideAccessWhere(user)] }, select: { id: true, corrections: true } });
-  if (!guide) throw new AppError("NOT_FOUND", "That guide does not exist or uses a knowledge base that is not shared with you.", { guideId: "Unknown guide." });
+  const guide = await prisma.extractionGuide.findFirst({
+    where: { AND: [{ id: guideId }, guideAccessWhere(user)] },
+    select: { id: true, corrections: true },
+  });
+  if (!guide)
+    throw new AppError("NOT_FOUND", "That guide does not exist or uses a knowledge base that is not shared with you.", {
+      guideId: "Unknown guide.",
+    });
   await prisma.$transaction(async (tx) => {
     if (item.correctAnswer) {
       const corrections = Array.isArray(guide.corrections) ? (guide.corrections as unknown as GuideCorrection[]) : [];
-      const entry: GuideCorrection = { runAnswer: item.run.refrained ? null : item.run.answer, correctAnswer: item.correctAnswer, feedbackId: item.id, comment: item.comment };
-      await tx.extractionGuide.update({ where: { id: guide.id }, data: { corrections: [...corrections, entry] as unknown as Prisma.InputJsonValue } });
+      const entry: GuideCorrection = {
+        runAnswer: item.run.refrained ? null : item.run.answer,
+        correctAnswer: item.correctAnswer,
+        feedbackId: item.id,
+        comment: item.comment,
+      };
+      await tx.extractionGuide.update({
+        where: { id: guide.id },
+        data: { corrections: [...corrections, entry] as unknown as Prisma.InputJsonValue },
+      });
     }
     await markResolved(tx, user, item.id, guide.id);
   });

@@ -22,11 +22,19 @@ const FIELDS: Record<GuideActionKind, Record<string, FieldMessages>> = {
   SELECT_COORDINATES: {
     tableKey: { missing: "Choose a table." },
     rows: { missing: "Tick at least one row.", tooMany: "Tick at most 500 rows.", invalid: "Tick the rows again in the table shown." },
-    columns: { missing: "Tick at least one column.", tooMany: "Tick at most 100 columns.", invalid: "Tick the columns again in the table shown." },
+    columns: {
+      missing: "Tick at least one column.",
+      tooMany: "Tick at most 100 columns.",
+      invalid: "Tick the columns again in the table shown.",
+    },
   },
   SELECT_SENTENCE_IDXS: {
     documentId: { missing: "Choose a document." },
-    sentenceIdxs: { missing: "Tick at least one sentence.", tooMany: "Tick at most 200 sentences.", invalid: "Tick the sentences again in the document shown." },
+    sentenceIdxs: {
+      missing: "Tick at least one sentence.",
+      tooMany: "Tick at most 200 sentences.",
+      invalid: "Tick the sentences again in the document shown.",
+    },
   },
   NEIGHBORHOOD: {
     entities: { missing: "Enter at least one entity, one per line.", tooMany: "Enter at most 10 entities." },
@@ -66,7 +74,10 @@ export function actionFieldProblems(kind: GuideActionKind, params: unknown): Rec
     problems[field] ??= messageFor(kind, field, issue, field.split(".").length);
   }
   // A document collection's "query" is the words to search for.
-  if (problems["query.text"] === FIELDS.NATIVE_QUERY["query.text"].missing && (params as { query?: { language?: unknown } } | null)?.query?.language === "search") {
+  if (
+    problems["query.text"] === FIELDS.NATIVE_QUERY["query.text"].missing &&
+    (params as { query?: { language?: unknown } } | null)?.query?.language === "search"
+  ) {
     problems["query.text"] = "Enter the words to search for.";
   }
   return problems;
@@ -89,7 +100,8 @@ export function draftActionProblems(draft: unknown): Record<string, string> {
     actions.forEach((action, j) => {
       const { kind, params } = (action ?? {}) as { kind?: unknown; params?: unknown };
       if (!isKind(kind)) return;
-      for (const [field, message] of Object.entries(actionFieldProblems(kind, params))) problems[`sources.${i}.actions.${j}.${field}`] = message;
+      for (const [field, message] of Object.entries(actionFieldProblems(kind, params)))
+        problems[`sources.${i}.actions.${j}.${field}`] = message;
     });
   });
   return problems;

@@ -33,7 +33,8 @@ type Handler<S extends z.ZodType | undefined, P> = (args: {
 
 async function readMultipart(req: NextRequest, maxBytes: number): Promise<{ raw: unknown; files: UploadedFormFile[] }> {
   const declared = Number(req.headers.get("content-length") ?? 0);
-  if (declared > maxBytes + 1_000_000) throw new AppError("VALIDATION", `The upload is too large (limit ${Math.round(maxBytes / 1e6)} MB).`);
+  if (declared > maxBytes + 1_000_000)
+    throw new AppError("VALIDATION", `The upload is too large (limit ${Math.round(maxBytes / 1e6)} MB).`);
   let form: FormData;
   try {
     form = await req.formData();
@@ -54,8 +55,13 @@ async function readMultipart(req: NextRequest, maxBytes: number): Promise<{ raw:
   for (const entry of form.getAll("files")) {
     if (typeof entry === "string") continue;
     total += entry.size;
-    if (total > maxBytes) throw new AppError("VALIDATION", `The upload is too large (limit ${Math.round(maxBytes / 1e6)} MB).`, { files: "Too large." });
-    files.push({ name: entry.name || "upload", bytes: Buffer.from(await entry.arrayBuffer()), mediaType: entry.type || "application/octet-stream" });
+    if (total > maxBytes)
+      throw new AppError("VALIDATION", `The upload is too large (limit ${Math.round(maxBytes / 1e6)} MB).`, { files: "Too large." });
+    files.push({
+      name: entry.name || "upload",
+      bytes: Buffer.from(await entry.arrayBuffer()),
+      mediaType: entry.type || "application/octet-stream",
+    });
   }
   return { raw, files };
 }

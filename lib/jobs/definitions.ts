@@ -65,7 +65,10 @@ export const loadBenchmarksJob = defineJob({
 });
 
 export const JOB_DEFINITIONS = new Map<string, JobDefinition>(
-  [embedCollectionJob, embedCatalogTextsJob, moveToOpenSearchJob, ingestUploadsJob, reindexCollectionJob, loadBenchmarksJob].map((d) => [d.id, d as unknown as JobDefinition]),
+  [embedCollectionJob, embedCatalogTextsJob, moveToOpenSearchJob, ingestUploadsJob, reindexCollectionJob, loadBenchmarksJob].map((d) => [
+    d.id,
+    d as unknown as JobDefinition,
+  ]),
 );
 
 /** Human names for the kinds (the knowledge base page, the health overview). */

@@ -2,7 +2,15 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { Prisma } from "../db/generated/client";
 import { log } from "../log";
-import { type JobContext, type JobDefinition, JobFailedError, JobLostError, type JobServices, JobSkippedError, type ProgressUpdate } from "./define";
+import {
+  type JobContext,
+  type JobDefinition,
+  JobFailedError,
+  JobLostError,
+  type JobServices,
+  JobSkippedError,
+  type ProgressUpdate,
+} from "./define";
 import { JOB_DEFINITIONS } from "./definitions";
 import { onJobEnqueued } from "./queue";
 
@@ -103,7 +111,8 @@ export class JobProcessor {
   }
 
   private async owned(id: string, set: Prisma.Sql): Promise<boolean> {
-    const n = await this.prisma.$executeRaw`UPDATE "Job" SET ${set} WHERE id = ${id} AND "lockedBy" = ${this.instanceId} AND status = 'RUNNING'`;
+    const n = await this.prisma
+      .$executeRaw`UPDATE "Job" SET ${set} WHERE id = ${id} AND "lockedBy" = ${this.instanceId} AND status = 'RUNNING'`;
     return n > 0;
   }
 
@@ -115,12 +124,20 @@ export class JobProcessor {
       return;
     }
     if (row.attempts > row.maxAttempts) {
-      await this.finishFailed(row, `The job stopped ${row.attempts - 1} times without finishing (its process crashed or was stopped); it was given up.`, true);
+      await this.finishFailed(
+        row,
+        `The job stopped ${row.attempts - 1} times without finishing (its process crashed or was stopped); it was given up.`,
+        true,
+      );
       return;
     }
     const parsed = definition.payload.safeParse(row.payload);
     if (!parsed.success) {
-      await this.finishFailed(row, `The job's data is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".") || "payload"}: ${i.message}`).join("; ")}.`, true);
+      await this.finishFailed(
+        row,
+        `The job's data is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".") || "payload"}: ${i.message}`).join("; ")}.`,
+        true,
+      );
       return;
     }
     const controller = new AbortController();
@@ -292,7 +309,11 @@ export class JobProcessor {
 
 /** The lease (JOB_LEASE_MS) as processor timings: a job is taken over after `staleMs` without a heartbeat. */
 export function jobLease(leaseMs: number): Pick<ProcessorOptions, "staleMs" | "heartbeatMs" | "pollMs"> {
-  return { staleMs: leaseMs, heartbeatMs: Math.max(500, Math.floor(leaseMs / 6)), pollMs: Math.min(2_000, Math.max(250, Math.floor(leaseMs / 6))) };
+  return {
+    staleMs: leaseMs,
+    heartbeatMs: Math.max(500, Math.floor(leaseMs / 6)),
+    pollMs: Math.min(2_000, Math.max(250, Math.floor(leaseMs / 6))),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

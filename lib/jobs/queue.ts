@@ -23,13 +23,19 @@ export interface EnqueueResult {
   created: boolean;
 }
 
-export async function enqueueJob<S extends z.ZodType>(prisma: PrismaClient, definition: JobDefinition<S>, payload: z.infer<S>, opts: EnqueueOptions = {}): Promise<EnqueueResult> {
+export async function enqueueJob<S extends z.ZodType>(
+  prisma: PrismaClient,
+  definition: JobDefinition<S>,
+  payload: z.infer<S>,
+  opts: EnqueueOptions = {},
+): Promise<EnqueueResult> {
   const checked = definition.payload.parse(payload) as Prisma.InputJsonValue;
   for (let tries = 0; tries < 3; tries++) {
     if (opts.activeKey) {
       const existing = await prisma.job.findUnique({ where: { activeKey: opts.activeKey }, select: { id: true, status: true } });
       if (existing) {
-        if (existing.status === "RUNNING") await prisma.job.updateMany({ where: { id: existing.id, status: "RUNNING" }, data: { rerun: true } });
+        if (existing.status === "RUNNING")
+          await prisma.job.updateMany({ where: { id: existing.id, status: "RUNNING" }, data: { rerun: true } });
         return { id: existing.id, created: false };
       }
     }

@@ -31,7 +31,8 @@ export interface CompletionRequest<T> {
 
 export type CallUsage = Omit<LlmCallRecord, "stage" | "task" | "ok" | "error">;
 
-export type CompletionOutcome<T> = { ok: true; value: T; content: string; usage: CallUsage } | { ok: false; error: LlmError; content: string | null; usage: CallUsage };
+export type CompletionOutcome<T> =
+  { ok: true; value: T; content: string; usage: CallUsage } | { ok: false; error: LlmError; content: string | null; usage: CallUsage };
 
 /** Below this much time left, a request is not started: it could not finish, and the fallback needs the time. */
 export const MIN_REQUEST_MS = 400;
@@ -99,7 +100,12 @@ function adapt(quirks: EndpointQuirks, error: LlmError, forced: boolean): boolea
 }
 
 export class LlmClient {
-  constructor(private readonly config: Pick<LlmConfig, "baseUrl" | "apiKey" | "timeoutMs" | "maxRetries" | "maxOutputTokens" | "structuredOutputs" | "prices">) {}
+  constructor(
+    private readonly config: Pick<
+      LlmConfig,
+      "baseUrl" | "apiKey" | "timeoutMs" | "maxRetries" | "maxOutputTokens" | "structuredOutputs" | "prices"
+    >,
+  ) {}
 
   private quirksFor(model: string): EndpointQuirks {
     const key = `${this.config.baseUrl}|${model}`;
@@ -150,7 +156,12 @@ export class LlmClient {
     for (;;) {
       const remaining = deadline - Date.now();
       if (remaining < MIN_REQUEST_MS) {
-        return failed(new LlmError("budget", attempts ? "the run's time budget ran out between retries" : "not enough of the run's time budget was left for a model call"));
+        return failed(
+          new LlmError(
+            "budget",
+            attempts ? "the run's time budget ran out between retries" : "not enough of the run's time budget was left for a model call",
+          ),
+        );
       }
       const timeoutMs = Math.min(this.config.timeoutMs, remaining);
       const system = `${req.system}\n\n${formatInstructions(quirks.mode, schema)}`;
@@ -161,9 +172,16 @@ export class LlmClient {
           { role: "user", content: req.user },
         ],
         ...(quirks.omitTemperature ? {} : { temperature: 0 }),
-        ...(quirks.tokenParam === "max_tokens" ? { max_tokens: req.maxTokens ?? this.config.maxOutputTokens } : { max_completion_tokens: req.maxTokens ?? this.config.maxOutputTokens }),
+        ...(quirks.tokenParam === "max_tokens"
+          ? { max_tokens: req.maxTokens ?? this.config.maxOutputTokens }
+          : { max_completion_tokens: req.maxTokens ?? this.config.maxOutputTokens }),
         ...(quirks.mode === "json_schema"
-          ? { response_format: { type: "json_schema" as const, json_schema: { name: `mosaic_${req.task.replace(/[^a-zA-Z0-9_-]/g, "_")}`, schema, strict: true } } }
+          ? {
+              response_format: {
+                type: "json_schema" as const,
+                json_schema: { name: `mosaic_${req.task.replace(/[^a-zA-Z0-9_-]/g, "_")}`, schema, strict: true },
+              },
+            }
           : quirks.mode === "json_object"
             ? { response_format: { type: "json_object" as const } }
             : {}),
@@ -182,9 +200,11 @@ export class LlmClient {
         }
         if (error.retryable && retries < this.config.maxRetries) {
           const asked = error.detail.retryAfterMs ?? null;
-          if (asked !== null && asked > MAX_RETRY_AFTER_MS) return failed(new LlmError(error.kind, `${error.message} (the endpoint asks to wait ${formatSeconds(asked)})`, error.detail));
+          if (asked !== null && asked > MAX_RETRY_AFTER_MS)
+            return failed(new LlmError(error.kind, `${error.message} (the endpoint asks to wait ${formatSeconds(asked)})`, error.detail));
           const wait = backoffDelayMs(retries, asked);
-          if (Date.now() + wait + MIN_REQUEST_MS > deadline) return failed(new LlmError(error.kind, `${error.message}; no time left in the run for a retry`, error.detail));
+          if (Date.now() + wait + MIN_REQUEST_MS > deadline)
+            return failed(new LlmError(error.kind, `${error.message}; no time left in the run for a retry`, error.detail));
           retries++;
           await sleep(wait, req.signal);
           continue;
@@ -204,11 +224,19 @@ export class LlmClient {
       if (refusal) return failed(new LlmError("refused", `the model declined: ${refusal.slice(0, 200)}`), content, counted);
       const json = extractJsonObject(content);
       if (json === null) {
-        const why = choice?.finish_reason === "length" ? "the reply was cut at the output token limit before its JSON ended" : `the reply is not JSON (${JSON.stringify(content.slice(0, 80))})`;
+        const why =
+          choice?.finish_reason === "length"
+            ? "the reply was cut at the output token limit before its JSON ended"
+            : `the reply is not JSON (${JSON.stringify(content.slice(0, 80))})`;
         return failed(new LlmError("invalid_output", why), content, counted);
       }
       const parsed = req.schema.safeParse(json);
-      if (!parsed.success) return failed(new LlmError("invalid_output", `the reply does not match the expected schema (${describeIssues(parsed.error)})`), content, counted);
+      if (!parsed.success)
+        return failed(
+          new LlmError("invalid_output", `the reply does not match the expected schema (${describeIssues(parsed.error)})`),
+          content,
+          counted,
+        );
       return { ok: true, value: parsed.data, content, usage: counted };
     }
   }

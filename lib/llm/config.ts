@@ -54,9 +54,11 @@ export const LLM_DEFAULTS = {
 } as const;
 
 /** A config with every stage on and one model, for callers that build one by hand (tests, scripts). */
-export function llmConfig(base: { baseUrl: string; model: string; apiKey?: string } & Partial<Omit<LlmConfig, "baseUrl" | "model" | "apiKey" | "stages">> & {
-  stages?: Partial<Record<LlmStage, { enabled?: boolean; model?: string }>>;
-}): LlmConfig {
+export function llmConfig(
+  base: { baseUrl: string; model: string; apiKey?: string } & Partial<Omit<LlmConfig, "baseUrl" | "model" | "apiKey" | "stages">> & {
+      stages?: Partial<Record<LlmStage, { enabled?: boolean; model?: string }>>;
+    },
+): LlmConfig {
   const stages = Object.fromEntries(
     LLM_STAGES.map((s) => [s, { enabled: base.stages?.[s]?.enabled ?? true, model: base.stages?.[s]?.model || base.model }]),
   ) as LlmConfig["stages"];

@@ -42,7 +42,11 @@ function serverText(e: APIError): string {
   const body = e.error as { message?: unknown } | undefined;
   const text = typeof body?.message === "string" ? body.message : e.message.replace(/^\d{3}\s*/, "");
   // Without its final period: the text is wrapped in parentheses or followed by advice.
-  return text.replace(/\s+/g, " ").trim().slice(0, 300).replace(/[.\s]+$/, "");
+  return text
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 300)
+    .replace(/[.\s]+$/, "");
 }
 
 function causeCode(e: unknown): string | null {
@@ -81,23 +85,36 @@ export function toLlmError(e: unknown, context: { baseUrl: string; model: string
     const status = e.status ?? 0;
     const text = serverText(e);
     const detail = { status, cause: e };
-    if (status === 401) return new LlmError("auth", `401 unauthorized: the endpoint rejected the API key${text ? ` (${text})` : ""}`, detail);
-    if (status === 403) return new LlmError("auth", `403 forbidden: the API key may not use this model or endpoint${text ? ` (${text})` : ""}`, detail);
+    if (status === 401)
+      return new LlmError("auth", `401 unauthorized: the endpoint rejected the API key${text ? ` (${text})` : ""}`, detail);
+    if (status === 403)
+      return new LlmError("auth", `403 forbidden: the API key may not use this model or endpoint${text ? ` (${text})` : ""}`, detail);
     if (status === 404) {
       const aboutModel = /model/i.test(text);
       return new LlmError(
         "not_found",
-        aboutModel ? `404: model "${context.model}" not found at ${context.baseUrl}${text ? ` (${text})` : ""}` : `404: ${context.baseUrl} has no OpenAI-compatible chat endpoint (check the base URL, usually ending in /v1)`,
+        aboutModel
+          ? `404: model "${context.model}" not found at ${context.baseUrl}${text ? ` (${text})` : ""}`
+          : `404: ${context.baseUrl} has no OpenAI-compatible chat endpoint (check the base URL, usually ending in /v1)`,
         detail,
       );
     }
-    if (status === 429) return new LlmError("rate_limited", `429 rate limited${text ? `: ${text}` : ""}`, { ...detail, retryAfterMs: retryAfterMs(e.headers) });
+    if (status === 429)
+      return new LlmError("rate_limited", `429 rate limited${text ? `: ${text}` : ""}`, {
+        ...detail,
+        retryAfterMs: retryAfterMs(e.headers),
+      });
     if (status === 408) return new LlmError("timeout", `408: the endpoint timed out${text ? ` (${text})` : ""}`, detail);
-    if (status >= 500) return new LlmError("server", `${status} server error${text ? `: ${text}` : ""}`, { ...detail, retryAfterMs: retryAfterMs(e.headers) });
+    if (status >= 500)
+      return new LlmError("server", `${status} server error${text ? `: ${text}` : ""}`, {
+        ...detail,
+        retryAfterMs: retryAfterMs(e.headers),
+      });
     return new LlmError("bad_request", `${status || "error"}: ${text || "the endpoint refused the request"}`, detail);
   }
   const code = causeCode(e);
-  if (code && CONNECTION_CODES[code]) return new LlmError("connection", `could not reach ${context.baseUrl}: ${CONNECTION_CODES[code]}`, { cause: e });
+  if (code && CONNECTION_CODES[code])
+    return new LlmError("connection", `could not reach ${context.baseUrl}: ${CONNECTION_CODES[code]}`, { cause: e });
   return new LlmError("unavailable", e instanceof Error ? e.message : String(e), { cause: e });
 }
 

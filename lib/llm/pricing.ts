@@ -51,7 +51,12 @@ export interface CostEstimate {
   priceKnown: boolean;
 }
 
-export function estimateCost(model: string, promptTokens: number, completionTokens: number, overrides: Record<string, ModelPrice> = {}): CostEstimate {
+export function estimateCost(
+  model: string,
+  promptTokens: number,
+  completionTokens: number,
+  overrides: Record<string, ModelPrice> = {},
+): CostEstimate {
   const { price } = priceFor(model, overrides);
   if (!price) return { costUsd: 0, priceKnown: false };
   const cost = (promptTokens * price.input + completionTokens * price.output) / 1_000_000;

@@ -16,7 +16,16 @@ import { type LlmCallRecord, LlmUsageLedger, type LlmUsageTotals, formatUsd } fr
 /** Time kept back from the run's deadline for the classical fallback of the stage that called. */
 export const FALLBACK_RESERVE_MS = 1_000;
 
-const BREAKS_ENDPOINT = new Set<LlmErrorKind>(["config", "auth", "not_found", "connection", "unavailable", "timeout", "server", "rate_limited"]);
+const BREAKS_ENDPOINT = new Set<LlmErrorKind>([
+  "config",
+  "auth",
+  "not_found",
+  "connection",
+  "unavailable",
+  "timeout",
+  "server",
+  "rate_limited",
+]);
 
 export interface LlmCall<T> {
   task: string;
@@ -74,10 +83,19 @@ export class LlmSession {
       signal: ctx.signal,
       deadline: ctx.deadline - FALLBACK_RESERVE_MS,
     });
-    const record: LlmCallRecord = { stage, task: req.task, ...outcome.usage, ok: outcome.ok, ...(outcome.ok ? {} : { error: outcome.error.message }) };
+    const record: LlmCallRecord = {
+      stage,
+      task: req.task,
+      ...outcome.usage,
+      ok: outcome.ok,
+      ...(outcome.ok ? {} : { error: outcome.error.message }),
+    };
     // A call that never sent a request (no time left) is not a call: it is traced, not counted.
     if (record.attempts > 0) this.ledger.add(record);
-    const tokens = record.promptTokens + record.completionTokens > 0 ? `${record.promptTokens}+${record.completionTokens} tokens${record.tokensEstimated ? " (estimated)" : ""}, ` : "";
+    const tokens =
+      record.promptTokens + record.completionTokens > 0
+        ? `${record.promptTokens}+${record.completionTokens} tokens${record.tokensEstimated ? " (estimated)" : ""}, `
+        : "";
     const cost = record.priceKnown ? formatUsd(record.costUsd) : "price unknown";
     ctx.trace({
       stage,

@@ -100,7 +100,9 @@ export class DynamicBatcher<I, O> {
     if (inputs.length > this.opts.queueLimit || load + inputs.length > this.opts.queueLimit) {
       this.refused++;
       return Promise.reject(
-        new ModelBusyError(`${this.opts.label} is busy (${load} of ${this.opts.queueLimit} places in its queue taken); the request for ${inputs.length} was refused.`),
+        new ModelBusyError(
+          `${this.opts.label} is busy (${load} of ${this.opts.queueLimit} places in its queue taken); the request for ${inputs.length} was refused.`,
+        ),
       );
     }
     return new Promise<O[]>((resolve, reject) => {
@@ -185,7 +187,8 @@ export class DynamicBatcher<I, O> {
     this.batchedItems += items.length;
     try {
       const outputs = await this.opts.run(items.map((i) => i.input));
-      if (outputs.length !== items.length) throw new Error(`${this.opts.label} returned ${outputs.length} results for ${items.length} inputs.`);
+      if (outputs.length !== items.length)
+        throw new Error(`${this.opts.label} returned ${outputs.length} results for ${items.length} inputs.`);
       items.forEach((item, i) => {
         const r = item.request;
         if (r.settled) return;

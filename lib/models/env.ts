@@ -22,7 +22,9 @@ export function modelsEnvShape() {
     /** A sequence-classification cross-encoder as "<folder or hub repo>", e.g. cross-encoder/ms-marco-MiniLM-L-6-v2. Unset: none. */
     CROSS_ENCODER_MODEL: z.string().min(1).optional(),
     /** An inference service (npm run worker:inference) to use instead of in-process workers. */
-    INFERENCE_URL: z.url({ protocol: /^https?$/, error: "must be the http(s) URL of an inference service, such as http://localhost:3100" }).optional(),
+    INFERENCE_URL: z
+      .url({ protocol: /^https?$/, error: "must be the http(s) URL of an inference service, such as http://localhost:3100" })
+      .optional(),
     /** Worker threads of the in-process pool. Default: one per core. */
     MODEL_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
     /**
@@ -57,7 +59,10 @@ export type ModelsEnv = z.infer<typeof modelsEnvSchema>;
 export function parseModelsEnv(source: Record<string, string | undefined>): ModelsEnv {
   const cleaned = Object.fromEntries(Object.keys(modelsEnvSchema.shape).map((k) => [k, source[k] === "" ? undefined : source[k]]));
   const result = modelsEnvSchema.safeParse(cleaned);
-  if (!result.success) throw new Error(`Invalid model settings in the environment: ${result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  if (!result.success)
+    throw new Error(
+      `Invalid model settings in the environment: ${result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   return result.data;
 }
 

@@ -107,7 +107,12 @@ export async function locateModel(spec: ModelSpec, precision: Precision, loc: Mo
       if (e instanceof HubMissingFileError) {
         try {
           const dir = await downloadModel(spec, other, loc);
-          return filesIn(dir, other, "hub", `${spec.name} has no ${precision} file on the hub (${ONNX_FILES[precision]}); the ${other} file is used.`);
+          return filesIn(
+            dir,
+            other,
+            "hub",
+            `${spec.name} has no ${precision} file on the hub (${ONNX_FILES[precision]}); the ${other} file is used.`,
+          );
         } catch (again) {
           hubProblem = `${hubProblem} ${(again as Error).message}`;
         }
@@ -115,7 +120,13 @@ export async function locateModel(spec: ModelSpec, precision: Precision, loc: Mo
     }
   }
   for (const f of folders) {
-    if (complete(f.dir, other)) return filesIn(f.dir, other, f.source, `${spec.name} has no ${precision} file (${ONNX_FILES[precision]}); the ${other} file is used.`);
+    if (complete(f.dir, other))
+      return filesIn(
+        f.dir,
+        other,
+        f.source,
+        `${spec.name} has no ${precision} file (${ONNX_FILES[precision]}); the ${other} file is used.`,
+      );
   }
   const looked = folders.map((f) => f.dir).join(", ");
   throw new ModelUnavailableError(
@@ -208,7 +219,9 @@ async function downloadFile(hubUrl: string, spec: ModelSpec, file: string, dest:
   }
   if (!checksum) {
     await response.body.cancel();
-    throw new ModelUnavailableError(`${url} came without a checksum (no X-Linked-Etag or ETag with a sha256), so it cannot be verified; it was not used.`);
+    throw new ModelUnavailableError(
+      `${url} came without a checksum (no X-Linked-Etag or ETag with a sha256), so it cannot be verified; it was not used.`,
+    );
   }
   mkdirSync(path.dirname(dest), { recursive: true });
   const partial = `${dest}.partial-${process.pid}`;
@@ -234,7 +247,9 @@ async function downloadFile(hubUrl: string, spec: ModelSpec, file: string, dest:
         ? sha256.digest("hex")
         : createHash("sha1").update(`blob ${size}\0`).update(Buffer.concat(chunks)).digest("hex");
     if (actual !== checksum.value) {
-      throw new ModelUnavailableError(`${url} does not match its checksum (${checksum.kind} ${checksum.value}, got ${actual}); the download was discarded.`);
+      throw new ModelUnavailableError(
+        `${url} does not match its checksum (${checksum.kind} ${checksum.value}, got ${actual}); the download was discarded.`,
+      );
     }
     renameSync(partial, dest);
   } catch (e) {

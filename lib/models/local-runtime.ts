@@ -62,7 +62,13 @@ interface Slot<T> {
   failure: { message: string; at: number } | null;
 }
 
-function describeFiles(spec: ModelSpec, files: ModelFiles, dimensions: number | null, maxTokens: number, graph: string | null): LoadedModelInfo {
+function describeFiles(
+  spec: ModelSpec,
+  files: ModelFiles,
+  dimensions: number | null,
+  maxTokens: number,
+  graph: string | null,
+): LoadedModelInfo {
   return {
     task: spec.task,
     name: spec.name,
@@ -100,7 +106,10 @@ export class LocalModelRuntime implements ModelRuntime {
   private pool: InferencePool | null = null;
   private readonly embedderSlot: Slot<Embedder> = { loading: null, info: null, failure: null };
   private readonly crossSlot: Slot<CrossEncoder> = { loading: null, info: null, failure: null };
-  private readonly batchers: { embedder: DynamicBatcher<string, Float32Array> | null; crossEncoder: DynamicBatcher<[string, string], number> | null } = {
+  private readonly batchers: {
+    embedder: DynamicBatcher<string, Float32Array> | null;
+    crossEncoder: DynamicBatcher<[string, string], number> | null;
+  } = {
     embedder: null,
     crossEncoder: null,
   };
@@ -135,7 +144,11 @@ export class LocalModelRuntime implements ModelRuntime {
     return slot.loading;
   }
 
-  private async loadInWorker(spec: ModelSpec, files: ModelFiles, extra: Partial<ModelDescriptor>): Promise<{ descriptor: ModelDescriptor; graph: string | null }> {
+  private async loadInWorker(
+    spec: ModelSpec,
+    files: ModelFiles,
+    extra: Partial<ModelDescriptor>,
+  ): Promise<{ descriptor: ModelDescriptor; graph: string | null }> {
     const descriptor: ModelDescriptor = {
       key: `${spec.task}:${files.onnxPath}:${files.sha256}`,
       task: spec.task,
@@ -156,7 +169,11 @@ export class LocalModelRuntime implements ModelRuntime {
     return this.load(this.embedderSlot, async () => {
       const spec: EmbedderSpec = embedderSpec(this.config.embedder);
       const files = await locateModel(spec, this.config.precision, this.config.locations);
-      const { descriptor, graph } = await this.loadInWorker(spec, files, { pooling: spec.pooling, dimensions: spec.dimensions, fuseAttention: this.config.fuseAttention ?? true });
+      const { descriptor, graph } = await this.loadInWorker(spec, files, {
+        pooling: spec.pooling,
+        dimensions: spec.dimensions,
+        fuseAttention: this.config.fuseAttention ?? true,
+      });
       const info = describeFiles(spec, files, spec.dimensions, descriptor.maxTokens, graph);
       const batcher = new DynamicBatcher<string, Float32Array>({
         label: `The embedding model (${spec.name})`,
@@ -180,7 +197,10 @@ export class LocalModelRuntime implements ModelRuntime {
         info,
         embed(texts: string[], kind: "query" | "passage", options: ModelCallOptions = {}) {
           const prefix = kind === "query" ? spec.queryPrefix : spec.passagePrefix;
-          return batcher.submit(prefix ? texts.map((t) => prefix + t) : texts, { timeoutMs: options.timeoutMs ?? timeoutMs, signal: options.signal });
+          return batcher.submit(prefix ? texts.map((t) => prefix + t) : texts, {
+            timeoutMs: options.timeoutMs ?? timeoutMs,
+            signal: options.signal,
+          });
         },
       } satisfies Embedder;
     });
@@ -209,7 +229,8 @@ export class LocalModelRuntime implements ModelRuntime {
       const timeoutMs = this.config.timeoutMs;
       return {
         info,
-        score: (pairs: [string, string][], options: ModelCallOptions = {}) => batcher.submit(pairs, { timeoutMs: options.timeoutMs ?? timeoutMs, signal: options.signal }),
+        score: (pairs: [string, string][], options: ModelCallOptions = {}) =>
+          batcher.submit(pairs, { timeoutMs: options.timeoutMs ?? timeoutMs, signal: options.signal }),
       } satisfies CrossEncoder;
     });
   }

@@ -77,7 +77,10 @@ export class RemoteModelRuntime implements ModelRuntime {
     const models = await this.serviceModels();
     const s = models[slot];
     const what = slot === "embedder" ? "embedding model" : "re-ranking model";
-    if (s.state !== "ready" || !s.model) throw new ModelUnavailableError(`The inference service at ${this.config.url} has no ${what} ready${s.reason ? `: ${s.reason}` : "."}`);
+    if (s.state !== "ready" || !s.model)
+      throw new ModelUnavailableError(
+        `The inference service at ${this.config.url} has no ${what} ready${s.reason ? `: ${s.reason}` : "."}`,
+      );
     if (s.model.name !== wanted || s.model.precision !== this.config.precision) {
       throw new ModelUnavailableError(
         `The inference service at ${this.config.url} runs ${s.model.name} (${s.model.precision}), but the settings ask for ${wanted} (${this.config.precision}); align the service's environment with the settings.`,
@@ -93,8 +96,14 @@ export class RemoteModelRuntime implements ModelRuntime {
       embed: async (texts: string[], kind: "query" | "passage", options: ModelCallOptions = {}) => {
         if (!texts.length) return [];
         const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
-        const reply = await this.call<{ model: LoadedModelInfo; dimensions: number; vectors: string }>("/v1/embed", { texts, kind, timeoutMs }, timeoutMs + 1_000, options.signal);
-        if (reply.model.id !== info.id) throw new ModelUnavailableError(`The inference service changed its embedding model (${reply.model.id}, expected ${info.id}).`);
+        const reply = await this.call<{ model: LoadedModelInfo; dimensions: number; vectors: string }>(
+          "/v1/embed",
+          { texts, kind, timeoutMs },
+          timeoutMs + 1_000,
+          options.signal,
+        );
+        if (reply.model.id !== info.id)
+          throw new ModelUnavailableError(`The inference service changed its embedding model (${reply.model.id}, expected ${info.id}).`);
         return decodeVectors(reply.vectors, texts.length, reply.dimensions);
       },
     };
@@ -109,7 +118,8 @@ export class RemoteModelRuntime implements ModelRuntime {
         if (!pairs.length) return [];
         const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
         const reply = await this.call<{ scores: number[] }>("/v1/score", { pairs, timeoutMs }, timeoutMs + 1_000, options.signal);
-        if (reply.scores.length !== pairs.length) throw new ModelUnavailableError(`The inference service returned ${reply.scores.length} scores for ${pairs.length} pairs.`);
+        if (reply.scores.length !== pairs.length)
+          throw new ModelUnavailableError(`The inference service returned ${reply.scores.length} scores for ${pairs.length} pairs.`);
         return reply.scores;
       },
     };
@@ -122,7 +132,14 @@ export class RemoteModelRuntime implements ModelRuntime {
     } catch (e) {
       const reason = (e as Error).message;
       const down: ModelSlotStatus = { state: "unavailable", model: null, reason };
-      return { mode: "service", url: this.config.url, embedder: down, crossEncoder: this.config.crossEncoder ? down : { state: "off", model: null, reason: "No model is configured." }, pool: null, queues: { embedder: null, crossEncoder: null } };
+      return {
+        mode: "service",
+        url: this.config.url,
+        embedder: down,
+        crossEncoder: this.config.crossEncoder ? down : { state: "off", model: null, reason: "No model is configured." },
+        pool: null,
+        queues: { embedder: null, crossEncoder: null },
+      };
     }
   }
 

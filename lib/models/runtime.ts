@@ -53,7 +53,13 @@ export function runtimeFor(choice: RuntimeChoice): ModelRuntime | null {
   const previous = g.__mosaicModels?.runtime;
   if (previous) void previous.close().catch((err) => log.warn({ err }, "closing the previous model runtime failed"));
   const runtime: ModelRuntime = choice.inferenceUrl
-    ? new RemoteModelRuntime({ url: choice.inferenceUrl, precision: choice.local.precision, embedder: choice.local.embedder, crossEncoder: choice.local.crossEncoder, timeoutMs: choice.local.timeoutMs })
+    ? new RemoteModelRuntime({
+        url: choice.inferenceUrl,
+        precision: choice.local.precision,
+        embedder: choice.local.embedder,
+        crossEncoder: choice.local.crossEncoder,
+        timeoutMs: choice.local.timeoutMs,
+      })
     : new LocalModelRuntime(choice.local);
   g.__mosaicModels = { signature: sig, runtime };
   return runtime;

@@ -16,7 +16,10 @@ export const embedRequestSchema = z.object({
 export type EmbedRequest = z.infer<typeof embedRequestSchema>;
 
 export const scoreRequestSchema = z.object({
-  pairs: z.array(z.tuple([text, text])).min(1, "Send at least one pair.").max(MAX_TEXTS_PER_REQUEST, `At most ${MAX_TEXTS_PER_REQUEST} pairs per request.`),
+  pairs: z
+    .array(z.tuple([text, text]))
+    .min(1, "Send at least one pair.")
+    .max(MAX_TEXTS_PER_REQUEST, `At most ${MAX_TEXTS_PER_REQUEST} pairs per request.`),
   timeoutMs: z.number().int().min(100).max(600_000).optional(),
 });
 export type ScoreRequest = z.infer<typeof scoreRequestSchema>;

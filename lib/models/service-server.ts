@@ -80,7 +80,9 @@ export function createInferenceService(runtime: ModelRuntime): InferenceService 
       return;
     }
     if (draining) {
-      send(res, 503, { error: { kind: "draining", message: "The inference service is shutting down; send the request to another instance." } });
+      send(res, 503, {
+        error: { kind: "draining", message: "The inference service is shutting down; send the request to another instance." },
+      });
       return;
     }
     if (req.method === "GET" && url.pathname === "/v1/models") {
@@ -126,7 +128,10 @@ export function createInferenceService(runtime: ModelRuntime): InferenceService 
       // Keep-alive connections would hold close() open; idle ones are dropped now, busy ones after their reply.
       server.closeIdleConnections();
       if (inFlight > 0) {
-        await Promise.race([new Promise<void>((resolve) => (idle = resolve)), new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())]);
+        await Promise.race([
+          new Promise<void>((resolve) => (idle = resolve)),
+          new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref()),
+        ]);
       }
       server.closeAllConnections();
       await closed;

@@ -83,14 +83,19 @@ export class UnknownModelError extends Error {
 export function checkModelName(name: string): string {
   const trimmed = name.trim();
   if (!NAME.test(trimmed) || trimmed.includes("..")) {
-    throw new UnknownModelError(`"${name}" is not a model name: use a folder name under MODELS_DIR or a hub repository such as cross-encoder/ms-marco-MiniLM-L-6-v2.`);
+    throw new UnknownModelError(
+      `"${name}" is not a model name: use a folder name under MODELS_DIR or a hub repository such as cross-encoder/ms-marco-MiniLM-L-6-v2.`,
+    );
   }
   return trimmed;
 }
 
 export function embedderSpec(name: string): EmbedderSpec {
   const spec = EMBEDDERS[checkModelName(name)];
-  if (!spec) throw new UnknownModelError(`The sentence embedder "${name}" is not one this runtime knows how to pool; choose one of ${Object.keys(EMBEDDERS).join(", ")}.`);
+  if (!spec)
+    throw new UnknownModelError(
+      `The sentence embedder "${name}" is not one this runtime knows how to pool; choose one of ${Object.keys(EMBEDDERS).join(", ")}.`,
+    );
   return spec;
 }
 

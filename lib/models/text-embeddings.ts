@@ -48,7 +48,10 @@ class TextEmbeddingCache {
   private async load(hashes: string[]): Promise<void> {
     const missing = [...new Set(hashes.filter((h) => !this.memory.has(h)))];
     for (let i = 0; i < missing.length; i += 5_000) {
-      const rows = await this.prisma.textEmbedding.findMany({ where: { model: this.model, textHash: { in: missing.slice(i, i + 5_000) } }, select: { textHash: true, vector: true } });
+      const rows = await this.prisma.textEmbedding.findMany({
+        where: { model: this.model, textHash: { in: missing.slice(i, i + 5_000) } },
+        select: { textHash: true, vector: true },
+      });
       for (const r of rows) this.keep(r.textHash, fromBytes(r.vector));
     }
   }
@@ -115,5 +118,9 @@ export function textEmbeddings(prisma: PrismaClient, embedder: Embedder): TextEm
     byModel.set(embedder.info.id, cache);
   }
   const c = cache;
-  return { vectors: (texts, options) => c.vectors(embedder, texts, options), stored: (texts) => c.stored(texts), cached: (texts) => c.cached(texts) };
+  return {
+    vectors: (texts, options) => c.vectors(embedder, texts, options),
+    stored: (texts) => c.stored(texts),
+    cached: (texts) => c.cached(texts),
+  };
 }

@@ -79,7 +79,9 @@ export async function loadCatalogSnapshot(prisma: PrismaClient, kbIds: string[])
     prisma.sourceObject.groupBy({ by: ["kbId"], where: { kbId: { in: ids } }, _count: { _all: true }, _max: { updatedAt: true } }),
   ]);
   const objectStampOf = new Map(objectStamps.map((o) => [o.kbId, `${o._count._all}@${o._max.updatedAt?.toISOString() ?? ""}`]));
-  const stamps = new Map(kbStamps.map((k) => [k.id, `${k.updatedAt.toISOString()}|${k.descriptorVersion ?? ""}|${objectStampOf.get(k.id) ?? "0"}`]));
+  const stamps = new Map(
+    kbStamps.map((k) => [k.id, `${k.updatedAt.toISOString()}|${k.descriptorVersion ?? ""}|${objectStampOf.get(k.id) ?? "0"}`]),
+  );
 
   const stale = [...stamps].filter(([id, stamp]) => cache.entries.get(id)?.stamp !== stamp).map(([id]) => id);
   if (stale.length) await reloadEntries(prisma, cache, stale, stamps);

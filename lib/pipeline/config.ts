@@ -16,10 +16,13 @@ export const pipelineConfigSchema = z.object({
    * last round is the best fusion (combined, plus semantic similarity with an embedder). Any scorer name
    * (bm25, bm25-entity, combined, dense, combined-dense, ...) may be configured instead.
    */
-  rerankRounds: z.array(rerankRoundSchema).min(1).default([
-    { scorer: "hybrid", keep: 100 },
-    { scorer: "cross-encoder", keep: 30 },
-  ]),
+  rerankRounds: z
+    .array(rerankRoundSchema)
+    .min(1)
+    .default([
+      { scorer: "hybrid", keep: 100 },
+      { scorer: "cross-encoder", keep: 30 },
+    ]),
   evidenceForAnswer: z.number().int().min(1).max(200).default(30),
   /** Refrain below this answer confidence. */
   answerThreshold: z.number().min(0).max(1).default(0.35),

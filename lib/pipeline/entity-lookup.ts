@@ -149,7 +149,8 @@ export function typingDistance(a: string, b: string): number {
 /** Fuzzy score of a mention against a label (both normalized): 0 unless within the edit budget. */
 export function fuzzyMatchScore(m: string, l: string): number {
   const budget = fuzzyEditBudget(m);
-  if (!budget || m === l || Math.abs(m.length - l.length) > budget || m.slice(0, FUZZY_FIXED_PREFIX) !== l.slice(0, FUZZY_FIXED_PREFIX)) return 0;
+  if (!budget || m === l || Math.abs(m.length - l.length) > budget || m.slice(0, FUZZY_FIXED_PREFIX) !== l.slice(0, FUZZY_FIXED_PREFIX))
+    return 0;
   const d = typingDistance(m, l);
   return d <= budget ? FUZZY_WEIGHT * (1 - d / Math.max(m.length, l.length)) : 0;
 }
@@ -165,10 +166,16 @@ function fuzzyRanges(key: string): { from: string; to: string }[] {
 /** Links of each unlinked mention to the rows within its edit budget, ranked. */
 function assembleFuzzy(prepared: PreparedMention[], rows: LabelRow[], limit: number): Map<string, EntityLink[]> {
   return new Map(
-    prepared.map((p) => [p.mention, rankLinks(rows.flatMap((r) => {
-      const score = fuzzyMatchScore(p.key, r.normalized);
-      return score > 0 ? [toLink(r, score)] : [];
-    }), limit)]),
+    prepared.map((p) => [
+      p.mention,
+      rankLinks(
+        rows.flatMap((r) => {
+          const score = fuzzyMatchScore(p.key, r.normalized);
+          return score > 0 ? [toLink(r, score)] : [];
+        }),
+        limit,
+      ),
+    ]),
   );
 }
 
@@ -262,7 +269,8 @@ function assemble(prepared: PreparedMention[], rows: LabelRow[], limit: number, 
     for (let i = 1; i < words.length; i++) {
       for (const p of byKey.get(words.slice(0, i).join(" ")) ?? []) if (p.prefix) add(p, row, normalizedMatchScore(p.key, n));
     }
-    if (containment) for (const p of prepared) if (p.contains && p.key !== n && !n.startsWith(`${p.key} `)) add(p, row, normalizedMatchScore(p.key, n));
+    if (containment)
+      for (const p of prepared) if (p.contains && p.key !== n && !n.startsWith(`${p.key} `)) add(p, row, normalizedMatchScore(p.key, n));
   }
   return new Map([...links].map(([mention, l]) => [mention, rankLinks(l, limit)]));
 }

@@ -9,9 +9,22 @@ import type { CatalogDeps } from "../catalog/deps";
 import type { PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
 import { QueryExecutionError } from "../backends/errors";
-import { ACTION_LABEL, type GuideActionInput, type GuideActionKind, type GuideActionParams, MAX_CONTEXT_CHARS, describeAction, guideActionSchema } from "./guide-actions";
+import {
+  ACTION_LABEL,
+  type GuideActionInput,
+  type GuideActionKind,
+  type GuideActionParams,
+  MAX_CONTEXT_CHARS,
+  describeAction,
+  guideActionSchema,
+} from "./guide-actions";
 
-const KIND_WORDS: Record<KbKind, string> = { DOCUMENTS: "a document collection", SQL: "a relational database", SPARQL: "an RDF graph", CYPHER: "a Neo4j graph" };
+const KIND_WORDS: Record<KbKind, string> = {
+  DOCUMENTS: "a document collection",
+  SQL: "a relational database",
+  SPARQL: "an RDF graph",
+  CYPHER: "a Neo4j graph",
+};
 
 export interface ActionResult {
   /** The context text the action produced (what a guide records and shows). */
@@ -54,20 +67,35 @@ export async function executeGuideAction(
             : { elementIds: action.params.entities, hops: action.params.hops, limit: opts.maxRows },
         );
       } else if (kind === "SPARQL") query = sparqlNeighborhood(action.params.entities, opts.maxRows);
-      else throw new QueryExecutionError(`A Neighborhood action needs a graph knowledge base (RDF or Neo4j); ${kb.name} is ${KIND_WORDS[kind]}.`, describeAction(action));
+      else
+        throw new QueryExecutionError(
+          `A Neighborhood action needs a graph knowledge base (RDF or Neo4j); ${kb.name} is ${KIND_WORDS[kind]}.`,
+          describeAction(action),
+        );
       const result = await backend.execute(query, opts);
       const pieces = backend.verbalize(result);
       return { context: pieces.map((p) => p.text).join("\n"), pieces, query };
     }
     case "SELECT_SENTENCE_IDXS": {
-      if (kind !== "DOCUMENTS") throw new QueryExecutionError(`SelectSentenceIdxs works on document collections; ${kb.name} is ${KIND_WORDS[kind]}.`, describeAction(action));
+      if (kind !== "DOCUMENTS")
+        throw new QueryExecutionError(
+          `SelectSentenceIdxs works on document collections; ${kb.name} is ${KIND_WORDS[kind]}.`,
+          describeAction(action),
+        );
       const sel = await collectionActions(backend).selectSentences(action.params.documentId, action.params.sentenceIdxs);
       const location = { document: sel.documentId, sentences: sel.sentences.map((s) => s.index).join(",") };
       const piece: EvidencePiece = {
         id: evidenceId(kb.id, "passage", location),
         kind: "passage",
         text: sel.text,
-        provenance: { kb: kb.id, kbName: kb.name, sourceObject: "collection", query: `SelectSentenceIdxs(${sel.documentId}, [${action.params.sentenceIdxs.join(", ")}])`, language: "search", location },
+        provenance: {
+          kb: kb.id,
+          kbName: kb.name,
+          sourceObject: "collection",
+          query: `SelectSentenceIdxs(${sel.documentId}, [${action.params.sentenceIdxs.join(", ")}])`,
+          language: "search",
+          location,
+        },
         entities: [],
         data: {
           documentId: sel.documentId,
@@ -81,7 +109,10 @@ export async function executeGuideAction(
     }
     case "SELECT_COORDINATES": {
       if (kind !== "DOCUMENTS") {
-        throw new QueryExecutionError(`SelectCoordinates works on tables: inside documents, or in a relational database (as SQL); ${kb.name} is ${KIND_WORDS[kind]}.`, describeAction(action));
+        throw new QueryExecutionError(
+          `SelectCoordinates works on tables: inside documents, or in a relational database (as SQL); ${kb.name} is ${KIND_WORDS[kind]}.`,
+          describeAction(action),
+        );
       }
       const sel = await collectionActions(backend).selectCoordinates(action.params.tableKey, action.params.rows, action.params.columns);
       const query = `SelectCoordinates(${sel.tableKey}, rows [${action.params.rows.join(", ")}], columns [${action.params.columns.join(", ")}])`;
@@ -142,11 +173,17 @@ export function parseActionFor(kb: KbRecord, raw: { kind: string; params: unknow
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.filter((p) => p !== "params").join(".");
-    throw new AppError("VALIDATION", `The ${ACTION_LABEL[raw.kind as GuideActionKind] ?? raw.kind} action is incomplete${where ? ` (${where})` : ""}: ${issue?.message ?? "invalid"}.`);
+    throw new AppError(
+      "VALIDATION",
+      `The ${ACTION_LABEL[raw.kind as GuideActionKind] ?? raw.kind} action is incomplete${where ? ` (${where})` : ""}: ${issue?.message ?? "invalid"}.`,
+    );
   }
   const action = parsed.data;
   if (action.kind === "NATIVE_QUERY" && action.params.query.language !== LANGUAGE_OF[kb.kind]) {
-    throw new AppError("VALIDATION", `${kb.name} answers ${LANGUAGE_OF[kb.kind].toUpperCase()} queries, not ${action.params.query.language.toUpperCase()}.`);
+    throw new AppError(
+      "VALIDATION",
+      `${kb.name} answers ${LANGUAGE_OF[kb.kind].toUpperCase()} queries, not ${action.params.query.language.toUpperCase()}.`,
+    );
   }
   return action;
 }
@@ -174,7 +211,9 @@ function sqlLiteral(v: Scalar, dialect: "sqlite" | "postgres"): string {
     return String(v);
   }
   if (typeof v === "boolean") return dialect === "postgres" ? (v ? "TRUE" : "FALSE") : v ? "1" : "0";
-  return `'${String(v).replace(/\u0000/g, "").replace(/'/g, "''")}'`;
+  return `'${String(v)
+    .replace(/\u0000/g, "")
+    .replace(/'/g, "''")}'`;
 }
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
@@ -184,20 +223,36 @@ const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
  * not keep; so the selection (positions in the table's preview) becomes the SQL that reads those cells
  * by primary key (every column when there is none), and that query is what runs and what a guide stores.
  */
-export async function sqlCoordinatesQuery(kb: KbRecord, deps: CatalogDeps, params: GuideActionParams<"SELECT_COORDINATES">): Promise<NativeQuery> {
+export async function sqlCoordinatesQuery(
+  kb: KbRecord,
+  deps: CatalogDeps,
+  params: GuideActionParams<"SELECT_COORDINATES">,
+): Promise<NativeQuery> {
   const action = describeAction({ kind: "SELECT_COORDINATES", params });
   const backend = openBackend(kb, deps);
   const structure = await backend.structure();
   if (structure.kind !== "sql") throw new QueryExecutionError(`${kb.name} is not a relational database.`, action);
   const table = structure.tables.find((t) => t.name === params.tableKey);
-  if (!table) throw new QueryExecutionError(`There is no table "${params.tableKey}" in ${kb.name}. Refresh the source objects to see the current tables.`, action);
+  if (!table)
+    throw new QueryExecutionError(
+      `There is no table "${params.tableKey}" in ${kb.name}. Refresh the source objects to see the current tables.`,
+      action,
+    );
   const preview = await backend.preview(table.name, { limit: Math.max(...params.rows) + 1 });
   if (preview.kind !== "table") throw new QueryExecutionError(`"${table.name}" cannot be read as a table.`, action);
   const badRows = params.rows.filter((i) => i >= preview.rows.length);
-  if (badRows.length) throw new QueryExecutionError(`Table "${table.name}" has no row ${badRows.join(", ")}: it has rows 0 to ${preview.rows.length - 1}.`, action);
+  if (badRows.length)
+    throw new QueryExecutionError(
+      `Table "${table.name}" has no row ${badRows.join(", ")}: it has rows 0 to ${preview.rows.length - 1}.`,
+      action,
+    );
   const columns = params.columns.map((c) => (typeof c === "number" ? preview.columns[c] : c));
   const badCols = params.columns.filter((c, k) => !columns[k] || !preview.columns.includes(columns[k]));
-  if (badCols.length) throw new QueryExecutionError(`Table "${table.name}" has no column ${badCols.map((c) => JSON.stringify(c)).join(", ")}; its columns are ${preview.columns.join(", ")}.`, action);
+  if (badCols.length)
+    throw new QueryExecutionError(
+      `Table "${table.name}" has no column ${badCols.map((c) => JSON.stringify(c)).join(", ")}; its columns are ${preview.columns.join(", ")}.`,
+      action,
+    );
   const keys = table.primaryKey.length && table.primaryKey.every((k) => preview.columns.includes(k)) ? table.primaryKey : preview.columns;
   const rows = [...new Set(params.rows)].sort((a, b) => a - b);
   const where = rows.map((i) => {
@@ -225,7 +280,12 @@ export async function executableAction(kb: KbRecord, action: GuideActionInput, d
   }
 }
 
-export async function captureAction(kb: KbRecord, written: GuideActionInput, deps: CatalogDeps, signal?: AbortSignal): Promise<CapturedContext> {
+export async function captureAction(
+  kb: KbRecord,
+  written: GuideActionInput,
+  deps: CatalogDeps,
+  signal?: AbortSignal,
+): Promise<CapturedContext> {
   const started = performance.now();
   const action = await executableAction(kb, written, deps);
   let result: ActionResult;

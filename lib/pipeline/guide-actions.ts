@@ -11,7 +11,10 @@ export const guideActionParamsSchema = {
   SELECT_COORDINATES: z.object({
     tableKey: z.string().min(1),
     rows: z.array(z.number().int().min(0)).min(1).max(500),
-    columns: z.array(z.union([z.number().int().min(0), z.string().min(1)])).min(1).max(100),
+    columns: z
+      .array(z.union([z.number().int().min(0), z.string().min(1)]))
+      .min(1)
+      .max(100),
   }),
   SELECT_SENTENCE_IDXS: z.object({
     documentId: z.string().min(1),
@@ -41,7 +44,12 @@ export function parseGuideAction(kind: string, params: unknown): GuideActionInpu
   return parsed.success ? parsed.data : null;
 }
 
-export const GUIDE_ACTION_KINDS = ["NATIVE_QUERY", "SELECT_COORDINATES", "SELECT_SENTENCE_IDXS", "NEIGHBORHOOD"] as const satisfies readonly GuideActionKind[];
+export const GUIDE_ACTION_KINDS = [
+  "NATIVE_QUERY",
+  "SELECT_COORDINATES",
+  "SELECT_SENTENCE_IDXS",
+  "NEIGHBORHOOD",
+] as const satisfies readonly GuideActionKind[];
 
 /** AU-RAG's names for the actions, as analysts know them. */
 export const ACTION_LABEL: Record<GuideActionKind, string> = {
@@ -68,14 +76,31 @@ export const guideDraftSchema = z.object({
     .nullish()
     .transform((a) => a || null),
   notes: z.string().trim().max(4000, "Keep the notes under 4,000 characters.").default(""),
-  fromRunId: z.string().min(1).nullish().transform((v) => v ?? null),
+  fromRunId: z
+    .string()
+    .min(1)
+    .nullish()
+    .transform((v) => v ?? null),
   sources: z
     .array(
       z.object({
         kbId: z.string().min(1, "Choose a knowledge base."),
-        sourceObjectId: z.string().min(1).nullish().transform((v) => v ?? null),
+        sourceObjectId: z
+          .string()
+          .min(1)
+          .nullish()
+          .transform((v) => v ?? null),
         actions: z
-          .array(z.object({ kind: z.enum(GUIDE_ACTION_KINDS), params: z.unknown(), context: z.string().max(MAX_CONTEXT_CHARS * 2).default("") }))
+          .array(
+            z.object({
+              kind: z.enum(GUIDE_ACTION_KINDS),
+              params: z.unknown(),
+              context: z
+                .string()
+                .max(MAX_CONTEXT_CHARS * 2)
+                .default(""),
+            }),
+          )
           .min(1, "Add at least one retrieval action to each source.")
           .max(20, "At most 20 actions per source."),
       }),
@@ -105,7 +130,15 @@ export function describeAction(action: GuideActionInput): string {
 }
 
 export const listGuidesSchema = z.object({
-  q: z.string().trim().max(200, "Keep the search under 200 characters.").optional().transform((q) => q || undefined),
-  kbId: z.string().optional().transform((k) => k || undefined),
+  q: z
+    .string()
+    .trim()
+    .max(200, "Keep the search under 200 characters.")
+    .optional()
+    .transform((q) => q || undefined),
+  kbId: z
+    .string()
+    .optional()
+    .transform((k) => k || undefined),
   take: z.number().int().min(1).max(200).default(100),
 });

@@ -40,7 +40,12 @@ export interface GuideHit {
   invalidActions: number;
 }
 
-const GUIDE_INCLUDE = { sources: { include: { actions: { orderBy: { position: "asc" } }, sourceObject: { select: { key: true } } }, orderBy: { position: "asc" } } } satisfies Prisma.ExtractionGuideInclude;
+const GUIDE_INCLUDE = {
+  sources: {
+    include: { actions: { orderBy: { position: "asc" } }, sourceObject: { select: { key: true } } },
+    orderBy: { position: "asc" },
+  },
+} satisfies Prisma.ExtractionGuideInclude;
 
 /**
  * Guides the user may use: every source of the guide must be in a KB they may use (a guide must not
@@ -108,7 +113,13 @@ export async function findNearestGuides(
       if (!kbIds.includes(src.kbId)) continue;
       for (const a of src.actions) {
         const parsed = parseGuideAction(a.kind, a.params);
-        if (parsed) actions.push({ kbId: src.kbId, sourceObjectId: src.sourceObjectId, sourceObjectKey: src.sourceObject?.key ?? null, action: parsed });
+        if (parsed)
+          actions.push({
+            kbId: src.kbId,
+            sourceObjectId: src.sourceObjectId,
+            sourceObjectKey: src.sourceObject?.key ?? null,
+            action: parsed,
+          });
         else invalid++;
       }
     }
@@ -117,7 +128,9 @@ export async function findNearestGuides(
       question: g.question,
       score,
       kbIds: [...new Set(g.sources.map((s) => s.kbId))],
-      examples: actions.flatMap((a) => (a.action.kind === "NATIVE_QUERY" ? [{ kbId: a.kbId, sourceObject: a.sourceObjectKey, query: a.action.params.query }] : [])),
+      examples: actions.flatMap((a) =>
+        a.action.kind === "NATIVE_QUERY" ? [{ kbId: a.kbId, sourceObject: a.sourceObjectKey, query: a.action.params.query }] : [],
+      ),
       actions,
       invalidActions: invalid,
     });
@@ -140,7 +153,8 @@ export async function createGuide(prisma: PrismaClient, user: AccessSubject, dra
   if (!draft.sources.length) throw new AppError("VALIDATION", "A guide needs at least one source.", { sources: "Required." });
   const kbIds = [...new Set(draft.sources.map((s) => s.kbId))];
   const visible = await prisma.knowledgeBase.count({ where: { AND: [{ id: { in: kbIds } }, kbAccessWhere(user)] } });
-  if (visible !== kbIds.length) throw new AppError("NOT_FOUND", "One of the guide's knowledge bases does not exist or is not shared with you.");
+  if (visible !== kbIds.length)
+    throw new AppError("NOT_FOUND", "One of the guide's knowledge bases does not exist or is not shared with you.");
   const sources = draft.sources.map((s, position) => ({
     position,
     kbId: s.kbId,
@@ -148,7 +162,8 @@ export async function createGuide(prisma: PrismaClient, user: AccessSubject, dra
     actions: {
       create: s.actions.map((a, i) => {
         const parsed = guideActionSchema.safeParse({ kind: a.kind, params: a.params });
-        if (!parsed.success) throw new AppError("VALIDATION", `Action ${i + 1} of source ${position + 1} is malformed: ${parsed.error.issues[0]?.message}.`);
+        if (!parsed.success)
+          throw new AppError("VALIDATION", `Action ${i + 1} of source ${position + 1} is malformed: ${parsed.error.issues[0]?.message}.`);
         return { position: i, kind: parsed.data.kind, params: parsed.data.params as Prisma.InputJsonValue, context: a.context ?? "" };
       }),
     },
@@ -179,8 +194,13 @@ interface StoredRunResult {
  * one table): a guide needs it once. Queries tied to a source object are preferred as more specific; a
  * query is dropped when another query of its KB already covers all the evidence it contributed.
  */
-function withoutRedundantQueries<Q extends { kbId: string; sourceObject: string | null; evidenceIds: string[] }>(queries: Q[], cited: Set<string>): Q[] {
-  const ranked = queries.map((q, i) => ({ q, i, ids: q.evidenceIds.filter((id) => cited.has(id)) })).sort((a, b) => Number(!!b.q.sourceObject) - Number(!!a.q.sourceObject) || b.ids.length - a.ids.length || a.i - b.i);
+function withoutRedundantQueries<Q extends { kbId: string; sourceObject: string | null; evidenceIds: string[] }>(
+  queries: Q[],
+  cited: Set<string>,
+): Q[] {
+  const ranked = queries
+    .map((q, i) => ({ q, i, ids: q.evidenceIds.filter((id) => cited.has(id)) }))
+    .sort((a, b) => Number(!!b.q.sourceObject) - Number(!!a.q.sourceObject) || b.ids.length - a.ids.length || a.i - b.i);
   const kept: typeof ranked = [];
   for (const r of ranked) {
     const covered = kept.some((k) => k.q.kbId === r.q.kbId && r.ids.every((id) => k.ids.includes(id)));
@@ -195,33 +215,58 @@ function withoutRedundantQueries<Q extends { kbId: string; sourceObject: string 
  * edited before saving; corrections are kept as few-shot examples for the critic.
  */
 export async function guideDraftFromRun(prisma: PrismaClient, user: AccessSubject, runId: string): Promise<GuideDraft> {
-  const run = await prisma.run.findFirst({ where: { AND: [{ id: runId }, await runReadWhere(prisma, user)] }, select: { id: true, question: true, result: true } });
+  const run = await prisma.run.findFirst({
+    where: { AND: [{ id: runId }, await runReadWhere(prisma, user)] },
+    select: { id: true, question: true, result: true },
+  });
   if (!run?.result) throw new AppError("NOT_FOUND", "That run does not exist, is outside your access, or has no result to save.");
   const result = run.result as unknown as StoredRunResult;
   const cited = new Set(result.answer.citations);
   const textOf = new Map(result.evidence.map((e) => [e.piece.id, e.piece.text]));
-  const useful = withoutRedundantQueries(result.queries.filter((q) => q.status === "ok" && q.evidenceIds.some((id) => cited.has(id))), cited);
+  const useful = withoutRedundantQueries(
+    result.queries.filter((q) => q.status === "ok" && q.evidenceIds.some((id) => cited.has(id))),
+    cited,
+  );
   const chosen = useful.length ? useful : result.queries.filter((q) => q.status === "ok").slice(0, 1);
   const byKb = new Map<string, GuideDraft["sources"][number]>();
   for (const q of chosen) {
     const source = byKb.get(q.kbId) ?? { kbId: q.kbId, sourceObjectId: null, actions: [] };
-    const context = q.evidenceIds.filter((id) => cited.has(id) || !useful.length).map((id) => textOf.get(id)).filter(Boolean).slice(0, 10).join("\n");
+    const context = q.evidenceIds
+      .filter((id) => cited.has(id) || !useful.length)
+      .map((id) => textOf.get(id))
+      .filter(Boolean)
+      .slice(0, 10)
+      .join("\n");
     source.actions.push({ kind: "NATIVE_QUERY", params: { query: q.query }, context });
     byKb.set(q.kbId, source);
   }
   for (const source of byKb.values()) {
     const q = chosen.find((c) => c.kbId === source.kbId && c.sourceObject);
     if (q?.sourceObject) {
-      const so = await prisma.sourceObject.findUnique({ where: { kbId_key: { kbId: source.kbId, key: q.sourceObject } }, select: { id: true } });
+      const so = await prisma.sourceObject.findUnique({
+        where: { kbId_key: { kbId: source.kbId, key: q.sourceObject } },
+        select: { id: true },
+      });
       source.sourceObjectId = so?.id ?? null;
     }
   }
-  return { question: run.question, answer: result.answer.refrained ? null : result.answer.text, fromRunId: run.id, sources: [...byKb.values()] };
+  return {
+    question: run.question,
+    answer: result.answer.refrained ? null : result.answer.text,
+    fromRunId: run.id,
+    sources: [...byKb.values()],
+  };
 }
 
-export async function saveRunAsGuide(prisma: PrismaClient, user: AccessSubject, runId: string, edits: Partial<Pick<GuideDraft, "question" | "answer" | "notes">> & { correction?: string } = {}) {
+export async function saveRunAsGuide(
+  prisma: PrismaClient,
+  user: AccessSubject,
+  runId: string,
+  edits: Partial<Pick<GuideDraft, "question" | "answer" | "notes">> & { correction?: string } = {},
+) {
   const draft = await guideDraftFromRun(prisma, user, runId);
-  if (!draft.sources.length) throw new AppError("VALIDATION", "This run ran no query that returned evidence, so there is nothing to save as a guide.");
+  if (!draft.sources.length)
+    throw new AppError("VALIDATION", "This run ran no query that returned evidence, so there is nothing to save as a guide.");
   const existing = await prisma.extractionGuide.findUnique({ where: { fromRunId: runId }, select: { id: true } });
   if (existing) throw new AppError("CONFLICT", "This run is already saved as a guide.");
   const corrections = edits.correction ? [{ runAnswer: draft.answer, correctAnswer: edits.correction }] : [];
@@ -265,7 +310,12 @@ export async function listGuides(prisma: PrismaClient, user: AccessSubject, raw:
   const where: Prisma.ExtractionGuideWhereInput = { AND: [guideAccessWhere(user), f.kbId ? { sources: { some: { kbId: f.kbId } } } : {}] };
   let ids: string[] | null = null;
   if (f.q) {
-    const all = await prisma.extractionGuide.findMany({ where, select: { id: true, question: true, answer: true, notes: true }, orderBy: { updatedAt: "desc" }, take: 5000 });
+    const all = await prisma.extractionGuide.findMany({
+      where,
+      select: { id: true, question: true, answer: true, notes: true },
+      orderBy: { updatedAt: "desc" },
+      take: 5000,
+    });
     const texts = all.map((g) => [g.question, g.answer ?? "", g.notes].join("\n"));
     const scores = new Bm25Index(texts).scores(f.q);
     const needle = f.q.toLowerCase();
@@ -335,7 +385,10 @@ export interface GuideDetail {
 }
 
 async function findVisibleGuide(prisma: PrismaClient, user: AccessSubject, id: string) {
-  const g = await prisma.extractionGuide.findFirst({ where: { AND: [{ id }, guideAccessWhere(user)] }, select: { id: true, fromRunId: true } });
+  const g = await prisma.extractionGuide.findFirst({
+    where: { AND: [{ id }, guideAccessWhere(user)] },
+    select: { id: true, fromRunId: true },
+  });
   if (!g) throw new AppError("NOT_FOUND", "That guide does not exist or uses a knowledge base that is not shared with you.");
   return g;
 }
@@ -353,7 +406,11 @@ export async function getGuide(prisma: PrismaClient, user: AccessSubject, id: st
         createdBy: { select: { name: true } },
         sources: {
           orderBy: { position: "asc" },
-          include: { kb: { select: { name: true, kind: true } }, sourceObject: { select: { id: true, name: true, key: true } }, actions: { orderBy: { position: "asc" } } },
+          include: {
+            kb: { select: { name: true, kind: true } },
+            sourceObject: { select: { id: true, name: true, key: true } },
+            actions: { orderBy: { position: "asc" } },
+          },
         },
       },
     }),
@@ -362,7 +419,10 @@ export async function getGuide(prisma: PrismaClient, user: AccessSubject, id: st
       where: { guideId: id, run: runScope },
       orderBy: { run: { createdAt: "desc" } },
       take: HELPED_RUNS_SHOWN,
-      select: { score: true, run: { select: { id: true, question: true, status: true, createdAt: true, user: { select: { name: true } } } } },
+      select: {
+        score: true,
+        run: { select: { id: true, question: true, status: true, createdAt: true, user: { select: { name: true } } } },
+      },
     }),
     prisma.feedback.count({ where: { resolvedGuideId: id } }),
   ]);
@@ -383,12 +443,24 @@ export async function getGuide(prisma: PrismaClient, user: AccessSubject, id: st
       sourceObject: s.sourceObject,
       actions: s.actions.map((a) => {
         const parsed = parseGuideAction(a.kind, a.params);
-        return { kind: a.kind as GuideActionKind, params: a.params, context: a.context, description: parsed ? describeAction(parsed) : null };
+        return {
+          kind: a.kind as GuideActionKind,
+          params: a.params,
+          context: a.context,
+          description: parsed ? describeAction(parsed) : null,
+        };
       }),
     })),
     helped: {
       total,
-      runs: uses.map((u) => ({ runId: u.run.id, question: u.run.question, status: u.run.status, score: u.score, askedBy: u.run.user.name, createdAt: u.run.createdAt.toISOString() })),
+      runs: uses.map((u) => ({
+        runId: u.run.id,
+        question: u.run.question,
+        status: u.run.status,
+        score: u.score,
+        askedBy: u.run.user.name,
+        createdAt: u.run.createdAt.toISOString(),
+      })),
     },
     resolvedReports,
   };
@@ -401,7 +473,11 @@ export function draftOfGuide(g: GuideDetail): GuideDraftInput {
     answer: g.answer,
     notes: g.notes,
     fromRunId: g.fromRunId,
-    sources: g.sources.map((s) => ({ kbId: s.kbId, sourceObjectId: s.sourceObject?.id ?? null, actions: s.actions.map((a) => ({ kind: a.kind, params: a.params, context: a.context })) })),
+    sources: g.sources.map((s) => ({
+      kbId: s.kbId,
+      sourceObjectId: s.sourceObject?.id ?? null,
+      actions: s.actions.map((a) => ({ kind: a.kind, params: a.params, context: a.context })),
+    })),
   };
 }
 
@@ -414,7 +490,11 @@ export function parseGuideDraft(raw: unknown): GuideDraftParsed {
   throw new AppError("VALIDATION", Object.values(fields)[0] ?? "The guide is incomplete.", fields);
 }
 
-type AuthoredSource = { kbId: string; sourceObjectId: string | null; actions: { kind: GuideActionKind; params: Prisma.InputJsonValue; context: string }[] };
+type AuthoredSource = {
+  kbId: string;
+  sourceObjectId: string | null;
+  actions: { kind: GuideActionKind; params: Prisma.InputJsonValue; context: string }[];
+};
 
 /**
  * Checks a draft against the data and captures its contexts: every KB must be one the author may use,
@@ -423,7 +503,13 @@ type AuthoredSource = { kbId: string; sourceObjectId: string | null; actions: { 
  * already captured (or took from the run the guide came from) is kept; a missing one is what the
  * action returns now. All problems are reported together, each under the field it belongs to.
  */
-export async function prepareGuideDraft(prisma: PrismaClient, deps: CatalogDeps, user: AccessSubject, draft: GuideDraftParsed, signal?: AbortSignal): Promise<AuthoredSource[]> {
+export async function prepareGuideDraft(
+  prisma: PrismaClient,
+  deps: CatalogDeps,
+  user: AccessSubject,
+  draft: GuideDraftParsed,
+  signal?: AbortSignal,
+): Promise<AuthoredSource[]> {
   const fields: Record<string, string> = {};
   const out: AuthoredSource[] = [];
   for (const [i, source] of draft.sources.entries()) {
@@ -445,7 +531,11 @@ export async function prepareGuideDraft(prisma: PrismaClient, deps: CatalogDeps,
         const captured = await captureAction(kb, parseActionFor(kb, raw), deps, signal);
         const given = raw.context.trim();
         // The stored action is the one that ran (SelectCoordinates on SQL is stored as its query).
-        actions.push({ kind: captured.action.kind, params: captured.action.params as Prisma.InputJsonValue, context: given ? given.slice(0, MAX_CONTEXT_CHARS) : captured.context });
+        actions.push({
+          kind: captured.action.kind,
+          params: captured.action.params as Prisma.InputJsonValue,
+          context: given ? given.slice(0, MAX_CONTEXT_CHARS) : captured.context,
+        });
       } catch (e) {
         fields[key] = e instanceof AppError ? e.message : `The action could not run: ${(e as Error).message}`;
       }
@@ -455,7 +545,11 @@ export async function prepareGuideDraft(prisma: PrismaClient, deps: CatalogDeps,
   const problems = Object.keys(fields).length;
   if (problems) {
     const first = Object.values(fields)[0];
-    throw new AppError("VALIDATION", problems === 1 ? `The guide cannot be saved: ${first}` : `The guide cannot be saved: ${problems} problems, the first: ${first}`, fields);
+    throw new AppError(
+      "VALIDATION",
+      problems === 1 ? `The guide cannot be saved: ${first}` : `The guide cannot be saved: ${problems} problems, the first: ${first}`,
+      fields,
+    );
   }
   return out;
 }
@@ -470,9 +564,20 @@ function sourcesCreate(sources: AuthoredSource[]): Prisma.GuideSourceCreateWitho
 }
 
 async function checkRunForGuide(prisma: PrismaClient | Prisma.TransactionClient, user: AccessSubject, runId: string) {
-  const run = await prisma.run.findFirst({ where: { AND: [{ id: runId }, await runReadWhere(prisma as PrismaClient, user)] }, select: { id: true, savedAsGuide: { select: { id: true, question: true } } } });
-  if (!run) throw new AppError("NOT_FOUND", "The run this guide comes from does not exist or is outside your access.", { fromRunId: "Unknown run." });
-  if (run.savedAsGuide) throw new AppError("CONFLICT", `This run is already saved as the guide "${run.savedAsGuide.question.slice(0, 80)}". Edit that guide instead.`, { fromRunId: run.savedAsGuide.id });
+  const run = await prisma.run.findFirst({
+    where: { AND: [{ id: runId }, await runReadWhere(prisma as PrismaClient, user)] },
+    select: { id: true, savedAsGuide: { select: { id: true, question: true } } },
+  });
+  if (!run)
+    throw new AppError("NOT_FOUND", "The run this guide comes from does not exist or is outside your access.", {
+      fromRunId: "Unknown run.",
+    });
+  if (run.savedAsGuide)
+    throw new AppError(
+      "CONFLICT",
+      `This run is already saved as the guide "${run.savedAsGuide.question.slice(0, 80)}". Edit that guide instead.`,
+      { fromRunId: run.savedAsGuide.id },
+    );
 }
 
 /**
@@ -484,7 +589,12 @@ export async function saveGuide(
   deps: CatalogDeps,
   user: AccessSubject,
   raw: unknown,
-  opts: { guideId?: string; corrections?: GuideCorrection[]; then?: (tx: Prisma.TransactionClient, guideId: string) => Promise<void>; signal?: AbortSignal } = {},
+  opts: {
+    guideId?: string;
+    corrections?: GuideCorrection[];
+    then?: (tx: Prisma.TransactionClient, guideId: string) => Promise<void>;
+    signal?: AbortSignal;
+  } = {},
 ): Promise<{ id: string }> {
   const draft = parseGuideDraft(raw);
   const existing = opts.guideId ? await findVisibleGuide(prisma, user, opts.guideId) : null;

@@ -20,7 +20,9 @@ export function withEveryQuery(evidence: ScoredEvidence[], retrieved: EvidencePi
   }
   return evidence.map((e) => {
     const own = [e.piece.provenance.query, ...(e.piece.provenance.alsoQueries ?? [])];
-    const others = [...(queriesOf.get(e.piece.id) ?? []), ...(queriesOf.get(identityOf(e.piece)) ?? [])].filter((q, i, all) => !own.includes(q) && all.indexOf(q) === i);
+    const others = [...(queriesOf.get(e.piece.id) ?? []), ...(queriesOf.get(identityOf(e.piece)) ?? [])].filter(
+      (q, i, all) => !own.includes(q) && all.indexOf(q) === i,
+    );
     if (!others.length) return e;
     return { ...e, piece: { ...e.piece, provenance: { ...e.piece.provenance, alsoQueries: [...own.slice(1), ...others] } } };
   });
@@ -58,12 +60,22 @@ export function mergeIdenticalEvidence(evidence: ScoredEvidence[], answer: Answe
     answer: {
       ...answer,
       citations: [...new Set(answer.citations.map(to))],
-      ...(answer.derivation ? { derivation: { ...answer.derivation, operands: answer.derivation.operands.map((o) => ({ ...o, evidenceId: to(o.evidenceId) })) } } : {}),
+      ...(answer.derivation
+        ? {
+            derivation: { ...answer.derivation, operands: answer.derivation.operands.map((o) => ({ ...o, evidenceId: to(o.evidenceId) })) },
+          }
+        : {}),
     },
   };
 }
 
 function identityOf(p: EvidencePiece): string {
   // The document is part of the identity: two documents may repeat a passage word for word.
-  return JSON.stringify([p.provenance.kb, p.provenance.sourceObject, p.provenance.location.document ?? null, p.kind, p.text.replace(/\s+/g, " ").trim()]);
+  return JSON.stringify([
+    p.provenance.kb,
+    p.provenance.sourceObject,
+    p.provenance.location.document ?? null,
+    p.kind,
+    p.text.replace(/\s+/g, " ").trim(),
+  ]);
 }

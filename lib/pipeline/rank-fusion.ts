@@ -67,7 +67,12 @@ function collectionRankings(pieces: EvidencePiece[]): Map<string, EvidencePiece[
     if (entry) entry.score += 1 / (RANK_FUSION_K + place);
     else list.set(piece.id, { piece, score: 1 / (RANK_FUSION_K + place), arrival });
   });
-  return new Map([...fused].map(([collection, list]) => [collection, [...list.values()].sort((a, b) => b.score - a.score || a.arrival - b.arrival).map((e) => e.piece)]));
+  return new Map(
+    [...fused].map(([collection, list]) => [
+      collection,
+      [...list.values()].sort((a, b) => b.score - a.score || a.arrival - b.arrival).map((e) => e.piece),
+    ]),
+  );
 }
 
 /**
@@ -139,12 +144,21 @@ function placesInSearches(pieces: EvidencePiece[]): { piece: EvidencePiece; sear
  * as the searches returned them, `pieces` the scored ones (`scores` in their order); structured pieces
  * keep their own score.
  */
-export function withinSearchOrderScores(found: EvidencePiece[], pieces: EvidencePiece[], scores: number[], unit: RankingUnit = "search"): number[] {
+export function withinSearchOrderScores(
+  found: EvidencePiece[],
+  pieces: EvidencePiece[],
+  scores: number[],
+  unit: RankingUnit = "search",
+): number[] {
   const index = new Map<string, number>();
   pieces.forEach((p, i) => index.has(p.id) || index.set(p.id, i));
   const lists = new Map<string, number[]>();
   if (unit === "collection") {
-    for (const [collection, ranking] of collectionRankings(found)) lists.set(collection, ranking.map((p) => index.get(p.id)).filter((i): i is number => i !== undefined));
+    for (const [collection, ranking] of collectionRankings(found))
+      lists.set(
+        collection,
+        ranking.map((p) => index.get(p.id)).filter((i): i is number => i !== undefined),
+      );
   } else {
     const places = placesInSearches(found);
     const best = bestPlaces(places);

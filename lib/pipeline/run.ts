@@ -57,20 +57,46 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
   let answer = NO_ANSWER("No knowledge base answered.");
   try {
     for (const d of degradations) runner.emit({ stage: "run", type: "INFO", summary: d });
-    runner.emit({ stage: "run", type: "INFO", summary: describeModels(models), payload: { embedder: models.embedder?.info.id ?? null, crossEncoder: models.crossEncoder?.info.id ?? null } });
+    runner.emit({
+      stage: "run",
+      type: "INFO",
+      summary: describeModels(models),
+      payload: { embedder: models.embedder?.info.id ?? null, crossEncoder: models.crossEncoder?.info.id ?? null },
+    });
     if (!kbs.size) {
       answer = NO_ANSWER("No knowledge base is shared with you yet. Ask an admin to give your group access to one.");
     } else {
       intent = await understand(prisma, runner, strategies, question, opened.history, [...kbs.keys()], degradations);
       await storeIntent(prisma, opened.runId, intent);
-      const loaded = await loadRunGuides(prisma, req.user, opened.runId, intent.completed, [...kbs.keys()], models.embedder && texts ? { embedder: models.embedder, texts } : null);
+      const loaded = await loadRunGuides(
+        prisma,
+        req.user,
+        opened.runId,
+        intent.completed,
+        [...kbs.keys()],
+        models.embedder && texts ? { embedder: models.embedder, texts } : null,
+      );
       guides = loaded.hits;
       strategies.useGuides(guides.map((g) => g.guideId));
       for (const note of loaded.notes) {
         degradations.push(note);
         runner.emit({ stage: "select", type: "INFO", summary: note });
       }
-      const run: RunContext = { deps, config, strategies, runner, kbs, requested, intent, catalog: await loadCatalogSnapshot(prisma, [...kbs.keys()]), guides, structures: new Map<string, KbStructure>(), degradations, models, texts };
+      const run: RunContext = {
+        deps,
+        config,
+        strategies,
+        runner,
+        kbs,
+        requested,
+        intent,
+        catalog: await loadCatalogSnapshot(prisma, [...kbs.keys()]),
+        guides,
+        structures: new Map<string, KbStructure>(),
+        degradations,
+        models,
+        texts,
+      };
       let state = firstState();
       for (let round = 1; round <= config.maxRounds; round++) {
         const result = await runRound(run, round, state);
@@ -111,7 +137,12 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
     totalMs: Date.now() - startedAt,
     llm: strategies.llm ? strategies.llm.totals() : null,
   };
-  runner.emit({ stage: "run", type: "END", durationMs: outcome.totalMs, summary: status === "ANSWERED" ? `answered: ${answer.text}` : `${status.toLowerCase()}: ${answer.reason ?? ""}` });
+  runner.emit({
+    stage: "run",
+    type: "END",
+    durationMs: outcome.totalMs,
+    summary: status === "ANSWERED" ? `answered: ${answer.text}` : `${status.toLowerCase()}: ${answer.reason ?? ""}`,
+  });
   await runner.flush();
   await storeOutcome(prisma, outcome);
   return outcome;
@@ -122,7 +153,9 @@ function boundedQuestion(raw: string, config: PipelineConfig, degradations: stri
   const question = raw.replace(/\s+/g, " ").trim();
   if (!question) throw new AppError("VALIDATION", "Type a question first.", { question: "Required." });
   if (question.length <= config.maxQuestionChars) return question;
-  degradations.push(`The question was ${raw.length.toLocaleString("en")} characters long; only the first ${config.maxQuestionChars} were used.`);
+  degradations.push(
+    `The question was ${raw.length.toLocaleString("en")} characters long; only the first ${config.maxQuestionChars} were used.`,
+  );
   return question.slice(0, config.maxQuestionChars);
 }
 
@@ -132,11 +165,20 @@ async function usableKbs(prisma: PrismaClient, user: AccessSubject, requested: s
     where: { AND: [kbAccessWhere(user), requested ? { id: { in: requested } } : {}] },
     select: { id: true, name: true, kind: true, config: true, secretsCiphertext: true, updatedAt: true, status: true },
   });
-  if (requested && rows.length !== requested.length) throw new AppError("NOT_FOUND", "One of the chosen knowledge bases does not exist or is not shared with you.");
+  if (requested && rows.length !== requested.length)
+    throw new AppError("NOT_FOUND", "One of the chosen knowledge bases does not exist or is not shared with you.");
   return new Map(rows.map((k) => [k.id, { ...k, kind: k.kind as KbKind }]));
 }
 
-async function understand(prisma: PrismaClient, runner: StageRunner, strategies: PipelineStrategies, question: string, history: Turn[], kbIds: string[], degradations: string[]): Promise<Intent> {
+async function understand(
+  prisma: PrismaClient,
+  runner: StageRunner,
+  strategies: PipelineStrategies,
+  question: string,
+  history: Turn[],
+  kbIds: string[],
+  degradations: string[],
+): Promise<Intent> {
   const intent = await runner.stage(
     "understand",
     strategies.understand,
@@ -146,7 +188,10 @@ async function understand(prisma: PrismaClient, runner: StageRunner, strategies:
     (i) => i,
   );
   // The understand stage traces the details; the outcome keeps one line for the caller.
-  if (intent.language !== "en") degradations.push(`The question looks like it is in ${languageName(intent.language)}, not English; understanding and search are tuned for English, so results may be weaker.`);
+  if (intent.language !== "en")
+    degradations.push(
+      `The question looks like it is in ${languageName(intent.language)}, not English; understanding and search are tuned for English, so results may be weaker.`,
+    );
   return intent;
 }
 
@@ -157,7 +202,9 @@ function describeModels(models: ModelHandles): string {
   }
   const parts = [
     models.embedder ? `semantic ranking with ${models.embedder.info.name} (${models.embedder.info.precision})` : null,
-    models.crossEncoder ? `re-ranking with ${models.crossEncoder.info.name} (${models.crossEncoder.info.precision})` : "no cross-encoder installed",
+    models.crossEncoder
+      ? `re-ranking with ${models.crossEncoder.info.name} (${models.crossEncoder.info.precision})`
+      : "no cross-encoder installed",
   ].filter(Boolean);
   return `Models: ${parts.join("; ")}.${models.notes.length ? ` ${models.notes.join(" ")}` : ""}`;
 }
@@ -170,7 +217,14 @@ function keepBest(best: RoundResult | null, round: RoundResult): RoundResult {
 }
 
 /** A run that stopped before its last round: cancelled, out of budget (keeping what it had), or failed. */
-function stoppedEarly(e: unknown, runner: StageRunner, best: RoundResult | null, budgetMs: number, degradations: string[], runId: string): { status: RunOutcome["status"]; answer: RunOutcome["answer"] } {
+function stoppedEarly(
+  e: unknown,
+  runner: StageRunner,
+  best: RoundResult | null,
+  budgetMs: number,
+  degradations: string[],
+  runId: string,
+): { status: RunOutcome["status"]; answer: RunOutcome["answer"] } {
   if (runner.cancelled(e)) return { status: "CANCELLED", answer: NO_ANSWER("The run was cancelled.") };
   if (e instanceof BudgetSpent || runner.budgetSpent()) {
     const note = `The run used its ${budgetMs / 1000} s budget; it stopped at ${e instanceof BudgetSpent ? e.stage : "a stage"} with what it had.`;
@@ -202,7 +256,11 @@ export function outcomeToJson(o: RunOutcome) {
       query: e.piece.provenance.query,
       score: Number(e.score.toFixed(4)),
     })),
-    candidates: o.candidates.map((c) => ({ kb: c.kbName, score: Number(c.score.toFixed(4)), reasons: c.reasons.map((r) => `${r.type}: ${r.detail}`) })),
+    candidates: o.candidates.map((c) => ({
+      kb: c.kbName,
+      score: Number(c.score.toFixed(4)),
+      reasons: c.reasons.map((r) => `${r.type}: ${r.detail}`),
+    })),
     winner: o.winner,
     trace: o.trace,
     iterations: o.iterations.map((i) => ({ round: i.round, feedback: i.feedback, accepted: i.accepted, change: i.change })),

@@ -98,7 +98,11 @@ export class LlmFirst<I, O> implements StageStrategy<I, O> {
   }
 
   async run(input: I, ctx: StageContext): Promise<O> {
-    const skip = this.session.unavailableReason ? `the endpoint failed earlier in this run: ${this.session.unavailableReason}` : remainingMs(ctx, 0) < MIN_LLM_STAGE_MS ? "not enough time left in the run for a model call" : null;
+    const skip = this.session.unavailableReason
+      ? `the endpoint failed earlier in this run: ${this.session.unavailableReason}`
+      : remainingMs(ctx, 0) < MIN_LLM_STAGE_MS
+        ? "not enough time left in the run for a model call"
+        : null;
     if (skip) return this.fallBack(input, ctx, skip.slice(0, 240));
     try {
       const out = await this.llm.run(input, ctx);
@@ -106,14 +110,21 @@ export class LlmFirst<I, O> implements StageStrategy<I, O> {
       return out;
     } catch (e) {
       if (ctx.signal.aborted || e instanceof RunCancelledError) throw e;
-      if (!(e instanceof LlmError)) log.error({ err: e, stage: this.stage }, "LLM strategy failed unexpectedly; falling back to the classical strategy");
+      if (!(e instanceof LlmError))
+        log.error({ err: e, stage: this.stage }, "LLM strategy failed unexpectedly; falling back to the classical strategy");
       return this.fallBack(input, ctx, fallbackReason(e));
     }
   }
 
   private async fallBack(input: I, ctx: StageContext, reason: string): Promise<O> {
     this.ran = `classical (fallback: ${reason})`;
-    ctx.trace({ stage: this.stage, type: "INFO", strategy: "llm", summary: `Falling back to the classical strategy: ${reason}`, payload: { fallback: reason } });
+    ctx.trace({
+      stage: this.stage,
+      type: "INFO",
+      strategy: "llm",
+      summary: `Falling back to the classical strategy: ${reason}`,
+      payload: { fallback: reason },
+    });
     return this.classical.run(input, ctx);
   }
 }
@@ -143,7 +154,12 @@ class ExecuteWithRepair implements StageStrategy<ExecuteInput, ExecuteOutput> {
           return { i, query: await this.formulate.repair(q, ctx) };
         } catch (e) {
           if (ctx.signal.aborted || !(e instanceof LlmError)) throw e;
-          ctx.trace({ stage: "execute", type: "INFO", strategy: "llm", summary: `${q.kbName}: the failed query could not be rewritten (${e.message})` });
+          ctx.trace({
+            stage: "execute",
+            type: "INFO",
+            strategy: "llm",
+            summary: `${q.kbName}: the failed query could not be rewritten (${e.message})`,
+          });
           return { i, query: null };
         }
       }),
@@ -161,7 +177,10 @@ class ExecuteWithRepair implements StageStrategy<ExecuteInput, ExecuteOutput> {
         type: "INFO",
         strategy: "llm",
         summary: `${after.kbName}: the rewritten query ${queryOutcomeInWords(after)}${after.status !== "ok" && after.error ? ` (${after.error})` : ""}`,
-        payload: { failed: { query: before.query.text, error: before.error }, retried: { query: after.query.text, status: after.status, rows: after.rows } },
+        payload: {
+          failed: { query: before.query.text, error: before.error },
+          retried: { query: after.query.text, status: after.status, rows: after.rows },
+        },
       });
     });
     this.repaired = todo.length;
@@ -186,11 +205,17 @@ function correctionsOf(question: string, raw: unknown): GuideCorrection[] {
  * behind. `fromSettings`: the configuration is the workspace's, so a configuration failure met in the
  * run (wrong key, unknown model) is recorded for the Settings page.
  */
-export function llmStrategies(prisma: PrismaClient, config: LlmConfig, options: { notes?: string[]; fromSettings?: boolean } = {}): PipelineStrategies {
+export function llmStrategies(
+  prisma: PrismaClient,
+  config: LlmConfig,
+  options: { notes?: string[]; fromSettings?: boolean } = {},
+): PipelineStrategies {
   const notes = options.notes ?? [];
   const session = new LlmSession(
     config,
-    options.fromSettings ? (e) => void recordLlmFailure(prisma, e).catch((err: unknown) => log.warn({ err }, "could not record the LLM failure for Settings")) : undefined,
+    options.fromSettings
+      ? (e) => void recordLlmFailure(prisma, e).catch((err: unknown) => log.warn({ err }, "could not record the LLM failure for Settings"))
+      : undefined,
   );
   const base = classicalStrategies(notes);
   const wrap = <I, O>(stage: LlmStage, llm: StageStrategy<I, O>, classical: StageStrategy<I, O>): StageStrategy<I, O> =>
@@ -214,7 +239,12 @@ export function llmStrategies(prisma: PrismaClient, config: LlmConfig, options: 
     corrections ??= guideIds.length
       ? prisma.extractionGuide
           .findMany({ where: { id: { in: guideIds } }, select: { id: true, question: true, corrections: true } })
-          .then((rows) => rows.sort((a, b) => guideIds.indexOf(a.id) - guideIds.indexOf(b.id)).flatMap((g) => correctionsOf(g.question, g.corrections)).slice(0, MAX_CORRECTIONS))
+          .then((rows) =>
+            rows
+              .sort((a, b) => guideIds.indexOf(a.id) - guideIds.indexOf(b.id))
+              .flatMap((g) => correctionsOf(g.question, g.corrections))
+              .slice(0, MAX_CORRECTIONS),
+          )
           .catch(() => [])
       : Promise.resolve([]);
     return corrections;
@@ -244,15 +274,26 @@ export function llmStrategies(prisma: PrismaClient, config: LlmConfig, options: 
  * key for a hosted endpoint, an undecryptable key) runs classically with the problem noted; it never
  * fails the run.
  */
-export async function resolveStrategies(prisma: PrismaClient, deps: Pick<CatalogDeps, "encryptionKey">, override?: LlmConfig | null): Promise<PipelineStrategies> {
+export async function resolveStrategies(
+  prisma: PrismaClient,
+  deps: Pick<CatalogDeps, "encryptionKey">,
+  override?: LlmConfig | null,
+): Promise<PipelineStrategies> {
   if (override === null) return classicalStrategies();
   if (override) return llmStrategies(prisma, override);
   try {
     const resolved = await loadLlmSettings(prisma, deps.encryptionKey, parseLlmEnv(process.env));
-    const notes = resolved.status === "misconfigured" ? [`The LLM is configured but cannot be used (${resolved.problems.join(" ")}); every stage ran its classical strategy. An admin can fix this in Settings.`] : [];
+    const notes =
+      resolved.status === "misconfigured"
+        ? [
+            `The LLM is configured but cannot be used (${resolved.problems.join(" ")}); every stage ran its classical strategy. An admin can fix this in Settings.`,
+          ]
+        : [];
     return resolved.config ? llmStrategies(prisma, resolved.config, { fromSettings: true }) : classicalStrategies(notes);
   } catch (e) {
     log.warn({ err: e }, "could not read the LLM settings; running classically");
-    return classicalStrategies([`The LLM settings could not be read (${e instanceof Error ? e.message.split("\n")[0] : String(e)}); every stage ran its classical strategy.`]);
+    return classicalStrategies([
+      `The LLM settings could not be read (${e instanceof Error ? e.message.split("\n")[0] : String(e)}); every stage ran its classical strategy.`,
+    ]);
   }
 }

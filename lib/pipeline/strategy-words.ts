@@ -63,7 +63,10 @@ const ANSWER_TYPE_WORDS: Record<string, string> = {
 };
 
 /** What the question was read as, in a line: "Looks for a count of “orders”, “returned”". */
-export function intentInWords(intent: { answerTypes: readonly string[]; entities: readonly { mention: string; links: readonly unknown[] }[] }): string {
+export function intentInWords(intent: {
+  answerTypes: readonly string[];
+  entities: readonly { mention: string; links: readonly unknown[] }[];
+}): string {
   const wanted = intent.answerTypes.map((t) => ANSWER_TYPE_WORDS[t]).filter(Boolean);
   const named = intent.entities.map((e) => `“${e.mention}”${e.links.length ? "" : " (found in no source)"}`);
   const looksFor = wanted.length ? `Looks for ${wanted.slice(0, 2).join(" or ")}` : "Read the question";

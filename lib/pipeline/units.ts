@@ -18,9 +18,11 @@ export interface Unit {
 }
 
 const DURATION = /^(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|yrs?|decades?|quarters?)$/i;
-const CURRENCY_WORD = /^(eur|euros?|usd|dollars?|gbp|pounds?|sek|nok|dkk|chf|kronor|krona|kroner|yen|jpy|cny|rmb|inr|rupees?|cents?|pence|francs?)$/i;
+const CURRENCY_WORD =
+  /^(eur|euros?|usd|dollars?|gbp|pounds?|sek|nok|dkk|chf|kronor|krona|kroner|yen|jpy|cny|rmb|inr|rupees?|cents?|pence|francs?)$/i;
 const CURRENCY_SYMBOL = /[$€£¥₹₩]/;
-const MEASURE = /^(kg|g|grams?|kilograms?|tonnes?|tons?|lbs?|pounds weight|km|m|metres?|meters?|miles?|cm|mm|l|litres?|liters?|kwh|mwh|gwh|gb|tb|mb|sq|square)$/i;
+const MEASURE =
+  /^(kg|g|grams?|kilograms?|tonnes?|tons?|lbs?|pounds weight|km|m|metres?|meters?|miles?|cm|mm|l|litres?|liters?|kwh|mwh|gwh|gb|tb|mb|sq|square)$/i;
 /** Words after a figure that are not its unit. */
 const NOT_UNITS = /^(and|or|to|of|in|on|at|for|from|per|the|a|an|by|with|million|billion|thousand|hundred|percent|per cent|m|bn|k)$/i;
 
@@ -29,7 +31,9 @@ export function unitOfValue(display: string): Unit | null {
   const t = display.trim();
   if (/%|\bper ?cent\b|\bpercent(age)?\b/i.test(t)) return { kind: "percent", word: "%" };
   if (CURRENCY_SYMBOL.test(t)) return { kind: "currency", word: CURRENCY_SYMBOL.exec(t)![0] };
-  const m = /^[-+(]?\d[\d,.]*\)?\s*(?:(?:thousand|million|billion|m|bn|k)\s+)?([\p{L}][\p{L}-]*)(?:\s+([\p{L}][\p{L}-]*))?/iu.exec(t) ?? /^([\p{L}]{3})\s+[-+]?\d/u.exec(t);
+  const m =
+    /^[-+(]?\d[\d,.]*\)?\s*(?:(?:thousand|million|billion|m|bn|k)\s+)?([\p{L}][\p{L}-]*)(?:\s+([\p{L}][\p{L}-]*))?/iu.exec(t) ??
+    /^([\p{L}]{3})\s+[-+]?\d/u.exec(t);
   if (!m) return null;
   const word = m[1];
   if (NOT_UNITS.test(word)) return null;
@@ -51,7 +55,8 @@ export interface ExpectedUnit {
 /** What unit the question expects, if it says: "how many products" → a count of products; "how long" → a duration. */
 export function expectedUnit(question: string): ExpectedUnit | null {
   const q = question.toLowerCase();
-  if (/\b(what|which)\s+(percent(age)?|share|proportion)\b|\bby\s+what\s+percent|\bhow\s+many\s+percent|\bpercentage\b|\bwhat\s+%/.test(q)) return { kind: "percent", noun: null };
+  if (/\b(what|which)\s+(percent(age)?|share|proportion)\b|\bby\s+what\s+percent|\bhow\s+many\s+percent|\bpercentage\b|\bwhat\s+%/.test(q))
+    return { kind: "percent", noun: null };
   if (/\bhow\s+long\b|\bhow\s+old\b/.test(q)) return { kind: "duration", noun: null };
   const many = /\bhow\s+many\s+(?:of\s+the\s+)?(?:[a-z-]+\s+){0,2}?([a-z-]+)\b/.exec(q);
   if (many) {
@@ -71,7 +76,17 @@ interface TaggedTerm {
 }
 
 /** Tags that end the counted noun phrase: "how many concerts | occurred in …", "how many owners | temporarily do …". */
-const ENDS_NOUN_PHRASE = new Set(["Verb", "Preposition", "Conjunction", "Adverb", "Determiner", "Negative", "Pronoun", "QuestionWord", "Value"]);
+const ENDS_NOUN_PHRASE = new Set([
+  "Verb",
+  "Preposition",
+  "Conjunction",
+  "Adverb",
+  "Determiner",
+  "Negative",
+  "Pronoun",
+  "QuestionWord",
+  "Value",
+]);
 
 /**
  * "how many <noun phrase> <verb or preposition> …": the counted noun is the phrase's last word, read with

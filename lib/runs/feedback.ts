@@ -13,12 +13,20 @@ const FINISHED = ["ANSWERED", "REFRAINED", "FAILED", "CANCELLED"] as const;
  * (a resubmission updates it). A changed report goes back to OPEN so the analysts' review queue sees it
  * again; an unchanged resubmission changes nothing.
  */
-export async function submitFeedback(prisma: PrismaClient, user: AccessSubject, raw: FeedbackInput): Promise<FeedbackView & { created: boolean; changed: boolean }> {
+export async function submitFeedback(
+  prisma: PrismaClient,
+  user: AccessSubject,
+  raw: FeedbackInput,
+): Promise<FeedbackView & { created: boolean; changed: boolean }> {
   const input = feedbackInputSchema.parse(raw);
   return prisma.$transaction(async (tx) => {
-    const run = await tx.run.findFirst({ where: { AND: [{ id: input.runId }, runReadableWhere(user)] }, select: { id: true, status: true } });
+    const run = await tx.run.findFirst({
+      where: { AND: [{ id: input.runId }, runReadableWhere(user)] },
+      select: { id: true, status: true },
+    });
     if (!run) throw new AppError("NOT_FOUND", "That run does not exist or you may not open it.");
-    if (!(FINISHED as readonly string[]).includes(run.status)) throw new AppError("VALIDATION", "This run has not finished yet. Give feedback once it has.");
+    if (!(FINISHED as readonly string[]).includes(run.status))
+      throw new AppError("VALIDATION", "This run has not finished yet. Give feedback once it has.");
     // Serializes concurrent submissions for the same run, so "one per person per run" holds without a unique index.
     await tx.$queryRaw`SELECT id FROM "Run" WHERE id = ${run.id} FOR UPDATE`;
     const existing = await tx.feedback.findFirst({ where: { runId: run.id, userId: user.id }, orderBy: { createdAt: "desc" } });

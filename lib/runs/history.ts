@@ -27,7 +27,10 @@ export async function searchRuns(prisma: PrismaClient, user: AccessSubject, raw:
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       skip: (page - 1) * pageSize,
       take: pageSize,
-      select: { ...TURN_SELECT, feedback: { where: { userId: user.id }, orderBy: { createdAt: "desc" }, take: 1, select: { verdict: true } } },
+      select: {
+        ...TURN_SELECT,
+        feedback: { where: { userId: user.id }, orderBy: { createdAt: "desc" }, take: 1, select: { verdict: true } },
+      },
     }),
     prisma.run.count({ where }),
   ]);
@@ -40,7 +43,11 @@ export async function searchRuns(prisma: PrismaClient, user: AccessSubject, raw:
 }
 
 /** The person's conversations, most recently active first; with `q`, those whose title or any question contains it. */
-export async function searchConversations(prisma: PrismaClient, user: AccessSubject, raw: HistoryQuery = {}): Promise<Page<HistoryConversation>> {
+export async function searchConversations(
+  prisma: PrismaClient,
+  user: AccessSubject,
+  raw: HistoryQuery = {},
+): Promise<Page<HistoryConversation>> {
   const { q, page, pageSize } = historyQuerySchema.parse(raw);
   const where: Prisma.ConversationWhereInput = {
     userId: user.id,
@@ -64,7 +71,13 @@ export async function searchConversations(prisma: PrismaClient, user: AccessSubj
     prisma.conversation.count({ where }),
   ]);
   return pageOf(
-    rows.map((c) => ({ id: c.id, title: c.title, updatedAt: c.updatedAt.toISOString(), turns: c._count.runs, last: c.runs[0] ? turnView(c.runs[0]) : null })),
+    rows.map((c) => ({
+      id: c.id,
+      title: c.title,
+      updatedAt: c.updatedAt.toISOString(),
+      turns: c._count.runs,
+      last: c.runs[0] ? turnView(c.runs[0]) : null,
+    })),
     total,
     page,
     pageSize,

@@ -39,14 +39,55 @@ export function normalizeOutcome(raw: unknown): RunOutcome | null {
   };
 }
 
-export function feedbackView(f: { id: string; verdict: "HELPFUL" | "WRONG"; correctAnswer: string | null; comment: string | null; status: "OPEN" | "RESOLVED"; createdAt: Date }): FeedbackView {
-  return { id: f.id, verdict: f.verdict, correctAnswer: f.correctAnswer, comment: f.comment, status: f.status, createdAt: f.createdAt.toISOString() };
+export function feedbackView(f: {
+  id: string;
+  verdict: "HELPFUL" | "WRONG";
+  correctAnswer: string | null;
+  comment: string | null;
+  status: "OPEN" | "RESOLVED";
+  createdAt: Date;
+}): FeedbackView {
+  return {
+    id: f.id,
+    verdict: f.verdict,
+    correctAnswer: f.correctAnswer,
+    comment: f.comment,
+    status: f.status,
+    createdAt: f.createdAt.toISOString(),
+  };
 }
 
-export const TURN_SELECT = { id: true, question: true, status: true, answer: true, refrainReason: true, confidence: true, createdAt: true, conversationId: true } as const;
+export const TURN_SELECT = {
+  id: true,
+  question: true,
+  status: true,
+  answer: true,
+  refrainReason: true,
+  confidence: true,
+  createdAt: true,
+  conversationId: true,
+} as const;
 
-export function turnView(r: { id: string; question: string; status: RunStatusName; answer: string | null; refrainReason: string | null; confidence: number | null; createdAt: Date; conversationId: string | null }): TurnView {
-  return { id: r.id, question: r.question, status: r.status, answer: r.answer, refrainReason: r.refrainReason, confidence: r.confidence, createdAt: r.createdAt.toISOString(), conversationId: r.conversationId };
+export function turnView(r: {
+  id: string;
+  question: string;
+  status: RunStatusName;
+  answer: string | null;
+  refrainReason: string | null;
+  confidence: number | null;
+  createdAt: Date;
+  conversationId: string | null;
+}): TurnView {
+  return {
+    id: r.id,
+    question: r.question,
+    status: r.status,
+    answer: r.answer,
+    refrainReason: r.refrainReason,
+    confidence: r.confidence,
+    createdAt: r.createdAt.toISOString(),
+    conversationId: r.conversationId,
+  };
 }
 
 /**
@@ -68,8 +109,16 @@ export async function loadRunView(prisma: PrismaClient, user: AccessSubject, run
       requestedKbIds: true,
       result: true,
       user: { select: { name: true } },
-      traceEvents: { orderBy: { seq: "asc" }, select: { seq: true, stage: true, type: true, strategy: true, durationMs: true, summary: true } },
-      feedback: { where: { userId: user.id }, orderBy: { createdAt: "desc" }, take: 1, select: { id: true, verdict: true, correctAnswer: true, comment: true, status: true, createdAt: true } },
+      traceEvents: {
+        orderBy: { seq: "asc" },
+        select: { seq: true, stage: true, type: true, strategy: true, durationMs: true, summary: true },
+      },
+      feedback: {
+        where: { userId: user.id },
+        orderBy: { createdAt: "desc" },
+        take: 1,
+        select: { id: true, verdict: true, correctAnswer: true, comment: true, status: true, createdAt: true },
+      },
     },
   });
   if (!run) throw new AppError("NOT_FOUND", "That run does not exist or you may not open it.");
@@ -89,9 +138,10 @@ export async function loadRunView(prisma: PrismaClient, user: AccessSubject, run
     ...e,
     summary: hidden?.wholeResult || (hidden?.entityLinks && e.stage === "understand") ? "" : e.summary,
   }));
-  const laterTurns = run.conversationId && run.userId === user.id
-    ? await prisma.run.count({ where: { conversationId: run.conversationId, userId: user.id, createdAt: { gt: run.createdAt } } })
-    : 0;
+  const laterTurns =
+    run.conversationId && run.userId === user.id
+      ? await prisma.run.count({ where: { conversationId: run.conversationId, userId: user.id, createdAt: { gt: run.createdAt } } })
+      : 0;
   return {
     id: run.id,
     question: run.question,
@@ -113,12 +163,20 @@ export async function loadRunView(prisma: PrismaClient, user: AccessSubject, run
  * The earlier questions of a conversation (the thread shown above the current run). Only the owner's
  * conversations; `before` limits it to the turns asked before a given run.
  */
-export async function conversationTurns(prisma: PrismaClient, user: AccessSubject, conversationId: string, before?: { runId: string }): Promise<TurnView[]> {
+export async function conversationTurns(
+  prisma: PrismaClient,
+  user: AccessSubject,
+  conversationId: string,
+  before?: { runId: string },
+): Promise<TurnView[]> {
   const conv = await prisma.conversation.findFirst({ where: { id: conversationId, userId: user.id }, select: { id: true } });
   if (!conv) throw new AppError("NOT_FOUND", "That conversation does not exist or is not yours.");
   let createdBefore: Date | undefined;
   if (before) {
-    const anchor = await prisma.run.findFirst({ where: { id: before.runId, conversationId, userId: user.id }, select: { createdAt: true } });
+    const anchor = await prisma.run.findFirst({
+      where: { id: before.runId, conversationId, userId: user.id },
+      select: { createdAt: true },
+    });
     createdBefore = anchor?.createdAt;
   }
   const rows = await prisma.run.findMany({

@@ -2,7 +2,17 @@ import { z } from "zod";
 import { SecretDecryptionError, decryptSecret, encryptSecret } from "../crypto/secrets";
 import type { Prisma, PrismaClient } from "../db/generated/client";
 import { type LlmEnv } from "../env";
-import { LLM_DEFAULTS, LLM_STAGES, LLM_STAGE_LABELS, type LlmConfig, type LlmStage, type ModelPrice, STRUCTURED_OUTPUT_MODES, type StructuredOutputMode, modelPriceSchema } from "../llm/config";
+import {
+  LLM_DEFAULTS,
+  LLM_STAGES,
+  LLM_STAGE_LABELS,
+  type LlmConfig,
+  type LlmStage,
+  type ModelPrice,
+  STRUCTURED_OUTPUT_MODES,
+  type StructuredOutputMode,
+  modelPriceSchema,
+} from "../llm/config";
 import type { ApiKeyChange, LlmSettingsInput } from "./llm-settings.validation";
 
 /**
@@ -58,7 +68,13 @@ async function readRow(prisma: PrismaClient) {
   return prisma.setting.findUnique({ where: { key: LLM_SETTING_KEY }, select: { value: true, secretCiphertext: true, updatedAt: true } });
 }
 
-type StageModelKey = "LLM_MODEL_UNDERSTAND" | "LLM_MODEL_SELECT" | "LLM_MODEL_FORMULATE" | "LLM_MODEL_SELECT_EVIDENCE" | "LLM_MODEL_ANSWER" | "LLM_MODEL_CRITIQUE";
+type StageModelKey =
+  | "LLM_MODEL_UNDERSTAND"
+  | "LLM_MODEL_SELECT"
+  | "LLM_MODEL_FORMULATE"
+  | "LLM_MODEL_SELECT_EVIDENCE"
+  | "LLM_MODEL_ANSWER"
+  | "LLM_MODEL_CRITIQUE";
 
 const ENV_STAGE_MODEL: Record<LlmStage, StageModelKey> = {
   understand: "LLM_MODEL_UNDERSTAND",
@@ -74,7 +90,10 @@ export function envStages(env: LlmEnv): { enabled: Set<LlmStage>; unknown: strin
   const raw = env.LLM_STAGES?.trim().toLowerCase();
   if (!raw || raw === "all") return { enabled: new Set(LLM_STAGES), unknown: [] };
   if (raw === "none") return { enabled: new Set(), unknown: [] };
-  const names = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const known = names.filter((n): n is LlmStage => (LLM_STAGES as readonly string[]).includes(n));
   return { enabled: new Set(known), unknown: names.filter((n) => !known.includes(n as LlmStage)) };
 }
@@ -99,7 +118,8 @@ export function endpointNeedsKey(baseUrl: string): boolean {
   } catch {
     return false;
   }
-  if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal") || !host.includes(".")) return false;
+  if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal") || !host.includes("."))
+    return false;
   if (/^(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|0\.0\.0\.0$|::1$|fc|fd)/.test(host)) return false;
   return true;
 }
@@ -117,7 +137,11 @@ export interface ResolvedLlmSettings {
 }
 
 /** Effective configuration: Settings over environment, with every problem named. */
-export function resolveLlmSettings(stored: StoredLlmSettings, storedKey: { value: string | null; error: string | null }, env: LlmEnv): ResolvedLlmSettings {
+export function resolveLlmSettings(
+  stored: StoredLlmSettings,
+  storedKey: { value: string | null; error: string | null },
+  env: LlmEnv,
+): ResolvedLlmSettings {
   const problems: string[] = [];
   const baseUrl = (stored.baseUrl || env.LLM_BASE_URL || "").trim();
   const model = (stored.model || env.LLM_MODEL || "").trim();
@@ -125,7 +149,8 @@ export function resolveLlmSettings(stored: StoredLlmSettings, storedKey: { value
   const apiKey = storedKey.value ?? env.LLM_API_KEY ?? "";
   const apiKeySource: ApiKeySource = storedKey.value ? "settings" : env.LLM_API_KEY ? "environment" : null;
   const fromEnv = envStages(env);
-  if (fromEnv.unknown.length) problems.push(`LLM_STAGES names unknown stages (${fromEnv.unknown.join(", ")}); known: ${LLM_STAGES.join(", ")}.`);
+  if (fromEnv.unknown.length)
+    problems.push(`LLM_STAGES names unknown stages (${fromEnv.unknown.join(", ")}); known: ${LLM_STAGES.join(", ")}.`);
   let prices: Record<string, ModelPrice> = {};
   try {
     prices = { ...envPrices(env), ...stored.prices };
@@ -142,11 +167,17 @@ export function resolveLlmSettings(stored: StoredLlmSettings, storedKey: { value
 
   if (!stored.enabled) return { config: null, status: "off", problems, apiKeySource };
   if (!baseUrl && !model) return { config: null, status: "off", problems, apiKeySource };
-  if (!baseUrl) problems.push("No endpoint: set the base URL of an OpenAI-compatible server (e.g. https://api.openai.com/v1 or http://localhost:11434/v1).");
-  if (!model && LLM_STAGES.some((s) => stages[s].enabled && !stages[s].model)) problems.push("No model: name the default model (e.g. gpt-4o-mini or llama3.1:8b).");
-  if (baseUrl && !apiKey && endpointNeedsKey(baseUrl)) problems.push(`No API key: ${new URL(baseUrl).host} is a hosted endpoint and will refuse requests without one.`);
+  if (!baseUrl)
+    problems.push(
+      "No endpoint: set the base URL of an OpenAI-compatible server (e.g. https://api.openai.com/v1 or http://localhost:11434/v1).",
+    );
+  if (!model && LLM_STAGES.some((s) => stages[s].enabled && !stages[s].model))
+    problems.push("No model: name the default model (e.g. gpt-4o-mini or llama3.1:8b).");
+  if (baseUrl && !apiKey && endpointNeedsKey(baseUrl))
+    problems.push(`No API key: ${new URL(baseUrl).host} is a hosted endpoint and will refuse requests without one.`);
   if (!LLM_STAGES.some((s) => stages[s].enabled)) return { config: null, status: "off", problems, apiKeySource };
-  if (problems.some((p) => /^No (endpoint|model|API key)|could not be decrypted/.test(p))) return { config: null, status: "misconfigured", problems, apiKeySource };
+  if (problems.some((p) => /^No (endpoint|model|API key)|could not be decrypted/.test(p)))
+    return { config: null, status: "misconfigured", problems, apiKeySource };
   return {
     config: {
       baseUrl,
@@ -173,7 +204,10 @@ function decryptStoredKey(ciphertext: string | null, encryptionKey: Buffer): { v
   } catch (e) {
     return {
       value: null,
-      error: e instanceof SecretDecryptionError ? "The stored API key could not be decrypted (the encryption key changed); enter the key again." : "The stored API key could not be read; enter it again.",
+      error:
+        e instanceof SecretDecryptionError
+          ? "The stored API key could not be decrypted (the encryption key changed); enter the key again."
+          : "The stored API key could not be read; enter it again.",
     };
   }
 }
@@ -207,7 +241,10 @@ export interface LlmSettingsView {
 }
 
 export async function getLlmSettingsView(prisma: PrismaClient, encryptionKey: Buffer, env: LlmEnv): Promise<LlmSettingsView> {
-  const [row, failureRow] = await Promise.all([readRow(prisma), prisma.setting.findUnique({ where: { key: LLM_FAILURE_KEY }, select: { value: true } })]);
+  const [row, failureRow] = await Promise.all([
+    readRow(prisma),
+    prisma.setting.findUnique({ where: { key: LLM_FAILURE_KEY }, select: { value: true } }),
+  ]);
   const failure = failureSchema.safeParse(failureRow?.value).data ?? null;
   // Saving the settings answers the failures met before: only newer ones are shown.
   const lastFailure = failure && (!row || failure.at > row.updatedAt.toISOString()) ? failure : null;
@@ -220,7 +257,10 @@ export async function getLlmSettingsView(prisma: PrismaClient, encryptionKey: Bu
     enabled: stored.enabled,
     baseUrl: stored.baseUrl ?? "",
     model,
-    apiKey: { set: !!(key.value || row?.secretCiphertext || env.LLM_API_KEY), source: row?.secretCiphertext ? "settings" : env.LLM_API_KEY ? "environment" : null },
+    apiKey: {
+      set: !!(key.value || row?.secretCiphertext || env.LLM_API_KEY),
+      source: row?.secretCiphertext ? "settings" : env.LLM_API_KEY ? "environment" : null,
+    },
     stages: LLM_STAGES.map((s) => ({
       stage: s,
       label: LLM_STAGE_LABELS[s],
@@ -239,7 +279,12 @@ export async function getLlmSettingsView(prisma: PrismaClient, encryptionKey: Bu
       maxRetries: env.LLM_MAX_RETRIES ?? LLM_DEFAULTS.maxRetries,
       structuredOutputs: env.LLM_STRUCTURED_OUTPUTS ?? LLM_DEFAULTS.structuredOutputs,
     },
-    effective: { status: resolved.status, problems: resolved.problems, baseUrl: resolved.config?.baseUrl ?? (stored.baseUrl || env.LLM_BASE_URL || ""), model: resolved.config?.model ?? (stored.model || env.LLM_MODEL || "") },
+    effective: {
+      status: resolved.status,
+      problems: resolved.problems,
+      baseUrl: resolved.config?.baseUrl ?? (stored.baseUrl || env.LLM_BASE_URL || ""),
+      model: resolved.config?.model ?? (stored.model || env.LLM_MODEL || ""),
+    },
     lastFailure,
     updatedAt: row?.updatedAt.toISOString() ?? null,
   };

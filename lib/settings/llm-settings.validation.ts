@@ -22,14 +22,23 @@ const modelName = z.string().trim().max(200, "Keep the model name under 200 char
 export const apiKeyChangeSchema = z.discriminatedUnion("action", [
   z.object({ action: z.literal("keep") }),
   z.object({ action: z.literal("clear") }),
-  z.object({ action: z.literal("replace"), value: z.string().trim().min(1, "Paste the new API key, or choose to keep the current one.").max(1_000, "That key is too long.") }),
+  z.object({
+    action: z.literal("replace"),
+    value: z.string().trim().min(1, "Paste the new API key, or choose to keep the current one.").max(1_000, "That key is too long."),
+  }),
 ]);
 export type ApiKeyChange = z.infer<typeof apiKeyChangeSchema>;
 
 export const priceRowSchema = z.object({
   model: z.string().trim().min(1, "Name the model.").max(200),
-  input: z.number({ error: "Enter a price." }).min(0, "Prices cannot be negative.").max(1_000, "That is more than any listed model costs; check the unit (USD per million tokens)."),
-  output: z.number({ error: "Enter a price." }).min(0, "Prices cannot be negative.").max(1_000, "That is more than any listed model costs; check the unit (USD per million tokens)."),
+  input: z
+    .number({ error: "Enter a price." })
+    .min(0, "Prices cannot be negative.")
+    .max(1_000, "That is more than any listed model costs; check the unit (USD per million tokens)."),
+  output: z
+    .number({ error: "Enter a price." })
+    .min(0, "Prices cannot be negative.")
+    .max(1_000, "That is more than any listed model costs; check the unit (USD per million tokens)."),
 });
 
 export const llmSettingsInputSchema = z.object({
@@ -39,8 +48,18 @@ export const llmSettingsInputSchema = z.object({
   model: modelName,
   apiKey: apiKeyChangeSchema,
   stages: z.array(z.object({ stage: z.enum(LLM_STAGES), enabled: z.boolean(), model: modelName })).max(LLM_STAGES.length),
-  timeoutMs: z.number({ error: "Enter a whole number of milliseconds." }).int("Enter a whole number of milliseconds.").min(500, "At least 500 ms.").max(600_000, "At most 600,000 ms (10 minutes).").nullable(),
-  maxRetries: z.number({ error: "Enter a whole number." }).int("Enter a whole number.").min(0, "At least 0.").max(6, "At most 6 retries.").nullable(),
+  timeoutMs: z
+    .number({ error: "Enter a whole number of milliseconds." })
+    .int("Enter a whole number of milliseconds.")
+    .min(500, "At least 500 ms.")
+    .max(600_000, "At most 600,000 ms (10 minutes).")
+    .nullable(),
+  maxRetries: z
+    .number({ error: "Enter a whole number." })
+    .int("Enter a whole number.")
+    .min(0, "At least 0.")
+    .max(6, "At most 6 retries.")
+    .nullable(),
   structuredOutputs: z.enum(STRUCTURED_OUTPUT_MODES),
   prices: z.array(priceRowSchema).max(100, "At most 100 price entries."),
 });

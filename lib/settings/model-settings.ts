@@ -70,13 +70,22 @@ export async function getModelSettingsForm(prisma: PrismaClient, env: ModelsEnv)
     precision: stored.precision ?? env.MODELS_PRECISION,
     embedder: stored.embedder ?? "",
     crossEncoder: stored.crossEncoder ?? "",
-    defaults: { enabled: env.MODELS_ENABLED, precision: env.MODELS_PRECISION, embedder: env.EMBEDDING_MODEL, crossEncoder: env.CROSS_ENCODER_MODEL ?? "" },
+    defaults: {
+      enabled: env.MODELS_ENABLED,
+      precision: env.MODELS_PRECISION,
+      embedder: env.EMBEDDING_MODEL,
+      crossEncoder: env.CROSS_ENCODER_MODEL ?? "",
+    },
     updatedAt: row?.updatedAt.toISOString() ?? null,
   };
 }
 
 /** Saves the admin's choices; returns what changed for the embeddings (a new embedder or precision means collections are embedded again). */
-export async function saveModelSettings(prisma: PrismaClient, env: ModelsEnv, input: ModelSettingsInput): Promise<{ before: EffectiveModelSettings; after: EffectiveModelSettings }> {
+export async function saveModelSettings(
+  prisma: PrismaClient,
+  env: ModelsEnv,
+  input: ModelSettingsInput,
+): Promise<{ before: EffectiveModelSettings; after: EffectiveModelSettings }> {
   const before = await loadModelSettings(prisma, env);
   const value: StoredModelSettings = {
     enabled: input.enabled,

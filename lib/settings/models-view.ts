@@ -16,7 +16,11 @@ export async function getModelsView(prisma: PrismaClient, env: ModelsEnv): Promi
   const [form, overview, jobs] = await Promise.all([
     getModelSettingsForm(prisma, env),
     modelsOverview(prisma),
-    prisma.job.groupBy({ by: ["status"], where: { kind: embedCollectionJob.id, status: { in: ["QUEUED", "RUNNING", "FAILED"] }, activeKey: { not: null } }, _count: { _all: true } }),
+    prisma.job.groupBy({
+      by: ["status"],
+      where: { kind: embedCollectionJob.id, status: { in: ["QUEUED", "RUNNING", "FAILED"] }, activeKey: { not: null } },
+      _count: { _all: true },
+    }),
   ]);
   const count = (s: string) => jobs.find((j) => j.status === s)?._count._all ?? 0;
   // A failed job clears its key; failures are counted among the latest job of each collection.

@@ -32,10 +32,20 @@ const ADVICE: Partial<Record<LlmError["kind"], string>> = {
 
 function failure(error: LlmError, started: number, models: string[] = []): ConnectionTest {
   const advice = ADVICE[error.kind];
-  return { ok: false, message: `Connection failed: ${error.message}.${advice ? ` ${advice}` : ""}`, latencyMs: Math.round(performance.now() - started), models };
+  return {
+    ok: false,
+    message: `Connection failed: ${error.message}.${advice ? ` ${advice}` : ""}`,
+    latencyMs: Math.round(performance.now() - started),
+    models,
+  };
 }
 
-export async function testLlmConnection(input: { baseUrl: string; apiKey: string; model: string; timeoutMs?: number }): Promise<ConnectionTest> {
+export async function testLlmConnection(input: {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  timeoutMs?: number;
+}): Promise<ConnectionTest> {
   const started = performance.now();
   const timeoutMs = Math.min(input.timeoutMs ?? TEST_TIMEOUT_MS, TEST_TIMEOUT_MS);
   if (!input.baseUrl) return { ok: false, message: "Enter the base URL of the endpoint first.", latencyMs: 0, models: [] };
@@ -68,7 +78,12 @@ export async function testLlmConnection(input: { baseUrl: string; apiKey: string
     try {
       const t = performance.now();
       await client.chat.completions.create(
-        { model: input.model, messages: [{ role: "user", content: "Reply with the word OK." }], ...(temperature === undefined ? {} : { temperature }), [tokenParam]: 16 },
+        {
+          model: input.model,
+          messages: [{ role: "user", content: "Reply with the word OK." }],
+          ...(temperature === undefined ? {} : { temperature }),
+          [tokenParam]: 16,
+        },
         { timeout: timeoutMs, maxRetries: 0 },
       );
       return {
@@ -80,7 +95,8 @@ export async function testLlmConnection(input: { baseUrl: string; apiKey: string
     } catch (e) {
       const error = toLlmError(e, context);
       // Newer OpenAI models refuse max_tokens or a temperature; the pipeline adapts the same way.
-      if (error.kind === "bad_request" && /max_tokens/i.test(error.message) && tokenParam === "max_tokens") tokenParam = "max_completion_tokens";
+      if (error.kind === "bad_request" && /max_tokens/i.test(error.message) && tokenParam === "max_tokens")
+        tokenParam = "max_completion_tokens";
       else if (error.kind === "bad_request" && /temperature/i.test(error.message) && temperature !== undefined) temperature = undefined;
       else return failure(error, started, models.slice(0, 50));
     }

@@ -4,7 +4,10 @@
  * number) and the typographic minus "−" in displayed expressions.
  */
 
-export function formatFigure(value: number, options: { maxDecimals?: number; minDecimals?: number; typographicMinus?: boolean } = {}): string {
+export function formatFigure(
+  value: number,
+  options: { maxDecimals?: number; minDecimals?: number; typographicMinus?: boolean } = {},
+): string {
   const maxDecimals = options.maxDecimals ?? 2;
   const minDecimals = Math.min(options.minDecimals ?? 0, maxDecimals);
   const abs = Math.abs(value);

@@ -19,7 +19,8 @@ export interface Period {
 }
 
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-const MONTH = "(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?";
+const MONTH =
+  "(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?";
 const YEAR4 = "((?:19|20)\\d\\d)";
 
 function monthOf(word: string): number {
@@ -43,16 +44,25 @@ const one = (year: number, extra: Partial<Period> = {}) => ({ year, month: null,
 /** Earlier rules win where matches overlap: a date before its bare year, a range before its ends. */
 const RULES: Rule[] = [
   // "December 31, 2019", "Dec. 28, 2019", "April 27 2019"
-  { re: new RegExp(`\\b${MONTH}\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+${YEAR4}\\b`, "gi"), read: (m) => one(Number(m[3]), { month: monthOf(m[1]), day: Number(m[2]) }) },
+  {
+    re: new RegExp(`\\b${MONTH}\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+${YEAR4}\\b`, "gi"),
+    read: (m) => one(Number(m[3]), { month: monthOf(m[1]), day: Number(m[2]) }),
+  },
   // "30 June 2019", "1 January 2018"
-  { re: new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+${MONTH},?\\s+${YEAR4}\\b`, "gi"), read: (m) => one(Number(m[3]), { month: monthOf(m[2]), day: Number(m[1]) }) },
+  {
+    re: new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+${MONTH},?\\s+${YEAR4}\\b`, "gi"),
+    read: (m) => one(Number(m[3]), { month: monthOf(m[2]), day: Number(m[1]) }),
+  },
   // "June 2019"
   { re: new RegExp(`\\b${MONTH}\\s+${YEAR4}\\b`, "gi"), read: (m) => one(Number(m[2]), { month: monthOf(m[1]) }) },
   // "Q4 2019", "Q4 FY19", "4Q19"
   { re: /\bq([1-4])\s*(?:fy|f)?\s*'?((?:19|20)\d\d|\d\d)\b/gi, read: (m) => one(fullYear(m[2]), { quarter: Number(m[1]) }) },
   { re: /\b([1-4])q\s*'?((?:19|20)\d\d|\d\d)\b/gi, read: (m) => one(fullYear(m[2]), { quarter: Number(m[1]) }) },
   // "fourth quarter of 2019", "the third quarter of fiscal 2018"
-  { re: /\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\s+(?:of\s+)?(?:fiscal\s+(?:year\s+)?)?((?:19|20)\d\d)\b/gi, read: (m) => one(Number(m[2]), { quarter: QUARTER_WORDS[m[1].toLowerCase()] }) },
+  {
+    re: /\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\s+(?:of\s+)?(?:fiscal\s+(?:year\s+)?)?((?:19|20)\d\d)\b/gi,
+    read: (m) => one(Number(m[2]), { quarter: QUARTER_WORDS[m[1].toLowerCase()] }),
+  },
   // ranges: "2017-2019", "2017 – 2019", "fiscal 2017 to 2019", "FY17-FY19", "2021-2022"
   {
     re: /\b(?:fy|f|fiscal(?:\s+years?)?\s*)?((?:19|20)\d\d)\s*(?:-|–|—|to|through|until)\s*(?:fy|f)?\s*((?:19|20)\d\d)\b/gi,

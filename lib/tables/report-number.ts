@@ -22,11 +22,13 @@ export interface ReportNumber {
   dash: boolean;
 }
 
-export type CellReading = { kind: "number"; number: ReportNumber } | { kind: "missing"; text: string } | { kind: "text"; text: string } | { kind: "empty" };
+export type CellReading =
+  { kind: "number"; number: ReportNumber } | { kind: "missing"; text: string } | { kind: "text"; text: string } | { kind: "empty" };
 
 const DASHES = /^[-–—―−]+$/;
 const MISSING = /^(n\/?a|n\.a\.?|n\/m|nm|not meaningful|not applicable|none|nil|\*+)$/i;
-const CURRENCY_SYMBOL = /(US\$|A\$|C\$|NZ\$|HK\$|S\$|R\$|NT\$|\$|€|£|¥|₹|₩|\b(?:CHF|EUR|USD|GBP|SEK|NOK|DKK|JPY|CNY|RMB|INR|AUD|CAD|HKD|SGD)\b)/;
+const CURRENCY_SYMBOL =
+  /(US\$|A\$|C\$|NZ\$|HK\$|S\$|R\$|NT\$|\$|€|£|¥|₹|₩|\b(?:CHF|EUR|USD|GBP|SEK|NOK|DKK|JPY|CNY|RMB|INR|AUD|CAD|HKD|SGD)\b)/;
 const SUPERSCRIPTS = /[¹²³⁴⁵⁶⁷⁸⁹⁰*†‡§#]+$/u;
 /** A trailing footnote reference after a number: "(1)", "(a)", "(iv)", "[2]". */
 const TRAILING_FOOTNOTE = /\s*(\(\s*(\d{1,2}|[a-z]|[ivx]{1,4})\s*\)|\[\s*\d{1,2}\s*\])$/i;
@@ -46,7 +48,10 @@ function joinSpacedDigits(text: string): string {
  */
 export function readCell(raw: string | number | boolean | null | undefined): CellReading {
   if (raw === null || raw === undefined || raw === "") return { kind: "empty" };
-  if (typeof raw === "number") return Number.isFinite(raw) ? { kind: "number", number: { value: raw, percent: false, currency: null, decimals: decimalsOf(String(raw)), dash: false } } : { kind: "text", text: String(raw) };
+  if (typeof raw === "number")
+    return Number.isFinite(raw)
+      ? { kind: "number", number: { value: raw, percent: false, currency: null, decimals: decimalsOf(String(raw)), dash: false } }
+      : { kind: "text", text: String(raw) };
   if (typeof raw === "boolean") return { kind: "text", text: String(raw) };
   let t = joinSpacedDigits(raw.replace(/\s+/g, " ").trim());
   if (!t) return { kind: "empty" };

@@ -21,13 +21,19 @@ export interface ScaleNote {
 /** Unit markers a header or caption uses: any of them states the table's scale. */
 const HEADER_MARKERS: [Scale, RegExp][] = [
   ["thousand", /\bthousands?\b|(?:^|[\s($€£¥])['’‘]?000['’]?s?\b|\$\s?['’‘]?000\b|\b000['’]?s\b|\b(?:k|tsd|tkr|teur|tusd)\b(?!\w)/i],
-  ["million", /\bmillions?\b|\bmn\b|\bmln\b|\bmio\b|(?:[$€£¥]|\b(?:usd|eur|gbp|sek|nok|dkk|chf|rmb|cny|aud|cad|hkd|inr|jpy|zar|nzd|sgd))\s?m\b|\bm(?:usd|eur|gbp|sek)\b|\b(?:usd|eur|gbp|sek|nok|rmb|aud|cad)m\b|^\s*\(?m\)?\s*$/i],
+  [
+    "million",
+    /\bmillions?\b|\bmn\b|\bmln\b|\bmio\b|(?:[$€£¥]|\b(?:usd|eur|gbp|sek|nok|dkk|chf|rmb|cny|aud|cad|hkd|inr|jpy|zar|nzd|sgd))\s?m\b|\bm(?:usd|eur|gbp|sek)\b|\b(?:usd|eur|gbp|sek|nok|rmb|aud|cad)m\b|^\s*\(?m\)?\s*$/i,
+  ],
   ["billion", /\bbillions?\b|\bbn\b|\bbln\b|(?:[$€£¥]|\b(?:usd|eur|gbp))\s?b\b|\b(?:usd|eur|gbp)bn?\b/i],
 ];
 
 /** In prose only an explicit statement counts: "(in thousands)", "amounts in millions", "expressed in thousands of euros". */
 const PROSE_MARKERS: [Scale, RegExp][] = [
-  ["thousand", /\b(?:in|of)\s+(?:[a-z$€£¥.]+\s+){0,2}thousands\b|\(\s*thousands?\b|[$€£¥]\s?['’‘]?000\b|\bin\s+['’‘]?000['’]?s\b|thousands of (?:dollars|euros|pounds|u\.s\. dollars)/i],
+  [
+    "thousand",
+    /\b(?:in|of)\s+(?:[a-z$€£¥.]+\s+){0,2}thousands\b|\(\s*thousands?\b|[$€£¥]\s?['’‘]?000\b|\bin\s+['’‘]?000['’]?s\b|thousands of (?:dollars|euros|pounds|u\.s\. dollars)/i,
+  ],
   ["million", /\b(?:in|of)\s+(?:[a-z$€£¥.]+\s+){0,2}millions\b|\(\s*millions?\b|millions of (?:dollars|euros|pounds|u\.s\. dollars)/i],
   ["billion", /\b(?:in|of)\s+(?:[a-z$€£¥.]+\s+){0,2}billions\b|\(\s*billions?\b|billions of (?:dollars|euros|pounds)/i],
 ];
@@ -77,7 +83,11 @@ export function exceptedRow(note: ScaleNote, rowLabel: string, percent: boolean)
   if (percent) return true;
   const l = rowLabel.toLowerCase();
   if (note.except.includes("per share") && /per (diluted |basic |common |ordinary )?share|\beps\b/.test(l)) return true;
-  if (note.except.includes("shares") && /\b(number of shares|shares outstanding|share count|shares)\b/.test(l) && !/per share|\bvalue\b|\bprice\b|amount/.test(l)) return true;
+  if (
+    note.except.includes("shares") &&
+    /\b(number of shares|shares outstanding|share count|shares)\b/.test(l) &&
+    !/per share|\bvalue\b|\bprice\b|amount/.test(l)
+  )
+    return true;
   return /per (diluted |basic |common |ordinary )?share|\beps\b|\bratio\b|\(%\)|\bin %|\bpercent/.test(l);
 }
-

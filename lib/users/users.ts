@@ -66,7 +66,8 @@ export async function listGroups(prisma: PrismaClient): Promise<GroupRow[]> {
 async function assertGroupsExist(tx: Prisma.TransactionClient, groupIds: string[]) {
   if (!groupIds.length) return;
   const found = await tx.group.count({ where: { id: { in: groupIds } } });
-  if (found !== new Set(groupIds).size) throw new AppError("VALIDATION", "One of the chosen groups no longer exists.", { groupIds: "Unknown group." });
+  if (found !== new Set(groupIds).size)
+    throw new AppError("VALIDATION", "One of the chosen groups no longer exists.", { groupIds: "Unknown group." });
 }
 
 function isUniqueViolation(e: unknown): boolean {
@@ -111,7 +112,9 @@ export async function updateUser(prisma: PrismaClient, raw: UpdateUserInput) {
     if (losesAdmin) {
       const otherAdmins = await tx.user.count({ where: { role: "ADMIN", active: true, id: { not: input.id } } });
       if (otherAdmins === 0) {
-        throw new AppError("CONFLICT", "This is the last active admin. Make someone else an admin first.", { role: "The workspace needs an admin." });
+        throw new AppError("CONFLICT", "This is the last active admin. Make someone else an admin first.", {
+          role: "The workspace needs an admin.",
+        });
       }
     }
     await assertGroupsExist(tx, input.groupIds);
@@ -136,7 +139,8 @@ export async function createGroup(prisma: PrismaClient, raw: CreateGroupInput) {
   try {
     return await prisma.group.create({ data: input, select: { id: true, name: true } });
   } catch (e) {
-    if (isUniqueViolation(e)) throw new AppError("CONFLICT", `A group named "${input.name}" already exists.`, { name: "This name is taken." });
+    if (isUniqueViolation(e))
+      throw new AppError("CONFLICT", `A group named "${input.name}" already exists.`, { name: "This name is taken." });
     throw e;
   }
 }

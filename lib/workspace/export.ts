@@ -52,9 +52,15 @@ async function writeLines(file: string, lines: Iterable<string>): Promise<number
   return n;
 }
 
-export async function exportWorkspace(handle: DatabaseHandle, deps: Pick<CatalogDeps, "dataDir" | "encryptionKey">, outDir: string, log: (line: string) => void = () => undefined): Promise<ExportReport> {
+export async function exportWorkspace(
+  handle: DatabaseHandle,
+  deps: Pick<CatalogDeps, "dataDir" | "encryptionKey">,
+  outDir: string,
+  log: (line: string) => void = () => undefined,
+): Promise<ExportReport> {
   const dir = path.resolve(outDir);
-  if (existsSync(dir) && readdirSync(dir).length) throw new AppError("VALIDATION", `${dir} is not empty: an export never overwrites; choose a new folder.`);
+  if (existsSync(dir) && readdirSync(dir).length)
+    throw new AppError("VALIDATION", `${dir} is not empty: an export never overwrites; choose a new folder.`);
   for (const sub of ["catalog", "collections", "files/kbs"]) mkdirSync(path.join(dir, sub), { recursive: true });
 
   const tables: Record<string, number> = {};
@@ -82,10 +88,19 @@ export async function exportWorkspace(handle: DatabaseHandle, deps: Pick<Catalog
     const db = openIndexForRead(ctx);
     let entry: Omit<CollectionEntry, "version" | "stats">;
     try {
-      const documents = await writeLines(path.join(dir, "collections", `${kb.id}.jsonl`), (function* () {
-        for (const item of storedDocuments(db)) yield JSON.stringify(item);
-      })());
-      entry = { kbId: kb.id, name: kb.name, documents, language: readMeta(db, "language") ?? config.language, chunkMaxChars: Number(readMeta(db, "chunk_max_chars") ?? config.chunkMaxChars) };
+      const documents = await writeLines(
+        path.join(dir, "collections", `${kb.id}.jsonl`),
+        (function* () {
+          for (const item of storedDocuments(db)) yield JSON.stringify(item);
+        })(),
+      );
+      entry = {
+        kbId: kb.id,
+        name: kb.name,
+        documents,
+        language: readMeta(db, "language") ?? config.language,
+        chunkMaxChars: Number(readMeta(db, "chunk_max_chars") ?? config.chunkMaxChars),
+      };
     } finally {
       db.close();
     }
@@ -107,7 +122,8 @@ export async function exportWorkspace(handle: DatabaseHandle, deps: Pick<Catalog
     migrations: await appliedMigrations(handle),
     keyCheck: keyCheck(deps.encryptionKey),
     secrets:
-      (await handle.prisma.knowledgeBase.count({ where: { secretsCiphertext: { not: null } } })) + (await handle.prisma.setting.count({ where: { secretCiphertext: { not: null } } })),
+      (await handle.prisma.knowledgeBase.count({ where: { secretsCiphertext: { not: null } } })) +
+      (await handle.prisma.setting.count({ where: { secretCiphertext: { not: null } } })),
     tables,
     collections,
     kbFiles,

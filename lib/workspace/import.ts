@@ -35,7 +35,12 @@ import { CARRIED_TABLES } from "./tables";
 
 export interface ImportOptions {
   from: string;
-  target: { databaseUrl?: string; dataDir: string; datasetsDir: string; /** Where kbs/<id> goes (STORAGE_DIR); absent: dataDir. */ storageDir?: string };
+  target: {
+    databaseUrl?: string;
+    dataDir: string;
+    datasetsDir: string;
+    /** Where kbs/<id> goes (STORAGE_DIR); absent: dataDir. */ storageDir?: string;
+  };
   /** The new deployment's encryption key. */
   encryptionKey: Buffer;
   /** The old deployment's key, when it differs: the secrets are decrypted with it and encrypted again. */
@@ -54,26 +59,42 @@ const BATCH = 200;
 
 function readManifest(dir: string): Manifest {
   const file = path.join(dir, "manifest.json");
-  if (!existsSync(file)) throw new AppError("VALIDATION", `${dir} is not a workspace export (it has no manifest.json). Create one with npm run workspace:export -- --out <folder>.`);
+  if (!existsSync(file))
+    throw new AppError(
+      "VALIDATION",
+      `${dir} is not a workspace export (it has no manifest.json). Create one with npm run workspace:export -- --out <folder>.`,
+    );
   const parsed = manifestSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
   if (!parsed.success) throw new AppError("VALIDATION", `${file} is damaged or not a workspace manifest; export the workspace again.`);
   if (parsed.data.format !== EXPORT_FORMAT) {
-    throw new AppError("VALIDATION", `The export is in format ${parsed.data.format}; this Mosaic reads format ${EXPORT_FORMAT}. Export again with the same Mosaic version as the import.`);
+    throw new AppError(
+      "VALIDATION",
+      `The export is in format ${parsed.data.format}; this Mosaic reads format ${EXPORT_FORMAT}. Export again with the same Mosaic version as the import.`,
+    );
   }
   return parsed.data;
 }
 
 /** The export's database must be at exactly this code's migrations: rows of another schema would not fit. */
 function checkVersion(m: Manifest): void {
-  const ours = readdirSync(MIGRATIONS_DIR, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+  const ours = readdirSync(MIGRATIONS_DIR, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
   const theirs = [...m.migrations].sort();
   const unknown = theirs.filter((n) => !ours.includes(n));
   const missing = ours.filter((n) => !theirs.includes(n));
   if (unknown.length) {
-    throw new AppError("VALIDATION", `The export was made by a newer Mosaic (${m.appVersion}; its database has ${unknown.length} change(s) this version lacks, such as ${unknown[0]}). Import it with that version or a later one.`);
+    throw new AppError(
+      "VALIDATION",
+      `The export was made by a newer Mosaic (${m.appVersion}; its database has ${unknown.length} change(s) this version lacks, such as ${unknown[0]}). Import it with that version or a later one.`,
+    );
   }
   if (missing.length) {
-    throw new AppError("VALIDATION", `The export was made by an older Mosaic (${m.appVersion}; its database lacks ${missing.length} change(s), such as ${missing[0]}). Start the old workspace once with this version (it upgrades its database), then export again.`);
+    throw new AppError(
+      "VALIDATION",
+      `The export was made by an older Mosaic (${m.appVersion}; its database lacks ${missing.length} change(s), such as ${missing[0]}). Start the old workspace once with this version (it upgrades its database), then export again.`,
+    );
   }
 }
 
@@ -85,7 +106,8 @@ function secretTranslator(m: Manifest, opts: ImportOptions): (ciphertext: string
       "The export's passwords and API keys are encrypted with another key than this deployment's. Pass the old key (--source-secrets <old DATA_DIR>/secrets.json, or --source-key) so they are encrypted again with the new one, or set MOSAIC_ENCRYPTION_KEY to the old key.",
     );
   }
-  if (keyCheck(opts.sourceKey) !== m.keyCheck) throw new AppError("VALIDATION", "The old key given is not the one the export's secrets are encrypted with.");
+  if (keyCheck(opts.sourceKey) !== m.keyCheck)
+    throw new AppError("VALIDATION", "The old key given is not the one the export's secrets are encrypted with.");
   const from = opts.sourceKey;
   return (c) => (c === null ? null : encryptSecret(decryptSecret(c, from), opts.encryptionKey));
 }
@@ -111,7 +133,8 @@ async function copyCollection(dir: string, entry: CollectionEntry, config: Docum
   try {
     let batch: DocumentToCommit[] = [];
     for await (const line of jsonLines(path.join(dir, "collections", `${entry.kbId}.jsonl`))) {
-      const item = JSON.parse(line) as { input: DocumentToCommit } | { failed: { sourceName: string; mediaType: string; contentHash: string; error: string } };
+      const item = JSON.parse(line) as
+        { input: DocumentToCommit } | { failed: { sourceName: string; mediaType: string; contentHash: string; error: string } };
       if ("failed" in item) {
         await writer.recordFailure(item.failed);
         continue;
@@ -150,7 +173,10 @@ async function openTarget(opts: ImportOptions): Promise<DatabaseHandle> {
     await handle?.close().catch(() => undefined);
     if (e instanceof AppError) throw e;
     const where = handle?.location ?? (opts.target.databaseUrl ? "the target PostgreSQL server" : opts.target.dataDir);
-    throw new AppError("UNAVAILABLE", `The target database (${where}) cannot be used: ${(e as Error).message.split("\n")[0]}. Check DATABASE_URL (or --to-database) and that the server is running.`);
+    throw new AppError(
+      "UNAVAILABLE",
+      `The target database (${where}) cannot be used: ${(e as Error).message.split("\n")[0]}. Check DATABASE_URL (or --to-database) and that the server is running.`,
+    );
   }
 }
 
@@ -167,14 +193,21 @@ export async function importWorkspace(opts: ImportOptions): Promise<ImportReport
   }
   for (const kbId of manifest.kbFiles) {
     const target = kbStorageDir(storageRoot(opts), kbId);
-    if (existsSync(target) && readdirSync(target).length) throw new AppError("VALIDATION", `${target} already holds a knowledge base's files: import into an empty storage directory (STORAGE_DIR, or DATA_DIR when unset), so nothing there is overwritten.`);
+    if (existsSync(target) && readdirSync(target).length)
+      throw new AppError(
+        "VALIDATION",
+        `${target} already holds a knowledge base's files: import into an empty storage directory (STORAGE_DIR, or DATA_DIR when unset), so nothing there is overwritten.`,
+      );
   }
 
   const handle = await openTarget(opts);
   try {
     const [users, kbs] = await Promise.all([handle.prisma.user.count(), handle.prisma.knowledgeBase.count()]);
     if (users || kbs) {
-      throw new AppError("VALIDATION", `The target database (${handle.location}) already holds a workspace (${users} users, ${kbs} knowledge bases): import only into an empty database, so nothing there is overwritten.`);
+      throw new AppError(
+        "VALIDATION",
+        `The target database (${handle.location}) already holds a workspace (${users} users, ${kbs} knowledge bases): import only into an empty database, so nothing there is overwritten.`,
+      );
     }
 
     const movedConfigs = new Map<string, DocumentsConfig>();
@@ -189,7 +222,9 @@ export async function importWorkspace(opts: ImportOptions): Promise<ImportReport
     await handle.prisma.$transaction(
       async (tx) => {
         for (const t of CARRIED_TABLES) {
-          const delegate = tx[t.delegate as keyof typeof tx] as unknown as { createMany(args: { data: object[] }): Promise<{ count: number }> };
+          const delegate = tx[t.delegate as keyof typeof tx] as unknown as {
+            createMany(args: { data: object[] }): Promise<{ count: number }>;
+          };
           let batch: Record<string, unknown>[] = [];
           let n = 0;
           const flush = async () => {
@@ -209,7 +244,11 @@ export async function importWorkspace(opts: ImportOptions): Promise<ImportReport
             if (batch.length >= 500) await flush();
           }
           await flush();
-          if (n !== (manifest.tables[t.model] ?? 0)) throw new AppError("VALIDATION", `${t.model}: ${n} rows read, the export lists ${manifest.tables[t.model] ?? 0}; the export is incomplete. Export again.`);
+          if (n !== (manifest.tables[t.model] ?? 0))
+            throw new AppError(
+              "VALIDATION",
+              `${t.model}: ${n} rows read, the export lists ${manifest.tables[t.model] ?? 0}; the export is incomplete. Export again.`,
+            );
           tables[t.model] = n;
           log(`${t.model}: ${n.toLocaleString("en")} rows`);
         }
@@ -228,7 +267,12 @@ export async function importWorkspace(opts: ImportOptions): Promise<ImportReport
       await enqueueCollectionEmbedding(handle.prisma, kbId);
     }
     for (const { kbId } of await handle.prisma.pendingUpload.groupBy({ by: ["kbId"] })) {
-      await enqueueJob(handle.prisma, ingestUploadsJob, { kbId }, { activeKey: ingestJobKey(kbId), kbId, message: "Waiting to add the documents." });
+      await enqueueJob(
+        handle.prisma,
+        ingestUploadsJob,
+        { kbId },
+        { activeKey: ingestJobKey(kbId), kbId, message: "Waiting to add the documents." },
+      );
     }
     return { tables, collectionsMoved: [...movedConfigs.keys()] };
   } finally {

@@ -39,7 +39,11 @@ export const WORKSPACE_TABLES: TableSpec[] = [
   { model: "EvalResult", delegate: "evalResult" },
   { model: "TextEmbedding", delegate: "textEmbedding" },
   { model: "PendingUpload", delegate: "pendingUpload" },
-  { model: "Job", delegate: "job", skip: "Work in progress, not content: the import asks again for what the new deployment must do (embedding, queued documents)." },
+  {
+    model: "Job",
+    delegate: "job",
+    skip: "Work in progress, not content: the import asks again for what the new deployment must do (embedding, queued documents).",
+  },
   { model: "SignInThrottle", delegate: "signInThrottle", skip: "Failed sign-in counters of the old deployment's clients." },
 ];
 

@@ -31,14 +31,20 @@ async function signedIn(role: Role): Promise<{ page: Page; context: BrowserConte
 async function askViaApi(page: Page, question: string): Promise<string> {
   const res = await page.request.post("/api/runs", { data: { question } });
   expect(res.status()).toBe(200);
-  const lines = (await res.text()).trim().split("\n").map((l) => JSON.parse(l) as { result?: { runId: string }; error?: { message: string } });
+  const lines = (await res.text())
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { result?: { runId: string }; error?: { message: string } });
   const last = lines.at(-1)!;
   if (!last.result) throw new Error(`The run failed: ${last.error?.message}`);
   return last.result.runId;
 }
 
 /** The stored run as GET /api/runs/[id] returns it (its result carries the guides the run used). */
-async function storedRun(page: Page, runId: string): Promise<{ result: { guides: { guideId: string; question: string }[]; answer: { text: string } } }> {
+async function storedRun(
+  page: Page,
+  runId: string,
+): Promise<{ result: { guides: { guideId: string; question: string }[]; answer: { text: string } } }> {
   const res = await page.request.get(`/api/runs/${runId}`);
   expect(res.status()).toBe(200);
   return res.json();
@@ -60,7 +66,12 @@ describe("analyst source objects", () => {
       await expect.poll(() => so.grid().getByRole("row").count()).toBe(5);
 
       // Keyboard only: focus each checkbox and press Space.
-      expect(await so.grid().getByRole("checkbox", { name: /^Row 0:/ }).count()).toBe(0);
+      expect(
+        await so
+          .grid()
+          .getByRole("checkbox", { name: /^Row 0:/ })
+          .count(),
+      ).toBe(0);
       for (const box of [so.row(2), so.row(4), so.column("Region"), so.column("Revenue 2025 (EUR million)")]) {
         await box.focus();
         await page.keyboard.press("Space");
@@ -120,7 +131,9 @@ describe("analyst source objects", () => {
       await so.pick("sentences");
       await so.producedContext().waitFor();
       const text = await so.producedContext().innerText();
-      expect(text).toMatch(/Travel and Expense Policy: Hotel costs are reimbursed up to the nightly cap for the city\. .*For cities not listed, the cap is 150 EUR per night/s);
+      expect(text).toMatch(
+        /Travel and Expense Policy: Hotel costs are reimbursed up to the nightly cap for the city\. .*For cities not listed, the cap is 150 EUR per night/s,
+      );
       await screenshot(page, "source-objects-select-sentences");
 
       await so.startGuideLink().click();
@@ -188,7 +201,9 @@ describe("extraction guides", () => {
       await guides.setKb(2, DEMO_KB_NAMES.sql);
       await guides.field("Question").fill("Which regions grew fastest?");
       await guides.save();
-      await expect.poll(() => guides.editor().getByText("Some retrieval actions are incomplete: see the messages next to them.").count()).toBe(1);
+      await expect
+        .poll(() => guides.editor().getByText("Some retrieval actions are incomplete: see the messages next to them.").count())
+        .toBe(1);
       expect(await guides.action(2, 1).getByText("Write the query.").count()).toBe(1);
       const text = await page.locator("main").innerText();
       expect(text).not.toMatch(/NativeQuery|SelectCoordinates|SelectSentenceIdxs|Too small|expected string|is incomplete \(/);

@@ -17,7 +17,9 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function signedIn(role: "USER" | "ANALYST" = "USER"): Promise<{ page: Page; context: BrowserContext; ask: AskPage; close: () => Promise<void> }> {
+async function signedIn(
+  role: "USER" | "ANALYST" = "USER",
+): Promise<{ page: Page; context: BrowserContext; ask: AskPage; close: () => Promise<void> }> {
   const demo = DEMO_USERS.find((u) => u.role === role)!;
   const { context, page } = await newPage(browser);
   page.on("pageerror", (e) => console.log(`[pageerror] ${e.message}`));
@@ -112,8 +114,12 @@ describe("answer wording", () => {
       // source matched, the answer and Candidate sources say the same thing.
       if ((await ask.result().getByTestId("no-candidate-sources").count()) > 0) {
         const reason = await ask.answerCard().getByTestId("refusal-reason").innerText();
-        expect(reason).toBe("Why: None of your sources mentions 'zorblaxes' and 'frobnicated', so no source was searched. Check the spelling, or choose the knowledge bases to search under “Knowledge bases” and ask again.");
-        expect(await ask.result().getByTestId("no-candidate-sources").innerText()).toBe("No source matched the words of this question, so none was searched.");
+        expect(reason).toBe(
+          "Why: None of your sources mentions 'zorblaxes' and 'frobnicated', so no source was searched. Check the spelling, or choose the knowledge bases to search under “Knowledge bases” and ask again.",
+        );
+        expect(await ask.result().getByTestId("no-candidate-sources").innerText()).toBe(
+          "No source matched the words of this question, so none was searched.",
+        );
       }
       expect(await ask.result().innerText()).not.toMatch(/returned no evidence|No source was selected/);
       await screenshot(page, "ask-misspelt");
@@ -151,7 +157,9 @@ describe("answer wording", () => {
       await screenshot(page, "ask-refused-plain");
       await ask.ask("Who owns the travel policy?");
       expect(await ask.answerCard().getAttribute("data-certainty")).toBe("uncertain");
-      expect(await ask.answerCard().getByTestId("uncertainty-note").innerText()).toMatch(/^Not certain — the closest answer in the sources is .+\.$/);
+      expect(await ask.answerCard().getByTestId("uncertainty-note").innerText()).toMatch(
+        /^Not certain — the closest answer in the sources is .+\.$/,
+      );
       expect(await ask.answerCard().innerText()).not.toMatch(INTERNAL);
       await screenshot(page, "ask-uncertain-plain");
     } finally {

@@ -69,7 +69,9 @@ describe("candidate sources and document searches on the Ask screen", () => {
       expect(shown.split(/\s+/).filter((w) => w === "return" || w === "order")).toEqual([]);
       await search.scrollIntoViewIfNeeded();
       await page.screenshot({ path: "test-results/screenshots/ask-search-words.png" });
-      const panels = page.getByTestId("native-query").filter({ has: page.getByTestId("query-language").getByText("Search text", { exact: true }) });
+      const panels = page
+        .getByTestId("native-query")
+        .filter({ has: page.getByTestId("query-language").getByText("Search text", { exact: true }) });
       for (const text of await panels.locator("pre").allInnerTexts()) expect(text.split(/\s+/)).not.toContain("polici");
     } finally {
       await close();

@@ -35,7 +35,10 @@ async function signedIn(role: Role): Promise<{ page: Page; context: BrowserConte
  */
 async function watchRun(page: Page) {
   await page.evaluate(() => {
-    const w = window as unknown as { __watch: { done: number; pending: number; answerTop: number | null; panelHeight: number | null; live: boolean }[]; __shift: number };
+    const w = window as unknown as {
+      __watch: { done: number; pending: number; answerTop: number | null; panelHeight: number | null; live: boolean }[];
+      __shift: number;
+    };
     w.__watch = [];
     w.__shift = 0;
     new PerformanceObserver((list) => {
@@ -49,12 +52,21 @@ async function watchRun(page: Page) {
       const count = (s: string) => rows.filter((r) => r.getAttribute("data-status") === s).length;
       const box = document.querySelector('[data-testid="answer-placeholder"], [data-testid="run-result"] [data-testid="answer-card"]');
       const panel = scope.querySelector('[data-testid="stage-progress"]');
-      w.__watch.push({ done: count("done"), pending: count("pending"), answerTop: box ? Math.round(box.getBoundingClientRect().top + window.scrollY) : null, panelHeight: panel ? Math.round(panel.getBoundingClientRect().height) : null, live: !!live });
+      w.__watch.push({
+        done: count("done"),
+        pending: count("pending"),
+        answerTop: box ? Math.round(box.getBoundingClientRect().top + window.scrollY) : null,
+        panelHeight: panel ? Math.round(panel.getBoundingClientRect().height) : null,
+        live: !!live,
+      });
     }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-status", "data-phase"] });
   });
   return async () =>
     page.evaluate(() => {
-      const w = window as unknown as { __watch: { done: number; pending: number; answerTop: number | null; panelHeight: number | null; live: boolean }[]; __shift: number };
+      const w = window as unknown as {
+        __watch: { done: number; pending: number; answerTop: number | null; panelHeight: number | null; live: boolean }[];
+        __shift: number;
+      };
       return { snapshots: w.__watch, layoutShift: w.__shift };
     });
 }
@@ -85,7 +97,9 @@ describe("asking on the demo catalog", () => {
       expect(await ask.answerCard().getByTestId("answer-confidence").innerText()).toMatch(/\d+%/);
       for (const stage of ["understand", "select", "formulate", "execute", "pool", "rerank", "select-evidence", "answer", "critique"]) {
         expect(await ask.result().getByTestId(`stage-${stage}`).getAttribute("data-status"), stage).toBe("done");
-        expect(await ask.result().getByTestId(`stage-${stage}`).getByTestId("stage-duration").innerText(), stage).toMatch(/\d+(\.\d+)? (ms|s)/);
+        expect(await ask.result().getByTestId(`stage-${stage}`).getByTestId("stage-duration").innerText(), stage).toMatch(
+          /\d+(\.\d+)? (ms|s)/,
+        );
       }
       expect(await ask.result().getByTestId("progress-total").innerText()).toMatch(/Total \d/);
 
@@ -153,7 +167,9 @@ describe("asking on the demo catalog", () => {
       // The same row may have come back from two queries: one panel, the first query first.
       const code = panel.getByTestId("native-query").first().locator("code");
       expect(await code.innerText()).toMatch(/COUNT\(\*\)/i);
-      expect((await code.locator(".hljs-keyword").allInnerTexts()).map((k) => k.toUpperCase())).toEqual(expect.arrayContaining(["SELECT", "FROM", "WHERE"]));
+      expect((await code.locator(".hljs-keyword").allInnerTexts()).map((k) => k.toUpperCase())).toEqual(
+        expect.arrayContaining(["SELECT", "FROM", "WHERE"]),
+      );
       await panel.getByRole("button", { name: "Copy the SQL query" }).first().click();
       await expect.poll(() => panel.getByRole("button", { name: "Copy the SQL query" }).first().innerText()).toBe("Copied");
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await code.innerText());
@@ -188,7 +204,8 @@ describe("asking on the demo catalog", () => {
       // A question the critic sends back: the refusal with its reason, and every round as stored.
       const runId = await ask.ask("Where is Aurora Outfitters GmbH based?");
       const card = ask.answerCard();
-      if ((await card.getAttribute("data-status")) === "REFRAINED") expect(await card.getByTestId("refusal-reason").innerText()).not.toBe("");
+      if ((await card.getAttribute("data-status")) === "REFRAINED")
+        expect(await card.getByTestId("refusal-reason").innerText()).not.toBe("");
       const stored = (await (await page.request.get(`/api/runs/${runId}`)).json()) as {
         result: { iterations: { round: number; accepted: boolean; feedback: { detail: string } | null; change: string | null }[] };
       };
@@ -222,7 +239,9 @@ describe("asking on the demo catalog", () => {
       expect(await card.getByTestId("answer-list-item").count()).toBe(10);
       await card.getByTestId("answer-show-all").click();
       await expect.poll(() => card.getByTestId("answer-list-item").count()).toBe(12);
-      expect(await card.getByTestId("answer-list-item").allInnerTexts()).toEqual(expect.arrayContaining(["Alpenweg GmbH", "London Ramblers"]));
+      expect(await card.getByTestId("answer-list-item").allInnerTexts()).toEqual(
+        expect.arrayContaining(["Alpenweg GmbH", "London Ramblers"]),
+      );
       await card.getByTestId("answer-query").locator("summary").click();
       expect(await card.getByTestId("answer-query").innerText()).toMatch(/SELECT "name"\s+FROM "customers"/);
       await card.scrollIntoViewIfNeeded();
@@ -231,7 +250,11 @@ describe("asking on the demo catalog", () => {
       await ask.ask("What was total revenue in 2024 by region?");
       const table = ask.answerCard().getByTestId("answer-table");
       expect(await table.getByRole("columnheader").allTextContents()).toEqual(["Region", "Revenue 2024 (EUR million)"]);
-      expect(await table.getByTestId("answer-table-row").allInnerTexts()).toEqual(["Nordics\t24.1", "Central Europe\t11.0", "United Kingdom\t7.9"]);
+      expect(await table.getByTestId("answer-table-row").allInnerTexts()).toEqual([
+        "Nordics\t24.1",
+        "Central Europe\t11.0",
+        "United Kingdom\t7.9",
+      ]);
       const chart = ask.answerCard().getByTestId("answer-chart");
       expect(await chart.getAttribute("data-chart-kind")).toBe("bar");
       await expect.poll(() => chart.locator(".recharts-bar-rectangle").count()).toBe(3);
@@ -402,9 +425,17 @@ describe("access", () => {
       await form.getByText("Documents", { exact: true }).click();
       await form.getByLabel("Name").fill(kbName);
       await form.getByLabel("Description").fill("Confidential plans of Project Nightjar");
-      await form.getByLabel(/^Files?$/).setInputFiles([
-        { name: "nightjar.md", mimeType: "text/markdown", buffer: Buffer.from("# Project Nightjar\n\nProject Nightjar is a confidential expansion plan into Iceland.\n\nThe budget of Project Nightjar is 4.2 million EUR, approved in March 2025.\n") },
-      ]);
+      await form
+        .getByLabel(/^Files?$/)
+        .setInputFiles([
+          {
+            name: "nightjar.md",
+            mimeType: "text/markdown",
+            buffer: Buffer.from(
+              "# Project Nightjar\n\nProject Nightjar is a confidential expansion plan into Iceland.\n\nThe budget of Project Nightjar is 4.2 million EUR, approved in March 2025.\n",
+            ),
+          },
+        ]);
       await form.getByRole("group", { name: "Who may use it" }).getByLabel("Analysts", { exact: true }).check();
       await form.getByRole("button", { name: "Register" }).click();
       await admin.page.waitForURL(/\/knowledge-bases\/(?!new$)[^/]+$/, { timeout: 60_000 });
@@ -428,7 +459,10 @@ describe("access", () => {
     const user = await signedIn("USER");
     try {
       await user.page.getByTestId("kb-picker-toggle").click();
-      const offered = await user.page.getByTestId("kb-picker").getByRole("checkbox").evaluateAll((els) => els.map((e) => e.closest("label")?.textContent ?? ""));
+      const offered = await user.page
+        .getByTestId("kb-picker")
+        .getByRole("checkbox")
+        .evaluateAll((els) => els.map((e) => e.closest("label")?.textContent ?? ""));
       expect(offered).toHaveLength(3);
       expect(offered.join(" ")).not.toContain("Nightjar");
       await user.ask.ask(question);

@@ -66,13 +66,16 @@ describe("computed answers and uncertain answers", () => {
       await ask.open();
       await ask.ask("What is the travel policy's hotel cap?");
       const listing = await ask.answerText();
-      for (const city of ["Stockholm: 190 EUR", "Oslo: 210 EUR", "Berlin: 160 EUR", "Munich: 175 EUR", "London: 240 EUR"]) expect(listing).toContain(city);
+      for (const city of ["Stockholm: 190 EUR", "Oslo: 210 EUR", "Berlin: 160 EUR", "Munich: 175 EUR", "London: 240 EUR"])
+        expect(listing).toContain(city);
       await screenshot(page, "ask-per-key-table");
       await ask.ask("And in Berlin?");
       expect(await ask.answerText()).toContain("160 EUR");
       // Answered, possibly as the closest answer: never refused with a score in the reason.
       if ((await ask.answerCard().getAttribute("data-certainty")) === "uncertain") {
-        expect(await ask.answerCard().getByTestId("uncertainty-note").innerText()).toMatch(/^Not certain — the closest answer in the sources is 160 EUR \(the Berlin row of .+\)\.$/);
+        expect(await ask.answerCard().getByTestId("uncertainty-note").innerText()).toMatch(
+          /^Not certain — the closest answer in the sources is 160 EUR \(the Berlin row of .+\)\.$/,
+        );
       }
       const panel = await ask.openCitationOfKind("row");
       expect(await panel.getByRole("cell").first().innerText()).toBe("Berlin");
@@ -92,7 +95,9 @@ describe("computed answers and uncertain answers", () => {
       const card = ask.answerCard();
       expect(await card.getAttribute("data-certainty")).toBe("uncertain");
       expect(await card.getByRole("heading").first().innerText()).toMatch(/closest answer — not certain/i);
-      expect(await card.getByTestId("uncertainty-note").innerText()).toMatch(/^Not certain — the closest answer in the sources is .+ \(.+\)\.( .+)?$/);
+      expect(await card.getByTestId("uncertainty-note").innerText()).toMatch(
+        /^Not certain — the closest answer in the sources is .+ \(.+\)\.( .+)?$/,
+      );
       expect(await ask.citations().count()).toBeGreaterThan(0);
       await expectPlainWords(page);
       await screenshot(page, "ask-uncertain");

@@ -44,12 +44,16 @@ describe("evaluation page: the first suite, what a suite misses, and loading the
       await evaluation.open();
       const suite = evaluation.runForm().getByLabel("Suite");
       expect(await suite.locator("option:checked").innerText()).toBe("Demo workspace");
-      expect(await page.getByTestId("no-reports").innerText()).toMatch(/No evaluation runs yet\. Start with the Demo workspace suite \(28 questions\): it runs in under a minute\./);
+      expect(await page.getByTestId("no-reports").innerText()).toMatch(
+        /No evaluation runs yet\. Start with the Demo workspace suite \(28 questions\): it runs in under a minute\./,
+      );
       expect(await evaluation.runForm().innerText()).toMatch(/28 questions\./);
       // An analyst sees why Spider cannot run and whom to ask; no load button.
       await suite.selectOption({ label: "Spider (text-to-SQL) — not loaded yet" });
       const missing = page.getByTestId("suite-unavailable");
-      expect(await missing.innerText()).toMatch(/The Spider \(text-to-SQL\) knowledge bases are not loaded yet; the datasets are there \(.*mosaic-e2e-datasets-/);
+      expect(await missing.innerText()).toMatch(
+        /The Spider \(text-to-SQL\) knowledge bases are not loaded yet; the datasets are there \(.*mosaic-e2e-datasets-/,
+      );
       expect(await missing.innerText()).toMatch(/Ask an admin to load the benchmark catalog on this page\./);
       expect(await page.getByRole("button", { name: "Load the benchmark catalog" }).count()).toBe(0);
       // Text2Cypher names the Neo4j server it needs.
@@ -68,19 +72,27 @@ describe("evaluation page: the first suite, what a suite misses, and loading the
       await evaluation.open();
       const suite = evaluation.runForm().getByLabel("Suite");
       await suite.selectOption({ label: "Spider (text-to-SQL) — not loaded yet" });
-      expect(await page.getByTestId("suite-unavailable").innerText()).toMatch(/Load the benchmark catalog: it registers SciFact, TAT-QA, every Spider database/);
+      expect(await page.getByTestId("suite-unavailable").innerText()).toMatch(
+        /Load the benchmark catalog: it registers SciFact, TAT-QA, every Spider database/,
+      );
       await screenshot(page, "evaluation-suite-not-loaded");
       await page.getByRole("button", { name: "Load the benchmark catalog" }).click();
       const job = page.getByTestId("benchmark-load");
       // 2 document collections + 2 Spider databases + the RDF version of concert_singer (pets_1 has no dev questions).
-      await expect.poll(() => job.innerText(), { timeout: 30_000, interval: 200 }).toMatch(/Loading the benchmark catalog…|Benchmark catalog loaded/);
+      await expect
+        .poll(() => job.innerText(), { timeout: 30_000, interval: 200 })
+        .toMatch(/Loading the benchmark catalog…|Benchmark catalog loaded/);
       const progressSeen = (await job.innerText()).includes("Loading");
       if (progressSeen) await screenshot(page, "evaluation-catalog-loading");
       await expect.poll(() => job.innerText(), { timeout: 120_000, interval: 500 }).toMatch(/Benchmark catalog loaded/);
       expect(await job.innerText()).toBe("Benchmark catalog loaded: 5 knowledge bases added, 0 already there.");
       await screenshot(page, "evaluation-catalog-loaded");
       // The suite list is read again: Spider can run now, and the hint says how many questions it has.
-      await expect.poll(async () => (await suite.locator("option").allInnerTexts()).find((t) => t.startsWith("Spider (text-to-SQL)")), { timeout: 10_000 }).toBe("Spider (text-to-SQL)");
+      await expect
+        .poll(async () => (await suite.locator("option").allInnerTexts()).find((t) => t.startsWith("Spider (text-to-SQL)")), {
+          timeout: 10_000,
+        })
+        .toBe("Spider (text-to-SQL)");
       await suite.selectOption({ label: "Spider (text-to-SQL)" });
       expect(await page.getByTestId("suite-unavailable").count()).toBe(0);
       // A second load while none runs skips what is there.
@@ -88,7 +100,13 @@ describe("evaluation page: the first suite, what a suite misses, and loading the
       expect(again.status()).toBe(200);
       await expect
         .poll(async () => (await (await page.request.get("/api/eval/benchmark-catalog")).json()).job, { timeout: 60_000 })
-        .toMatchObject({ kind: "catalog.load-benchmarks", status: "SUCCEEDED", progressDone: 5, progressTotal: 5, message: "Benchmark catalog loaded: 0 knowledge bases added, 5 already there." });
+        .toMatchObject({
+          kind: "catalog.load-benchmarks",
+          status: "SUCCEEDED",
+          progressDone: 5,
+          progressTotal: 5,
+          message: "Benchmark catalog loaded: 0 knowledge bases added, 5 already there.",
+        });
       // Nothing to cancel once it is done.
       const cancel = await page.request.delete("/api/eval/benchmark-catalog");
       expect(cancel.status()).toBe(409);
@@ -98,7 +116,9 @@ describe("evaluation page: the first suite, what a suite misses, and loading the
       // The collection of one report counts in the singular on its knowledge-base page.
       await page.goto("/knowledge-bases");
       await page.getByRole("link", { name: "TAT-QA financial reports" }).click();
-      await expect.poll(() => page.getByTestId("kb-descriptor").innerText(), { timeout: 15_000 }).toMatch(/^Document collection "TAT-QA financial reports": 1 document, \d+ passages?, 1 table \(\d+ table rows?\)\./);
+      await expect
+        .poll(() => page.getByTestId("kb-descriptor").innerText(), { timeout: 15_000 })
+        .toMatch(/^Document collection "TAT-QA financial reports": 1 document, \d+ passages?, 1 table \(\d+ table rows?\)\./);
       await screenshot(page, "kb-document-counts");
     } finally {
       await close();

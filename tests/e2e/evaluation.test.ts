@@ -36,7 +36,9 @@ describe("evaluation dashboard", () => {
       await evaluation.open();
       // Benchmark suites whose KBs are not registered say what is missing and who can fix it.
       await evaluation.runForm().getByLabel("Suite").selectOption("spider");
-      expect(await evaluation.runForm().getByTestId("suite-unavailable").innerText()).toMatch(/not loaded yet[\s\S]*Ask an admin to load the benchmark catalog|datasets folder was not found/);
+      expect(await evaluation.runForm().getByTestId("suite-unavailable").innerText()).toMatch(
+        /not loaded yet[\s\S]*Ask an admin to load the benchmark catalog|datasets folder was not found/,
+      );
 
       await evaluation.startRun({ suite: "Demo workspace", questions: "8", seed: "2", label: "baseline" });
       await expect.poll(() => evaluation.report().isVisible(), { timeout: 15_000 }).toBe(true);
@@ -45,7 +47,9 @@ describe("evaluation dashboard", () => {
       for (const title of ["Metrics", "Answer presence (AP@k)", "By source kind", "Latency per stage", "Per suite"]) {
         await expect.poll(() => evaluation.chart(title).count(), { timeout: 10_000 }).toBe(1);
       }
-      await expect.poll(() => evaluation.chart("Metrics").locator(".recharts-bar-rectangle").count(), { timeout: 10_000 }).toBeGreaterThan(3);
+      await expect
+        .poll(() => evaluation.chart("Metrics").locator(".recharts-bar-rectangle").count(), { timeout: 10_000 })
+        .toBeGreaterThan(3);
       // Document questions name their gold document: retrieval is measured after every ranking stage, with the change from the stage before.
       const stages = page.getByTestId("stage-table");
       await expect.poll(() => stages.isVisible(), { timeout: 10_000 }).toBe(true);
@@ -78,11 +82,21 @@ describe("evaluation dashboard", () => {
       const evaluation = new EvaluationPage(page);
       await evaluation.open();
       // Same questions, a stricter answer threshold: more refusals.
-      await evaluation.startRun({ suite: "Demo workspace", questions: "8", seed: "2", label: "strict", config: '{"answerThreshold": 0.95}' });
+      await evaluation.startRun({
+        suite: "Demo workspace",
+        questions: "8",
+        seed: "2",
+        label: "strict",
+        config: '{"answerThreshold": 0.95}',
+      });
       await waitForDone(evaluation, /· strict/);
       await evaluation.tab("Compare").click();
-      await page.getByLabel("Report A (before)").selectOption({ label: await page.getByLabel("Report A (before)").locator("option", { hasText: "baseline" }).innerText() });
-      await page.getByLabel("Report B (after)").selectOption({ label: await page.getByLabel("Report B (after)").locator("option", { hasText: "strict" }).innerText() });
+      await page
+        .getByLabel("Report A (before)")
+        .selectOption({ label: await page.getByLabel("Report A (before)").locator("option", { hasText: "baseline" }).innerText() });
+      await page
+        .getByLabel("Report B (after)")
+        .selectOption({ label: await page.getByLabel("Report B (after)").locator("option", { hasText: "strict" }).innerText() });
       const table = page.getByTestId("delta-table");
       await expect.poll(() => table.isVisible(), { timeout: 20_000 }).toBe(true);
       expect(await table.innerText()).toMatch(/refrain rate/);
@@ -112,7 +126,9 @@ describe("evaluation dashboard", () => {
       await form.getByLabel("Question 2", { exact: true }).fill("What is the warranty of the Quantum Flux Capacitor?");
       await form.getByText("Should refrain").nth(1).click();
       await form.getByRole("button", { name: "Create suite" }).click();
-      await expect.poll(() => page.getByTestId("authored-suites").innerText(), { timeout: 10_000 }).toMatch(/Sales smoke test\s+2 questions/);
+      await expect
+        .poll(() => page.getByTestId("authored-suites").innerText(), { timeout: 10_000 })
+        .toMatch(/Sales smoke test\s+2 questions/);
       await screenshot(page, "evaluation-author");
 
       await evaluation.tab("Runs and reports").click();

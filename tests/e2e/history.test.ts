@@ -22,10 +22,17 @@ async function signIn(page: Page, email: string, password: string) {
 }
 
 /** Asks through the same streaming endpoint the Ask screen uses; returns the result line. */
-async function askApi(page: Page, question: string, conversationId?: string): Promise<{ runId: string; conversationId: string; status: string }> {
+async function askApi(
+  page: Page,
+  question: string,
+  conversationId?: string,
+): Promise<{ runId: string; conversationId: string; status: string }> {
   const res = await page.request.post("/api/runs", { data: { question, conversationId } });
   expect(res.status()).toBe(200);
-  const lines = (await res.text()).trim().split("\n").map((l) => JSON.parse(l) as { result?: { runId: string; conversationId: string; status: string } });
+  const lines = (await res.text())
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { result?: { runId: string; conversationId: string; status: string } });
   const result = lines.at(-1)?.result;
   if (!result) throw new Error(`No result for "${question}"`);
   return result;
@@ -38,7 +45,13 @@ describe("history", () => {
       await signIn(page, "admin@mosaic.local", "admin-demo-pass");
       const users = new UsersPage(page);
       await users.open();
-      await users.createUser({ email: "hana@example.com", name: "Hana History", password: "hana-pass-123", role: "Business user", groups: ["Everyone"] });
+      await users.createUser({
+        email: "hana@example.com",
+        name: "Hana History",
+        password: "hana-pass-123",
+        role: "Business user",
+        groups: ["Everyone"],
+      });
       await expect.poll(() => users.createForm().getByRole("status").innerText()).toContain("Created hana@example.com");
       await page.getByRole("button", { name: "Sign out" }).click();
       await page.waitForURL(/\/signin/);
@@ -64,7 +77,10 @@ describe("history", () => {
       await page.getByRole("button", { name: "Next" }).click();
       await expect.poll(() => history.pageLabel().innerText()).toBe("Page 2 of 2");
       await expect.poll(() => history.rows().count()).toBe(2);
-      expect(await history.rows().allInnerTexts()).toEqual([expect.stringContaining("Aurora Outfitters AB"), expect.stringContaining("orders were returned")]);
+      expect(await history.rows().allInnerTexts()).toEqual([
+        expect.stringContaining("Aurora Outfitters AB"),
+        expect.stringContaining("orders were returned"),
+      ]);
       expect(page.url()).toMatch(/page=2/);
 
       await history.search("RETURNED");

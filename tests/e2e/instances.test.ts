@@ -39,7 +39,10 @@ const LIGHTHOUSE = [
         "The fog signal is tested on the first Monday of each month.\n",
     ),
   },
-  { name: "harbour-fees.md", bytes: Buffer.from("# Selwick harbour fees\n\nA mooring at Selwick harbour costs 38 euros a night in summer.\n") },
+  {
+    name: "harbour-fees.md",
+    bytes: Buffer.from("# Selwick harbour fees\n\nA mooring at Selwick harbour costs 38 euros a night in summer.\n"),
+  },
 ];
 
 interface JobRow {
@@ -87,7 +90,11 @@ describe.skipIf(!runServices)("several instances on one PostgreSQL and one OpenS
   }
 
   async function register(on: AppServer, name: string, files: { name: string; bytes: Buffer }[]): Promise<string> {
-    const r = await new AppClient(on.baseUrl).register(cookie, { kind: "DOCUMENTS", name, connection: { language: "en", engine: "opensearch", opensearch: { replicas: 0 } } }, files);
+    const r = await new AppClient(on.baseUrl).register(
+      cookie,
+      { kind: "DOCUMENTS", name, connection: { language: "en", engine: "opensearch", opensearch: { replicas: 0 } } },
+      files,
+    );
     expect(r.status, JSON.stringify(r.json)).toBe(201);
     return r.json!.id as string;
   }
@@ -127,9 +134,15 @@ describe.skipIf(!runServices)("several instances on one PostgreSQL and one OpenS
       await expect.poll(() => page.getByRole("link", { name }).count()).toBe(1);
       await screenshot(page, "instances-kb-from-a-listed-on-b");
 
-      const res = await page.request.post(`${b.baseUrl}/api/runs`, { data: { question: "How often is the Northpoint lighthouse lamp replaced?", kbIds: [kbId] } });
+      const res = await page.request.post(`${b.baseUrl}/api/runs`, {
+        data: { question: "How often is the Northpoint lighthouse lamp replaced?", kbIds: [kbId] },
+      });
       expect(res.status()).toBe(200);
-      const last = (await res.text()).trim().split("\n").map((l) => JSON.parse(l) as RunLine).at(-1)!;
+      const last = (await res.text())
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as RunLine)
+        .at(-1)!;
       expect(last.error).toBeUndefined();
       expect(last.result!.refrained).toBe(false);
       expect(last.result!.evidence.some((e) => e.kb === name && e.text.includes("every 14 months"))).toBe(true);

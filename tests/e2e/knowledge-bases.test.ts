@@ -49,17 +49,26 @@ describe("admin knowledge-base registry", () => {
         expect(await kbs.row(name).getByTestId("kb-status").innerText()).toBe("Healthy");
       }
       // Counts in words, singular for one: "3 documents · 12 passages · 1 table".
-      expect(await kbs.row(DEMO_KB_NAMES.documents).getByTestId("kb-stats").innerText()).toMatch(/^\d+ documents? · \d+ passages? · \d+ tables?$/);
+      expect(await kbs.row(DEMO_KB_NAMES.documents).getByTestId("kb-stats").innerText()).toMatch(
+        /^\d+ documents? · \d+ passages? · \d+ tables?$/,
+      );
       expect(await kbs.row(DEMO_KB_NAMES.sql).getByTestId("kb-stats").innerText()).toMatch(/^\d+ tables? · \d+ columns? · [\d,]+ rows?$/);
       const listText = await page.locator("main").innerText();
-      expect(listText).not.toMatch(/\b1 (documents|passages|tables|rows|columns|source objects)\b|tableRows|failedDocuments|foreignKeys|chunks/);
+      expect(listText).not.toMatch(
+        /\b1 (documents|passages|tables|rows|columns|source objects)\b|tableRows|failedDocuments|foreignKeys|chunks/,
+      );
       await screenshot(page, "knowledge-bases-list");
       await kbs.openKb(DEMO_KB_NAMES.sql);
       expect(await kbs.descriptor().innerText()).toContain("CREATE TABLE");
-      expect(await kbs.contents().innerText()).toMatch(/Tables\s+\d+\s+Columns\s+\d+\s+Rows\s+[\d,]+\s+Foreign keys\s+\d+\s+Source objects\s+5\s+Indexed entities/);
+      expect(await kbs.contents().innerText()).toMatch(
+        /Tables\s+\d+\s+Columns\s+\d+\s+Rows\s+[\d,]+\s+Foreign keys\s+\d+\s+Source objects\s+5\s+Indexed entities/,
+      );
       expect(await page.getByRole("region", { name: "Contents" }).innerText()).toContain("Engine");
       expect(await kbs.sourceObjects().count()).toBe(5);
-      await kbs.sourceObjects().filter({ has: page.getByText("products", { exact: true }) }).click();
+      await kbs
+        .sourceObjects()
+        .filter({ has: page.getByText("products", { exact: true }) })
+        .click();
       const grid = page.getByRole("table", { name: /Preview of/ });
       await expect.poll(() => grid.getByRole("row").count()).toBeGreaterThan(3);
       expect(await grid.innerText()).toContain("Summit 2 Tent");
@@ -80,11 +89,28 @@ describe("admin knowledge-base registry", () => {
     const { page, close } = await signedIn("ADMIN");
     try {
       const kbs = new KnowledgeBasesPage(page);
-      const stoves = { name: "stoves.md", mimeType: "text/markdown", buffer: Buffer.from("# Stove safety\n\nNever use a gas stove inside a tent. Ventilate well.\n\n| Stove | Max output (kW) |\n| --- | --- |\n| Flame One | 2.8 |\n| Flame Two | 3.4 |\n") };
+      const stoves = {
+        name: "stoves.md",
+        mimeType: "text/markdown",
+        buffer: Buffer.from(
+          "# Stove safety\n\nNever use a gas stove inside a tent. Ventilate well.\n\n| Stove | Max output (kW) |\n| --- | --- |\n| Flame One | 2.8 |\n| Flame Two | 3.4 |\n",
+        ),
+      };
       const picture = { name: "stove.png", mimeType: "image/png", buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47]) };
-      await kbs.register({ source: "Documents", name: "Safety manuals", description: "Handling instructions for gas stoves", files: [stoves, picture], via: "drop" }, false);
+      await kbs.register(
+        {
+          source: "Documents",
+          name: "Safety manuals",
+          description: "Handling instructions for gas stoves",
+          files: [stoves, picture],
+          via: "drop",
+        },
+        false,
+      );
       expect(await kbs.chosenFiles().allInnerTexts()).toEqual([expect.stringMatching(/^stoves\.md\s+\d+ bytes\s+Remove$/)]);
-      expect(await kbs.form().getByRole("alert").innerText()).toContain("Not added (only .txt, .md, .markdown, .html, .htm, .pdf, .csv, .json): stove.png");
+      expect(await kbs.form().getByRole("alert").innerText()).toContain(
+        "Not added (only .txt, .md, .markdown, .html, .htm, .pdf, .csv, .json): stove.png",
+      );
       await screenshot(page, "knowledge-base-upload-drop-zone");
       await kbs.form().getByRole("button", { name: "Register" }).click();
       await page.waitForURL(/\/knowledge-bases\/(?!new$)[^/]+$/, { timeout: 60_000 });
@@ -136,51 +162,87 @@ describe("admin knowledge-base registry", () => {
     const { page, close } = await signedIn("ADMIN");
     try {
       const kbs = new KnowledgeBasesPage(page);
-      await kbs.register({ source: "Documents", name: "Trail notes", files: [{ name: "trail.md", mimeType: "text/markdown", buffer: Buffer.from("# Trail\n\nThe north trail closes at dusk.\n") }] });
+      await kbs.register({
+        source: "Documents",
+        name: "Trail notes",
+        files: [{ name: "trail.md", mimeType: "text/markdown", buffer: Buffer.from("# Trail\n\nThe north trail closes at dusk.\n") }],
+      });
       await page.waitForURL(/\/knowledge-bases\/(?!new$)[^/]+$/, { timeout: 60_000 });
       const panel = page.getByTestId("add-documents");
-      await panel.getByLabel(/^Files$/).setInputFiles([{ name: "huts.md", mimeType: "text/markdown", buffer: Buffer.from("# Huts\n\nThe ridge hut sleeps twelve and opens in June.\n") }]);
+      await panel
+        .getByLabel(/^Files$/)
+        .setInputFiles([
+          { name: "huts.md", mimeType: "text/markdown", buffer: Buffer.from("# Huts\n\nThe ridge hut sleeps twelve and opens in June.\n") },
+        ]);
       await panel.getByRole("button", { name: "Add to the collection" }).click();
       // Kept by the server, then added by its job processor; the page follows the job.
-      await expect.poll(async () => (await panel.getByTestId("add-documents-status").count()) && panel.getByTestId("add-documents-status").innerText(), { timeout: 60_000 }).toMatch(/^1 added, 0 replaced, 0 unchanged\.$/);
-      await expect.poll(() => page.getByTestId("kb-descriptor").innerText(), { timeout: 20_000 }).toMatch(/^Document collection "Trail notes": 2 documents/);
+      await expect
+        .poll(
+          async () => (await panel.getByTestId("add-documents-status").count()) && panel.getByTestId("add-documents-status").innerText(),
+          { timeout: 60_000 },
+        )
+        .toMatch(/^1 added, 0 replaced, 0 unchanged\.$/);
+      await expect
+        .poll(() => page.getByTestId("kb-descriptor").innerText(), { timeout: 20_000 })
+        .toMatch(/^Document collection "Trail notes": 2 documents/);
       await screenshot(page, "knowledge-base-add-documents");
     } finally {
       await close();
     }
   });
 
-  it.skipIf(!canRunOpenSearch)("re-indexes a collection in OpenSearch from its page, with its progress", async () => {
-    const clusterUrl = await openSearchUrl();
-    const { page, close } = await signedIn("ADMIN");
-    try {
-      const kbs = new KnowledgeBasesPage(page);
-      await kbs.register({ source: "Documents", name: "Clustered notes", files: [{ name: "notes.md", mimeType: "text/markdown", buffer: Buffer.from("# Notes\n\nThe east gate opens at seven.\n") }] }, false);
-      const form = page.getByRole("form", { name: "Register a knowledge base" });
-      await form.getByLabel(/In an OpenSearch cluster/).check();
-      await form.getByLabel("Cluster address (optional)").fill(clusterUrl);
-      await form.getByRole("button", { name: "Register" }).click();
-      await page.waitForURL(/\/knowledge-bases\/(?!new$)[^/]+$/, { timeout: 60_000 });
-      const panel = page.getByTestId("reindex");
-      expect(await page.getByTestId("move-to-opensearch").count()).toBe(0);
-      await panel.getByRole("button", { name: "Rebuild the index" }).click();
-      await expect.poll(async () => (await panel.getByTestId("reindex-status").count()) && panel.getByTestId("reindex-status").innerText(), { timeout: 60_000 }).toMatch(/^Re-indexed with index layout \d+; the previous indexes were removed\./);
-      await screenshot(page, "knowledge-base-reindex");
-      await page.getByRole("button", { name: "Delete knowledge base…" }).click();
-      await page.getByLabel('Type "Clustered notes" to confirm').fill("Clustered notes");
-      await page.getByRole("button", { name: "Delete permanently" }).click();
-      await page.waitForURL(/\/knowledge-bases$/);
-    } finally {
-      await close();
-    }
-    // Starting the test node (and building it where CI has not) comes on top of the test itself.
-  }, 240_000);
+  it.skipIf(!canRunOpenSearch)(
+    "re-indexes a collection in OpenSearch from its page, with its progress",
+    async () => {
+      const clusterUrl = await openSearchUrl();
+      const { page, close } = await signedIn("ADMIN");
+      try {
+        const kbs = new KnowledgeBasesPage(page);
+        await kbs.register(
+          {
+            source: "Documents",
+            name: "Clustered notes",
+            files: [{ name: "notes.md", mimeType: "text/markdown", buffer: Buffer.from("# Notes\n\nThe east gate opens at seven.\n") }],
+          },
+          false,
+        );
+        const form = page.getByRole("form", { name: "Register a knowledge base" });
+        await form.getByLabel(/In an OpenSearch cluster/).check();
+        await form.getByLabel("Cluster address (optional)").fill(clusterUrl);
+        await form.getByRole("button", { name: "Register" }).click();
+        await page.waitForURL(/\/knowledge-bases\/(?!new$)[^/]+$/, { timeout: 60_000 });
+        const panel = page.getByTestId("reindex");
+        expect(await page.getByTestId("move-to-opensearch").count()).toBe(0);
+        await panel.getByRole("button", { name: "Rebuild the index" }).click();
+        await expect
+          .poll(async () => (await panel.getByTestId("reindex-status").count()) && panel.getByTestId("reindex-status").innerText(), {
+            timeout: 60_000,
+          })
+          .toMatch(/^Re-indexed with index layout \d+; the previous indexes were removed\./);
+        await screenshot(page, "knowledge-base-reindex");
+        await page.getByRole("button", { name: "Delete knowledge base…" }).click();
+        await page.getByLabel('Type "Clustered notes" to confirm').fill("Clustered notes");
+        await page.getByRole("button", { name: "Delete permanently" }).click();
+        await page.waitForURL(/\/knowledge-bases$/);
+      } finally {
+        await close();
+      }
+      // Starting the test node (and building it where CI has not) comes on top of the test itself.
+    },
+    240_000,
+  );
 
   it("offers to move a collection kept on this server to OpenSearch, as a background job", async () => {
     const { page, close } = await signedIn("ADMIN");
     try {
       const kbs = new KnowledgeBasesPage(page);
-      await kbs.register({ source: "Documents", name: "Field guides", files: [{ name: "guide.md", mimeType: "text/markdown", buffer: Buffer.from("# Field guide\n\nPitch the tent away from the river.\n") }] });
+      await kbs.register({
+        source: "Documents",
+        name: "Field guides",
+        files: [
+          { name: "guide.md", mimeType: "text/markdown", buffer: Buffer.from("# Field guide\n\nPitch the tent away from the river.\n") },
+        ],
+      });
       await page.waitForURL(/\/knowledge-bases\/(?!new$)[^/]+$/, { timeout: 60_000 });
       const panel = page.getByTestId("move-to-opensearch");
       expect(await panel.getByRole("heading", { name: "Move to an OpenSearch cluster" }).count()).toBe(1);
@@ -206,7 +268,15 @@ describe("admin knowledge-base registry", () => {
     try {
       const kbs = new KnowledgeBasesPage(page);
       // Chosen from the keyboard: Tab reaches the upload zone and Space opens the file dialog.
-      await kbs.register({ source: "SQLite database", name: "Not a database", files: [{ name: "fake.sqlite", mimeType: "application/octet-stream", buffer: Buffer.from("hello ".repeat(50)) }], via: "keyboard" }, false);
+      await kbs.register(
+        {
+          source: "SQLite database",
+          name: "Not a database",
+          files: [{ name: "fake.sqlite", mimeType: "application/octet-stream", buffer: Buffer.from("hello ".repeat(50)) }],
+          via: "keyboard",
+        },
+        false,
+      );
       expect(await kbs.chosenFiles().allInnerTexts()).toEqual([expect.stringMatching(/^fake\.sqlite\s+300 bytes\s+Remove$/)]);
       await kbs.form().getByRole("button", { name: "Register" }).click();
       await expect.poll(() => page.getByRole("alert").filter({ hasText: "fake.sqlite is not a SQLite database" }).count()).toBe(1);
@@ -230,9 +300,11 @@ describe("analyst source objects", () => {
       await form.getByLabel("Query").fill("DROP TABLE orders");
       await form.getByRole("button", { name: "Save query" }).click();
       await expect.poll(() => form.getByText(/refused/).count()).toBeGreaterThan(0);
-      await form.getByLabel("Query").fill(
-        "SELECT status, COUNT(*) AS orders, MIN(order_date) AS first_order_date, MAX(order_date) AS last_order_date FROM orders WHERE status IS NOT NULL GROUP BY status ORDER BY status",
-      );
+      await form
+        .getByLabel("Query")
+        .fill(
+          "SELECT status, COUNT(*) AS orders, MIN(order_date) AS first_order_date, MAX(order_date) AS last_order_date FROM orders WHERE status IS NOT NULL GROUP BY status ORDER BY status",
+        );
       await form.getByRole("button", { name: "Save query" }).click();
       await expect.poll(() => page.getByRole("heading", { name: "Orders per status" }).count()).toBe(1);
       expect(await page.getByRole("table", { name: /Preview of/ }).innerText()).toContain("shipped");
@@ -242,7 +314,13 @@ describe("analyst source objects", () => {
       const saved = page.getByTestId("saved-query");
       expect(await saved.innerText()).toContain("last_order_date FROM orders");
       expect(await saved.evaluate((el) => el.scrollWidth <= el.clientWidth && getComputedStyle(el).whiteSpace === "pre-wrap")).toBe(true);
-      expect(await page.getByRole("table", { name: /Preview of/ }).getByRole("rowheader").first().innerText()).toBe("1");
+      expect(
+        await page
+          .getByRole("table", { name: /Preview of/ })
+          .getByRole("rowheader")
+          .first()
+          .innerText(),
+      ).toBe("1");
       await screenshot(page, "source-objects-dynamic");
     } finally {
       await close();

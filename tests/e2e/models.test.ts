@@ -40,7 +40,9 @@ describe("ranking models", () => {
       const models = new ModelsSection(page);
       await expect.poll(() => models.status().innerText()).toBe("On");
       const row = models.loadedModels().getByTestId("loaded-model").first();
-      expect(await row.innerText()).toMatch(/Embedding\s+all-MiniLM-L6-v2\s+Graph: self-attention fused in 6 layers [^\n]+\s+int8\s+d43d6b239de5449c…\s+21\.9 MB\s+models folder/);
+      expect(await row.innerText()).toMatch(
+        /Embedding\s+all-MiniLM-L6-v2\s+Graph: self-attention fused in 6 layers [^\n]+\s+int8\s+d43d6b239de5449c…\s+21\.9 MB\s+models folder/,
+      );
       expect(await models.runtime().innerText()).toMatch(/this server's worker threads/);
       expect(await models.runtime().getByTestId("model-queue").innerText()).toMatch(/\d+ texts? waiting/);
       await models.form().scrollIntoViewIfNeeded();
@@ -59,8 +61,12 @@ describe("ranking models", () => {
       await kbs.openKb(DEMO_KB_NAMES.documents);
       const box = new ModelsSection(page).embedding();
       expect(await box.getByRole("heading").innerText()).toBe("Semantic search");
-      await expect.poll(() => box.getByTestId("embedding-status").innerText(), { timeout: 120_000, interval: 1_000 }).toBe("Searched by keywords and by meaning (hybrid).");
-      expect(await box.getByTestId("embedding-count").innerText()).toMatch(/^(\d+) of \1 passages and table rows embedded \(100%\) with all-MiniLM-L6-v2 \(int8\)$/);
+      await expect
+        .poll(() => box.getByTestId("embedding-status").innerText(), { timeout: 120_000, interval: 1_000 })
+        .toBe("Searched by keywords and by meaning (hybrid).");
+      expect(await box.getByTestId("embedding-count").innerText()).toMatch(
+        /^(\d+) of \1 passages and table rows embedded \(100%\) with all-MiniLM-L6-v2 \(int8\)$/,
+      );
       await screenshot(page, "kb-embedding-done");
 
       const ask = new AskPage(page);

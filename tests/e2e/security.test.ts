@@ -36,7 +36,9 @@ afterAll(async () => {
 
 describe("HTTP access without a session or with the wrong role", () => {
   it.each(HTTP_ATTACKS.map((a) => [a.name, a] as const))("%s is refused", async (_, attack) => {
-    const cookie = attack.name.includes("forged") ? "next-auth.session-token=eyJhbGciOiJub25lIn0.eyJ1aWQiOiJ4In0." : (cookies[attack.as] ?? null);
+    const cookie = attack.name.includes("forged")
+      ? "next-auth.session-token=eyJhbGciOiJub25lIn0.eyJ1aWQiOiJ4In0."
+      : (cookies[attack.as] ?? null);
     let answer: string;
     let refusedBy: number | string;
     if ("action" in attack.request) {
@@ -114,7 +116,11 @@ describe("uploads, as an admin", () => {
   it.each(UPLOAD_ATTACKS.map((a, i) => [a.name, a, i] as const))("%s", async (_, attack, i) => {
     const connection = { SQL: { dialect: "sqlite" }, SPARQL: { mode: "embedded" }, DOCUMENTS: { language: "en" } }[attack.kind];
     const name = `Upload attack ${i}`;
-    const r = await client.register(cookies.ADMIN!, { kind: attack.kind, name, connection }, attack.files.map((f) => ({ name: f.name, bytes: f.bytes() })));
+    const r = await client.register(
+      cookies.ADMIN!,
+      { kind: attack.kind, name, connection },
+      attack.files.map((f) => ({ name: f.name, bytes: f.bytes() })),
+    );
     const said = r.status === 201 ? "contained" : String((r.json?.error as { message?: string } | undefined)?.message);
     if (r.status === 201) {
       await client.action(cookies.ADMIN!, "deleteKbAction", { id: r.json!.id, confirmName: name });
@@ -143,19 +149,36 @@ describe("browser walls", () => {
     const nonce = /'nonce-([^']+)'/.exec(csp)![1];
     expect(page.text).toContain(`nonce="${nonce}"`);
     expect(page.text.match(/<script(?![^>]*nonce=)[^>]*>/g) ?? []).toEqual([]);
-    expect((await client.request(cookies.ADMIN!, "GET", "/api/me")).headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect((await client.request(cookies.ADMIN!, "GET", "/api/me")).headers.get("content-security-policy")).toBe(
+      "default-src 'none'; frame-ancestors 'none'",
+    );
 
     const { context, page: tab } = await newPage(browser);
     const violations: string[] = [];
     tab.on("console", (m) => {
       if (/Content Security Policy|CSP violation/.test(m.text())) violations.push(`${tab.url()}: ${m.text()}`);
     });
-    await tab.addInitScript(() => document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`)));
+    await tab.addInitScript(() =>
+      document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`)),
+    );
     try {
       await new SignInPage(tab).open();
       await new SignInPage(tab).signIn(demo("ADMIN").email, demo("ADMIN").password);
       await tab.waitForURL(/\/ask$/);
-      for (const p of ["/ask", "/history", "/knowledge-bases", `/knowledge-bases/${sqlKb}`, "/knowledge-bases/new", "/source-objects", "/guides", "/guides/new", "/feedback", "/evaluation", "/settings", "/users"]) {
+      for (const p of [
+        "/ask",
+        "/history",
+        "/knowledge-bases",
+        `/knowledge-bases/${sqlKb}`,
+        "/knowledge-bases/new",
+        "/source-objects",
+        "/guides",
+        "/guides/new",
+        "/feedback",
+        "/evaluation",
+        "/settings",
+        "/users",
+      ]) {
         await tab.goto(p);
         await tab.waitForLoadState("networkidle");
       }

@@ -47,18 +47,29 @@ describe("LLM settings", () => {
       // A malformed URL is caught in the form.
       await settings.setEndpoint("localhost:11434", "gpt-4o-mini");
       await settings.save();
-      await expect.poll(() => settings.form().getByText(/Enter an http:\/\/ or https:\/\/ URL/).isVisible()).toBe(true);
+      await expect
+        .poll(() =>
+          settings
+            .form()
+            .getByText(/Enter an http:\/\/ or https:\/\/ URL/)
+            .isVisible(),
+        )
+        .toBe(true);
 
       await settings.setEndpoint(fake.url, "gpt-4o-mini");
       await settings.typeKey("sk-wrong");
       await settings.testConnection();
-      await expect.poll(() => settings.testResult().innerText(), { timeout: 15_000 }).toMatch(/Connection failed: 401 unauthorized: the endpoint rejected the API key.*Check the API key/);
+      await expect
+        .poll(() => settings.testResult().innerText(), { timeout: 15_000 })
+        .toMatch(/Connection failed: 401 unauthorized: the endpoint rejected the API key.*Check the API key/);
       await screenshot(page, "settings-llm-wrong-key");
 
       await settings.setEndpoint(fake.url, "gpt-5-turbo-nonexistent");
       await settings.typeKey("sk-right-e2e-0123456789");
       await settings.testConnection();
-      await expect.poll(() => settings.testResult().innerText(), { timeout: 15_000 }).toMatch(/model "gpt-5-turbo-nonexistent" is not offered by this endpoint\. It offers: gpt-4o, gpt-4o-mini\./);
+      await expect
+        .poll(() => settings.testResult().innerText(), { timeout: 15_000 })
+        .toMatch(/model "gpt-5-turbo-nonexistent" is not offered by this endpoint\. It offers: gpt-4o, gpt-4o-mini\./);
 
       await settings.setEndpoint(fake.url, "gpt-4o-mini");
       await settings.testConnection();

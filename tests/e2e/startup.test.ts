@@ -21,7 +21,10 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 async function signInCookie(baseUrl: string, email: string, password: string): Promise<string> {
   const csrfRes = await fetch(`${baseUrl}/api/auth/csrf`);
   const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };
-  const cookie = csrfRes.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const cookie = csrfRes.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   const res = await fetch(`${baseUrl}/api/auth/callback/credentials`, {
     method: "POST",
     redirect: "manual",
@@ -122,13 +125,22 @@ describe("asking over HTTP", () => {
       });
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toContain("application/x-ndjson");
-      const lines = (await res.text()).trim().split("\n").map((l) => JSON.parse(l));
+      const lines = (await res.text())
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       const stages = lines.filter((l) => l.event?.type === "END").map((l) => l.event.stage);
-      expect(stages).toEqual(expect.arrayContaining(["understand", "select", "formulate", "execute", "pool", "rerank", "answer", "critique"]));
+      expect(stages).toEqual(
+        expect.arrayContaining(["understand", "select", "formulate", "execute", "pool", "rerank", "answer", "critique"]),
+      );
       const result = lines.at(-1).result;
       expect(result.answer).toMatch(/\b7\b/);
       expect(result.evidence.length).toBeGreaterThan(0);
-      const empty = await fetch(`${server.baseUrl}/api/runs`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify({ question: "  " }) });
+      const empty = await fetch(`${server.baseUrl}/api/runs`, {
+        method: "POST",
+        headers: { cookie, "content-type": "application/json" },
+        body: JSON.stringify({ question: "  " }),
+      });
       expect(empty.status).toBe(400);
 
       // The stored run reopens as it was, for its owner only.
@@ -140,7 +152,11 @@ describe("asking over HTTP", () => {
       const analystCookie = await signInCookie(server.baseUrl, DEMO_USERS[1].email, DEMO_USERS[1].password);
       expect((await fetch(`${server.baseUrl}/api/runs/${result.runId}`, { headers: { cookie: analystCookie } })).status).toBe(404);
       // Saving as a guide is for analysts and admins.
-      const asUser = await fetch(`${server.baseUrl}/api/runs/${result.runId}/guide`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: "{}" });
+      const asUser = await fetch(`${server.baseUrl}/api/runs/${result.runId}/guide`, {
+        method: "POST",
+        headers: { cookie, "content-type": "application/json" },
+        body: "{}",
+      });
       expect(asUser.status).toBe(403);
     } finally {
       await server.stop();
@@ -172,7 +188,14 @@ async function launch(command: string, args: string[]) {
   const dataDir = tempDir();
   let output = "";
   const child: ChildProcess = spawn(command, args, {
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: "", LOG_LEVEL: "warn", NEXTAUTH_URL: `http://localhost:${port}` },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      DATABASE_URL: "",
+      LOG_LEVEL: "warn",
+      NEXTAUTH_URL: `http://localhost:${port}`,
+    },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -184,7 +207,10 @@ async function launch(command: string, args: string[]) {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${command} ${args.join(" ")} exited during start:\n${output}`);
     if (Date.now() > deadline) throw new Error(`${command} ${args.join(" ")} did not serve in 120 s:\n${output}`);
-    const ok = await fetch(`http://localhost:${port}/api/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://localhost:${port}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     await new Promise((r) => setTimeout(r, 300));
   }

@@ -36,7 +36,13 @@ describe("an admin manages users", () => {
       await users.createUser({ email: DEMO_USERS[1].email, name: "Copy", password: "long enough", role: "Analyst" });
       await expect.poll(() => users.createForm().getByText("This email is taken.").isVisible()).toBe(true);
 
-      await users.createUser({ email: "carla@example.com", name: "Carla Controller", password: "carla-pass-123", role: "Analyst", groups: ["Analysts"] });
+      await users.createUser({
+        email: "carla@example.com",
+        name: "Carla Controller",
+        password: "carla-pass-123",
+        role: "Analyst",
+        groups: ["Analysts"],
+      });
       await expect.poll(() => users.createForm().getByRole("status").innerText()).toContain("Created carla@example.com");
       await expect.poll(() => users.row("carla@example.com").getByTestId("user-role").innerText()).toBe("Analyst");
       expect(await users.row("carla@example.com").innerText()).toContain("Analysts");

@@ -8,7 +8,9 @@ import { DEMO_USERS } from "@/lib/db/seed";
 import { encryptSecrets, decryptSecrets } from "@/lib/crypto/secrets";
 import { TARGET_ENGINE, createTestDatabase, type TestDatabase } from "./support/test-database";
 
-const MIGRATIONS = readdirSync("prisma/migrations").filter((n) => /^\d{14}_/.test(n)).sort();
+const MIGRATIONS = readdirSync("prisma/migrations")
+  .filter((n) => /^\d{14}_/.test(n))
+  .sort();
 
 describe(`database bootstrap (${TARGET_ENGINE})`, () => {
   let db: TestDatabase;
@@ -60,9 +62,17 @@ describe(`database bootstrap (${TARGET_ENGINE})`, () => {
     try {
       const key = Buffer.alloc(32, 9);
       const kb = await handle.prisma.knowledgeBase.create({
-        data: { name: "Sales DB", kind: "SQL", config: { host: "db.internal" }, secretsCiphertext: encryptSecrets({ password: "hunter2-very-secret" }, key) },
+        data: {
+          name: "Sales DB",
+          kind: "SQL",
+          config: { host: "db.internal" },
+          secretsCiphertext: encryptSecrets({ password: "hunter2-very-secret" }, key),
+        },
       });
-      const raw = await handle.prisma.$queryRawUnsafe<{ row: string }[]>(`SELECT row_to_json(k)::text AS row FROM "KnowledgeBase" k WHERE id = $1`, kb.id);
+      const raw = await handle.prisma.$queryRawUnsafe<{ row: string }[]>(
+        `SELECT row_to_json(k)::text AS row FROM "KnowledgeBase" k WHERE id = $1`,
+        kb.id,
+      );
       expect(raw[0].row).not.toContain("hunter2");
       const stored = await handle.prisma.knowledgeBase.findUniqueOrThrow({ where: { id: kb.id } });
       expect(decryptSecrets(stored.secretsCiphertext!, key)).toEqual({ password: "hunter2-very-secret" });

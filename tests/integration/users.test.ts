@@ -82,7 +82,9 @@ describe(`users, roles and groups (${TARGET_ENGINE})`, () => {
       code: "CONFLICT",
       message: expect.stringContaining("last active admin"),
     });
-    await expect(updateUser(handle.prisma, { id: adminRow.id, role: "ADMIN", active: false, groupIds: [] })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(updateUser(handle.prisma, { id: adminRow.id, role: "ADMIN", active: false, groupIds: [] })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
     expect((await handle.prisma.user.findUniqueOrThrow({ where: { id: adminRow.id } })).role).toBe("ADMIN");
   });
 

@@ -23,7 +23,11 @@ interface ManifestEntry {
 
 /** "app/(workspace)/ask/page" → "/ask"; dynamic segments get a placeholder value. */
 function routeOf(worker: string): string {
-  const parts = worker.replace(/^app\//, "").replace(/\/?page$/, "").split("/").filter((p) => p && !/^\(.*\)$/.test(p));
+  const parts = worker
+    .replace(/^app\//, "")
+    .replace(/\/?page$/, "")
+    .split("/")
+    .filter((p) => p && !/^\(.*\)$/.test(p));
   return `/${parts.map((p) => (p.startsWith("[") ? "x" : p)).join("/")}`;
 }
 
@@ -76,7 +80,12 @@ export class AppClient {
     }
   }
 
-  async request(cookie: string | null, method: string, route: string, json?: unknown): Promise<{ status: number; text: string; headers: Headers }> {
+  async request(
+    cookie: string | null,
+    method: string,
+    route: string,
+    json?: unknown,
+  ): Promise<{ status: number; text: string; headers: Headers }> {
     const res = await fetch(`${this.baseUrl}${route}`, {
       method,
       redirect: "manual",
@@ -87,7 +96,11 @@ export class AppClient {
   }
 
   /** Registers a knowledge base with uploads (multipart, as the registration form sends it). */
-  async register(cookie: string, payload: unknown, files: { name: string; bytes: Buffer }[]): Promise<{ status: number; json: Record<string, unknown> | null }> {
+  async register(
+    cookie: string,
+    payload: unknown,
+    files: { name: string; bytes: Buffer }[],
+  ): Promise<{ status: number; json: Record<string, unknown> | null }> {
     const body = new FormData();
     body.set("payload", JSON.stringify(payload));
     for (const f of files) body.append("files", new Blob([new Uint8Array(f.bytes)]), f.name);
@@ -136,7 +149,8 @@ export class AppClient {
     }
     if (!value) return { status: res.status, data: text };
     if (value.serverError) return { status: res.status, error: value.serverError };
-    if (value.validationErrors) return { status: res.status, error: { code: "VALIDATION", message: JSON.stringify(value.validationErrors).slice(0, 300) } };
+    if (value.validationErrors)
+      return { status: res.status, error: { code: "VALIDATION", message: JSON.stringify(value.validationErrors).slice(0, 300) } };
     return { status: res.status, data: value.data };
   }
 }

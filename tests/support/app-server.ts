@@ -29,7 +29,16 @@ export async function spawnApp(dataDir: string, extraEnv: Record<string, string>
   const baseUrl = `http://localhost:${port}`;
   let output = "";
   const child: ChildProcess = spawn(path.resolve("node_modules/.bin/next"), ["start", "-p", String(port)], {
-    env: { ...process.env, NODE_ENV: "production", DATA_DIR: dataDir, PORT: String(port), NEXTAUTH_URL: baseUrl, DATABASE_URL: "", LOG_LEVEL: "warn", ...extraEnv },
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      NEXTAUTH_URL: baseUrl,
+      DATABASE_URL: "",
+      LOG_LEVEL: "warn",
+      ...extraEnv,
+    },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -40,7 +49,10 @@ export async function spawnApp(dataDir: string, extraEnv: Record<string, string>
 }
 
 /** Starts the built app on a free port with its own embedded data directory (fresh unless given) and waits until healthy. */
-export async function startAppServer(extraEnv: Record<string, string> = {}, opts: { dataDir?: string; keepData?: boolean } = {}): Promise<AppServer> {
+export async function startAppServer(
+  extraEnv: Record<string, string> = {},
+  opts: { dataDir?: string; keepData?: boolean } = {},
+): Promise<AppServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), "mosaic-e2e-"));
   const app = await spawnApp(dataDir, extraEnv);
   const { child } = app;

@@ -19,7 +19,12 @@ const datasetsDir = () => path.resolve(process.env.DATASETS_DIR ?? "../shared/da
 
 export const TIERS: Tier[] = [
   { needs: "a PostgreSQL server", available: () => !!process.env.TEST_POSTGRES_URL, usedBy: /TEST_POSTGRES_URL/, run: SERVICES },
-  { needs: "a remote SPARQL endpoint (Virtuoso)", available: () => !!process.env.TEST_SPARQL_ENDPOINT, usedBy: /TEST_SPARQL_ENDPOINT/, run: SERVICES },
+  {
+    needs: "a remote SPARQL endpoint (Virtuoso)",
+    available: () => !!process.env.TEST_SPARQL_ENDPOINT,
+    usedBy: /TEST_SPARQL_ENDPOINT/,
+    run: SERVICES,
+  },
   { needs: "Neo4j", available: () => !!process.env.TEST_NEO4J_URI, usedBy: /TEST_NEO4J_URI/, run: SERVICES },
   {
     needs: "the benchmark datasets",
@@ -27,7 +32,12 @@ export const TIERS: Tier[] = [
     usedBy: /DATASETS_DIR/,
     run: "DATASETS_DIR=<folder with spider/, scifact/, tatqa/…> npm test",
   },
-  { needs: "the embedded database (PGlite)", available: () => !process.env.TEST_POSTGRES_URL, usedBy: /TARGET_ENGINE !== "pglite"/, run: "npm test" },
+  {
+    needs: "the embedded database (PGlite)",
+    available: () => !process.env.TEST_POSTGRES_URL,
+    usedBy: /TARGET_ENGINE !== "pglite"/,
+    run: "npm test",
+  },
 ];
 
 /** The tier a skipped test file waits for: the first one this run lacks whose variable the file reads. */
@@ -69,9 +79,12 @@ export default class SkippedTiersReporter implements Reporter {
     if (tiers.length) {
       const total = tiers.reduce((n, [, c]) => n + c.tests, 0);
       lines.push(`Skipped ${plural(total, "test", "tests")} that need what this run did not have:`);
-      for (const [tier, c] of tiers) lines.push(`  ${String(c.tests).padStart(4)} need ${tier.needs} (${plural(c.files, "file", "files")}): ${tier.run}`);
+      for (const [tier, c] of tiers)
+        lines.push(`  ${String(c.tests).padStart(4)} need ${tier.needs} (${plural(c.files, "file", "files")}): ${tier.run}`);
       if (tiers.some(([t]) => t.run === SERVICES)) {
-        lines.push(`  ${SERVICES} starts PostgreSQL, Virtuoso and Neo4j itself (Debian's postgresql, virtuoso-opensource, openjdk-17-jdk-headless, maven; see the README).`);
+        lines.push(
+          `  ${SERVICES} starts PostgreSQL, Virtuoso and Neo4j itself (Debian's postgresql, virtuoso-opensource, openjdk-17-jdk-headless, maven; see the README).`,
+        );
       }
     }
     const other = byTier.get(null);

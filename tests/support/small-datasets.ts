@@ -15,14 +15,18 @@ export const SMALL_SPIDER_DBS = ["concert_singer", "pets_1"];
  */
 export function smallDatasets(): string {
   const dir = mkdtempSync(path.join(tmpdir(), "mosaic-e2e-datasets-"));
-  for (const db of SMALL_SPIDER_DBS) cpSync(path.join(SHARED_DATASETS, "spider", "database", db), path.join(dir, "spider", "database", db), { recursive: true });
+  for (const db of SMALL_SPIDER_DBS)
+    cpSync(path.join(SHARED_DATASETS, "spider", "database", db), path.join(dir, "spider", "database", db), { recursive: true });
   const dev = JSON.parse(readFileSync(path.join(SHARED_DATASETS, "spider", "dev-questions.json"), "utf8")) as { db_id: string }[];
   writeFileSync(path.join(dir, "spider", "dev-questions.json"), JSON.stringify(dev.filter((q) => SMALL_SPIDER_DBS.includes(q.db_id))));
   mkdirSync(path.join(dir, "scifact"));
   const corpus = parse(readFileSync(path.join(SHARED_DATASETS, "scifact", "corpus.csv")), { columns: true }) as Record<string, string>[];
   const cell = (v: string) => `"${v.replace(/"/g, '""')}"`;
   const columns = Object.keys(corpus[0]);
-  writeFileSync(path.join(dir, "scifact", "corpus.csv"), [columns.join(","), ...corpus.slice(0, 10).map((r) => columns.map((c) => cell(r[c])).join(","))].join("\n"));
+  writeFileSync(
+    path.join(dir, "scifact", "corpus.csv"),
+    [columns.join(","), ...corpus.slice(0, 10).map((r) => columns.map((c) => cell(r[c])).join(","))].join("\n"),
+  );
   mkdirSync(path.join(dir, "tatqa"));
   const tatqa = JSON.parse(readFileSync(path.join(SHARED_DATASETS, "tatqa", "tatqa_dataset_dev.json"), "utf8")) as unknown[];
   writeFileSync(path.join(dir, "tatqa", "tatqa_dataset_dev.json"), JSON.stringify(tatqa.slice(0, 1)));

@@ -67,14 +67,18 @@ describe("authenticated action client", () => {
 });
 
 describe("withAuthRoute", () => {
-  const route = withAuthRoute({ name: "test.route", roles: ["ADMIN"], input: z.object({ q: z.string().min(2) }) }, async ({ input, user }) => ({
-    q: input.q,
-    who: user.id,
-  }));
+  const route = withAuthRoute(
+    { name: "test.route", roles: ["ADMIN"], input: z.object({ q: z.string().min(2) }) },
+    async ({ input, user }) => ({
+      q: input.q,
+      who: user.id,
+    }),
+  );
   const crashing = withAuthRoute({ name: "test.crash" }, async () => {
     throw new Error("secret internals");
   });
-  const call = (r: typeof route, url: string, init?: RequestInit) => r(new NextRequest(url, init as never), { params: Promise.resolve({}) });
+  const call = (r: typeof route, url: string, init?: RequestInit) =>
+    r(new NextRequest(url, init as never), { params: Promise.resolve({}) });
 
   beforeEach(() => {
     current = null;

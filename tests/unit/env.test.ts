@@ -36,7 +36,22 @@ describe("parseEnv", () => {
   it("lists every schema variable in .env.example", async () => {
     const { readFileSync } = await import("node:fs");
     const example = readFileSync(".env.example", "utf8");
-    for (const key of ["NODE_ENV", "PORT", "DATABASE_URL", "DATA_DIR", "NEXTAUTH_URL", "NEXTAUTH_SECRET", "MOSAIC_ENCRYPTION_KEY", "SEED_DEMO", "LOG_LEVEL", "DATASETS_DIR", "NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD", "NEO4J_DATABASE"]) {
+    for (const key of [
+      "NODE_ENV",
+      "PORT",
+      "DATABASE_URL",
+      "DATA_DIR",
+      "NEXTAUTH_URL",
+      "NEXTAUTH_SECRET",
+      "MOSAIC_ENCRYPTION_KEY",
+      "SEED_DEMO",
+      "LOG_LEVEL",
+      "DATASETS_DIR",
+      "NEO4J_URI",
+      "NEO4J_USER",
+      "NEO4J_PASSWORD",
+      "NEO4J_DATABASE",
+    ]) {
       expect(example).toMatch(new RegExp(`^${key}=`, "m"));
     }
   });

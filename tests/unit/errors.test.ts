@@ -9,7 +9,7 @@ describe("toClientError", () => {
   });
 
   it("hides anything else behind a generic message with a reference id", () => {
-    const e = toClientError(new Error("relation \"User\" does not exist at /srv/secret/path"));
+    const e = toClientError(new Error('relation "User" does not exist at /srv/secret/path'));
     expect(e.code).toBe("INTERNAL");
     expect(e.message).not.toContain("relation");
     expect(e.message).not.toContain("/srv");

@@ -1,6 +1,13 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { type Lockfile, TARGETS, binaryFamilies, missingOptionalDependencies, runsOn, uncoveredTargets } from "../../scripts/check-lockfile";
+import {
+  type Lockfile,
+  TARGETS,
+  binaryFamilies,
+  missingOptionalDependencies,
+  runsOn,
+  uncoveredTargets,
+} from "../../scripts/check-lockfile";
 
 const target = (name: string) => TARGETS.find((t) => t.name === name)!;
 
@@ -18,14 +25,23 @@ describe("package-lock.json completeness", () => {
       lockfileVersion: 3,
       packages: {
         "": {},
-        "node_modules/next": { version: "16.4.6", optionalDependencies: { "@next/swc-linux-x64-gnu": "16.4.6", "@next/swc-linux-x64-musl": "16.4.6", "@next/swc-darwin-arm64": "16.4.6" } },
+        "node_modules/next": {
+          version: "16.4.6",
+          optionalDependencies: {
+            "@next/swc-linux-x64-gnu": "16.4.6",
+            "@next/swc-linux-x64-musl": "16.4.6",
+            "@next/swc-darwin-arm64": "16.4.6",
+          },
+        },
         "node_modules/@next/swc-linux-x64-gnu": { version: "16.4.6", optional: true, os: ["linux"], cpu: ["x64"], libc: ["glibc"] },
         "node_modules/@next/swc-linux-x64-musl": { version: "16.4.6", optional: true, os: ["linux"], cpu: ["x64"], libc: ["musl"] },
       },
     };
     expect(missingOptionalDependencies(lock)).toEqual([{ name: "@next/swc-darwin-arm64", range: "16.4.6", requiredBy: "next" }]);
     const gaps = uncoveredTargets(binaryFamilies(lock));
-    expect(gaps).toEqual([{ owner: "next", targets: ["macOS x64", "macOS arm64", "Linux arm64 (glibc)", "Linux arm64 (musl)", "Windows x64"] }]);
+    expect(gaps).toEqual([
+      { owner: "next", targets: ["macOS x64", "macOS arm64", "Linux arm64 (glibc)", "Linux arm64 (musl)", "Windows x64"] },
+    ]);
   });
 
   it("finds a dependency nested under its owner, as Node resolves it", () => {

@@ -4,7 +4,14 @@ import { navItemsFor, rolesFor } from "@/lib/navigation";
 describe("role-aware navigation", () => {
   it("shows each role exactly its pages", () => {
     expect(navItemsFor("USER").map((i) => i.href)).toEqual(["/ask", "/history"]);
-    expect(navItemsFor("ANALYST").map((i) => i.href)).toEqual(["/ask", "/history", "/source-objects", "/guides", "/feedback", "/evaluation"]);
+    expect(navItemsFor("ANALYST").map((i) => i.href)).toEqual([
+      "/ask",
+      "/history",
+      "/source-objects",
+      "/guides",
+      "/feedback",
+      "/evaluation",
+    ]);
     expect(navItemsFor("ADMIN").map((i) => i.href)).toEqual([
       "/ask",
       "/history",

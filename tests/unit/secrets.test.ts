@@ -52,7 +52,11 @@ describe("local secrets", () => {
   });
 
   it("prefer the environment when both are set", () => {
-    const env = parseEnv({ DATA_DIR: "/nonexistent-never-written", NEXTAUTH_SECRET: "x".repeat(40), MOSAIC_ENCRYPTION_KEY: "ab".repeat(32) });
+    const env = parseEnv({
+      DATA_DIR: "/nonexistent-never-written",
+      NEXTAUTH_SECRET: "x".repeat(40),
+      MOSAIC_ENCRYPTION_KEY: "ab".repeat(32),
+    });
     const s = resolveSecrets(env);
     expect(s.generated).toBe(false);
     expect(s.nextAuthSecret).toBe("x".repeat(40));
@@ -75,7 +79,12 @@ describe("local secrets", () => {
     expect(before).toThrow(new RegExp(`copy its nextAuthSecret into NEXTAUTH_SECRET and its encryptionKey into MOSAIC_ENCRYPTION_KEY`));
 
     const shared = resolveSecrets(
-      parseEnv({ DATA_DIR: dir, DATABASE_URL: url, NEXTAUTH_SECRET: generated.nextAuthSecret, MOSAIC_ENCRYPTION_KEY: generated.encryptionKey.toString("hex") }),
+      parseEnv({
+        DATA_DIR: dir,
+        DATABASE_URL: url,
+        NEXTAUTH_SECRET: generated.nextAuthSecret,
+        MOSAIC_ENCRYPTION_KEY: generated.encryptionKey.toString("hex"),
+      }),
     );
     expect(shared.generated).toBe(false);
     expect(shared.encryptionKey.equals(generated.encryptionKey)).toBe(true);

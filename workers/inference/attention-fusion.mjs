@@ -277,7 +277,8 @@ function matchAttention(g, softmax, maskInput, modelShape) {
   if (readers.length === 2) {
     const isNan = readers.find((n) => n.opType === "IsNaN");
     const where = readers.find((n) => n.opType === "Where");
-    if (!isNan || !where || where.input?.[0] !== isNan.output?.[0] || where.input?.[2] !== probs || g.scalar(where.input?.[1] ?? "") !== 0) return null;
+    if (!isNan || !where || where.input?.[0] !== isNan.output?.[0] || where.input?.[2] !== probs || g.scalar(where.input?.[1] ?? "") !== 0)
+      return null;
     probs = where.output?.[0] ?? "";
   } else if (readers.length !== 1 || g.graphOutputs.has(probs)) {
     return null;
@@ -379,7 +380,9 @@ export function fuseAttention(bytes, modelShape = {}) {
     opType: "Cast",
     input: [maskInput],
     output: [keyMask],
-    attribute: [onnx.AttributeProto.create({ name: "to", type: onnx.AttributeProto.AttributeType.INT, i: onnx.TensorProto.DataType.INT32 })],
+    attribute: [
+      onnx.AttributeProto.create({ name: "to", type: onnx.AttributeProto.AttributeType.INT, i: onnx.TensorProto.DataType.INT32 }),
+    ],
   });
   // Each fused node takes the place of the reshape it replaces, after its inputs, so the order stays topological.
   graph.node = [...(modelShape.mask === false ? [] : [cast]), ...(graph.node ?? []).map((n) => replacement.get(n) ?? n)];

@@ -158,7 +158,9 @@ export class LoadedModel {
       output = EMBEDDING_OUTPUTS.find((n) => session.outputNames.includes(n));
       if (!output) {
         await session.release();
-        throw new ModelLoadError(`${d.onnxPath} has the outputs ${session.outputNames.join(", ")}; a sentence embedder needs last_hidden_state (or sentence_embedding).`);
+        throw new ModelLoadError(
+          `${d.onnxPath} has the outputs ${session.outputNames.join(", ")}; a sentence embedder needs last_hidden_state (or sentence_embedding).`,
+        );
       }
     } else {
       output = session.outputNames.includes("logits") ? "logits" : session.outputNames[0];
@@ -208,7 +210,9 @@ export class LoadedModel {
     }
     const padded = FUSION_PROBES.map((t) => this.tokenizer.encode(t, d.maxTokens));
     const shortest = Math.min(...padded.map((r) => r.ids.length).filter((n) => n > 3));
-    const even = padded.map((r) => ({ ids: r.ids.slice(0, shortest), typeIds: r.typeIds.slice(0, shortest) })).filter((r) => r.ids.length === shortest);
+    const even = padded
+      .map((r) => ({ ids: r.ids.slice(0, shortest), typeIds: r.typeIds.slice(0, shortest) }))
+      .filter((r) => r.ids.length === shortest);
     const published = { padded: await this.pooled(this.session, padded), even: await this.pooled(this.session, even) };
     const agreement = Math.min(
       minCosine(published.padded, await this.pooled(rewritten.masked, padded), padded.length),
@@ -242,12 +246,18 @@ export class LoadedModel {
       }
       const width = vectors.length;
       if (d.dimensions && width !== d.dimensions) {
-        throw new ModelLoadError(`${d.onnxPath} produces ${width}-dimensional vectors; ${d.name} must produce ${d.dimensions}. The file ${file} is not ${d.name}.`);
+        throw new ModelLoadError(
+          `${d.onnxPath} produces ${width}-dimensional vectors; ${d.name} must produce ${d.dimensions}. The file ${file} is not ${d.name}.`,
+        );
       }
     } else {
-      const declared = lastDim(/** @type {any} */ (this.session).outputMetadata?.find?.((/** @type {any} */ m) => m.name === this.output)?.shape);
+      const declared = lastDim(
+        /** @type {any} */ (this.session).outputMetadata?.find?.((/** @type {any} */ m) => m.name === this.output)?.shape,
+      );
       if (declared !== null && declared !== 1 && declared !== 2) {
-        throw new ModelLoadError(`${d.onnxPath} has ${declared} output labels; a re-ranking cross-encoder has one relevance logit (or two labels).`);
+        throw new ModelLoadError(
+          `${d.onnxPath} has ${declared} output labels; a re-ranking cross-encoder has one relevance logit (or two labels).`,
+        );
       }
       let scores;
       try {
@@ -255,13 +265,20 @@ export class LoadedModel {
       } catch (e) {
         throw new ModelLoadError(`${d.onnxPath} fails on a test pair (${/** @type {Error} */ (e).message.slice(0, 300)}).`);
       }
-      if (scores.length !== 1) throw new ModelLoadError(`${d.onnxPath} returned ${scores.length} scores for one pair; a cross-encoder returns one.`);
+      if (scores.length !== 1)
+        throw new ModelLoadError(`${d.onnxPath} returned ${scores.length} scores for one pair; a cross-encoder returns one.`);
     }
   }
 
   /** What the main thread shows about the loaded model. */
   describe() {
-    return { key: this.descriptor.key, inputs: this.session.inputNames, output: this.output, dimensions: this.descriptor.dimensions ?? null, graph: this.graph };
+    return {
+      key: this.descriptor.key,
+      inputs: this.session.inputNames,
+      output: this.output,
+      dimensions: this.descriptor.dimensions ?? null,
+      graph: this.graph,
+    };
   }
 
   /**

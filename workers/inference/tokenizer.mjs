@@ -38,7 +38,10 @@ function templatesOf(post) {
   }
   if (post.type === "BertProcessing") {
     const cls = sp(post.cls[1], 0);
-    return { single: [cls, seq("A", 0), sp(post.sep[1], 0)], pair: [cls, seq("A", 0), sp(post.sep[1], 0), seq("B", 1), sp(post.sep[1], 1)] };
+    return {
+      single: [cls, seq("A", 0), sp(post.sep[1], 0)],
+      pair: [cls, seq("A", 0), sp(post.sep[1], 0), seq("B", 1), sp(post.sep[1], 1)],
+    };
   }
   if (post.type === "RobertaProcessing") {
     const cls = sp(post.cls[1], 0);
@@ -46,7 +49,9 @@ function templatesOf(post) {
     return { single: [cls, seq("A", 0), sep], pair: [cls, seq("A", 0), sep, sep, seq("B", 0), sep] };
   }
   if (post.type === "Sequence") {
-    const template = (post.processors ?? []).find((/** @type {any} */ p) => ["TemplateProcessing", "BertProcessing", "RobertaProcessing"].includes(p.type));
+    const template = (post.processors ?? []).find((/** @type {any} */ p) =>
+      ["TemplateProcessing", "BertProcessing", "RobertaProcessing"].includes(p.type),
+    );
     return templatesOf(template ?? null);
   }
   throw new Error(`tokenizer.json uses the post-processor "${post.type}", which this runtime does not read`);

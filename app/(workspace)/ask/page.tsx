@@ -20,7 +20,11 @@ export default async function AskPage({ searchParams }: { searchParams: Promise<
   const params = await searchParams;
   const runId = one(params.run);
   const conversation = one(params.conversation);
-  const self = runId ? `/ask?run=${encodeURIComponent(runId)}` : conversation ? `/ask?conversation=${encodeURIComponent(conversation)}` : "/ask";
+  const self = runId
+    ? `/ask?run=${encodeURIComponent(runId)}`
+    : conversation
+      ? `/ask?conversation=${encodeURIComponent(conversation)}`
+      : "/ask";
   const user = await requireRole(rolesFor("/ask"), self);
   const prisma = await db();
   const kbs = await listAskableKbs(prisma, user);

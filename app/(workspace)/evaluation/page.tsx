@@ -16,7 +16,10 @@ export const metadata: Metadata = { title: "Evaluation" };
 export default async function EvaluationPage() {
   const user = await requireRole(rolesFor("/evaluation"), "/evaluation");
   const prisma = await db();
-  const [reports, suites] = await Promise.all([listReports(prisma, user), listSuiteOptions(prisma, user, suiteSettings(loadEnv(), catalogDeps()))]);
+  const [reports, suites] = await Promise.all([
+    listReports(prisma, user),
+    listSuiteOptions(prisma, user, suiteSettings(loadEnv(), catalogDeps())),
+  ]);
   return (
     <>
       <PageHeader
@@ -24,7 +27,12 @@ export default async function EvaluationPage() {
         description="Run benchmark and authored suites through the pipeline, follow their progress, read source selection, retrieval, execution, answer presence and answer accuracy, drill into wrong answers and compare two runs."
       />
       <Suspense>
-        <EvaluationDashboard initialReports={reports} suites={suites} maxConcurrency={Math.min(MAX_APP_CONCURRENCY, Math.max(2, availableParallelism()))} canLoadCatalog={user.role === "ADMIN"} />
+        <EvaluationDashboard
+          initialReports={reports}
+          suites={suites}
+          maxConcurrency={Math.min(MAX_APP_CONCURRENCY, Math.max(2, availableParallelism()))}
+          canLoadCatalog={user.role === "ADMIN"}
+        />
       </Suspense>
     </>
   );

@@ -20,7 +20,10 @@ export default async function GuidesPage() {
         title="Extraction guides"
         description="Worked examples: a question plus the sources, retrieval actions and contexts that answer it. The pipeline finds the guides closest to a new question and uses them to choose sources and write queries."
         actions={
-          <Link href="/guides/new" className="inline-flex items-center rounded-md bg-brand-600 px-3.5 py-2 text-sm font-medium text-white hover:bg-brand-700">
+          <Link
+            href="/guides/new"
+            className="inline-flex items-center rounded-md bg-brand-600 px-3.5 py-2 text-sm font-medium text-white hover:bg-brand-700"
+          >
             New guide
           </Link>
         }

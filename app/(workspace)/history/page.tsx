@@ -18,10 +18,15 @@ export default async function HistoryPage({ searchParams }: { searchParams: Prom
   const { q, page, view } = parsed.success ? parsed.data : listHistorySchema.parse({});
   const prisma = await db();
   const initial: HistoryData =
-    view === "conversations" ? { view, page: await searchConversations(prisma, user, { q, page }) } : { view, page: await searchRuns(prisma, user, { q, page }) };
+    view === "conversations"
+      ? { view, page: await searchConversations(prisma, user, { q, page }) }
+      : { view, page: await searchRuns(prisma, user, { q, page }) };
   return (
     <>
-      <PageHeader title="History" description="Your past questions and conversations. Search by the words of a question; open one to see its answer, evidence and refinement path as they were." />
+      <PageHeader
+        title="History"
+        description="Your past questions and conversations. Search by the words of a question; open one to see its answer, evidence and refinement path as they were."
+      />
       <HistoryBrowser initial={initial} initialQ={q} initialPage={page} />
     </>
   );

@@ -9,7 +9,12 @@ import { queuedUploads, retryQueuedUploads } from "@/lib/backends/documents/uplo
 import { withBackendErrors } from "@/lib/catalog/backend-errors";
 import { catalogDeps } from "@/lib/catalog/deps";
 import { deleteKnowledgeBase, setPrivilegeRiskAcceptance, updateKnowledgeBase } from "@/lib/catalog/knowledge-bases";
-import { moveToOpenSearchSchema, privilegeRiskSchema, testConnectionSchema, updateKbSchema } from "@/lib/catalog/knowledge-bases.validation";
+import {
+  moveToOpenSearchSchema,
+  privilegeRiskSchema,
+  testConnectionSchema,
+  updateKbSchema,
+} from "@/lib/catalog/knowledge-bases.validation";
 import { checkKnowledgeBase, refreshKnowledgeBase } from "@/lib/catalog/refresh";
 import { testConnection } from "@/lib/catalog/register";
 import { db } from "@/lib/db/client";
@@ -33,7 +38,12 @@ export const refreshKbAction = authActionClient
   .inputSchema(idSchema.extend({ parts: z.enum(["describe", "index"]) }))
   .action(async ({ parsedInput }) =>
     withBackendErrors(async () =>
-      refreshKnowledgeBase(await db(), catalogDeps(), parsedInput.id, parsedInput.parts === "describe" ? { describe: true } : { index: true }),
+      refreshKnowledgeBase(
+        await db(),
+        catalogDeps(),
+        parsedInput.id,
+        parsedInput.parts === "describe" ? { describe: true } : { index: true },
+      ),
     ),
   );
 

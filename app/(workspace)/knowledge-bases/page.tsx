@@ -20,7 +20,10 @@ export default async function KnowledgeBasesPage() {
         title="Knowledge bases"
         description="Every source Mosaic answers from, on its own engine: document collections, SQL databases, RDF graphs and Neo4j graphs."
         actions={
-          <Link href="/knowledge-bases/new" className="rounded-md bg-brand-600 px-3.5 py-2 text-sm font-medium text-white hover:bg-brand-700">
+          <Link
+            href="/knowledge-bases/new"
+            className="rounded-md bg-brand-600 px-3.5 py-2 text-sm font-medium text-white hover:bg-brand-700"
+          >
             Register a knowledge base
           </Link>
         }
@@ -28,18 +31,31 @@ export default async function KnowledgeBasesPage() {
       {kbs.length === 0 ? (
         <div className="rounded-lg border border-dashed border-slate-300 bg-white p-8 text-center">
           <p className="font-medium">No knowledge bases yet.</p>
-          <p className="mt-1 text-sm text-slate-600">Register one to start answering questions: upload documents, a SQLite file or RDF, or connect PostgreSQL, a SPARQL endpoint or Neo4j.</p>
+          <p className="mt-1 text-sm text-slate-600">
+            Register one to start answering questions: upload documents, a SQLite file or RDF, or connect PostgreSQL, a SPARQL endpoint or
+            Neo4j.
+          </p>
         </div>
       ) : (
         <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
           <table className="w-full text-left text-sm" aria-label="Knowledge bases">
             <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
               <tr>
-                <th scope="col" className="px-4 py-2">Name</th>
-                <th scope="col" className="px-4 py-2">Kind</th>
-                <th scope="col" className="px-4 py-2">Health</th>
-                <th scope="col" className="px-4 py-2">Contents</th>
-                <th scope="col" className="px-4 py-2">Access</th>
+                <th scope="col" className="px-4 py-2">
+                  Name
+                </th>
+                <th scope="col" className="px-4 py-2">
+                  Kind
+                </th>
+                <th scope="col" className="px-4 py-2">
+                  Health
+                </th>
+                <th scope="col" className="px-4 py-2">
+                  Contents
+                </th>
+                <th scope="col" className="px-4 py-2">
+                  Access
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -51,14 +67,20 @@ export default async function KnowledgeBasesPage() {
                     </Link>
                     <div className="text-xs text-slate-500">{kb.connection}</div>
                   </td>
-                  <td className="px-4 py-3"><KindBadge kind={kb.kind} /></td>
+                  <td className="px-4 py-3">
+                    <KindBadge kind={kb.kind} />
+                  </td>
                   <td className="px-4 py-3">
                     <StatusBadge status={kb.status} title={kb.lastCheckMessage} />
-                    {kb.lastCheckAt && <div className="text-xs text-slate-500">checked {new Date(kb.lastCheckAt).toLocaleString("en-GB")}</div>}
+                    {kb.lastCheckAt && (
+                      <div className="text-xs text-slate-500">checked {new Date(kb.lastCheckAt).toLocaleString("en-GB")}</div>
+                    )}
                   </td>
                   <td className="px-4 py-3 text-slate-600">
                     <div>{count(kb.sourceObjectCount, "source object")}</div>
-                    <div className="text-xs text-slate-500" data-testid="kb-stats">{statsSummary(kb.stats)}</div>
+                    <div className="text-xs text-slate-500" data-testid="kb-stats">
+                      {statsSummary(kb.stats)}
+                    </div>
                   </td>
                   <td className="px-4 py-3 text-slate-600">{kb.groups.length ? kb.groups.map((g) => g.name).join(", ") : "Everyone"}</td>
                 </tr>

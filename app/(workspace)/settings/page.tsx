@@ -16,7 +16,10 @@ export const metadata: Metadata = { title: "Settings" };
 export default async function SettingsPage() {
   await requireRole(rolesFor("/settings"), "/settings");
   const prisma = await db();
-  const [view, models] = await Promise.all([getLlmSettingsView(prisma, catalogDeps().encryptionKey, loadEnv()), getModelsView(prisma, modelsEnv())]);
+  const [view, models] = await Promise.all([
+    getLlmSettingsView(prisma, catalogDeps().encryptionKey, loadEnv()),
+    getModelsView(prisma, modelsEnv()),
+  ]);
   return (
     <>
       <PageHeader

@@ -12,7 +12,11 @@ import {
   refreshDynamicSourceObject,
   updateSourceObject,
 } from "@/lib/catalog/source-objects";
-import { createDynamicSourceObjectSchema, listSourceObjectsSchema, updateSourceObjectSchema } from "@/lib/catalog/source-objects.validation";
+import {
+  createDynamicSourceObjectSchema,
+  listSourceObjectsSchema,
+  updateSourceObjectSchema,
+} from "@/lib/catalog/source-objects.validation";
 import { db } from "@/lib/db/client";
 
 const CURATORS = ["ADMIN", "ANALYST"] as ("ADMIN" | "ANALYST")[];
@@ -53,4 +57,6 @@ export const listCollectionDocumentsAction = authActionClient
 export const documentSentencesAction = authActionClient
   .metadata({ name: "sourceObjects.sentences", roles: CURATORS })
   .inputSchema(z.object({ id: z.string().min(1), documentId: z.string().min(1, "Choose a document.") }))
-  .action(async ({ parsedInput, ctx }) => collectionDocumentSentences(await db(), catalogDeps(), ctx.user, parsedInput.id, parsedInput.documentId));
+  .action(async ({ parsedInput, ctx }) =>
+    collectionDocumentSentences(await db(), catalogDeps(), ctx.user, parsedInput.id, parsedInput.documentId),
+  );

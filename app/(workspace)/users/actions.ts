@@ -7,7 +7,7 @@ import { db } from "@/lib/db/client";
 import { createGroup, createUser, listGroups, listUsers, setUserPassword, updateUser } from "@/lib/users/users";
 import { createGroupSchema, createUserSchema, setPasswordSchema, updateUserSchema } from "@/lib/users/users.validation";
 
-const ADMIN = ["ADMIN"] as ("ADMIN")[];
+const ADMIN = ["ADMIN"] as "ADMIN"[];
 
 export const listUsersAction = authActionClient
   .metadata({ name: "users.list", roles: ADMIN })

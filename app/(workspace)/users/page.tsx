@@ -16,7 +16,10 @@ export default async function UsersPage() {
   const [users, groups, throttles] = await Promise.all([listUsers(prisma), listGroups(prisma), new SignInThrottle(prisma).list()]);
   return (
     <>
-      <PageHeader title="Users" description="Create accounts, set roles, and put people in groups. Groups decide which knowledge bases someone may use." />
+      <PageHeader
+        title="Users"
+        description="Create accounts, set roles, and put people in groups. Groups decide which knowledge bases someone may use."
+      />
       <UsersAdmin initial={{ users, groups }} currentUserId={me.id} />
       <SignInThrottles initial={signInThrottleView(throttles)} shownAt={new Date().toISOString()} />
     </>

@@ -14,7 +14,11 @@ export async function GET() {
     try {
       const { status } = await modelsOverview(handle.prisma);
       models = status
-        ? { ranking: status.embedder.state === "ready" ? "semantic" : "classical", embedder: status.embedder.state, crossEncoder: status.crossEncoder.state }
+        ? {
+            ranking: status.embedder.state === "ready" ? "semantic" : "classical",
+            embedder: status.embedder.state,
+            crossEncoder: status.crossEncoder.state,
+          }
         : { ranking: "classical", embedder: "off", crossEncoder: "off" };
     } catch {
       models = { ranking: "classical", embedder: "unavailable", crossEncoder: "unavailable" };

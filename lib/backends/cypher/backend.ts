@@ -80,7 +80,11 @@ class CypherBackend implements KnowledgeBackend {
       const database = nodes.summary?.database.name ?? this.config.database ?? "default";
       const n = Number(toJsonValue(nodes.records[0]?.get("c")));
       const r = Number(toJsonValue(rels.records[0]?.get("c")));
-      return { ok: true, message: `Connected (${agent.replace("/", " ")}, database ${database}, ${count(n, "node")}, ${count(r, "relationship")})`, latencyMs: latencyMs() };
+      return {
+        ok: true,
+        message: `Connected (${agent.replace("/", " ")}, database ${database}, ${count(n, "node")}, ${count(r, "relationship")})`,
+        latencyMs: latencyMs(),
+      };
     } catch (error) {
       const message = isBackendError(error) ? error.message : unavailableError(error, this.errorContext).message;
       return { ok: false, message, latencyMs: latencyMs() };
@@ -155,7 +159,11 @@ class CypherBackend implements KnowledgeBackend {
         count: l.count,
         properties: l.properties.map((p) => ({ name: p.key, types: [p.type], examples: propertyExamples(p) })),
       })),
-      relationships: schema.relationshipTypes.map((t) => ({ type: t.type, count: t.count, properties: t.properties.map((p) => ({ name: p.key, types: [p.type] })) })),
+      relationships: schema.relationshipTypes.map((t) => ({
+        type: t.type,
+        count: t.count,
+        properties: t.properties.map((p) => ({ name: p.key, types: [p.type] })),
+      })),
       patterns: schema.patterns.map((p) => ({ from: p.from, type: p.type, to: p.to, count: p.count })),
       captionKeys,
     };

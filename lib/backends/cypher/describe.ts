@@ -57,8 +57,6 @@ function countText(p: PatternSchema): string {
   return `${p.atLeast ? "at least " : ""}${p.count} ${p.count === 1 ? "relationship" : "relationships"}`;
 }
 
-
-
 export function describeGraph(schema: GraphSchema, kbName: string): Descriptor {
   const lines: string[] = [
     `Neo4j property graph "${kbName}" (${schema.serverVersion}, database ${schema.database}): ${count(schema.nodeCount, "node")}, ${count(schema.relationshipCount, "relationship")}. Query it with read-only Cypher.`,
@@ -78,7 +76,15 @@ export function describeGraph(schema: GraphSchema, kbName: string): Descriptor {
   // The compact form names every label, property and pattern but drops types, examples and counts.
   const compactLines = [
     `Neo4j property graph "${kbName}": ${count(schema.nodeCount, "node")}, ${count(schema.relationshipCount, "relationship")}.`,
-    `Labels: ${schema.labels.map((l) => `${l.label}(${l.properties.slice(0, MAX_PROPERTIES).map((p) => p.key).join(", ")})`).join("; ")}`,
+    `Labels: ${schema.labels
+      .map(
+        (l) =>
+          `${l.label}(${l.properties
+            .slice(0, MAX_PROPERTIES)
+            .map((p) => p.key)
+            .join(", ")})`,
+      )
+      .join("; ")}`,
     `Relationships: ${schema.patterns.map(patternText).join(", ")}`,
   ];
   const compact = boundText(compactLines.join("\n"), COMPACT_MAX_CHARS);

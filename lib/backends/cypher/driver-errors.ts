@@ -71,11 +71,15 @@ export function unavailableError(error: unknown, ctx: ErrorContext): BackendUnav
         `Neo4j locked user ${ctx.user} out after too many failed sign-ins. Wait a few seconds, then check the password.`,
       );
     case "Neo.ClientError.Security.CredentialsExpired":
-      return new BackendUnavailableError(`The password of Neo4j user ${ctx.user} has expired. Change it in Neo4j, then update the secrets.`);
+      return new BackendUnavailableError(
+        `The password of Neo4j user ${ctx.user} has expired. Change it in Neo4j, then update the secrets.`,
+      );
     case "Neo.ClientError.Database.DatabaseNotFound":
       return new BackendUnavailableError(`Database "${ctx.database ?? "(default)"}" does not exist on ${ctx.uri}.`);
     case "Neo.TransientError.General.DatabaseUnavailable":
-      return new BackendUnavailableError(`Database "${ctx.database ?? "(default)"}" on ${ctx.uri} is not available right now (stopped or starting).`);
+      return new BackendUnavailableError(
+        `Database "${ctx.database ?? "(default)"}" on ${ctx.uri} is not available right now (stopped or starting).`,
+      );
     default:
       return new BackendUnavailableError(`Cannot reach ${ctx.uri}: ${networkReason(message)}.`);
   }

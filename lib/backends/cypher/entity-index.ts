@@ -52,7 +52,8 @@ export async function buildEntityIndex(target: ReadTarget, schema: GraphSchema, 
       if (p.type !== "STRING" || p.key === l.caption?.key || !looksLikeCategory(p.distinct.length, l.sampled)) continue;
       for (const v of p.distinct) {
         // "NULL" is how CSV imports spell a missing value; no question names it.
-        if (v.trim() && v.length <= MAX_VALUE_CHARS && v.toUpperCase() !== "NULL") push({ label: v, kind: "value", ref: `${l.label}.${p.key}=${v}`, sourceObject: l.label });
+        if (v.trim() && v.length <= MAX_VALUE_CHARS && v.toUpperCase() !== "NULL")
+          push({ label: v, kind: "value", ref: `${l.label}.${p.key}=${v}`, sourceObject: l.label });
       }
     }
   }

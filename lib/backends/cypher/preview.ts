@@ -33,7 +33,8 @@ RETURN n, r, m`;
   const nodes = new Map<string, PathNode>();
   const edges = new Map<string, PathEdge>();
   const addNode = (n: GraphNodeValue) => {
-    if (!nodes.has(n.id)) nodes.set(n.id, { id: n.id, labels: n.labels, caption: nodeCaption(n), properties: scalarProperties(n.properties, 200) });
+    if (!nodes.has(n.id))
+      nodes.set(n.id, { id: n.id, labels: n.labels, caption: nodeCaption(n), properties: scalarProperties(n.properties, 200) });
   };
   for (const rec of records) {
     const n = toJsonValue(rec.get("n"));

@@ -136,7 +136,9 @@ export function inspectExplainSummary(summary: ExplainSummaryLike, query: string
         if (lower.startsWith("apoc.")) reasons.push(`APOC procedures are not allowed (${name})`);
         else if (lower.startsWith("dbms.")) reasons.push(`dbms.* procedures are not allowed (${name})`);
         else if (!ALLOWED_PROCEDURES.has(name)) {
-          reasons.push(`procedure ${name} is not allowed; only schema and index look-ups may be called (${[...ALLOWED_PROCEDURES].join(", ")})`);
+          reasons.push(
+            `procedure ${name} is not allowed; only schema and index look-ups may be called (${[...ALLOWED_PROCEDURES].join(", ")})`,
+          );
         }
       }
     } else if (op === "AdministrationCommand" || op.startsWith("Show") || op.startsWith("Terminate")) {
@@ -150,7 +152,9 @@ export function inspectExplainSummary(summary: ExplainSummaryLike, query: string
     const fn = FORBIDDEN_FUNCTION.exec(text);
     if (fn) {
       reasons.push(
-        fn[1]!.toLowerCase().startsWith("apoc.") ? `APOC functions are not allowed (${fn[1]})` : `dbms.* functions are not allowed (${fn[1]})`,
+        fn[1]!.toLowerCase().startsWith("apoc.")
+          ? `APOC functions are not allowed (${fn[1]})`
+          : `dbms.* functions are not allowed (${fn[1]})`,
       );
     }
   });
@@ -202,7 +206,10 @@ export async function checkCypherSafety(
   }
   const { maxChars } = queryLimits();
   if (query.length > maxChars) {
-    throw new QueryRejectedError(`the query is ${query.length.toLocaleString("en")} characters long, and at most ${maxChars.toLocaleString("en")} are allowed`, query);
+    throw new QueryRejectedError(
+      `the query is ${query.length.toLocaleString("en")} characters long, and at most ${maxChars.toLocaleString("en")} are allowed`,
+      query,
+    );
   }
   let result: { summary: ExplainSummaryLike };
   try {

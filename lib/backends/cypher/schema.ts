@@ -160,7 +160,12 @@ async function names(target: ReadTarget, query: string, limit: number): Promise<
 
 /** Candidate patterns from db.schema.visualization (built from the count store, so it may over-report). */
 async function candidatePatterns(target: ReadTarget): Promise<{ from: string; type: string; to: string }[]> {
-  const { records } = await readInternal(target, "CALL db.schema.visualization() YIELD nodes, relationships RETURN nodes, relationships", {}, { maxRows: 1 });
+  const { records } = await readInternal(
+    target,
+    "CALL db.schema.visualization() YIELD nodes, relationships RETURN nodes, relationships",
+    {},
+    { maxRows: 1 },
+  );
   const rec = records[0];
   if (!rec) return [];
   const labelOf = new Map<string, string>();
@@ -194,18 +199,41 @@ export async function readGraphSchema(target: ReadTarget): Promise<GraphSchema> 
   for (const label of labelNames) {
     const count = await single(target, `MATCH (n:${quoteName(label)}) RETURN count(n)`);
     if (count === 0) continue;
-    const sample = await readInternal(target, `MATCH (n:${quoteName(label)}) RETURN properties(n) AS p LIMIT $limit`, { limit: neo4j.int(SCHEMA_LIMITS.sample) }, { maxRows: SCHEMA_LIMITS.sample });
+    const sample = await readInternal(
+      target,
+      `MATCH (n:${quoteName(label)}) RETURN properties(n) AS p LIMIT $limit`,
+      { limit: neo4j.int(SCHEMA_LIMITS.sample) },
+      { maxRows: SCHEMA_LIMITS.sample },
+    );
     const props = sample.records.map((r) => r.get("p") as Record<string, unknown>);
     const properties = propertyStats(props);
-    labels.push({ label, count, sampled: props.length, properties, caption: chooseCaptionKey([label], properties.map((p) => p.key)) });
+    labels.push({
+      label,
+      count,
+      sampled: props.length,
+      properties,
+      caption: chooseCaptionKey(
+        [label],
+        properties.map((p) => p.key),
+      ),
+    });
   }
 
-  const typeNames = await names(target, "CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType", SCHEMA_LIMITS.relationshipTypes);
+  const typeNames = await names(
+    target,
+    "CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType",
+    SCHEMA_LIMITS.relationshipTypes,
+  );
   const relationshipTypes: RelTypeSchema[] = [];
   for (const type of typeNames) {
     const count = await single(target, `MATCH ()-[r:${quoteName(type)}]->() RETURN count(r)`);
     if (count === 0) continue;
-    const sample = await readInternal(target, `MATCH ()-[r:${quoteName(type)}]->() RETURN properties(r) AS p LIMIT $limit`, { limit: neo4j.int(SCHEMA_LIMITS.sample) }, { maxRows: SCHEMA_LIMITS.sample });
+    const sample = await readInternal(
+      target,
+      `MATCH ()-[r:${quoteName(type)}]->() RETURN properties(r) AS p LIMIT $limit`,
+      { limit: neo4j.int(SCHEMA_LIMITS.sample) },
+      { maxRows: SCHEMA_LIMITS.sample },
+    );
     const props = sample.records.map((r) => r.get("p") as Record<string, unknown>);
     relationshipTypes.push({ type, count, sampled: props.length, properties: propertyStats(props) });
   }

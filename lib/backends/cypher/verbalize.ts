@@ -1,6 +1,16 @@
 import { createHash } from "node:crypto";
 import { evidenceId, linearizePath, linearizeRow } from "../evidence";
-import { COMPUTED_ROWS_TABLE, type EvidencePiece, type PathData, type PathEdge, type PathNode, type Provenance, type RawResult, type RowData, type Scalar } from "../types";
+import {
+  COMPUTED_ROWS_TABLE,
+  type EvidencePiece,
+  type PathData,
+  type PathEdge,
+  type PathNode,
+  type Provenance,
+  type RawResult,
+  type RowData,
+  type Scalar,
+} from "../types";
 import { nodeCaption, scalarProperties, toScalar } from "./caption";
 import {
   isGraphNodeValue,
@@ -158,12 +168,17 @@ export function verbalizeCypher(result: RawResult, kb: VerbalizeContext, options
       const v = record[c] as JsonValue | undefined;
       if (isGraphPathValue(v)) {
         v.nodes.forEach((n) => covered.add(n.id));
-        addPath(pathData(v), v.relationships.map((r) => r.id));
+        addPath(
+          pathData(v),
+          v.relationships.map((r) => r.id),
+        );
       } else if (isGraphRelationshipValue(v)) {
         const from = nodesById.get(v.start);
         const to = nodesById.get(v.end);
         covered.add(v.start).add(v.end);
-        addPath({ nodes: [from ? pathNode(from) : unknownNode(v.start), to ? pathNode(to) : unknownNode(v.end)], edges: [edge(v)] }, [v.id]);
+        addPath({ nodes: [from ? pathNode(from) : unknownNode(v.start), to ? pathNode(to) : unknownNode(v.end)], edges: [edge(v)] }, [
+          v.id,
+        ]);
       } else if (isGraphNodeValue(v)) {
         nodeColumns.push(c);
       } else {

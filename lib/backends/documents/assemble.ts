@@ -67,7 +67,11 @@ export function assembleDocument(parsed: ParsedDocument, settings: ChunkingSetti
     blockStarts.push(start);
     const sentences = block.sentences
       ? givenSentenceSpans(block.sentences, start)
-      : splitSentences(body, settings.language, settings.chunkMaxChars * 3).map((s) => ({ ...s, start: s.start + start, end: s.end + start }));
+      : splitSentences(body, settings.language, settings.chunkMaxChars * 3).map((s) => ({
+          ...s,
+          start: s.start + start,
+          end: s.end + start,
+        }));
     placed.push({ block, start, sentences });
   }
 
@@ -160,9 +164,7 @@ function normalizeTable(t: ParsedTable) {
     seen.set(name, n);
     return n === 1 ? name : `${name} (${n})`;
   });
-  const rows = t.rows
-    .map((r) => Array.from({ length: width }, (_, j) => normalizeCell(r[j])))
-    .filter((r) => r.some((v) => v !== null));
+  const rows = t.rows.map((r) => Array.from({ length: width }, (_, j) => normalizeCell(r[j]))).filter((r) => r.some((v) => v !== null));
   if (rows.length === 0 && t.header.every((h) => !normalizeWhitespace(h ?? ""))) return null;
   return {
     caption: t.caption ? normalizeWhitespace(t.caption) || undefined : undefined,

@@ -18,7 +18,13 @@ import type { CollectionActions, CollectionDocument } from "./actions";
 import { buildCollectionDescriptor } from "./collection-descriptor";
 import { collectionCounts, computeContentStats, type ContentStats } from "./collection-stats";
 import type { DocumentsConfig, DocumentsSecrets } from "./config";
-import { type CoordinateSelection, readSentencesFrom, type SentenceSelection, selectCoordinatesFrom, selectSentencesFrom } from "./context-actions";
+import {
+  type CoordinateSelection,
+  readSentencesFrom,
+  type SentenceSelection,
+  selectCoordinatesFrom,
+  selectSentencesFrom,
+} from "./context-actions";
 import { buildEntityIndex } from "./entity-index";
 import { type IndexDb, indexPath, openIndexForRead, readMeta } from "./index-db";
 import { OpenSearchDocumentsBackend } from "./opensearch/backend";
@@ -74,7 +80,10 @@ class DocumentsBackend implements KnowledgeBackend, CollectionActions {
       };
     } catch (e) {
       this.closeIndex();
-      const message = e instanceof BackendUnavailableError ? e.message : `Cannot read ${indexPath(this.ctx)}: ${e instanceof Error ? e.message : String(e)}`;
+      const message =
+        e instanceof BackendUnavailableError
+          ? e.message
+          : `Cannot read ${indexPath(this.ctx)}: ${e instanceof Error ? e.message : String(e)}`;
       return { ok: false, message, latencyMs: performance.now() - started };
     }
   }
@@ -131,12 +140,20 @@ class DocumentsBackend implements KnowledgeBackend, CollectionActions {
   async structure(): Promise<KbStructure> {
     const db = this.index();
     const tables = db
-      .prepare("SELECT t.key, t.caption, t.section, t.header, t.row_count FROM doc_tables t JOIN documents d ON d.id = t.document_id WHERE d.status = 'ready' ORDER BY d.rowid, t.table_index")
+      .prepare(
+        "SELECT t.key, t.caption, t.section, t.header, t.row_count FROM doc_tables t JOIN documents d ON d.id = t.document_id WHERE d.status = 'ready' ORDER BY d.rowid, t.table_index",
+      )
       .all() as { key: string; caption: string; section: string | null; header: string; row_count: number }[];
     return {
       kind: "documents",
       documents: collectionCounts(db).documents,
-      tables: tables.map((t) => ({ key: t.key, caption: t.caption, section: t.section, columns: JSON.parse(t.header) as string[], rows: t.row_count })),
+      tables: tables.map((t) => ({
+        key: t.key,
+        caption: t.caption,
+        section: t.section,
+        columns: JSON.parse(t.header) as string[],
+        rows: t.row_count,
+      })),
     };
   }
 

@@ -37,7 +37,7 @@ export const DESCRIPTOR_LISTED_TABLES = LISTED_TABLES;
 const QUERY_HELP = [
   'Native query: {"language": "search", "text": "<free text; words are OR-ed and ranked by BM25, no operators>",',
   ` "filters": {"contentType": "text" | "table", "documentIds": ["<id>"], "sourceObject": "${COLLECTION_UNIT}" | "<document id>" | "<document id>#table-<n>"}}.`,
-  "Hits are passages (\"Title / section: text\") and table rows (\"Caption / section / Column: value, …\").",
+  'Hits are passages ("Title / section: text") and table rows ("Caption / section / Column: value, …").',
 ].join("\n");
 
 /**
@@ -46,7 +46,10 @@ const QUERY_HELP = [
  * the same content gives the same text and version.
  */
 export function buildCollectionDescriptor(db: IndexDb, name: string, counts: CollectionCounts, stats: ContentStats): Descriptor {
-  const titles = db.prepare("SELECT id, title FROM documents WHERE status = 'ready' ORDER BY rowid LIMIT ?").all(SAMPLE_TITLES) as { id: string; title: string }[];
+  const titles = db.prepare("SELECT id, title FROM documents WHERE status = 'ready' ORDER BY rowid LIMIT ?").all(SAMPLE_TITLES) as {
+    id: string;
+    title: string;
+  }[];
   const tables = (
     db
       .prepare(
@@ -54,9 +57,20 @@ export function buildCollectionDescriptor(db: IndexDb, name: string, counts: Col
          FROM doc_tables t JOIN documents d ON d.id = t.document_id ORDER BY d.rowid, t.table_index LIMIT ?`,
       )
       .all(LISTED_TABLES) as { key: string; caption: string; section: string | null; header: string; row_count: number; title: string }[]
-  ).map((t) => ({ key: t.key, caption: t.caption, section: t.section, header: JSON.parse(t.header) as string[], rowCount: t.row_count, title: t.title }));
+  ).map((t) => ({
+    key: t.key,
+    caption: t.caption,
+    section: t.section,
+    header: JSON.parse(t.header) as string[],
+    rowCount: t.row_count,
+    title: t.title,
+  }));
   const formats = (
-    db.prepare("SELECT media_type, count(*) AS n FROM documents WHERE status = 'ready' GROUP BY media_type ORDER BY n DESC, media_type DESC").all() as { media_type: string; n: number }[]
+    db
+      .prepare(
+        "SELECT media_type, count(*) AS n FROM documents WHERE status = 'ready' GROUP BY media_type ORDER BY n DESC, media_type DESC",
+      )
+      .all() as { media_type: string; n: number }[]
   ).map((r) => ({ mediaType: r.media_type, n: r.n }));
   return composeCollectionDescriptor(name, { counts, stats, titles, tables, formats });
 }
@@ -85,7 +99,12 @@ export function composeCollectionDescriptor(name: string, input: DescriptorInput
 
   const compactLines = [header, `About: ${terms.slice(0, 15).join(", ") || "(no text)"}.`];
   if (counts.tables > 0) {
-    compactLines.push(`Tables: ${tables.slice(0, COMPACT_TABLES).map((t) => `${t.key} "${t.caption}"`).join("; ")}${counts.tables > COMPACT_TABLES ? `; … ${counts.tables - COMPACT_TABLES} more` : ""}.`);
+    compactLines.push(
+      `Tables: ${tables
+        .slice(0, COMPACT_TABLES)
+        .map((t) => `${t.key} "${t.caption}"`)
+        .join("; ")}${counts.tables > COMPACT_TABLES ? `; … ${counts.tables - COMPACT_TABLES} more` : ""}.`,
+    );
   }
   const compact = boundText(compactLines.join("\n"), COMPACT_MAX_CHARS);
 
@@ -93,6 +112,12 @@ export function composeCollectionDescriptor(name: string, input: DescriptorInput
     text,
     compact,
     version: descriptorVersion(text),
-    stats: { documents: counts.documents, chunks: counts.chunks, tables: counts.tables, tableRows: counts.tableRows, failedDocuments: counts.failedDocuments },
+    stats: {
+      documents: counts.documents,
+      chunks: counts.chunks,
+      tables: counts.tables,
+      tableRows: counts.tableRows,
+      failedDocuments: counts.failedDocuments,
+    },
   };
 }

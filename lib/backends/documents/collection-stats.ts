@@ -66,8 +66,15 @@ export interface StatsDocument {
 export function computeContentStats(db: IndexDb, language: string, limits = { terms: 60, phrases: 400 }): ContentStats {
   const tablesOf = db.prepare("SELECT caption, header FROM doc_tables WHERE document_id = ?");
   function* documents(): Iterable<StatsDocument> {
-    for (const doc of db.prepare("SELECT id, title, text FROM documents WHERE status = 'ready' ORDER BY rowid").iterate() as Iterable<{ id: string; title: string; text: string }>) {
-      const tables = (tablesOf.all(doc.id) as { caption: string; header: string }[]).map((t) => ({ caption: t.caption, header: JSON.parse(t.header) as string[] }));
+    for (const doc of db.prepare("SELECT id, title, text FROM documents WHERE status = 'ready' ORDER BY rowid").iterate() as Iterable<{
+      id: string;
+      title: string;
+      text: string;
+    }>) {
+      const tables = (tablesOf.all(doc.id) as { caption: string; header: string }[]).map((t) => ({
+        caption: t.caption,
+        header: JSON.parse(t.header) as string[],
+      }));
       yield { ...doc, tables };
     }
   }
@@ -75,7 +82,12 @@ export function computeContentStats(db: IndexDb, language: string, limits = { te
 }
 
 /** The statistics of any engine's collection, from its ready documents in ingestion order. */
-export function contentStatsOf(docs: Iterable<StatsDocument>, language: string, contentVersion: string, limits = { terms: 60, phrases: 400 }): ContentStats {
+export function contentStatsOf(
+  docs: Iterable<StatsDocument>,
+  language: string,
+  contentVersion: string,
+  limits = { terms: 60, phrases: 400 },
+): ContentStats {
   const termDf = new Map<string, TermStat>();
   const phraseDf = new Map<string, PhraseStat>();
   let documents = 0;
@@ -83,7 +95,12 @@ export function contentStatsOf(docs: Iterable<StatsDocument>, language: string, 
     documents++;
     const tableText = doc.tables.map((t) => `${t.caption}. ${t.header.join(", ")}.`).join(" ");
     const prose = `${doc.title}. ${doc.text}`;
-    const terms = new Set(`${prose} ${tableText}`.toLowerCase().match(TERM)?.filter((t) => t.length >= 3 && !isStopword(t, language)));
+    const terms = new Set(
+      `${prose} ${tableText}`
+        .toLowerCase()
+        .match(TERM)
+        ?.filter((t) => t.length >= 3 && !isStopword(t, language)),
+    );
     for (const term of terms) {
       const s = termDf.get(term);
       if (s) s.df++;

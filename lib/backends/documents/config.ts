@@ -45,7 +45,7 @@ export const documentsConfigSchema = z
       .min(2)
       .max(35)
       .default("en")
-      .refine(isSegmenterLocale, { message: "is not a language this server can split into sentences (try \"en\")" }),
+      .refine(isSegmenterLocale, { message: 'is not a language this server can split into sentences (try "en")' }),
     /** Passages are at most this long, except a single sentence longer than that (sentences are never cut). */
     chunkMaxChars: z.number().int().min(200).max(4_000).default(700),
     engine: z.enum(DOCUMENT_ENGINES).default("sqlite"),

@@ -66,8 +66,7 @@ export function requireTable(db: IndexDb, key: string): StoredTable {
 
 export function loadDocument(db: IndexDb, id: string): StoredDocument | null {
   const d = db.prepare("SELECT id, title, source_name, media_type FROM documents WHERE id = ? AND status = 'ready'").get(id) as
-    | { id: string; title: string; source_name: string; media_type: string }
-    | undefined;
+    { id: string; title: string; source_name: string; media_type: string } | undefined;
   return d ? { id: d.id, title: d.title, sourceName: d.source_name, mediaType: d.media_type } : null;
 }
 

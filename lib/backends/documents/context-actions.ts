@@ -75,12 +75,18 @@ export function coordinateSelection(table: StoredTable, rows: number[], cols: (n
   const colIdx = cols.length === 0 ? table.header.map((_, j) => j) : cols.map((c) => (typeof c === "number" ? c : table.header.indexOf(c)));
   const badCols = cols.filter((c, k) => !Number.isInteger(colIdx[k]) || colIdx[k] < 0 || colIdx[k] >= table.header.length);
   if (badCols.length > 0) {
-    throw new QueryExecutionError(`Table "${table.caption}" has no column ${badCols.map((c) => JSON.stringify(c)).join(", ")}; its columns are ${table.header.map((h, j) => `${j} "${h}"`).join(", ")}.`, action);
+    throw new QueryExecutionError(
+      `Table "${table.caption}" has no column ${badCols.map((c) => JSON.stringify(c)).join(", ")}; its columns are ${table.header.map((h, j) => `${j} "${h}"`).join(", ")}.`,
+      action,
+    );
   }
   const rowIdx = rows.length === 0 ? table.rows.map((_, i) => i) : [...new Set(rows)];
   const badRows = rowIdx.filter((i) => !Number.isInteger(i) || i < 0 || i >= table.rows.length);
   if (badRows.length > 0) {
-    throw new QueryExecutionError(`Table "${table.caption}" has no row ${badRows.join(", ")}: it has rows 0 to ${table.rows.length - 1}.`, action);
+    throw new QueryExecutionError(
+      `Table "${table.caption}" has no row ${badRows.join(", ")}: it has rows 0 to ${table.rows.length - 1}.`,
+      action,
+    );
   }
   const columns = colIdx.map((j) => table.header[j]);
   const selected = rowIdx.map((i) => ({ rowIndex: i, values: colIdx.map((j) => table.rows[i][j] ?? null) }));

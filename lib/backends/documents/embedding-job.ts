@@ -16,13 +16,17 @@ const fmt = (n: number) => n.toLocaleString("en");
  */
 export async function embedCollection(ctx: JobContext<{ kbId: string }>): Promise<JobResult> {
   const { prisma, deps } = ctx.services;
-  const kb = await prisma.knowledgeBase.findUnique({ where: { id: ctx.payload.kbId }, select: { id: true, name: true, kind: true, config: true, secretsCiphertext: true } });
+  const kb = await prisma.knowledgeBase.findUnique({
+    where: { id: ctx.payload.kbId },
+    select: { id: true, name: true, kind: true, config: true, secretsCiphertext: true },
+  });
   if (!kb) throw new JobSkippedError("The knowledge base was deleted.");
   if (kb.kind !== "DOCUMENTS") throw new JobFailedError(`${kb.name} is not a document collection; only collections are embedded.`);
 
   const models = await resolveModels(prisma);
   if (!models.embedder) {
-    if (!models.notes.length) throw new JobSkippedError("Models are switched off in Settings; the collection is searched by keywords (BM25) only.");
+    if (!models.notes.length)
+      throw new JobSkippedError("Models are switched off in Settings; the collection is searched by keywords (BM25) only.");
     // Not installed, or refused at load: another attempt may find it (a hub back online, a file replaced).
     throw new Error(models.notes.join(" "));
   }
@@ -36,12 +40,16 @@ export async function embedCollection(ctx: JobContext<{ kbId: string }>): Promis
     await ctx.progress({
       done: state.embedded,
       total: state.rows,
-      message: startedOver && state.rows ? `Embedding ${count(state.rows, "passage or table row", "passages and table rows")} with ${what}.` : `Embedding with ${what}: ${fmt(state.embedded)} of ${fmt(state.rows)} done.`,
+      message:
+        startedOver && state.rows
+          ? `Embedding ${count(state.rows, "passage or table row", "passages and table rows")} with ${what}.`
+          : `Embedding with ${what}: ${fmt(state.embedded)} of ${fmt(state.rows)} done.`,
     });
     state = await embedMissingVectors(store, embedder, {
       signal: ctx.signal,
       stepTimeoutMs: STEP_TIMEOUT_MS,
-      onStep: (s) => ctx.progress({ done: s.embedded, total: s.rows, message: `Embedding with ${what}: ${fmt(s.embedded)} of ${fmt(s.rows)} done.` }),
+      onStep: (s) =>
+        ctx.progress({ done: s.embedded, total: s.rows, message: `Embedding with ${what}: ${fmt(s.embedded)} of ${fmt(s.rows)} done.` }),
     });
     return { message: `${count(state.embedded, "passage or table row", "passages and table rows")} embedded with ${what}.` };
   } catch (e) {

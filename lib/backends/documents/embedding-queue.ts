@@ -9,7 +9,12 @@ import { readVectorState } from "./vector-store";
 
 /** Asks for the catalog's new or changed texts to be embedded (one job for the whole catalog). */
 export function enqueueCatalogEmbedding(prisma: PrismaClient): Promise<EnqueueResult> {
-  return enqueueJob(prisma, embedCatalogTextsJob, {}, { activeKey: CATALOG_TEXTS_JOB_KEY, message: "Waiting to embed the catalog's descriptions for source selection." });
+  return enqueueJob(
+    prisma,
+    embedCatalogTextsJob,
+    {},
+    { activeKey: CATALOG_TEXTS_JOB_KEY, message: "Waiting to embed the catalog's descriptions for source selection." },
+  );
 }
 
 /** One unfinished embedding job per collection. */
@@ -19,7 +24,12 @@ export function embeddingJobKey(kbId: string): string {
 
 /** Asks for the collection's new or changed passages to be embedded (a job already waiting or running covers it). */
 export function enqueueCollectionEmbedding(prisma: PrismaClient, kbId: string): Promise<EnqueueResult> {
-  return enqueueJob(prisma, embedCollectionJob, { kbId }, { activeKey: embeddingJobKey(kbId), kbId, message: "Waiting to embed the collection for semantic search." });
+  return enqueueJob(
+    prisma,
+    embedCollectionJob,
+    { kbId },
+    { activeKey: embeddingJobKey(kbId), kbId, message: "Waiting to embed the collection for semantic search." },
+  );
 }
 
 export interface CollectionVectors {
@@ -32,7 +42,11 @@ export interface CollectionVectors {
 type VectorDeps = Pick<CatalogDeps, "dataDir" | "encryptionKey">;
 
 /** The vector state of a collection in its engine (SQLite file or OpenSearch); null when it has no index yet. */
-export async function collectionVectors(prisma: PrismaClient, deps: VectorDeps, kb: { id: string; name: string }): Promise<CollectionVectors | null> {
+export async function collectionVectors(
+  prisma: PrismaClient,
+  deps: VectorDeps,
+  kb: { id: string; name: string },
+): Promise<CollectionVectors | null> {
   const row = await prisma.knowledgeBase.findUnique({ where: { id: kb.id }, select: { config: true, secretsCiphertext: true } });
   if (!row) return null;
   const s = await readVectorState({ ...kb, ...row }, deps);
@@ -70,7 +84,11 @@ export interface EmbeddingStatus {
 }
 
 /** What a collection's page shows about its vectors. */
-export async function collectionEmbeddingStatus(prisma: PrismaClient, deps: VectorDeps, kb: { id: string; name: string }): Promise<EmbeddingStatus> {
+export async function collectionEmbeddingStatus(
+  prisma: PrismaClient,
+  deps: VectorDeps,
+  kb: { id: string; name: string },
+): Promise<EmbeddingStatus> {
   const [job] = (await latestJobsOfKb(prisma, kb.id)).filter((j) => j.kind === embedCollectionJob.id);
   let vectors: CollectionVectors | null = null;
   try {
@@ -93,15 +111,23 @@ export async function embedCollectionsNow(
 ): Promise<string> {
   const log = opts.log ?? (() => undefined);
   const models = await resolveModels(prisma);
-  if (!models.embedder) return models.notes.length ? `Collections were not embedded: ${models.notes.join(" ")}` : "Collections were not embedded: models are switched off.";
+  if (!models.embedder)
+    return models.notes.length
+      ? `Collections were not embedded: ${models.notes.join(" ")}`
+      : "Collections were not embedded: models are switched off.";
   const queued = await reconcileCollectionEmbeddings(prisma, deps, models.embedder.info.id);
   await enqueueCatalogEmbedding(prisma);
-  const pending = await prisma.job.count({ where: { kind: { in: [embedCollectionJob.id, embedCatalogTextsJob.id] }, status: { in: ["QUEUED", "RUNNING"] } } });
+  const pending = await prisma.job.count({
+    where: { kind: { in: [embedCollectionJob.id, embedCatalogTextsJob.id] }, status: { in: ["QUEUED", "RUNNING"] } },
+  });
   if (!queued && !pending) return `Every collection is embedded with ${models.embedder.info.id}.`;
   const started = Date.now();
   const timer = setInterval(() => {
     void prisma.job
-      .findMany({ where: { kind: { in: [embedCollectionJob.id, embedCatalogTextsJob.id] }, status: "RUNNING" }, select: { message: true, kb: { select: { name: true } } } })
+      .findMany({
+        where: { kind: { in: [embedCollectionJob.id, embedCatalogTextsJob.id] }, status: "RUNNING" },
+        select: { message: true, kb: { select: { name: true } } },
+      })
       .then((running) => running.forEach((j) => log(`${j.kb?.name ?? "catalog"}: ${j.message}`)))
       .catch(() => undefined);
   }, opts.everyMs ?? 15_000);
@@ -110,7 +136,10 @@ export async function embedCollectionsNow(
   } finally {
     clearInterval(timer);
   }
-  const failed = await prisma.job.findMany({ where: { kind: embedCollectionJob.id, status: "FAILED", finishedAt: { gte: new Date(started) } }, select: { error: true, kb: { select: { name: true } } } });
+  const failed = await prisma.job.findMany({
+    where: { kind: embedCollectionJob.id, status: "FAILED", finishedAt: { gte: new Date(started) } },
+    select: { error: true, kb: { select: { name: true } } },
+  });
   for (const f of failed) log(`${f.kb?.name ?? "collection"}: could not be embedded: ${f.error}`);
   return `Collections embedded with ${models.embedder.info.id} in ${((Date.now() - started) / 1000).toFixed(1)} s${failed.length ? ` (${failed.length} failed)` : ""}.`;
 }

@@ -17,7 +17,14 @@ function isNumeric(v: string): boolean {
  * labels (first-column cells), then capitalized phrases frequent in the text, then document titles.
  */
 export function buildEntityIndex(db: IndexDb, stats: ContentStats, limit = DEFAULT_ENTITY_LIMIT): EntityIndexEntry[] {
-  const tables = (db.prepare("SELECT key, caption, header, rows FROM doc_tables ORDER BY id").all() as { key: string; caption: string; header: string; rows: string }[]).map((t) => ({
+  const tables = (
+    db.prepare("SELECT key, caption, header, rows FROM doc_tables ORDER BY id").all() as {
+      key: string;
+      caption: string;
+      header: string;
+      rows: string;
+    }[]
+  ).map((t) => ({
     key: t.key,
     caption: t.caption,
     header: JSON.parse(t.header) as string[],
@@ -25,7 +32,10 @@ export function buildEntityIndex(db: IndexDb, stats: ContentStats, limit = DEFAU
   }));
   // A generator opens the cursor only if the documents are reached, and closes it when the limit stops the loop.
   function* documents() {
-    yield* db.prepare("SELECT id, title FROM documents WHERE status = 'ready' ORDER BY rowid").iterate() as Iterable<{ id: string; title: string }>;
+    yield* db.prepare("SELECT id, title FROM documents WHERE status = 'ready' ORDER BY rowid").iterate() as Iterable<{
+      id: string;
+      title: string;
+    }>;
   }
   return composeEntityIndex({ tables, phrases: stats.phrases, documents: documents() }, limit);
 }

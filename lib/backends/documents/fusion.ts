@@ -70,7 +70,10 @@ export function fuseRankings(bm25: RankedRow[], vector: RankedRow[], s: FusionSe
   }
   // Ties (rare) keep BM25's order, then the vector order.
   return [...rows.values()]
-    .sort((a, b) => b.score - a.score || (a.bm25Rank ?? Infinity) - (b.bm25Rank ?? Infinity) || (a.vectorRank ?? Infinity) - (b.vectorRank ?? Infinity))
+    .sort(
+      (a, b) =>
+        b.score - a.score || (a.bm25Rank ?? Infinity) - (b.bm25Rank ?? Infinity) || (a.vectorRank ?? Infinity) - (b.vectorRank ?? Infinity),
+    )
     .map(({ rowid, score, bm25Rank, vectorRank }) => ({ rowid, score, bm25Rank, vectorRank }));
 }
 

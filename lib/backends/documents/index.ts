@@ -1,13 +1,13 @@
 /** Document collections: one SQLite file per collection with FTS5 (BM25) and sqlite-vec. */
 export { createDocumentsBackend } from "./backend";
-export { DEFAULT_DOCUMENTS_CONFIG, documentsConfigSchema, documentsSecretsSchema, type DocumentsConfig, type DocumentsSecrets } from "./config";
 export {
-  readSentences,
-  selectCoordinates,
-  selectSentences,
-  type CoordinateSelection,
-  type SentenceSelection,
-} from "./context-actions";
+  DEFAULT_DOCUMENTS_CONFIG,
+  documentsConfigSchema,
+  documentsSecretsSchema,
+  type DocumentsConfig,
+  type DocumentsSecrets,
+} from "./config";
+export { readSentences, selectCoordinates, selectSentences, type CoordinateSelection, type SentenceSelection } from "./context-actions";
 export type { DatasetLoadOptions } from "./datasets/batch-commit";
 export { loadSciFact } from "./datasets/scifact";
 export { loadTatQa, loadTatQaContexts } from "./datasets/tatqa";

@@ -51,7 +51,10 @@ export function contentHash(bytes: Buffer | string): string {
 }
 
 /** Opens (creating if needed) the collection for writing, with the chunking settings it was built with. */
-export function openCollectionForIngest(ctx: BackendContext, config?: Partial<DocumentsConfig>): { db: IndexDb; settings: ChunkingSettings } {
+export function openCollectionForIngest(
+  ctx: BackendContext,
+  config?: Partial<DocumentsConfig>,
+): { db: IndexDb; settings: ChunkingSettings } {
   const requested = { ...DEFAULT_DOCUMENTS_CONFIG, ...config };
   const db = openIndexForWrite(ctx, requested);
   // Passages of one collection are cut one way, so scores and sentence indexes stay comparable.
@@ -96,7 +99,11 @@ function sqliteTarget(ctx: BackendContext, config?: Partial<DocumentsConfig>): I
 }
 
 /** OpenSearch: each document becomes visible in one step once all its parts are stored (opensearch/store.ts). */
-export async function openSearchTarget(ctx: BackendContext, config: Partial<DocumentsConfig> | undefined, secrets: DocumentsSecrets): Promise<IngestTarget> {
+export async function openSearchTarget(
+  ctx: BackendContext,
+  config: Partial<DocumentsConfig> | undefined,
+  secrets: DocumentsSecrets,
+): Promise<IngestTarget> {
   const requested = { ...DEFAULT_DOCUMENTS_CONFIG, ...config };
   const collection = OpenSearchCollection.open(requested, secrets, ctx);
   try {
@@ -128,7 +135,8 @@ export async function openSearchTarget(ctx: BackendContext, config: Partial<Docu
  * collection as failed) without stopping the others, and a crash loses at most the document in flight.
  */
 export async function ingestFiles(ctx: BackendContext, files: UploadedFile[], opts: IngestOptions = {}): Promise<IngestReport> {
-  const target = opts.config?.engine === "opensearch" ? await openSearchTarget(ctx, opts.config, opts.secrets ?? {}) : sqliteTarget(ctx, opts.config);
+  const target =
+    opts.config?.engine === "opensearch" ? await openSearchTarget(ctx, opts.config, opts.secrets ?? {}) : sqliteTarget(ctx, opts.config);
   const report: IngestReport = { added: 0, replaced: 0, skipped: 0, failed: [] };
   try {
     for (const [i, file] of files.entries()) {

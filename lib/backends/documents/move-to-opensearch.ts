@@ -46,7 +46,11 @@ export async function enqueueMoveToOpenSearch(
     opensearch: openSearchSettingsSchema.parse(Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined))),
     secretsCiphertext: password ? encryptSecrets({ password }, deps.encryptionKey) : null,
   };
-  return enqueueJob(prisma, moveToOpenSearchJob, payload, { activeKey: `${moveToOpenSearchJob.id}:${kbId}`, kbId, message: "Waiting to move the collection to OpenSearch." });
+  return enqueueJob(prisma, moveToOpenSearchJob, payload, {
+    activeKey: `${moveToOpenSearchJob.id}:${kbId}`,
+    kbId,
+    message: "Waiting to move the collection to OpenSearch.",
+  });
 }
 
 /** The latest move of a collection (null: never asked). */
@@ -62,18 +66,25 @@ export async function requestMoveToOpenSearch(
 ): Promise<JobView | null> {
   const kb = await prisma.knowledgeBase.findUnique({ where: { id: input.id }, select: { id: true, name: true, kind: true, config: true } });
   if (!kb || kb.kind !== "DOCUMENTS") throw new AppError("NOT_FOUND", "That document collection no longer exists.");
-  if ((parseKbConfig("DOCUMENTS", kb.config) as DocumentsConfig).engine === "opensearch") throw new AppError("VALIDATION", `${kb.name} is already in OpenSearch.`);
+  if ((parseKbConfig("DOCUMENTS", kb.config) as DocumentsConfig).engine === "opensearch")
+    throw new AppError("VALIDATION", `${kb.name} is already in OpenSearch.`);
   await enqueueMoveToOpenSearch(prisma, deps, kb.id, { url: input.searchUrl, username: input.user, password: input.password });
   return latestMove(prisma, kb.id);
 }
 
 /** The stored documents of a SQLite collection, rebuilt as the writer takes them, in ingestion order (the move and the workspace export read them). */
-export function* storedDocuments(db: IndexDb): Generator<{ input: DocumentToCommit } | { failed: { sourceName: string; mediaType: string; contentHash: string; error: string } }> {
+export function* storedDocuments(
+  db: IndexDb,
+): Generator<{ input: DocumentToCommit } | { failed: { sourceName: string; mediaType: string; contentHash: string; error: string } }> {
   const chunksOf = db.prepare(
     "SELECT chunk_index, section, text, start_offset, end_offset, first_sentence_index, sentences, location FROM chunks WHERE document_id = ? ORDER BY chunk_index",
   );
-  const tablesOf = db.prepare("SELECT table_index, caption, section, position, header, rows, metadata FROM doc_tables WHERE document_id = ? ORDER BY table_index");
-  const docs = db.prepare("SELECT id, title, source_name, media_type, content_hash, status, error, text, metadata FROM documents ORDER BY rowid").all() as {
+  const tablesOf = db.prepare(
+    "SELECT table_index, caption, section, position, header, rows, metadata FROM doc_tables WHERE document_id = ? ORDER BY table_index",
+  );
+  const docs = db
+    .prepare("SELECT id, title, source_name, media_type, content_hash, status, error, text, metadata FROM documents ORDER BY rowid")
+    .all() as {
     id: string;
     title: string;
     source_name: string;
@@ -86,14 +97,27 @@ export function* storedDocuments(db: IndexDb): Generator<{ input: DocumentToComm
   }[];
   for (const d of docs) {
     if (d.status !== "ready") {
-      yield { failed: { sourceName: d.source_name, mediaType: d.media_type, contentHash: d.content_hash, error: d.error ?? "could not be read" } };
+      yield {
+        failed: { sourceName: d.source_name, mediaType: d.media_type, contentHash: d.content_hash, error: d.error ?? "could not be read" },
+      };
       continue;
     }
     const document: AssembledDocument = {
       title: d.title,
       text: d.text,
       metadata: JSON.parse(d.metadata) as Record<string, Scalar | Scalar[]>,
-      chunks: (chunksOf.all(d.id) as { chunk_index: number; section: string | null; text: string; start_offset: number; end_offset: number; first_sentence_index: number; sentences: string; location: string }[]).map((c) => ({
+      chunks: (
+        chunksOf.all(d.id) as {
+          chunk_index: number;
+          section: string | null;
+          text: string;
+          start_offset: number;
+          end_offset: number;
+          first_sentence_index: number;
+          sentences: string;
+          location: string;
+        }[]
+      ).map((c) => ({
         chunkIndex: c.chunk_index,
         section: c.section,
         text: c.text,
@@ -103,7 +127,17 @@ export function* storedDocuments(db: IndexDb): Generator<{ input: DocumentToComm
         sentences: JSON.parse(c.sentences) as string[],
         location: JSON.parse(c.location) as Record<string, Scalar>,
       })),
-      tables: (tablesOf.all(d.id) as { table_index: number; caption: string; section: string | null; position: number; header: string; rows: string; metadata: string }[]).map((t) => ({
+      tables: (
+        tablesOf.all(d.id) as {
+          table_index: number;
+          caption: string;
+          section: string | null;
+          position: number;
+          header: string;
+          rows: string;
+          metadata: string;
+        }[]
+      ).map((t) => ({
         tableIndex: t.table_index,
         caption: t.caption,
         section: t.section,
@@ -127,11 +161,16 @@ export async function moveCollectionToOpenSearch(ctx: JobContext<MovePayload>): 
 
   const bctx: BackendContext = { kbId: kb.id, kbName: kb.name, storageDir: kbStorageDir(deps.dataDir, kb.id) };
   const target: DocumentsConfig = { ...current, engine: "opensearch", opensearch: ctx.payload.opensearch };
-  const secrets = documentsSecretsSchema.parse(ctx.payload.secretsCiphertext ? decryptSecrets(ctx.payload.secretsCiphertext, deps.encryptionKey) : {});
+  const secrets = documentsSecretsSchema.parse(
+    ctx.payload.secretsCiphertext ? decryptSecrets(ctx.payload.secretsCiphertext, deps.encryptionKey) : {},
+  );
 
   const db = openIndexForRead(bctx);
   try {
-    const settings = { language: readMeta(db, "language") ?? current.language, chunkMaxChars: Number(readMeta(db, "chunk_max_chars") ?? current.chunkMaxChars) };
+    const settings = {
+      language: readMeta(db, "language") ?? current.language,
+      chunkMaxChars: Number(readMeta(db, "chunk_max_chars") ?? current.chunkMaxChars),
+    };
     const total = db.prepare("SELECT count(*) FROM documents").pluck().get() as number;
     const writer = await openSearchTarget(bctx, { ...target, ...settings }, secrets);
     let done = 0;
@@ -183,5 +222,7 @@ export async function moveCollectionToOpenSearch(ctx: JobContext<MovePayload>): 
   await closeBackend(kb.id);
   await enqueueCollectionEmbedding(prisma, kb.id);
   const where = ctx.payload.opensearch.url ? new URL(ctx.payload.opensearch.url).origin : "the server's SEARCH_URL";
-  return { message: `${kb.name} now lives in OpenSearch at ${where}; its vectors are being computed again there. The copy on this server was left in place.` };
+  return {
+    message: `${kb.name} now lives in OpenSearch at ${where}; its vectors are being computed again there. The copy on this server was left in place.`,
+  };
 }

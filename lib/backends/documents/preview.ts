@@ -23,7 +23,8 @@ export interface PreviewSource {
 export function sqlitePreviewSource(db: IndexDb): PreviewSource {
   const firstChunk = db.prepare("SELECT sentences FROM chunks WHERE document_id = ? ORDER BY chunk_index LIMIT 1").pluck();
   return {
-    firstDocuments: async (n) => db.prepare("SELECT id, title FROM documents WHERE status = 'ready' ORDER BY rowid LIMIT ?").all(n) as { id: string; title: string }[],
+    firstDocuments: async (n) =>
+      db.prepare("SELECT id, title FROM documents WHERE status = 'ready' ORDER BY rowid LIMIT ?").all(n) as { id: string; title: string }[],
     openingSentences: async (id) => {
       const json = firstChunk.get(id) as string | undefined;
       return json ? (JSON.parse(json) as string[]) : [];
@@ -57,7 +58,14 @@ export async function previewUnit(source: PreviewSource, collectionName: string,
   const table = await source.loadTable(key);
   if (table) {
     const max = limit ?? DEFAULT_ROWS;
-    return { kind: "table", title: table.caption, columns: table.header, rows: table.rows.slice(0, max), totalRows: table.rows.length, truncated: table.rows.length > max };
+    return {
+      kind: "table",
+      title: table.caption,
+      columns: table.header,
+      rows: table.rows.slice(0, max),
+      totalRows: table.rows.length,
+      truncated: table.rows.length > max,
+    };
   }
   const doc = await source.loadDocument(key);
   if (doc) {

@@ -57,7 +57,10 @@ interface Restriction {
 function restrictionFor(db: IndexDb, query: NativeQuery): Restriction {
   const parsed = searchFiltersSchema.safeParse(query.filters ?? {});
   if (!parsed.success) {
-    throw new QuerySyntaxError(`invalid search filters (${parsed.error.issues.map((i) => `${i.path.join(".") || "filters"}: ${i.message}`).join("; ")})`, query.text);
+    throw new QuerySyntaxError(
+      `invalid search filters (${parsed.error.issues.map((i) => `${i.path.join(".") || "filters"}: ${i.message}`).join("; ")})`,
+      query.text,
+    );
   }
   const filters = parsed.data;
   const out: Restriction = { sql: [], params: [] };
@@ -75,7 +78,8 @@ function restrictionFor(db: IndexDb, query: NativeQuery): Restriction {
       out.sql.push("r.kind = 'chunk'");
     } else {
       const table = db.prepare("SELECT id FROM doc_tables WHERE key = ?").pluck().get(unit) as number | undefined;
-      const document = table === undefined ? db.prepare("SELECT id FROM documents WHERE id = ? AND status = 'ready'").pluck().get(unit) : undefined;
+      const document =
+        table === undefined ? db.prepare("SELECT id FROM documents WHERE id = ? AND status = 'ready'").pluck().get(unit) : undefined;
       if (table !== undefined) {
         out.sql.push("r.table_id = ?");
         out.params.push(table);
@@ -111,13 +115,17 @@ export function searchCollection(
 ): RawResult {
   const started = performance.now();
   if (query.language !== "search") {
-    throw new QueryRejectedError(`a document collection answers "search" queries (free text), not ${query.language.toUpperCase()}`, query.text);
+    throw new QueryRejectedError(
+      `a document collection answers "search" queries (free text), not ${query.language.toUpperCase()}`,
+      query.text,
+    );
   }
   if (options.signal?.aborted) throw new QueryExecutionError("The search was cancelled before it started.", query.text);
   const restriction = restrictionFor(db, query);
   const match = buildFtsQuery(query.text, language);
   const maxRows = Math.max(1, Math.floor(options.maxRows));
-  if (match === null && !dense) return { query, columns: SEARCH_RESULT_COLUMNS, records: [], truncated: false, elapsedMs: performance.now() - started };
+  if (match === null && !dense)
+    return { query, columns: SEARCH_RESULT_COLUMNS, records: [], truncated: false, elapsedMs: performance.now() - started };
 
   const candidates = dense ? Math.min(MAX_HYBRID_CANDIDATES, Math.max(maxRows + 1, MIN_HYBRID_CANDIDATES)) : maxRows + 1;
   const lexical: RankedRow[] =

@@ -19,8 +19,14 @@ const FORMAT_TAGS: Record<string, string> = {
  * as its own unit, with descriptions generated from the content (analysts may edit them later).
  */
 export function buildSourceUnits(db: IndexDb, name: string, counts: CollectionCounts, stats: ContentStats): SourceUnit[] {
-  const mediaTypes = db.prepare("SELECT DISTINCT media_type FROM documents WHERE status = 'ready' ORDER BY media_type").pluck().all() as string[];
-  const samples = db.prepare("SELECT title FROM documents WHERE status = 'ready' ORDER BY rowid LIMIT ?").pluck().all(SOURCE_UNIT_SAMPLES) as string[];
+  const mediaTypes = db
+    .prepare("SELECT DISTINCT media_type FROM documents WHERE status = 'ready' ORDER BY media_type")
+    .pluck()
+    .all() as string[];
+  const samples = db
+    .prepare("SELECT title FROM documents WHERE status = 'ready' ORDER BY rowid LIMIT ?")
+    .pluck()
+    .all(SOURCE_UNIT_SAMPLES) as string[];
   const tables = (
     db
       .prepare(

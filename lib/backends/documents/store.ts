@@ -149,16 +149,37 @@ export class CollectionWriter {
     this.s.deleteTables.run(documentId);
   }
 
-  private addSearchRow(kind: "chunk" | "row", documentId: string, ref: { chunkId?: number; tableId?: number; rowIndex?: number }, heading: string, body: string) {
-    const rowid = this.s.insertSearchRow.run(kind, documentId, ref.chunkId ?? null, ref.tableId ?? null, ref.rowIndex ?? null).lastInsertRowid;
+  private addSearchRow(
+    kind: "chunk" | "row",
+    documentId: string,
+    ref: { chunkId?: number; tableId?: number; rowIndex?: number },
+    heading: string,
+    body: string,
+  ) {
+    const rowid = this.s.insertSearchRow.run(
+      kind,
+      documentId,
+      ref.chunkId ?? null,
+      ref.tableId ?? null,
+      ref.rowIndex ?? null,
+    ).lastInsertRowid;
     this.s.insertFts.run(rowid, heading, body);
   }
 
   private writeContent(documentId: string, doc: AssembledDocument): void {
     for (const c of doc.chunks) {
       const chunkId = Number(
-        this.s.insertChunk.run(documentId, c.chunkIndex, c.section, c.text, c.start, c.end, c.firstSentenceIndex, JSON.stringify(c.sentences), JSON.stringify(c.location))
-          .lastInsertRowid,
+        this.s.insertChunk.run(
+          documentId,
+          c.chunkIndex,
+          c.section,
+          c.text,
+          c.start,
+          c.end,
+          c.firstSentenceIndex,
+          JSON.stringify(c.sentences),
+          JSON.stringify(c.location),
+        ).lastInsertRowid,
       );
       this.addSearchRow("chunk", documentId, { chunkId }, passageHeading(doc.title, c.section), c.text);
     }
@@ -178,7 +199,13 @@ export class CollectionWriter {
         ).lastInsertRowid,
       );
       t.rows.forEach((values, rowIndex) => {
-        this.addSearchRow("row", documentId, { tableId, rowIndex }, doc.title, linearizeRow(t.caption, t.section ?? undefined, t.header, values));
+        this.addSearchRow(
+          "row",
+          documentId,
+          { tableId, rowIndex },
+          doc.title,
+          linearizeRow(t.caption, t.section ?? undefined, t.header, values),
+        );
       });
     }
   }

@@ -41,7 +41,16 @@ export async function queueUploads(prisma: PrismaClient, kbId: string, files: Up
   await prisma.pendingUpload.createMany({
     data: files.map((f) => ({ kbId, name: f.name, mediaType: f.mediaType ?? null, bytes: new Uint8Array(f.bytes) })),
   });
-  return enqueueJob(prisma, ingestUploadsJob, { kbId }, { activeKey: ingestJobKey(kbId), kbId, message: `Waiting to add ${files.length === 1 ? "1 document" : `${fmt(files.length)} documents`}.` });
+  return enqueueJob(
+    prisma,
+    ingestUploadsJob,
+    { kbId },
+    {
+      activeKey: ingestJobKey(kbId),
+      kbId,
+      message: `Waiting to add ${files.length === 1 ? "1 document" : `${fmt(files.length)} documents`}.`,
+    },
+  );
 }
 
 export async function queuedUploads(prisma: PrismaClient, kbId: string): Promise<QueuedUploads> {
@@ -53,15 +62,20 @@ export async function queuedUploads(prisma: PrismaClient, kbId: string): Promise
 export async function retryQueuedUploads(prisma: PrismaClient, kbId: string): Promise<QueuedUploads> {
   const q = await queuedUploads(prisma, kbId);
   if (q.waiting === 0) throw new AppError("VALIDATION", "No documents are waiting to be added.");
-  if (q.job?.status === "QUEUED") await prisma.job.updateMany({ where: { id: q.job.id, status: "QUEUED" }, data: { runAfter: new Date() } });
-  else await enqueueJob(prisma, ingestUploadsJob, { kbId }, { activeKey: ingestJobKey(kbId), kbId, message: "Waiting to add the documents." });
+  if (q.job?.status === "QUEUED")
+    await prisma.job.updateMany({ where: { id: q.job.id, status: "QUEUED" }, data: { runAfter: new Date() } });
+  else
+    await enqueueJob(prisma, ingestUploadsJob, { kbId }, { activeKey: ingestJobKey(kbId), kbId, message: "Waiting to add the documents." });
   return queuedUploads(prisma, kbId);
 }
 
 /** The "documents.ingest" job: the collection's queued files, oldest first. */
 export async function ingestQueuedUploads(ctx: JobContext<{ kbId: string }>): Promise<JobResult> {
   const { prisma, deps } = ctx.services;
-  const kb = await prisma.knowledgeBase.findUnique({ where: { id: ctx.payload.kbId }, select: { id: true, name: true, kind: true, config: true, secretsCiphertext: true } });
+  const kb = await prisma.knowledgeBase.findUnique({
+    where: { id: ctx.payload.kbId },
+    select: { id: true, name: true, kind: true, config: true, secretsCiphertext: true },
+  });
   if (!kb) throw new JobSkippedError("The knowledge base was deleted.");
   if (kb.kind !== "DOCUMENTS") throw new JobFailedError(`${kb.name} is not a document collection.`);
   const config = parseKbConfig("DOCUMENTS", kb.config) as DocumentsConfig;
@@ -77,7 +91,11 @@ export async function ingestQueuedUploads(ctx: JobContext<{ kbId: string }>): Pr
     if (!upload) continue; // taken by an earlier run of this job
     await ctx.progress({ done, total: ids.length, message: `Adding ${upload.name} (${fmt(done + 1)} of ${fmt(ids.length)}).` });
     try {
-      const r = await ingestFiles(bctx, [{ name: upload.name, bytes: Buffer.from(upload.bytes), mediaType: upload.mediaType ?? undefined }], { config, secrets });
+      const r = await ingestFiles(
+        bctx,
+        [{ name: upload.name, bytes: Buffer.from(upload.bytes), mediaType: upload.mediaType ?? undefined }],
+        { config, secrets },
+      );
       report.added += r.added;
       report.replaced += r.replaced;
       report.skipped += r.skipped;
@@ -102,6 +120,10 @@ async function reportUnavailable(prisma: PrismaClient, kbId: string, cause: stri
   const waiting = await prisma.pendingUpload.count({ where: { kbId } });
   await prisma.knowledgeBase.update({
     where: { id: kbId },
-    data: { status: "UNREACHABLE", lastCheckAt: new Date(), lastCheckMessage: `${cause} ${waiting === 1 ? "1 document waits" : `${fmt(waiting)} documents wait`} to be added; they are kept and added when it answers again.` },
+    data: {
+      status: "UNREACHABLE",
+      lastCheckAt: new Date(),
+      lastCheckMessage: `${cause} ${waiting === 1 ? "1 document waits" : `${fmt(waiting)} documents wait`} to be added; they are kept and added when it answers again.`,
+    },
   });
 }

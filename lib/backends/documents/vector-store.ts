@@ -7,7 +7,12 @@ import { type DocumentsConfig, documentsSecretsSchema } from "./config";
 import { indexPath, openIndexForRead, readMeta } from "./index-db";
 import { openCollectionForIngest } from "./ingest";
 import { OpenSearchCollection } from "./opensearch/collection";
-import { openSearchRowsWithoutVectors, openSearchVectorState, prepareOpenSearchVectors, storeOpenSearchVectors } from "./opensearch/vectors";
+import {
+  openSearchRowsWithoutVectors,
+  openSearchVectorState,
+  prepareOpenSearchVectors,
+  storeOpenSearchVectors,
+} from "./opensearch/vectors";
 import { prepareVectorTable, rowsWithoutVectors, storeVectors, type VectorState, vectorState } from "./vectors";
 
 /**
@@ -34,7 +39,12 @@ export function sqliteVectorStore(ctx: BackendContext): VectorStore {
     state: async () => vectorState(db),
     model: async () => readMeta(db, "embedding_model") ?? "",
     missing: async (_model, limit) => rowsWithoutVectors(db, limit).map((r) => ({ key: String(r.rowid), text: r.text })),
-    store: async (model, vectors) => storeVectors(db, model, vectors.map((v) => ({ rowid: Number(v.key), vector: v.vector }))),
+    store: async (model, vectors) =>
+      storeVectors(
+        db,
+        model,
+        vectors.map((v) => ({ rowid: Number(v.key), vector: v.vector })),
+      ),
     close: async () => {
       db.close();
     },
@@ -47,7 +57,12 @@ export function openSearchVectorStore(c: OpenSearchCollection): VectorStore {
     state: () => openSearchVectorState(c),
     model: async () => (await c.meta()).embedding_model,
     missing: async (model, limit) => (await openSearchRowsWithoutVectors(c, model, limit)).map((r) => ({ key: r.id, text: r.text })),
-    store: (model, vectors) => storeOpenSearchVectors(c, model, vectors.map((v) => ({ id: v.key, vector: v.vector }))),
+    store: (model, vectors) =>
+      storeOpenSearchVectors(
+        c,
+        model,
+        vectors.map((v) => ({ id: v.key, vector: v.vector })),
+      ),
     close: () => c.close(),
   };
 }
@@ -118,7 +133,10 @@ export async function embedMissingVectors(
       "passage",
       { signal: opts.signal, timeoutMs: opts.stepTimeoutMs },
     );
-    const n = await store.store(embedder.info.id, rows.map((r, i) => ({ key: r.key, vector: vectors[i] })));
+    const n = await store.store(
+      embedder.info.id,
+      rows.map((r, i) => ({ key: r.key, vector: vectors[i] })),
+    );
     // Nothing stored and the collection belongs to another model now: someone switched models meanwhile, their job goes on.
     if (n === 0 && (await store.model()) !== embedder.info.id) throw new ModelChangedError();
     await opts.onStep?.(await store.state());

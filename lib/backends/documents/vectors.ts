@@ -121,7 +121,10 @@ export interface VectorHit {
 export function nearestRows(db: IndexDb, vector: Float32Array, k: number, rowFilter?: { sql: string[]; params: unknown[] }): VectorHit[] {
   const blob = vectorBlob(vector);
   if (!rowFilter?.sql.length) {
-    const hits = db.prepare("SELECT rowid, distance FROM search_vectors WHERE embedding MATCH ? AND k = ?").all(blob, k) as { rowid: number; distance: number }[];
+    const hits = db.prepare("SELECT rowid, distance FROM search_vectors WHERE embedding MATCH ? AND k = ?").all(blob, k) as {
+      rowid: number;
+      distance: number;
+    }[];
     return hits.map((h) => ({ rowid: Number(h.rowid), similarity: 1 - h.distance }));
   }
   const hits = db

@@ -44,7 +44,14 @@ function passagePiece(ctx: BackendContext, r: PassageRecord, query: string, lang
 
 function rowPiece(ctx: BackendContext, r: TableRowRecord, query: string, language: string): EvidencePiece {
   const location: Record<string, Scalar> = { document: r.documentId, table: r.tableKey, row: r.rowIndex, ...r.tableMetadata };
-  const data: RowData = { table: r.caption, section: r.section ?? undefined, columns: r.columns, values: r.values, rowIndex: r.rowIndex, engineScore: r.score };
+  const data: RowData = {
+    table: r.caption,
+    section: r.section ?? undefined,
+    columns: r.columns,
+    values: r.values,
+    rowIndex: r.rowIndex,
+    engineScore: r.score,
+  };
   // The row label (first non-numeric cell) is what a question names: "Total sales", "EMEA", "Tom Hanks".
   const label = r.values.map((v) => formatScalar(v)).find((v) => v !== "" && !isNumberLike(v));
   const names = r.values.flatMap((v) => (typeof v === "string" && !isNumberLike(v) ? capitalizedSpans(v, language, 3) : []));
@@ -67,7 +74,12 @@ export function shownQuery(text: string, retrieval: string | undefined): string 
 }
 
 /** Pure: turns search records into evidence pieces (Quasar's verbalized pool). Foreign records are ignored. */
-export function verbalizeSearchResult(ctx: BackendContext, result: RawResult, language: string, fallbackSourceObject?: string | null): EvidencePiece[] {
+export function verbalizeSearchResult(
+  ctx: BackendContext,
+  result: RawResult,
+  language: string,
+  fallbackSourceObject?: string | null,
+): EvidencePiece[] {
   const pieces: EvidencePiece[] = [];
   for (const record of result.records) {
     if (!isSearchRecord(record)) continue;

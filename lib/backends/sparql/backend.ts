@@ -82,7 +82,11 @@ export class SparqlBackend implements KnowledgeBackend {
     const checked = checkSparqlSafety(query.text, { maxRows: opts.maxRows });
     const started = performance.now();
     const form = checked.form === "ASK" ? "boolean" : checked.form === "SELECT" ? "bindings" : "triples";
-    const res = await this.engine.run(checked.normalized, form, { timeoutMs: opts.timeoutMs, signal: opts.signal, variables: checked.variables });
+    const res = await this.engine.run(checked.normalized, form, {
+      timeoutMs: opts.timeoutMs,
+      signal: opts.signal,
+      variables: checked.variables,
+    });
     const shaped = shapeResult(res, opts.maxRows);
 
     const left = opts.timeoutMs - (performance.now() - started);
@@ -98,7 +102,11 @@ export class SparqlBackend implements KnowledgeBackend {
   }
 
   verbalize(result: RawResult, options?: { sourceObject?: string | null }): EvidencePiece[] {
-    return verbalizeSparqlResult(result, { kbId: this.ctx.kbId, kbName: this.ctx.kbName, knownLabel: (iri) => this.labelCache.get(iri) }, options);
+    return verbalizeSparqlResult(
+      result,
+      { kbId: this.ctx.kbId, kbName: this.ctx.kbName, knownLabel: (iri) => this.labelCache.get(iri) },
+      options,
+    );
   }
 
   async preview(sourceKey: string, options: { limit?: number } = {}): Promise<Preview> {

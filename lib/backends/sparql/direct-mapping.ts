@@ -36,7 +36,13 @@ export function iriSafe(s: string): string {
   let out = "";
   for (const ch of s) {
     const cp = ch.codePointAt(0)!;
-    if (/[A-Za-z0-9\-._~]/.test(ch) || (cp >= 0xa0 && cp <= 0xd7ff) || (cp >= 0xf900 && cp <= 0xfdcf) || (cp >= 0xfdf0 && cp <= 0xffef) || cp >= 0x10000) {
+    if (
+      /[A-Za-z0-9\-._~]/.test(ch) ||
+      (cp >= 0xa0 && cp <= 0xd7ff) ||
+      (cp >= 0xf900 && cp <= 0xfdcf) ||
+      (cp >= 0xfdf0 && cp <= 0xffef) ||
+      cp >= 0x10000
+    ) {
       out += ch;
     } else {
       for (const b of Buffer.from(ch, "utf8")) out += `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
@@ -103,7 +109,11 @@ export function directMappingFromSqlite(sqlitePath: string, baseIri: string): st
 
   const db = new Database(sqlitePath, { readonly: true, fileMustExist: true });
   try {
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+    const tables = (
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as {
+        name: string;
+      }[]
+    ).map((t) => t.name);
     const byLowerName = new Map(tables.map((t) => [t.toLowerCase(), t]));
     const columnsOf = new Map<string, ColumnInfo[]>();
     for (const t of tables) columnsOf.set(t, db.pragma(`table_info(${quoteIdent(t)})`) as ColumnInfo[]);
@@ -162,7 +172,9 @@ export function directMappingFromSqlite(sqlitePath: string, baseIri: string): st
       lines.push(`${cls} <${RDFS_LABEL}> ${ntString(t)} .`);
       for (const c of columns) lines.push(`<${tableIri(t)}#${iriSafe(c.name)}> <${RDFS_LABEL}> ${ntString(c.name)} .`);
       for (const fk of fks) {
-        lines.push(`<${tableIri(t)}#ref-${fk.from.map(iriSafe).join(";")}> <${RDFS_LABEL}> ${ntString(`${fk.from.join(", ")} (${fk.table})`)} .`);
+        lines.push(
+          `<${tableIri(t)}#ref-${fk.from.map(iriSafe).join(";")}> <${RDFS_LABEL}> ${ntString(`${fk.from.join(", ")} (${fk.table})`)} .`,
+        );
       }
 
       let rowNo = 0;
@@ -188,7 +200,13 @@ export function directMappingFromSqlite(sqlitePath: string, baseIri: string): st
 }
 
 function foreignKeys(db: Database.Database, table: string): ForeignKey[] {
-  const rows = db.pragma(`foreign_key_list(${quoteIdent(table)})`) as { id: number; seq: number; table: string; from: string; to: string | null }[];
+  const rows = db.pragma(`foreign_key_list(${quoteIdent(table)})`) as {
+    id: number;
+    seq: number;
+    table: string;
+    from: string;
+    to: string | null;
+  }[];
   const byId = new Map<number, ForeignKey>();
   for (const r of [...rows].sort((a, b) => a.id - b.id || a.seq - b.seq)) {
     const fk = byId.get(r.id) ?? { from: [], table: r.table, to: [] };

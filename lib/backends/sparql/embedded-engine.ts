@@ -1,7 +1,14 @@
 import { statSync } from "node:fs";
 import { log } from "../../log";
 import { ChildChannel, type CallOutcome, type ChildChannelOptions, helperFilePath } from "../child-channel";
-import { BackendUnavailableError, QueryExecutionError, QueryMemoryError, QuerySyntaxError, QueryTimeoutError, ResultTooLargeError } from "../errors";
+import {
+  BackendUnavailableError,
+  QueryExecutionError,
+  QueryMemoryError,
+  QuerySyntaxError,
+  QueryTimeoutError,
+  ResultTooLargeError,
+} from "../errors";
 import { queryLimits, type QueryLimits } from "../limits";
 import type { EngineForm, EngineResult, RunOptions, SparqlEngine } from "./engine";
 
@@ -88,7 +95,14 @@ export class OxigraphEngine implements SparqlEngine {
     const limits = this.limits();
     const { channel } = await this.ensureLoaded();
     const outcome = await channel.call(
-      { op: "query", text: query, form, variables: options.variables, maxValueBytes: limits.maxValueBytes, maxResultBytes: limits.maxResultBytes },
+      {
+        op: "query",
+        text: query,
+        form,
+        variables: options.variables,
+        maxValueBytes: limits.maxValueBytes,
+        maxResultBytes: limits.maxResultBytes,
+      },
       { timeoutMs: options.timeoutMs, signal: options.signal },
     );
     const reply = this.replyOf(outcome, query, options.timeoutMs, limits);
@@ -102,9 +116,15 @@ export class OxigraphEngine implements SparqlEngine {
       log.warn({ detail: failure.message }, "the embedded RDF store could not run a query");
       // Oxigraph's own parse errors, for syntax sparqljs accepted (rare: extensions, limits).
       if (/^error at \d+:\d+|pars(e|ing) error|syntax/i.test(failure.message)) {
-        throw new QuerySyntaxError("the embedded RDF store cannot read this query (it uses syntax the store does not support). Write it in standard SPARQL 1.1.", query);
+        throw new QuerySyntaxError(
+          "the embedded RDF store cannot read this query (it uses syntax the store does not support). Write it in standard SPARQL 1.1.",
+          query,
+        );
       }
-      throw new QueryExecutionError("The embedded RDF store could not run the query. Check it against the graph's classes and properties.", query);
+      throw new QueryExecutionError(
+        "The embedded RDF store could not run the query. Check it against the graph's classes and properties.",
+        query,
+      );
     }
     if (reply.kind === "boolean") return { kind: "boolean", value: reply.value === true };
     if (reply.kind === "triples") return { kind: "triples", triples: reply.triples as never };
@@ -124,7 +144,10 @@ export class OxigraphEngine implements SparqlEngine {
         throw new QueryExecutionError("The query was cancelled.", query);
       case "crashed":
         log.warn({ reason: outcome.message }, "the embedded RDF store stopped while running a query");
-        throw new QueryExecutionError("The embedded RDF store stopped while running the query; it has been restarted. Try again, or simplify the query.", query);
+        throw new QueryExecutionError(
+          "The embedded RDF store stopped while running the query; it has been restarted. Try again, or simplify the query.",
+          query,
+        );
     }
   }
 
@@ -146,7 +169,9 @@ export class OxigraphEngine implements SparqlEngine {
       const failure = outcome.kind === "reply" ? (outcome.reply.error as StoreFailure) : null;
       log.warn({ outcome: outcome.kind, detail: failure?.message }, "the embedded RDF store could not load its data");
       if (outcome.kind === "memory" || (failure && isStoreTrap(failure))) {
-        throw new BackendUnavailableError(`The stored RDF data needs more than the ${limits.engineMemoryMb} MB the embedded store may use. Raise QUERY_ENGINE_MEMORY_MB or upload a smaller graph.`);
+        throw new BackendUnavailableError(
+          `The stored RDF data needs more than the ${limits.engineMemoryMb} MB the embedded store may use. Raise QUERY_ENGINE_MEMORY_MB or upload a smaller graph.`,
+        );
       }
       throw new BackendUnavailableError("The stored RDF data could not be loaded. Upload the RDF files again.");
     }

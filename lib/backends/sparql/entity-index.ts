@@ -12,7 +12,9 @@ import { LABEL_PATH, LABEL_PREDICATES, RDF_TYPE, type RdfTerm, XSD } from "./rdf
 
 /** Local names that are keys, not names: numbers, Direct Mapping row keys ("ID=3"), long opaque ids. */
 function isNameLike(localName: string): boolean {
-  return localName.length >= 2 && localName.length <= 60 && !/^\d+$/.test(localName) && !localName.includes("=") && /[a-z]/i.test(localName);
+  return (
+    localName.length >= 2 && localName.length <= 60 && !/^\d+$/.test(localName) && !localName.includes("=") && /[a-z]/i.test(localName)
+  );
 }
 
 export async function buildEntityIndex(
@@ -41,9 +43,12 @@ export async function buildEntityIndex(
   };
 
   for (const c of summary.classes) add({ label: c.label ?? labelFromIri(c.iri), kind: "class", ref: c.iri, sourceObject: c.iri });
-  for (const p of summary.predicates) add({ label: p.label ?? labelFromIri(p.iri), kind: "predicate", ref: p.iri, sourceObject: p.domains[0]?.iri ?? null });
+  for (const p of summary.predicates)
+    add({ label: p.label ?? labelFromIri(p.iri), kind: "predicate", ref: p.iri, sourceObject: p.domains[0]?.iri ?? null });
 
-  for (const r of await select(`SELECT ?r ?l (MIN(STR(?c)) AS ?cls) WHERE { ?r ${LABEL_PATH} ?l FILTER(isIRI(?r)) OPTIONAL { ?r <${RDF_TYPE}> ?c } } GROUP BY ?r ?l`)) {
+  for (const r of await select(
+    `SELECT ?r ?l (MIN(STR(?c)) AS ?cls) WHERE { ?r ${LABEL_PATH} ?l FILTER(isIRI(?r)) OPTIONAL { ?r <${RDF_TYPE}> ?c } } GROUP BY ?r ?l`,
+  )) {
     if (r.r && r.l) add({ label: r.l.value, kind: "label", ref: r.r.value, sourceObject: r.cls?.value || null });
   }
 
@@ -52,7 +57,13 @@ export async function buildEntityIndex(
   for (const r of await select(
     `SELECT DISTINCT ?v ?p WHERE { ?s ?p ?v FILTER(isLiteral(?v) && (LANG(?v) != "" || DATATYPE(?v) = <${XSD}string>) && STRLEN(STR(?v)) >= 2 && STRLEN(STR(?v)) <= 60 && ?p NOT IN (${notLabels})) }`,
   )) {
-    if (r.v && r.p) add({ label: r.v.value, kind: "value", ref: `<${r.p.value}> ${JSON.stringify(r.v.value)}`, sourceObject: domainOf.get(r.p.value) ?? null });
+    if (r.v && r.p)
+      add({
+        label: r.v.value,
+        kind: "value",
+        ref: `<${r.p.value}> ${JSON.stringify(r.v.value)}`,
+        sourceObject: domainOf.get(r.p.value) ?? null,
+      });
   }
 
   for (const r of await select(

@@ -76,7 +76,9 @@ export async function summarizeGraph(engine: SparqlEngine, options: { stepTimeou
   const triples = countRows ? num(countRows[0]?.n) : null;
   if (countRows === null) notes.push(`The endpoint did not count its triples within ${seconds}.`);
 
-  let classRows = await select(`SELECT ?c (COUNT(?s) AS ?n) WHERE { ?s <${RDF_TYPE}> ?c } GROUP BY ?c ORDER BY DESC(?n) ?c LIMIT ${MAX_CLASSES}`);
+  let classRows = await select(
+    `SELECT ?c (COUNT(?s) AS ?n) WHERE { ?s <${RDF_TYPE}> ?c } GROUP BY ?c ORDER BY DESC(?n) ?c LIMIT ${MAX_CLASSES}`,
+  );
   if (classRows === null) {
     classRows = await select(
       `SELECT ?c (COUNT(*) AS ?n) WHERE { { SELECT ?c WHERE { ?s <${RDF_TYPE}> ?c } LIMIT ${SAMPLE_SIZE} } } GROUP BY ?c ORDER BY DESC(?n) ?c LIMIT ${MAX_CLASSES}`,
@@ -91,7 +93,9 @@ export async function summarizeGraph(engine: SparqlEngine, options: { stepTimeou
     .filter((r) => r.c?.termType === "NamedNode")
     .map((r) => ({ iri: r.c!.value, instances: num(r.n) }));
 
-  let predicateRows = await select(`SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p ORDER BY DESC(?n) ?p LIMIT ${MAX_PREDICATES}`);
+  let predicateRows = await select(
+    `SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p ORDER BY DESC(?n) ?p LIMIT ${MAX_PREDICATES}`,
+  );
   if (predicateRows === null) {
     predicateRows = await select(
       `SELECT ?p (COUNT(*) AS ?n) WHERE { { SELECT ?p WHERE { ?s ?p ?o } LIMIT ${SAMPLE_SIZE} } } GROUP BY ?p ORDER BY DESC(?n) ?p LIMIT ${MAX_PREDICATES}`,
@@ -114,7 +118,8 @@ export async function summarizeGraph(engine: SparqlEngine, options: { stepTimeou
   const literalRangeRows = await select(
     `SELECT ?p ?dt (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER(isLiteral(?o)) BIND(DATATYPE(?o) AS ?dt) } GROUP BY ?p ?dt ORDER BY DESC(?n) ?p ?dt LIMIT 3000`,
   );
-  if (!domainRows || !classRangeRows || !literalRangeRows) notes.push(`Some domains and ranges are missing: the endpoint did not answer within ${seconds}.`);
+  if (!domainRows || !classRangeRows || !literalRangeRows)
+    notes.push(`Some domains and ranges are missing: the endpoint did not answer within ${seconds}.`);
   for (const r of domainRows ?? []) if (r.p && r.c) pushCount(domains, r.p.value, r.c.value, num(r.n));
   for (const r of [...(classRangeRows ?? []), ...(literalRangeRows ?? [])]) {
     const type = r.c ?? r.dt;

@@ -49,13 +49,23 @@ function embeddedBackend(ctx: BackendContext): KnowledgeBackend {
     async health(): Promise<HealthResult> {
       const started = performance.now();
       if (!existsSync(dataFile)) {
-        return { ok: false, message: "The embedded RDF store is empty: upload Turtle (.ttl), N-Triples (.nt) or RDF/XML (.rdf) files.", latencyMs: 0 };
+        return {
+          ok: false,
+          message: "The embedded RDF store is empty: upload Turtle (.ttl), N-Triples (.nt) or RDF/XML (.rdf) files.",
+          latencyMs: 0,
+        };
       }
       try {
         const triples = await engine.size();
-        const classes = countOf(await engine.run(`SELECT (COUNT(DISTINCT ?c) AS ?n) WHERE { ?s <${RDF_TYPE}> ?c }`, "bindings", { timeoutMs: HEALTH_TIMEOUT_MS }));
+        const classes = countOf(
+          await engine.run(`SELECT (COUNT(DISTINCT ?c) AS ?n) WHERE { ?s <${RDF_TYPE}> ?c }`, "bindings", { timeoutMs: HEALTH_TIMEOUT_MS }),
+        );
         const latencyMs = Math.round(performance.now() - started);
-        return { ok: true, message: `Embedded Oxigraph store: ${count(triples, "triple")}, ${count(classes, "class", "classes")}.`, latencyMs };
+        return {
+          ok: true,
+          message: `Embedded Oxigraph store: ${count(triples, "triple")}, ${count(classes, "class", "classes")}.`,
+          latencyMs,
+        };
       } catch (e) {
         return failure(e, started);
       }
@@ -64,7 +74,12 @@ function embeddedBackend(ctx: BackendContext): KnowledgeBackend {
 }
 
 function remoteBackend(config: Extract<SparqlConfig, { mode: "remote" }>, secrets: SparqlSecrets, ctx: BackendContext): KnowledgeBackend {
-  const engine = new RemoteEngine({ endpoint: config.endpoint, defaultGraph: config.defaultGraph, user: config.user, password: secrets.password });
+  const engine = new RemoteEngine({
+    endpoint: config.endpoint,
+    defaultGraph: config.defaultGraph,
+    user: config.user,
+    password: secrets.password,
+  });
   return new SparqlBackend(engine, ctx, {
     stepTimeoutMs: REMOTE_STEP_TIMEOUT_MS,
     engineName: `SPARQL endpoint ${config.endpoint}${config.defaultGraph ? `, graph <${config.defaultGraph}>` : ""}`,

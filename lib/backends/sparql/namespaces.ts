@@ -46,7 +46,10 @@ function suggestPrefix(namespace: string): string {
   } catch {
     pathSegments = namespace.split(/[/#:]/);
   }
-  const hostLabels = host.split(".").slice(0, -1).filter((l) => l !== "www");
+  const hostLabels = host
+    .split(".")
+    .slice(0, -1)
+    .filter((l) => l !== "www");
   for (const seg of [...pathSegments.reverse(), ...hostLabels.reverse()]) {
     const p = seg.toLowerCase().replace(/[^a-z0-9]/g, "");
     if (/^[a-z][a-z0-9]{0,15}$/.test(p) && !["ns", "rdf", "html", "owl"].includes(p)) return p;

@@ -68,7 +68,12 @@ function query(text, form, maxValueBytes, maxResultBytes, variables) {
   if (form === "boolean") return { kind: "boolean", value: result === true };
   if (form === "triples") {
     const triples = [];
-    for (const q of result) triples.push({ subject: termToJson(q.subject, budget), predicate: termToJson(q.predicate, budget), object: termToJson(q.object, budget) });
+    for (const q of result)
+      triples.push({
+        subject: termToJson(q.subject, budget),
+        predicate: termToJson(q.predicate, budget),
+        object: termToJson(q.object, budget),
+      });
     return { kind: "triples", triples };
   }
   // Unbound variables are missing from a solution, so the projection comes from the caller's parse when

@@ -12,7 +12,11 @@ const VALUES_PER_CELL = 3;
  * A class as a table: one row per instance (its label), one column per property the instances use,
  * most used first; several values in one cell are joined with "; ".
  */
-export async function previewClass(engine: SparqlEngine, classIri: string, options: { limit: number; timeoutMs: number }): Promise<Preview> {
+export async function previewClass(
+  engine: SparqlEngine,
+  classIri: string,
+  options: { limit: number; timeoutMs: number },
+): Promise<Preview> {
   if (!isSafeIri(classIri)) throw new BackendConfigError(`"${classIri}" is not a class IRI of this graph.`);
   const run = (q: string) => engine.run(q, "bindings", { timeoutMs: options.timeoutMs });
   const countRes = await run(`SELECT (COUNT(?s) AS ?n) WHERE { ?s <${RDF_TYPE}> <${classIri}> }`);

@@ -45,7 +45,9 @@ export function rdfFormatOf(file: Pick<RdfUpload, "name" | "format">): RdfFormat
   if (file.format) return file.format;
   const format = EXTENSIONS[path.extname(file.name).toLowerCase()];
   if (!format) {
-    throw new BackendConfigError(`${file.name}: unknown RDF format. Use .ttl (Turtle), .nt (N-Triples) or .rdf/.owl (RDF/XML), or say which format it is.`);
+    throw new BackendConfigError(
+      `${file.name}: unknown RDF format. Use .ttl (Turtle), .nt (N-Triples) or .rdf/.owl (RDF/XML), or say which format it is.`,
+    );
   }
   return format;
 }
@@ -60,7 +62,10 @@ export function describeParseError(fileName: string, failure: StoreFailure, memo
     return `${fileName} could not be read: reading it needs more than the ${memoryMb} MB allowed (an XML file whose entities expand without end does this). Check the file, or upload it as Turtle or N-Triples.`;
   }
   // Oxigraph says "at line 3 column 11", "between line 3 column 11 and line 4 column 1" or "at line 1 between columns 1 and 4".
-  const m = /^Parser error (?:at|between) line (\d+) (?:column (\d+)|between columns (\d+) and \d+)(?: and line \d+ column \d+)?:\s*(.*)$/s.exec(failure.message.trim());
+  const m =
+    /^Parser error (?:at|between) line (\d+) (?:column (\d+)|between columns (\d+) and \d+)(?: and line \d+ column \d+)?:\s*(.*)$/s.exec(
+      failure.message.trim(),
+    );
   if (m) return `${fileName}: line ${m[1]}: ${m[4].trim()} (column ${m[2] ?? m[3]})`;
   // The parser's own sentence is about the file's content ("XML namespaces are required in RDF/XML").
   return `${fileName}: ${failure.message.trim().slice(0, 300)}`;
@@ -72,7 +77,8 @@ export function describeParseError(fileName: string, failure: StoreFailure, memo
  * error names the file and line. Parsing runs in a worker so a large upload does not block the server.
  */
 export async function storeRdfFiles(ctx: BackendContext, files: RdfUpload[], options: { replace?: boolean } = {}): Promise<StoredRdf> {
-  if (files.length === 0) throw new BackendConfigError("No RDF files were given. Upload Turtle (.ttl), N-Triples (.nt) or RDF/XML (.rdf) files.");
+  if (files.length === 0)
+    throw new BackendConfigError("No RDF files were given. Upload Turtle (.ttl), N-Triples (.nt) or RDF/XML (.rdf) files.");
   const prepared = files.map((f) => ({ name: f.name, format: rdfFormatOf(f), bytes: new Uint8Array(f.bytes) }));
   const dataFile = rdfDataFile(ctx);
 
@@ -81,21 +87,34 @@ export async function storeRdfFiles(ctx: BackendContext, files: RdfUpload[], opt
   try {
     channel = await ChildChannel.start(oxigraphProcessOptions(limits));
   } catch (e) {
-    throw new BackendConfigError(`The RDF files could not be read: the RDF store could not start (${e instanceof Error ? e.message : String(e)}).`);
+    throw new BackendConfigError(
+      `The RDF files could not be read: the RDF store could not start (${e instanceof Error ? e.message : String(e)}).`,
+    );
   }
   let outcome;
   try {
-    outcome = await channel.call({ op: "normalize", files: prepared, existingFile: options.replace ? null : dataFile }, { timeoutMs: NORMALIZE_TIMEOUT_MS });
+    outcome = await channel.call(
+      { op: "normalize", files: prepared, existingFile: options.replace ? null : dataFile },
+      { timeoutMs: NORMALIZE_TIMEOUT_MS },
+    );
   } finally {
     channel.kill();
   }
-  if (outcome.kind === "timeout") throw new BackendConfigError(`Reading the RDF files took longer than ${NORMALIZE_TIMEOUT_MS / 60_000} minutes. Upload smaller files.`);
+  if (outcome.kind === "timeout")
+    throw new BackendConfigError(`Reading the RDF files took longer than ${NORMALIZE_TIMEOUT_MS / 60_000} minutes. Upload smaller files.`);
   if (outcome.kind === "memory") {
-    throw new BackendConfigError(`The RDF files could not be read: reading them needs more than the ${limits.engineMemoryMb} MB allowed. Upload smaller files.`);
+    throw new BackendConfigError(
+      `The RDF files could not be read: reading them needs more than the ${limits.engineMemoryMb} MB allowed. Upload smaller files.`,
+    );
   }
   if (outcome.kind !== "reply") {
-    log.warn({ outcome: outcome.kind, reason: outcome.kind === "crashed" ? outcome.message : undefined }, "the RDF store stopped while reading an upload");
-    throw new BackendConfigError("The RDF files could not be read: the RDF store stopped while reading them. Check the files and try again.");
+    log.warn(
+      { outcome: outcome.kind, reason: outcome.kind === "crashed" ? outcome.message : undefined },
+      "the RDF store stopped while reading an upload",
+    );
+    throw new BackendConfigError(
+      "The RDF files could not be read: the RDF store stopped while reading them. Check the files and try again.",
+    );
   }
   if (!outcome.reply.ok) {
     const failure = outcome.reply.error as StoreFailure;

@@ -43,9 +43,24 @@ export const LABEL_PREDICATES = [
 export const LABEL_PATH = LABEL_PREDICATES.map((p) => `<${p}>`).join("|");
 
 const NUMERIC_DATATYPES = new Set(
-  ["integer", "decimal", "double", "float", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger", "negativeInteger", "nonPositiveInteger", "unsignedInt", "unsignedLong", "unsignedShort", "unsignedByte"].map(
-    (t) => `${XSD}${t}`,
-  ),
+  [
+    "integer",
+    "decimal",
+    "double",
+    "float",
+    "int",
+    "long",
+    "short",
+    "byte",
+    "nonNegativeInteger",
+    "positiveInteger",
+    "negativeInteger",
+    "nonPositiveInteger",
+    "unsignedInt",
+    "unsignedLong",
+    "unsignedShort",
+    "unsignedByte",
+  ].map((t) => `${XSD}${t}`),
 );
 
 export function isNumericLiteral(term: RdfTerm): boolean {

@@ -56,7 +56,11 @@ const GRAPH_FORMATS: Record<string, string> = {
 async function parseGraphBody(body: string, contentType: string, query: string): Promise<RdfTriple[]> {
   const media = contentType.split(";")[0].trim().toLowerCase();
   const format = GRAPH_FORMATS[media];
-  if (!format) throw new QueryExecutionError(`The endpoint answered the graph query as ${media || "an unknown type"}, which Mosaic cannot read.`, query);
+  if (!format)
+    throw new QueryExecutionError(
+      `The endpoint answered the graph query as ${media || "an unknown type"}, which Mosaic cannot read.`,
+      query,
+    );
   // Loaded lazily: only graph answers from remote endpoints need Oxigraph on this thread.
   const mod = (await import("oxigraph")) as unknown as { default?: typeof import("oxigraph") } & typeof import("oxigraph");
   const ox = mod.default ?? mod;
@@ -69,11 +73,17 @@ async function parseGraphBody(body: string, contentType: string, query: string):
   }
   const term = (t: { termType: string; value: string; language?: string; datatype?: { value: string } }): RdfTerm => {
     if (t.termType === "Literal") {
-      return t.language ? { termType: "Literal", value: t.value, language: t.language } : { termType: "Literal", value: t.value, datatype: t.datatype?.value };
+      return t.language
+        ? { termType: "Literal", value: t.value, language: t.language }
+        : { termType: "Literal", value: t.value, datatype: t.datatype?.value };
     }
     return { termType: t.termType === "BlankNode" ? "BlankNode" : "NamedNode", value: t.value };
   };
-  return quads.map((q) => ({ subject: term(q.subject), predicate: term(q.predicate), object: term(q.object as Parameters<typeof term>[0]) }));
+  return quads.map((q) => ({
+    subject: term(q.subject),
+    predicate: term(q.predicate),
+    object: term(q.object as Parameters<typeof term>[0]),
+  }));
 }
 
 async function readLimited(res: Response, query: string, limits: QueryLimits): Promise<string> {
@@ -132,8 +142,13 @@ export class RemoteEngine implements SparqlEngine {
       if (timer.signal.aborted) throw new QueryTimeoutError(timeoutMs, query);
       if (signal?.aborted) throw new QueryExecutionError("The query was cancelled.", query);
       if (e instanceof QueryExecutionError || e instanceof QuerySyntaxError || e instanceof BackendUnavailableError) throw e;
-      log.warn({ detail: e instanceof Error ? e.message : String(e), endpoint: this.options.endpoint }, "a SPARQL endpoint could not be reached");
-      throw new BackendUnavailableError(`Cannot reach ${this.options.endpoint}: ${networkReason(e)}. Check that the SPARQL endpoint is running and the URL is right.`);
+      log.warn(
+        { detail: e instanceof Error ? e.message : String(e), endpoint: this.options.endpoint },
+        "a SPARQL endpoint could not be reached",
+      );
+      throw new BackendUnavailableError(
+        `Cannot reach ${this.options.endpoint}: ${networkReason(e)}. Check that the SPARQL endpoint is running and the URL is right.`,
+      );
     } finally {
       clearTimeout(timeout);
     }
@@ -174,9 +189,11 @@ export class RemoteEngine implements SparqlEngine {
     if (status === 401 || status === 403) {
       return new BackendUnavailableError(`${this.options.endpoint} refused access (HTTP ${status}). Check the user name and password.`);
     }
-    if (status === 404) return new BackendUnavailableError(`No SPARQL endpoint answers at ${this.options.endpoint} (HTTP 404). Check the URL.`);
+    if (status === 404)
+      return new BackendUnavailableError(`No SPARQL endpoint answers at ${this.options.endpoint} (HTTP 404). Check the URL.`);
     if (status === 400) return new QuerySyntaxError(`the endpoint rejected it (HTTP 400): ${detail}`, query);
-    if (status === 429 || status === 503) return new BackendUnavailableError(`${this.options.endpoint} is busy or rate-limiting (HTTP ${status}). Try again later.`);
+    if (status === 429 || status === 503)
+      return new BackendUnavailableError(`${this.options.endpoint} is busy or rate-limiting (HTTP ${status}). Try again later.`);
     return new QueryExecutionError(`The endpoint failed to run the query (HTTP ${status}): ${detail}`, query);
   }
 }

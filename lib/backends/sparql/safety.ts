@@ -89,7 +89,7 @@ function stringEnd(query: string, i: number): number {
 export function sparqlNesting(query: string): number {
   let depth = 0;
   let deepest = 0;
-  for (let i = 0; i < query.length; ) {
+  for (let i = 0; i < query.length;) {
     const c = query[i];
     if (c === "#") {
       const nl = query.indexOf("\n", i);
@@ -111,11 +111,17 @@ export function sparqlNesting(query: string): number {
 function parse(query: string, limits: Pick<QueryLimits, "maxChars" | "maxNesting">): SparqlQuery {
   if (!query.trim()) throw new QuerySyntaxError("the query is empty.", query);
   if (query.length > limits.maxChars) {
-    throw new QueryRejectedError(`the query is ${query.length.toLocaleString("en")} characters long, and at most ${limits.maxChars.toLocaleString("en")} are allowed`, query);
+    throw new QueryRejectedError(
+      `the query is ${query.length.toLocaleString("en")} characters long, and at most ${limits.maxChars.toLocaleString("en")} are allowed`,
+      query,
+    );
   }
   const depth = sparqlNesting(query);
   if (depth > limits.maxNesting) {
-    throw new QueryRejectedError(`the query nests groups and parentheses ${depth} levels deep, and at most ${limits.maxNesting} are allowed; write it more simply`, query);
+    throw new QueryRejectedError(
+      `the query nests groups and parentheses ${depth} levels deep, and at most ${limits.maxNesting} are allowed; write it more simply`,
+      query,
+    );
   }
   try {
     return new Parser().parse(query);
@@ -126,9 +132,15 @@ function parse(query: string, limits: Pick<QueryLimits, "maxChars" | "maxNesting
     // A well-formed query followed by ";" is someone chaining a second operation (usually an update)
     // behind a read; say so rather than report a generic syntax error.
     if (hash?.token === ";") {
-      throw new QueryRejectedError("only one read-only SPARQL query may run; a second operation after \";\" is not allowed", query);
+      throw new QueryRejectedError('only one read-only SPARQL query may run; a second operation after ";" is not allowed', query);
     }
-    const message = e instanceof Error ? e.message.split("\n").filter((l) => !/^\s*-*\^\s*$/.test(l)).join(" ") : String(e);
+    const message =
+      e instanceof Error
+        ? e.message
+            .split("\n")
+            .filter((l) => !/^\s*-*\^\s*$/.test(l))
+            .join(" ")
+        : String(e);
     throw new QuerySyntaxError(message.replace(/\s+/g, " ").trim(), query);
   }
 }
@@ -137,11 +149,17 @@ function parse(query: string, limits: Pick<QueryLimits, "maxChars" | "maxNesting
  * Checks a SPARQL text under the safety rules and returns it regenerated. With `maxRows`, the LIMIT
  * becomes min(existing LIMIT, maxRows + 1): the extra row tells the caller the result was truncated.
  */
-export function checkSparqlSafety(query: string, options: { maxRows?: number; limits?: Partial<Pick<QueryLimits, "maxChars" | "maxNesting">> } = {}): CheckedSparql {
+export function checkSparqlSafety(
+  query: string,
+  options: { maxRows?: number; limits?: Partial<Pick<QueryLimits, "maxChars" | "maxNesting">> } = {},
+): CheckedSparql {
   const parsed = parse(query, { ...queryLimits(), ...options.limits });
   if (parsed.type === "update") {
     const ops = [...new Set(parsed.updates.map(updateName))].join(", ");
-    throw new QueryRejectedError(`SPARQL updates are not allowed (found ${ops}); only SELECT, ASK, CONSTRUCT or DESCRIBE queries may run`, query);
+    throw new QueryRejectedError(
+      `SPARQL updates are not allowed (found ${ops}); only SELECT, ASK, CONSTRUCT or DESCRIBE queries may run`,
+      query,
+    );
   }
   if (parsed.type !== "query") throw new QueryRejectedError("only SELECT, ASK, CONSTRUCT or DESCRIBE queries may run", query);
 

@@ -89,5 +89,7 @@ export function resultShape(queryText: string, columns: string[]): ResultShape {
 /** The constant IRIs of a template, whose labels the records cannot carry. */
 export function templateConstants(template: TripleTemplate | null): string[] {
   if (!template) return [];
-  return [template.subject, template.predicate, template.object].flatMap((s) => ("term" in s && s.term.termType === "NamedNode" ? [s.term.value] : []));
+  return [template.subject, template.predicate, template.object].flatMap((s) =>
+    "term" in s && s.term.termType === "NamedNode" ? [s.term.value] : [],
+  );
 }

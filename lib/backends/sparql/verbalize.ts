@@ -1,5 +1,14 @@
 import { evidenceId, labelFromIri, linearizePath, linearizeRow, linearizeTriple } from "../evidence";
-import { COMPUTED_ROWS_TABLE, type EvidencePiece, type PathData, type RawResult, type RowData, type Scalar, type TermData, type TripleData } from "../types";
+import {
+  COMPUTED_ROWS_TABLE,
+  type EvidencePiece,
+  type PathData,
+  type RawResult,
+  type RowData,
+  type Scalar,
+  type TermData,
+  type TripleData,
+} from "../types";
 import { type RdfTerm, isNumericLiteral } from "./rdf-terms";
 import { type Slot, type TripleTemplate, resultShape } from "./triple-template";
 
@@ -63,9 +72,14 @@ function entityNames(terms: (RdfTerm | null)[], ctx: VerbalizeContext): string[]
   return [...new Set(names)];
 }
 
-export function verbalizeSparqlResult(result: RawResult, ctx: VerbalizeContext, options: { sourceObject?: string | null } = {}): EvidencePiece[] {
+export function verbalizeSparqlResult(
+  result: RawResult,
+  ctx: VerbalizeContext,
+  options: { sourceObject?: string | null } = {},
+): EvidencePiece[] {
   const shape = resultShape(result.query.text, result.columns);
-  const graphForm = shape.form === "CONSTRUCT" || shape.form === "DESCRIBE" || (shape.form === null && result.columns.join() === TRIPLE_COLUMNS.join());
+  const graphForm =
+    shape.form === "CONSTRUCT" || shape.form === "DESCRIBE" || (shape.form === null && result.columns.join() === TRIPLE_COLUMNS.join());
   const template: TripleTemplate | null = graphForm
     ? { subject: { variable: "subject" }, predicate: { variable: "predicate" }, object: { variable: "object" } }
     : shape.template;
@@ -90,7 +104,11 @@ export function verbalizeSparqlResult(result: RawResult, ctx: VerbalizeContext, 
           id: evidenceId(ctx.kbId, "triple", location),
           kind: "triple",
           text: linearizeTriple(data.subject.label, data.predicate.label, data.object.label),
-          provenance: { ...provenanceBase, sourceObject: options.sourceObject !== undefined ? options.sourceObject : (s.class ?? null), location },
+          provenance: {
+            ...provenanceBase,
+            sourceObject: options.sourceObject !== undefined ? options.sourceObject : (s.class ?? null),
+            location,
+          },
           entities: entityNames([s, o], ctx),
           data,
         });
@@ -130,7 +148,11 @@ function rowPiece(
     id: evidenceId(ctx.kbId, "row", { content }),
     kind: "row",
     text: linearizeRow(RESULT_TABLE, undefined, columns, values),
-    provenance: { ...provenanceBase, sourceObject: options.sourceObject !== undefined ? options.sourceObject : firstClass, location: { row: rowIndex } },
+    provenance: {
+      ...provenanceBase,
+      sourceObject: options.sourceObject !== undefined ? options.sourceObject : firstClass,
+      location: { row: rowIndex },
+    },
     entities: entityNames(terms, ctx),
     data,
   };
@@ -185,7 +207,9 @@ function pathPiece(
       return { from, to, type: labelOf(p, ctx), properties: {} };
     }),
   };
-  const location = { path: [nodes[0].value, ...predicates.flatMap((p, i) => [`${forward[i] ? "" : "^"}${p.value}`, nodes[i + 1].value])].join(" ") };
+  const location = {
+    path: [nodes[0].value, ...predicates.flatMap((p, i) => [`${forward[i] ? "" : "^"}${p.value}`, nodes[i + 1].value])].join(" "),
+  };
   return {
     id: evidenceId(ctx.kbId, "path", location),
     kind: "path",
@@ -193,7 +217,11 @@ function pathPiece(
       data.nodes,
       data.edges.map((e, i) => ({ type: e.type, forward: forward[i] })),
     ),
-    provenance: { ...provenanceBase, sourceObject: options.sourceObject !== undefined ? options.sourceObject : (nodes[0].class ?? null), location },
+    provenance: {
+      ...provenanceBase,
+      sourceObject: options.sourceObject !== undefined ? options.sourceObject : (nodes[0].class ?? null),
+      location,
+    },
     entities: entityNames(nodes, ctx),
     data,
   };

@@ -88,10 +88,12 @@ export class SqlBackend implements KnowledgeBackend {
       const count = countOf(tables.length, "table");
       const connected = `Connected (${version}, ${count}${tables.length === 0 ? ": the database holds no tables" : ""}).`;
       const privileges = this.engine.privileges ? await this.engine.privileges() : null;
-      if (!privileges || privileges.risks.length === 0) return { ok: true, message: connected, latencyMs, ...(privileges ? { privilegeRisks: [] } : {}) };
+      if (!privileges || privileges.risks.length === 0)
+        return { ok: true, message: connected, latencyMs, ...(privileges ? { privilegeRisks: [] } : {}) };
       const risks = privileges.risks.map((r) => r.text);
       const said = describeRisks(privileges.role, privileges.risks);
-      if (this.engine.privilegeRiskAccepted) return { ok: true, message: `${connected} ${said} An admin accepted this risk.`, latencyMs, privilegeRisks: risks };
+      if (this.engine.privilegeRiskAccepted)
+        return { ok: true, message: `${connected} ${said} An admin accepted this risk.`, latencyMs, privilegeRisks: risks };
       return {
         ok: false,
         refused: true,
@@ -106,7 +108,11 @@ export class SqlBackend implements KnowledgeBackend {
   }
 
   async describe(): Promise<Descriptor> {
-    return renderDescriptor(await this.summary(), { kbName: this.ctx.kbName, dialect: this.engine.dialect, location: this.engine.location });
+    return renderDescriptor(await this.summary(), {
+      kbName: this.ctx.kbName,
+      dialect: this.engine.dialect,
+      location: this.engine.location,
+    });
   }
 
   async sourceUnits(): Promise<SourceUnit[]> {
@@ -115,7 +121,8 @@ export class SqlBackend implements KnowledgeBackend {
 
   async execute(query: NativeQuery, options: Partial<ExecuteOptions> = {}): Promise<RawResult> {
     const opts: ExecuteOptions = { ...DEFAULT_EXECUTE_OPTIONS, ...options };
-    if (query.language !== "sql") throw new QueryRejectedError(`this knowledge base answers SQL queries, not ${query.language}`, query.text);
+    if (query.language !== "sql")
+      throw new QueryRejectedError(`this knowledge base answers SQL queries, not ${query.language}`, query.text);
     const checked = await checkSqlSafety(query.text, this.engine.dialect);
     // The catalog is loaded before any result exists, so verbalize() can locate rows by primary key.
     await this.tables();
@@ -134,10 +141,17 @@ export class SqlBackend implements KnowledgeBackend {
     const tables = await this.tables();
     const table = findTable(tables, sourceKey);
     if (!table) {
-      throw new QueryExecutionError(`There is no table "${sourceKey}" in ${this.ctx.kbName}. Refresh the source objects to see the current tables.`, sourceKey);
+      throw new QueryExecutionError(
+        `There is no table "${sourceKey}" in ${this.ctx.kbName}. Refresh the source objects to see the current tables.`,
+        sourceKey,
+      );
     }
     const limit = Math.max(1, Math.min(MAX_PREVIEW_ROWS, Math.floor(options.limit ?? DEFAULT_PREVIEW_ROWS)));
-    const res = await this.engine.readInternal(`SELECT * FROM ${this.engine.tableRef(table)} LIMIT ${limit + 1}`, { timeoutMs: STEP_TIMEOUT_MS, maxRows: limit + 1, table });
+    const res = await this.engine.readInternal(`SELECT * FROM ${this.engine.tableRef(table)} LIMIT ${limit + 1}`, {
+      timeoutMs: STEP_TIMEOUT_MS,
+      maxRows: limit + 1,
+      table,
+    });
     const count = await this.engine.countRows(table);
     const rows = res.rows.slice(0, limit).map((r) => r.map((v) => toScalar(toJsonSafe(v))));
     return {

@@ -33,7 +33,9 @@ function rowsText(stats: TableStats | undefined): string {
 
 function createTable(t: TableInfo, dialect: SqlDialect): string {
   const id = (n: string) => spellIdent(n, dialect);
-  const lines = t.columns.map((c) => `  ${id(c.name)}${c.type ? ` ${c.type}` : ""}${c.notNull && !t.primaryKey.includes(c.name) ? " NOT NULL" : ""}`);
+  const lines = t.columns.map(
+    (c) => `  ${id(c.name)}${c.type ? ` ${c.type}` : ""}${c.notNull && !t.primaryKey.includes(c.name) ? " NOT NULL" : ""}`,
+  );
   if (t.primaryKey.length > 0) lines.push(`  PRIMARY KEY (${t.primaryKey.map(id).join(", ")})`);
   for (const fk of t.foreignKeys) {
     const target = fk.refColumns.length > 0 ? `${id(fk.refTable)}(${fk.refColumns.map(id).join(", ")})` : id(fk.refTable);
@@ -47,7 +49,10 @@ function exampleLines(t: TableInfo, stats: TableStats | undefined, dialect: SqlD
   if (!stats) return [];
   return t.columns
     .filter((c) => (stats.examples[c.name] ?? []).length > 0)
-    .map((c) => `-- examples: ${spellIdent(t.name, dialect)}.${spellIdent(c.name, dialect)}: ${stats.examples[c.name].map(literal).join(", ")}`);
+    .map(
+      (c) =>
+        `-- examples: ${spellIdent(t.name, dialect)}.${spellIdent(c.name, dialect)}: ${stats.examples[c.name].map(literal).join(", ")}`,
+    );
 }
 
 /** One line per table: `singer(Singer_ID int PK, Name text, …) -- 6 rows; Stadium_ID → stadium`. */
@@ -104,7 +109,13 @@ function compactText(summary: SchemaSummary, ctx: DescribeContext): string {
 function fullText(summary: SchemaSummary, ctx: DescribeContext): string {
   const stats = (t: TableInfo) => summary.stats.get(t.name);
   const blocks = (withExamples: boolean) =>
-    summary.tables.map((t) => [createTable(t, ctx.dialect), `-- ${t.name}: ${rowsText(stats(t))}`, ...(withExamples ? exampleLines(t, stats(t), ctx.dialect) : [])].join("\n"));
+    summary.tables.map((t) =>
+      [
+        createTable(t, ctx.dialect),
+        `-- ${t.name}: ${rowsText(stats(t))}`,
+        ...(withExamples ? exampleLines(t, stats(t), ctx.dialect) : []),
+      ].join("\n"),
+    );
   const candidates = [
     [header(summary, ctx), ...blocks(true)].join("\n\n"),
     [header(summary, ctx), ...blocks(false)].join("\n\n"),
@@ -144,7 +155,10 @@ function columnPhrase(t: TableInfo, name: string, type: string): string {
 function unitDescription(t: TableInfo, stats: TableStats | undefined, tables: TableInfo[]): string {
   const cols = t.columns.slice(0, DESCRIBED_COLUMNS).map((c) => columnPhrase(t, c.name, c.type));
   const more = t.columns.length - cols.length;
-  const parts = [`${t.kind === "view" ? "View" : "Table"} ${t.name}: ${rowsText(stats)}`, `columns ${cols.join(", ")}${more > 0 ? ` and ${more} more` : ""}`];
+  const parts = [
+    `${t.kind === "view" ? "View" : "Table"} ${t.name}: ${rowsText(stats)}`,
+    `columns ${cols.join(", ")}${more > 0 ? ` and ${more} more` : ""}`,
+  ];
   const refs = [...new Set(t.foreignKeys.map((f) => f.refTable))];
   if (refs.length > 0) parts.push(`references ${refs.join(", ")}`);
   const by = referencedBy(tables, t);

@@ -24,9 +24,12 @@ export async function buildEntityIndex(engine: SqlEngine, tables: TableInfo[], l
     if (entries.length < limit) entries.push(e);
   };
   for (const t of tables) add({ label: identifierWords(t.name), kind: "table", ref: t.name, sourceObject: t.name });
-  for (const t of tables) for (const c of t.columns) add({ label: identifierWords(c.name), kind: "column", ref: `${t.name}.${c.name}`, sourceObject: t.name });
+  for (const t of tables)
+    for (const c of t.columns) add({ label: identifierWords(c.name), kind: "column", ref: `${t.name}.${c.name}`, sourceObject: t.name });
 
-  const textColumns = tables.flatMap((t) => t.columns.filter((c) => isTextColumn(c, engine.dialect)).map((c) => ({ table: t, column: c.name })));
+  const textColumns = tables.flatMap((t) =>
+    t.columns.filter((c) => isTextColumn(c, engine.dialect)).map((c) => ({ table: t, column: c.name })),
+  );
   let remaining = limit - entries.length;
   for (let i = 0; i < textColumns.length && remaining > 0; i++) {
     const { table, column } = textColumns[i];
@@ -44,7 +47,10 @@ export async function buildEntityIndex(engine: SqlEngine, tables: TableInfo[], l
       if (!isBackendError(e) || e.code === "KB_UNAVAILABLE") throw e;
       continue;
     }
-    const values = rows.map((r) => toJsonSafe(r[0])).filter(looksLikeName).slice(0, quota);
+    const values = rows
+      .map((r) => toJsonSafe(r[0]))
+      .filter(looksLikeName)
+      .slice(0, quota);
     for (const v of values) add({ label: v.trim(), kind: "value", ref: `${table.name}.${column}=${v}`, sourceObject: table.name });
     remaining = limit - entries.length;
   }

@@ -20,7 +20,11 @@ export function createSqlBackend(config: SqlConfig, secrets: SqlSecrets, ctx: Ba
 
 /** A SQLite file's descriptor without registering it (benchmarks, "what is in this upload?"). */
 export async function describeSqliteFile(file: string, kbName = path.basename(file, path.extname(file))) {
-  const backend = createSqlBackend({ dialect: "sqlite", file: path.resolve(file) }, {}, { kbId: kbName, kbName, storageDir: path.dirname(path.resolve(file)) });
+  const backend = createSqlBackend(
+    { dialect: "sqlite", file: path.resolve(file) },
+    {},
+    { kbId: kbName, kbName, storageDir: path.dirname(path.resolve(file)) },
+  );
   try {
     return await backend.describe();
   } finally {

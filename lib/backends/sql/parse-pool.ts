@@ -87,7 +87,8 @@ export class SqlParsePool {
     switch (outcome.kind) {
       case "reply": {
         const reply = outcome.reply as { ok: boolean; grammar?: Grammar; json?: string; error?: ParseFailure };
-        if (reply.ok) job.resolve({ kind: "parsed", grammar: reply.grammar ?? job.request.grammars[0]!, tree: JSON.parse(reply.json ?? "null") });
+        if (reply.ok)
+          job.resolve({ kind: "parsed", grammar: reply.grammar ?? job.request.grammars[0]!, tree: JSON.parse(reply.json ?? "null") });
         else if (reply.error?.tooDeep) job.resolve({ kind: "over-budget", why: "memory" });
         else job.resolve({ kind: "syntax", error: reply.error ?? { message: "unreadable" } });
         return;

@@ -43,15 +43,57 @@ export interface SqlCheckOptions {
  * grammar lexes `#` and `\'` differently from SQLite, so this engine-faithful reading backs up the
  * allow-list on the tree (and SQLite's own compiled program is checked again before anything runs).
  */
-const SQLITE_REFUSED_CALLS = [/^load_extension$/, /^readfile$/, /^writefile$/, /^edit$/, /^fts3_tokenizer$/, /^fsdir$/, /^lsdir$/, /^zipfile/, /^eval$/, /^sqlar_/, /^pragma_/];
+const SQLITE_REFUSED_CALLS = [
+  /^load_extension$/,
+  /^readfile$/,
+  /^writefile$/,
+  /^edit$/,
+  /^fts3_tokenizer$/,
+  /^fsdir$/,
+  /^lsdir$/,
+  /^zipfile/,
+  /^eval$/,
+  /^sqlar_/,
+  /^pragma_/,
+];
 
 const READ_KEYWORDS = new Set(["SELECT", "WITH", "VALUES", "TABLE"]);
 
 /** Keywords that, in a text the parser cannot read, make the clearer message "X is not allowed" the right one. */
 const WRITE_KEYWORDS = new Set([
-  "INSERT", "UPDATE", "DELETE", "REPLACE", "MERGE", "UPSERT", "CREATE", "DROP", "ALTER", "TRUNCATE", "ATTACH", "DETACH",
-  "PRAGMA", "VACUUM", "REINDEX", "ANALYZE", "COPY", "GRANT", "REVOKE", "LOCK", "CALL", "DO", "EXECUTE", "PREPARE", "NOTIFY",
-  "LISTEN", "SET", "RESET", "BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE",
+  "INSERT",
+  "UPDATE",
+  "DELETE",
+  "REPLACE",
+  "MERGE",
+  "UPSERT",
+  "CREATE",
+  "DROP",
+  "ALTER",
+  "TRUNCATE",
+  "ATTACH",
+  "DETACH",
+  "PRAGMA",
+  "VACUUM",
+  "REINDEX",
+  "ANALYZE",
+  "COPY",
+  "GRANT",
+  "REVOKE",
+  "LOCK",
+  "CALL",
+  "DO",
+  "EXECUTE",
+  "PREPARE",
+  "NOTIFY",
+  "LISTEN",
+  "SET",
+  "RESET",
+  "BEGIN",
+  "COMMIT",
+  "ROLLBACK",
+  "SAVEPOINT",
+  "RELEASE",
 ]);
 
 /**
@@ -84,8 +126,6 @@ export function knownResultSource(sql: string, dialect: SqlDialect): ResultSourc
   return verdicts.get(cacheKey(sql, dialect))?.source;
 }
 
-
-
 function lineAndColumn(sql: string, offset: number): string {
   const before = sql.slice(0, Math.max(0, offset));
   const line = before.split("\n").length;
@@ -99,7 +139,8 @@ function describeSyntaxError(sql: string, err: ParseFailure): string {
     return err.found == null ? `the query ends early (${where})` : `unexpected ${JSON.stringify(err.found)} at ${where}`;
   }
   // libpg-query: PostgreSQL's own message, with a 1-based offset into the text.
-  if (typeof err.cursorPosition === "number" && err.cursorPosition > 0) return `${err.message} (${lineAndColumn(sql, err.cursorPosition - 1)})`;
+  if (typeof err.cursorPosition === "number" && err.cursorPosition > 0)
+    return `${err.message} (${lineAndColumn(sql, err.cursorPosition - 1)})`;
   return err.message;
 }
 
@@ -115,9 +156,16 @@ function writeKeywordIn(sql: string, tokens: Token[]): string | null {
 }
 
 /** Step 1: what can be decided on the tokens alone. Returns the tokens and the statement's span. */
-function lexicalChecks(sql: string, dialect: SqlDialect, limits: Pick<QueryLimits, "maxChars" | "maxNesting">): { tokens: Token[]; start: number; end: number } {
+function lexicalChecks(
+  sql: string,
+  dialect: SqlDialect,
+  limits: Pick<QueryLimits, "maxChars" | "maxNesting">,
+): { tokens: Token[]; start: number; end: number } {
   if (sql.length > limits.maxChars) {
-    throw new QueryRejectedError(`the query is ${sql.length.toLocaleString("en")} characters long, and at most ${limits.maxChars.toLocaleString("en")} are allowed`, sql);
+    throw new QueryRejectedError(
+      `the query is ${sql.length.toLocaleString("en")} characters long, and at most ${limits.maxChars.toLocaleString("en")} are allowed`,
+      sql,
+    );
   }
   const tokens = tokenize(sql, dialect);
   const spans = statementSpans(tokens);
@@ -131,7 +179,8 @@ function lexicalChecks(sql: string, dialect: SqlDialect, limits: Pick<QueryLimit
   }
   if (dialect === "sqlite") {
     for (const name of calledNames(sql, tokens)) {
-      if (SQLITE_REFUSED_CALLS.some((re) => re.test(name))) throw new QueryRejectedError(`the function ${name}() is not allowed (it reaches outside the database)`, sql);
+      if (SQLITE_REFUSED_CALLS.some((re) => re.test(name)))
+        throw new QueryRejectedError(`the function ${name}() is not allowed (it reaches outside the database)`, sql);
     }
   }
   const nesting = parenNesting(tokens);
@@ -141,7 +190,10 @@ function lexicalChecks(sql: string, dialect: SqlDialect, limits: Pick<QueryLimit
     throw new QuerySyntaxError(`${what}. Write one standard SELECT statement.`, sql);
   }
   if (nesting.depth > limits.maxNesting) {
-    throw new QueryRejectedError(`the query nests parentheses ${nesting.depth} levels deep, and at most ${limits.maxNesting} are allowed; write it more simply`, sql);
+    throw new QueryRejectedError(
+      `the query nests parentheses ${nesting.depth} levels deep, and at most ${limits.maxNesting} are allowed; write it more simply`,
+      sql,
+    );
   }
   return { tokens, start: spans[0].start, end: spans[0].end };
 }
@@ -149,11 +201,15 @@ function lexicalChecks(sql: string, dialect: SqlDialect, limits: Pick<QueryLimit
 function sqliteVerdict(tree: unknown, sql: string): Pick<CheckedSql, "source" | "fromTable"> {
   const statements = (Array.isArray(tree) ? tree : [tree]).filter(isTreeNode);
   if (statements.length !== 1) {
-    throw new QueryRejectedError(`only a single SELECT statement may run, and this text holds ${count(statements.length, "statement")}`, sql);
+    throw new QueryRejectedError(
+      `only a single SELECT statement may run, and this text holds ${count(statements.length, "statement")}`,
+      sql,
+    );
   }
   const [statement] = statements as TreeNode[];
   const type = String(statement.type).toLowerCase();
-  if (type !== "select") throw new QueryRejectedError(`only a single SELECT statement may run, and ${type.toUpperCase()} is not allowed`, sql);
+  if (type !== "select")
+    throw new QueryRejectedError(`only a single SELECT statement may run, and ${type.toUpperCase()} is not allowed`, sql);
   checkSqliteTree(statement, sql);
   return { source: resultSource(statement), fromTable: fromTable(statement) };
 }
@@ -176,7 +232,10 @@ export async function checkSqlSafety(sql: string, dialect: SqlDialect, options: 
   const outcome = await sqlParsePool().parse({ sql, grammars: GRAMMARS[dialect] }, limits.checkTimeoutMs);
   if (outcome.kind === "over-budget") {
     const why = outcome.why === "time" ? `within ${+(limits.checkTimeoutMs / 1000).toFixed(1)} s` : "within the checker's memory";
-    throw new QueryRejectedError(`the query is too complex to check ${why}; write it more simply (fewer nested parentheses or subqueries)`, sql);
+    throw new QueryRejectedError(
+      `the query is too complex to check ${why}; write it more simply (fewer nested parentheses or subqueries)`,
+      sql,
+    );
   }
   if (outcome.kind === "syntax") {
     const write = writeKeywordIn(sql, tokens);

@@ -52,7 +52,12 @@ export function verbalizeRows(
     const values: Scalar[] = result.columns.map((c) => toScalar(record[c]));
     const key = keys ? Object.fromEntries(keys.map((c) => [c, toScalar(record[c])])) : undefined;
     const location: Record<string, Scalar> = key
-      ? { table: source.name, key: Object.entries(key).map(([c, v]) => `${c}=${v}`).join(", ") }
+      ? {
+          table: source.name,
+          key: Object.entries(key)
+            .map(([c, v]) => `${c}=${v}`)
+            .join(", "),
+        }
       : { table: source.name, query: hash, row: index };
     const data: RowData = { table: source.name, columns: result.columns, values, ...(key ? { key } : { rowIndex: index }) };
     return {

@@ -32,7 +32,14 @@ export class GoldResolver {
   resolve(q: EvalQuestion): Promise<ResolvedGold> {
     let p = this.cache.get(q.id);
     if (!p) {
-      p = this.compute(q).catch((e: Error) => ({ answers: [], presence: [], list: false, table: null, unanswerable: false, error: e.message }));
+      p = this.compute(q).catch((e: Error) => ({
+        answers: [],
+        presence: [],
+        list: false,
+        table: null,
+        unanswerable: false,
+        error: e.message,
+      }));
       this.cache.set(q.id, p);
     }
     return p;
@@ -66,7 +73,10 @@ export class GoldResolver {
     }
     const kb = this.kbByName.get(g.target.kbName);
     if (!kb) throw new Error(`the knowledge base "${g.target.kbName}" that holds the gold is not registered or not shared with you`);
-    const raw = await openBackend(kb, this.deps).execute({ language: g.language, text: g.text }, { maxRows: GOLD_MAX_ROWS, timeoutMs: GOLD_TIMEOUT_MS });
+    const raw = await openBackend(kb, this.deps).execute(
+      { language: g.language, text: g.text },
+      { maxRows: GOLD_MAX_ROWS, timeoutMs: GOLD_TIMEOUT_MS },
+    );
     return rawToTable(raw);
   }
 

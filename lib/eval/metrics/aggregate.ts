@@ -22,7 +22,6 @@ function group(n: number, values: Record<string, MetricValue>): MetricGroup {
 
 export const RETRIEVAL_KS = { hit: [1, 5, 10], recall: [10, 100] } as const;
 
-
 /**
  * Suite metrics from per-question results. Each group is averaged over the questions it applies to
  * (its own n): source selection over questions with a gold source, retrieval over questions with gold
@@ -111,10 +110,27 @@ export function aggregateCore(results: QuestionResult[]): Omit<SuiteMetrics, "by
 
   const used = ran.filter((r) => r.usage !== null);
   const usage = used.length
-    ? { runsWithLlm: used.length, tokens: used.reduce((s, r) => s + (r.usage!.tokens ?? 0), 0), costUsd: used.reduce((s, r) => s + (r.usage!.costUsd ?? 0), 0) }
+    ? {
+        runsWithLlm: used.length,
+        tokens: used.reduce((s, r) => s + (r.usage!.tokens ?? 0), 0),
+        costUsd: used.reduce((s, r) => s + (r.usage!.costUsd ?? 0), 0),
+      }
     : null;
 
-  return { n: results.length, counts, source, retrieval, ...(retrievalStages.length ? { retrievalStages } : {}), evidence, execution, presence, answer, refrain, latency, usage };
+  return {
+    n: results.length,
+    counts,
+    source,
+    retrieval,
+    ...(retrievalStages.length ? { retrievalStages } : {}),
+    evidence,
+    execution,
+    presence,
+    answer,
+    refrain,
+    latency,
+    usage,
+  };
 }
 
 /** What each ranking stage is measured by (BEIR's SciFact figures). */
@@ -129,13 +145,17 @@ export const STAGE_METRICS = ["ndcg@10", "recall@100", "mrr@10"] as const;
 export function stageMetrics(results: QuestionResult[]): StageMetrics[] {
   const withStages = results.filter((r) => r.retrieval?.stages?.length);
   if (!withStages.length) return [];
-  const labels = [...new Set(withStages.flatMap((r) => r.retrieval!.stages!.map((s) => s.label)))].sort((a, b) => rankingRank(a) - rankingRank(b) || a.localeCompare(b));
+  const labels = [...new Set(withStages.flatMap((r) => r.retrieval!.stages!.map((s) => s.label)))].sort(
+    (a, b) => rankingRank(a) - rankingRank(b) || a.localeCompare(b),
+  );
   const out: StageMetrics[] = [];
   for (const label of labels) {
     const ranks = withStages.map((r) => {
       const own = r.retrieval!.stages!.find((s) => s.label === label);
       if (own) return own.ranks;
-      const before = r.retrieval!.stages!.filter((s) => rankingRank(s.label) < rankingRank(label)).sort((a, b) => rankingRank(b.label) - rankingRank(a.label))[0];
+      const before = r
+        .retrieval!.stages!.filter((s) => rankingRank(s.label) < rankingRank(label))
+        .sort((a, b) => rankingRank(b.label) - rankingRank(a.label))[0];
       return before?.ranks ?? r.retrieval!.ranks.map(() => null);
     });
     const relevant = withStages.map((r) => r.retrieval!.relevant);
@@ -145,7 +165,9 @@ export function stageMetrics(results: QuestionResult[]): StageMetrics[] {
       "mrr@10": mean(ranks.map((x) => mrrAtK(x, 10))),
     };
     const prev = out[out.length - 1];
-    const delta = Object.fromEntries(STAGE_METRICS.map((k) => [k, prev && values[k] !== null && prev.values[k] !== null ? values[k]! - prev.values[k]! : null]));
+    const delta = Object.fromEntries(
+      STAGE_METRICS.map((k) => [k, prev && values[k] !== null && prev.values[k] !== null ? values[k]! - prev.values[k]! : null]),
+    );
     out.push({ label, n: withStages.length, values, delta });
   }
   return out;
@@ -187,7 +209,10 @@ function breakdown(results: QuestionResult[], key: (r: QuestionResult) => string
   return Object.fromEntries(
     [...groups.entries()].sort().map(([k, rs]) => {
       const flat = flattenMetrics(aggregateCore(rs));
-      return [k, { n: rs.length, values: keys ? Object.fromEntries(keys.filter((m) => flat[m] !== undefined).map((m) => [m, flat[m]])) : flat }];
+      return [
+        k,
+        { n: rs.length, values: keys ? Object.fromEntries(keys.filter((m) => flat[m] !== undefined).map((m) => [m, flat[m]])) : flat },
+      ];
     }),
   );
 }
@@ -195,7 +220,15 @@ function breakdown(results: QuestionResult[], key: (r: QuestionResult) => string
 /** Question tags that break the metrics down: database, Spider hardness class, answer or question type. */
 export const BREAKDOWN_TAGS = ["db", "hardness", "type"] as const;
 /** What each breakdown row shows (those that apply to the suite). */
-export const BREAKDOWN_KEYS = ["execution.match", "execution.matchColumns", "retrieval.ndcg@10", "answer.p@1", "answer.em", "answer.f1", "refrain.rate"] as const;
+export const BREAKDOWN_KEYS = [
+  "execution.match",
+  "execution.matchColumns",
+  "retrieval.ndcg@10",
+  "answer.p@1",
+  "answer.em",
+  "answer.f1",
+  "refrain.rate",
+] as const;
 
 export function tagValue(r: Pick<QuestionResult, "tags">, tag: string): string | null {
   const found = r.tags.find((t) => t.startsWith(`${tag}:`));
@@ -214,5 +247,10 @@ export function tagBreakdowns(results: QuestionResult[]): NonNullable<SuiteMetri
 }
 
 export function aggregate(results: QuestionResult[]): SuiteMetrics {
-  return { ...aggregateCore(results), byKind: breakdown(results, (r) => r.kind), bySuite: breakdown(results, (r) => r.suite), breakdowns: tagBreakdowns(results) };
+  return {
+    ...aggregateCore(results),
+    byKind: breakdown(results, (r) => r.kind),
+    bySuite: breakdown(results, (r) => r.suite),
+    breakdowns: tagBreakdowns(results),
+  };
 }

@@ -41,7 +41,27 @@ function numbersIn(text: string): { value: number; decimals: number }[] {
 }
 
 /** Words a numeric answer may carry besides its number and the question's own words. */
-const UNIT_WORDS = new Set(["percent", "eur", "euro", "euros", "usd", "dollar", "dollars", "gbp", "sek", "nok", "million", "millions", "thousand", "thousands", "billion", "billions", "about", "approximately", "around"]);
+const UNIT_WORDS = new Set([
+  "percent",
+  "eur",
+  "euro",
+  "euros",
+  "usd",
+  "dollar",
+  "dollars",
+  "gbp",
+  "sek",
+  "nok",
+  "million",
+  "millions",
+  "thousand",
+  "thousands",
+  "billion",
+  "billions",
+  "about",
+  "approximately",
+  "around",
+]);
 
 /**
  * Lenient single-value correctness: normalized equality; or, for a numeric gold, the one number the
@@ -103,7 +123,9 @@ export function scoreAnswer(pred: string | null, gold: AnswerGold): AnswerScore 
     }
     return { p1: p1 || em === 1, em, f1 };
   }
-  const goldRaw = gold.answers.slice(0, MAX_ITEMS).filter((g, i, all) => normalizeAnswer(g) && all.findIndex((x) => normalizeAnswer(x) === normalizeAnswer(g)) === i);
+  const goldRaw = gold.answers
+    .slice(0, MAX_ITEMS)
+    .filter((g, i, all) => normalizeAnswer(g) && all.findIndex((x) => normalizeAnswer(x) === normalizeAnswer(g)) === i);
   const goldItems = goldRaw.map(normalizeAnswer);
   const rawPred = splitListAnswer(pred).slice(0, MAX_ITEMS);
   const predItems = distinct(rawPred.map(normalizeAnswer)).filter(Boolean);

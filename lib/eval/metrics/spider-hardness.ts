@@ -83,7 +83,10 @@ function conditions(node: unknown): ConditionList {
   if (node.type === "binary_expr" && (op === "AND" || op === "OR")) {
     const left = conditions(node.left);
     const right = conditions(node.right);
-    return { conditions: [...left.conditions, ...right.conditions], connectors: [...left.connectors, op === "AND" ? "and" : "or", ...right.connectors] };
+    return {
+      conditions: [...left.conditions, ...right.conditions],
+      connectors: [...left.connectors, op === "AND" ? "and" : "or", ...right.connectors],
+    };
   }
   return { conditions: [condition(node)], connectors: [] };
 }
@@ -169,7 +172,8 @@ export function hardnessCountsOf(select: Node): HardnessCounts {
 export function classifyHardness({ component1: c1, component2: c2, others }: HardnessCounts): SpiderHardness {
   if (c1 <= 1 && others === 0 && c2 === 0) return "easy";
   if ((others <= 2 && c1 <= 1 && c2 === 0) || (c1 <= 2 && others < 2 && c2 === 0)) return "medium";
-  if ((others > 2 && c1 <= 2 && c2 === 0) || (c1 > 2 && c1 <= 3 && others <= 2 && c2 === 0) || (c1 <= 1 && others === 0 && c2 <= 1)) return "hard";
+  if ((others > 2 && c1 <= 2 && c2 === 0) || (c1 > 2 && c1 <= 3 && others <= 2 && c2 === 0) || (c1 <= 1 && others === 0 && c2 <= 1))
+    return "hard";
   return "extra";
 }
 

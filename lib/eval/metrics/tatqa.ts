@@ -106,13 +106,7 @@ function pyFloat(word: string): number | null {
 }
 
 export function isNumber(text: string): boolean {
-  const words = text
-    .split(/\s+/)
-    .filter(Boolean)
-    .map(cleanNum)
-    .join(" ")
-    .split(/\s+/)
-    .filter(Boolean);
+  const words = text.split(/\s+/).filter(Boolean).map(cleanNum).join(" ").split(/\s+/).filter(Boolean);
   if (!words.length) return false;
   const num = pyFloat(words[0]);
   if (num === null || Number.isNaN(num)) return false;
@@ -162,7 +156,10 @@ export function normalizeTatQaAnswer(text: string): string {
     const t = normalizeNumber(removePunc(token.toLowerCase()));
     return t.replace(ARTICLES, " ").split(/\s+/).filter(Boolean).join(" ");
   });
-  return parts.filter((p) => p.trim()).join(" ").trim();
+  return parts
+    .filter((p) => p.trim())
+    .join(" ")
+    .trim();
 }
 
 function bag(normalized: string): Set<string> {
@@ -240,7 +237,8 @@ function addPercentPred(strings: string[], predScale: string, pred: string[]): s
 }
 
 function goldAnswers(gold: TatQaGold): (string | number)[] {
-  if (gold.answerType === "span" || gold.answerType === "multi-span") return Array.isArray(gold.answer) ? gold.answer : [String(gold.answer)];
+  if (gold.answerType === "span" || gold.answerType === "multi-span")
+    return Array.isArray(gold.answer) ? gold.answer : [String(gold.answer)];
   if (gold.answerType === "count") return [String(Math.trunc(Number(Array.isArray(gold.answer) ? gold.answer[0] : gold.answer)))];
   // arithmetic: Python's str() of the number (an int prints without ".0").
   const a = Array.isArray(gold.answer) ? gold.answer[0] : gold.answer;

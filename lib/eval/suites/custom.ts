@@ -13,7 +13,12 @@ export async function customSuite(prisma: PrismaClient, suiteId: string): Promis
   const suite = await prisma.evalSuite.findUnique({ where: { id: suiteId }, include: { questions: { orderBy: { position: "asc" } } } });
   if (!suite) return null;
   const kbIds = [...new Set(suite.questions.flatMap((q) => q.goldKbIds))];
-  const kbs = new Map((await prisma.knowledgeBase.findMany({ where: { id: { in: kbIds } }, select: { id: true, name: true, kind: true } })).map((k) => [k.id, k]));
+  const kbs = new Map(
+    (await prisma.knowledgeBase.findMany({ where: { id: { in: kbIds } }, select: { id: true, name: true, kind: true } })).map((k) => [
+      k.id,
+      k,
+    ]),
+  );
   const questions: EvalQuestion[] = suite.questions.map((q) => {
     const gold = q.goldKbIds.map((id) => kbs.get(id)).filter((k): k is NonNullable<typeof k> => !!k);
     return {
@@ -22,7 +27,11 @@ export async function customSuite(prisma: PrismaClient, suiteId: string): Promis
       question: q.question,
       kind: (gold[0]?.kind as KbKind | undefined) ?? "UNKNOWN",
       goldKbNames: gold.map((k) => k.name),
-      gold: q.unanswerable ? { type: "unanswerable" } : q.goldAnswers.length ? { type: "answers", answers: q.goldAnswers } : { type: "retrieval-only" },
+      gold: q.unanswerable
+        ? { type: "unanswerable" }
+        : q.goldAnswers.length
+          ? { type: "answers", answers: q.goldAnswers }
+          : { type: "retrieval-only" },
       tags: [`from:${q.origin}`],
     };
   });

@@ -25,7 +25,13 @@ const none: EvalQuestion["gold"] = { type: "unanswerable" };
 
 const SPECS: Spec[] = [
   // Documents: passages and tables of the policies and the annual report.
-  ["What percentage of products contained recycled or certified materials in 2025?", answers("68 percent", "68%"), DOCS, "DOCUMENTS", REPORT],
+  [
+    "What percentage of products contained recycled or certified materials in 2025?",
+    answers("68 percent", "68%"),
+    DOCS,
+    "DOCUMENTS",
+    REPORT,
+  ],
   ["What is the hotel cap per night in Oslo?", answers("210", "210 EUR"), DOCS, "DOCUMENTS", TRAVEL],
   ["What is the per diem in London?", answers("75", "75 EUR"), DOCS, "DOCUMENTS", TRAVEL],
   ["By how much did Aurora Outfitters' revenue grow in 2025?", answers("12 percent", "12%"), DOCS, "DOCUMENTS", REPORT],
@@ -33,7 +39,13 @@ const SPECS: Spec[] = [
   ["Within how many days must expense claims be submitted?", answers("30", "30 days"), DOCS, "DOCUMENTS", TRAVEL],
   ["What is the return window for tents?", answers("60", "60 days"), DOCS, "DOCUMENTS", RETURNS],
   ["How many years of warranty do backpacks have?", answers("10", "10 years"), DOCS, "DOCUMENTS", RETURNS],
-  ["Which product was named product of the year by Outdoor Gear Review?", answers("Trail Runner 2", "The Trail Runner 2 shoe"), DOCS, "DOCUMENTS", REPORT],
+  [
+    "Which product was named product of the year by Outdoor Gear Review?",
+    answers("Trail Runner 2", "The Trail Runner 2 shoe"),
+    DOCS,
+    "DOCUMENTS",
+    REPORT,
+  ],
   ["What was the operating margin in 2025?", answers("9.4 percent", "9.4%"), DOCS, "DOCUMENTS", REPORT],
   ["In which city is the returns warehouse?", answers("Jönköping"), DOCS, "DOCUMENTS", RETURNS],
   // SQL: the sales database; gold = the gold SQL's result on the demo KB.
@@ -76,7 +88,8 @@ export function demoSuite(): SuiteDefinition {
   return {
     key: "demo",
     label: "Demo workspace",
-    description: "The demo catalog's own questions: policy and report documents (with the document that holds each answer), the sales database, the product graph, and questions to refrain from.",
+    description:
+      "The demo catalog's own questions: policy and report documents (with the document that holds each answer), the sales database, the product graph, and questions to refrain from.",
     questions: demoQuestions(),
     scope: (kb) => kb.origin === "demo",
   };

@@ -42,10 +42,15 @@ export async function loadSuite(prisma: PrismaClient, key: string, datasetsDir: 
       throw new AppError("UNAVAILABLE", (e as Error).message);
     }
   }
-  const id = key.startsWith(CUSTOM_PREFIX) ? key.slice(CUSTOM_PREFIX.length) : (await prisma.evalSuite.findUnique({ where: { name: key }, select: { id: true } }))?.id;
+  const id = key.startsWith(CUSTOM_PREFIX)
+    ? key.slice(CUSTOM_PREFIX.length)
+    : (await prisma.evalSuite.findUnique({ where: { name: key }, select: { id: true } }))?.id;
   const suite = id ? await customSuite(prisma, id) : null;
   if (!suite) {
-    throw new AppError("NOT_FOUND", `There is no suite "${key}". Built-in suites: ${BUILTIN_SUITES.join(", ")}; authored suites are named as in the Evaluation page (or custom:<id>).`);
+    throw new AppError(
+      "NOT_FOUND",
+      `There is no suite "${key}". Built-in suites: ${BUILTIN_SUITES.join(", ")}; authored suites are named as in the Evaluation page (or custom:<id>).`,
+    );
   }
   return suite;
 }

@@ -23,7 +23,8 @@ export function mixedSuite(datasetsDir: string): SuiteDefinition {
   return {
     key: "mixed",
     label: "Mixed (every source together)",
-    description: "Questions from Spider, TAT-QA, SciFact, Text2Cypher and the demo, with every benchmark and demo KB registered together: source selection among all of them.",
+    description:
+      "Questions from Spider, TAT-QA, SciFact, Text2Cypher and the demo, with every benchmark and demo KB registered together: source selection among all of them.",
     questions: parts.flat(),
     order: (questions, seed) => {
       const bySuite = new Map<string, EvalQuestion[]>();

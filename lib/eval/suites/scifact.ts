@@ -17,7 +17,10 @@ export interface SciFactClaim {
 
 /** "[31715818]", "[ 5152028 11705328]" (numpy's print), "[1, 2]" or "1 2": the document ids, in order. */
 export function parseCitedIds(text: string): string[] | null {
-  const inner = text.trim().replace(/^\[|\]$/g, "").trim();
+  const inner = text
+    .trim()
+    .replace(/^\[|\]$/g, "")
+    .trim();
   if (!inner) return [];
   const ids = inner.split(/[\s,;]+/).map((s) => s.replace(/^['"]|['"]$/g, ""));
   return ids.every((id) => /^\d+$/.test(id)) ? [...new Set(ids)] : null;
@@ -37,13 +40,19 @@ export function parseSciFactClaims(records: CsvRecord[], file: string): SciFactC
     if (!id) throw new QuestionFileError(`${at}: the id is empty.`);
     if (!claim) throw new QuestionFileError(`${at}: claim ${id} has no text.`);
     const cited = parseCitedIds(row.cited_doc_ids ?? "");
-    if (cited === null) throw new QuestionFileError(`${at}: cited_doc_ids "${row.cited_doc_ids}" is not a list of document ids (expected e.g. [31715818] or [5152028 11705328]).`);
-    if (!cited.length) throw new QuestionFileError(`${at}: claim ${id} cites no document, so there is nothing to retrieve (cited_doc_ids is empty).`);
+    if (cited === null)
+      throw new QuestionFileError(
+        `${at}: cited_doc_ids "${row.cited_doc_ids}" is not a list of document ids (expected e.g. [31715818] or [5152028 11705328]).`,
+      );
+    if (!cited.length)
+      throw new QuestionFileError(`${at}: claim ${id} cites no document, so there is nothing to retrieve (cited_doc_ids is empty).`);
     const seen = claims.get(id);
     if (!seen) {
       claims.set(id, { id, claim, cited, line });
     } else if (seen.claim !== claim || seen.cited.join(" ") !== cited.join(" ")) {
-      throw new QuestionFileError(`${at}: claim ${id} appears again (first on line ${seen.line}) with a different claim text or cited_doc_ids.`);
+      throw new QuestionFileError(
+        `${at}: claim ${id} appears again (first on line ${seen.line}) with a different claim text or cited_doc_ids.`,
+      );
     }
   }
   return [...claims.values()];

@@ -41,7 +41,11 @@ function goldTarget(datasetsDir: string, db: string): GoldTarget {
  * `rdf` gives the sparql-from-spider variant: the same questions over the Direct-Mapping RDF versions,
  * still judged by the gold SQL's result.
  */
-export function spiderQuestions(datasetsDir: string, variant: "sql" | "rdf" | "both", items: SpiderItem[] = readSpiderDev(datasetsDir)): EvalQuestion[] {
+export function spiderQuestions(
+  datasetsDir: string,
+  variant: "sql" | "rdf" | "both",
+  items: SpiderItem[] = readSpiderDev(datasetsDir),
+): EvalQuestion[] {
   const suite = variant === "rdf" ? "sparql-from-spider" : "spider";
   const targets = new Map<string, GoldTarget>();
   const targetOf = (db: string) => {
@@ -54,7 +58,12 @@ export function spiderQuestions(datasetsDir: string, variant: "sql" | "rdf" | "b
     suite,
     question: q.question,
     kind: variant === "rdf" ? "SPARQL" : "SQL",
-    goldKbNames: variant === "sql" ? [BENCHMARK_NAMES.spider(q.db_id)] : variant === "rdf" ? [BENCHMARK_NAMES.spiderRdf(q.db_id)] : [BENCHMARK_NAMES.spider(q.db_id), BENCHMARK_NAMES.spiderRdf(q.db_id)],
+    goldKbNames:
+      variant === "sql"
+        ? [BENCHMARK_NAMES.spider(q.db_id)]
+        : variant === "rdf"
+          ? [BENCHMARK_NAMES.spiderRdf(q.db_id)]
+          : [BENCHMARK_NAMES.spider(q.db_id), BENCHMARK_NAMES.spiderRdf(q.db_id)],
     gold: { type: "query", language: "sql", text: q.query, target: targetOf(q.db_id) },
     ordered: queryOrders(q.query),
     // Spider's hardness class of the gold SQL (official rules): metrics are broken down by it.
@@ -66,7 +75,8 @@ export function spiderSuite(datasetsDir: string, questions = spiderQuestions(dat
   return {
     key: "spider",
     label: "Spider (text-to-SQL)",
-    description: "484 Spider dev questions over 10 databases, with all 163 Spider databases registered as distractors. Gold: the gold SQL's result. Metrics: source selection, execution match (on the gold database; per database and hardness), answer accuracy.",
+    description:
+      "484 Spider dev questions over 10 databases, with all 163 Spider databases registered as distractors. Gold: the gold SQL's result. Metrics: source selection, execution match (on the gold database; per database and hardness), answer accuracy.",
     questions,
     scope: (kb) => kb.origin === "benchmark" && kb.kind === "SQL" && kb.name.startsWith(SPIDER_PREFIX),
   };
@@ -76,7 +86,8 @@ export function sparqlFromSpiderSuite(datasetsDir: string, questions = spiderQue
   return {
     key: "sparql-from-spider",
     label: "Spider over RDF (SPARQL)",
-    description: "The Spider dev questions over the W3C Direct-Mapping RDF versions of their databases. Gold: the gold SQL's result. Metrics: source selection, execution match (on the gold RDF database; per database and hardness), answer accuracy.",
+    description:
+      "The Spider dev questions over the W3C Direct-Mapping RDF versions of their databases. Gold: the gold SQL's result. Metrics: source selection, execution match (on the gold RDF database; per database and hardness), answer accuracy.",
     questions,
     scope: (kb) => kb.origin === "benchmark" && kb.kind === "SPARQL" && kb.name.startsWith(SPIDER_RDF_PREFIX),
   };

@@ -35,7 +35,10 @@ export function parseTatQaContexts(text: string, file: string): TatQaContext[] {
   contexts.forEach((c, i) => {
     for (const q of c.questions) {
       const first = seen.get(q.uid);
-      if (first !== undefined) throw new QuestionFileError(`${file}, context ${i + 1} (table ${c.table.uid}): question uid ${q.uid} is used twice (first in context ${first + 1}).`);
+      if (first !== undefined)
+        throw new QuestionFileError(
+          `${file}, context ${i + 1} (table ${c.table.uid}): question uid ${q.uid} is used twice (first in context ${first + 1}).`,
+        );
       seen.set(q.uid, i);
     }
   });
@@ -49,18 +52,16 @@ export function parseTatQaContexts(text: string, file: string): TatQaContext[] {
  */
 export function tatqaQuestionsFrom(contexts: TatQaContext[], collection: string = BENCHMARK_NAMES.tatqa): EvalQuestion[] {
   return contexts.flatMap((ctx) =>
-    ctx.questions.map(
-      (q): EvalQuestion => ({
-        id: `tatqa:${q.uid}`,
-        suite: "tatqa",
-        question: q.question,
-        kind: "DOCUMENTS",
-        goldKbNames: [collection],
-        gold: { type: "tatqa", tatqa: { answer: q.answer, answerType: q.answer_type, scale: q.scale } },
-        evidence: { documentIds: [ctx.table.uid], paragraphs: q.rel_paragraphs, table: q.answer_from.includes("table") },
-        tags: [`type:${q.answer_type}`, `from:${q.answer_from}`, ...(q.scale ? [`scale:${q.scale}`] : [])],
-      }),
-    ),
+    ctx.questions.map((q): EvalQuestion => ({
+      id: `tatqa:${q.uid}`,
+      suite: "tatqa",
+      question: q.question,
+      kind: "DOCUMENTS",
+      goldKbNames: [collection],
+      gold: { type: "tatqa", tatqa: { answer: q.answer, answerType: q.answer_type, scale: q.scale } },
+      evidence: { documentIds: [ctx.table.uid], paragraphs: q.rel_paragraphs, table: q.answer_from.includes("table") },
+      tags: [`type:${q.answer_type}`, `from:${q.answer_from}`, ...(q.scale ? [`scale:${q.scale}`] : [])],
+    })),
   );
 }
 
@@ -71,7 +72,11 @@ export function tatqaQuestions(datasetsDir: string): EvalQuestion[] {
   return tatqaQuestionsFrom(parseTatQaContexts(readFileSync(file, "utf8"), file));
 }
 
-export function tatqaSuite(datasetsDir: string, questions = tatqaQuestions(datasetsDir), collection: string = BENCHMARK_NAMES.tatqa): SuiteDefinition {
+export function tatqaSuite(
+  datasetsDir: string,
+  questions = tatqaQuestions(datasetsDir),
+  collection: string = BENCHMARK_NAMES.tatqa,
+): SuiteDefinition {
   return {
     key: "tatqa",
     label: "TAT-QA (tables and text)",

@@ -42,7 +42,12 @@ export function text2cypherQuestionsFrom(records: CsvRecord[], file: string): Te
       );
     }
     const flagged = (column: string, bad: string) => r[column] !== undefined && r[column].trim() === bad;
-    if (flagged("syntax_error", "True") || flagged("timeout", "True") || flagged("returns_results", "False") || (r.false_schema ?? "").trim()) {
+    if (
+      flagged("syntax_error", "True") ||
+      flagged("timeout", "True") ||
+      flagged("returns_results", "False") ||
+      (r.false_schema ?? "").trim()
+    ) {
       leave("the dataset flags its gold Cypher (syntax error, timeout, no results or false schema)");
       return;
     }
@@ -61,7 +66,8 @@ export function text2cypherQuestionsFrom(records: CsvRecord[], file: string): Te
       tags: [`db:${database}`, ...(r.type?.trim() ? [`type:${r.type.trim()}`] : [])],
     });
   });
-  if (!questions.length) throw new QuestionFileError(`${file}: every row was left out (${[...counts.keys()].join("; ")}), so there is nothing to evaluate.`);
+  if (!questions.length)
+    throw new QuestionFileError(`${file}: every row was left out (${[...counts.keys()].join("; ")}), so there is nothing to evaluate.`);
   return { questions, leftOut: [...counts.entries()].map(([reason, count]) => ({ reason, count })) };
 }
 

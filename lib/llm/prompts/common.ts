@@ -24,7 +24,13 @@ export function intentSummary(intent: Intent, options: { onlyKb?: string; kbLabe
       matches: e.links
         .filter((l) => (options.onlyKb ? l.kbId === options.onlyKb : !options.kbLabel || options.kbLabel(l.kbId)))
         .slice(0, 3)
-        .map((l) => ({ label: l.label, kind: l.kind, ref: l.ref, ...(l.sourceObject ? { sourceObject: l.sourceObject } : {}), ...(options.kbLabel ? { kb: options.kbLabel(l.kbId) } : {}) })),
+        .map((l) => ({
+          label: l.label,
+          kind: l.kind,
+          ref: l.ref,
+          ...(l.sourceObject ? { sourceObject: l.sourceObject } : {}),
+          ...(options.kbLabel ? { kb: options.kbLabel(l.kbId) } : {}),
+        })),
     })),
     time: intent.time.map((t) => ({ text: t.text, ...(t.start ? { from: t.start } : {}), ...(t.end ? { until: t.end } : {}) })),
     locations: intent.locations,

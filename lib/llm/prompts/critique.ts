@@ -120,9 +120,13 @@ export function commentorPrompt(input: CommentorPromptInput) {
     "",
     `Strategies used this round:\n${q.block("strategies", input.strategies)}`,
     "",
-    input.previousFeedback.length ? `Feedback already given in earlier rounds (do not repeat):\n${q.block("previous_feedback", input.previousFeedback)}` : "No feedback was given in earlier rounds.",
+    input.previousFeedback.length
+      ? `Feedback already given in earlier rounds (do not repeat):\n${q.block("previous_feedback", input.previousFeedback)}`
+      : "No feedback was given in earlier rounds.",
     "",
-    input.corrections.length ? `Corrections from extraction guides:\n${q.block("corrections", input.corrections)}` : "No corrections are recorded for similar questions.",
+    input.corrections.length
+      ? `Corrections from extraction guides:\n${q.block("corrections", input.corrections)}`
+      : "No corrections are recorded for similar questions.",
   ].join("\n");
   return { task: "critique.commentor", system, user, schema: commentorOutputSchema };
 }

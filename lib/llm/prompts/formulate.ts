@@ -50,7 +50,7 @@ function rules(input: FormulatePromptInput): string[] {
         "Write one SPARQL 1.1 query (SELECT, or ASK for a yes/no question) that retrieves the answer to the question from the RDF graph described below.",
         "- Use only the prefixes, classes and predicates of the descriptor, and declare every prefix you use.",
         "- Return a label next to each IRI (rdfs:label or the descriptor's label predicates), so the answer reads as names.",
-        "- Find named things through their labels (e.g. ?x rdfs:label ?l . FILTER(LCASE(STR(?l)) = \"name\")) unless the question's entity matches give the IRI.",
+        '- Find named things through their labels (e.g. ?x rdfs:label ?l . FILTER(LCASE(STR(?l)) = "name")) unless the question\'s entity matches give the IRI.',
         "- INSERT, DELETE, LOAD, CLEAR, DROP, CREATE and SERVICE are refused.",
         `- ${limit}`,
       ];
@@ -60,7 +60,7 @@ function rules(input: FormulatePromptInput): string[] {
         "- Use only the node labels, relationship types and properties of the descriptor, in the directions its patterns show.",
         "- CREATE, MERGE, SET, DELETE, REMOVE, FOREACH, LOAD CSV, CALL apoc.*, CALL dbms.* and several statements are refused.",
         "- Return the nodes, relationships or paths that show the answer (RETURN p for a path MATCH p = …, or the asked properties with the names of their nodes).",
-        "- Match names case-insensitively, e.g. WHERE toLower(n.name) = toLower(\"Name\").",
+        '- Match names case-insensitively, e.g. WHERE toLower(n.name) = toLower("Name").',
         `- ${limit}`,
       ];
   }
@@ -92,10 +92,22 @@ export function formulatePrompt(input: FormulatePromptInput) {
     "",
     `Knowledge base "${input.kbName}" (${LANGUAGE_NAMES[input.language]}${input.dialect ? `, ${input.dialect}` : ""}). Its descriptor:\n${q.block("descriptor", clip(input.descriptor, MAX_DESCRIPTOR_CHARS, { keepLines: true }))}`,
   ];
-  if (input.sourceObjects.length) parts.push("", `Source objects that source selection matched:\n${q.block("source_objects", input.sourceObjects)}`);
-  parts.push("", input.examples.length ? `Examples from extraction guides (question → query that answered it):\n${q.block("examples", input.examples)}` : "No extraction guide has an example for this knowledge base.");
+  if (input.sourceObjects.length)
+    parts.push("", `Source objects that source selection matched:\n${q.block("source_objects", input.sourceObjects)}`);
+  parts.push(
+    "",
+    input.examples.length
+      ? `Examples from extraction guides (question → query that answered it):\n${q.block("examples", input.examples)}`
+      : "No extraction guide has an example for this knowledge base.",
+  );
   if (input.feedback) parts.push("", `The critic's feedback on the previous round:\n${q.block("feedback", input.feedback)}`);
-  if (input.failed) parts.push("", `Your previous query:\n${q.block("previous_query", input.failed.query)}`, "", `It failed with:\n${q.block("error", input.failed.error)}`);
+  if (input.failed)
+    parts.push(
+      "",
+      `Your previous query:\n${q.block("previous_query", input.failed.query)}`,
+      "",
+      `It failed with:\n${q.block("error", input.failed.error)}`,
+    );
   return { task, system, user: parts.join("\n"), schema: queryOutputSchema };
 }
 

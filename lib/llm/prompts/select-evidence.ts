@@ -24,7 +24,7 @@ export function selectEvidencePrompt(input: { intent: Intent; sources: SourceRes
     [
       "Pick the knowledge base whose results best answer the question: the one whose evidence states the answer, or lets it be computed directly, for the question's own entities and conditions (time, place, filters).",
       "- Evidence that only repeats the question's words, or is about another entity, does not answer it.",
-      "- A count or total computed by a query over the right records answers a \"how many\" question better than a passage that mentions a similar figure.",
+      '- A count or total computed by a query over the right records answers a "how many" question better than a passage that mentions a similar figure.',
       "- If no knowledge base's results answer the question, return null.",
       "",
       OUTPUT_HEADING,

@@ -66,7 +66,9 @@ export function selectPrompt(input: SelectPromptInput) {
     "",
     `The catalog (${catalog.length} knowledge bases${input.omitted ? `; ${input.omitted} more that matched the question less were left out to fit the prompt` : ""}):\n${q.block("catalog", catalog)}`,
     "",
-    input.guides.length ? `Extraction guides (questions answered before, nearest first):\n${q.block("guides", input.guides)}` : "No extraction guide is close to this question.",
+    input.guides.length
+      ? `Extraction guides (questions answered before, nearest first):\n${q.block("guides", input.guides)}`
+      : "No extraction guide is close to this question.",
     "",
     `Return at most ${input.k} candidates.`,
   ].join("\n");

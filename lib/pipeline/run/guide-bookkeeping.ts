@@ -26,9 +26,21 @@ export interface RunGuides {
   notes: string[];
 }
 
-export async function loadRunGuides(prisma: PrismaClient, user: AccessSubject, runId: string, question: string, kbIds: string[], semantic: GuideSemantics | null = null): Promise<RunGuides> {
+export async function loadRunGuides(
+  prisma: PrismaClient,
+  user: AccessSubject,
+  runId: string,
+  question: string,
+  kbIds: string[],
+  semantic: GuideSemantics | null = null,
+): Promise<RunGuides> {
   const hits = await findNearestGuides(prisma, user, question, kbIds, 3, 0.2, semantic);
-  const notes = hits.filter((g) => g.invalidActions > 0).map((g) => `Guide "${g.question.slice(0, 80)}" has ${count(g.invalidActions, "malformed action")}; ${g.invalidActions === 1 ? "it was" : "they were"} skipped.`);
+  const notes = hits
+    .filter((g) => g.invalidActions > 0)
+    .map(
+      (g) =>
+        `Guide "${g.question.slice(0, 80)}" has ${count(g.invalidActions, "malformed action")}; ${g.invalidActions === 1 ? "it was" : "they were"} skipped.`,
+    );
   await storeGuideUse(prisma, runId, hits);
   return { hits, notes };
 }
@@ -40,7 +52,16 @@ export function selectionGuides(guides: GuideHit[]): SelectInput["guides"] {
 
 /** The guides' native queries as formulation adapts them. */
 export function formulationGuides(guides: GuideHit[]): FormulateGuide[] {
-  return guides.flatMap((g) => g.examples.map((ex) => ({ guideId: g.guideId, question: g.question, score: g.score, kbId: ex.kbId, sourceObject: ex.sourceObject, query: ex.query })));
+  return guides.flatMap((g) =>
+    g.examples.map((ex) => ({
+      guideId: g.guideId,
+      question: g.question,
+      score: g.score,
+      kbId: ex.kbId,
+      sourceObject: ex.sourceObject,
+      query: ex.query,
+    })),
+  );
 }
 
 /** Runs the close guides' direct retrieval actions; a failing one is a degradation, not an error. */
@@ -56,7 +77,11 @@ export async function guideActionPieces(
   for (const g of guides.filter((x) => x.score >= ACTION_MIN_SCORE)) {
     for (const a of g.actions.filter((x) => x.action.kind !== "NATIVE_QUERY" && kbs.has(x.kbId))) {
       try {
-        const r = await executeGuideAction(kbs.get(a.kbId)!, a.action, deps, { timeoutMs: config.queryTimeoutMs, maxRows: config.maxRowsPerQuery, signal });
+        const r = await executeGuideAction(kbs.get(a.kbId)!, a.action, deps, {
+          timeoutMs: config.queryTimeoutMs,
+          maxRows: config.maxRowsPerQuery,
+          signal,
+        });
         pieces.push(...r.pieces);
       } catch (e) {
         degradations.push(`A retrieval action of guide "${g.question.slice(0, 60)}" failed: ${(e as Error).message}`);

@@ -35,7 +35,12 @@ export async function openRun(
   if (id) {
     const conv = await prisma.conversation.findFirst({ where: { id, userId: user.id }, select: { id: true } });
     if (!conv) throw new AppError("NOT_FOUND", "That conversation does not exist or is not yours.");
-    const prior = await prisma.run.findMany({ where: { conversationId: id }, orderBy: { createdAt: "asc" }, select: { question: true, intent: true }, take: MAX_HISTORY });
+    const prior = await prisma.run.findMany({
+      where: { conversationId: id },
+      orderBy: { createdAt: "asc" },
+      select: { question: true, intent: true },
+      take: MAX_HISTORY,
+    });
     history = prior.filter((p) => p.intent).map((p) => ({ question: p.question, intent: p.intent as unknown as Intent }));
   } else {
     id = (await prisma.conversation.create({ data: { userId: user.id, title: question.slice(0, 120) } })).id;

@@ -15,7 +15,18 @@ import type { ExecuteOutput } from "../stages/execute";
 import { classicalPool } from "../stages/pool";
 import { classicalRerank } from "../stages/rerank";
 import type { PipelineStrategies } from "../strategies";
-import type { Answer, Candidate, Critique, EvidenceSelection, ExecutedQuery, Feedback, FormulatedQuery, Intent, Iteration, ScoredEvidence } from "../types";
+import type {
+  Answer,
+  Candidate,
+  Critique,
+  EvidenceSelection,
+  ExecutedQuery,
+  Feedback,
+  FormulatedQuery,
+  Intent,
+  Iteration,
+  ScoredEvidence,
+} from "../types";
 import { withEveryQuery } from "../merge-evidence";
 import { withTimeout } from "./budget";
 import { formulationGuides, guideActionPieces, selectionGuides } from "./guide-bookkeeping";
@@ -80,7 +91,15 @@ export async function runRound(run: RunContext, round: number, state: RoundState
   const evidence = withEveryQuery(selection.evidence.slice(0, run.config.evidenceForAnswer), [...executed.pieces, ...actions]);
   const answer = await answerFrom(run, evidence, selection, candidates);
   const critique = await critiqueRound(run, round, answer, evidence, executed, candidates, state);
-  return { answer, candidates, queries: executed.executed, evidence, winner: selection.winner, critique, iteration: iterationOf(run, round, candidates, executed, answer, critique) };
+  return {
+    answer,
+    candidates,
+    queries: executed.executed,
+    evidence,
+    winner: selection.winner,
+    critique,
+    iteration: iterationOf(run, round, candidates, executed, answer, critique),
+  };
 }
 
 /** The next round's state after the critic's feedback: wrong_source rules a KB out, wrong_module a retrieval module. */
@@ -101,7 +120,16 @@ function selectSources(run: RunContext, state: RoundState): Promise<Candidate[]>
   return run.runner.stage(
     "select",
     run.strategies.select,
-    { intent: run.intent, catalog: run.catalog, guides: selectionGuides(run.guides), k: run.config.candidates, requestedKbIds: run.requested ?? undefined, exclude: [...state.excluded], embedder: run.models.embedder, textEmbeddings: run.texts },
+    {
+      intent: run.intent,
+      catalog: run.catalog,
+      guides: selectionGuides(run.guides),
+      k: run.config.candidates,
+      requestedKbIds: run.requested ?? undefined,
+      exclude: [...state.excluded],
+      embedder: run.models.embedder,
+      textEmbeddings: run.texts,
+    },
     // Names only: the scores are the pipeline's own scale, kept with the candidates in the trace.
     (c) => c.map((x) => x.kbName).join(", ") || "No source matched the question",
     (c) => c,
@@ -114,7 +142,15 @@ async function readStructures(run: RunContext, candidates: Candidate[]): Promise
     if (run.structures.has(c.kbId)) continue;
     try {
       const limit = Math.min(run.config.queryTimeoutMs, Math.max(250, run.runner.ctx.deadline - Date.now()));
-      run.structures.set(c.kbId, await withTimeout(openBackend(run.kbs.get(c.kbId)!, run.deps).structure(), limit, `did not answer within ${(limit / 1000).toFixed(1)} s`, run.runner.signal));
+      run.structures.set(
+        c.kbId,
+        await withTimeout(
+          openBackend(run.kbs.get(c.kbId)!, run.deps).structure(),
+          limit,
+          `did not answer within ${(limit / 1000).toFixed(1)} s`,
+          run.runner.signal,
+        ),
+      );
     } catch (e) {
       const note = `${c.kbName} could not be read: ${(e as Error).message}`;
       run.degradations.push(note);
@@ -127,9 +163,27 @@ function formulate(run: RunContext, candidates: Candidate[], state: RoundState):
   return run.runner.stage(
     "formulate",
     run.strategies.formulate,
-    { intent: run.intent, candidates: candidates.filter((c) => run.structures.has(c.kbId)), structures: run.structures, guides: formulationGuides(run.guides), feedback: state.feedback, embedder: run.models.embedder, textEmbeddings: run.texts },
-    (qs) => `${count(qs.length, "query", "queries")}: ${qs.map((q) => `${q.kbName} (${strategyInWords(q.strategy)}${q.role === "answer" ? ", answer" : ""})`).join(", ")}`,
-    (qs) => qs.map((q) => ({ kb: q.kbName, strategy: q.strategy, role: q.role ?? "context", language: q.query.language, text: q.query.text, explanation: q.explanation, fit: q.fit ?? null })),
+    {
+      intent: run.intent,
+      candidates: candidates.filter((c) => run.structures.has(c.kbId)),
+      structures: run.structures,
+      guides: formulationGuides(run.guides),
+      feedback: state.feedback,
+      embedder: run.models.embedder,
+      textEmbeddings: run.texts,
+    },
+    (qs) =>
+      `${count(qs.length, "query", "queries")}: ${qs.map((q) => `${q.kbName} (${strategyInWords(q.strategy)}${q.role === "answer" ? ", answer" : ""})`).join(", ")}`,
+    (qs) =>
+      qs.map((q) => ({
+        kb: q.kbName,
+        strategy: q.strategy,
+        role: q.role ?? "context",
+        language: q.query.language,
+        text: q.query.text,
+        explanation: q.explanation,
+        fit: q.fit ?? null,
+      })),
   );
 }
 
@@ -141,12 +195,26 @@ async function execute(run: RunContext, formulated: FormulatedQuery[], state: Ro
   const executed = await run.runner.stage(
     "execute",
     run.strategies.execute,
-    { queries: kept.length ? kept : formulated, kbs: run.kbs, deps: run.deps, queryTimeoutMs: config.queryTimeoutMs, maxRows: config.maxRowsPerQuery, answerRowCap: config.answerRowCap, embedder: run.models.embedder },
+    {
+      queries: kept.length ? kept : formulated,
+      kbs: run.kbs,
+      deps: run.deps,
+      queryTimeoutMs: config.queryTimeoutMs,
+      maxRows: config.maxRowsPerQuery,
+      answerRowCap: config.answerRowCap,
+      embedder: run.models.embedder,
+    },
     (o) =>
-      o.executed.map((q) => `${q.kbName}: ${queryOutcomeInWords(q)}${q.truncated && q.role === "answer" ? ` (the first ${config.answerRowCap.toLocaleString("en")} kept)` : ""}`).join("; ") || "No query to run",
+      o.executed
+        .map(
+          (q) =>
+            `${q.kbName}: ${queryOutcomeInWords(q)}${q.truncated && q.role === "answer" ? ` (the first ${config.answerRowCap.toLocaleString("en")} kept)` : ""}`,
+        )
+        .join("; ") || "No query to run",
     (o) => o.executed.map((q) => ({ kb: q.kbName, status: q.status, rows: q.rows, truncated: q.truncated, ms: q.ms, error: q.error })),
   );
-  for (const q of executed.executed.filter((x) => x.status === "unavailable" || x.status === "timeout")) run.degradations.push(`${q.kbName}: ${q.error ?? q.status}`);
+  for (const q of executed.executed.filter((x) => x.status === "unavailable" || x.status === "timeout"))
+    run.degradations.push(`${q.kbName}: ${q.error ?? q.status}`);
   return executed;
 }
 
@@ -159,7 +227,8 @@ async function guideActions(run: RunContext): Promise<EvidencePiece[]> {
 /** The pieces the pool ranks: an answer query's long result (up to the answer row cap) contributes its first `maxRows` rows, as any query. */
 export function poolable(executed: ExecuteOutput, maxRows: number): EvidencePiece[] {
   const capped = new Set<string>();
-  for (const q of executed.executed) if (q.role === "answer" && q.evidenceIds.length > maxRows) for (const id of q.evidenceIds.slice(maxRows)) capped.add(id);
+  for (const q of executed.executed)
+    if (q.role === "answer" && q.evidenceIds.length > maxRows) for (const id of q.evidenceIds.slice(maxRows)) capped.add(id);
   if (capped.size === 0) return executed.pieces;
   const kept = new Set(executed.executed.flatMap((q) => q.evidenceIds.slice(0, maxRows)));
   return executed.pieces.filter((p) => !capped.has(p.id) || kept.has(p.id));
@@ -167,18 +236,39 @@ export function poolable(executed: ExecuteOutput, maxRows: number): EvidencePiec
 
 async function poolAndRerank(run: RunContext, round: number, executed: ExecuteOutput, actions: EvidencePiece[]): Promise<ScoredEvidence[]> {
   const { runner, intent, config } = run;
-  if (runner.observing) runner.observe(round, "retrieval", executed.pieces.map((piece) => ({ piece, score: 0, scores: {} })));
-  const pooled = await runner.stage("pool", classicalPool, { intent, pieces: [...poolable(executed, config.maxRowsPerQuery), ...actions], limit: config.poolLimit }, (p) => `${count(p.length, "result")} gathered from every source`);
+  if (runner.observing)
+    runner.observe(
+      round,
+      "retrieval",
+      executed.pieces.map((piece) => ({ piece, score: 0, scores: {} })),
+    );
+  const pooled = await runner.stage(
+    "pool",
+    classicalPool,
+    { intent, pieces: [...poolable(executed, config.maxRowsPerQuery), ...actions], limit: config.poolLimit },
+    (p) => `${count(p.length, "result")} gathered from every source`,
+  );
   runner.observe(round, "pool", pooled);
   return runner.stage(
     "rerank",
     classicalRerank,
-    { intent, pool: pooled, rounds: config.rerankRounds, scorers: scorersFor(run.models), observe: (r) => runner.observe(round, `rerank:${r.index + 1}:${r.scorer}`, r.ranked) },
+    {
+      intent,
+      pool: pooled,
+      rounds: config.rerankRounds,
+      scorers: scorersFor(run.models),
+      observe: (r) => runner.observe(round, `rerank:${r.index + 1}:${r.scorer}`, r.ranked),
+    },
     (r) => `${count(r.length, "result")} ranked by how well they fit the question`,
   );
 }
 
-function selectEvidence(run: RunContext, ranked: ScoredEvidence[], candidates: Candidate[], executed: ExecuteOutput): Promise<EvidenceSelection> {
+function selectEvidence(
+  run: RunContext,
+  ranked: ScoredEvidence[],
+  candidates: Candidate[],
+  executed: ExecuteOutput,
+): Promise<EvidenceSelection> {
   return run.runner.stage(
     "select-evidence",
     run.strategies.selectEvidence,
@@ -187,7 +277,12 @@ function selectEvidence(run: RunContext, ranked: ScoredEvidence[], candidates: C
   );
 }
 
-async function answerFrom(run: RunContext, evidence: ScoredEvidence[], selection: EvidenceSelection, candidates: Candidate[]): Promise<Answer> {
+async function answerFrom(
+  run: RunContext,
+  evidence: ScoredEvidence[],
+  selection: EvidenceSelection,
+  candidates: Candidate[],
+): Promise<Answer> {
   const answer = await run.runner.stage(
     "answer",
     run.strategies.answer,
@@ -199,18 +294,47 @@ async function answerFrom(run: RunContext, evidence: ScoredEvidence[], selection
   return explainUnreadQuestion(answer, run.intent, candidates);
 }
 
-function critiqueRound(run: RunContext, round: number, answer: Answer, evidence: ScoredEvidence[], executed: ExecuteOutput, candidates: Candidate[], state: RoundState): Promise<Critique> {
+function critiqueRound(
+  run: RunContext,
+  round: number,
+  answer: Answer,
+  evidence: ScoredEvidence[],
+  executed: ExecuteOutput,
+  candidates: Candidate[],
+  state: RoundState,
+): Promise<Critique> {
   return run.runner.stage(
     "critique",
     run.strategies.critique,
-    { intent: run.intent, answer, evidence, executed: executed.executed, candidates, round, maxRounds: run.config.maxRounds, previousFeedback: state.previous },
-    (c) => (c.accepted ? "The evidence backs the answer" : c.feedback ? `Another round: ${c.feedback.detail}` : "Not backed by the evidence; nothing left to try"),
+    {
+      intent: run.intent,
+      answer,
+      evidence,
+      executed: executed.executed,
+      candidates,
+      round,
+      maxRounds: run.config.maxRounds,
+      previousFeedback: state.previous,
+    },
+    (c) =>
+      c.accepted
+        ? "The evidence backs the answer"
+        : c.feedback
+          ? `Another round: ${c.feedback.detail}`
+          : "Not backed by the evidence; nothing left to try",
     (c) => c,
   );
 }
 
 /** The round as the refinement path shows it. */
-function iterationOf(run: RunContext, round: number, candidates: Candidate[], executed: ExecuteOutput, answer: Answer, critique: Critique): Iteration {
+function iterationOf(
+  run: RunContext,
+  round: number,
+  candidates: Candidate[],
+  executed: ExecuteOutput,
+  answer: Answer,
+  critique: Critique,
+): Iteration {
   return {
     round,
     candidates: candidates.map((c) => c.kbName),

@@ -73,7 +73,13 @@ export class StageRunner {
     await this.store.flush().catch((err) => log.warn({ err }, "could not store trace events"));
   }
 
-  async stage<I, O>(name: string, strategy: StageStrategy<I, O>, input: I, summarize: (o: O) => string, payload?: (o: O) => unknown): Promise<O> {
+  async stage<I, O>(
+    name: string,
+    strategy: StageStrategy<I, O>,
+    input: I,
+    summarize: (o: O) => string,
+    payload?: (o: O) => unknown,
+  ): Promise<O> {
     const signal = this.controller.signal;
     const stopped = () => (signal.reason instanceof RunCancelledError ? signal.reason : new BudgetSpent(name));
     if (signal.aborted) throw stopped();

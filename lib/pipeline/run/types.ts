@@ -68,4 +68,11 @@ export interface RunOutcome {
   llm?: LlmUsageTotals | null;
 }
 
-export const NO_ANSWER = (reason: string): Answer => ({ text: "Not found in the sources.", refrained: true, reason, confidence: 0, citations: [], candidates: [] });
+export const NO_ANSWER = (reason: string): Answer => ({
+  text: "Not found in the sources.",
+  refrained: true,
+  reason,
+  confidence: 0,
+  citations: [],
+  candidates: [],
+});

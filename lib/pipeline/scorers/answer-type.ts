@@ -34,7 +34,10 @@ export function fieldsOf(piece: EvidencePiece): Field[] {
   }
   if (piece.kind === "triple") {
     const t = piece.data as TripleData;
-    const value: Scalar = t.object.termType === "Literal" && t.object.datatype && /#(integer|decimal|double|float|int|long)$/.test(t.object.datatype) ? Number(t.object.value) : t.object.label;
+    const value: Scalar =
+      t.object.termType === "Literal" && t.object.datatype && /#(integer|decimal|double|float|int|long)$/.test(t.object.datatype)
+        ? Number(t.object.value)
+        : t.object.label;
     return [{ name: fieldName(t.predicate.label), value, datatype: t.object.datatype }];
   }
   if (piece.kind === "path") {
@@ -52,7 +55,10 @@ export function fieldsOf(piece: EvidencePiece): Field[] {
  */
 function kindNames(piece: EvidencePiece): string[] {
   if (piece.kind === "path") return (piece.data as PathData).nodes.flatMap((n) => n.labels.map(fieldName));
-  if (piece.kind === "row") return fieldName((piece.data as RowData).table).split(" ").map((w) => w.replace(/s$/, ""));
+  if (piece.kind === "row")
+    return fieldName((piece.data as RowData).table)
+      .split(" ")
+      .map((w) => w.replace(/s$/, ""));
   return [];
 }
 
@@ -64,12 +70,15 @@ function isAboutKind(piece: EvidencePiece, fields: Field[], label: RegExp, role:
 }
 
 // Field names that say what their values are. Word-bounded, on normalized names.
-const DATE_FIELD = /\b(date|year|day|month|time|timestamp|born|birth|died|founded|released|release|since|opened|created|updated|published|established|started|ended|when)\b/;
+const DATE_FIELD =
+  /\b(date|year|day|month|time|timestamp|born|birth|died|founded|released|release|since|opened|created|updated|published|established|started|ended|when)\b/;
 const COUNT_FIELD = /^(count|cnt|num|number|total|sum)\b|\bcount\b|\bnumber of\b/;
 const MONEY_FIELD = /\b(price|cost|revenue|sales|amount|salary|income|profit|budget|fee|spend|earnings|turnover|paid)\b/;
 const PERCENT_FIELD = /\b(percent|percentage|pct|rate|share|margin|growth|ratio)\b/;
-const PERSON_FIELD = /\b(person|people|director|ceo|author|actor|manager|employee|founder|player|singer|artist|writer|producer|owner|president|chairman|leader|coach|member|reviewer|first name|last name|full name)\b/;
-const ORG_FIELD = /\b(company|organisation|organization|supplier|manufacturer|maker|brand|team|club|publisher|employer|vendor|subsidiary|firm|university|studio)\b/;
+const PERSON_FIELD =
+  /\b(person|people|director|ceo|author|actor|manager|employee|founder|player|singer|artist|writer|producer|owner|president|chairman|leader|coach|member|reviewer|first name|last name|full name)\b/;
+const ORG_FIELD =
+  /\b(company|organisation|organization|supplier|manufacturer|maker|brand|team|club|publisher|employer|vendor|subsidiary|firm|university|studio)\b/;
 const PLACE_FIELD = /\b(country|city|location|place|region|state|address|town|headquarters|nationality|continent|capital|venue)\b/;
 const ID_FIELD = /(^|\s)(id|key|uuid)$/;
 const PERSON_LABEL = /^(person|people|actor|director|author|user|employee|customer|member|player|artist|writer)$/;
@@ -123,14 +132,26 @@ function mentionsOrganisation(text: string): boolean {
 type Fit = (piece: EvidencePiece, fields: Field[], expected: ExpectedUnit | null) => number;
 
 const dateFit: Fit = (piece, fields) => {
-  if (fields.some((f) => hasValue(f.value) && (DATE_FIELD.test(f.name) || /#(date|dateTime|gYear|gYearMonth)$/.test(f.datatype ?? "") || (typeof f.value === "string" && ISO_DATE.test(f.value))))) return 1;
-  if (chrono.parse(piece.text).some((r) => r.start.isCertain("year") || (r.start.isCertain("month") && r.start.isCertain("day")))) return 0.8;
+  if (
+    fields.some(
+      (f) =>
+        hasValue(f.value) &&
+        (DATE_FIELD.test(f.name) ||
+          /#(date|dateTime|gYear|gYearMonth)$/.test(f.datatype ?? "") ||
+          (typeof f.value === "string" && ISO_DATE.test(f.value))),
+    )
+  )
+    return 1;
+  if (chrono.parse(piece.text).some((r) => r.start.isCertain("year") || (r.start.isCertain("month") && r.start.isCertain("day"))))
+    return 0.8;
   return YEAR.test(piece.text) ? 0.6 : 0;
 };
 
 function numericFit(fields: Field[], text: string, field: RegExp, inText: RegExp | null, expected: ExpectedUnit | null = null): number {
   // A figure whose column states a unit the question rules out ("Warranty (years)" for "how many products") is not the quantity asked for.
-  const numbers = fields.filter((f) => isNumeric(f.value) && !ID_FIELD.test(f.name) && unitAgreement(`1 ${f.unit ?? ""}`, expected) > UNIT_CONTRADICTS);
+  const numbers = fields.filter(
+    (f) => isNumeric(f.value) && !ID_FIELD.test(f.name) && unitAgreement(`1 ${f.unit ?? ""}`, expected) > UNIT_CONTRADICTS,
+  );
   if (numbers.some((f) => field.test(f.name))) return 1;
   if (inText?.test(text)) return 1;
   // A bare number in a structured field is likely the quantity; one in prose may be anything.

@@ -48,10 +48,17 @@ export const combinedScorer: CompositeScorer = {
       "relation-fit": relationFit(intent, pieces),
     };
     const total = pieces.map((_, i) =>
-      (Object.keys(COMBINED_WEIGHTS) as (keyof typeof COMBINED_WEIGHTS)[]).reduce((sum, name) => sum + COMBINED_WEIGHTS[name] * parts[name][i], 0),
+      (Object.keys(COMBINED_WEIGHTS) as (keyof typeof COMBINED_WEIGHTS)[]).reduce(
+        (sum, name) => sum + COMBINED_WEIGHTS[name] * parts[name][i],
+        0,
+      ),
     );
     // Lexical coverage and entities matched by the question's own words repeat the search; the rest is new evidence.
-    return { total, parts, repeated: parts.bm25.map((b, i) => COMBINED_WEIGHTS.bm25 * b + COMBINED_WEIGHTS["entity-overlap"] * entities.byWord[i]) };
+    return {
+      total,
+      parts,
+      repeated: parts.bm25.map((b, i) => COMBINED_WEIGHTS.bm25 * b + COMBINED_WEIGHTS["entity-overlap"] * entities.byWord[i]),
+    };
   },
   async score(intent, pieces, signal) {
     return (await this.scoreParts(intent, pieces, signal)).total;
@@ -63,7 +70,13 @@ export const combinedScorer: CompositeScorer = {
  * with its relevance share (0.45) split equally between lexical coverage and semantic similarity, the
  * other parts as they are (a piece without a vector counts its lexical coverage for both halves)...
  */
-export const COMBINED_DENSE_WEIGHTS = { bm25: 0.225, dense: 0.225, "entity-overlap": 0.2, "answer-type": 0.2, "relation-fit": 0.15 } as const;
+export const COMBINED_DENSE_WEIGHTS = {
+  bm25: 0.225,
+  dense: 0.225,
+  "entity-overlap": 0.2,
+  "answer-type": 0.2,
+  "relation-fit": 0.15,
+} as const;
 
 /**
  * ...interpolated half and half with the order the round receives (its previous scores, scaled by the
@@ -106,7 +119,11 @@ export function combinedDenseScorer(embedder: Embedder): CompositeScorer & { fal
       parts.previous = previous.map((p) => (Number.isFinite(p) ? Math.max(0, p) / best : 0));
       const blend = (f: number, p: number) => (1 - PREVIOUS_ROUND_WEIGHT) * f + PREVIOUS_ROUND_WEIGHT * p;
       // The previous rounds' scores are the order the round received: repeated, like the search's own signals.
-      return { total: fusion.map((f, i) => blend(f, parts.previous[i])), parts, repeated: repeatedFusion.map((r, i) => blend(r, parts.previous[i])) };
+      return {
+        total: fusion.map((f, i) => blend(f, parts.previous[i])),
+        parts,
+        repeated: repeatedFusion.map((r, i) => blend(r, parts.previous[i])),
+      };
     },
     async score(intent, pieces, signal, previous) {
       return (await this.scoreParts(intent, pieces, signal, previous)).total;

@@ -52,7 +52,12 @@ export function vectorFromSearch(piece: EvidencePiece, model: string): boolean {
 }
 
 /** Cosine of each piece with the question; NaN for pieces left without a vector. Throws when the model fails. */
-export async function denseSimilarities(embedder: Embedder, intent: Intent, pieces: EvidencePiece[], signal?: AbortSignal): Promise<number[]> {
+export async function denseSimilarities(
+  embedder: Embedder,
+  intent: Intent,
+  pieces: EvidencePiece[],
+  signal?: AbortSignal,
+): Promise<number[]> {
   const model = embedder.info.id;
   const q = questionVector(embedder, intent, signal);
   const missing = pieces.filter((p) => !knownVector(p, model)).slice(0, EMBED_BUDGET);

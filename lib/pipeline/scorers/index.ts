@@ -9,9 +9,25 @@ import { bm25EntityScorer, bm25Scorer } from "./lexical";
 import { relationFitScorer } from "./relation-fit";
 
 export { answerTypeFit, answerTypeScorer, expectedTypes, fieldsOf } from "./answer-type";
-export { COMBINED_DENSE_WEIGHTS, COMBINED_WEIGHTS, type CompositeScorer, combinedDenseScorer, combinedScorer, isCompositeScorer } from "./combined";
+export {
+  COMBINED_DENSE_WEIGHTS,
+  COMBINED_WEIGHTS,
+  type CompositeScorer,
+  combinedDenseScorer,
+  combinedScorer,
+  isCompositeScorer,
+} from "./combined";
 export { crossEncoderScorer, sigmoid } from "./cross-encoder";
-export { EMBED_BUDGET, blendWithDense, cosine, minMaxScale, denseScorer, denseSimilarities, hybridEntityScorer, questionVector } from "./dense";
+export {
+  EMBED_BUDGET,
+  blendWithDense,
+  cosine,
+  minMaxScale,
+  denseScorer,
+  denseSimilarities,
+  hybridEntityScorer,
+  questionVector,
+} from "./dense";
 export { entityOverlap, entityOverlapScorer } from "./entity-overlap";
 export { ENTITY_MENTION_BOOST, bm25EntityScorer, bm25Scorer, lexicalCoverage, mentionedFraction } from "./lexical";
 export { identifierWords, pieceSearchText, pieceTokens } from "./piece-text";
@@ -36,7 +52,11 @@ export const LAST_ROUND_SCORER = "cross-encoder";
  */
 export function defaultScorers(): Record<string, EvidenceScorer> {
   const classical = [bm25Scorer, bm25EntityScorer, entityOverlapScorer, answerTypeScorer, relationFitScorer, combinedScorer];
-  return { ...Object.fromEntries(classical.map((s) => [s.name, s])), [FIRST_ROUND_SCORER]: bm25EntityScorer, [LAST_ROUND_SCORER]: combinedScorer };
+  return {
+    ...Object.fromEntries(classical.map((s) => [s.name, s])),
+    [FIRST_ROUND_SCORER]: bm25EntityScorer,
+    [LAST_ROUND_SCORER]: combinedScorer,
+  };
 }
 
 /** The models a run has (null: not available). */
@@ -52,7 +72,13 @@ export function modelScorers(models: ScoringModels): Record<string, EvidenceScor
   if (models.embedder) {
     const hybrid = hybridEntityScorer(models.embedder);
     fusion = combinedDenseScorer(models.embedder);
-    Object.assign(out, { dense: denseScorer(models.embedder), [hybrid.name]: hybrid, [fusion.name]: fusion, [FIRST_ROUND_SCORER]: hybrid, [LAST_ROUND_SCORER]: fusion });
+    Object.assign(out, {
+      dense: denseScorer(models.embedder),
+      [hybrid.name]: hybrid,
+      [fusion.name]: fusion,
+      [FIRST_ROUND_SCORER]: hybrid,
+      [LAST_ROUND_SCORER]: fusion,
+    });
   }
   if (models.crossEncoder) out[LAST_ROUND_SCORER] = crossEncoderScorer(models.crossEncoder, fusion);
   return out;

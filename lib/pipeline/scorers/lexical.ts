@@ -48,7 +48,8 @@ export function mentionMatches(intent: Intent, pieces: EvidencePiece[]): { found
     let named = 0;
     let wordOnly = 0;
     for (const m of mentions) {
-      const beyondWords = m.refs.some((r) => prepared.refs.has(r)) || m.forms.some((f) => !m.wordForms.has(f) && containsPhrase(prepared, f));
+      const beyondWords =
+        m.refs.some((r) => prepared.refs.has(r)) || m.forms.some((f) => !m.wordForms.has(f) && containsPhrase(prepared, f));
       const byOwnWord = !beyondWords && [...m.wordForms].some((f) => containsPhrase(prepared, f));
       if (beyondWords || byOwnWord) named++;
       if (byOwnWord) wordOnly++;
@@ -77,7 +78,11 @@ export const bm25EntityScorer: CompositeScorer = {
   async scoreParts(intent, pieces) {
     const coverage = lexicalCoverage(intent, pieces);
     const { found, byWord } = mentionMatches(intent, pieces);
-    return { total: coverage.map((c, i) => c + ENTITY_MENTION_BOOST * found[i]), parts: {}, repeated: coverage.map((c, i) => c + ENTITY_MENTION_BOOST * byWord[i]) };
+    return {
+      total: coverage.map((c, i) => c + ENTITY_MENTION_BOOST * found[i]),
+      parts: {},
+      repeated: coverage.map((c, i) => c + ENTITY_MENTION_BOOST * byWord[i]),
+    };
   },
   async score(intent, pieces) {
     return (await this.scoreParts(intent, pieces)).total;

@@ -43,7 +43,18 @@ export async function executeQueries(input: ExecuteInput, ctx: StageContext): Pr
       const started = performance.now();
       const kb = input.kbs.get(q.kbId);
       if (!kb) {
-        return { executed: { ...q, status: "unavailable", error: "The knowledge base is no longer available.", rows: 0, truncated: false, ms: 0, evidenceIds: [] }, pieces: [] };
+        return {
+          executed: {
+            ...q,
+            status: "unavailable",
+            error: "The knowledge base is no longer available.",
+            rows: 0,
+            truncated: false,
+            ms: 0,
+            evidenceIds: [],
+          },
+          pieces: [],
+        };
       }
       try {
         const backend = openBackend(kb, input.deps);
@@ -53,7 +64,14 @@ export async function executeQueries(input: ExecuteInput, ctx: StageContext): Pr
         const pieces = backend.verbalize(result, { sourceObject: q.sourceObject ?? undefined });
         const ms = Math.round(performance.now() - started);
         return {
-          executed: { ...q, status: result.records.length ? "ok" : "empty", rows: result.records.length, truncated: result.truncated, ms, evidenceIds: pieces.map((p) => p.id) },
+          executed: {
+            ...q,
+            status: result.records.length ? "ok" : "empty",
+            rows: result.records.length,
+            truncated: result.truncated,
+            ms,
+            evidenceIds: pieces.map((p) => p.id),
+          },
           pieces,
         };
       } catch (e) {

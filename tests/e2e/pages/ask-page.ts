@@ -6,7 +6,11 @@ export class AskPage {
   constructor(private readonly page: Page) {}
 
   async open(params: { run?: string; conversation?: string } = {}) {
-    const qs = params.run ? `?run=${encodeURIComponent(params.run)}` : params.conversation ? `?conversation=${encodeURIComponent(params.conversation)}` : "";
+    const qs = params.run
+      ? `?run=${encodeURIComponent(params.run)}`
+      : params.conversation
+        ? `?conversation=${encodeURIComponent(params.conversation)}`
+        : "";
     return this.page.goto(`/ask${qs}`);
   }
 
@@ -104,4 +108,9 @@ export class AskPage {
   }
 }
 
-const KIND_WORDS: Record<EvidenceKind, string> = { passage: "document passage", row: "table row", triple: "graph fact", path: "graph path" };
+const KIND_WORDS: Record<EvidenceKind, string> = {
+  passage: "document passage",
+  row: "table row",
+  triple: "graph fact",
+  path: "graph path",
+};

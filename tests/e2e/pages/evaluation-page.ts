@@ -37,7 +37,9 @@ export class EvaluationPage {
   }
 
   status() {
-    return this.report().locator("header").getByText(/^(Queued|Running|Done|Failed|Cancelled|Interrupted)$/);
+    return this.report()
+      .locator("header")
+      .getByText(/^(Queued|Running|Done|Failed|Cancelled|Interrupted)$/);
   }
 
   metricCards() {

@@ -20,7 +20,9 @@ export class FeedbackPage {
   }
 
   async turnIntoGuide(question: string) {
-    await this.item(question).getByRole("link", { name: /^Turn into a guide/ }).click();
+    await this.item(question)
+      .getByRole("link", { name: /^Turn into a guide/ })
+      .click();
     await this.page.waitForURL(/\/guides\/new\?fromFeedback=/);
   }
 }

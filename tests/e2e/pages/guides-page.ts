@@ -41,7 +41,9 @@ export class GuidesPage {
   }
 
   async runAction(n: number, j: number) {
-    await this.action(n, j).getByRole("button", { name: `Run action ${j} of source ${n}` }).click();
+    await this.action(n, j)
+      .getByRole("button", { name: `Run action ${j} of source ${n}` })
+      .click();
   }
 
   async save(label = "Save guide") {

@@ -23,7 +23,10 @@ export class KnowledgeBasesPage {
   }
 
   /** Fills the registration form and submits it. Files go in through the file field, or `via` a drop on its zone or the keyboard (Tab to it, Space, the file dialog). */
-  async register(input: { source: string; name: string; description?: string; files?: UploadFile[]; via?: "input" | "drop" | "keyboard" }, submit = true) {
+  async register(
+    input: { source: string; name: string; description?: string; files?: UploadFile[]; via?: "input" | "drop" | "keyboard" },
+    submit = true,
+  ) {
     await this.page.goto("/knowledge-bases/new");
     const form = this.form();
     await form.getByText(input.source, { exact: true }).click();
@@ -60,16 +63,22 @@ export class KnowledgeBasesPage {
 
   /** Drags files from outside the browser onto the drop zone, as the desktop does. */
   async dropFiles(files: UploadFile[]) {
-    const dataTransfer = await this.page.evaluateHandle((list) => {
-      const dt = new DataTransfer();
-      for (const f of list) dt.items.add(new File([Uint8Array.from(atob(f.base64), (c) => c.charCodeAt(0))], f.name, { type: f.mimeType }));
-      return dt;
-    }, files.map((f) => ({ name: f.name, mimeType: f.mimeType, base64: f.buffer.toString("base64") })));
+    const dataTransfer = await this.page.evaluateHandle(
+      (list) => {
+        const dt = new DataTransfer();
+        for (const f of list)
+          dt.items.add(new File([Uint8Array.from(atob(f.base64), (c) => c.charCodeAt(0))], f.name, { type: f.mimeType }));
+        return dt;
+      },
+      files.map((f) => ({ name: f.name, mimeType: f.mimeType, base64: f.buffer.toString("base64") })),
+    );
     for (const type of ["dragenter", "dragover", "drop"]) await this.dropZone().dispatchEvent(type, { dataTransfer });
   }
 
   chosenFiles() {
-    return this.form().getByRole("list", { name: /^Chosen files?$/ }).getByRole("listitem");
+    return this.form()
+      .getByRole("list", { name: /^Chosen files?$/ })
+      .getByRole("listitem");
   }
 
   /** The detail page's counts ("Passages 42"). */

@@ -36,7 +36,10 @@ export class SettingsPage {
   /** Opens the key field (Replace key / Add a key) and types the key. */
   async typeKey(key: string) {
     const field = this.form().getByLabel("New API key");
-    if (!(await field.isVisible())) await this.form().getByRole("button", { name: /^(Replace key|Add a key)$/ }).click();
+    if (!(await field.isVisible()))
+      await this.form()
+        .getByRole("button", { name: /^(Replace key|Add a key)$/ })
+        .click();
     await field.fill(key);
   }
 

@@ -20,7 +20,9 @@ export class SourceObjectsPage {
   }
 
   async choose(name: string) {
-    await this.items().filter({ has: this.page.getByText(name, { exact: true }) }).click();
+    await this.items()
+      .filter({ has: this.page.getByText(name, { exact: true }) })
+      .click();
     await this.page.getByRole("heading", { level: 2, name }).waitFor();
   }
 
@@ -43,7 +45,10 @@ export class SourceObjectsPage {
 
   async chooseDocument(title: string) {
     const select = this.detail().getByLabel("Document");
-    const value = await select.locator("option", { hasText: `${title} (` }).first().getAttribute("value");
+    const value = await select
+      .locator("option", { hasText: `${title} (` })
+      .first()
+      .getAttribute("value");
     await select.selectOption(value!);
   }
 
@@ -53,7 +58,9 @@ export class SourceObjectsPage {
 
   /** "Pick table cells" or "Pick sentences": the button that runs the selection. */
   async pick(what: "cells" | "sentences") {
-    await this.detail().getByRole("button", { name: `Pick these ${what}` }).click();
+    await this.detail()
+      .getByRole("button", { name: `Pick these ${what}` })
+      .click();
   }
 
   producedContext() {

@@ -13,7 +13,16 @@ export async function launchBrowser(): Promise<Browser> {
   }
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-quic",
+      "--no-first-run",
+    ],
   });
 }
 

@@ -41,7 +41,8 @@ describe(`sign-in throttling (${TARGET_ENGINE})`, () => {
   });
 
   it("delays after the free failures, with delays that grow, and the right password works once the delay has passed", async () => {
-    for (let i = 0; i < THROTTLE_POLICY.pair.freeFailures; i++) expect(await attempt("wrong", ATTACKER)).toEqual({ ok: false, reason: "credentials" });
+    for (let i = 0; i < THROTTLE_POLICY.pair.freeFailures; i++)
+      expect(await attempt("wrong", ATTACKER)).toEqual({ ok: false, reason: "credentials" });
     // The sixth failure starts a 1 s delay; during it nothing is checked, not even the right password.
     expect(await attempt("wrong", ATTACKER)).toEqual({ ok: false, reason: "credentials" });
     const blocked = await attempt(user.password, ATTACKER);
@@ -58,7 +59,14 @@ describe(`sign-in throttling (${TARGET_ENGINE})`, () => {
 
   it("caps the delay: even after a thousand failures the right password works within 15 minutes", async () => {
     await handle.prisma.signInThrottle.create({
-      data: { key: `pair:${user.email}|${ATTACKER}`, kind: "pair", email: user.email, address: ATTACKER, failures: 1_000, lastFailureAt: clock },
+      data: {
+        key: `pair:${user.email}|${ATTACKER}`,
+        kind: "pair",
+        email: user.email,
+        address: ATTACKER,
+        failures: 1_000,
+        lastFailureAt: clock,
+      },
     });
     expect(await attempt("wrong", ATTACKER)).toEqual({ ok: false, reason: "credentials" });
     const blocked = (await attempt(user.password, ATTACKER)) as { retryAfterMs: number };
@@ -95,7 +103,8 @@ describe(`sign-in throttling (${TARGET_ENGINE})`, () => {
 
   it("slows one address spraying many accounts", async () => {
     const spray = (email: string) => throttledSignIn(handle.prisma, throttle, email, "Winter2026!", ATTACKER);
-    for (let i = 0; i < THROTTLE_POLICY.address.freeFailures; i++) expect(await spray(`person${i}@example.com`)).toEqual({ ok: false, reason: "credentials" });
+    for (let i = 0; i < THROTTLE_POLICY.address.freeFailures; i++)
+      expect(await spray(`person${i}@example.com`)).toEqual({ ok: false, reason: "credentials" });
     expect(await spray("person-next@example.com")).toEqual({ ok: false, reason: "credentials" });
     expect(await spray("another@example.com")).toMatchObject({ reason: "throttled" });
   });

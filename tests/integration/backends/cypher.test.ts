@@ -196,7 +196,9 @@ describe.skipIf(!uri)("Cypher backend on a real Neo4j", () => {
     });
 
     it.each(queryAttacks("cypher").map((a) => [a.name, a] as const))("%s", async (_, attack) => {
-      const outcome = await queryAttackOutcome(attack, () => backend.execute({ language: "cypher", text: attack.text }, { timeoutMs: attack.timeoutMs ?? 5_000 }));
+      const outcome = await queryAttackOutcome(attack, () =>
+        backend.execute({ language: "cypher", text: attack.text }, { timeoutMs: attack.timeoutMs ?? 5_000 }),
+      );
       expect(outcome).toMatch(attack.says);
       expect(await snapshot()).toEqual(before);
     });
@@ -218,7 +220,11 @@ describe.skipIf(!uri)("Cypher backend on a real Neo4j", () => {
       ["a write inside a subquery", "MATCH (n:Person) CALL (n) { SET n.hacked = 1 } RETURN count(*)", /writes \(SET or REMOVE\)/],
       ["two statements", "MATCH (n) RETURN count(n); CREATE (:Hacked)", /only one Cypher statement/],
       ["LOAD CSV", "LOAD CSV FROM 'file:///etc/passwd' AS row RETURN row", /LOAD CSV is not allowed/],
-      ["CALL apoc.* (write)", "CALL apoc.create.node(['Hacked'], {}) YIELD node RETURN node", /APOC procedures are not allowed \(apoc\.create\.node\)/],
+      [
+        "CALL apoc.* (write)",
+        "CALL apoc.create.node(['Hacked'], {}) YIELD node RETURN node",
+        /APOC procedures are not allowed \(apoc\.create\.node\)/,
+      ],
       ["CALL apoc.* (file read)", "CALL apoc.load.json('file:///etc/passwd') YIELD value RETURN value", /APOC procedures are not allowed/],
       ["CALL apoc.* quoted", "CALL `apoc`.`util`.sleep(60000)", /APOC procedures are not allowed \(apoc\.util\.sleep\)/],
       ["an apoc.* function", "RETURN apoc.text.join(['a', 'b'], ',') AS joined", /APOC functions are not allowed/],
@@ -226,9 +232,21 @@ describe.skipIf(!uri)("Cypher backend on a real Neo4j", () => {
       ["CALL dbms.components", "CALL dbms.components() YIELD name RETURN name", /dbms\.\* procedures are not allowed/],
       ["a write procedure", "CALL db.createLabel('Hacked')", /procedure db\.createLabel is not allowed/],
       ["CREATE INDEX", "CREATE INDEX hacked FOR (n:Person) ON (n.hacked)", /changes the schema \(CREATE INDEX\)/],
-      ["CREATE CONSTRAINT", "CREATE CONSTRAINT hacked FOR (n:Person) REQUIRE n.hacked IS UNIQUE", /changes the schema \(CREATE CONSTRAINT\)/],
-      ["CALL { … } IN TRANSACTIONS (write)", "MATCH (n:Person) CALL { WITH n SET n.hacked = 1 } IN TRANSACTIONS RETURN count(*)", /writes|IN TRANSACTIONS/],
-      ["CALL { … } IN TRANSACTIONS (read)", "UNWIND range(1, 3) AS i CALL { WITH i RETURN i * 2 AS j } IN TRANSACTIONS RETURN j", /IN TRANSACTIONS is not allowed/],
+      [
+        "CREATE CONSTRAINT",
+        "CREATE CONSTRAINT hacked FOR (n:Person) REQUIRE n.hacked IS UNIQUE",
+        /changes the schema \(CREATE CONSTRAINT\)/,
+      ],
+      [
+        "CALL { … } IN TRANSACTIONS (write)",
+        "MATCH (n:Person) CALL { WITH n SET n.hacked = 1 } IN TRANSACTIONS RETURN count(*)",
+        /writes|IN TRANSACTIONS/,
+      ],
+      [
+        "CALL { … } IN TRANSACTIONS (read)",
+        "UNWIND range(1, 3) AS i CALL { WITH i RETURN i * 2 AS j } IN TRANSACTIONS RETURN j",
+        /IN TRANSACTIONS is not allowed/,
+      ],
       ["TERMINATE TRANSACTIONS", "TERMINATE TRANSACTIONS 'neo4j-transaction-1'", /administration commands are not allowed/],
       ["SHOW TRANSACTIONS", "SHOW TRANSACTIONS", /administration commands are not allowed/],
     ];
@@ -278,7 +296,10 @@ describe.skipIf(!uri)("Cypher backend on a real Neo4j", () => {
 
   it("stops a query that runs past its timeout", async () => {
     const started = Date.now();
-    const attempt = backend.execute({ language: "cypher", text: "UNWIND range(1, 2000000000) AS i RETURN sum(i * i) AS s" }, { timeoutMs: 1_000 });
+    const attempt = backend.execute(
+      { language: "cypher", text: "UNWIND range(1, 2000000000) AS i RETURN sum(i * i) AS s" },
+      { timeoutMs: 1_000 },
+    );
     await expect(attempt).rejects.toBeInstanceOf(QueryTimeoutError);
     await expect(attempt).rejects.toThrow("The query ran longer than 1000 ms and was stopped.");
     expect(Date.now() - started).toBeLessThan(8_000);
@@ -317,7 +338,11 @@ describe.skipIf(!uri)("Cypher backend on a real Neo4j", () => {
     expect(entries).toContainEqual({ label: "released", kind: "column", ref: "Movie.released", sourceObject: "Movie" });
     const tom = entries.find((e) => e.kind === "node" && e.label === "Tom Hanks");
     expect(tom?.sourceObject).toBe("Person");
-    const byRef = await backend.execute({ language: "cypher", text: "MATCH (n) WHERE elementId(n) = $id RETURN n.name AS name", params: { id: tom!.ref } });
+    const byRef = await backend.execute({
+      language: "cypher",
+      text: "MATCH (n) WHERE elementId(n) = $id RETURN n.name AS name",
+      params: { id: tom!.ref },
+    });
     expect(byRef.records).toEqual([{ name: "Tom Hanks" }]);
     expect(entries.some((e) => e.kind === "node" && e.label === "Cast Away")).toBe(true);
     expect(await backend.entityIndex({ limit: 10 })).toHaveLength(10);
@@ -346,7 +371,18 @@ describe.skipIf(!uri)("Cypher backend on a real Neo4j", () => {
       deps = { dataDir: db.env.DATA_DIR, encryptionKey: Buffer.alloc(32, 9), datasetsDir: datasetsDir() };
       const row = await handle.prisma.user.findFirstOrThrow({ where: { role: "ADMIN" } });
       admin = { id: row.id, role: "ADMIN", groupIds: [] };
-      await registerKnowledgeBase(handle.prisma, deps, admin.id, { kind: "CYPHER", name: "Movies graph", description: "Movies: who acted in, directed, produced and wrote which film.", connection: { uri: uri!, user, password } }, []);
+      await registerKnowledgeBase(
+        handle.prisma,
+        deps,
+        admin.id,
+        {
+          kind: "CYPHER",
+          name: "Movies graph",
+          description: "Movies: who acted in, directed, produced and wrote which film.",
+          connection: { uri: uri!, user, password },
+        },
+        [],
+      );
     }, 120_000);
     afterAll(async () => {
       await closeAllBackends();
@@ -373,7 +409,9 @@ describe.skipIf(!uri)("Cypher backend on a real Neo4j", () => {
       expect(o.answer.text.split(/, | and /).sort()).toEqual(["Joe Versus the Volcano", "Sleepless in Seattle", "You've Got Mail"]);
       for (const title of ["Joe Versus the Volcano", "Sleepless in Seattle", "You've Got Mail"]) {
         // The answer query's rows are cited; the paths connecting both actors through each film are evidence beside them.
-        expect(o.evidence.some((e) => e.piece.kind === "path" && [title, "Meg Ryan", "Tom Hanks"].every((name) => e.piece.text.includes(name)))).toBe(true);
+        expect(
+          o.evidence.some((e) => e.piece.kind === "path" && [title, "Meg Ryan", "Tom Hanks"].every((name) => e.piece.text.includes(name))),
+        ).toBe(true);
       }
     });
 
@@ -405,7 +443,12 @@ describe.skipIf(!uri)("Cypher backend on a real Neo4j", () => {
       const northwind = createCypherBackend({ uri: uri!, user }, { password }, { ...ctx, kbId: "kb_northwind", kbName: "Northwind" });
       try {
         const d = await northwind.describe();
-        for (const pattern of ["(:Product)-[:PART_OF]->(:Category)", "(:Supplier)-[:SUPPLIES]->(:Product)", "(:Customer)-[:PURCHASED]->(:Order)", "(:Order)-[:ORDERS]->(:Product)"]) {
+        for (const pattern of [
+          "(:Product)-[:PART_OF]->(:Category)",
+          "(:Supplier)-[:SUPPLIES]->(:Product)",
+          "(:Customer)-[:PURCHASED]->(:Order)",
+          "(:Order)-[:ORDERS]->(:Product)",
+        ]) {
           expect(d.text).toContain(pattern);
         }
         expect(d.text).toContain("  - `unitPrice`: FLOAT Min: 2.5, Max: 263.5");
@@ -417,9 +460,13 @@ describe.skipIf(!uri)("Cypher backend on a real Neo4j", () => {
           text: "MATCH (c:Customer)-[:PURCHASED]->(o:Order)-[:ORDERS]->(p:Product)-[:PART_OF]->(cat:Category {categoryName: 'Beverages'}) RETURN count(DISTINCT c) AS customers",
         });
         expect(result.records[0]?.customers).toBeGreaterThan(0);
-        const [chai] = northwind.verbalize(await northwind.execute({ language: "cypher", text: "MATCH (p:Product {productName: 'Chai'}) RETURN p" }));
+        const [chai] = northwind.verbalize(
+          await northwind.execute({ language: "cypher", text: "MATCH (p:Product {productName: 'Chai'}) RETURN p" }),
+        );
         expect(chai?.text).toMatch(/^Product \/ Chai \/ .*unitPrice: 18/);
-        const [order] = northwind.verbalize(await northwind.execute({ language: "cypher", text: "MATCH (o:Order {orderID: '10248'}) RETURN o" }));
+        const [order] = northwind.verbalize(
+          await northwind.execute({ language: "cypher", text: "MATCH (o:Order {orderID: '10248'}) RETURN o" }),
+        );
         expect(order?.entities).toEqual(["Order 10248"]);
       } finally {
         await northwind.close();

@@ -4,7 +4,15 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDocumentsBackend, documentsConfigSchema, indexPath, loadSciFact, loadTatQa, selectCoordinates, selectSentences } from "@/lib/backends/documents";
+import {
+  createDocumentsBackend,
+  documentsConfigSchema,
+  indexPath,
+  loadSciFact,
+  loadTatQa,
+  selectCoordinates,
+  selectSentences,
+} from "@/lib/backends/documents";
 import { parsePythonStringList } from "@/lib/backends/documents/datasets/python-string-list";
 import type { BackendContext, KnowledgeBackend, PassageData, RowData } from "@/lib/backends/types";
 
@@ -35,14 +43,23 @@ afterAll(() => {
 
 describe.skipIf(!HAVE_SCIFACT)("SciFact loader", () => {
   const rows = HAVE_SCIFACT
-    ? (parse(readFileSync(path.join(DATASETS_DIR, "scifact/corpus.csv")), { columns: true }) as { doc_id: string; title: string; abstract: string }[])
+    ? (parse(readFileSync(path.join(DATASETS_DIR, "scifact/corpus.csv")), { columns: true }) as {
+        doc_id: string;
+        title: string;
+        abstract: string;
+      }[])
     : [];
   let ctx: BackendContext;
   let backend: KnowledgeBackend;
 
   beforeAll(async () => {
     ctx = freshContext("SciFact subset");
-    expect(await loadSciFact(ctx, DATASETS_DIR, { limit: 100, batchSize: 30 })).toEqual({ added: 100, replaced: 0, skipped: 0, failed: [] });
+    expect(await loadSciFact(ctx, DATASETS_DIR, { limit: 100, batchSize: 30 })).toEqual({
+      added: 100,
+      replaced: 0,
+      skipped: 0,
+      failed: [],
+    });
     backend = createDocumentsBackend(CONFIG, {}, ctx);
   });
   afterAll(async () => backend.close());
@@ -59,7 +76,11 @@ describe.skipIf(!HAVE_SCIFACT)("SciFact loader", () => {
   it("keeps SciFact's doc ids, titles and sentence indexes", () => {
     const first = rows[0];
     const expected = parsePythonStringList(first.abstract).map((s) => s.trim());
-    const selection = selectSentences(ctx, first.doc_id, expected.map((_, i) => i));
+    const selection = selectSentences(
+      ctx,
+      first.doc_id,
+      expected.map((_, i) => i),
+    );
     expect(selection.title).toBe(first.title);
     expect(selection.sentences.map((s) => s.text)).toEqual(expected);
   });
@@ -90,7 +111,12 @@ describe.skipIf(!HAVE_SCIFACT)("SciFact loader", () => {
       }),
     ).rejects.toBe(crash);
     expect(count(resumed, "SELECT count(*) FROM documents")).toBe(20);
-    expect(await loadSciFact(resumed, DATASETS_DIR, { limit: 40, batchSize: 10 })).toEqual({ added: 20, replaced: 0, skipped: 20, failed: [] });
+    expect(await loadSciFact(resumed, DATASETS_DIR, { limit: 40, batchSize: 10 })).toEqual({
+      added: 20,
+      replaced: 0,
+      skipped: 20,
+      failed: [],
+    });
     expect(count(resumed, "SELECT count(DISTINCT id) FROM documents")).toBe(40);
   });
 
@@ -123,23 +149,42 @@ describe.skipIf(!HAVE_TATQA)("TAT-QA loader", () => {
   });
 
   it("answers a table question with the row, verbalized, and TAT-QA's table uid in the location", async () => {
-    const result = await backend.execute({ language: "search", text: "total sales in 2019", filters: { contentType: "table" } }, { maxRows: 5 });
+    const result = await backend.execute(
+      { language: "search", text: "total sales in 2019", filters: { contentType: "table" } },
+      { maxRows: 5 },
+    );
     const [top] = backend.verbalize(result);
     expect(top.text).toBe(
       // The report states the scale in the sentence before the table ("(in millions)"): the caption carries it.
       "Sales by Contract Type (in millions) / Item: Total sales, 2019: $1,496.5, Years Ended September 30, 2018: $1,202.9, 2017: $1,107.7",
     );
     expect((top.data as RowData).rowIndex).toBe(2);
-    expect(top.provenance.location).toEqual({ document: FIRST_TABLE, table: `${FIRST_TABLE}#table-1`, row: 2, tableUid: FIRST_TABLE, headerRows: 2 });
+    expect(top.provenance.location).toEqual({
+      document: FIRST_TABLE,
+      table: `${FIRST_TABLE}#table-1`,
+      row: 2,
+      tableUid: FIRST_TABLE,
+      headerRows: 2,
+    });
     expect(top.entities[0]).toBe("Total sales");
-    expect(selectCoordinates(ctx, `${FIRST_TABLE}#table-1`, [2], ["2019"]).text).toBe("Sales by Contract Type (in millions) / 2019: $1,496.5");
+    expect(selectCoordinates(ctx, `${FIRST_TABLE}#table-1`, [2], ["2019"]).text).toBe(
+      "Sales by Contract Type (in millions) / 2019: $1,496.5",
+    );
   });
 
   it("answers a text question with the paragraph, keeping its TAT-QA order and uid", async () => {
-    const result = await backend.execute({ language: "search", text: "What is the company paid on a cost-plus type contract?", filters: { contentType: "text" } }, { maxRows: 5 });
+    const result = await backend.execute(
+      { language: "search", text: "What is the company paid on a cost-plus type contract?", filters: { contentType: "text" } },
+      { maxRows: 5 },
+    );
     const [top] = backend.verbalize(result);
     expect(top.text).toContain("On a cost-plus type contract, we are paid our allowable incurred costs plus a profit");
-    expect(top.provenance.location).toEqual({ document: FIRST_TABLE, chunk: 1, paragraph: 2, paragraphUid: "79e37805-6558-4a8c-b033-32be6bffef48" });
+    expect(top.provenance.location).toEqual({
+      document: FIRST_TABLE,
+      chunk: 1,
+      paragraph: 2,
+      paragraphUid: "79e37805-6558-4a8c-b033-32be6bffef48",
+    });
   });
 
   it("lists each context table as a source unit", async () => {
@@ -169,19 +214,42 @@ describe("TAT-QA loader: headers and scale as reports write them", () => {
     };
     // Three header rows, then a unit row among the data rows.
     const unitRow = {
-      table: { uid: "t-2", table: [["", "Fiscal", ""], ["", "Year ended", ""], ["", "2019", "2018"], ["", "(in thousands)", ""], ["Leases", "12", "10"]] },
+      table: {
+        uid: "t-2",
+        table: [
+          ["", "Fiscal", ""],
+          ["", "Year ended", ""],
+          ["", "2019", "2018"],
+          ["", "(in thousands)", ""],
+          ["Leases", "12", "10"],
+        ],
+      },
       paragraphs: [{ uid: "p-2", order: 1, text: "Leases" }],
       questions: [],
     };
     // A "$'000" unit row under the header: its "000" is the scale, not a figure.
     const thousands = {
-      table: { uid: "t-3", table: [["30 June 2019", "Current", "Total"], ["", "$'000", "$'000"], ["Gross carrying amount", "23,762", "28,320"]] },
+      table: {
+        uid: "t-3",
+        table: [
+          ["30 June 2019", "Current", "Total"],
+          ["", "$'000", "$'000"],
+          ["Gross carrying amount", "23,762", "28,320"],
+        ],
+      },
       paragraphs: [{ uid: "p-3", order: 1, text: "Credit risk" }],
       questions: [],
     };
     // A header row led by the scale note, with words besides the periods.
     const orders = {
-      table: { uid: "t-4", table: [["", "", "Fiscal year", "", "% Change"], ["(in millions of €)", "2019", "2018", "Actual", "Comp."], ["Orders", "19,975", "18,451", "8 %", "7 %"]] },
+      table: {
+        uid: "t-4",
+        table: [
+          ["", "", "Fiscal year", "", "% Change"],
+          ["(in millions of €)", "2019", "2018", "Actual", "Comp."],
+          ["Orders", "19,975", "18,451", "8 %", "7 %"],
+        ],
+      },
       paragraphs: [{ uid: "p-4", order: 1, text: "Orders" }],
       questions: [],
     };
@@ -190,15 +258,23 @@ describe("TAT-QA loader: headers and scale as reports write them", () => {
     await loadTatQa(ctx, dir);
     const backend = createDocumentsBackend(CONFIG, {}, ctx);
     try {
-      const rows = backend.verbalize(await backend.execute({ language: "search", text: "revenue leases", filters: { contentType: "table" } }, { maxRows: 5 }));
+      const rows = backend.verbalize(
+        await backend.execute({ language: "search", text: "revenue leases", filters: { contentType: "table" } }, { maxRows: 5 }),
+      );
       const revenue = rows.find((r) => (r.data as RowData).values[0] === "Revenue")!;
       expect((revenue.data as RowData).columns).toEqual(["($ in millions) For the year ended December 31:", "2019", "2018 (4)"]);
       expect(revenue.provenance.location).toMatchObject({ headerRows: 2, row: 0 });
       const leases = rows.find((r) => (r.data as RowData).values[0] === "Leases")!;
       expect((leases.data as RowData).table).toBe("Leases (in thousands)");
-      const gross = backend.verbalize(await backend.execute({ language: "search", text: "gross carrying amount", filters: { contentType: "table" } }, { maxRows: 5 })).find((r) => (r.data as RowData).values[0] === "Gross carrying amount")!;
+      const gross = backend
+        .verbalize(
+          await backend.execute({ language: "search", text: "gross carrying amount", filters: { contentType: "table" } }, { maxRows: 5 }),
+        )
+        .find((r) => (r.data as RowData).values[0] === "Gross carrying amount")!;
       expect((gross.data as RowData).table).toBe("Credit risk (in thousands)");
-      const order = backend.verbalize(await backend.execute({ language: "search", text: "orders", filters: { contentType: "table" } }, { maxRows: 5 })).find((r) => (r.data as RowData).values[0] === "Orders")!;
+      const order = backend
+        .verbalize(await backend.execute({ language: "search", text: "orders", filters: { contentType: "table" } }, { maxRows: 5 }))
+        .find((r) => (r.data as RowData).values[0] === "Orders")!;
       expect((order.data as RowData).columns.slice(1, 3)).toEqual(["2019", "Fiscal year 2018"]);
       expect(order.provenance.location).toMatchObject({ headerRows: 2 });
     } finally {

@@ -2,7 +2,16 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDocumentsBackend, type DocumentsConfig, documentsConfigSchema, ingestFiles, type IngestReport, loadSciFact, selectCoordinates, selectSentences } from "@/lib/backends/documents";
+import {
+  createDocumentsBackend,
+  type DocumentsConfig,
+  documentsConfigSchema,
+  ingestFiles,
+  type IngestReport,
+  loadSciFact,
+  selectCoordinates,
+  selectSentences,
+} from "@/lib/backends/documents";
 import { collectionActions } from "@/lib/backends/documents/actions";
 import { OpenSearchDocumentsBackend } from "@/lib/backends/documents/opensearch/backend";
 import { OpenSearchCollection } from "@/lib/backends/documents/opensearch/collection";
@@ -65,7 +74,15 @@ const search = (b: KnowledgeBackend, text: string, filters?: Record<string, unkn
 function comparable(p: EvidencePiece) {
   const data: Record<string, unknown> = { ...(p.data as unknown as Record<string, unknown>) };
   delete data.engineScore;
-  return { id: p.id, kind: p.kind, text: p.text, entities: p.entities, data, sourceObject: p.provenance.sourceObject, location: p.provenance.location };
+  return {
+    id: p.id,
+    kind: p.kind,
+    text: p.text,
+    entities: p.entities,
+    data,
+    sourceObject: p.provenance.sourceObject,
+    location: p.provenance.location,
+  };
 }
 
 function expectSameRanking(a: EvidencePiece[], b: EvidencePiece[]) {
@@ -230,17 +247,22 @@ describe.skipIf(!url)("document collections on SQLite and on OpenSearch answer a
     }, 180_000);
     afterAll(async () => runtime?.close());
 
-    it.each(["How tall was the flood wave at the lighthouse?", "cheapest small gadget", "money earned in Europe"])("ranks %j alike, fused the same way", async (question) => {
-      const a = sqlite.verbalize(await search(sqlite, question, undefined, 10, embedder));
-      const b = os.verbalize(await search(os, question, undefined, 10, embedder));
-      expectSameRanking(b, a);
-      expect(b[0]!.provenance.query).toMatch(/\[hybrid search: BM25 \(OpenSearch\) \+ vector similarity \(.+; k-NN, Lucene HNSW\), weighted blend of normalised BM25 and cosine similarity, weights BM25 0.50 : vector 0.50\]$/);
-      // The stored vector travels with the piece, as in SQLite (the dense scorer reuses it).
-      const va = knownVector(a[0]!, embedder.info.id);
-      const vb = knownVector(b[0]!, embedder.info.id);
-      expect(vb).not.toBeNull();
-      expect(Array.from(vb!).map((x) => x.toFixed(4))).toEqual(Array.from(va!).map((x) => x.toFixed(4)));
-    });
+    it.each(["How tall was the flood wave at the lighthouse?", "cheapest small gadget", "money earned in Europe"])(
+      "ranks %j alike, fused the same way",
+      async (question) => {
+        const a = sqlite.verbalize(await search(sqlite, question, undefined, 10, embedder));
+        const b = os.verbalize(await search(os, question, undefined, 10, embedder));
+        expectSameRanking(b, a);
+        expect(b[0]!.provenance.query).toMatch(
+          /\[hybrid search: BM25 \(OpenSearch\) \+ vector similarity \(.+; k-NN, Lucene HNSW\), weighted blend of normalised BM25 and cosine similarity, weights BM25 0.50 : vector 0.50\]$/,
+        );
+        // The stored vector travels with the piece, as in SQLite (the dense scorer reuses it).
+        const va = knownVector(a[0]!, embedder.info.id);
+        const vb = knownVector(b[0]!, embedder.info.id);
+        expect(vb).not.toBeNull();
+        expect(Array.from(vb!).map((x) => x.toFixed(4))).toEqual(Array.from(va!).map((x) => x.toFixed(4)));
+      },
+    );
 
     it("falls back to BM25 for a model whose vectors the collection does not hold", async () => {
       const other = { ...embedder, info: { ...embedder.info, id: "another-model@int8:0000" } } as Embedder;
@@ -253,53 +275,58 @@ describe.skipIf(!url)("document collections on SQLite and on OpenSearch answer a
 const datasetsDir = path.resolve(process.env.DATASETS_DIR ?? "../shared/datasets");
 const SCIFACT_DOCS = 600;
 
-describe.skipIf(!url || !existsSync(path.join(datasetsDir, SCIFACT_CLAIMS)))(`SciFact's first ${SCIFACT_DOCS} abstracts on both engines`, () => {
-  let ctx: BackendContext;
-  let sqlite: KnowledgeBackend;
-  let os: KnowledgeBackend;
-  let claims: { claim: string; cited: string[] }[];
+describe.skipIf(!url || !existsSync(path.join(datasetsDir, SCIFACT_CLAIMS)))(
+  `SciFact's first ${SCIFACT_DOCS} abstracts on both engines`,
+  () => {
+    let ctx: BackendContext;
+    let sqlite: KnowledgeBackend;
+    let os: KnowledgeBackend;
+    let claims: { claim: string; cited: string[] }[];
 
-  beforeAll(async () => {
-    ctx = context("SciFact sample");
-    const a = await loadSciFact(ctx, datasetsDir, { limit: SCIFACT_DOCS, config: sqliteConfig });
-    const b = await loadSciFact(ctx, datasetsDir, { limit: SCIFACT_DOCS, config: openSearchConfig() });
-    expect(b).toEqual(a);
-    sqlite = createDocumentsBackend(sqliteConfig, {}, ctx);
-    os = createDocumentsBackend(openSearchConfig(), {}, ctx);
-    const loaded = new Set((await collectionActions(sqlite).listDocuments(SCIFACT_DOCS)).map((d) => d.id));
-    // Claims whose cited abstracts are among the loaded ones, relevance restricted to those (BEIR's binary relevance).
-    claims = scifactQuestions(datasetsDir)
-      .map((q) => ({ claim: q.question, cited: (q.evidence?.documentIds ?? []).filter((id) => loaded.has(id)) }))
-      .filter((c) => c.cited.length > 0)
-      .slice(0, 60);
-  }, 300_000);
-  afterAll(async () => {
-    await sqlite?.close();
-    await os?.close();
-  });
+    beforeAll(async () => {
+      ctx = context("SciFact sample");
+      const a = await loadSciFact(ctx, datasetsDir, { limit: SCIFACT_DOCS, config: sqliteConfig });
+      const b = await loadSciFact(ctx, datasetsDir, { limit: SCIFACT_DOCS, config: openSearchConfig() });
+      expect(b).toEqual(a);
+      sqlite = createDocumentsBackend(sqliteConfig, {}, ctx);
+      os = createDocumentsBackend(openSearchConfig(), {}, ctx);
+      const loaded = new Set((await collectionActions(sqlite).listDocuments(SCIFACT_DOCS)).map((d) => d.id));
+      // Claims whose cited abstracts are among the loaded ones, relevance restricted to those (BEIR's binary relevance).
+      claims = scifactQuestions(datasetsDir)
+        .map((q) => ({ claim: q.question, cited: (q.evidence?.documentIds ?? []).filter((id) => loaded.has(id)) }))
+        .filter((c) => c.cited.length > 0)
+        .slice(0, 60);
+    }, 300_000);
+    afterAll(async () => {
+      await sqlite?.close();
+      await os?.close();
+    });
 
-  it("ranks the claims' abstracts alike: NDCG@10 within 0.02, the same first abstract for at least 85% of claims", async () => {
-    expect(claims.length).toBeGreaterThanOrEqual(30);
-    const ndcg = { sqlite: 0, os: 0 };
-    let sameFirst = 0;
-    for (const c of claims) {
-      const ranked = async (b: KnowledgeBackend) => [...new Set((await search(b, c.claim, undefined, 100)).records.map((r) => String(r.documentId)))];
-      const [a, o] = [await ranked(sqlite), await ranked(os)];
-      const ranks = (docs: string[]) => c.cited.map((id) => (docs.indexOf(id) >= 0 ? docs.indexOf(id) + 1 : null));
-      ndcg.sqlite += ndcgAtK(ranks(a), 10) / claims.length;
-      ndcg.os += ndcgAtK(ranks(o), 10) / claims.length;
-      if (a[0] === o[0]) sameFirst++;
-    }
-    expect(Math.abs(ndcg.os - ndcg.sqlite), JSON.stringify(ndcg)).toBeLessThanOrEqual(0.02);
-    expect(sameFirst / claims.length).toBeGreaterThanOrEqual(0.85);
-    expect(ndcg.sqlite).toBeGreaterThan(0.5); // a sanity floor: BM25 finds cited abstracts in this sample
-  });
+    it("ranks the claims' abstracts alike: NDCG@10 within 0.02, the same first abstract for at least 85% of claims", async () => {
+      expect(claims.length).toBeGreaterThanOrEqual(30);
+      const ndcg = { sqlite: 0, os: 0 };
+      let sameFirst = 0;
+      for (const c of claims) {
+        const ranked = async (b: KnowledgeBackend) => [
+          ...new Set((await search(b, c.claim, undefined, 100)).records.map((r) => String(r.documentId))),
+        ];
+        const [a, o] = [await ranked(sqlite), await ranked(os)];
+        const ranks = (docs: string[]) => c.cited.map((id) => (docs.indexOf(id) >= 0 ? docs.indexOf(id) + 1 : null));
+        ndcg.sqlite += ndcgAtK(ranks(a), 10) / claims.length;
+        ndcg.os += ndcgAtK(ranks(o), 10) / claims.length;
+        if (a[0] === o[0]) sameFirst++;
+      }
+      expect(Math.abs(ndcg.os - ndcg.sqlite), JSON.stringify(ndcg)).toBeLessThanOrEqual(0.02);
+      expect(sameFirst / claims.length).toBeGreaterThanOrEqual(0.85);
+      expect(ndcg.sqlite).toBeGreaterThan(0.5); // a sanity floor: BM25 finds cited abstracts in this sample
+    });
 
-  it("keeps SciFact's sentence numbering on both engines", async () => {
-    const [doc] = await collectionActions(os).listDocuments(1);
-    expect(await collectionActions(os).readSentences(doc!.id)).toEqual(await collectionActions(sqlite).readSentences(doc!.id));
-  });
-});
+    it("keeps SciFact's sentence numbering on both engines", async () => {
+      const [doc] = await collectionActions(os).listDocuments(1);
+      expect(await collectionActions(os).readSentences(doc!.id)).toEqual(await collectionActions(sqlite).readSentences(doc!.id));
+    });
+  },
+);
 
 describe.skipIf(!url)("an OpenSearch collection's lifecycle", () => {
   it("skips unchanged files, replaces a changed one in place (old words gone), retries a failed one, keeps a good version over a broken re-upload", async () => {
@@ -307,12 +334,19 @@ describe.skipIf(!url)("an OpenSearch collection's lifecycle", () => {
     const config = openSearchConfig();
     const notes = { name: "notes.md", bytes: Buffer.from("# Notes\n\nThe first version mentions apples.") };
     const broken = { name: "data.json", bytes: Buffer.from("[{") };
-    expect(await ingestFiles(ctx, [notes, broken], { config })).toMatchObject({ added: 1, skipped: 0, replaced: 0, failed: [{ name: "data.json" }] });
+    expect(await ingestFiles(ctx, [notes, broken], { config })).toMatchObject({
+      added: 1,
+      skipped: 0,
+      replaced: 0,
+      failed: [{ name: "data.json" }],
+    });
     expect(await ingestFiles(ctx, [notes, { ...notes, name: "copy-of-notes.md" }], { config })).toMatchObject({ added: 0, skipped: 2 });
     const v2 = { name: "notes.md", bytes: Buffer.from("# Notes\n\nThe second version mentions pears.") };
     const fixed = { name: "data.json", bytes: Buffer.from('[{"fruit": "pear"}]') };
     expect(await ingestFiles(ctx, [v2, fixed], { config })).toMatchObject({ added: 1, replaced: 1, skipped: 0, failed: [] });
-    expect(await ingestFiles(ctx, [{ name: "data.json", bytes: Buffer.from("[{") }], { config })).toMatchObject({ failed: [{ name: "data.json" }] });
+    expect(await ingestFiles(ctx, [{ name: "data.json", bytes: Buffer.from("[{") }], { config })).toMatchObject({
+      failed: [{ name: "data.json" }],
+    });
 
     const backend = createDocumentsBackend(config, {}, ctx);
     try {
@@ -339,24 +373,30 @@ describe.skipIf(!url)("an OpenSearch collection's lifecycle", () => {
     // A crashed writer left units of a newer version of the same document (no switch of the document record).
     const c = OpenSearchCollection.open(config, {}, ctx);
     try {
-      await call(c.conn, "PUT", `/${c.names.unitsAlias}/_doc/memo-txt@ffffffffffffffff%23c0`, {
-        kind: "chunk",
-        document_id: "memo-txt",
-        document_version: "ffffffffffffffff",
-        seq: 99,
-        search_text: "memo.txt\nThe memo is about trams.",
-        heading: "memo.txt",
-        body: "The memo is about trams.",
-        title: "memo.txt",
-        section: null,
-        text: "The memo is about trams.",
-        chunk_index: 0,
-        start: 0,
-        end: 24,
-        first_sentence_index: 0,
-        sentences: ["The memo is about trams."],
-        location: {},
-      }, { querystring: { refresh: "true" } });
+      await call(
+        c.conn,
+        "PUT",
+        `/${c.names.unitsAlias}/_doc/memo-txt@ffffffffffffffff%23c0`,
+        {
+          kind: "chunk",
+          document_id: "memo-txt",
+          document_version: "ffffffffffffffff",
+          seq: 99,
+          search_text: "memo.txt\nThe memo is about trams.",
+          heading: "memo.txt",
+          body: "The memo is about trams.",
+          title: "memo.txt",
+          section: null,
+          text: "The memo is about trams.",
+          chunk_index: 0,
+          start: 0,
+          end: 24,
+          first_sentence_index: 0,
+          sentences: ["The memo is about trams."],
+          location: {},
+        },
+        { querystring: { refresh: "true" } },
+      );
     } finally {
       await c.close();
     }
@@ -368,7 +408,9 @@ describe.skipIf(!url)("an OpenSearch collection's lifecycle", () => {
       await backend.close();
     }
     // The next write of that document removes the leftover.
-    expect(await ingestFiles(ctx, [{ name: "memo.txt", bytes: Buffer.from("The memo is about buses.") }], { config })).toMatchObject({ replaced: 1 });
+    expect(await ingestFiles(ctx, [{ name: "memo.txt", bytes: Buffer.from("The memo is about buses.") }], { config })).toMatchObject({
+      replaced: 1,
+    });
     const again = createDocumentsBackend(config, {}, ctx);
     try {
       expect((await search(again, "trams ferries")).records).toEqual([]);
@@ -384,7 +426,10 @@ describe.skipIf(!url)("an unreachable or misconfigured cluster is reported with 
     const backend = createDocumentsBackend(config, {}, context());
     try {
       const health = await backend.check();
-      expect(health).toMatchObject({ ok: false, message: expect.stringMatching(/OpenSearch at http:\/\/127\.0\.0\.1:9 refused the connection/) });
+      expect(health).toMatchObject({
+        ok: false,
+        message: expect.stringMatching(/OpenSearch at http:\/\/127\.0\.0\.1:9 refused the connection/),
+      });
       await expect(search(backend, "anything")).rejects.toThrow(BackendUnavailableError);
     } finally {
       await backend.close();
@@ -394,7 +439,10 @@ describe.skipIf(!url)("an unreachable or misconfigured cluster is reported with 
   it("names a missing index", async () => {
     const backend = createDocumentsBackend(openSearchConfig(), {}, context());
     try {
-      expect(await backend.check()).toMatchObject({ ok: false, message: expect.stringMatching(/has no index "mosaic-test-kb-.+-content" for this collection/) });
+      expect(await backend.check()).toMatchObject({
+        ok: false,
+        message: expect.stringMatching(/has no index "mosaic-test-kb-.+-content" for this collection/),
+      });
       await expect(search(backend, "anything")).rejects.toThrow(/no index for this collection/);
     } finally {
       await backend.close();
@@ -411,14 +459,21 @@ describe.skipIf(!url)("an unreachable or misconfigured cluster is reported with 
         [`${c.names.contentAlias}-v9`, c.names.contentAlias],
         [`${c.names.unitsAlias}-v9`, c.names.unitsAlias],
       ]) {
-        await call(c.conn, "PUT", `/${index}`, { settings: { number_of_replicas: 0 }, mappings: { _meta: { mosaic_layout: 9 } }, aliases: { [alias]: {} } });
+        await call(c.conn, "PUT", `/${index}`, {
+          settings: { number_of_replicas: 0 },
+          mappings: { _meta: { mosaic_layout: 9 } },
+          aliases: { [alias]: {} },
+        });
       }
     } finally {
       await c.close();
     }
     const backend = createDocumentsBackend(config, {}, ctx);
     try {
-      expect(await backend.check()).toMatchObject({ ok: false, message: expect.stringMatching(/has an incompatible mapping \(layout 9, this version reads layout 1\): re-index the collection/) });
+      expect(await backend.check()).toMatchObject({
+        ok: false,
+        message: expect.stringMatching(/has an incompatible mapping \(layout 9, this version reads layout 1\): re-index the collection/),
+      });
     } finally {
       await backend.close();
     }
@@ -428,7 +483,9 @@ describe.skipIf(!url)("an unreachable or misconfigured cluster is reported with 
     const saved = process.env.SEARCH_URL;
     delete process.env.SEARCH_URL;
     try {
-      expect(() => createDocumentsBackend(documentsConfigSchema.parse({ engine: "opensearch" }), {}, context())).toThrow(/no cluster address is set/);
+      expect(() => createDocumentsBackend(documentsConfigSchema.parse({ engine: "opensearch" }), {}, context())).toThrow(
+        /no cluster address is set/,
+      );
     } finally {
       if (saved !== undefined) process.env.SEARCH_URL = saved;
     }

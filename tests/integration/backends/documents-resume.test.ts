@@ -20,9 +20,13 @@ function freshContext(): BackendContext {
 
 /** Starts the ingest in a child process and kills it (SIGKILL: no cleanup, like a crash) mid-way. */
 function ingestAndKill(storageDir: string): Promise<{ reported: number; finished: boolean }> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.resolve("tests/fixtures/documents/ingest-child.ts"), storageDir, String(COUNT)], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", path.resolve("tests/fixtures/documents/ingest-child.ts"), storageDir, String(COUNT)],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let reported = 0;
   let finished = false;
   let stderr = "";
@@ -49,14 +53,21 @@ function contents(ctx: BackendContext) {
   try {
     return {
       perDocument: Object.fromEntries(
-        (db.prepare("SELECT d.source_name AS name, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS n FROM documents d").all() as { name: string; n: number }[]).map((r) => [r.name, r.n]),
+        (
+          db
+            .prepare("SELECT d.source_name AS name, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS n FROM documents d")
+            .all() as { name: string; n: number }[]
+        ).map((r) => [r.name, r.n]),
       ),
       documents: db.prepare("SELECT count(*) FROM documents").pluck().get() as number,
       distinctHashes: db.prepare("SELECT count(DISTINCT content_hash) FROM documents").pluck().get() as number,
       chunks: db.prepare("SELECT count(*) FROM chunks").pluck().get() as number,
       searchRows: db.prepare("SELECT count(*) FROM search_rows").pluck().get() as number,
       ftsRows: db.prepare("SELECT count(*) FROM search_index").pluck().get() as number,
-      orphanRows: db.prepare("SELECT count(*) FROM search_rows r LEFT JOIN chunks c ON c.id = r.chunk_id WHERE c.id IS NULL").pluck().get() as number,
+      orphanRows: db
+        .prepare("SELECT count(*) FROM search_rows r LEFT JOIN chunks c ON c.id = r.chunk_id WHERE c.id IS NULL")
+        .pluck()
+        .get() as number,
     };
   } finally {
     db.close();

@@ -15,7 +15,13 @@ import {
   selectSentences,
   type IngestReport,
 } from "@/lib/backends/documents";
-import { BackendUnavailableError, QueryExecutionError, QueryRejectedError, QuerySyntaxError, QueryTimeoutError } from "@/lib/backends/errors";
+import {
+  BackendUnavailableError,
+  QueryExecutionError,
+  QueryRejectedError,
+  QuerySyntaxError,
+  QueryTimeoutError,
+} from "@/lib/backends/errors";
 import { DESCRIPTOR_MAX_CHARS } from "@/lib/backends/descriptor";
 import type { BackendContext, KnowledgeBackend, PassageData, RowData } from "@/lib/backends/types";
 import { goodFixtures, malformedFixtures } from "@/tests/fixtures/documents/fixture-files";
@@ -62,11 +68,21 @@ describe("documents backend on SQLite FTS5 + sqlite-vec", () => {
     it("stores every format as documents with passages and tables", () => {
       expect(report.added).toBe(6);
       const docs = inspect(ctx, (db) =>
-        db.prepare("SELECT id, title, media_type AS type, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS chunks, (SELECT count(*) FROM doc_tables t WHERE t.document_id = d.id) AS tables FROM documents d WHERE status = 'ready' ORDER BY id").all(),
+        db
+          .prepare(
+            "SELECT id, title, media_type AS type, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS chunks, (SELECT count(*) FROM doc_tables t WHERE t.document_id = d.id) AS tables FROM documents d WHERE status = 'ready' ORDER BY id",
+          )
+          .all(),
       );
       expect(docs).toEqual([
         { id: "audit-summary-pdf", title: "Audit summary 2024", type: "application/pdf", chunks: 2, tables: 0 },
-        { id: "field-notes-txt", title: "Field notes from the Northern Lighthouse survey", type: "text/plain", chunks: expect.any(Number), tables: 0 },
+        {
+          id: "field-notes-txt",
+          title: "Field notes from the Northern Lighthouse survey",
+          type: "text/plain",
+          chunks: expect.any(Number),
+          tables: 0,
+        },
         { id: "inventory-json", title: "Warehouse inventory", type: "application/json", chunks: 1, tables: 2 },
         { id: "product-catalog-html", title: "Product Catalog 2024", type: "text/html", chunks: 3, tables: 1 },
         { id: "quarterly-report-md", title: "Quarterly Report Q3 2024", type: "text/markdown", chunks: expect.any(Number), tables: 1 },
@@ -77,7 +93,11 @@ describe("documents backend on SQLite FTS5 + sqlite-vec", () => {
 
     it("keeps passages whole-sentence, bounded and at their offsets in the document text", () => {
       const rows = inspect(ctx, (db) =>
-        db.prepare("SELECT d.text AS doc, c.text, c.start_offset AS start, c.end_offset AS end, c.sentences FROM chunks c JOIN documents d ON d.id = c.document_id").all(),
+        db
+          .prepare(
+            "SELECT d.text AS doc, c.text, c.start_offset AS start, c.end_offset AS end, c.sentences FROM chunks c JOIN documents d ON d.id = c.document_id",
+          )
+          .all(),
       ) as { doc: string; text: string; start: number; end: number; sentences: string }[];
       for (const r of rows) {
         expect(r.doc.slice(r.start, r.end)).toBe(r.text);
@@ -89,7 +109,9 @@ describe("documents backend on SQLite FTS5 + sqlite-vec", () => {
     });
 
     it("reads markdown headings as sections and its pipe table with caption and header", () => {
-      const t = inspect(ctx, (db) => db.prepare("SELECT key, caption, section, header, rows FROM doc_tables WHERE document_id = 'quarterly-report-md'").get()) as Record<string, string>;
+      const t = inspect(ctx, (db) =>
+        db.prepare("SELECT key, caption, section, header, rows FROM doc_tables WHERE document_id = 'quarterly-report-md'").get(),
+      ) as Record<string, string>;
       expect(t.key).toBe("quarterly-report-md#table-1");
       expect(t.caption).toBe("Table 1: Revenue by region (in millions of euros)");
       expect(t.section).toBe("Revenue by region");
@@ -99,7 +121,9 @@ describe("documents backend on SQLite FTS5 + sqlite-vec", () => {
         ["Americas", "38.7", "36.1"],
         ["Asia Pacific", "19.4", "16.8"],
       ]);
-      const sections = inspect(ctx, (db) => db.prepare("SELECT DISTINCT section FROM chunks WHERE document_id = 'quarterly-report-md' ORDER BY chunk_index").pluck().all());
+      const sections = inspect(ctx, (db) =>
+        db.prepare("SELECT DISTINCT section FROM chunks WHERE document_id = 'quarterly-report-md' ORDER BY chunk_index").pluck().all(),
+      );
       expect(sections).toEqual([null, "Revenue by region", "Outlook"]);
     });
 
@@ -113,13 +137,21 @@ describe("documents backend on SQLite FTS5 + sqlite-vec", () => {
     });
 
     it("keeps PDF page numbers with passages and the document title from the PDF", () => {
-      const rows = inspect(ctx, (db) => db.prepare("SELECT location, text FROM chunks WHERE document_id = 'audit-summary-pdf' ORDER BY chunk_index").all()) as { location: string; text: string }[];
+      const rows = inspect(ctx, (db) =>
+        db.prepare("SELECT location, text FROM chunks WHERE document_id = 'audit-summary-pdf' ORDER BY chunk_index").all(),
+      ) as { location: string; text: string }[];
       expect(rows.map((r) => JSON.parse(r.location))).toEqual([{ page: 1 }, { page: 2 }]);
       expect(rows[1].text).toBe("The auditors recommend a second count at the Hamburg depot (next year).");
     });
 
     it("turns CSV into one table (quoted commas kept) and JSON arrays into tables", () => {
-      const tables = inspect(ctx, (db) => db.prepare("SELECT key, caption, header, rows FROM doc_tables WHERE document_id IN ('regional-sales-csv', 'inventory-json') ORDER BY key").all()) as Record<string, string>[];
+      const tables = inspect(ctx, (db) =>
+        db
+          .prepare(
+            "SELECT key, caption, header, rows FROM doc_tables WHERE document_id IN ('regional-sales-csv', 'inventory-json') ORDER BY key",
+          )
+          .all(),
+      ) as Record<string, string>[];
       expect(tables.map((t) => [t.key, t.caption, JSON.parse(t.header)])).toEqual([
         ["inventory-json#table-1", "items", ["sku", "name", "quantity", "reorder", "note"]],
         ["inventory-json#table-2", "locations", ["locations"]],
@@ -137,7 +169,9 @@ describe("documents backend on SQLite FTS5 + sqlite-vec", () => {
         { name: "contract.docx", error: "unsupported file type; upload .txt, .md, .html, .pdf, .csv or .json files" },
         { name: "latin1.txt", error: "not UTF-8 text (save it as UTF-8 and upload it again)" },
       ]);
-      const failed = inspect(ctx, (db) => db.prepare("SELECT source_name, error FROM documents WHERE status = 'failed' ORDER BY source_name").all());
+      const failed = inspect(ctx, (db) =>
+        db.prepare("SELECT source_name, error FROM documents WHERE status = 'failed' ORDER BY source_name").all(),
+      );
       expect(failed).toHaveLength(5);
     });
 
@@ -145,7 +179,10 @@ describe("documents backend on SQLite FTS5 + sqlite-vec", () => {
       const db = new Database(indexPath(ctx), { readonly: true });
       try {
         expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-        const sql = db.prepare("SELECT sql FROM sqlite_master WHERE name IN ('search_index', 'search_vectors') ORDER BY name").pluck().all() as string[];
+        const sql = db
+          .prepare("SELECT sql FROM sqlite_master WHERE name IN ('search_index', 'search_vectors') ORDER BY name")
+          .pluck()
+          .all() as string[];
         expect(sql[0]).toMatch(/USING fts5 \(heading, body, tokenize = 'porter unicode61'\)/);
         expect(sql[1]).toMatch(/USING vec0 \(embedding float\[384\] distance_metric=cosine\)/);
         expect(db.prepare("SELECT value FROM meta WHERE key = 'embedding_model'").pluck().get()).toBe("");
@@ -168,7 +205,13 @@ describe("documents backend on SQLite FTS5 + sqlite-vec", () => {
       // The passage's sentences are the document's sentences from firstSentenceIndex on.
       const all = readSentences(ctx, data.documentId);
       expect(all.slice(data.firstSentenceIndex!, data.firstSentenceIndex! + data.sentences!.length)).toEqual(data.sentences);
-      expect(top.provenance).toMatchObject({ kb: ctx.kbId, kbName: "Fixtures", sourceObject: COLLECTION_UNIT, language: "search", location: { document: "field-notes-txt" } });
+      expect(top.provenance).toMatchObject({
+        kb: ctx.kbId,
+        kbName: "Fixtures",
+        sourceObject: COLLECTION_UNIT,
+        language: "search",
+        location: { document: "field-notes-txt" },
+      });
       expect(top.entities).toEqual(expect.arrayContaining(["Northern Lighthouse"]));
     });
 
@@ -177,7 +220,14 @@ describe("documents backend on SQLite FTS5 + sqlite-vec", () => {
       const pieces = backend.verbalize(result);
       expect(pieces.every((p) => p.kind === "row")).toBe(true);
       expect(pieces[0].text).toBe("Price list / Pricing / Product: Widget Mini, Price (EUR): 9.49, Stock: 340");
-      expect(pieces[0].data as RowData).toEqual({ table: "Price list", section: "Pricing", columns: ["Product", "Price (EUR)", "Stock"], values: ["Widget Mini", "9.49", "340"], rowIndex: 1, engineScore: expect.any(Number) });
+      expect(pieces[0].data as RowData).toEqual({
+        table: "Price list",
+        section: "Pricing",
+        columns: ["Product", "Price (EUR)", "Stock"],
+        values: ["Widget Mini", "9.49", "340"],
+        rowIndex: 1,
+        engineScore: expect.any(Number),
+      });
       expect(pieces[0].provenance.sourceObject).toBe("product-catalog-html#table-1");
       expect(pieces[0].provenance.location).toEqual({ document: "product-catalog-html", table: "product-catalog-html#table-1", row: 1 });
       expect(pieces[0].entities[0]).toBe("Widget Mini");
@@ -212,7 +262,8 @@ describe("documents backend on SQLite FTS5 + sqlite-vec", () => {
     });
 
     it("filters by content type, document and source object", async () => {
-      const kinds = async (filters: Record<string, unknown>) => new Set((await search(backend, "widget warehouse Rotterdam Hamburg", filters)).records.map((r) => `${r.kind}:${r.sourceObject}`));
+      const kinds = async (filters: Record<string, unknown>) =>
+        new Set((await search(backend, "widget warehouse Rotterdam Hamburg", filters)).records.map((r) => `${r.kind}:${r.sourceObject}`));
       expect([...(await kinds({ contentType: "text" }))].every((k) => k === "passage:collection")).toBe(true);
       expect([...(await kinds({ contentType: "table" }))].every((k) => k.startsWith("row:"))).toBe(true);
       expect(await kinds({ sourceObject: "inventory-json#table-2" })).toEqual(new Set(["row:inventory-json#table-2"]));
@@ -265,7 +316,9 @@ describe("documents backend on SQLite FTS5 + sqlite-vec", () => {
     it("describes the collection: counts, terms, titles, every table with its columns, and how to query", async () => {
       const d = await backend.describe();
       expect(d.text).toMatch(/^Document collection "Fixtures": 6 documents, \d+ passages, 5 tables \(15 table rows\)\./);
-      expect(d.text).toContain("- quarterly-report-md#table-1: \"Table 1: Revenue by region (in millions of euros)\" [section: Revenue by region] in \"Quarterly Report Q3 2024\"; columns: Region, Q3 2024, Q3 2023; 3 rows");
+      expect(d.text).toContain(
+        '- quarterly-report-md#table-1: "Table 1: Revenue by region (in millions of euros)" [section: Revenue by region] in "Quarterly Report Q3 2024"; columns: Region, Q3 2024, Q3 2023; 3 rows',
+      );
       expect(d.text).toContain("- field-notes-txt: Field notes from the Northern Lighthouse survey");
       expect(d.text).toMatch(/Frequent terms: .*rotterdam/);
       expect(d.text).toContain('"language": "search"');
@@ -289,20 +342,30 @@ describe("documents backend on SQLite FTS5 + sqlite-vec", () => {
       expect(collection.description).toMatch(/^6 documents in \d+ passages, mostly about .+\. For example: /);
       expect(collection.tags).toEqual(expect.arrayContaining(["documents", "pdf", "markdown", "html", "csv", "json", "txt"]));
       const price = units.find((u) => u.key === "product-catalog-html#table-1")!;
-      expect(price).toMatchObject({ name: "Price list", metadata: { document: "product-catalog-html", rows: 3, columns: ["Product", "Price (EUR)", "Stock"] } });
-      expect(price.description).toBe('Table from "Product Catalog 2024" (section "Pricing") with 3 rows; columns: Product, Price (EUR), Stock. First rows: Widget Pro; Widget Mini; Gadget Max.');
+      expect(price).toMatchObject({
+        name: "Price list",
+        metadata: { document: "product-catalog-html", rows: 3, columns: ["Product", "Price (EUR)", "Stock"] },
+      });
+      expect(price.description).toBe(
+        'Table from "Product Catalog 2024" (section "Pricing") with 3 rows; columns: Product, Price (EUR), Stock. First rows: Widget Pro; Widget Mini; Gadget Max.',
+      );
     });
 
     it("previews the collection, a document and a table", async () => {
       const collection = await backend.preview(COLLECTION_UNIT, { limit: 10 });
       expect(collection).toMatchObject({ kind: "text", title: "Fixtures" });
       if (collection.kind !== "text") throw new Error("text preview expected");
-      expect(collection.sentences.some((s) => s.startsWith("Quarterly Report Q3 2024: Acme Corporation closed the third quarter"))).toBe(true);
+      expect(collection.sentences.some((s) => s.startsWith("Quarterly Report Q3 2024: Acme Corporation closed the third quarter"))).toBe(
+        true,
+      );
       const doc = await backend.preview("field-notes-txt", { limit: 2 });
       expect(doc).toEqual({
         kind: "text",
         title: "Field notes from the Northern Lighthouse survey",
-        sentences: ["The survey team arrived at the lighthouse on a grey morning in early March.", "The keeper, Thomas Byrne, showed them the logbooks that his predecessors had kept since 1921."],
+        sentences: [
+          "The survey team arrived at the lighthouse on a grey morning in early March.",
+          "The keeper, Thomas Byrne, showed them the logbooks that his predecessors had kept since 1921.",
+        ],
         truncated: true,
       });
       const table = await backend.preview("regional-sales-csv#table-1", { limit: 2 });
@@ -339,8 +402,12 @@ describe("documents backend on SQLite FTS5 + sqlite-vec", () => {
       const selection = selectSentences(ctx, "field-notes-txt", [3, 2, 3]);
       expect(selection.sentences.map((s) => s.index)).toEqual([2, 3]);
       expect(selection.sentences[1].text).toBe("The lighthouse keeper recorded a storm surge of 3.4 metres on the night of 12 March.");
-      expect(selection.text).toBe(`Field notes from the Northern Lighthouse survey: ${selection.sentences[0].text} ${selection.sentences[1].text}`);
-      expect(() => selectSentences(ctx, "field-notes-txt", [999])).toThrow(/Sentence 999 does not exist in "Field notes from the Northern Lighthouse survey": it has sentences 0 to \d+/);
+      expect(selection.text).toBe(
+        `Field notes from the Northern Lighthouse survey: ${selection.sentences[0].text} ${selection.sentences[1].text}`,
+      );
+      expect(() => selectSentences(ctx, "field-notes-txt", [999])).toThrow(
+        /Sentence 999 does not exist in "Field notes from the Northern Lighthouse survey": it has sentences 0 to \d+/,
+      );
       expect(() => selectSentences(ctx, "nope", [0])).toThrow(/no document "nope"/);
     });
 
@@ -356,7 +423,9 @@ describe("documents backend on SQLite FTS5 + sqlite-vec", () => {
       ]);
       expect(selectCoordinates(ctx, "regional-sales-csv#table-1", [], []).rows).toHaveLength(4);
       expect(() => selectCoordinates(ctx, "quarterly-report-md#table-1", [7], [0])).toThrow(/has no row 7: it has rows 0 to 2/);
-      expect(() => selectCoordinates(ctx, "quarterly-report-md#table-1", [0], ["Profit"])).toThrow(/has no column "Profit"; its columns are 0 "Region"/);
+      expect(() => selectCoordinates(ctx, "quarterly-report-md#table-1", [0], ["Profit"])).toThrow(
+        /has no column "Profit"; its columns are 0 "Region"/,
+      );
     });
   });
 });
@@ -408,7 +477,7 @@ describe("documents collection lifecycle", () => {
   it("keeps a good earlier version when a broken re-upload of the same file arrives", async () => {
     const ctx = freshContext();
     await ingestFiles(ctx, [{ name: "prices.csv", bytes: Buffer.from("item,price\napple,1\n") }]);
-    const second = await ingestFiles(ctx, [{ name: "prices.csv", bytes: Buffer.from("item,price\n\"apple,1\n") }]);
+    const second = await ingestFiles(ctx, [{ name: "prices.csv", bytes: Buffer.from('item,price\n"apple,1\n') }]);
     expect(second.failed).toEqual([{ name: "prices.csv", error: expect.stringMatching(/^not a valid CSV file \(/) }]);
     const backend = createDocumentsBackend(CONFIG, {}, ctx);
     try {
@@ -420,7 +489,10 @@ describe("documents collection lifecycle", () => {
 
   it("continues after a run stopped between documents, without duplicates", async () => {
     const ctx = freshContext();
-    const files = Array.from({ length: 12 }, (_, i) => ({ name: `memo-${i}.txt`, bytes: Buffer.from(`Memo ${i}. The budget line ${i} was approved by committee ${i}.`) }));
+    const files = Array.from({ length: 12 }, (_, i) => ({
+      name: `memo-${i}.txt`,
+      bytes: Buffer.from(`Memo ${i}. The budget line ${i} was approved by committee ${i}.`),
+    }));
     const crash = new Error("worker killed");
     await expect(
       ingestFiles(ctx, files, {
@@ -434,7 +506,14 @@ describe("documents collection lifecycle", () => {
     const seen: string[] = [];
     const rerun = await ingestFiles(ctx, files, { onProgress: (p) => seen.push(`${p.name}:${p.outcome}`) });
     expect(rerun).toEqual({ added: 7, replaced: 0, skipped: 5, failed: [] });
-    expect(seen.slice(0, 6)).toEqual(["memo-0.txt:skipped", "memo-1.txt:skipped", "memo-2.txt:skipped", "memo-3.txt:skipped", "memo-4.txt:skipped", "memo-5.txt:added"]);
+    expect(seen.slice(0, 6)).toEqual([
+      "memo-0.txt:skipped",
+      "memo-1.txt:skipped",
+      "memo-2.txt:skipped",
+      "memo-3.txt:skipped",
+      "memo-4.txt:skipped",
+      "memo-5.txt:added",
+    ]);
     const counts = inspect(ctx, (db) => ({
       documents: db.prepare("SELECT count(*) FROM documents").pluck().get(),
       hashes: db.prepare("SELECT count(DISTINCT content_hash) FROM documents").pluck().get(),

@@ -63,14 +63,19 @@ describe("SPARQL backend, embedded Oxigraph", () => {
     expect(health).toMatchObject({ ok: true, message: "Embedded Oxigraph store: 104 triples, 6 classes." });
     // Data from each format is joined in one graph: a product (Turtle) → organisation → country (RDF/XML).
     const r = await kb.execute(
-      sparql(`${PREFIXES}SELECT ?country WHERE { item:anvil shop:madeBy/shop:basedIn ?c . ?c <http://www.w3.org/2004/02/skos/core#prefLabel> ?country }`),
+      sparql(
+        `${PREFIXES}SELECT ?country WHERE { item:anvil shop:madeBy/shop:basedIn ?c . ?c <http://www.w3.org/2004/02/skos/core#prefLabel> ?country }`,
+      ),
     );
     expect((r.records[0].country as RdfTerm).value).toBe("France");
   });
 
   it("refuses a malformed upload with the file and line, and stores nothing from it", async () => {
     const before = fileHash(rdfDataFile(ctx));
-    const broken = { name: "broken.ttl", bytes: Buffer.from(`@prefix ex: <http://example.org/> .\nex:a ex:b ex:c .\nex:d ex:e "unterminated .\n`) };
+    const broken = {
+      name: "broken.ttl",
+      bytes: Buffer.from(`@prefix ex: <http://example.org/> .\nex:a ex:b ex:c .\nex:d ex:e "unterminated .\n`),
+    };
     const err = await storeRdfFiles(ctx, [fixture("people.nt"), broken]).catch((e) => e);
     expect(err).toBeInstanceOf(BackendConfigError);
     expect(err.message).toMatch(/^broken\.ttl: line 3: /);
@@ -122,19 +127,31 @@ describe("SPARQL backend, embedded Oxigraph", () => {
     expect(r.records).toHaveLength(7);
     expect(r.truncated).toBe(false);
     expect(JSON.parse(JSON.stringify(r.records))).toEqual(r.records);
-    expect(r.records[0].product).toMatchObject({ termType: "NamedNode", value: `${SHOP}item/anvil`, label: "Anvil", class: `${SHOP}Product` });
+    expect(r.records[0].product).toMatchObject({
+      termType: "NamedNode",
+      value: `${SHOP}item/anvil`,
+      label: "Anvil",
+      class: `${SHOP}Product`,
+    });
     const pieces = kb.verbalize(r);
     expect(pieces.every((p) => p.kind === "triple")).toBe(true);
     expect(pieces.map((p) => p.text)).toContain("Anvil made by Acme Corporation");
     const anvil = pieces.find((p) => p.text === "Anvil made by Acme Corporation")!;
     expect(anvil.entities).toEqual(["Anvil", "Acme Corporation"]);
-    expect(anvil.provenance).toMatchObject({ kb: "kb-Shop", sourceObject: `${SHOP}Product`, query: r.query.text, location: { predicate: `${SHOP}madeBy` } });
+    expect(anvil.provenance).toMatchObject({
+      kb: "kb-Shop",
+      sourceObject: `${SHOP}Product`,
+      query: r.query.text,
+      location: { predicate: `${SHOP}madeBy` },
+    });
     expect((anvil.data as TripleData).predicate.label).toBe("made by");
   });
 
   it("verbalizes aggregates as rows, CONSTRUCT and DESCRIBE as triples, ASK as a boolean", async () => {
     const agg = await kb.execute(
-      sparql(`${PREFIXES}SELECT ?maker (COUNT(?p) AS ?products) (SUM(?price) AS ?total) WHERE { ?p shop:madeBy ?m ; shop:price ?price . ?m rdfs:label ?maker } GROUP BY ?maker ORDER BY DESC(?total)`),
+      sparql(
+        `${PREFIXES}SELECT ?maker (COUNT(?p) AS ?products) (SUM(?price) AS ?total) WHERE { ?p shop:madeBy ?m ; shop:price ?price . ?m rdfs:label ?maker } GROUP BY ?maker ORDER BY DESC(?total)`,
+      ),
     );
     const rows = kb.verbalize(agg);
     expect(rows[0].kind).toBe("row");
@@ -144,7 +161,9 @@ describe("SPARQL backend, embedded Oxigraph", () => {
     const described = await kb.execute(sparql(`${PREFIXES}DESCRIBE item:stapler`));
     expect(described.columns).toEqual(["subject", "predicate", "object"]);
     const texts = kb.verbalize(described).map((p) => p.text);
-    expect(texts).toEqual(expect.arrayContaining(["Red Stapler made by Initech", "Red Stapler price 12", "Red Stapler category Office supplies"]));
+    expect(texts).toEqual(
+      expect.arrayContaining(["Red Stapler made by Initech", "Red Stapler price 12", "Red Stapler category Office supplies"]),
+    );
 
     const constructed = await kb.execute(sparql(`${PREFIXES}CONSTRUCT { ?o shop:makes ?p } WHERE { ?p shop:madeBy ?o }`));
     expect(constructed.records).toHaveLength(7);
@@ -231,7 +250,10 @@ describe("SPARQL backend, embedded: row cap and timeout", () => {
   let kb: KnowledgeBackend;
   beforeAll(async () => {
     // 100 nodes: a three-way cross product binds 1,000,000 rows.
-    const lines = Array.from({ length: 100 }, (_, i) => `<http://example.org/n/${i}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://example.org/Node> .`);
+    const lines = Array.from(
+      { length: 100 },
+      (_, i) => `<http://example.org/n/${i}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://example.org/Node> .`,
+    );
     const ctx = newKb("Nodes");
     await storeRdfFiles(ctx, [{ name: "nodes.nt", bytes: Buffer.from(lines.join("\n")) }]);
     kb = open(ctx);
@@ -250,14 +272,16 @@ describe("SPARQL backend, embedded: row cap and timeout", () => {
     expect(small.truncated).toBe(false);
     // Generated rows (VALUES × VALUES × VALUES) are capped the same way.
     const digits = "VALUES ?d { 0 1 2 3 4 5 6 7 8 9 }";
-    const gen = await kb.execute(sparql(`SELECT * WHERE { ${digits} ${digits.replace("?d", "?e")} ${digits.replace("?d", "?f")} ${digits.replace("?d", "?g")} }`), { maxRows: 50 });
+    const gen = await kb.execute(
+      sparql(`SELECT * WHERE { ${digits} ${digits.replace("?d", "?e")} ${digits.replace("?d", "?f")} ${digits.replace("?d", "?g")} }`),
+      { maxRows: 50 },
+    );
     expect(gen.records).toHaveLength(50);
     expect(gen.truncated).toBe(true);
   });
 
   it("stops a runaway query at the timeout and keeps the store usable", async () => {
-    const runaway =
-      "SELECT (COUNT(*) AS ?n) WHERE { ?a ?p1 ?b . ?c ?p2 ?d . ?e ?p3 ?f . ?g ?p4 ?h . ?i ?p5 ?j }";
+    const runaway = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?p1 ?b . ?c ?p2 ?d . ?e ?p3 ?f . ?g ?p4 ?h . ?i ?p5 ?j }";
     const started = Date.now();
     const err = await kb.execute(sparql(runaway), { timeoutMs: 1_000 }).catch((e) => e);
     expect(err).toBeInstanceOf(QueryTimeoutError);
@@ -277,7 +301,10 @@ describe("SPARQL backend, embedded: row cap and timeout", () => {
   });
 });
 
-const SPIDER = path.join(process.env.DATASETS_DIR ?? path.resolve("../shared/datasets"), "spider/database/concert_singer/concert_singer.sqlite");
+const SPIDER = path.join(
+  process.env.DATASETS_DIR ?? path.resolve("../shared/datasets"),
+  "spider/database/concert_singer/concert_singer.sqlite",
+);
 
 describe.skipIf(!existsSync(SPIDER))("W3C Direct Mapping of a Spider database", () => {
   const base = "http://mosaic.local/spider/concert_singer/";
@@ -303,7 +330,11 @@ describe.skipIf(!existsSync(SPIDER))("W3C Direct Mapping of a Spider database", 
     expect(byPredicate[`${base}singer#Name`]).toMatchObject({ value: "Joe Sharp" });
     expect(byPredicate[`${base}singer#Age`]).toMatchObject({ value: "52", datatype: "http://www.w3.org/2001/XMLSchema#integer" });
     // A composite key and foreign keys: singer_in_concert rows point at their concert and singer.
-    const ref = await kb.execute(sparql(`SELECT ?c ?s WHERE { ?row <${base}singer_in_concert#ref-concert_ID> ?c ; <${base}singer_in_concert#ref-Singer_ID> ?s } LIMIT 1`));
+    const ref = await kb.execute(
+      sparql(
+        `SELECT ?c ?s WHERE { ?row <${base}singer_in_concert#ref-concert_ID> ?c ; <${base}singer_in_concert#ref-Singer_ID> ?s } LIMIT 1`,
+      ),
+    );
     expect((ref.records[0].c as RdfTerm).value).toMatch(new RegExp(`^${base}concert/concert_ID=\\d+$`));
     expect((ref.records[0].s as RdfTerm).value).toMatch(new RegExp(`^${base}singer/Singer_ID=\\d+$`));
   });
@@ -313,13 +344,21 @@ describe.skipIf(!existsSync(SPIDER))("W3C Direct Mapping of a Spider database", 
     const r = await kb.execute(sparql(`SELECT (COUNT(?s) AS ?n) WHERE { ?s a <${base}singer> }`));
     expect(Number(values(r, "n")[0])).toBe(count.n);
 
-    const french = (sql.prepare("SELECT name FROM singer WHERE country = 'France'").all() as { Name: string }[]).map((x) => Object.values(x)[0]).sort();
+    const french = (sql.prepare("SELECT name FROM singer WHERE country = 'France'").all() as { Name: string }[])
+      .map((x) => Object.values(x)[0])
+      .sort();
     const fr = await kb.execute(sparql(`${S}SELECT ?name WHERE { ?s singer:Country "France" ; singer:Name ?name }`));
     expect(values(fr, "name").sort()).toEqual(french);
     expect(french.length).toBeGreaterThan(0);
 
-    const stats = sql.prepare("SELECT avg(age) AS a, min(age) AS mn, max(age) AS mx FROM singer WHERE country = 'France'").get() as { a: number; mn: number; mx: number };
-    const agg = await kb.execute(sparql(`${S}SELECT (AVG(?age) AS ?a) (MIN(?age) AS ?mn) (MAX(?age) AS ?mx) WHERE { ?s singer:Country "France" ; singer:Age ?age }`));
+    const stats = sql.prepare("SELECT avg(age) AS a, min(age) AS mn, max(age) AS mx FROM singer WHERE country = 'France'").get() as {
+      a: number;
+      mn: number;
+      mx: number;
+    };
+    const agg = await kb.execute(
+      sparql(`${S}SELECT (AVG(?age) AS ?a) (MIN(?age) AS ?mn) (MAX(?age) AS ?mx) WHERE { ?s singer:Country "France" ; singer:Age ?age }`),
+    );
     expect(Number(values(agg, "a")[0])).toBeCloseTo(stats.a, 6);
     expect(Number(values(agg, "mn")[0])).toBe(stats.mn);
     expect(Number(values(agg, "mx")[0])).toBe(stats.mx);
@@ -327,13 +366,17 @@ describe.skipIf(!existsSync(SPIDER))("W3C Direct Mapping of a Spider database", 
     // A join through foreign keys: singers who performed in concerts of 2014.
     const joined = (
       sql
-        .prepare("SELECT DISTINCT T2.name AS n FROM singer_in_concert AS T1 JOIN singer AS T2 ON T1.singer_id = T2.singer_id JOIN concert AS T3 ON T1.concert_id = T3.concert_id WHERE T3.year = 2014")
+        .prepare(
+          "SELECT DISTINCT T2.name AS n FROM singer_in_concert AS T1 JOIN singer AS T2 ON T1.singer_id = T2.singer_id JOIN concert AS T3 ON T1.concert_id = T3.concert_id WHERE T3.year = 2014",
+        )
         .all() as { n: string }[]
     )
       .map((x) => x.n)
       .sort();
     const viaRefs = await kb.execute(
-      sparql(`${S}SELECT DISTINCT ?name WHERE { ?x sic:ref-Singer_ID ?s ; sic:ref-concert_ID ?c . ?c concert:Year "2014" . ?s singer:Name ?name }`),
+      sparql(
+        `${S}SELECT DISTINCT ?name WHERE { ?x sic:ref-Singer_ID ?s ; sic:ref-concert_ID ?c . ?c concert:Year "2014" . ?s singer:Name ?name }`,
+      ),
     );
     expect(values(viaRefs, "name").sort()).toEqual(joined);
     expect(joined.length).toBeGreaterThan(0);

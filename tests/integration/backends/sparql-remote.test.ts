@@ -71,14 +71,18 @@ describe("SPARQL backend, remote: protocol", () => {
   });
 
   it("says when the endpoint refuses the credentials", async () => {
-    const err = await remote("/private/sparql", { user: "reader" }, "wrong").execute(sparql("ASK { ?s ?p ?o }")).catch((e) => e);
+    const err = await remote("/private/sparql", { user: "reader" }, "wrong")
+      .execute(sparql("ASK { ?s ?p ?o }"))
+      .catch((e) => e);
     expect(err).toBeInstanceOf(BackendUnavailableError);
     expect(err.message).toMatch(/refused access \(HTTP 401\)\. Check the user name and password/);
   });
 
   it("times out a request the endpoint never answers", async () => {
     const started = Date.now();
-    await expect(remote("/slow/sparql").execute(sparql("SELECT * WHERE { ?s ?p ?o }"), { timeoutMs: 300 })).rejects.toBeInstanceOf(QueryTimeoutError);
+    await expect(remote("/slow/sparql").execute(sparql("SELECT * WHERE { ?s ?p ?o }"), { timeoutMs: 300 })).rejects.toBeInstanceOf(
+      QueryTimeoutError,
+    );
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
@@ -129,7 +133,9 @@ describe.skipIf(!ENDPOINT)("SPARQL backend, remote endpoint (TEST_SPARQL_ENDPOIN
     expect(d.text).toMatch(/- item:\S+ shop:madeBy org:\S+ \. {2}# .+ — made by — .+/);
     expect(d.text).not.toContain("Notes:");
     const units = await kb.sourceUnits();
-    expect(units.find((u) => u.key === `${SHOP}Product`)?.description).toMatch(/^Class Product: 7 instances; properties: .*made by → Organisation/);
+    expect(units.find((u) => u.key === `${SHOP}Product`)?.description).toMatch(
+      /^Class Product: 7 instances; properties: .*made by → Organisation/,
+    );
   });
 
   it("executes SELECT, CONSTRUCT and ASK and verbalizes triples with labels", async () => {
@@ -176,7 +182,10 @@ describe.skipIf(!ENDPOINT)("SPARQL backend, remote endpoint (TEST_SPARQL_ENDPOIN
   });
 
   it("caps a result of millions of rows and flags it truncated", async () => {
-    const r = await kb.execute(sparql("SELECT ?a ?d ?g ?j WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"), { maxRows: 500, timeoutMs: 20_000 });
+    const r = await kb.execute(sparql("SELECT ?a ?d ?g ?j WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"), {
+      maxRows: 500,
+      timeoutMs: 20_000,
+    });
     expect(r.records).toHaveLength(500);
     expect(r.truncated).toBe(true);
   });

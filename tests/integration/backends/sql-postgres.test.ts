@@ -48,7 +48,11 @@ describe.skipIf(!ADMIN_URL)("SQL backend on PostgreSQL", () => {
   let kb: KnowledgeBackend;
   const opened: KnowledgeBackend[] = [];
   const open = (overrides: Partial<PostgresConfig> = {}, secret: string | undefined = password) => {
-    const b = createSqlBackend({ ...config, ...overrides }, { password: secret }, { kbId: `kb-${database}`, kbName: "Shop", storageDir: "/tmp" });
+    const b = createSqlBackend(
+      { ...config, ...overrides },
+      { password: secret },
+      { kbId: `kb-${database}`, kbName: "Shop", storageDir: "/tmp" },
+    );
     opened.push(b);
     return b;
   };
@@ -101,7 +105,9 @@ describe.skipIf(!ADMIN_URL)("SQL backend on PostgreSQL", () => {
 
   it("describes the schema as CREATE TABLE statements with keys, row counts and examples", async () => {
     const d = await kb.describe();
-    expect(d.text).toContain(`-- PostgreSQL database "Shop" (database ${database} on ${server.hostname}:${server.port}, schema public; PostgreSQL `);
+    expect(d.text).toContain(
+      `-- PostgreSQL database "Shop" (database ${database} on ${server.hostname}:${server.port}, schema public; PostgreSQL `,
+    );
     expect(d.text).toContain(
       'CREATE TABLE "Order" (\n  order_id integer,\n  customer_id integer NOT NULL,\n  sku text,\n  quantity integer,\n  placed_at timestamp without time zone,\n' +
         "  PRIMARY KEY (order_id),\n  FOREIGN KEY (customer_id) REFERENCES customer(customer_id),\n  FOREIGN KEY (sku) REFERENCES product(sku)\n);",
@@ -121,21 +127,46 @@ describe.skipIf(!ADMIN_URL)("SQL backend on PostgreSQL", () => {
     expect(units.map((u) => u.key).sort()).toEqual(["Order", "customer", "numbers", "product"]);
     const order = units.find((u) => u.key === "Order")!;
     expect(order.tags).toEqual(["postgres", "table", "has-foreign-keys"]);
-    expect(order.description).toMatch(/^Table Order: 4 rows; columns order_id \(integer, primary key\), customer_id \(integer, → customer\)/);
+    expect(order.description).toMatch(
+      /^Table Order: 4 rows; columns order_id \(integer, primary key\), customer_id \(integer, → customer\)/,
+    );
   });
 
   it("runs a SELECT in a read-only transaction and returns JSON-safe records", async () => {
-    const r = await kb.execute(sql("SELECT customer_id, name, loyalty_points, balance, born, last_seen, avatar, prefs FROM customer ORDER BY customer_id LIMIT 2;"));
+    const r = await kb.execute(
+      sql("SELECT customer_id, name, loyalty_points, balance, born, last_seen, avatar, prefs FROM customer ORDER BY customer_id LIMIT 2;"),
+    );
     expect(r.records).toEqual([
-      { customer_id: 1, name: "Ada Lovelace", loyalty_points: 120, balance: 10.5, born: "1815-12-10", last_seen: "2024-03-01T10:00:00.000Z", avatar: "<binary 4 bytes>", prefs: { newsletter: true } },
-      { customer_id: 2, name: "Grace Hopper", loyalty_points: "9007199254740993", balance: 0.1, born: "1906-12-09", last_seen: null, avatar: null, prefs: null },
+      {
+        customer_id: 1,
+        name: "Ada Lovelace",
+        loyalty_points: 120,
+        balance: 10.5,
+        born: "1815-12-10",
+        last_seen: "2024-03-01T10:00:00.000Z",
+        avatar: "<binary 4 bytes>",
+        prefs: { newsletter: true },
+      },
+      {
+        customer_id: 2,
+        name: "Grace Hopper",
+        loyalty_points: "9007199254740993",
+        balance: 0.1,
+        born: "1906-12-09",
+        last_seen: null,
+        avatar: null,
+        prefs: null,
+      },
     ]);
     const placed = await kb.execute(sql('SELECT placed_at FROM "Order" WHERE order_id = 100'));
     expect(placed.records).toEqual([{ placed_at: "2024-03-01 09:30:00" }]);
     // current_setting is not for queries (it reads server settings); the engine itself may call it.
     const engine = new PostgresEngine(config, password);
     try {
-      const readOnly = await engine.runQuery("SELECT current_setting('transaction_read_only') AS ro, current_setting('statement_timeout') AS timeout", { ...DEFAULT_EXECUTE_OPTIONS, timeoutMs: 1_500 });
+      const readOnly = await engine.runQuery(
+        "SELECT current_setting('transaction_read_only') AS ro, current_setting('statement_timeout') AS timeout",
+        { ...DEFAULT_EXECUTE_OPTIONS, timeoutMs: 1_500 },
+      );
       expect(readOnly.rows).toEqual([["on", "1500ms"]]);
     } finally {
       await engine.close();
@@ -143,12 +174,26 @@ describe.skipIf(!ADMIN_URL)("SQL backend on PostgreSQL", () => {
   });
 
   it("verbalizes rows of one table by primary key, and joins as a query result", async () => {
-    const rows = kb.verbalize(await kb.execute(sql("SELECT customer_id, name, country FROM customer WHERE country = 'United Kingdom' ORDER BY customer_id")));
-    expect(rows.map((p) => p.text)).toEqual(["customer / customer_id: 1, name: Ada Lovelace, country: United Kingdom", "customer / customer_id: 3, name: Alan Turing, country: United Kingdom"]);
+    const rows = kb.verbalize(
+      await kb.execute(sql("SELECT customer_id, name, country FROM customer WHERE country = 'United Kingdom' ORDER BY customer_id")),
+    );
+    expect(rows.map((p) => p.text)).toEqual([
+      "customer / customer_id: 1, name: Ada Lovelace, country: United Kingdom",
+      "customer / customer_id: 3, name: Alan Turing, country: United Kingdom",
+    ]);
     expect(rows[0].provenance).toMatchObject({ sourceObject: "customer", location: { table: "customer", key: "customer_id=1" } });
     expect((rows[0].data as RowData).key).toEqual({ customer_id: 1 });
-    const joined = kb.verbalize(await kb.execute(sql('SELECT c.name, p.title FROM "Order" o JOIN customer c USING (customer_id) JOIN product p USING (sku) ORDER BY o.order_id LIMIT 1')));
-    expect(joined[0]).toMatchObject({ text: "Query result / name: Ada Lovelace, title: Summit 2 Tent", entities: ["Ada Lovelace", "Summit 2 Tent"] });
+    const joined = kb.verbalize(
+      await kb.execute(
+        sql(
+          'SELECT c.name, p.title FROM "Order" o JOIN customer c USING (customer_id) JOIN product p USING (sku) ORDER BY o.order_id LIMIT 1',
+        ),
+      ),
+    );
+    expect(joined[0]).toMatchObject({
+      text: "Query result / name: Ada Lovelace, title: Summit 2 Tent",
+      entities: ["Ada Lovelace", "Summit 2 Tent"],
+    });
   });
 
   it("fetches at most maxRows + 1 rows through a cursor and flags the rest as truncated", async () => {
@@ -156,7 +201,9 @@ describe.skipIf(!ADMIN_URL)("SQL backend on PostgreSQL", () => {
     const r = await kb.execute(sql("SELECT a.n AS a, b.n AS b FROM numbers a CROSS JOIN numbers b"), { maxRows: 500 });
     expect(r.records).toHaveLength(500);
     expect(r.truncated).toBe(true);
-    const cte = await kb.execute(sql("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000) SELECT x FROM c"), { maxRows: 10 });
+    const cte = await kb.execute(sql("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000) SELECT x FROM c"), {
+      maxRows: 10,
+    });
     expect(cte.records.map((rec) => rec.x)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(cte.truncated).toBe(true);
     expect(performance.now() - started).toBeLessThan(3_000);
@@ -189,9 +236,21 @@ describe.skipIf(!ADMIN_URL)("SQL backend on PostgreSQL", () => {
     ["two statements", "SELECT 1; DELETE FROM customer", /holds 2 statements/],
     ["a write after a comment", "SELECT * FROM customer; -- report\nDELETE FROM customer", /holds 2 statements/],
     ["a write after a block comment", "SELECT 1 /* ; */; UPDATE customer SET name = 'x'", /holds 2 statements/],
-    ["DELETE inside a CTE", "WITH gone AS (DELETE FROM customer WHERE true RETURNING *) SELECT count(*) FROM gone", /WITH clause may only hold SELECT.*DELETE/],
-    ["UPDATE inside a CTE", "WITH u AS (UPDATE customer SET name = 'x' RETURNING *) SELECT * FROM u", /WITH clause may only hold SELECT.*UPDATE/],
-    ["INSERT inside a CTE", "WITH i AS (INSERT INTO product VALUES ('X', 'x', 1) RETURNING *) SELECT * FROM i", /WITH clause may only hold SELECT.*INSERT/],
+    [
+      "DELETE inside a CTE",
+      "WITH gone AS (DELETE FROM customer WHERE true RETURNING *) SELECT count(*) FROM gone",
+      /WITH clause may only hold SELECT.*DELETE/,
+    ],
+    [
+      "UPDATE inside a CTE",
+      "WITH u AS (UPDATE customer SET name = 'x' RETURNING *) SELECT * FROM u",
+      /WITH clause may only hold SELECT.*UPDATE/,
+    ],
+    [
+      "INSERT inside a CTE",
+      "WITH i AS (INSERT INTO product VALUES ('X', 'x', 1) RETURNING *) SELECT * FROM i",
+      /WITH clause may only hold SELECT.*INSERT/,
+    ],
     ["COPY … TO PROGRAM", "COPY customer TO PROGRAM 'cat > /tmp/mosaic-stolen'", /COPY is not allowed/],
     ["COPY (query) TO a file", "COPY (SELECT * FROM customer) TO '/tmp/mosaic-stolen'", /COPY is not allowed/],
     ["SELECT INTO", "SELECT * INTO stolen FROM customer", /SELECT … INTO creates a table/],
@@ -220,7 +279,9 @@ describe.skipIf(!ADMIN_URL)("SQL backend on PostgreSQL", () => {
   it("has the engine refuse writes that reach it without the parser (the second and third walls)", async () => {
     const before = await fingerprint();
     // A superuser connection: only the READ ONLY transaction and the cursor stand in the way.
-    const engine = new PostgresEngine({ ...config, user: new URL(ADMIN_URL!).username || "postgres" }, undefined, { privilegeRiskAccepted: true });
+    const engine = new PostgresEngine({ ...config, user: new URL(ADMIN_URL!).username || "postgres" }, undefined, {
+      privilegeRiskAccepted: true,
+    });
     const run = (text: string) => engine.runQuery(text, DEFAULT_EXECUTE_OPTIONS);
     try {
       await expect(run("SELECT nextval('customer_customer_id_seq')")).rejects.toBeInstanceOf(QueryRejectedError);
@@ -254,7 +315,12 @@ describe.skipIf(!ADMIN_URL)("SQL backend on PostgreSQL", () => {
     expect(entries).toContainEqual({ label: "Order", kind: "table", ref: "Order", sourceObject: "Order" });
     expect(entries).toContainEqual({ label: "loyalty points", kind: "column", ref: "customer.loyalty_points", sourceObject: "customer" });
     expect(entries).toContainEqual({ label: "Marie Curie", kind: "value", ref: "customer.name=Marie Curie", sourceObject: "customer" });
-    expect(entries).toContainEqual({ label: "Ridge Hiking Boot", kind: "value", ref: "product.title=Ridge Hiking Boot", sourceObject: "product" });
+    expect(entries).toContainEqual({
+      label: "Ridge Hiking Boot",
+      kind: "value",
+      ref: "product.title=Ridge Hiking Boot",
+      sourceObject: "product",
+    });
   });
 
   it("says clearly why it cannot connect, and never shows the password", async () => {

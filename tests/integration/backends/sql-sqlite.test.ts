@@ -5,7 +5,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMPACT_MAX_CHARS, DESCRIPTOR_MAX_CHARS } from "@/lib/backends/descriptor";
-import { BackendUnavailableError, QueryExecutionError, QueryRejectedError, QuerySyntaxError, QueryTimeoutError } from "@/lib/backends/errors";
+import {
+  BackendUnavailableError,
+  QueryExecutionError,
+  QueryRejectedError,
+  QuerySyntaxError,
+  QueryTimeoutError,
+} from "@/lib/backends/errors";
 import { createSqlBackend, describeSqliteFile } from "@/lib/backends/sql";
 import { SqliteEngine } from "@/lib/backends/sql/sqlite/engine";
 import { DEFAULT_EXECUTE_OPTIONS, type BackendContext, type KnowledgeBackend, type RowData } from "@/lib/backends/types";
@@ -66,8 +72,13 @@ describe("SQL backend on a SQLite file made for the test", () => {
   let kb: KnowledgeBackend;
   let hashBefore: string;
   const counts = async () =>
-    (await kb.execute(sql(`SELECT (SELECT count(*) FROM customer) AS customers, (SELECT count(*) FROM "order") AS orders, (SELECT count(*) FROM product) AS products`)))
-      .records[0];
+    (
+      await kb.execute(
+        sql(
+          `SELECT (SELECT count(*) FROM customer) AS customers, (SELECT count(*) FROM "order") AS orders, (SELECT count(*) FROM product) AS products`,
+        ),
+      )
+    ).records[0];
 
   beforeAll(() => {
     ctx = newKb("Shop");
@@ -87,7 +98,9 @@ describe("SQL backend on a SQLite file made for the test", () => {
   it("describes the schema as CREATE TABLE statements with keys, row counts and example values", async () => {
     const d = await kb.describe();
     expect(d.text).toContain('-- SQLite database "Shop" (file database.sqlite; SQLite 3.');
-    expect(d.text).toContain("CREATE TABLE customer (\n  customer_id INTEGER,\n  name TEXT NOT NULL,\n  country TEXT,\n  loyalty_points INTEGER,\n  avatar BLOB,\n  PRIMARY KEY (customer_id)\n);");
+    expect(d.text).toContain(
+      "CREATE TABLE customer (\n  customer_id INTEGER,\n  name TEXT NOT NULL,\n  country TEXT,\n  loyalty_points INTEGER,\n  avatar BLOB,\n  PRIMARY KEY (customer_id)\n);",
+    );
     expect(d.text).toContain(
       'CREATE TABLE "order" (\n  order_id INTEGER,\n  customer_id INTEGER NOT NULL,\n  sku TEXT,\n  quantity INTEGER,\n  placed_on TEXT,\n  PRIMARY KEY (order_id),\n' +
         "  FOREIGN KEY (sku) REFERENCES product(sku),\n  FOREIGN KEY (customer_id) REFERENCES customer(customer_id)\n);",
@@ -107,7 +120,9 @@ describe("SQL backend on a SQLite file made for the test", () => {
     expect(units.map((u) => u.key)).toEqual(["customer", "product", "order", "numbers"]);
     const order = units.find((u) => u.key === "order")!;
     expect(order).toMatchObject({ name: "order", contentType: "TABLE", tags: ["sqlite", "table", "has-foreign-keys"] });
-    expect(order.description).toMatch(/^Table order: 4 rows; columns order_id \(INTEGER, primary key\), customer_id \(INTEGER, → customer\), sku \(TEXT, → product\)/);
+    expect(order.description).toMatch(
+      /^Table order: 4 rows; columns order_id \(INTEGER, primary key\), customer_id \(INTEGER, → customer\), sku \(TEXT, → product\)/,
+    );
     expect(order.description).toContain("references product, customer");
     expect(units.find((u) => u.key === "customer")!.description).toContain("Examples: name: Ada Lovelace, Grace Hopper, Alan Turing");
   });
@@ -123,7 +138,11 @@ describe("SQL backend on a SQLite file made for the test", () => {
   });
 
   it("keeps both columns when a join returns two with the same name", async () => {
-    const r = await kb.execute(sql('SELECT c.name, p.title AS name FROM "order" o JOIN customer c ON c.customer_id = o.customer_id JOIN product p ON p.sku = o.sku WHERE o.order_id = 100'));
+    const r = await kb.execute(
+      sql(
+        'SELECT c.name, p.title AS name FROM "order" o JOIN customer c ON c.customer_id = o.customer_id JOIN product p ON p.sku = o.sku WHERE o.order_id = 100',
+      ),
+    );
     expect(r.columns).toEqual(["name", "name (2)"]);
     expect(r.records).toEqual([{ name: "Ada Lovelace", "name (2)": "Summit 2 Tent" }]);
   });
@@ -136,7 +155,13 @@ describe("SQL backend on a SQLite file made for the test", () => {
     ]);
     expect(rows[0]).toMatchObject({
       kind: "row",
-      provenance: { kb: "kb-shop", kbName: "Shop", sourceObject: "customer", language: "sql", location: { table: "customer", key: "customer_id=1" } },
+      provenance: {
+        kb: "kb-shop",
+        kbName: "Shop",
+        sourceObject: "customer",
+        language: "sql",
+        location: { table: "customer", key: "customer_id=1" },
+      },
       entities: ["Ada Lovelace", "United Kingdom"],
     });
     expect((rows[0].data as RowData).key).toEqual({ customer_id: 1 });
@@ -145,11 +170,21 @@ describe("SQL backend on a SQLite file made for the test", () => {
     expect(same[0].id).toBe(rows[0].id);
 
     const joined = kb.verbalize(
-      await kb.execute(sql('SELECT c.name, sum(o.quantity) AS items FROM customer c JOIN "order" o ON o.customer_id = c.customer_id GROUP BY c.name ORDER BY items DESC, c.name')),
+      await kb.execute(
+        sql(
+          'SELECT c.name, sum(o.quantity) AS items FROM customer c JOIN "order" o ON o.customer_id = c.customer_id GROUP BY c.name ORDER BY items DESC, c.name',
+        ),
+      ),
     );
-    expect(joined.map((p) => p.text)).toEqual(["Query result / name: Grace Hopper, items: 3", "Query result / name: Marie Curie, items: 3", "Query result / name: Ada Lovelace, items: 1"]);
+    expect(joined.map((p) => p.text)).toEqual([
+      "Query result / name: Grace Hopper, items: 3",
+      "Query result / name: Marie Curie, items: 3",
+      "Query result / name: Ada Lovelace, items: 1",
+    ]);
     expect(joined[0].provenance).toMatchObject({ sourceObject: null, location: { table: "Query result", row: 0 } });
-    expect(kb.verbalize(await kb.execute(sql("SELECT * FROM product")), { sourceObject: "catalog" })[0].provenance.sourceObject).toBe("catalog");
+    expect(kb.verbalize(await kb.execute(sql("SELECT * FROM product")), { sourceObject: "catalog" })[0].provenance.sourceObject).toBe(
+      "catalog",
+    );
   });
 
   it("reads SQLite's legacy double-quoted strings the way SQLite would", async () => {
@@ -172,7 +207,9 @@ describe("SQL backend on a SQLite file made for the test", () => {
 
   it("stops a runaway query at the timeout, then runs the next query normally", async () => {
     const started = performance.now();
-    const runaway = kb.execute(sql("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"), { timeoutMs: 500 });
+    const runaway = kb.execute(sql("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"), {
+      timeoutMs: 500,
+    });
     await expect(runaway).rejects.toBeInstanceOf(QueryTimeoutError);
     await expect(runaway).rejects.toThrow("The query ran longer than 500 ms and was stopped.");
     expect(performance.now() - started).toBeLessThan(2_500);
@@ -182,7 +219,10 @@ describe("SQL backend on a SQLite file made for the test", () => {
   it("stops a running query when its signal aborts", async () => {
     const controller = new AbortController();
     const started = performance.now();
-    const running = kb.execute(sql("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c"), { signal: controller.signal, timeoutMs: 30_000 });
+    const running = kb.execute(sql("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c"), {
+      signal: controller.signal,
+      timeoutMs: 30_000,
+    });
     setTimeout(() => controller.abort(new Error("the user cancelled the run")), 200);
     await expect(running).rejects.toThrow("the user cancelled the run");
     expect(performance.now() - started).toBeLessThan(2_500);
@@ -194,7 +234,11 @@ describe("SQL backend on a SQLite file made for the test", () => {
     ["two statements", "SELECT 1; DELETE FROM customer", /holds 2 statements/],
     ["a write after a comment", "SELECT * FROM customer; -- report\nDELETE FROM customer", /holds 2 statements/],
     ["a write after a block comment", "SELECT 1 /* ; */; UPDATE customer SET name = 'x'", /holds 2 statements/],
-    ["a write inside a CTE", "WITH d AS (DELETE FROM customer RETURNING *) SELECT * FROM d", /WITH clause may only hold SELECT queries, and this one holds DELETE/],
+    [
+      "a write inside a CTE",
+      "WITH d AS (DELETE FROM customer RETURNING *) SELECT * FROM d",
+      /WITH clause may only hold SELECT queries, and this one holds DELETE/,
+    ],
     ["DELETE", "DELETE FROM customer", /DELETE is not allowed/],
     ["DROP", 'DROP TABLE "order"', /DROP is not allowed/],
     ["ATTACH", `ATTACH DATABASE '${path.join(tmpdir(), "mosaic-evil.sqlite")}' AS evil`, /ATTACH is not allowed/],
@@ -224,7 +268,9 @@ describe("SQL backend on a SQLite file made for the test", () => {
       await expect(run("PRAGMA query_only = OFF")).rejects.toThrow(/only statements that return rows may run/);
       await expect(run("SELECT 1; DELETE FROM customer")).rejects.toThrow(/SQLite found more than one/);
       await expect(run("SELECT load_extension('x')")).rejects.toBeInstanceOf(QueryRejectedError);
-      await expect(run(`ATTACH DATABASE '${path.join(tmpdir(), "mosaic-evil.sqlite")}' AS evil`)).rejects.toBeInstanceOf(QueryRejectedError);
+      await expect(run(`ATTACH DATABASE '${path.join(tmpdir(), "mosaic-evil.sqlite")}' AS evil`)).rejects.toBeInstanceOf(
+        QueryRejectedError,
+      );
     } finally {
       await engine.close();
     }
@@ -232,7 +278,9 @@ describe("SQL backend on a SQLite file made for the test", () => {
   });
 
   it("refuses queries in another language and reports SQL errors clearly", async () => {
-    await expect(kb.execute({ language: "cypher", text: "MATCH (n) RETURN n" })).rejects.toThrow("Query refused: this knowledge base answers SQL queries, not cypher.");
+    await expect(kb.execute({ language: "cypher", text: "MATCH (n) RETURN n" })).rejects.toThrow(
+      "Query refused: this knowledge base answers SQL queries, not cypher.",
+    );
     const failed = kb.execute(sql("SELECT nope FROM customer"));
     await expect(failed).rejects.toBeInstanceOf(QueryExecutionError);
     await expect(failed).rejects.toThrow("SQLite could not run the query: no such column: nope.");
@@ -261,7 +309,12 @@ describe("SQL backend on a SQLite file made for the test", () => {
     expect(entries).toContainEqual({ label: "order", kind: "table", ref: "order", sourceObject: "order" });
     expect(entries).toContainEqual({ label: "loyalty points", kind: "column", ref: "customer.loyalty_points", sourceObject: "customer" });
     expect(entries).toContainEqual({ label: "Grace Hopper", kind: "value", ref: "customer.name=Grace Hopper", sourceObject: "customer" });
-    expect(entries).toContainEqual({ label: "Arctic Sleeping Bag", kind: "value", ref: "product.title=Arctic Sleeping Bag", sourceObject: "product" });
+    expect(entries).toContainEqual({
+      label: "Arctic Sleeping Bag",
+      kind: "value",
+      ref: "product.title=Arctic Sleeping Bag",
+      sourceObject: "product",
+    });
     // Dates and numbers stored as text are not names.
     expect(entries.some((e) => e.label === "2024-03-01")).toBe(false);
     expect(await kb.entityIndex({ limit: 6 })).toHaveLength(6);
@@ -302,11 +355,16 @@ describe.skipIf(!haveSpider)("SQL backend on Spider's SQLite databases", () => {
     const kb = open(spiderFile("concert_singer"), newKb("concert_singer"));
     const d = await kb.describe();
     expect(d.text).toContain("CREATE TABLE singer (\n  Singer_ID INT,\n  Name TEXT,");
-    expect(d.text).toContain("  PRIMARY KEY (concert_ID, Singer_ID),\n  FOREIGN KEY (Singer_ID) REFERENCES singer(Singer_ID),\n  FOREIGN KEY (concert_ID) REFERENCES concert(concert_ID)");
+    expect(d.text).toContain(
+      "  PRIMARY KEY (concert_ID, Singer_ID),\n  FOREIGN KEY (Singer_ID) REFERENCES singer(Singer_ID),\n  FOREIGN KEY (concert_ID) REFERENCES concert(concert_ID)",
+    );
     expect(d.text).toContain("-- examples: singer.Country: 'Netherlands', 'United States', 'France'");
     expect(d.stats).toMatchObject({ tables: 4, foreignKeys: 3 });
 
-    const questions = JSON.parse(readFileSync(path.join(DATASETS, "spider", "dev-questions.json"), "utf8")) as { db_id: string; query: string }[];
+    const questions = JSON.parse(readFileSync(path.join(DATASETS, "spider", "dev-questions.json"), "utf8")) as {
+      db_id: string;
+      query: string;
+    }[];
     const gold = questions.filter((q) => q.db_id === "concert_singer");
     expect(gold.length).toBeGreaterThan(20);
     for (const q of gold) {
@@ -320,7 +378,10 @@ describe.skipIf(!haveSpider)("SQL backend on Spider's SQLite databases", () => {
   it("locates world_1 rows by their text primary key and links its names", async () => {
     const kb = open(spiderFile("world_1"), newKb("world_1"));
     const pieces = kb.verbalize(await kb.execute(sql("SELECT Code, Name, Continent FROM country WHERE Name = 'Netherlands'")));
-    expect(pieces[0]).toMatchObject({ text: "country / Code: NLD, Name: Netherlands, Continent: Europe", provenance: { location: { table: "country", key: "Code=NLD" } } });
+    expect(pieces[0]).toMatchObject({
+      text: "country / Code: NLD, Name: Netherlands, Continent: Europe",
+      provenance: { location: { table: "country", key: "Code=NLD" } },
+    });
     const entries = await kb.entityIndex({ limit: 2_000 });
     expect(entries.filter((e) => e.kind === "table").map((e) => e.ref)).toEqual(["city", "country", "countrylanguage"]);
     expect(entries).toContainEqual({ label: "Country Code", kind: "column", ref: "city.CountryCode", sourceObject: "city" });

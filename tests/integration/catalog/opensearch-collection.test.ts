@@ -39,7 +39,11 @@ describe.skipIf(!url)(`a document collection on OpenSearch (${TARGET_ENGINE})`, 
   beforeAll(async () => {
     db = await createTestDatabase();
     handle = (await openAndBootstrap(db.env)).handle;
-    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-os-kbs-")), encryptionKey: Buffer.alloc(32, 9), datasetsDir: "../shared/datasets" };
+    deps = {
+      dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-os-kbs-")),
+      encryptionKey: Buffer.alloc(32, 9),
+      datasetsDir: "../shared/datasets",
+    };
     const a = await handle.prisma.user.findUniqueOrThrow({ where: { email: "admin@mosaic.local" } });
     admin = { id: a.id, role: "ADMIN", groupIds: [] };
   }, 120_000);
@@ -50,18 +54,32 @@ describe.skipIf(!url)(`a document collection on OpenSearch (${TARGET_ENGINE})`, 
     rmSync(deps.dataDir, { recursive: true, force: true });
   });
 
-  const registration = (connection: Record<string, unknown>) => ({ kind: "DOCUMENTS" as const, name: NAME, description: "Policies and the annual report.", connection });
+  const registration = (connection: Record<string, unknown>) => ({
+    kind: "DOCUMENTS" as const,
+    name: NAME,
+    description: "Policies and the annual report.",
+    connection,
+  });
 
   it("tests the cluster connection before anything is saved", async () => {
     const ok = await testConnection(deps, registration({ engine: "opensearch", searchUrl: url }));
-    expect(ok).toMatchObject({ ok: true, message: expect.stringMatching(/^Connected to OpenSearch 2\.19\.1 at http:\/\/127\.0\.0\.1:\d+ \(k-NN plugin present/) });
+    expect(ok).toMatchObject({
+      ok: true,
+      message: expect.stringMatching(/^Connected to OpenSearch 2\.19\.1 at http:\/\/127\.0\.0\.1:\d+ \(k-NN plugin present/),
+    });
     const refused = await testConnection(deps, registration({ engine: "opensearch", searchUrl: "http://127.0.0.1:9" }));
     expect(refused).toMatchObject({ ok: false, message: expect.stringMatching(/refused the connection/) });
   });
 
   it("registers uploads into OpenSearch: healthy, described, with source objects, the password encrypted", async () => {
     const files = [content("annual-report-2025.md"), content("travel-and-expense-policy.md"), content("returns-policy.html")];
-    const result = await registerKnowledgeBase(handle.prisma, deps, admin.id, registration({ engine: "opensearch", searchUrl: url, user: "mosaic", password: "cluster-secret-7" }), files);
+    const result = await registerKnowledgeBase(
+      handle.prisma,
+      deps,
+      admin.id,
+      registration({ engine: "opensearch", searchUrl: url, user: "mosaic", password: "cluster-secret-7" }),
+      files,
+    );
     kbId = result.id;
     expect(result.refresh.status).toBe("HEALTHY");
     expect(result.refresh.message).toMatch(/^3 documents, \d+ passages, \d+ tables; OpenSearch at /);
@@ -99,7 +117,11 @@ describe.skipIf(!url)(`a document collection on OpenSearch (${TARGET_ENGINE})`, 
 
   it("answers a question from it and cites the table row", async () => {
     const user = { id: admin.id, role: "ADMIN" as const, groupIds: [] };
-    const o: RunOutcome = await runPipeline(handle.prisma, deps, { question: "What is the hotel cap per night in Oslo?", user, kbIds: [kbId] });
+    const o: RunOutcome = await runPipeline(handle.prisma, deps, {
+      question: "What is the hotel cap per night in Oslo?",
+      user,
+      kbIds: [kbId],
+    });
     expect(o.answer.text).toContain("210");
     const cited = o.evidence.filter((e) => o.answer.citations.includes(e.piece.id));
     expect(cited.some((e) => e.piece.kind === "row" && e.piece.provenance.kbName === NAME)).toBe(true);
@@ -108,8 +130,14 @@ describe.skipIf(!url)(`a document collection on OpenSearch (${TARGET_ENGINE})`, 
   it("reports a cluster that moved away on the collection's health, with the cause, and recovers", async () => {
     const row = await handle.prisma.knowledgeBase.findUniqueOrThrow({ where: { id: kbId } });
     const config = row.config as { opensearch: Record<string, unknown> };
-    await handle.prisma.knowledgeBase.update({ where: { id: kbId }, data: { config: { ...config, opensearch: { ...config.opensearch, url: "http://127.0.0.1:9" } } } });
-    expect(await checkKnowledgeBase(handle.prisma, deps, kbId)).toMatchObject({ ok: false, message: expect.stringMatching(/OpenSearch at http:\/\/127\.0\.0\.1:9 refused the connection/) });
+    await handle.prisma.knowledgeBase.update({
+      where: { id: kbId },
+      data: { config: { ...config, opensearch: { ...config.opensearch, url: "http://127.0.0.1:9" } } },
+    });
+    expect(await checkKnowledgeBase(handle.prisma, deps, kbId)).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/OpenSearch at http:\/\/127\.0\.0\.1:9 refused the connection/),
+    });
     expect((await handle.prisma.knowledgeBase.findUniqueOrThrow({ where: { id: kbId } })).status).toBe("UNREACHABLE");
     // A question meanwhile degrades as with any source that is down: no crash, and the run says why.
     const user = { id: admin.id, role: "ADMIN" as const, groupIds: [] };
@@ -128,7 +156,12 @@ describe.skipIf(!url)(`a document collection on OpenSearch (${TARGET_ENGINE})`, 
     await drainJobs({ prisma: handle.prisma, deps }, { exclusive: TARGET_ENGINE === "pglite" });
 
     const [move] = (await latestJobsOfKb(handle.prisma, local.id)).filter((j) => j.kind === "documents.move-to-opensearch");
-    expect(move).toMatchObject({ status: "SUCCEEDED", message: expect.stringMatching(/^Policies to move now lives in OpenSearch at http:\/\/127\.0\.0\.1:\d+; its vectors are being computed again there/) });
+    expect(move).toMatchObject({
+      status: "SUCCEEDED",
+      message: expect.stringMatching(
+        /^Policies to move now lives in OpenSearch at http:\/\/127\.0\.0\.1:\d+; its vectors are being computed again there/,
+      ),
+    });
     const row = await handle.prisma.knowledgeBase.findUniqueOrThrow({ where: { id: local.id } });
     expect(row.config).toMatchObject({ engine: "opensearch", opensearch: { url, indexPrefix: "mosaic-moved" } });
     // The same content: the descriptor (built from every document, table and term) keeps its version.

@@ -60,13 +60,18 @@ describe.skipIf(!url)(`background jobs on an OpenSearch collection (${TARGET_ENG
   let relay: Relay;
   let kbId: string;
   // Retries after 100 ms (doubling), so the back-off is seen without waiting for the server's 10 s.
-  const processor = () => new JobProcessor({ services: { prisma: handle.prisma, deps }, exclusive: TARGET_ENGINE === "pglite", retryBaseMs: 100 });
+  const processor = () =>
+    new JobProcessor({ services: { prisma: handle.prisma, deps }, exclusive: TARGET_ENGINE === "pglite", retryBaseMs: 100 });
   const ask = (question: string) => runPipeline(handle.prisma, deps, { question, user: admin, kbIds: [kbId] });
 
   beforeAll(async () => {
     db = await createTestDatabase();
     handle = (await openAndBootstrap(db.env)).handle;
-    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-os-jobs-")), encryptionKey: Buffer.alloc(32, 5), datasetsDir: "../shared/datasets" };
+    deps = {
+      dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-os-jobs-")),
+      encryptionKey: Buffer.alloc(32, 5),
+      datasetsDir: "../shared/datasets",
+    };
     const a = await handle.prisma.user.findUniqueOrThrow({ where: { email: "admin@mosaic.local" } });
     admin = { id: a.id, role: "ADMIN", groupIds: [] };
     relay = new Relay(new URL(url!));
@@ -75,7 +80,12 @@ describe.skipIf(!url)(`background jobs on an OpenSearch collection (${TARGET_ENG
       handle.prisma,
       deps,
       admin.id,
-      { kind: "DOCUMENTS", name: "Reports (OpenSearch jobs)", description: "", connection: { engine: "opensearch", searchUrl: `http://127.0.0.1:${relay.port}` } },
+      {
+        kind: "DOCUMENTS",
+        name: "Reports (OpenSearch jobs)",
+        description: "",
+        connection: { engine: "opensearch", searchUrl: `http://127.0.0.1:${relay.port}` },
+      },
       [content("annual-report-2025.md")],
     );
     kbId = kb.id;
@@ -96,10 +106,18 @@ describe.skipIf(!url)(`background jobs on an OpenSearch collection (${TARGET_ENG
 
     const waiting = await queuedUploads(handle.prisma, kbId);
     expect(waiting.waiting).toBe(1);
-    expect(waiting.job).toMatchObject({ status: "QUEUED", attempts: 1, message: expect.stringMatching(/^Attempt 1 of 40 failed \(OpenSearch at http:\/\/127\.0\.0\.1:\d+ refused the connection.*tried again in/) });
+    expect(waiting.job).toMatchObject({
+      status: "QUEUED",
+      attempts: 1,
+      message: expect.stringMatching(
+        /^Attempt 1 of 40 failed \(OpenSearch at http:\/\/127\.0\.0\.1:\d+ refused the connection.*tried again in/,
+      ),
+    });
     const kb = await handle.prisma.knowledgeBase.findUniqueOrThrow({ where: { id: kbId } });
     expect(kb.status).toBe("UNREACHABLE");
-    expect(kb.lastCheckMessage).toMatch(/refused the connection .*1 document waits to be added; they are kept and added when it answers again\./);
+    expect(kb.lastCheckMessage).toMatch(
+      /refused the connection .*1 document waits to be added; they are kept and added when it answers again\./,
+    );
 
     await relay.open();
     await processor().drain({ maxWaitMs: 10_000 });
@@ -111,20 +129,29 @@ describe.skipIf(!url)(`background jobs on an OpenSearch collection (${TARGET_ENG
   });
 
   it("re-indexes into new indexes with progress, switches the aliases, drops the old ones, and repairs an index of another layout", async () => {
-    const conn = connectOpenSearch({ engine: "opensearch", opensearch: { url: url!, indexPrefix: "mosaic", shards: 1, replicas: 0 } } as never, {});
+    const conn = connectOpenSearch(
+      { engine: "opensearch", opensearch: { url: url!, indexPrefix: "mosaic", shards: 1, replicas: 0 } } as never,
+      {},
+    );
     try {
       const names = collectionIndexes(conn.settings, kbId);
       const before = [...(await indexesBehind(conn, names.contentAlias)), ...(await indexesBehind(conn, names.unitsAlias))];
       // An index written by another version of the layout: the collection is reported, not read wrongly.
       await call(conn, "PUT", `/${before[1]}/_mapping`, { _meta: { mosaic_layout: 0, analyzer: "mosaic_text_v0" } });
-      expect(await checkKnowledgeBase(handle.prisma, deps, kbId)).toMatchObject({ ok: false, message: expect.stringMatching(/incompatible mapping .*re-index the collection/) });
+      expect(await checkKnowledgeBase(handle.prisma, deps, kbId)).toMatchObject({
+        ok: false,
+        message: expect.stringMatching(/incompatible mapping .*re-index the collection/),
+      });
 
       // At start, a collection of an older layout is queued for re-indexing; the admin's request finds that job.
       expect(await reindexOutdatedCollections(handle.prisma, deps)).toBe(1);
       expect(await requestReindex(handle.prisma, kbId)).toMatchObject({ status: "QUEUED", message: "Waiting to re-index the collection." });
       await processor().drain({ maxWaitMs: 0 });
       const job = await latestReindex(handle.prisma, kbId);
-      expect(job).toMatchObject({ status: "SUCCEEDED", message: expect.stringMatching(/^Re-indexed with index layout 1; the previous indexes were removed\./) });
+      expect(job).toMatchObject({
+        status: "SUCCEEDED",
+        message: expect.stringMatching(/^Re-indexed with index layout 1; the previous indexes were removed\./),
+      });
       expect(job!.progressTotal).toBeGreaterThan(10);
       expect(job!.progressDone).toBe(job!.progressTotal);
 
@@ -145,7 +172,15 @@ describe.skipIf(!url)(`background jobs on an OpenSearch collection (${TARGET_ENG
   });
 
   it("refuses to re-index a collection kept on this server", async () => {
-    const local = await registerKnowledgeBase(handle.prisma, deps, admin.id, { kind: "DOCUMENTS", name: "Local policies", description: "", connection: {} }, [content("returns-policy.html")]);
-    await expect(requestReindex(handle.prisma, local.id)).rejects.toThrow(/kept on this server, not in OpenSearch: there is nothing to re-index/);
+    const local = await registerKnowledgeBase(
+      handle.prisma,
+      deps,
+      admin.id,
+      { kind: "DOCUMENTS", name: "Local policies", description: "", connection: {} },
+      [content("returns-policy.html")],
+    );
+    await expect(requestReindex(handle.prisma, local.id)).rejects.toThrow(
+      /kept on this server, not in OpenSearch: there is nothing to re-index/,
+    );
   });
 });

@@ -7,7 +7,13 @@ import { kbAccessWhere } from "@/lib/catalog/access";
 import type { CatalogDeps } from "@/lib/catalog/deps";
 import { deleteKnowledgeBase, getKnowledgeBase, listKnowledgeBases, updateKnowledgeBase } from "@/lib/catalog/knowledge-bases";
 import { registerKnowledgeBase, testConnection } from "@/lib/catalog/register";
-import { createDynamicSourceObject, listSourceObjects, previewSourceObject, refreshDynamicSourceObject, updateSourceObject } from "@/lib/catalog/source-objects";
+import {
+  createDynamicSourceObject,
+  listSourceObjects,
+  previewSourceObject,
+  refreshDynamicSourceObject,
+  updateSourceObject,
+} from "@/lib/catalog/source-objects";
 import { refreshKnowledgeBase } from "@/lib/catalog/refresh";
 import { decryptSecrets } from "@/lib/crypto/secrets";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
@@ -28,7 +34,11 @@ describe(`knowledge-base registry (${TARGET_ENGINE})`, () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     handle = (await openAndBootstrap(db.env)).handle;
-    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-kbs-")), encryptionKey: Buffer.alloc(32, 3), datasetsDir: "../shared/datasets" };
+    deps = {
+      dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-kbs-")),
+      encryptionKey: Buffer.alloc(32, 3),
+      datasetsDir: "../shared/datasets",
+    };
     const a = await handle.prisma.user.findUniqueOrThrow({ where: { email: "admin@mosaic.local" } });
     const u = await handle.prisma.user.findUniqueOrThrow({ where: { email: "user@mosaic.local" }, include: { memberships: true } });
     admin = { id: a.id, role: "ADMIN", groupIds: [] };
@@ -81,7 +91,12 @@ describe(`knowledge-base registry (${TARGET_ENGINE})`, () => {
 
   it("keeps an analyst's edited description when the KB is re-described", async () => {
     const orders = (await listSourceObjects(handle.prisma, admin, { contentType: "TABLE" })).find((o) => o.key === "orders")!;
-    await updateSourceObject(handle.prisma, admin, { id: orders.id, name: "Orders", description: "One row per customer order.", tags: ["Sales", "core"] });
+    await updateSourceObject(handle.prisma, admin, {
+      id: orders.id,
+      name: "Orders",
+      description: "One row per customer order.",
+      tags: ["Sales", "core"],
+    });
     await refreshKnowledgeBase(handle.prisma, deps, orders.kbId);
     const [after] = (await listSourceObjects(handle.prisma, admin, { kbId: orders.kbId })).filter((o) => o.id === orders.id);
     expect(after).toMatchObject({ description: "One row per customer order.", tags: ["sales", "core"], descriptionEdited: true });
@@ -92,7 +107,8 @@ describe(`knowledge-base registry (${TARGET_ENGINE})`, () => {
     const dyn = await createDynamicSourceObject(handle.prisma, deps, admin, {
       kbId: sql.id,
       name: "Revenue by category",
-      query: "SELECT p.category, ROUND(SUM(i.quantity * i.unit_price), 2) AS revenue FROM order_items i JOIN products p ON p.product_id = i.product_id GROUP BY p.category ORDER BY revenue DESC",
+      query:
+        "SELECT p.category, ROUND(SUM(i.quantity * i.unit_price), 2) AS revenue FROM order_items i JOIN products p ON p.product_id = i.product_id GROUP BY p.category ORDER BY revenue DESC",
       tags: ["kpi"],
     });
     expect(dyn).toMatchObject({ mode: "DYNAMIC", contentType: "TABLE" });
@@ -107,21 +123,33 @@ describe(`knowledge-base registry (${TARGET_ENGINE})`, () => {
 
   it("refuses a malformed upload with a clear error and leaves nothing behind", async () => {
     const before = await handle.prisma.knowledgeBase.count();
-    const err = await registerKnowledgeBase(handle.prisma, deps, admin.id, { kind: "SQL", name: "Broken", connection: { dialect: "sqlite" } }, [
-      { name: "notes.sqlite", bytes: Buffer.from("this is not a database at all, just text pretending to be one".repeat(3)) },
-    ]).catch((e) => e);
+    const err = await registerKnowledgeBase(
+      handle.prisma,
+      deps,
+      admin.id,
+      { kind: "SQL", name: "Broken", connection: { dialect: "sqlite" } },
+      [{ name: "notes.sqlite", bytes: Buffer.from("this is not a database at all, just text pretending to be one".repeat(3)) }],
+    ).catch((e) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err.message).toContain("notes.sqlite is not a SQLite database");
-    const rdfErr = await registerKnowledgeBase(handle.prisma, deps, admin.id, { kind: "SPARQL", name: "Bad RDF", connection: { mode: "embedded" } }, [
-      { name: "bad.ttl", bytes: Buffer.from("@prefix ex: <http://x/> .\nex:a ex:b ") },
-    ]).catch((e) => e);
+    const rdfErr = await registerKnowledgeBase(
+      handle.prisma,
+      deps,
+      admin.id,
+      { kind: "SPARQL", name: "Bad RDF", connection: { mode: "embedded" } },
+      [{ name: "bad.ttl", bytes: Buffer.from("@prefix ex: <http://x/> .\nex:a ex:b ") }],
+    ).catch((e) => e);
     expect(rdfErr).toBeInstanceOf(AppError);
     expect(rdfErr.message).toContain("bad.ttl");
     expect(await handle.prisma.knowledgeBase.count()).toBe(before);
   });
 
   it("refuses an unreachable source with the reason and saves nothing, and test-connection says why", async () => {
-    const input = { kind: "CYPHER" as const, name: "Nowhere graph", connection: { uri: "bolt://127.0.0.1:1", user: "neo4j", password: "secret-pass" } };
+    const input = {
+      kind: "CYPHER" as const,
+      name: "Nowhere graph",
+      connection: { uri: "bolt://127.0.0.1:1", user: "neo4j", password: "secret-pass" },
+    };
     const health = await testConnection(deps, input);
     expect(health.ok).toBe(false);
     expect(health.message).not.toContain("secret-pass");
@@ -136,7 +164,13 @@ describe(`knowledge-base registry (${TARGET_ENGINE})`, () => {
       handle.prisma,
       deps,
       admin.id,
-      { kind: "DOCUMENTS", name: "Finance memos", description: "Internal finance memos", connection: { language: "en" }, groupIds: [finance.id] },
+      {
+        kind: "DOCUMENTS",
+        name: "Finance memos",
+        description: "Internal finance memos",
+        connection: { language: "en" },
+        groupIds: [finance.id],
+      },
       [content("travel-and-expense-policy.md"), { name: "broken.pdf", bytes: Buffer.from("%PDF-1.4 garbage") }],
     );
     expect(result.warnings.join(" ")).toContain("broken.pdf");
@@ -152,10 +186,18 @@ describe(`knowledge-base registry (${TARGET_ENGINE})`, () => {
 
   it("encrypts connection secrets at rest and never returns them", async () => {
     const kb = await handle.prisma.knowledgeBase.create({
-      data: { name: "pg-secret", kind: "SQL", config: { dialect: "postgres", host: "h", port: 5432, database: "d", user: "u" }, secretsCiphertext: null },
+      data: {
+        name: "pg-secret",
+        kind: "SQL",
+        config: { dialect: "postgres", host: "h", port: 5432, database: "d", user: "u" },
+        secretsCiphertext: null,
+      },
     });
     const { encryptSecrets } = await import("@/lib/crypto/secrets");
-    await handle.prisma.knowledgeBase.update({ where: { id: kb.id }, data: { secretsCiphertext: encryptSecrets({ password: "pw-123" }, deps.encryptionKey) } });
+    await handle.prisma.knowledgeBase.update({
+      where: { id: kb.id },
+      data: { secretsCiphertext: encryptSecrets({ password: "pw-123" }, deps.encryptionKey) },
+    });
     const detail = await getKnowledgeBase(handle.prisma, admin, kb.id);
     expect(JSON.stringify(detail)).not.toContain("pw-123");
     expect(detail.hasSecrets).toBe(true);

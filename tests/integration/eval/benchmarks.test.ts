@@ -39,14 +39,37 @@ describe.skipIf(!existsSync(path.join(DATASETS, "spider")))("evaluation suites o
       registerKnowledgeBase(handle.prisma, deps, admin.id, input, [], { origin: "benchmark", ...opts });
     // Two Spider dev databases and a distractor, the RDF version of one, a slice of TAT-QA and of SciFact.
     for (const name of ["concert_singer", "poker_player", "academic"]) {
-      await reg({ kind: "SQL", name: BENCHMARK_NAMES.spider(name), description: `Spider database ${name}`, connection: { dialect: "sqlite" } }, { sqliteSourcePath: spiderFile(name) });
+      await reg(
+        { kind: "SQL", name: BENCHMARK_NAMES.spider(name), description: `Spider database ${name}`, connection: { dialect: "sqlite" } },
+        { sqliteSourcePath: spiderFile(name) },
+      );
     }
     await reg(
-      { kind: "SPARQL", name: BENCHMARK_NAMES.spiderRdf("concert_singer"), description: "RDF version of concert_singer", connection: { mode: "embedded" } },
-      { populate: async (ctx) => void (await storeRdfFiles(ctx, [{ name: "c.nt", bytes: Buffer.from(directMappingFromSqlite(spiderFile("concert_singer"), "http://mosaic.local/spider/concert_singer/")), format: "ntriples" }])) },
+      {
+        kind: "SPARQL",
+        name: BENCHMARK_NAMES.spiderRdf("concert_singer"),
+        description: "RDF version of concert_singer",
+        connection: { mode: "embedded" },
+      },
+      {
+        populate: async (ctx) =>
+          void (await storeRdfFiles(ctx, [
+            {
+              name: "c.nt",
+              bytes: Buffer.from(directMappingFromSqlite(spiderFile("concert_singer"), "http://mosaic.local/spider/concert_singer/")),
+              format: "ntriples",
+            },
+          ])),
+      },
     );
-    await reg({ kind: "DOCUMENTS", name: BENCHMARK_NAMES.tatqa, description: "TAT-QA reports", connection: { language: "en" } }, { populate: async (ctx) => void (await loadTatQa(ctx, DATASETS, { limit: 3 })) });
-    await reg({ kind: "DOCUMENTS", name: BENCHMARK_NAMES.scifact, description: "SciFact abstracts", connection: { language: "en" } }, { populate: async (ctx) => void (await loadSciFact(ctx, DATASETS, { limit: 300 })) });
+    await reg(
+      { kind: "DOCUMENTS", name: BENCHMARK_NAMES.tatqa, description: "TAT-QA reports", connection: { language: "en" } },
+      { populate: async (ctx) => void (await loadTatQa(ctx, DATASETS, { limit: 3 })) },
+    );
+    await reg(
+      { kind: "DOCUMENTS", name: BENCHMARK_NAMES.scifact, description: "SciFact abstracts", connection: { language: "en" } },
+      { populate: async (ctx) => void (await loadSciFact(ctx, DATASETS, { limit: 300 })) },
+    );
   }, 240_000);
   afterAll(async () => {
     await closeAllBackends();
@@ -54,7 +77,14 @@ describe.skipIf(!existsSync(path.join(DATASETS, "spider")))("evaluation suites o
     await db.cleanup();
   });
 
-  const params = (suite: string, limit: number | null = 4): EvalRunParams => ({ suite, seed: 1, limit, configInput: {}, concurrency: 2, origin: "cli" });
+  const params = (suite: string, limit: number | null = 4): EvalRunParams => ({
+    suite,
+    seed: 1,
+    limit,
+    configInput: {},
+    concurrency: 2,
+    origin: "cli",
+  });
   async function run(p: EvalRunParams, suite?: SuiteDefinition) {
     const plan = await planEvalRun(handle.prisma, deps, admin, p, suite);
     const { reportId } = await openReport(handle.prisma, admin, plan);
@@ -72,7 +102,12 @@ describe.skipIf(!existsSync(path.join(DATASETS, "spider")))("evaluation suites o
     }
     const questions = spiderQuestions(DATASETS, "sql");
     expect(questions).toHaveLength(484);
-    expect(questions[0]).toMatchObject({ id: "spider:concert_singer:0", kind: "SQL", goldKbNames: [BENCHMARK_NAMES.spider("concert_singer")], tags: ["db:concert_singer", "hardness:easy"] });
+    expect(questions[0]).toMatchObject({
+      id: "spider:concert_singer:0",
+      kind: "SQL",
+      goldKbNames: [BENCHMARK_NAMES.spider("concert_singer")],
+      tags: ["db:concert_singer", "hardness:easy"],
+    });
     // The official evaluator's classes on these 484 dev questions: easy 110, medium 206, hard 84, extra 84.
     const classes: Record<string, number> = {};
     for (const q of questions) for (const t of q.tags!.filter((x) => x.startsWith("hardness:"))) classes[t] = (classes[t] ?? 0) + 1;
@@ -98,14 +133,36 @@ describe.skipIf(!existsSync(path.join(DATASETS, "spider")))("evaluation suites o
       question: "How many singers do we have?",
       kind: "SQL",
       goldKbNames: [BENCHMARK_NAMES.spider(goldDb)],
-      gold: { type: "query", language: "sql", text: "SELECT count(*) FROM singer", target: { type: "sqlite-file", file: spiderFile("concert_singer") } },
+      gold: {
+        type: "query",
+        language: "sql",
+        text: "SELECT count(*) FROM singer",
+        target: { type: "sqlite-file", file: spiderFile("concert_singer") },
+      },
       tags: [`db:${goldDb}`],
     });
     // The same question and gold rows; in the second the gold names another database, so the answer's database is the wrong one.
-    const { report } = await run(params("spider", null), { ...suite, questions: [ask("t:right", "concert_singer"), ask("t:wrong", "poker_player")], order: (qs) => qs });
+    const { report } = await run(params("spider", null), {
+      ...suite,
+      questions: [ask("t:right", "concert_singer"), ask("t:wrong", "poker_player")],
+      order: (qs) => qs,
+    });
     const [right, wrong] = ["t:right", "t:wrong"].map((id) => report.perQuestion.find((r) => r.id === id)!.execution!);
-    expect(right).toMatchObject({ kbName: BENCHMARK_NAMES.spider("concert_singer"), onGoldKb: true, resultMatch: true, match: true, matchColumns: true });
-    expect(wrong).toMatchObject({ kbName: BENCHMARK_NAMES.spider("concert_singer"), onGoldKb: false, resultMatch: true, match: false, matchColumns: false, anyMatch: false });
+    expect(right).toMatchObject({
+      kbName: BENCHMARK_NAMES.spider("concert_singer"),
+      onGoldKb: true,
+      resultMatch: true,
+      match: true,
+      matchColumns: true,
+    });
+    expect(wrong).toMatchObject({
+      kbName: BENCHMARK_NAMES.spider("concert_singer"),
+      onGoldKb: false,
+      resultMatch: true,
+      match: false,
+      matchColumns: false,
+      anyMatch: false,
+    });
     expect(report.metrics.execution.values).toMatchObject({ match: 0.5, matchAnyKb: 1 });
   });
 

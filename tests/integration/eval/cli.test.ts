@@ -18,7 +18,11 @@ interface Finished {
 function start(script: string, args: string[], onLine?: (line: string, child: ChildProcess) => void): Promise<Finished> {
   return new Promise((resolve, reject) => {
     // One process (node with tsx's loader), so killing it kills the run: the tsx wrapper would leave its child running.
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts", script), ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts", script), ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let partial = "";
     const read = (chunk: Buffer) => {
@@ -65,7 +69,9 @@ describe("evaluation command line", () => {
     expect(resumed.out.match(/^\[\s*\d+\/10\]/gm)?.length).toBe(10 - done);
     const report = JSON.parse(readFileSync(a, "utf8"));
     expect(report).toMatchObject({ suite: "demo", n: 10, seed: 4, reportId, status: "DONE" });
-    expect(Object.keys(report.metrics)).toEqual(expect.arrayContaining(["source", "execution", "answer", "refrain", "latency", "presence"]));
+    expect(Object.keys(report.metrics)).toEqual(
+      expect.arrayContaining(["source", "execution", "answer", "refrain", "latency", "presence"]),
+    );
     expect(report.perQuestion).toHaveLength(10);
     expect(resumed.out).toMatch(/Source selection\s+gold source among the candidates/);
     expect(resumed.out).toMatch(/Latency per stage/);
@@ -73,7 +79,20 @@ describe("evaluation command line", () => {
 
   it("compares two reports: per-metric deltas and the questions that changed", async () => {
     const b = path.join(outDir, "b.json");
-    const second = await start("eval.ts", ["--suite", "demo", "--limit", "10", "--seed", "4", "--fresh", "--config", path.join(outDir, "cfg.json"), "--json", b, "--quiet"]);
+    const second = await start("eval.ts", [
+      "--suite",
+      "demo",
+      "--limit",
+      "10",
+      "--seed",
+      "4",
+      "--fresh",
+      "--config",
+      path.join(outDir, "cfg.json"),
+      "--json",
+      b,
+      "--quiet",
+    ]);
     // The config file does not exist yet: a clear message, no stack trace.
     expect(second.code).toBe(1);
     expect(second.out).toMatch(/Cannot read the config file/);
@@ -81,7 +100,19 @@ describe("evaluation command line", () => {
 
     const { writeFileSync } = await import("node:fs");
     writeFileSync(path.join(outDir, "cfg.json"), JSON.stringify({ answerThreshold: 0.9 }));
-    const run = await start("eval.ts", ["--suite", "demo", "--limit", "10", "--seed", "4", "--config", path.join(outDir, "cfg.json"), "--json", b, "--quiet"]);
+    const run = await start("eval.ts", [
+      "--suite",
+      "demo",
+      "--limit",
+      "10",
+      "--seed",
+      "4",
+      "--config",
+      path.join(outDir, "cfg.json"),
+      "--json",
+      b,
+      "--quiet",
+    ]);
     expect(run.code).toBe(0);
     expect(JSON.parse(readFileSync(b, "utf8")).configInput).toEqual({ answerThreshold: 0.9 });
 
@@ -97,7 +128,9 @@ describe("evaluation command line", () => {
 
   it("--questions tatqa: the file's temporary collection is removed when the run ends, fails, is interrupted, or after a crash", async () => {
     const { writeFileSync } = await import("node:fs");
-    const contexts = (JSON.parse(readFileSync(path.join(ROOT, "..", "shared", "datasets", "tatqa", "tatqa_dataset_dev.json"), "utf8")) as unknown[]).slice(0, 3);
+    const contexts = (
+      JSON.parse(readFileSync(path.join(ROOT, "..", "shared", "datasets", "tatqa", "tatqa_dataset_dev.json"), "utf8")) as unknown[]
+    ).slice(0, 3);
     const file = path.join(outDir, "tatqa-own.json");
     writeFileSync(file, JSON.stringify(contexts));
     const base = ["--suite", "tatqa", "--questions", file, "--llm", "off", "--concurrency", "1"];
@@ -126,10 +159,17 @@ describe("evaluation command line", () => {
     const json = path.join(outDir, "tatqa-own-report.json");
     const done = await start("eval.ts", [...base, "--limit", "2", "--fresh", "--quiet", "--json", json]);
     expect(done.code).toBe(0);
-    expect(done.out).toMatch(/removed the temporary collection "Evaluation questions [0-9a-f]{8}: tatqa-own\.json" an earlier, interrupted run left/);
+    expect(done.out).toMatch(
+      /removed the temporary collection "Evaluation questions [0-9a-f]{8}: tatqa-own\.json" an earlier, interrupted run left/,
+    );
     expect(done.out).toMatch(removed);
     const report = JSON.parse(readFileSync(json, "utf8"));
-    expect(report).toMatchObject({ suite: "tatqa", n: 2, status: "DONE", questionsFile: { name: "tatqa-own.json", sha256: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    expect(report).toMatchObject({
+      suite: "tatqa",
+      n: 2,
+      status: "DONE",
+      questionsFile: { name: "tatqa-own.json", sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    });
     expect(done.out).toMatch(/questions: tatqa-own\.json \(sha256 [0-9a-f]{64}\)/);
   }, 300_000);
 

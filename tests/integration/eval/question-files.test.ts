@@ -36,18 +36,36 @@ describe.skipIf(!existsSync(path.join(DATASETS, "spider")))("evaluation on quest
     db = await createTestDatabase();
     handle = (await openAndBootstrap(db.env)).handle;
     admin.id = (await handle.prisma.user.findUniqueOrThrow({ where: { email: "admin@mosaic.local" } })).id;
-    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-eval-files-data-")), encryptionKey: Buffer.alloc(32, 5), datasetsDir: DATASETS };
+    deps = {
+      dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-eval-files-data-")),
+      encryptionKey: Buffer.alloc(32, 5),
+      datasetsDir: DATASETS,
+    };
     // A dev database and a training one (perpetrator: no dev question uses it), and part of SciFact.
     for (const name of ["concert_singer", "perpetrator"]) {
-      await registerKnowledgeBase(handle.prisma, deps, admin.id, { kind: "SQL", name: BENCHMARK_NAMES.spider(name), description: `Spider ${name}`, connection: { dialect: "sqlite" } }, [], {
-        origin: "benchmark",
-        sqliteSourcePath: spiderFile(name),
-      });
+      await registerKnowledgeBase(
+        handle.prisma,
+        deps,
+        admin.id,
+        { kind: "SQL", name: BENCHMARK_NAMES.spider(name), description: `Spider ${name}`, connection: { dialect: "sqlite" } },
+        [],
+        {
+          origin: "benchmark",
+          sqliteSourcePath: spiderFile(name),
+        },
+      );
     }
-    await registerKnowledgeBase(handle.prisma, deps, admin.id, { kind: "DOCUMENTS", name: BENCHMARK_NAMES.scifact, description: "SciFact", connection: { language: "en" } }, [], {
-      origin: "benchmark",
-      populate: async (ctx) => void (await loadSciFact(ctx, DATASETS, { limit: 300 })),
-    });
+    await registerKnowledgeBase(
+      handle.prisma,
+      deps,
+      admin.id,
+      { kind: "DOCUMENTS", name: BENCHMARK_NAMES.scifact, description: "SciFact", connection: { language: "en" } },
+      [],
+      {
+        origin: "benchmark",
+        populate: async (ctx) => void (await loadSciFact(ctx, DATASETS, { limit: 300 })),
+      },
+    );
   }, 240_000);
   afterAll(async () => {
     await closeAllBackends();
@@ -55,7 +73,15 @@ describe.skipIf(!existsSync(path.join(DATASETS, "spider")))("evaluation on quest
     await db.cleanup();
   });
 
-  const params = (suite: string, over: Partial<EvalRunParams> = {}): EvalRunParams => ({ suite, seed: 1, limit: null, configInput: {}, concurrency: 2, origin: "cli", ...over });
+  const params = (suite: string, over: Partial<EvalRunParams> = {}): EvalRunParams => ({
+    suite,
+    seed: 1,
+    limit: null,
+    configInput: {},
+    concurrency: 2,
+    origin: "cli",
+    ...over,
+  });
   async function run(p: EvalRunParams, suite: SuiteDefinition) {
     const plan = await planEvalRun(handle.prisma, deps, admin, p, suite);
     const { reportId } = await openReport(handle.prisma, admin, plan);
@@ -93,7 +119,13 @@ describe.skipIf(!existsSync(path.join(DATASETS, "spider")))("evaluation on quest
   it("spider: a file naming a database that is not registered stops before anything runs, naming the item", async () => {
     const loaded = loadQuestionFile(
       "spider",
-      write("spider-unknown.json", JSON.stringify([{ db_id: "concert_singer", question: "How many singers?", query: "SELECT count(*) FROM singer" }, { db_id: "world_1", question: "How many countries?", query: "SELECT count(*) FROM country" }])),
+      write(
+        "spider-unknown.json",
+        JSON.stringify([
+          { db_id: "concert_singer", question: "How many singers?", query: "SELECT count(*) FROM singer" },
+          { db_id: "world_1", question: "How many countries?", query: "SELECT count(*) FROM country" },
+        ]),
+      ),
       DATASETS,
     );
     await expect(checkQuestionFileSources(handle.prisma, admin, loaded)).rejects.toThrow(
@@ -131,10 +163,18 @@ describe.skipIf(!existsSync(path.join(DATASETS, "spider")))("evaluation on quest
   });
 
   it("scifact: a claims file over the registered abstracts gets BEIR metrics per stage", async () => {
-    const corpus = new Set((parse(readFileSync(path.join(DATASETS, "scifact", "corpus.csv")), { columns: true }) as { doc_id: string }[]).slice(0, 300).map((r) => r.doc_id));
-    const claims = (parse(readFileSync(path.join(DATASETS, "scifact", "claims_train.csv")), { columns: true }) as { id: string; claim: string; cited_doc_ids: string }[]).filter((c) =>
-      (c.cited_doc_ids.match(/\d+/g) ?? []).every((d) => corpus.has(d)),
+    const corpus = new Set(
+      (parse(readFileSync(path.join(DATASETS, "scifact", "corpus.csv")), { columns: true }) as { doc_id: string }[])
+        .slice(0, 300)
+        .map((r) => r.doc_id),
     );
+    const claims = (
+      parse(readFileSync(path.join(DATASETS, "scifact", "claims_train.csv")), { columns: true }) as {
+        id: string;
+        claim: string;
+        cited_doc_ids: string;
+      }[]
+    ).filter((c) => (c.cited_doc_ids.match(/\d+/g) ?? []).every((d) => corpus.has(d)));
     const rows = [...new Map(claims.map((c) => [c.id, c])).values()].slice(0, 3);
     const csv = ["id,claim,cited_doc_ids", ...rows.map((c) => `${c.id},"${c.claim.replace(/"/g, '""')}",${c.cited_doc_ids}`)].join("\n");
     const loaded = loadQuestionFile("scifact", write("claims-slice.csv", csv), DATASETS);

@@ -24,7 +24,11 @@ describe("evaluation runner (demo catalog)", () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     handle = (await openAndBootstrap(db.env)).handle;
-    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-eval-")), encryptionKey: Buffer.alloc(32, 7), datasetsDir: "../shared/datasets" };
+    deps = {
+      dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-eval-")),
+      encryptionKey: Buffer.alloc(32, 7),
+      datasetsDir: "../shared/datasets",
+    };
     await seedDemoCatalogOnce(handle.prisma, deps);
     const a = await handle.prisma.user.findUniqueOrThrow({ where: { email: "admin@mosaic.local" } });
     admin = { id: a.id, role: "ADMIN", groupIds: [] };
@@ -35,7 +39,15 @@ describe("evaluation runner (demo catalog)", () => {
     await db.cleanup();
   });
 
-  const params = (over: Partial<EvalRunParams> = {}): EvalRunParams => ({ suite: "demo", seed: 3, limit: null, configInput: {}, concurrency: 2, origin: "cli", ...over });
+  const params = (over: Partial<EvalRunParams> = {}): EvalRunParams => ({
+    suite: "demo",
+    seed: 3,
+    limit: null,
+    configInput: {},
+    concurrency: 2,
+    origin: "cli",
+    ...over,
+  });
   /** The demo suite narrowed to some of its questions (by position in the suite), in that order. */
   const subset = (...ids: number[]): SuiteDefinition => {
     const s = demoSuite();
@@ -150,8 +162,13 @@ describe("evaluation runner (demo catalog)", () => {
   });
 
   it("refuses a config it does not know, naming the settings", async () => {
-    await expect(planEvalRun(handle.prisma, deps, admin, params({ configInput: { candidate: 5 } }))).rejects.toMatchObject({ code: "VALIDATION", message: expect.stringMatching(/candidates/) });
-    await expect(planEvalRun(handle.prisma, deps, admin, params({ configInput: { candidates: 0 } }))).rejects.toMatchObject({ code: "VALIDATION" });
+    await expect(planEvalRun(handle.prisma, deps, admin, params({ configInput: { candidate: 5 } }))).rejects.toMatchObject({
+      code: "VALIDATION",
+      message: expect.stringMatching(/candidates/),
+    });
+    await expect(planEvalRun(handle.prisma, deps, admin, params({ configInput: { candidates: 0 } }))).rejects.toMatchObject({
+      code: "VALIDATION",
+    });
   });
 
   it("draws the same questions for the same seed, and a limit takes the first of that order", async () => {

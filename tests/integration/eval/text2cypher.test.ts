@@ -39,13 +39,22 @@ describe.skipIf(!process.env.TEST_NEO4J_URI)("text2cypher suite on Neo4j", () =>
     db = await createTestDatabase();
     handle = (await openAndBootstrap(db.env)).handle;
     admin.id = (await handle.prisma.user.findUniqueOrThrow({ where: { email: "admin@mosaic.local" } })).id;
-    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-eval-cypher-")), encryptionKey: Buffer.alloc(32, 9), datasetsDir: datasetsDir() };
+    deps = {
+      dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-eval-cypher-")),
+      encryptionKey: Buffer.alloc(32, 9),
+      datasetsDir: datasetsDir(),
+    };
     await ensureNeo4jGraphs(neo4j, deps.datasetsDir);
     await registerKnowledgeBase(
       handle.prisma,
       deps,
       admin.id,
-      { kind: "CYPHER", name: BENCHMARK_NAMES.neo4j, description: "movies and northwind", connection: { uri: neo4j.uri, user: neo4j.user, password: neo4j.password } },
+      {
+        kind: "CYPHER",
+        name: BENCHMARK_NAMES.neo4j,
+        description: "movies and northwind",
+        connection: { uri: neo4j.uri, user: neo4j.user, password: neo4j.password },
+      },
       [],
       { origin: "benchmark" },
     );
@@ -58,7 +67,14 @@ describe.skipIf(!process.env.TEST_NEO4J_URI)("text2cypher suite on Neo4j", () =>
   });
 
   it("computes gold from the gold Cypher and scores execution match on Neo4j", async () => {
-    const plan = await planEvalRun(handle.prisma, deps, admin, { suite: "text2cypher", seed: 2, limit: 6, configInput: {}, concurrency: 2, origin: "cli" });
+    const plan = await planEvalRun(handle.prisma, deps, admin, {
+      suite: "text2cypher",
+      seed: 2,
+      limit: 6,
+      configInput: {},
+      concurrency: 2,
+      origin: "cli",
+    });
     expect(plan.catalog.kbIds).toHaveLength(1);
     const { reportId } = await openReport(handle.prisma, admin, plan);
     const report = await executeEvalRun(handle.prisma, deps, admin, plan, reportId);
@@ -80,7 +96,13 @@ describe.skipIf(!process.env.TEST_NEO4J_URI)("text2cypher suite on Neo4j", () =>
     const loaded = loadQuestionFile("text2cypher", file, deps.datasetsDir);
     await checkQuestionFileSources(handle.prisma, admin, loaded);
     expect(loaded.suite.questions.length).toBeGreaterThan(0);
-    const plan = await planEvalRun(handle.prisma, deps, admin, { suite: "text2cypher", seed: 1, limit: 4, configInput: {}, concurrency: 2, origin: "cli", questionsFile: loaded.ref }, loaded.suite);
+    const plan = await planEvalRun(
+      handle.prisma,
+      deps,
+      admin,
+      { suite: "text2cypher", seed: 1, limit: 4, configInput: {}, concurrency: 2, origin: "cli", questionsFile: loaded.ref },
+      loaded.suite,
+    );
     const { reportId } = await openReport(handle.prisma, admin, plan);
     const report = await executeEvalRun(handle.prisma, deps, admin, plan, reportId);
     expect(report.status).toBe("DONE");

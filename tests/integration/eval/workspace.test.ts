@@ -10,7 +10,18 @@ import { DEMO_KB_NAMES, seedDemoCatalogOnce } from "@/lib/demo/seed-catalog";
 import { createAuthoredSuite, deleteAuthoredSuite, listAuthoredSuites, listAuthoringSources } from "@/lib/eval/authoring";
 import { waitForEvalRun } from "@/lib/eval/background";
 import { executeEvalRun, openReport, planEvalRun } from "@/lib/eval/runner";
-import { cancelReport, compareStoredReports, deleteReport, exportReport, getReport, listReportQuestions, listReports, listSuiteOptions, resumeReport, startReport } from "@/lib/eval/reports";
+import {
+  cancelReport,
+  compareStoredReports,
+  deleteReport,
+  exportReport,
+  getReport,
+  listReportQuestions,
+  listReports,
+  listSuiteOptions,
+  resumeReport,
+  startReport,
+} from "@/lib/eval/reports";
 import { runPipeline } from "@/lib/pipeline/run";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
 
@@ -34,18 +45,31 @@ describe("evaluation in the workspace: authored suites and reports", () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     handle = (await openAndBootstrap(db.env)).handle;
-    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-eval-ws-")), encryptionKey: Buffer.alloc(32, 4), datasetsDir: "../shared/datasets" };
+    deps = {
+      dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-eval-ws-")),
+      encryptionKey: Buffer.alloc(32, 4),
+      datasetsDir: "../shared/datasets",
+    };
     await seedDemoCatalogOnce(handle.prisma, deps);
     admin = await subject("admin@mosaic.local");
     analyst = await subject("analyst@mosaic.local");
     const p = handle.prisma;
-    const second = await p.user.create({ data: { email: "second@mosaic.local", name: "Second Analyst", role: "ANALYST", passwordHash: "x" } });
+    const second = await p.user.create({
+      data: { email: "second@mosaic.local", name: "Second Analyst", role: "ANALYST", passwordHash: "x" },
+    });
     secondAnalyst = { id: second.id, role: "ANALYST", groupIds: [] };
     ids.sqlKb = (await p.knowledgeBase.findUniqueOrThrow({ where: { name: DEMO_KB_NAMES.sql } })).id;
     ids.rdfKb = (await p.knowledgeBase.findUniqueOrThrow({ where: { name: DEMO_KB_NAMES.sparql } })).id;
 
     const guide = (question: string, answer: string | null, kbId: string) =>
-      p.extractionGuide.create({ data: { question, answer, createdById: admin.id, sources: { create: [{ kbId, actions: { create: [{ kind: "NATIVE_QUERY", params: { language: "sql", text: "SELECT 1" } }] } }] } } });
+      p.extractionGuide.create({
+        data: {
+          question,
+          answer,
+          createdById: admin.id,
+          sources: { create: [{ kbId, actions: { create: [{ kind: "NATIVE_QUERY", params: { language: "sql", text: "SELECT 1" } }] } }] },
+        },
+      });
     ids.guide = (await guide("How many orders were returned?", "7", ids.sqlKb)).id;
     ids.noAnswerGuide = (await guide("How many customers are there?", null, ids.sqlKb)).id;
 
@@ -53,8 +77,21 @@ describe("evaluation in the workspace: authored suites and reports", () => {
     const wrongRun = await runPipeline(p, deps, { question: "How many orders were shipped?", user: analyst });
     const helpfulRun = await runPipeline(p, deps, { question: "Who is the chief executive of Aurora Outfitters GmbH?", user: analyst });
     const resolved = { status: "RESOLVED" as const, resolvedById: admin.id, resolvedAt: new Date() };
-    ids.wrongFeedback = (await p.feedback.create({ data: { runId: wrongRun.runId, userId: analyst.id, verdict: "WRONG", correctAnswer: "113", ...resolved, resolvedGuideId: ids.guide } })).id;
-    ids.helpfulFeedback = (await p.feedback.create({ data: { runId: helpfulRun.runId, userId: analyst.id, verdict: "HELPFUL", ...resolved } })).id;
+    ids.wrongFeedback = (
+      await p.feedback.create({
+        data: {
+          runId: wrongRun.runId,
+          userId: analyst.id,
+          verdict: "WRONG",
+          correctAnswer: "113",
+          ...resolved,
+          resolvedGuideId: ids.guide,
+        },
+      })
+    ).id;
+    ids.helpfulFeedback = (
+      await p.feedback.create({ data: { runId: helpfulRun.runId, userId: analyst.id, verdict: "HELPFUL", ...resolved } })
+    ).id;
     await p.feedback.create({ data: { runId: wrongRun.runId, userId: analyst.id, verdict: "WRONG", correctAnswer: "open, not resolved" } });
 
     // The RDF KB becomes restricted to a group the analysts are not in; a guide on it must stay hidden from them.
@@ -98,15 +135,29 @@ describe("evaluation in the workspace: authored suites and reports", () => {
       ["How many orders were shipped?", ["113"], [ids.sqlKb], false, "feedback"],
       ["What is the warranty of the Quantum Flux Capacitor?", [], [], true, "manual"],
     ]);
-    await expect(createAuthoredSuite(handle.prisma, analyst, { name: "Sales regression", items: [{ kind: "guide", id: ids.guide }] })).rejects.toMatchObject({ code: "CONFLICT" });
-    await expect(createAuthoredSuite(handle.prisma, analyst, { name: "Peek", items: [{ kind: "guide", id: ids.secretGuide }] })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(createAuthoredSuite(handle.prisma, analyst, { name: "Empty", items: [{ kind: "manual", question: "Anything?" }] })).rejects.toMatchObject({ name: "ZodError" });
+    await expect(
+      createAuthoredSuite(handle.prisma, analyst, { name: "Sales regression", items: [{ kind: "guide", id: ids.guide }] }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(
+      createAuthoredSuite(handle.prisma, analyst, { name: "Peek", items: [{ kind: "guide", id: ids.secretGuide }] }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(
+      createAuthoredSuite(handle.prisma, analyst, { name: "Empty", items: [{ kind: "manual", question: "Anything?" }] }),
+    ).rejects.toMatchObject({ name: "ZodError" });
 
     const options = await listSuiteOptions(handle.prisma, analyst, { datasetsDir: deps.datasetsDir, neo4jConfigured: false });
-    expect(options.find((o) => o.key === `custom:${created.id}`)).toMatchObject({ label: "Sales regression", questions: 3, authored: true, canDelete: true });
+    expect(options.find((o) => o.key === `custom:${created.id}`)).toMatchObject({
+      label: "Sales regression",
+      questions: 3,
+      authored: true,
+      canDelete: true,
+    });
     expect(options.find((o) => o.key === "demo")!.unavailable).toBeNull();
     // Without the benchmark datasets the suites say where they were looked for; with them, that the catalog is not loaded.
-    const withoutDatasets = await listSuiteOptions(handle.prisma, analyst, { datasetsDir: path.join(deps.dataDir, "no-datasets-here"), neo4jConfigured: false });
+    const withoutDatasets = await listSuiteOptions(handle.prisma, analyst, {
+      datasetsDir: path.join(deps.dataDir, "no-datasets-here"),
+      neo4jConfigured: false,
+    });
     expect(withoutDatasets.find((o) => o.key === "spider")!.unavailable).toMatchObject({ short: "datasets not found", loadable: false });
     expect(withoutDatasets.find((o) => o.key === "spider")!.unavailable!.reason).toContain(path.join(deps.dataDir, "no-datasets-here"));
     expect(withoutDatasets.find((o) => o.key === "demo")!.unavailable).toBeNull();
@@ -120,7 +171,13 @@ describe("evaluation in the workspace: authored suites and reports", () => {
 
   it("runs a suite in the background and serves its report, questions, export and comparison", async () => {
     const suite = (await listAuthoredSuites(handle.prisma, analyst)).find((s) => s.name === "Sales regression")!;
-    const first = await startReport(handle.prisma, deps, analyst, { suite: `custom:${suite.id}`, limit: null, seed: 1, concurrency: 2, label: "before" });
+    const first = await startReport(handle.prisma, deps, analyst, {
+      suite: `custom:${suite.id}`,
+      limit: null,
+      seed: 1,
+      concurrency: 2,
+      label: "before",
+    });
     expect(first.total).toBe(3);
     await waitForEvalRun(first.reportId);
     const report = await getReport(handle.prisma, analyst, first.reportId);
@@ -134,7 +191,14 @@ describe("evaluation in the workspace: authored suites and reports", () => {
     expect(exported).toMatchObject({ suite: `custom:${suite.id}`, n: 3, status: "DONE" });
 
     // A second run with a stricter threshold, compared with the first.
-    const second = await startReport(handle.prisma, deps, analyst, { suite: `custom:${suite.id}`, limit: null, seed: 1, concurrency: 1, label: "after", config: '{"answerThreshold": 0.99}' });
+    const second = await startReport(handle.prisma, deps, analyst, {
+      suite: `custom:${suite.id}`,
+      limit: null,
+      seed: 1,
+      concurrency: 1,
+      label: "after",
+      config: '{"answerThreshold": 0.99}',
+    });
     await waitForEvalRun(second.reportId);
     const cmp = await compareStoredReports(handle.prisma, analyst, first.reportId, second.reportId);
     expect(cmp.counts.common).toBe(3);
@@ -151,7 +215,15 @@ describe("evaluation in the workspace: authored suites and reports", () => {
 
   it("stops a run when another instance on the same database cancels it", async () => {
     const suite = (await listAuthoredSuites(handle.prisma, analyst)).find((s) => s.name === "Sales regression")!;
-    const plan = await planEvalRun(handle.prisma, deps, analyst, { suite: `custom:${suite.id}`, limit: null, seed: 1, configInput: {}, concurrency: 1, origin: "app", fresh: true });
+    const plan = await planEvalRun(handle.prisma, deps, analyst, {
+      suite: `custom:${suite.id}`,
+      limit: null,
+      seed: 1,
+      configInput: {},
+      concurrency: 1,
+      origin: "app",
+      fresh: true,
+    });
     const { reportId } = await openReport(handle.prisma, analyst, plan, { sharedDatabase: true });
     // cancelReport on an instance that is not running it only marks the row (its cancelEvalRun finds nothing there).
     await handle.prisma.evalReport.update({ where: { id: reportId }, data: { status: "CANCELLED", finishedAt: new Date() } });
@@ -169,14 +241,21 @@ describe("evaluation in the workspace: authored suites and reports", () => {
     expect((await listReports(handle.prisma, admin)).map((r) => r.id)).toContain(run.reportId);
     expect((await listReports(handle.prisma, analyst)).map((r) => r.id)).not.toContain(run.reportId);
     await expect(getReport(handle.prisma, analyst, run.reportId)).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(listReportQuestions(handle.prisma, analyst, run.reportId, { filter: "all", q: "", offset: 0, limit: 10 })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(
+      listReportQuestions(handle.prisma, analyst, run.reportId, { filter: "all", q: "", offset: 0, limit: 10 }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
     // The analyst's own demo run excludes that KB (runs use the runner's access), so it is visible to the analyst.
     const own = await startReport(handle.prisma, deps, analyst, { suite: "demo", limit: 2, seed: 1, concurrency: 2 });
     await waitForEvalRun(own.reportId);
     const mine = await getReport(handle.prisma, analyst, own.reportId);
     expect(mine.kbCount).toBe(2);
     // A bad config never starts a run.
-    await expect(startReport(handle.prisma, deps, analyst, { suite: "demo", config: "{not json" })).rejects.toMatchObject({ code: "VALIDATION", fields: { config: expect.any(String) } });
-    await expect(startReport(handle.prisma, deps, analyst, { suite: "demo", config: '{"poolLimit": 3}' })).rejects.toMatchObject({ code: "VALIDATION" });
+    await expect(startReport(handle.prisma, deps, analyst, { suite: "demo", config: "{not json" })).rejects.toMatchObject({
+      code: "VALIDATION",
+      fields: { config: expect.any(String) },
+    });
+    await expect(startReport(handle.prisma, deps, analyst, { suite: "demo", config: '{"poolLimit": 3}' })).rejects.toMatchObject({
+      code: "VALIDATION",
+    });
   });
 });

@@ -21,22 +21,30 @@ describe(`source-object workbench (${TARGET_ENGINE})`, () => {
   let analyst: AccessSubject;
   let outsider: AccessSubject;
   const kb = { documents: "", sql: "", sparql: "" };
-  const names = async (who: AccessSubject, filters: Record<string, string>) => (await listSourceObjects(handle.prisma, who, filters)).map((o) => o.name);
+  const names = async (who: AccessSubject, filters: Record<string, string>) =>
+    (await listSourceObjects(handle.prisma, who, filters)).map((o) => o.name);
   const objectId = async (key: string) => (await handle.prisma.sourceObject.findFirstOrThrow({ where: { key } })).id;
 
   beforeAll(async () => {
     db = await createTestDatabase();
     handle = (await openAndBootstrap(db.env)).handle;
-    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-so-")), encryptionKey: Buffer.alloc(32, 9), datasetsDir: "../shared/datasets" };
+    deps = {
+      dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-so-")),
+      encryptionKey: Buffer.alloc(32, 9),
+      datasetsDir: "../shared/datasets",
+    };
     await seedDemoCatalogOnce(handle.prisma, deps);
-    for (const [k, name] of Object.entries(DEMO_KB_NAMES)) kb[k as keyof typeof kb] = (await handle.prisma.knowledgeBase.findFirstOrThrow({ where: { name } })).id;
+    for (const [k, name] of Object.entries(DEMO_KB_NAMES))
+      kb[k as keyof typeof kb] = (await handle.prisma.knowledgeBase.findFirstOrThrow({ where: { name } })).id;
     const a = await handle.prisma.user.findUniqueOrThrow({ where: { email: "analyst@mosaic.local" }, include: { memberships: true } });
     analyst = { id: a.id, role: "ANALYST", groupIds: a.memberships.map((m) => m.groupId) };
     const finance = await handle.prisma.group.create({ data: { name: "Finance" } });
     await handle.prisma.kbGroupAccess.create({ data: { kbId: kb.documents, groupId: finance.id } });
     await handle.prisma.groupMembership.create({ data: { userId: analyst.id, groupId: finance.id } });
     analyst.groupIds.push(finance.id);
-    const o = await handle.prisma.user.create({ data: { email: "outsider@mosaic.local", name: "Otto Outsider", role: "ANALYST", passwordHash: "x" } });
+    const o = await handle.prisma.user.create({
+      data: { email: "outsider@mosaic.local", name: "Otto Outsider", role: "ANALYST", passwordHash: "x" },
+    });
     outsider = { id: o.id, role: "ANALYST", groupIds: [] };
   }, 120_000);
   afterAll(async () => {
@@ -65,14 +73,28 @@ describe(`source-object workbench (${TARGET_ENGINE})`, () => {
     const id = await objectId("annual-report-2025-md#table-1");
     const untouched = await objectId("travel-and-expense-policy-md#table-1");
     await handle.prisma.sourceObject.update({ where: { id: untouched }, data: { description: "stale generated text" } });
-    await updateSourceObject(handle.prisma, analyst, { id, name: "Revenue by region", description: "Revenue per sales region, 2024 and 2025, in EUR million.", tags: ["Finance", "revenue", "finance"] });
-    await expect(updateSourceObject(handle.prisma, outsider, { id, name: "x", description: "", tags: [] })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await updateSourceObject(handle.prisma, analyst, {
+      id,
+      name: "Revenue by region",
+      description: "Revenue per sales region, 2024 and 2025, in EUR million.",
+      tags: ["Finance", "revenue", "finance"],
+    });
+    await expect(updateSourceObject(handle.prisma, outsider, { id, name: "x", description: "", tags: [] })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
 
     const report = await refreshKnowledgeBase(handle.prisma, deps, kb.documents);
     expect(report.status).toBe("HEALTHY");
     const kept = await handle.prisma.sourceObject.findUniqueOrThrow({ where: { id } });
-    expect(kept).toMatchObject({ name: "Revenue by region", description: "Revenue per sales region, 2024 and 2025, in EUR million.", tags: ["finance", "revenue"], descriptionEdited: true });
-    expect((await handle.prisma.sourceObject.findUniqueOrThrow({ where: { id: untouched } })).description).toMatch(/^Table from "Travel and Expense Policy"/);
+    expect(kept).toMatchObject({
+      name: "Revenue by region",
+      description: "Revenue per sales region, 2024 and 2025, in EUR million.",
+      tags: ["finance", "revenue"],
+      descriptionEdited: true,
+    });
+    expect((await handle.prisma.sourceObject.findUniqueOrThrow({ where: { id: untouched } })).description).toMatch(
+      /^Table from "Travel and Expense Policy"/,
+    );
     expect(await names(analyst, { tag: "finance" })).toEqual(["Revenue by region"]);
     expect(await names(analyst, { q: "revenue" })).toContain("Revenue by region");
   });
@@ -80,7 +102,11 @@ describe(`source-object workbench (${TARGET_ENGINE})`, () => {
   it("lists a collection's documents and a document's sentences for SelectSentenceIdxs", async () => {
     const collection = await objectId("collection");
     const docs = await listCollectionDocuments(handle.prisma, deps, analyst, collection);
-    expect(docs.map((d) => d.title)).toEqual(["Aurora Outfitters Annual Report 2025", "Returns and Warranty Policy", "Travel and Expense Policy"]);
+    expect(docs.map((d) => d.title)).toEqual([
+      "Aurora Outfitters Annual Report 2025",
+      "Returns and Warranty Policy",
+      "Travel and Expense Policy",
+    ]);
     expect(docs.every((d) => d.sentences > 3 && d.tables === 1)).toBe(true);
     const travel = docs.find((d) => d.title === "Travel and Expense Policy")!;
     const { sentences, total, truncated } = await collectionDocumentSentences(handle.prisma, deps, analyst, collection, travel.id);
@@ -89,11 +115,20 @@ describe(`source-object workbench (${TARGET_ENGINE})`, () => {
     const oslo = sentences.findIndex((s) => /nightly cap/.test(s));
     expect(oslo).toBeGreaterThan(0);
     // Sentence i of the list is sentence i of SelectSentenceIdxs.
-    const picked = await runRetrievalAction(handle.prisma, deps, analyst, { kbId: kb.documents, kind: "SELECT_SENTENCE_IDXS", params: { documentId: travel.id, sentenceIdxs: [oslo] } });
+    const picked = await runRetrievalAction(handle.prisma, deps, analyst, {
+      kbId: kb.documents,
+      kind: "SELECT_SENTENCE_IDXS",
+      params: { documentId: travel.id, sentenceIdxs: [oslo] },
+    });
     expect(picked.context).toBe(`Travel and Expense Policy: ${sentences[oslo]}`);
 
-    await expect(listCollectionDocuments(handle.prisma, deps, analyst, await objectId("orders"))).rejects.toMatchObject({ code: "VALIDATION" });
+    await expect(listCollectionDocuments(handle.prisma, deps, analyst, await objectId("orders"))).rejects.toMatchObject({
+      code: "VALIDATION",
+    });
     await expect(listCollectionDocuments(handle.prisma, deps, outsider, collection)).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(collectionDocumentSentences(handle.prisma, deps, analyst, collection, "no-such-doc")).rejects.toMatchObject({ code: "VALIDATION", message: expect.stringMatching(/no document "no-such-doc"/) });
+    await expect(collectionDocumentSentences(handle.prisma, deps, analyst, collection, "no-such-doc")).rejects.toMatchObject({
+      code: "VALIDATION",
+      message: expect.stringMatching(/no document "no-such-doc"/),
+    });
   });
 });

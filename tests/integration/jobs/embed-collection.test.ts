@@ -36,9 +36,15 @@ function vectors(file: string) {
       rows: db.prepare("SELECT count(*) FROM search_rows").pluck().get() as number,
       vectors: db.prepare("SELECT count(*) FROM search_vectors").pluck().get() as number,
       distinct: db.prepare("SELECT count(DISTINCT rowid) FROM search_vectors").pluck().get() as number,
-      withoutVector: db.prepare("SELECT count(*) FROM search_rows WHERE rowid NOT IN (SELECT rowid FROM search_vectors)").pluck().get() as number,
+      withoutVector: db
+        .prepare("SELECT count(*) FROM search_rows WHERE rowid NOT IN (SELECT rowid FROM search_vectors)")
+        .pluck()
+        .get() as number,
       model: db.prepare("SELECT value FROM meta WHERE key = 'embedding_model'").pluck().get() as string,
-      first: db.prepare("SELECT rowid, embedding FROM search_vectors ORDER BY rowid LIMIT 3").all() as { rowid: number; embedding: Buffer }[],
+      first: db.prepare("SELECT rowid, embedding FROM search_vectors ORDER BY rowid LIMIT 3").all() as {
+        rowid: number;
+        embedding: Buffer;
+      }[],
     };
   } finally {
     db.close();
@@ -83,7 +89,13 @@ describe.skipIf(!sharedModelsAvailable())("embedding a collection as a backgroun
     Object.assign(process.env, ENV);
     db = await createTestDatabase({ seed: false });
     handle = (await openAndBootstrap(db.env)).handle;
-    const { id } = await registerKnowledgeBase(handle.prisma, deps(), null, { kind: "DOCUMENTS", name: "Committee notes", description: "Budget notes.", connection: { language: "en" }, groupIds: [] }, notes());
+    const { id } = await registerKnowledgeBase(
+      handle.prisma,
+      deps(),
+      null,
+      { kind: "DOCUMENTS", name: "Committee notes", description: "Budget notes.", connection: { language: "en" }, groupIds: [] },
+      notes(),
+    );
     kb = { ...(await handle.prisma.knowledgeBase.findUniqueOrThrow({ where: { id } })), kind: "DOCUMENTS" };
     file = indexPath({ kbId: id, kbName: kb.name, storageDir: kbStorageDir(db.env.DATA_DIR, id) });
   }, 120_000);
@@ -97,7 +109,11 @@ describe.skipIf(!sharedModelsAvailable())("embedding a collection as a backgroun
 
   it("registering the collection queued its embedding job, shown with its progress", async () => {
     const [job] = await latestJobsOfKb(handle.prisma, kb.id);
-    expect(job).toMatchObject({ kind: "documents.embed", status: "QUEUED", message: "Waiting to embed the collection for semantic search." });
+    expect(job).toMatchObject({
+      kind: "documents.embed",
+      status: "QUEUED",
+      message: "Waiting to embed the collection for semantic search.",
+    });
   });
 
   it("resumes after the process running it is killed: every row gets one vector, none is computed again", async () => {
@@ -118,29 +134,49 @@ describe.skipIf(!sharedModelsAvailable())("embedding a collection as a backgroun
     // Committed vectors were kept byte for byte (an int8 re-embedding in another batch would differ).
     expect(done.first).toEqual(killed.first);
     const [job] = await latestJobsOfKb(handle.prisma, kb.id);
-    expect(job).toMatchObject({ status: "SUCCEEDED", attempts: 2, progressDone: done.rows, progressTotal: done.rows, message: `${done.rows.toLocaleString("en")} passages and table rows embedded with all-MiniLM-L6-v2 (int8).` });
+    expect(job).toMatchObject({
+      status: "SUCCEEDED",
+      attempts: 2,
+      progressDone: done.rows,
+      progressTotal: done.rows,
+      message: `${done.rows.toLocaleString("en")} passages and table rows embedded with all-MiniLM-L6-v2 (int8).`,
+    });
   });
 
   it("searches hybrid once the vectors are there, and the native query says so", async () => {
     const models = await resolveModels(handle.prisma);
     const backend = openBackend(kb, deps());
-    const result = await backend.execute({ language: "search", text: "Which budget line did the committee approve for the harbour lights?" }, { maxRows: 5, timeoutMs: 10_000, embedder: models.embedder });
+    const result = await backend.execute(
+      { language: "search", text: "Which budget line did the committee approve for the harbour lights?" },
+      { maxRows: 5, timeoutMs: 10_000, embedder: models.embedder },
+    );
     const [top] = backend.verbalize(result);
     expect(top.provenance.query).toBe(
       "Which budget line did the committee approve for the harbour lights?\n[hybrid search: BM25 (SQLite FTS5) + vector similarity (all-MiniLM-L6-v2, int8), weighted blend of normalised BM25 and cosine similarity, weights BM25 0.50 : vector 0.50]",
     );
-    const lexical = await backend.execute({ language: "search", text: "Which budget line did the committee approve for the harbour lights?" }, { maxRows: 5, timeoutMs: 10_000 });
+    const lexical = await backend.execute(
+      { language: "search", text: "Which budget line did the committee approve for the harbour lights?" },
+      { maxRows: 5, timeoutMs: 10_000 },
+    );
     expect(backend.verbalize(lexical)[0].provenance.query).toBe("Which budget line did the committee approve for the harbour lights?");
     // Formulation searches BM25 with keywords and the vectors with the question in plain words; the panel says which.
     const question = "Which budget line did the committee approve for the harbour lights?";
-    const keywords = await backend.execute({ language: "search", text: "budget line committee approve harbour lights", semantic: question }, { maxRows: 5, timeoutMs: 10_000, embedder: models.embedder });
+    const keywords = await backend.execute(
+      { language: "search", text: "budget line committee approve harbour lights", semantic: question },
+      { maxRows: 5, timeoutMs: 10_000, embedder: models.embedder },
+    );
     expect(backend.verbalize(keywords)[0].provenance.query).toBe(
       `budget line committee approve harbour lights\n[hybrid search: BM25 (SQLite FTS5) + vector similarity (all-MiniLM-L6-v2, int8), weighted blend of normalised BM25 and cosine similarity, weights BM25 0.50 : vector 0.50; vector similarity to "${question}"]`,
     );
   });
 
   it("embeds the collection again when the admin switches the precision", async () => {
-    const { queued } = await applyModelSettings(handle.prisma, modelsEnv(), { enabled: true, precision: "fp32", embedder: "", crossEncoder: "" });
+    const { queued } = await applyModelSettings(handle.prisma, modelsEnv(), {
+      enabled: true,
+      precision: "fp32",
+      embedder: "",
+      crossEncoder: "",
+    });
     expect(queued).toBe(1);
     await drainJobs({ prisma: handle.prisma, deps: deps() }, { exclusive: true });
     const after = vectors(file);

@@ -27,9 +27,21 @@ describe(`adding documents to a collection through the queue (${TARGET_ENGINE})`
   beforeAll(async () => {
     db = await createTestDatabase();
     handle = (await openAndBootstrap(db.env)).handle;
-    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-uploads-")), encryptionKey: Buffer.alloc(32, 6), datasetsDir: "../shared/datasets" };
+    deps = {
+      dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-uploads-")),
+      encryptionKey: Buffer.alloc(32, 6),
+      datasetsDir: "../shared/datasets",
+    };
     const admin = await handle.prisma.user.findUniqueOrThrow({ where: { email: "admin@mosaic.local" } });
-    kbId = (await registerKnowledgeBase(handle.prisma, deps, admin.id, { kind: "DOCUMENTS", name: "Queued policies", description: "", connection: {} }, [content("returns-policy.html")])).id;
+    kbId = (
+      await registerKnowledgeBase(
+        handle.prisma,
+        deps,
+        admin.id,
+        { kind: "DOCUMENTS", name: "Queued policies", description: "", connection: {} },
+        [content("returns-policy.html")],
+      )
+    ).id;
   }, 120_000);
   afterAll(async () => {
     await closeAllBackends();
@@ -46,7 +58,12 @@ describe(`adding documents to a collection through the queue (${TARGET_ENGINE})`
 
     const after = await queuedUploads(handle.prisma, kbId);
     expect(after.waiting).toBe(0);
-    expect(after.job).toMatchObject({ status: "SUCCEEDED", progressDone: 3, progressTotal: 3, message: expect.stringMatching(/^1 added, 0 replaced, 1 unchanged; not readable: broken\.pdf: /) });
+    expect(after.job).toMatchObject({
+      status: "SUCCEEDED",
+      progressDone: 3,
+      progressTotal: 3,
+      message: expect.stringMatching(/^1 added, 0 replaced, 1 unchanged; not readable: broken\.pdf: /),
+    });
     const kb = await handle.prisma.knowledgeBase.findUniqueOrThrow({ where: { id: kbId } });
     // The unreadable file is listed as failed, not counted among the documents.
     expect(kb.descriptor).toMatch(/^Document collection "Queued policies": 2 documents, /);
@@ -54,7 +71,9 @@ describe(`adding documents to a collection through the queue (${TARGET_ENGINE})`
 
   it("says plainly when there is nothing to add or no such collection", async () => {
     await expect(queueUploads(handle.prisma, kbId, [])).rejects.toThrow("Choose at least one document to add.");
-    await expect(queueUploads(handle.prisma, "no-such-kb", [content("returns-policy.html")])).rejects.toThrow("That document collection no longer exists.");
+    await expect(queueUploads(handle.prisma, "no-such-kb", [content("returns-policy.html")])).rejects.toThrow(
+      "That document collection no longer exists.",
+    );
     await expect(retryQueuedUploads(handle.prisma, kbId)).rejects.toThrow("No documents are waiting to be added.");
   });
 });

@@ -50,7 +50,15 @@ describe(`background jobs on the application database (${TARGET_ENGINE})`, () =>
   });
   const definitions = new Map<string, JobDefinition>([[testJob.id, testJob as unknown as JobDefinition]]);
   const processor = (h: DatabaseHandle, over: Partial<ConstructorParameters<typeof JobProcessor>[0]> = {}) =>
-    new JobProcessor({ services: { prisma: h.prisma, deps }, definitions, exclusive: false, pollMs: 20, heartbeatMs: 50, retryBaseMs: 50, ...over });
+    new JobProcessor({
+      services: { prisma: h.prisma, deps },
+      definitions,
+      exclusive: false,
+      pollMs: 20,
+      heartbeatMs: 50,
+      retryBaseMs: 50,
+      ...over,
+    });
 
   beforeAll(async () => {
     db = await createTestDatabase({ seed: false });
@@ -73,7 +81,11 @@ describe(`background jobs on the application database (${TARGET_ENGINE})`, () =>
     await Promise.all([a.drain(), b.drain()]);
     for (const id of ids) {
       expect(ranBy.get(id)).toEqual(["attempt 1"]);
-      expect(await getJob(handle.prisma, id)).toMatchObject({ status: "SUCCEEDED", attempts: 1, message: expect.stringMatching(/^did \d+$/) });
+      expect(await getJob(handle.prisma, id)).toMatchObject({
+        status: "SUCCEEDED",
+        attempts: 1,
+        message: expect.stringMatching(/^did \d+$/),
+      });
     }
   });
 
@@ -87,7 +99,10 @@ describe(`background jobs on the application database (${TARGET_ENGINE})`, () =>
     // New work arrives while it runs: the same job, flagged to run again.
     expect(await enqueueJob(handle.prisma, testJob, { n: 1 }, { activeKey: "k1" })).toEqual({ id: first.id, created: false });
     await p.execute(claimed!);
-    expect(await getJob(handle.prisma, first.id)).toMatchObject({ status: "QUEUED", message: "Runs again: more work arrived while it ran." });
+    expect(await getJob(handle.prisma, first.id)).toMatchObject({
+      status: "QUEUED",
+      message: "Runs again: more work arrived while it ran.",
+    });
     await p.drain();
     expect(await getJob(handle.prisma, first.id)).toMatchObject({ status: "SUCCEEDED" });
     expect(ranBy.get(first.id)).toHaveLength(2);
@@ -101,14 +116,23 @@ describe(`background jobs on the application database (${TARGET_ENGINE})`, () =>
     const { id } = await enqueueJob(handle.prisma, testJob, { n: 2 });
     const p = processor(handle);
     await p.execute((await p.claim())!);
-    expect(await getJob(handle.prisma, id)).toMatchObject({ status: "QUEUED", error: "the source was busy", message: expect.stringMatching(/^Attempt 1 of 2 failed \(the source was busy\); it is tried again in 0 s\.$/) });
+    expect(await getJob(handle.prisma, id)).toMatchObject({
+      status: "QUEUED",
+      error: "the source was busy",
+      message: expect.stringMatching(/^Attempt 1 of 2 failed \(the source was busy\); it is tried again in 0 s\.$/),
+    });
     await p.drain();
     expect(await getJob(handle.prisma, id)).toMatchObject({ status: "SUCCEEDED", attempts: 2 });
 
     behaviour = "fail-hard";
     const hard = await enqueueJob(handle.prisma, testJob, { n: 3 }, { activeKey: "hard" });
     await p.drain();
-    expect(await getJob(handle.prisma, hard.id)).toMatchObject({ status: "FAILED", attempts: 1, error: "the collection was deleted", message: "Failed: the collection was deleted" });
+    expect(await getJob(handle.prisma, hard.id)).toMatchObject({
+      status: "FAILED",
+      attempts: 1,
+      error: "the collection was deleted",
+      message: "Failed: the collection was deleted",
+    });
   });
 
   it("takes over a job whose instance stopped sending heartbeats, and resumes it", async () => {
@@ -130,7 +154,13 @@ describe(`background jobs on the application database (${TARGET_ENGINE})`, () =>
     await p.start();
     for (let i = 0; i < 100 && (await getJob(handle.prisma, id))?.status !== "RUNNING"; i++) await new Promise((r) => setTimeout(r, 20));
     await p.stop(2_000);
-    expect(await getJob(handle.prisma, id)).toMatchObject({ status: "QUEUED", attempts: 0, progressDone: 1, progressTotal: 10, message: "Paused by a shutdown; it resumes when the app runs again." });
+    expect(await getJob(handle.prisma, id)).toMatchObject({
+      status: "QUEUED",
+      attempts: 0,
+      progressDone: 1,
+      progressTotal: 10,
+      message: "Paused by a shutdown; it resumes when the app runs again.",
+    });
     behaviour = "record";
     await processor(handle).drain();
     expect(await getJob(handle.prisma, id)).toMatchObject({ status: "SUCCEEDED", attempts: 1 });

@@ -28,7 +28,18 @@ describe("LlmClient", () => {
   it("returns validated JSON with usage and cost", async () => {
     fake.on("answer", { json: { answer: "7" }, usage: { prompt_tokens: 2_000, completion_tokens: 50 }, model: "gpt-4o-mini-2024-07-18" });
     const r = await ask(client());
-    expect(r).toMatchObject({ ok: true, value: { answer: "7" }, usage: { model: "gpt-4o-mini-2024-07-18", promptTokens: 2_000, completionTokens: 50, priceKnown: true, attempts: 1, mode: "json_schema" } });
+    expect(r).toMatchObject({
+      ok: true,
+      value: { answer: "7" },
+      usage: {
+        model: "gpt-4o-mini-2024-07-18",
+        promptTokens: 2_000,
+        completionTokens: 50,
+        priceKnown: true,
+        attempts: 1,
+        mode: "json_schema",
+      },
+    });
     expect(r.usage.costUsd).toBeCloseTo((2_000 * 0.15 + 50 * 0.6) / 1e6, 12);
     const body = fake.requests[0].body!;
     expect(body).toMatchObject({ model: "gpt-4o-mini", temperature: 0, max_tokens: 2_048 });
@@ -54,8 +65,23 @@ describe("LlmClient", () => {
     let n = 0;
     fake.on("answer", (req) => {
       n++;
-      if (req.body?.max_tokens !== undefined) return { status: 400, body: { error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", type: "invalid_request_error" } } };
-      if (req.body?.temperature !== undefined) return { status: 400, body: { error: { message: "Unsupported value: 'temperature' does not support 0 with this model.", type: "invalid_request_error" } } };
+      if (req.body?.max_tokens !== undefined)
+        return {
+          status: 400,
+          body: {
+            error: {
+              message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+              type: "invalid_request_error",
+            },
+          },
+        };
+      if (req.body?.temperature !== undefined)
+        return {
+          status: 400,
+          body: {
+            error: { message: "Unsupported value: 'temperature' does not support 0 with this model.", type: "invalid_request_error" },
+          },
+        };
       return { json: { answer: "ok" } };
     });
     const r = await ask(client());
@@ -66,11 +92,22 @@ describe("LlmClient", () => {
   });
 
   it("says why output is unusable, and still counts its tokens", async () => {
-    fake.once("answer", { content: '{"answer": "7", "extra', finishReason: "length", usage: { prompt_tokens: 10, completion_tokens: 2_048 } });
+    fake.once("answer", {
+      content: '{"answer": "7", "extra',
+      finishReason: "length",
+      usage: { prompt_tokens: 10, completion_tokens: 2_048 },
+    });
     const cut = await ask(client());
-    expect(cut).toMatchObject({ ok: false, error: { kind: "invalid_output", message: "the reply was cut at the output token limit before its JSON ended" }, usage: { completionTokens: 2_048 } });
+    expect(cut).toMatchObject({
+      ok: false,
+      error: { kind: "invalid_output", message: "the reply was cut at the output token limit before its JSON ended" },
+      usage: { completionTokens: 2_048 },
+    });
     fake.once("answer", { json: { answer: ["7"] } });
-    expect(await ask(client())).toMatchObject({ ok: false, error: { message: expect.stringMatching(/^the reply does not match the expected schema \(answer: /) } });
+    expect(await ask(client())).toMatchObject({
+      ok: false,
+      error: { message: expect.stringMatching(/^the reply does not match the expected schema \(answer: /) },
+    });
   });
 
   it("estimates tokens when the endpoint reports no usage, and prices an unknown model at 0", async () => {
@@ -82,15 +119,29 @@ describe("LlmClient", () => {
   });
 
   it("gives up at once when Retry-After asks for longer than a run can wait", async () => {
-    fake.on("answer", { status: 429, headers: { "retry-after": "120" }, body: { error: { message: "Rate limit reached", type: "requests" } } });
+    fake.on("answer", {
+      status: 429,
+      headers: { "retry-after": "120" },
+      body: { error: { message: "Rate limit reached", type: "requests" } },
+    });
     const r = await ask(client());
-    expect(r).toMatchObject({ ok: false, error: { kind: "rate_limited", message: "429 rate limited: Rate limit reached (the endpoint asks to wait 120 s)" } });
+    expect(r).toMatchObject({
+      ok: false,
+      error: { kind: "rate_limited", message: "429 rate limited: Rate limit reached (the endpoint asks to wait 120 s)" },
+    });
     expect(fake.requests).toHaveLength(1);
   });
 
   it("does not start a request past the deadline", async () => {
     fake.on("answer", { json: { answer: "x" } });
-    const r = await client().complete({ task: "answer", model: "gpt-4o-mini", system: SYSTEM, user: "Q", schema, deadline: Date.now() + 100 });
+    const r = await client().complete({
+      task: "answer",
+      model: "gpt-4o-mini",
+      system: SYSTEM,
+      user: "Q",
+      schema,
+      deadline: Date.now() + 100,
+    });
     expect(r).toMatchObject({ ok: false, error: { kind: "budget" } });
     expect(fake.requests).toHaveLength(0);
   });

@@ -21,7 +21,11 @@ export interface DemoWorkspace {
 export async function openDemoWorkspace(): Promise<DemoWorkspace> {
   const db = await createTestDatabase();
   const handle = (await openAndBootstrap(db.env)).handle;
-  const deps: CatalogDeps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-llm-")), encryptionKey: Buffer.alloc(32, 9), datasetsDir: "../shared/datasets" };
+  const deps: CatalogDeps = {
+    dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-llm-")),
+    encryptionKey: Buffer.alloc(32, 9),
+    datasetsDir: "../shared/datasets",
+  };
   await seedDemoCatalogOnce(handle.prisma, deps);
   const u = await handle.prisma.user.findUniqueOrThrow({ where: { email: "user@mosaic.local" }, include: { memberships: true } });
   const a = await handle.prisma.user.findUniqueOrThrow({ where: { email: "admin@mosaic.local" }, include: { memberships: true } });
@@ -76,7 +80,17 @@ export const USAGE = { prompt_tokens: 1000, completion_tokens: 100 };
 export function returnedOrdersScript(): Record<string, (req: FakeRequest) => FakeReply> {
   return {
     understand: () => ({
-      json: { completed: "How many orders were returned?", wh: "how many", answerTypes: ["count"], entities: ["returned"], relation: "number of orders", time: [], locations: [], aggregate: "count", superlative: null },
+      json: {
+        completed: "How many orders were returned?",
+        wh: "how many",
+        answerTypes: ["count"],
+        entities: ["returned"],
+        relation: "number of orders",
+        time: [],
+        locations: [],
+        aggregate: "count",
+        superlative: null,
+      },
       usage: USAGE,
     }),
     select: (req) => ({
@@ -88,9 +102,21 @@ export function returnedOrdersScript(): Record<string, (req: FakeRequest) => Fak
       },
       usage: USAGE,
     }),
-    "formulate.sql": () => ({ json: { query: "SELECT COUNT(*) AS returned_orders FROM orders WHERE status = 'returned'", explanation: "Counts the orders whose status is returned." }, usage: USAGE }),
-    "formulate.search": () => ({ json: { passage: "In 2025 customers returned a number of orders under the returns policy." }, usage: USAGE }),
-    "select-evidence": (req) => ({ json: { kb: resultsId(req, SALES), reason: "The SQL count answers the question directly." }, usage: USAGE }),
+    "formulate.sql": () => ({
+      json: {
+        query: "SELECT COUNT(*) AS returned_orders FROM orders WHERE status = 'returned'",
+        explanation: "Counts the orders whose status is returned.",
+      },
+      usage: USAGE,
+    }),
+    "formulate.search": () => ({
+      json: { passage: "In 2025 customers returned a number of orders under the returns policy." },
+      usage: USAGE,
+    }),
+    "select-evidence": (req) => ({
+      json: { kb: resultsId(req, SALES), reason: "The SQL count answers the question directly." },
+      usage: USAGE,
+    }),
     answer: (req) => {
       const ids = evidenceIds(req, /returned orders: 7\b|returned_orders: 7\b/);
       return { json: { answer: "7", citations: ids.slice(0, 1), confidence: 0.9, answerType: "count", refrainReason: null }, usage: USAGE };

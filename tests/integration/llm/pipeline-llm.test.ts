@@ -9,7 +9,17 @@ import { createGuide } from "@/lib/pipeline/guides";
 import { LLM_FAILURE_KEY, LLM_SETTING_KEY, getLlmSettingsView, saveLlmSettings } from "@/lib/settings/llm-settings";
 import { type RunOutcome, outcomeToJson, runPipeline } from "@/lib/pipeline/run";
 import { type FakeOpenAi, type FakeReply, type FakeRequest, startFakeOpenAi } from "../../support/fake-openai/server";
-import { DOCS, type DemoWorkspace, GRAPH, SALES, blocks, catalogId, evidenceIds, openDemoWorkspace, returnedOrdersScript } from "./demo-fixture";
+import {
+  DOCS,
+  type DemoWorkspace,
+  GRAPH,
+  SALES,
+  blocks,
+  catalogId,
+  evidenceIds,
+  openDemoWorkspace,
+  returnedOrdersScript,
+} from "./demo-fixture";
 
 /**
  * The LLM strategies in whole runs on the demo catalog (real PGlite, SQLite, FTS5, Oxigraph), with the
@@ -39,7 +49,17 @@ beforeAll(async () => {
       question: "How many orders were shipped?",
       answer: "113",
       corrections: [{ runAnswer: "120", correctAnswer: "113" }],
-      sources: [{ kbId: sales, actions: [{ kind: "NATIVE_QUERY", params: { query: { language: "sql", text: "SELECT COUNT(*) AS shipped_orders FROM orders WHERE status = 'shipped'" } } }] }],
+      sources: [
+        {
+          kbId: sales,
+          actions: [
+            {
+              kind: "NATIVE_QUERY",
+              params: { query: { language: "sql", text: "SELECT COUNT(*) AS shipped_orders FROM orders WHERE status = 'shipped'" } },
+            },
+          ],
+        },
+      ],
     })
   ).id;
 }, 120_000);
@@ -81,13 +101,20 @@ describe("every stage through the LLM", () => {
     expect(o.answer.text).toBe("7");
     expect(cited(o).map((e) => e.piece.provenance.kbName)).toEqual([SALES]);
     expect(o.winner?.kbName).toBe(SALES);
-    expect(o.queries[0]).toMatchObject({ kbName: SALES, status: "ok", query: { language: "sql", text: "SELECT COUNT(*) AS returned_orders FROM orders WHERE status = 'returned'" } });
+    expect(o.queries[0]).toMatchObject({
+      kbName: SALES,
+      status: "ok",
+      query: { language: "sql", text: "SELECT COUNT(*) AS returned_orders FROM orders WHERE status = 'returned'" },
+    });
 
     // What Mosaic sent: structured outputs, the catalog's descriptors and the nearest guide in select; the
     // full descriptor and the guide's question/query pair in formulate; the question quoted as data.
     const understand = fake.calls("understand")[0];
     expect(understand.responseFormat).toBe("json_schema");
-    expect(understand.body?.response_format).toMatchObject({ type: "json_schema", json_schema: { name: "mosaic_understand", strict: true } });
+    expect(understand.body?.response_format).toMatchObject({
+      type: "json_schema",
+      json_schema: { name: "mosaic_understand", strict: true },
+    });
     expect(blocks(understand).question).toBe(QUESTION);
     const select = fake.calls("select")[0];
     const catalog = blocks(select).catalog as { name: string; descriptor: string }[];
@@ -96,9 +123,13 @@ describe("every stage through the LLM", () => {
     expect(blocks(select).guides).toEqual([{ question: "How many orders were shipped?", answeredBy: [catalogId(select, SALES)] }]);
     const sql = fake.calls("formulate.sql")[0];
     expect(blocks(sql).descriptor).toMatch(/CREATE TABLE orders \(/);
-    expect(blocks(sql).examples).toEqual([{ question: "How many orders were shipped?", query: "SELECT COUNT(*) AS shipped_orders FROM orders WHERE status = 'shipped'" }]);
+    expect(blocks(sql).examples).toEqual([
+      { question: "How many orders were shipped?", query: "SELECT COUNT(*) AS shipped_orders FROM orders WHERE status = 'shipped'" },
+    ]);
     expect(fake.calls("formulate.search")).toHaveLength(1);
-    expect(o.queries.some((q) => q.query.language === "search" && q.query.text.startsWith(`${QUESTION} In 2025 customers returned`))).toBe(true);
+    expect(o.queries.some((q) => q.query.language === "search" && q.query.text.startsWith(`${QUESTION} In 2025 customers returned`))).toBe(
+      true,
+    );
 
     // Tokens and cost: 6 calls of 1,000 + 100 tokens at gpt-4o-mini's $0.15 / $0.60 per million.
     expect(o.llm).toMatchObject({ calls: 6, failed: 0, promptTokens: 6_000, completionTokens: 600, totalTokens: 6_600, priceUnknown: [] });
@@ -108,7 +139,9 @@ describe("every stage through the LLM", () => {
     const events = await ws.handle.prisma.traceEvent.findMany({ where: { runId: o.runId, costUsd: { not: null } } });
     expect(events).toHaveLength(6);
     expect(events.reduce((s, e) => s + (e.costUsd ?? 0), 0)).toBeCloseTo(o.llm!.costUsd, 9);
-    expect(events[0].payload).toMatchObject({ llm: { model: "gpt-4o-mini", promptTokens: 1000, completionTokens: 100, priceKnown: true, mode: "json_schema", ok: true } });
+    expect(events[0].payload).toMatchObject({
+      llm: { model: "gpt-4o-mini", promptTokens: 1000, completionTokens: 100, priceKnown: true, mode: "json_schema", ok: true },
+    });
     const stored = await ws.handle.prisma.run.findUniqueOrThrow({ where: { id: o.runId } });
     expect((stored.result as { llm: { calls: number } }).llm.calls).toBe(6);
   });
@@ -125,15 +158,31 @@ describe("every stage through the LLM", () => {
     const first = await ask(QUESTION, config());
     fake.reset();
     fake.on("understand", () => ({
-      json: { completed: "How many orders were shipped?", wh: "how many", answerTypes: ["count"], entities: ["orders", "shipped"], relation: "number of orders", time: [], locations: [], aggregate: "count", superlative: null },
+      json: {
+        completed: "How many orders were shipped?",
+        wh: "how many",
+        answerTypes: ["count"],
+        entities: ["orders", "shipped"],
+        relation: "number of orders",
+        time: [],
+        locations: [],
+        aggregate: "count",
+        superlative: null,
+      },
     }));
     fake.otherwise({ content: "(no JSON here)" });
     const follow = await ask("and shipped?", config(), { conversationId: first.conversationId });
     expect(blocks(fake.calls("understand")[0]).conversation).toEqual([{ question: QUESTION, completed: QUESTION }]);
     expect(follow.intent?.completed).toBe("How many orders were shipped?");
     // "orders" came from the earlier turn, "shipped" from this one; both linked by Mosaic's entity linking.
-    expect(follow.intent?.entities.find((e) => e.mention === "orders")).toMatchObject({ fromContext: true, links: [expect.objectContaining({ kind: "table", ref: "orders" })] });
-    expect(follow.intent?.entities.find((e) => e.mention === "shipped")).toMatchObject({ fromContext: false, links: [expect.objectContaining({ ref: "orders.status=shipped" })] });
+    expect(follow.intent?.entities.find((e) => e.mention === "orders")).toMatchObject({
+      fromContext: true,
+      links: [expect.objectContaining({ kind: "table", ref: "orders" })],
+    });
+    expect(follow.intent?.entities.find((e) => e.mention === "shipped")).toMatchObject({
+      fromContext: false,
+      links: [expect.objectContaining({ ref: "orders.status=shipped" })],
+    });
     expect(strategyOf(follow, "understand")).toEqual(["llm"]);
     expect(follow.answer.text).toMatch(/\b113\b/);
   });
@@ -160,7 +209,9 @@ describe("falling back to the classical strategies", () => {
     expect(strategyOf(o, "answer")[0]).toBe("classical (fallback: the model's answer '7' was rejected: it cites no evidence)");
     fake.reset();
     script(returnedOrdersScript());
-    fake.once("answer", (req) => ({ json: { answer: "12", citations: evidenceIds(req, /returned_orders: 7/), confidence: 0.9, answerType: "count", refrainReason: null } }));
+    fake.once("answer", (req) => ({
+      json: { answer: "12", citations: evidenceIds(req, /returned_orders: 7/), confidence: 0.9, answerType: "count", refrainReason: null },
+    }));
     const p = await ask(QUESTION, config());
     expect(strategyOf(p, "answer")[0]).toMatch(/rejected: the cited evidence does not state '12'/);
     expect(p.answer.text).toBe("7");
@@ -215,7 +266,9 @@ describe("falling back to the classical strategies", () => {
       const o = await ask(QUESTION, undefined);
       expect(strategyOf(o, "understand")[0]).toMatch(/^classical \(fallback: 401 unauthorized/);
       expect(o.answer.text).toBe("7");
-      await expect.poll(async () => (await getLlmSettingsView(prisma, key, parseLlmEnv({}))).lastFailure?.message).toMatch(/^401 unauthorized: the endpoint rejected the API key/);
+      await expect
+        .poll(async () => (await getLlmSettingsView(prisma, key, parseLlmEnv({}))).lastFailure?.message)
+        .toMatch(/^401 unauthorized: the endpoint rejected the API key/);
 
       await saveLlmSettings(prisma, key, { ...form, apiKey: { action: "replace", value: "sk-right" } });
       expect((await getLlmSettingsView(prisma, key, parseLlmEnv({}))).lastFailure).toBeNull();
@@ -231,7 +284,9 @@ describe("falling back to the classical strategies", () => {
     const url = gone.url;
     await gone.close();
     const o = await ask(QUESTION, config({ baseUrl: url, maxRetries: 0 }));
-    expect(strategyOf(o, "understand")[0]).toMatch(/^classical \(fallback: could not reach http:\/\/127\.0\.0\.1:\d+\/v1: nothing is listening there \(connection refused\)\)$/);
+    expect(strategyOf(o, "understand")[0]).toMatch(
+      /^classical \(fallback: could not reach http:\/\/127\.0\.0\.1:\d+\/v1: nothing is listening there \(connection refused\)\)$/,
+    );
     expect(o.answer.text).toBe("7");
   });
 
@@ -248,13 +303,19 @@ describe("falling back to the classical strategies", () => {
 
   it("honours Retry-After on a 429 and then uses the reply", async () => {
     script(returnedOrdersScript());
-    fake.once("understand", { status: 429, headers: { "retry-after": "0.6" }, body: { error: { message: "Rate limit reached for gpt-4o-mini", type: "requests", code: "rate_limit_exceeded" } } });
+    fake.once("understand", {
+      status: 429,
+      headers: { "retry-after": "0.6" },
+      body: { error: { message: "Rate limit reached for gpt-4o-mini", type: "requests", code: "rate_limit_exceeded" } },
+    });
     const o = await ask(QUESTION, config());
     const calls = fake.calls("understand");
     expect(calls).toHaveLength(2);
     expect(calls[1].at - calls[0].at).toBeGreaterThanOrEqual(600);
     expect(strategyOf(o, "understand")).toEqual(["llm"]);
-    const event = await ws.handle.prisma.traceEvent.findFirstOrThrow({ where: { runId: o.runId, stage: "understand", costUsd: { not: null } } });
+    const event = await ws.handle.prisma.traceEvent.findFirstOrThrow({
+      where: { runId: o.runId, stage: "understand", costUsd: { not: null } },
+    });
     expect(event.payload).toMatchObject({ llm: { attempts: 2, ok: true } });
   });
 
@@ -281,8 +342,12 @@ describe("falling back to the classical strategies", () => {
 describe("generated queries", () => {
   it("retries a query that fails when it runs, once, with the engine's error message", async () => {
     script(returnedOrdersScript());
-    fake.on("formulate.sql", () => ({ json: { query: "SELECT COUNT(*) AS returned_orders FROM orders WHERE state = 'returned'", explanation: "Counts returned orders." } }));
-    fake.on("formulate.repair", () => ({ json: { query: "SELECT COUNT(*) AS returned_orders FROM orders WHERE status = 'returned'", explanation: "Uses the status column." } }));
+    fake.on("formulate.sql", () => ({
+      json: { query: "SELECT COUNT(*) AS returned_orders FROM orders WHERE state = 'returned'", explanation: "Counts returned orders." },
+    }));
+    fake.on("formulate.repair", () => ({
+      json: { query: "SELECT COUNT(*) AS returned_orders FROM orders WHERE status = 'returned'", explanation: "Uses the status column." },
+    }));
     const o = await ask(QUESTION, config());
     const repair = fake.calls("formulate.repair");
     expect(repair).toHaveLength(1);
@@ -298,28 +363,44 @@ describe("generated queries", () => {
 
   it("rewrites a query that does not parse once, with the parser's message, before anything runs", async () => {
     script(returnedOrdersScript());
-    fake.on("formulate.sql", () => ({ json: { query: "SELECT COUNT(* FROM orders WHERE status = 'returned'", explanation: "Counts returned orders." } }));
-    fake.on("formulate.repair", () => ({ json: { query: "SELECT COUNT(*) AS returned_orders FROM orders WHERE status = 'returned'", explanation: "Fixed the parenthesis." } }));
+    fake.on("formulate.sql", () => ({
+      json: { query: "SELECT COUNT(* FROM orders WHERE status = 'returned'", explanation: "Counts returned orders." },
+    }));
+    fake.on("formulate.repair", () => ({
+      json: { query: "SELECT COUNT(*) AS returned_orders FROM orders WHERE status = 'returned'", explanation: "Fixed the parenthesis." },
+    }));
     const o = await ask(QUESTION, config());
     const repair = fake.calls("formulate.repair");
     expect(repair).toHaveLength(1);
     expect(blocks(repair[0]).error).toMatch(/^The query could not be parsed/);
     expect(strategyOf(o, "execute")).toEqual(["classical"]);
-    expect(o.queries[0]).toMatchObject({ status: "ok", query: { text: "SELECT COUNT(*) AS returned_orders FROM orders WHERE status = 'returned'" } });
+    expect(o.queries[0]).toMatchObject({
+      status: "ok",
+      query: { text: "SELECT COUNT(*) AS returned_orders FROM orders WHERE status = 'returned'" },
+    });
     expect(o.queries[0].explanation).toMatch(/after a parse error/);
   });
 
   it("refuses unsafe generated SQL without running or retrying it; the source keeps its classical queries", async () => {
     const file = path.join(ws.deps.dataDir, "kbs", await ws.kbId(SALES), "database.sqlite");
-    for (const unsafe of ["DELETE FROM orders WHERE status = 'returned'", "SELECT 1; DROP TABLE orders", "WITH gone AS (DELETE FROM orders RETURNING *) SELECT * FROM gone"]) {
+    for (const unsafe of [
+      "DELETE FROM orders WHERE status = 'returned'",
+      "SELECT 1; DROP TABLE orders",
+      "WITH gone AS (DELETE FROM orders RETURNING *) SELECT * FROM gone",
+    ]) {
       fake.reset();
       script(returnedOrdersScript());
       fake.on("formulate.sql", () => ({ json: { query: unsafe, explanation: "Trust me." } }));
       const o = await ask(QUESTION, config());
       expect(fake.calls("formulate.repair"), unsafe).toHaveLength(0);
-      expect(o.queries.some((q) => q.query.text === unsafe || /DELETE|DROP/i.test(q.query.text)), unsafe).toBe(false);
+      expect(
+        o.queries.some((q) => q.query.text === unsafe || /DELETE|DROP/i.test(q.query.text)),
+        unsafe,
+      ).toBe(false);
       expect(o.queries.filter((q) => q.kbName === SALES).length, unsafe).toBeGreaterThan(0);
-      const refused = await ws.handle.prisma.traceEvent.findFirst({ where: { runId: o.runId, stage: "formulate", summary: { contains: "refused the generated SQL" } } });
+      const refused = await ws.handle.prisma.traceEvent.findFirst({
+        where: { runId: o.runId, stage: "formulate", summary: { contains: "refused the generated SQL" } },
+      });
       expect(refused?.payload, unsafe).toMatchObject({ refused: { kbName: SALES, language: "sql", query: unsafe } });
       expect(strategyOf(o, "formulate"), unsafe).toEqual(["llm"]);
       expect(o.answer.text).toBe("7");
@@ -334,13 +415,41 @@ describe("generated queries", () => {
 
   it("refuses a SPARQL update", async () => {
     const question = "Who is the chief executive of Aurora Outfitters GmbH?";
-    fake.on("understand", () => ({ json: { completed: question, wh: "who", answerTypes: ["person"], entities: ["Aurora Outfitters GmbH"], relation: "chief executive", time: [], locations: [], aggregate: null, superlative: null } }));
-    fake.on("select", (req) => ({ json: { candidates: [{ kb: catalogId(req, GRAPH), sourceObjects: [], reason: "The graph has the organisations and their executives." }] } }));
-    fake.on("formulate.sparql", () => ({ json: { query: 'INSERT DATA { <urn:x> <urn:ceo> "Mallory" }', explanation: "Records the answer." } }));
-    fake.on("answer", (req) => ({ json: { answer: "Anke Vogel", citations: evidenceIds(req, /Anke Vogel/).slice(0, 2), confidence: 0.85, answerType: "person", refrainReason: null } }));
+    fake.on("understand", () => ({
+      json: {
+        completed: question,
+        wh: "who",
+        answerTypes: ["person"],
+        entities: ["Aurora Outfitters GmbH"],
+        relation: "chief executive",
+        time: [],
+        locations: [],
+        aggregate: null,
+        superlative: null,
+      },
+    }));
+    fake.on("select", (req) => ({
+      json: {
+        candidates: [{ kb: catalogId(req, GRAPH), sourceObjects: [], reason: "The graph has the organisations and their executives." }],
+      },
+    }));
+    fake.on("formulate.sparql", () => ({
+      json: { query: 'INSERT DATA { <urn:x> <urn:ceo> "Mallory" }', explanation: "Records the answer." },
+    }));
+    fake.on("answer", (req) => ({
+      json: {
+        answer: "Anke Vogel",
+        citations: evidenceIds(req, /Anke Vogel/).slice(0, 2),
+        confidence: 0.85,
+        answerType: "person",
+        refrainReason: null,
+      },
+    }));
     fake.on("critique.validator", () => ({ json: { valid: true, reason: "Cited." } }));
     const o = await ask(question, config());
-    expect(strategyOf(o, "formulate")[0]).toMatch(/^classical \(fallback: the generated SPARQL was refused by the safety checks \(SPARQL updates are not allowed/);
+    expect(strategyOf(o, "formulate")[0]).toMatch(
+      /^classical \(fallback: the generated SPARQL was refused by the safety checks \(SPARQL updates are not allowed/,
+    );
     expect(o.queries.some((q) => /INSERT/i.test(q.query.text))).toBe(false);
     expect(o.answer.text).toBe("Anke Vogel");
     expect(cited(o).some((e) => e.piece.kind === "triple")).toBe(true);
@@ -352,13 +461,22 @@ describe("source selection by the model", () => {
     const docs = await ws.kbId(DOCS);
     const sales = await ws.kbId(SALES);
     script(returnedOrdersScript());
-    fake.on("select", () => ({ json: { candidates: [{ kb: "K9", sourceObjects: [], reason: "made up" }, { kb: docs, sourceObjects: [], reason: "not requested" }] } }));
+    fake.on("select", () => ({
+      json: {
+        candidates: [
+          { kb: "K9", sourceObjects: [], reason: "made up" },
+          { kb: docs, sourceObjects: [], reason: "not requested" },
+        ],
+      },
+    }));
     const o = await ask(QUESTION, config(), { kbIds: [sales] });
     const select = fake.calls("select")[0];
     expect((blocks(select).catalog as { name: string }[]).map((c) => c.name)).toEqual([SALES]);
     expect(strategyOf(o, "select")[0]).toBe("classical (fallback: the model named only knowledge bases outside its catalog)");
     expect(o.candidates.map((c) => c.kbName)).toEqual([SALES]);
-    const note = await ws.handle.prisma.traceEvent.findFirst({ where: { runId: o.runId, stage: "select", summary: { startsWith: "Rejected knowledge bases" } } });
+    const note = await ws.handle.prisma.traceEvent.findFirst({
+      where: { runId: o.runId, stage: "select", summary: { startsWith: "Rejected knowledge bases" } },
+    });
     expect(note?.summary).toContain('"K9"');
     expect(o.answer.text).toBe("7");
   });
@@ -377,13 +495,22 @@ describe("the critic loop", () => {
       const ids = evidenceIds(req, /returned_orders: 7\b/);
       return ids.length
         ? { json: { answer: "7", citations: ids, confidence: 0.9, answerType: "count", refrainReason: null } }
-        : { json: { answer: "unknown", citations: [], confidence: 0, answerType: null, refrainReason: "The policy does not count orders." } };
+        : {
+            json: { answer: "unknown", citations: [], confidence: 0, answerType: null, refrainReason: "The policy does not count orders." },
+          };
     });
-    fake.on("critique.commentor", () => ({ json: { type: "wrong_source", target: DOCS, detail: "Policies cannot count orders; a database can." } }));
+    fake.on("critique.commentor", () => ({
+      json: { type: "wrong_source", target: DOCS, detail: "Policies cannot count orders; a database can." },
+    }));
     const o = await ask(QUESTION, config());
 
     expect(o.iterations).toHaveLength(2);
-    expect(o.iterations[0]).toMatchObject({ round: 1, accepted: false, feedback: { type: "wrong_source", target: DOCS }, candidates: [DOCS] });
+    expect(o.iterations[0]).toMatchObject({
+      round: 1,
+      accepted: false,
+      feedback: { type: "wrong_source", target: DOCS },
+      candidates: [DOCS],
+    });
     expect(o.iterations[0].answer).toMatch(/^refrained: The evidence does not hold the answer: The policy does not count orders/);
     expect(o.iterations[1]).toMatchObject({ round: 2, accepted: true, feedback: null, candidates: [SALES] });
     expect(o.answer.text).toBe("7");
@@ -395,7 +522,9 @@ describe("the critic loop", () => {
     expect(fake.calls("critique.validator")).toHaveLength(1);
     const commentor = fake.calls("critique.commentor");
     expect(commentor).toHaveLength(1);
-    expect(blocks(commentor[0]).corrections).toEqual([{ question: "How many orders were shipped?", runAnswer: "120", correctAnswer: "113" }]);
+    expect(blocks(commentor[0]).corrections).toEqual([
+      { question: "How many orders were shipped?", runAnswer: "120", correctAnswer: "113" },
+    ]);
     expect(blocks(commentor[0]).sources).toEqual([DOCS]);
     expect(o.guides.map((g) => g.guideId)).toContain(guideId);
   });
@@ -410,9 +539,15 @@ describe("the critic loop", () => {
     const run = await ws.handle.prisma.traceEvent.findFirstOrThrow({ where: { runId: o.runId, stage: "critique", type: "END" } });
     const checks = (run.payload as { checks: { name: string; passed: boolean; detail: string }[] }).checks;
     expect(checks[0]).toEqual({ name: "model validator", passed: false, detail: "Not convinced." });
-    expect(checks.at(-1)).toMatchObject({ name: "corrective feedback", passed: true, detail: expect.stringMatching(/another round would repeat itself/) });
+    expect(checks.at(-1)).toMatchObject({
+      name: "corrective feedback",
+      passed: true,
+      detail: expect.stringMatching(/another round would repeat itself/),
+    });
     expect(o.answer.text).toBe("7");
-    const note = await ws.handle.prisma.traceEvent.findFirst({ where: { runId: o.runId, stage: "critique", summary: { contains: "cannot be used" } } });
+    const note = await ws.handle.prisma.traceEvent.findFirst({
+      where: { runId: o.runId, stage: "critique", summary: { contains: "cannot be used" } },
+    });
     expect(note?.summary).toMatch(/wrong_source names 'Some other database', which is not a source of this round/);
   });
 

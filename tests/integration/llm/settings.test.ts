@@ -48,7 +48,14 @@ function input(over: Partial<LlmSettingsInput> = {}): LlmSettingsInput {
 describe(`LLM settings in the database (${TARGET_ENGINE})`, () => {
   it("stores the API key encrypted, never shows it, and replaces or clears it", async () => {
     const prisma = handle.prisma;
-    await saveLlmSettings(prisma, KEY, input({ apiKey: { action: "replace", value: "sk-live-1234567890" }, stages: LLM_STAGES.map((stage) => ({ stage, enabled: stage !== "critique", model: stage === "answer" ? "gpt-4o" : "" })) }));
+    await saveLlmSettings(
+      prisma,
+      KEY,
+      input({
+        apiKey: { action: "replace", value: "sk-live-1234567890" },
+        stages: LLM_STAGES.map((stage) => ({ stage, enabled: stage !== "critique", model: stage === "answer" ? "gpt-4o" : "" })),
+      }),
+    );
     const row = await prisma.setting.findUniqueOrThrow({ where: { key: LLM_SETTING_KEY } });
     expect(row.secretCiphertext).toMatch(/^v1\./);
     expect(JSON.stringify(row)).not.toContain("sk-live-1234567890");
@@ -56,12 +63,21 @@ describe(`LLM settings in the database (${TARGET_ENGINE})`, () => {
     const view = await getLlmSettingsView(prisma, KEY, env);
     expect(JSON.stringify(view)).not.toContain("sk-live");
     expect(view.apiKey).toEqual({ set: true, source: "settings" });
-    expect(view).toMatchObject({ baseUrl: "https://api.openai.com/v1", model: "gpt-4o-mini", defaults: { baseUrl: "http://localhost:11434/v1", model: "llama3.1:8b" }, effective: { status: "ready", problems: [] } });
+    expect(view).toMatchObject({
+      baseUrl: "https://api.openai.com/v1",
+      model: "gpt-4o-mini",
+      defaults: { baseUrl: "http://localhost:11434/v1", model: "llama3.1:8b" },
+      effective: { status: "ready", problems: [] },
+    });
     expect(view.stages.find((s) => s.stage === "critique")).toMatchObject({ enabled: false });
     expect(view.stages.find((s) => s.stage === "answer")).toMatchObject({ model: "gpt-4o" });
 
     const resolved = await loadLlmSettings(prisma, KEY, env);
-    expect(resolved.config).toMatchObject({ apiKey: "sk-live-1234567890", baseUrl: "https://api.openai.com/v1", stages: { answer: { enabled: true, model: "gpt-4o" }, critique: { enabled: false } } });
+    expect(resolved.config).toMatchObject({
+      apiKey: "sk-live-1234567890",
+      baseUrl: "https://api.openai.com/v1",
+      stages: { answer: { enabled: true, model: "gpt-4o" }, critique: { enabled: false } },
+    });
 
     // Saving other fields keeps the key; "clear" removes it and the hosted endpoint becomes a configuration error.
     await saveLlmSettings(prisma, KEY, input({ model: "gpt-4.1-mini" }));
@@ -82,7 +98,11 @@ describe(`LLM settings in the database (${TARGET_ENGINE})`, () => {
 
   it("falls back to the environment when the admin's fields are empty, and switches off", async () => {
     await saveLlmSettings(handle.prisma, KEY, input({ baseUrl: "", model: "", apiKey: { action: "clear" } }));
-    expect((await loadLlmSettings(handle.prisma, KEY, env)).config).toMatchObject({ baseUrl: "http://localhost:11434/v1", model: "llama3.1:8b", apiKey: "" });
+    expect((await loadLlmSettings(handle.prisma, KEY, env)).config).toMatchObject({
+      baseUrl: "http://localhost:11434/v1",
+      model: "llama3.1:8b",
+      apiKey: "",
+    });
     await saveLlmSettings(handle.prisma, KEY, input({ enabled: false }));
     expect(await loadLlmSettings(handle.prisma, KEY, env)).toMatchObject({ config: null, status: "off" });
   });
@@ -109,13 +129,18 @@ describe("Test connection", () => {
     fake.setOptions({ apiKey: "sk-right" });
     const r = await testLlmConnection({ baseUrl: fake.url, apiKey: "sk-wrong", model: "gpt-4o-mini" });
     expect(r.ok).toBe(false);
-    expect(r.message).toMatch(/^Connection failed: 401 unauthorized: the endpoint rejected the API key \(Incorrect API key provided.*\)\. Check the API key: replace it with a valid one\.$/);
+    expect(r.message).toMatch(
+      /^Connection failed: 401 unauthorized: the endpoint rejected the API key \(Incorrect API key provided.*\)\. Check the API key: replace it with a valid one\.$/,
+    );
   });
 
   it("says the model is not offered, listing what is", async () => {
     fake.setOptions({ models: ["llama3.1:8b", "qwen2.5:7b"] });
     const r = await testLlmConnection({ baseUrl: fake.url, apiKey: "", model: "gpt-4o-mini" });
-    expect(r).toMatchObject({ ok: false, message: 'Connection works, but model "gpt-4o-mini" is not offered by this endpoint. It offers: llama3.1:8b, qwen2.5:7b.' });
+    expect(r).toMatchObject({
+      ok: false,
+      message: 'Connection works, but model "gpt-4o-mini" is not offered by this endpoint. It offers: llama3.1:8b, qwen2.5:7b.',
+    });
   });
 
   it("says the base URL is wrong when it is not an OpenAI-compatible API", async () => {
@@ -129,11 +154,15 @@ describe("Test connection", () => {
     const url = gone.url;
     await gone.close();
     const refused = await testLlmConnection({ baseUrl: url, apiKey: "", model: "m" });
-    expect(refused.message).toMatch(/could not reach http:\/\/127\.0\.0\.1:\d+\/v1: nothing is listening there \(connection refused\)\. Check the base URL, and that the server is running/);
+    expect(refused.message).toMatch(
+      /could not reach http:\/\/127\.0\.0\.1:\d+\/v1: nothing is listening there \(connection refused\)\. Check the base URL, and that the server is running/,
+    );
     fake.otherwise({ hang: true });
     fake.setOptions({ models: ["m"] });
     const slow = await testLlmConnection({ baseUrl: fake.url, apiKey: "", model: "m", timeoutMs: 300 });
-    expect(slow.message).toBe("Connection failed: no reply within 300 ms. The server did not answer in time: check that it is running and not overloaded.");
+    expect(slow.message).toBe(
+      "Connection failed: no reply within 300 ms. The server did not answer in time: check that it is running and not overloaded.",
+    );
   });
 
   it("asks for the base URL and the model before testing", async () => {

@@ -60,7 +60,13 @@ describe.skipIf(!fixtures.dir)("cross-encoder slot with a sequence-classificatio
   });
 
   it("loads the model named in the settings as a re-ranker, with the token limit of its tokenizer configuration", () => {
-    expect(model.info).toMatchObject({ task: "cross-encoder", name: "tiny-cross-encoder", precision: "int8", maxTokens: 256, dimensions: null });
+    expect(model.info).toMatchObject({
+      task: "cross-encoder",
+      name: "tiny-cross-encoder",
+      precision: "int8",
+      maxTokens: 256,
+      dimensions: null,
+    });
   });
 
   it("keeps each query with its passage, in that order: swapping the two changes the score", async () => {
@@ -90,7 +96,15 @@ describe.skipIf(!fixtures.dir)("cross-encoder slot with a sequence-classificatio
     const pieces = PASSAGES.map((t, i) => passage(...DOCS, "stores", i, t));
     const logits = await model.score(pieces.map((p) => [QUESTION, p.text]));
     const ctx = context();
-    const ranked = await classicalRerank.run({ intent: q, pool: poolEvidence({ intent: q, pieces }), rounds: [{ scorer: "cross-encoder", keep: 3 }], scorers: scorersFor({ embedder, crossEncoder: model }) }, ctx);
+    const ranked = await classicalRerank.run(
+      {
+        intent: q,
+        pool: poolEvidence({ intent: q, pieces }),
+        rounds: [{ scorer: "cross-encoder", keep: 3 }],
+        scorers: scorersFor({ embedder, crossEncoder: model }),
+      },
+      ctx,
+    );
     const expected = pieces.map((p, i) => ({ id: p.id, p: sigmoid(logits[i]) })).sort((x, y) => y.p - x.p);
     expect(ranked.map((e) => e.piece.id)).toEqual(expected.slice(0, 3).map((e) => e.id));
     ranked.forEach((e, i) => expect(e.scores["cross-encoder"]).toBeCloseTo(expected[i].p, 1));
@@ -100,14 +114,27 @@ describe.skipIf(!fixtures.dir)("cross-encoder slot with a sequence-classificatio
   it("falls back to the best fusion when the cross-encoder fails, and the trace says so", async () => {
     const q = intent(QUESTION);
     const pieces = PASSAGES.map((t, i) => passage(...DOCS, "stores", i, t));
-    const failing: CrossEncoder = { info: model.info, score: async () => Promise.reject(new Error("The re-ranking model did not answer within 10000 ms.")) };
-    const registry = { ...scorersFor({ embedder, crossEncoder: null }), "cross-encoder": crossEncoderScorer(failing, scorersFor({ embedder, crossEncoder: null })["combined-dense"]) };
+    const failing: CrossEncoder = {
+      info: model.info,
+      score: async () => Promise.reject(new Error("The re-ranking model did not answer within 10000 ms.")),
+    };
+    const registry = {
+      ...scorersFor({ embedder, crossEncoder: null }),
+      "cross-encoder": crossEncoderScorer(failing, scorersFor({ embedder, crossEncoder: null })["combined-dense"]),
+    };
     const ctx = context();
-    const ranked = await classicalRerank.run({ intent: q, pool: poolEvidence({ intent: q, pieces }), rounds: [{ scorer: "cross-encoder", keep: 2 }], scorers: registry }, ctx);
+    const ranked = await classicalRerank.run(
+      { intent: q, pool: poolEvidence({ intent: q, pieces }), rounds: [{ scorer: "cross-encoder", keep: 2 }], scorers: registry },
+      ctx,
+    );
     expect(ranked).toHaveLength(2);
     expect(ranked[0].piece.text).toContain("Oslo store opened");
     expect(ranked[0].scores["combined-dense"]).toBeGreaterThan(0);
-    expect(ctx.events[0]).toMatchObject({ type: "ERROR", summary: "cross-encoder failed (cross-encoder: The re-ranking model did not answer within 10000 ms.); combined-dense ran instead, 4 → 2" });
+    expect(ctx.events[0]).toMatchObject({
+      type: "ERROR",
+      summary:
+        "cross-encoder failed (cross-encoder: The re-ranking model did not answer within 10000 ms.); combined-dense ran instead, 4 → 2",
+    });
   });
 
   it("without a cross-encoder the last round is the best fusion available", async () => {
@@ -118,7 +145,15 @@ describe.skipIf(!fixtures.dir)("cross-encoder slot with a sequence-classificatio
       [{ embedder: null, crossEncoder: null }, "combined"],
     ] as const) {
       const ctx = context();
-      const ranked = await classicalRerank.run({ intent: q, pool: poolEvidence({ intent: q, pieces }), rounds: [{ scorer: "cross-encoder", keep: 2 }], scorers: scorersFor(models) }, ctx);
+      const ranked = await classicalRerank.run(
+        {
+          intent: q,
+          pool: poolEvidence({ intent: q, pieces }),
+          rounds: [{ scorer: "cross-encoder", keep: 2 }],
+          scorers: scorersFor(models),
+        },
+        ctx,
+      );
       expect(ranked[0].score).toBe(ranked[0].scores[fusion]);
       expect(ctx.events[0].summary).toBe(`no cross-encoder is installed; ${fusion} ran in its place: 4 → 2`);
     }

@@ -47,7 +47,11 @@ describe.skipIf(!sharedModelsAvailable())("downloading a missing model from a Hu
   it("fetches the tokenizer and the int8 file, checks them against the hub's checksums, caches them, and runs", async () => {
     const cacheDir = temp("cache");
     const embedder = await runtime({ locations: { modelsDir: temp("empty-models"), cacheDir, hubUrl: hub.url } }).embedder();
-    expect(embedder.info).toMatchObject({ source: "hub", sha256: "d43d6b239de5449c25ff53670d9718f9ea4ae4c7d237858853b68d074163e062", precision: "int8" });
+    expect(embedder.info).toMatchObject({
+      source: "hub",
+      sha256: "d43d6b239de5449c25ff53670d9718f9ea4ae4c7d237858853b68d074163e062",
+      precision: "int8",
+    });
     expect(hub.requests).toEqual([
       "/Xenova/all-MiniLM-L6-v2/resolve/main/tokenizer.json",
       "/Xenova/all-MiniLM-L6-v2/resolve/main/tokenizer_config.json",
@@ -80,18 +84,30 @@ describe.skipIf(!sharedModelsAvailable())("downloading a missing model from a Hu
     }
   });
 
-  it.skipIf(!fixtureModels().dir)("downloads a cross-encoder named by its hub repository, taking the precision the repository has", async () => {
-    const fixtureHub = await startLoopbackHub(fixtureModels().dir!);
-    try {
-      // The fixture repository has only the int8 file; fp32 is asked for.
-      const r = runtime({ precision: "fp32", crossEncoder: "fixtures/tiny-cross-encoder", locations: { modelsDir: temp("empty-models"), cacheDir: temp("cache"), hubUrl: fixtureHub.url } });
-      const model = (await r.crossEncoder())!;
-      expect(model.info).toMatchObject({ task: "cross-encoder", precision: "int8", source: "hub", note: "fixtures/tiny-cross-encoder has no fp32 file on the hub (onnx/model.onnx); the int8 file is used." });
-      expect(await model.score([["a question", "a passage"]])).toHaveLength(1);
-    } finally {
-      await fixtureHub.close();
-    }
-  });
+  it.skipIf(!fixtureModels().dir)(
+    "downloads a cross-encoder named by its hub repository, taking the precision the repository has",
+    async () => {
+      const fixtureHub = await startLoopbackHub(fixtureModels().dir!);
+      try {
+        // The fixture repository has only the int8 file; fp32 is asked for.
+        const r = runtime({
+          precision: "fp32",
+          crossEncoder: "fixtures/tiny-cross-encoder",
+          locations: { modelsDir: temp("empty-models"), cacheDir: temp("cache"), hubUrl: fixtureHub.url },
+        });
+        const model = (await r.crossEncoder())!;
+        expect(model.info).toMatchObject({
+          task: "cross-encoder",
+          precision: "int8",
+          source: "hub",
+          note: "fixtures/tiny-cross-encoder has no fp32 file on the hub (onnx/model.onnx); the int8 file is used.",
+        });
+        expect(await model.score([["a question", "a passage"]])).toHaveLength(1);
+      } finally {
+        await fixtureHub.close();
+      }
+    },
+  );
 
   it("says the hub cannot be reached when it is down", async () => {
     const down = await startLoopbackHub(SHARED_MODELS_DIR);
@@ -100,6 +116,8 @@ describe.skipIf(!sharedModelsAvailable())("downloading a missing model from a Hu
       .embedder()
       .catch((e: Error) => e);
     expect(error).toBeInstanceOf(ModelUnavailableError);
-    expect((error as Error).message).toMatch(/the download from http:\/\/127\.0\.0\.1:\d+ failed: .*tokenizer\.json could not be reached \(ECONNREFUSED\)/);
+    expect((error as Error).message).toMatch(
+      /the download from http:\/\/127\.0\.0\.1:\d+ failed: .*tokenizer\.json could not be reached \(ECONNREFUSED\)/,
+    );
   });
 });

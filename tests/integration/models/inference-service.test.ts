@@ -13,7 +13,16 @@ import { EMBEDDER, SHARED_MODELS_DIR, sharedModelsAvailable } from "@/tests/supp
 /** Starts `npm run worker:inference`'s script on a free port; resolves with its URL once it listens. */
 function startService(dataDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const child = spawn(process.execPath, ["--import", "tsx", path.resolve("scripts/worker-inference.ts")], {
-    env: { ...process.env, INFERENCE_PORT: "0", MODELS_DIR: SHARED_MODELS_DIR, MODEL_WORKERS: "1", MODELS_PRECISION: "int8", DATA_DIR: dataDir, INFERENCE_URL: "", LOG_LEVEL: "silent" },
+    env: {
+      ...process.env,
+      INFERENCE_PORT: "0",
+      MODELS_DIR: SHARED_MODELS_DIR,
+      MODEL_WORKERS: "1",
+      MODELS_PRECISION: "int8",
+      DATA_DIR: dataDir,
+      INFERENCE_URL: "",
+      LOG_LEVEL: "silent",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -39,7 +48,17 @@ describe.skipIf(!sharedModelsAvailable())("inference service (npm run worker:inf
 
   beforeAll(async () => {
     service = await startService(dataDir);
-    local = new LocalModelRuntime({ precision: "int8", embedder: EMBEDDER, crossEncoder: null, locations: { modelsDir: SHARED_MODELS_DIR, cacheDir: dataDir }, threads: 1, batchWaitMs: 0, batchSize: 8, queueLimit: 100, timeoutMs: 20_000 });
+    local = new LocalModelRuntime({
+      precision: "int8",
+      embedder: EMBEDDER,
+      crossEncoder: null,
+      locations: { modelsDir: SHARED_MODELS_DIR, cacheDir: dataDir },
+      threads: 1,
+      batchWaitMs: 0,
+      batchSize: 8,
+      queueLimit: 100,
+      timeoutMs: 20_000,
+    });
   });
   afterAll(async () => {
     if (service?.child.exitCode === null) service.child.kill("SIGKILL");
@@ -53,7 +72,10 @@ describe.skipIf(!sharedModelsAvailable())("inference service (npm run worker:inf
   it("answers its health check with the models it runs and its pool", async () => {
     const res = await fetch(`${service.url}/health`);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { status: string; runtime: { embedder: { state: string; model: { id: string } }; pool: { threads: number } } };
+    const body = (await res.json()) as {
+      status: string;
+      runtime: { embedder: { state: string; model: { id: string } }; pool: { threads: number } };
+    };
     expect(body.status).toBe("ok");
     expect(body.runtime.embedder).toMatchObject({ state: "ready", model: { id: "all-MiniLM-L6-v2@int8:d43d6b239de5" } });
     expect(body.runtime.pool.threads).toBe(1);
@@ -69,14 +91,22 @@ describe.skipIf(!sharedModelsAvailable())("inference service (npm run worker:inf
   });
 
   it("refuses malformed requests with a plain message", async () => {
-    const res = await fetch(`${service.url}/v1/embed`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ texts: [] }) });
+    const res = await fetch(`${service.url}/v1/embed`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ texts: [] }),
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: { kind: "invalid", message: "texts: Send at least one text." } });
   });
 
   it("tells the app when it runs another model than the settings ask for, and when there is no cross-encoder", async () => {
-    await expect(client({ precision: "fp32" }).embedder()).rejects.toThrow(/runs all-MiniLM-L6-v2 \(int8\), but the settings ask for all-MiniLM-L6-v2 \(fp32\)/);
-    await expect(client({ crossEncoder: "cross-encoder/ms-marco-MiniLM-L-6-v2" }).crossEncoder()).rejects.toBeInstanceOf(ModelUnavailableError);
+    await expect(client({ precision: "fp32" }).embedder()).rejects.toThrow(
+      /runs all-MiniLM-L6-v2 \(int8\), but the settings ask for all-MiniLM-L6-v2 \(fp32\)/,
+    );
+    await expect(client({ crossEncoder: "cross-encoder/ms-marco-MiniLM-L-6-v2" }).crossEncoder()).rejects.toBeInstanceOf(
+      ModelUnavailableError,
+    );
   });
 
   it("is what the app uses when INFERENCE_URL is set", async () => {

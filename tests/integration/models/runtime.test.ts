@@ -13,7 +13,9 @@ const { cache, runtime } = runtimes;
 afterAll(() => runtimes.close());
 
 const LONG = Array(12)
-  .fill("The lighthouse keeper recorded a storm surge of 3.4 metres on the night of 12 March, and the survey team measured erosion along the northern cliffs.")
+  .fill(
+    "The lighthouse keeper recorded a storm surge of 3.4 metres on the night of 12 March, and the survey team measured erosion along the northern cliffs.",
+  )
   .join(" ");
 const SENTENCES = ["The cat sits outside.", "How many oders were retruned?", LONG];
 const head = (v: Float32Array) => Array.from(v.slice(0, 4));
@@ -102,7 +104,10 @@ describe.skipIf(!sharedModelsAvailable())("model runtime on onnxruntime-node wor
     const embedder = await r.embedder();
     delete process.env.MOSAIC_INFERENCE_FAULTS;
     const started = Date.now();
-    const [doomed, bystander] = await Promise.allSettled([embedder.embed(["__mosaic_inference_crash__"], "passage"), embedder.embed(["shares the batch"], "passage")]);
+    const [doomed, bystander] = await Promise.allSettled([
+      embedder.embed(["__mosaic_inference_crash__"], "passage"),
+      embedder.embed(["shares the batch"], "passage"),
+    ]);
     expect(doomed.status).toBe("rejected");
     expect(bystander.status).toBe("rejected");
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -127,8 +132,14 @@ describe.skipIf(!fixtures.dir)("refusing a model file that is not the model it c
   // Each broken file is offered under the embedder's name, as a damaged or mistaken download would be.
   it.each([
     ["corrupt-embedder", /all-MiniLM-L6-v2\/onnx\/model_quantized\.onnx is not a loadable ONNX model \(.*Protobuf parsing failed/],
-    ["wrong-inputs-embedder", /all-MiniLM-L6-v2\/onnx\/model_quantized\.onnx has the inputs pixel_values; a text embedder needs input_ids and attention_mask/],
-    ["wrong-width-embedder", /all-MiniLM-L6-v2\/onnx\/model_quantized\.onnx produces 16-dimensional vectors; all-MiniLM-L6-v2 must produce 384/],
+    [
+      "wrong-inputs-embedder",
+      /all-MiniLM-L6-v2\/onnx\/model_quantized\.onnx has the inputs pixel_values; a text embedder needs input_ids and attention_mask/,
+    ],
+    [
+      "wrong-width-embedder",
+      /all-MiniLM-L6-v2\/onnx\/model_quantized\.onnx produces 16-dimensional vectors; all-MiniLM-L6-v2 must produce 384/,
+    ],
   ])("%s is refused at load, naming the file and the problem, and the runtime reports it", async (folder, message) => {
     const modelsDir = mkdtempSync(path.join(tmpdir(), "mosaic-broken-"));
     cpSync(path.join(fixtures.dir!, folder), path.join(modelsDir, EMBEDDER), { recursive: true });

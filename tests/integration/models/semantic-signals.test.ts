@@ -37,7 +37,17 @@ describe.skipIf(!sharedModelsAvailable())("semantic signals with the shared sent
   let texts: TextEmbeddings;
 
   beforeAll(async () => {
-    runtime = new LocalModelRuntime({ precision: "int8", embedder: EMBEDDER, crossEncoder: null, locations: { modelsDir: SHARED_MODELS_DIR, cacheDir: dir }, threads: 1, batchWaitMs: 2, batchSize: 32, queueLimit: 1000, timeoutMs: 20_000 });
+    runtime = new LocalModelRuntime({
+      precision: "int8",
+      embedder: EMBEDDER,
+      crossEncoder: null,
+      locations: { modelsDir: SHARED_MODELS_DIR, cacheDir: dir },
+      threads: 1,
+      batchWaitMs: 2,
+      batchSize: 32,
+      queueLimit: 1000,
+      timeoutMs: 20_000,
+    });
     embedder = await runtime.embedder();
     texts = memoryTexts(embedder);
   });
@@ -52,12 +62,18 @@ describe.skipIf(!sharedModelsAvailable())("semantic signals with the shared sent
     expect(selectSources({ intent: q, catalog: CATALOG, guides: [], k: 3 })).toEqual([]);
     const ctx = context();
     const [first] = await classicalSelect.run({ intent: q, catalog: CATALOG, guides: [], k: 3, embedder, textEmbeddings: texts }, ctx);
-    expect(first).toMatchObject({ kbName: "Movies graph", reasons: [expect.objectContaining({ type: "meaning", detail: expect.stringContaining("'Movie'") })] });
+    expect(first).toMatchObject({
+      kbName: "Movies graph",
+      reasons: [expect.objectContaining({ type: "meaning", detail: expect.stringContaining("'Movie'") })],
+    });
   });
 
   it("hands query formulation the tables closest in meaning ('clients' → customers)", async () => {
     const ctx = context();
-    const [sales] = await classicalSelect.run({ intent: intent("Which clients live in Norway?"), catalog: CATALOG, guides: [], k: 3, embedder, textEmbeddings: texts }, ctx);
+    const [sales] = await classicalSelect.run(
+      { intent: intent("Which clients live in Norway?"), catalog: CATALOG, guides: [], k: 3, embedder, textEmbeddings: texts },
+      ctx,
+    );
     expect(sales.kbName).toBe("Aurora sales database");
     const [closest] = Object.entries(sales.meaning!).sort((a, b) => b[1] - a[1]);
     expect(closest[0]).toBe("customers");

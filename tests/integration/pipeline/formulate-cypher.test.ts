@@ -45,10 +45,26 @@ describe.skipIf(!uri)("Cypher formulation on the movies graph", () => {
   });
 
   function intent(question: string, o: Partial<Intent> = {}): Intent {
-    return intentSchema.parse({ question, completed: question, language: "en", wh: null, answerTypes: [], entities: [], relation: null, time: [], locations: [], aggregate: null, superlative: null, keywords: [], ...o });
+    return intentSchema.parse({
+      question,
+      completed: question,
+      language: "en",
+      wh: null,
+      answerTypes: [],
+      entities: [],
+      relation: null,
+      time: [],
+      locations: [],
+      aggregate: null,
+      superlative: null,
+      keywords: [],
+      ...o,
+    });
   }
   function linked(question: string, text: string): EntityMention {
-    const links = index.filter((e) => e.kind === "node" && e.label === text).map((e) => ({ kbId: KB, label: e.label, kind: e.kind, ref: e.ref, sourceObject: e.sourceObject, score: 1 }));
+    const links = index
+      .filter((e) => e.kind === "node" && e.label === text)
+      .map((e) => ({ kbId: KB, label: e.label, kind: e.kind, ref: e.ref, sourceObject: e.sourceObject, score: 1 }));
     expect(links.length, `"${text}" is in the entity index`).toBeGreaterThan(0);
     const at = question.indexOf(text);
     return { mention: text, span: [at, at + text.length], links, fromContext: false };
@@ -57,12 +73,26 @@ describe.skipIf(!uri)("Cypher formulation on the movies graph", () => {
    * The formulated queries and what each returns. The answer query (issue 14: the question's plan as
    * Cypher) comes first when there is one; `queries` and `pieces` are the neighbourhood queries after it.
    */
-  async function run(i: Intent, feedback: Feedback | null = null): Promise<{ queries: FormulatedQuery[]; pieces: EvidencePiece[][]; answer: { query: FormulatedQuery; pieces: EvidencePiece[] } | null }> {
+  async function run(
+    i: Intent,
+    feedback: Feedback | null = null,
+  ): Promise<{
+    queries: FormulatedQuery[];
+    pieces: EvidencePiece[][];
+    answer: { query: FormulatedQuery; pieces: EvidencePiece[] } | null;
+  }> {
     const all = await classicalFormulate.run(
-      { intent: i, candidates: [{ kbId: KB, kbName: "Movies", kind: "CYPHER", sourceObjects: [], score: 1, reasons: [] }], structures: new Map([[KB, structure]]), guides: [], feedback },
+      {
+        intent: i,
+        candidates: [{ kbId: KB, kbName: "Movies", kind: "CYPHER", sourceObjects: [], score: 1, reasons: [] }],
+        structures: new Map([[KB, structure]]),
+        guides: [],
+        feedback,
+      },
       ctx,
     );
-    const execute = async (q: FormulatedQuery) => backend.verbalize(await backend.execute(q.query, { maxRows: 500 }), { sourceObject: q.sourceObject });
+    const execute = async (q: FormulatedQuery) =>
+      backend.verbalize(await backend.execute(q.query, { maxRows: 500 }), { sourceObject: q.sourceObject });
     const answerQuery = all.find((q) => q.role === "answer") ?? null;
     const queries = all.filter((q) => q !== answerQuery);
     const pieces: EvidencePiece[][] = [];
@@ -75,7 +105,12 @@ describe.skipIf(!uri)("Cypher formulation on the movies graph", () => {
     expect(s.kind).toBe("graph");
     const person = s.labels.find((l) => l.label === "Person")!;
     expect(person.count).toBeGreaterThan(100);
-    expect(person.properties).toEqual(expect.arrayContaining([expect.objectContaining({ name: "name", types: ["STRING"] }), expect.objectContaining({ name: "born", types: ["INTEGER"] })]));
+    expect(person.properties).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: "name", types: ["STRING"] }),
+        expect.objectContaining({ name: "born", types: ["INTEGER"] }),
+      ]),
+    );
     expect(typeof person.properties.find((p) => p.name === "born")!.examples[0]).toBe("number");
     expect(s.relationships.map((r) => r.type)).toEqual(expect.arrayContaining(["ACTED_IN", "DIRECTED"]));
     expect(s.patterns).toEqual(expect.arrayContaining([expect.objectContaining({ from: "Person", type: "ACTED_IN", to: "Movie" })]));
@@ -90,7 +125,9 @@ describe.skipIf(!uri)("Cypher formulation on the movies graph", () => {
     expect(answer?.pieces).toHaveLength(expected);
     expect(pieces[0]).toHaveLength(expected);
     expect(pieces[0].every((p) => p.kind === "path" && p.text.startsWith("Tom Hanks -ACTED_IN"))).toBe(true);
-    expect(pieces[0].map((p) => p.text)).toEqual(expect.arrayContaining([expect.stringMatching(/^Tom Hanks -ACTED_IN \(roles: .*\)-> Apollo 13$/)]));
+    expect(pieces[0].map((p) => p.text)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Tom Hanks -ACTED_IN \(roles: .*\)-> Apollo 13$/)]),
+    );
   });
 
   it("How many movies did Tom Hanks direct? → the count row, then the paths", async () => {
@@ -119,21 +156,35 @@ describe.skipIf(!uri)("Cypher formulation on the movies graph", () => {
 
   it("What is the oldest movie Tom Hanks acted in? → ordered by release year", async () => {
     const q = "What is the oldest movie Tom Hanks acted in?";
-    const { pieces } = await run(intent(q, { relation: "acted in", superlative: { direction: "max", attribute: "oldest", limit: 1 }, entities: [linked(q, "Tom Hanks")] }));
+    const { pieces } = await run(
+      intent(q, {
+        relation: "acted in",
+        superlative: { direction: "max", attribute: "oldest", limit: 1 },
+        entities: [linked(q, "Tom Hanks")],
+      }),
+    );
     const session = driver.session({ defaultAccessMode: neo4j.session.READ });
-    const oldest = (await session.run("MATCH (:Person {name: 'Tom Hanks'})-[:ACTED_IN]->(m:Movie) RETURN m.title ORDER BY m.released ASC LIMIT 1")).records[0]!.get(0) as string;
+    const oldest = (
+      await session.run("MATCH (:Person {name: 'Tom Hanks'})-[:ACTED_IN]->(m:Movie) RETURN m.title ORDER BY m.released ASC LIMIT 1")
+    ).records[0]!.get(0) as string;
     await session.close();
     expect(pieces[0]).toHaveLength(1);
     expect(pieces[0][0].text.endsWith(oldest)).toBe(true);
   });
 
   it("Who reviewed the most movies? → the reviewer's name beside the count, ranked on the real graph", async () => {
-    const { answer } = await run(intent("Who reviewed the most movies?", { wh: "who", superlative: { direction: "max", attribute: "movies", limit: 1 } }));
+    const { answer } = await run(
+      intent("Who reviewed the most movies?", { wh: "who", superlative: { direction: "max", attribute: "movies", limit: 1 } }),
+    );
     const session = driver.session({ defaultAccessMode: neo4j.session.READ });
-    const top = (await session.run("MATCH (p:Person)-[:REVIEWED]->(m:Movie) WITH p, count(DISTINCT m) AS n ORDER BY n DESC LIMIT 1 RETURN p.name, n")).records[0]!;
+    const top = (
+      await session.run("MATCH (p:Person)-[:REVIEWED]->(m:Movie) WITH p, count(DISTINCT m) AS n ORDER BY n DESC LIMIT 1 RETURN p.name, n")
+    ).records[0]!;
     await session.close();
     expect(answer?.query.query.text).toMatch(/^MATCH \(person:`Person`\)-\[reviewed:`REVIEWED`\]->\(movie:`Movie`\)/);
-    expect(answer?.pieces.map((p) => p.text)).toEqual([`Query result / name: ${top.get(0)}, number of movie: ${neo4j.integer.toNumber(top.get(1))}`]);
+    expect(answer?.pieces.map((p) => p.text)).toEqual([
+      `Query result / name: ${top.get(0)}, number of movie: ${neo4j.integer.toNumber(top.get(1))}`,
+    ]);
   });
 
   it("Which movies have no tagline? → exactly the movies whose tagline property is missing", async () => {
@@ -144,9 +195,14 @@ describe.skipIf(!uri)("Cypher formulation on the movies graph", () => {
 
   it("finds an unlinked mention by name", async () => {
     const q = "Who directed The Matrix?";
-    const { pieces, answer } = await run(intent(q, { relation: "directed", entities: [{ mention: "The Matrix", span: [13, 23], links: [], fromContext: false }] }));
+    const { pieces, answer } = await run(
+      intent(q, { relation: "directed", entities: [{ mention: "The Matrix", span: [13, 23], links: [], fromContext: false }] }),
+    );
     // No answer query: one that cannot filter on 'The Matrix' would answer for every film.
     expect(answer).toBeNull();
-    expect(pieces[0].map((p) => p.text).sort()).toEqual(["The Matrix <-DIRECTED- Lana Wachowski", "The Matrix <-DIRECTED- Lilly Wachowski"]);
+    expect(pieces[0].map((p) => p.text).sort()).toEqual([
+      "The Matrix <-DIRECTED- Lana Wachowski",
+      "The Matrix <-DIRECTED- Lilly Wachowski",
+    ]);
   });
 });

@@ -31,11 +31,27 @@ afterAll(async () => {
 });
 
 function intent(question: string, o: Partial<Intent> = {}): Intent {
-  return intentSchema.parse({ question, completed: question, language: "en", wh: null, answerTypes: [], entities: [], relation: null, time: [], locations: [], aggregate: null, superlative: null, keywords: [], ...o });
+  return intentSchema.parse({
+    question,
+    completed: question,
+    language: "en",
+    wh: null,
+    answerTypes: [],
+    entities: [],
+    relation: null,
+    time: [],
+    locations: [],
+    aggregate: null,
+    superlative: null,
+    keywords: [],
+    ...o,
+  });
 }
 
 function linked(question: string, text: string): EntityMention {
-  const links = index.filter((e) => e.label.toLowerCase() === text.toLowerCase()).map((e) => ({ kbId: KB, label: e.label, kind: e.kind, ref: e.ref, sourceObject: e.sourceObject, score: 1 }));
+  const links = index
+    .filter((e) => e.label.toLowerCase() === text.toLowerCase())
+    .map((e) => ({ kbId: KB, label: e.label, kind: e.kind, ref: e.ref, sourceObject: e.sourceObject, score: 1 }));
   expect(links.length, `"${text}" is in the entity index`).toBeGreaterThan(0);
   const at = question.indexOf(text);
   return { mention: text, span: [at, at + text.length], links, fromContext: false };
@@ -45,15 +61,30 @@ function linked(question: string, text: string): EntityMention {
  * The formulated queries run on Oxigraph: the answer query's result rows (the question plan written as
  * SPARQL) apart, then each evidence pattern's pieces.
  */
-async function run(i: Intent, feedback: Feedback | null = null): Promise<{ queries: FormulatedQuery[]; pieces: EvidencePiece[][]; answer: { query: FormulatedQuery; rows: Record<string, unknown>[] } | null }> {
+async function run(
+  i: Intent,
+  feedback: Feedback | null = null,
+): Promise<{
+  queries: FormulatedQuery[];
+  pieces: EvidencePiece[][];
+  answer: { query: FormulatedQuery; rows: Record<string, unknown>[] } | null;
+}> {
   const all = await classicalFormulate.run(
-    { intent: i, candidates: [{ kbId: KB, kbName: "graph", kind: "SPARQL", sourceObjects: [], score: 1, reasons: [] }], structures: new Map([[KB, structure]]), guides: [], feedback, maxQueriesPerCandidate: 4 },
+    {
+      intent: i,
+      candidates: [{ kbId: KB, kbName: "graph", kind: "SPARQL", sourceObjects: [], score: 1, reasons: [] }],
+      structures: new Map([[KB, structure]]),
+      guides: [],
+      feedback,
+      maxQueriesPerCandidate: 4,
+    },
     ctx,
   );
   const answerQuery = all.find((q) => q.role === "answer") ?? null;
   const queries = all.filter((q) => q.role !== "answer");
   const pieces: EvidencePiece[][] = [];
-  for (const q of queries) pieces.push(backend.verbalize(await backend.execute(q.query, { maxRows: 200 }), { sourceObject: q.sourceObject }));
+  for (const q of queries)
+    pieces.push(backend.verbalize(await backend.execute(q.query, { maxRows: 200 }), { sourceObject: q.sourceObject }));
   const answer = answerQuery ? { query: answerQuery, rows: (await backend.execute(answerQuery.query, { maxRows: 200 })).records } : null;
   return { queries, pieces, answer };
 }
@@ -65,16 +96,28 @@ const column = (rows: Record<string, unknown>[]) => rows.map((r) => cell(Object.
 describe("formulated SPARQL on the demo RDF graph", () => {
   it("Who is the chief executive of Aurora Outfitters AB? → Maria Lindqvist, as a labelled triple", async () => {
     const q = "Who is the chief executive of Aurora Outfitters AB?";
-    const { pieces } = await run(intent(q, { wh: "who", answerTypes: ["person"], relation: "chief executive of", entities: [linked(q, "Aurora Outfitters AB")] }));
+    const { pieces } = await run(
+      intent(q, { wh: "who", answerTypes: ["person"], relation: "chief executive of", entities: [linked(q, "Aurora Outfitters AB")] }),
+    );
     expect(pieces[0].map((p) => p.text)).toEqual(["Maria Lindqvist chief executive of Aurora Outfitters AB"]);
     expect(pieces[0][0].kind).toBe("triple");
     // The second query holds every fact of the company, the CEO fact among them.
-    expect(pieces[1].map((p) => p.text)).toEqual(expect.arrayContaining(["Maria Lindqvist chief executive of Aurora Outfitters AB", "Aurora Outfitters AB located in Stockholm"]));
+    expect(pieces[1].map((p) => p.text)).toEqual(
+      expect.arrayContaining(["Maria Lindqvist chief executive of Aurora Outfitters AB", "Aurora Outfitters AB located in Stockholm"]),
+    );
   });
 
   it("How many products are made by Fjelltex Textiles? → 4, with the facts behind the count", async () => {
     const q = "How many products are made by Fjelltex Textiles?";
-    const { pieces, answer } = await run(intent(q, { wh: "how many", aggregate: "count", answerTypes: ["count"], relation: "made by", entities: [linked(q, "Fjelltex Textiles")] }));
+    const { pieces, answer } = await run(
+      intent(q, {
+        wh: "how many",
+        aggregate: "count",
+        answerTypes: ["count"],
+        relation: "made by",
+        entities: [linked(q, "Fjelltex Textiles")],
+      }),
+    );
     // The answer query: products joined to their maker along "made by", the maker's label filtered, counted.
     expect(answer?.query.query.text).toMatch(/COUNT/);
     expect(answer?.query.query.text).toMatch(/madeBy/);
@@ -96,7 +139,9 @@ describe("formulated SPARQL on the demo RDF graph", () => {
   });
 
   it("Which product is the heaviest? → Basecamp 4 Tent", async () => {
-    const { pieces, answer } = await run(intent("Which product is the heaviest?", { wh: "which", superlative: { direction: "max", attribute: "heaviest", limit: 1 } }));
+    const { pieces, answer } = await run(
+      intent("Which product is the heaviest?", { wh: "which", superlative: { direction: "max", attribute: "heaviest", limit: 1 } }),
+    );
     expect(answer?.query.query.text).toMatch(/ORDER BY DESC\(\?Product_weight_in_grams\)\s+LIMIT 1/);
     expect(column(answer!.rows)).toEqual(["Basecamp 4 Tent"]);
     expect(pieces[0].map((p) => p.text)).toEqual(["Basecamp 4 Tent weight in grams 5100"]);
@@ -106,8 +151,13 @@ describe("formulated SPARQL on the demo RDF graph", () => {
     const q = "How is Anke Vogel related to Aurora Outfitters AB?";
     const i = intent(q, { entities: [linked(q, "Anke Vogel"), linked(q, "Aurora Outfitters AB")] });
     const { pieces } = await run(i);
-    expect(pieces[0].map((p) => p.text).sort()).toEqual(["Anke Vogel chief executive of Aurora Outfitters GmbH", "Aurora Outfitters GmbH subsidiary of Aurora Outfitters AB"]);
+    expect(pieces[0].map((p) => p.text).sort()).toEqual([
+      "Anke Vogel chief executive of Aurora Outfitters GmbH",
+      "Aurora Outfitters GmbH subsidiary of Aurora Outfitters AB",
+    ]);
     const separate = await run(i, { type: "no_intersection", target: null, detail: "" });
-    expect(separate.pieces[0].map((p) => p.text)).toEqual(expect.arrayContaining(["Anke Vogel type Person", "Aurora Outfitters AB located in Stockholm"]));
+    expect(separate.pieces[0].map((p) => p.text)).toEqual(
+      expect.arrayContaining(["Anke Vogel type Person", "Aurora Outfitters AB located in Stockholm"]),
+    );
   });
 });

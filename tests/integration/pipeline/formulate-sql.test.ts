@@ -27,12 +27,28 @@ afterAll(async () => {
 });
 
 function intent(question: string, o: Partial<Intent> = {}): Intent {
-  return intentSchema.parse({ question, completed: question, language: "en", wh: null, answerTypes: [], entities: [], relation: null, time: [], locations: [], aggregate: null, superlative: null, keywords: [], ...o });
+  return intentSchema.parse({
+    question,
+    completed: question,
+    language: "en",
+    wh: null,
+    answerTypes: [],
+    entities: [],
+    relation: null,
+    time: [],
+    locations: [],
+    aggregate: null,
+    superlative: null,
+    keywords: [],
+    ...o,
+  });
 }
 
 /** A mention linked the way the understand stage links it: to every index entry with that exact label. */
 function linked(kbId: string, index: EntityIndexEntry[], question: string, text: string, kinds = ["value"]): EntityMention {
-  const links = index.filter((e) => kinds.includes(e.kind) && e.label.toLowerCase() === text.toLowerCase()).map((e) => ({ kbId, label: e.label, kind: e.kind, ref: e.ref, sourceObject: e.sourceObject, score: 1 }));
+  const links = index
+    .filter((e) => kinds.includes(e.kind) && e.label.toLowerCase() === text.toLowerCase())
+    .map((e) => ({ kbId, label: e.label, kind: e.kind, ref: e.ref, sourceObject: e.sourceObject, score: 1 }));
   expect(links.length, `"${text}" is in the entity index`).toBeGreaterThan(0);
   const at = question.indexOf(text);
   return { mention: text, span: [at, at + text.length], links, fromContext: false };
@@ -48,7 +64,11 @@ class SqlKb {
     private readonly file: string,
   ) {}
   async open() {
-    this.backend = createSqlBackend({ dialect: "sqlite", file: this.file }, {}, { kbId: this.kbId, kbName: this.kbId, storageDir: path.dirname(this.file) });
+    this.backend = createSqlBackend(
+      { dialect: "sqlite", file: this.file },
+      {},
+      { kbId: this.kbId, kbName: this.kbId, storageDir: path.dirname(this.file) },
+    );
     opened.push(this.backend);
     this.structure = await this.backend.structure();
     this.index = await this.backend.entityIndex();
@@ -58,7 +78,10 @@ class SqlKb {
     return { kbId: this.kbId, kbName: this.kbId, kind: "SQL", sourceObjects: [], score: 1, reasons: [] };
   }
   async formulate(i: Intent): Promise<FormulatedQuery[]> {
-    return classicalFormulate.run({ intent: i, candidates: [this.candidate()], structures: new Map([[this.kbId, this.structure]]), guides: [] }, ctx);
+    return classicalFormulate.run(
+      { intent: i, candidates: [this.candidate()], structures: new Map([[this.kbId, this.structure]]), guides: [] },
+      ctx,
+    );
   }
   /** The first formulated query's rows, executed through the backend (safety check included). */
   async answer(i: Intent): Promise<{ rows: Record<string, unknown>[]; queries: FormulatedQuery[] }> {
@@ -86,7 +109,9 @@ describe("formulated SQL on the demo sales database", () => {
 
   it("How many orders were returned? → exactly the count of returned orders", async () => {
     const q = "How many orders were returned?";
-    const { rows } = await sales.answer(intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count", entities: [linked("kb-sales", sales.index, q, "returned")] }));
+    const { rows } = await sales.answer(
+      intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count", entities: [linked("kb-sales", sales.index, q, "returned")] }),
+    );
     const [[expected]] = sales.truth("SELECT count(*) FROM orders WHERE status = 'returned'");
     expect(expected).toBeGreaterThan(0);
     expect(rows).toEqual([{ "number of orders": expected }]);
@@ -106,14 +131,20 @@ describe("formulated SQL on the demo sales database", () => {
   it("How many orders were placed by customers in Germany? → joins orders, customers and regions", async () => {
     const q = "How many orders were placed by customers in Germany?";
     const { rows } = await sales.answer(intent(q, { aggregate: "count", entities: [linked("kb-sales", sales.index, q, "Germany")] }));
-    const [[expected]] = sales.truth("SELECT count(*) FROM orders o JOIN customers c USING (customer_id) JOIN regions r USING (region_id) WHERE r.country = 'Germany'");
+    const [[expected]] = sales.truth(
+      "SELECT count(*) FROM orders o JOIN customers c USING (customer_id) JOIN regions r USING (region_id) WHERE r.country = 'Germany'",
+    );
     expect(rows).toEqual([{ "number of orders": expected }]);
   });
 
   it("Which customer placed the most orders? → the customer with the highest order count", async () => {
     const q = "Which customer placed the most orders?";
-    const { rows } = await sales.answer(intent(q, { wh: "which", answerTypes: ["organisation"], superlative: { direction: "max", attribute: "orders", limit: 1 } }));
-    const [[name]] = sales.truth("SELECT c.name, count(*) AS n FROM customers c JOIN orders o USING (customer_id) GROUP BY c.customer_id ORDER BY n DESC LIMIT 1");
+    const { rows } = await sales.answer(
+      intent(q, { wh: "which", answerTypes: ["organisation"], superlative: { direction: "max", attribute: "orders", limit: 1 } }),
+    );
+    const [[name]] = sales.truth(
+      "SELECT c.name, count(*) AS n FROM customers c JOIN orders o USING (customer_id) GROUP BY c.customer_id ORDER BY n DESC LIMIT 1",
+    );
     expect(rows).toEqual([{ name }]);
   });
 
@@ -136,7 +167,19 @@ describe("formulated SQL on the demo sales database", () => {
   it("a hostile value runs as a harmless literal", async () => {
     const hostile = "O'Brien'; DROP TABLE orders; --";
     const q = `How many orders did ${hostile} place?`;
-    const i = intent(q, { aggregate: "count", entities: [{ mention: hostile, span: null, fromContext: false, links: [{ kbId: "kb-sales", label: hostile, kind: "value", ref: `customers.name=${hostile}`, sourceObject: "customers", score: 1 }] }] });
+    const i = intent(q, {
+      aggregate: "count",
+      entities: [
+        {
+          mention: hostile,
+          span: null,
+          fromContext: false,
+          links: [
+            { kbId: "kb-sales", label: hostile, kind: "value", ref: `customers.name=${hostile}`, sourceObject: "customers", score: 1 },
+          ],
+        },
+      ],
+    });
     const { rows } = await sales.answer(i);
     expect(rows).toEqual([{ "number of orders": 0 }]);
     expect(sales.truth("SELECT count(*) FROM orders")).toEqual([[120]]);
@@ -153,7 +196,9 @@ describe.skipIf(!existsSync(CONCERTS))("formulated SQL on Spider concert_singer"
 
   it("How many singers are from France? (the value linked)", async () => {
     const q = "How many singers are from France?";
-    const { rows } = await spider.answer(intent(q, { aggregate: "count", answerTypes: ["count"], entities: [linked("kb-concerts", spider.index, q, "France")] }));
+    const { rows } = await spider.answer(
+      intent(q, { aggregate: "count", answerTypes: ["count"], entities: [linked("kb-concerts", spider.index, q, "France")] }),
+    );
     const [[expected]] = spider.truth("SELECT count(*) FROM singer WHERE country = 'France'");
     expect(rows).toEqual([{ "number of singer": expected }]);
   });
@@ -168,15 +213,21 @@ describe.skipIf(!existsSync(CONCERTS))("formulated SQL on Spider concert_singer"
   it("Show the stadium name and the number of concerts in each stadium.", async () => {
     const q = "Show the stadium name and the number of concerts in each stadium.";
     const { rows } = await spider.answer(intent(q, { aggregate: "count" }));
-    const gold = spider.truth("SELECT T2.name, count(*) FROM concert AS T1 JOIN stadium AS T2 ON T1.stadium_id = T2.stadium_id GROUP BY T1.stadium_id");
+    const gold = spider.truth(
+      "SELECT T2.name, count(*) FROM concert AS T1 JOIN stadium AS T2 ON T1.stadium_id = T2.stadium_id GROUP BY T1.stadium_id",
+    );
     expect(rows.map((r) => [r.Name, r["number of concert"]]).sort()).toEqual(gold.sort());
   });
 
   it("What are the names of the singers who performed in a concert in 2014?", async () => {
     const q = "What are the names of the singers who performed in a concert in 2014?";
-    const i = intent(q, { time: [{ text: "in 2014", kind: "absolute", start: "2014-01-01", end: "2015-01-01", comparator: "in", ordinal: null }] });
+    const i = intent(q, {
+      time: [{ text: "in 2014", kind: "absolute", start: "2014-01-01", end: "2015-01-01", comparator: "in", ordinal: null }],
+    });
     const { rows } = await spider.answer(i);
-    const gold = spider.truth("SELECT DISTINCT T2.name FROM singer_in_concert AS T1 JOIN singer AS T2 ON T1.singer_id = T2.singer_id JOIN concert AS T3 ON T1.concert_id = T3.concert_id WHERE T3.year = 2014");
+    const gold = spider.truth(
+      "SELECT DISTINCT T2.name FROM singer_in_concert AS T1 JOIN singer AS T2 ON T1.singer_id = T2.singer_id JOIN concert AS T3 ON T1.concert_id = T3.concert_id WHERE T3.year = 2014",
+    );
     expect([...new Set(rows.map((r) => r.Name))].sort()).toEqual(gold.map((g) => g[0]).sort());
   });
 

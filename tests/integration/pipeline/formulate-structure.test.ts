@@ -61,17 +61,20 @@ describe("structure() of a SQLite KB", () => {
     expect(s.tables.find((t) => t.name === "orders")!.rows).toBe(120);
   });
 
-  it.skipIf(!existsSync(SPIDER_CONCERTS))("resolves foreign keys SQLite declares without referenced columns (Spider concert_singer)", async () => {
-    const backend = keep(createSqlBackend({ dialect: "sqlite", file: SPIDER_CONCERTS }, {}, kb("concert_singer")));
-    const s = (await backend.structure()) as Extract<KbStructure, { kind: "sql" }>;
-    const links = s.tables.find((t) => t.name === "singer_in_concert")!;
-    for (const fk of links.foreignKeys) {
-      const target = s.tables.find((t) => t.name === fk.refTable)!;
-      expect(fk.refColumns).toHaveLength(fk.columns.length);
-      for (const c of fk.refColumns) expect(target.columns.map((x) => x.name)).toContain(c);
-    }
-    expect(s.tables.find((t) => t.name === "singer")!.rows).toBe(6);
-  });
+  it.skipIf(!existsSync(SPIDER_CONCERTS))(
+    "resolves foreign keys SQLite declares without referenced columns (Spider concert_singer)",
+    async () => {
+      const backend = keep(createSqlBackend({ dialect: "sqlite", file: SPIDER_CONCERTS }, {}, kb("concert_singer")));
+      const s = (await backend.structure()) as Extract<KbStructure, { kind: "sql" }>;
+      const links = s.tables.find((t) => t.name === "singer_in_concert")!;
+      for (const fk of links.foreignKeys) {
+        const target = s.tables.find((t) => t.name === fk.refTable)!;
+        expect(fk.refColumns).toHaveLength(fk.columns.length);
+        for (const c of fk.refColumns) expect(target.columns.map((x) => x.name)).toContain(c);
+      }
+      expect(s.tables.find((t) => t.name === "singer")!.rows).toBe(6);
+    },
+  );
 });
 
 describe("structure() of an embedded RDF KB", () => {
@@ -84,8 +87,18 @@ describe("structure() of an embedded RDF KB", () => {
     expect(s.classes.find((c) => c.iri === `${EX}Product`)).toEqual({ iri: `${EX}Product`, label: "Product", instances: 10 });
     expect(s.classes.find((c) => c.iri === `${EX}Category`)?.label).toBe("Product category");
     const ceo = s.predicates.find((p) => p.iri === `${EX}ceoOf`)!;
-    expect(ceo).toMatchObject({ label: "chief executive of", count: 2, domains: [`${EX}Person`], ranges: [`${EX}Organisation`], literal: false });
-    expect(s.predicates.find((p) => p.iri === `${EX}weightGrams`)).toMatchObject({ label: "weight in grams", literal: true, ranges: ["http://www.w3.org/2001/XMLSchema#integer"] });
+    expect(ceo).toMatchObject({
+      label: "chief executive of",
+      count: 2,
+      domains: [`${EX}Person`],
+      ranges: [`${EX}Organisation`],
+      literal: false,
+    });
+    expect(s.predicates.find((p) => p.iri === `${EX}weightGrams`)).toMatchObject({
+      label: "weight in grams",
+      literal: true,
+      ranges: ["http://www.w3.org/2001/XMLSchema#integer"],
+    });
     expect(s.labelPredicates).toEqual(["http://www.w3.org/2000/01/rdf-schema#label"]);
     expect(Object.values(s.prefixes)).toContain(EX);
   });
@@ -94,7 +107,10 @@ describe("structure() of an embedded RDF KB", () => {
 describe("structure() of a document collection", () => {
   it("counts the documents and lists each document table with caption, section, columns and rows", async () => {
     const ctx = kb("policies");
-    const files = ["annual-report-2025.md", "travel-and-expense-policy.md"].map((name) => ({ name, bytes: readFileSync(path.join(DEMO, name)) }));
+    const files = ["annual-report-2025.md", "travel-and-expense-policy.md"].map((name) => ({
+      name,
+      bytes: readFileSync(path.join(DEMO, name)),
+    }));
     const config = documentsConfigSchema.parse({});
     await ingestFiles(ctx, files, { config });
     const backend = keep(createDocumentsBackend(config, {}, ctx));
@@ -102,7 +118,11 @@ describe("structure() of a document collection", () => {
     expect(s.kind).toBe("documents");
     expect(s.documents).toBe(2);
     const results = s.tables.find((t) => t.columns.includes("Growth"))!;
-    expect(results).toMatchObject({ section: "Results by region", columns: ["Region", "Revenue 2024 (EUR million)", "Revenue 2025 (EUR million)", "Growth"], rows: 4 });
+    expect(results).toMatchObject({
+      section: "Results by region",
+      columns: ["Region", "Revenue 2024 (EUR million)", "Revenue 2025 (EUR million)", "Growth"],
+      rows: 4,
+    });
     expect(results.key).toMatch(/#table-1$/);
     expect(s.tables.find((t) => t.columns.includes("Per diem (EUR)"))?.rows).toBe(5);
   });

@@ -71,7 +71,11 @@ describe(`answering pipeline on the demo catalog (${TARGET_ENGINE})`, () => {
   it("answers a breakdown per group with a table and a chart, not the total ('total revenue in 2024 by region')", async () => {
     const o = await ask("What was total revenue in 2024 by region?");
     expect(o.answer.refrained).toBe(false);
-    expect(o.answer.shape).toMatchObject({ kind: "table", columns: ["Region", "Revenue 2024 (EUR million)"], chart: { kind: "bar", x: 0, y: [1] } });
+    expect(o.answer.shape).toMatchObject({
+      kind: "table",
+      columns: ["Region", "Revenue 2024 (EUR million)"],
+      chart: { kind: "bar", x: 0, y: [1] },
+    });
     expect(o.answer.shape?.rows).toEqual([
       ["Nordics", "24.1"],
       ["Central Europe", "11.0"],
@@ -116,7 +120,9 @@ describe(`answering pipeline on the demo catalog (${TARGET_ENGINE})`, () => {
     const o = await ask("How many customers are there?");
     const run = await ws.handle.prisma.run.findUniqueOrThrow({ where: { id: o.runId }, include: { traceEvents: true } });
     expect(run.status).toBe(o.status);
-    expect(run.traceEvents.map((e) => e.stage)).toEqual(expect.arrayContaining(["understand", "select", "formulate", "execute", "pool", "rerank", "select-evidence", "answer", "critique"]));
+    expect(run.traceEvents.map((e) => e.stage)).toEqual(
+      expect.arrayContaining(["understand", "select", "formulate", "execute", "pool", "rerank", "select-evidence", "answer", "critique"]),
+    );
     expect(Object.keys(run.timings as object)).toEqual(expect.arrayContaining(["understand", "select", "total"]));
     expect((run.result as { runId: string }).runId).toBe(o.runId);
   });
@@ -143,7 +149,13 @@ describe(`answering pipeline on the demo catalog (${TARGET_ENGINE})`, () => {
     await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve));
     const port = (hanging.address() as import("node:net").AddressInfo).port;
     const slow = await ws.handle.prisma.knowledgeBase.create({
-      data: { name: "Partner graph (hanging)", kind: "SPARQL", description: "Orders returned by partners", config: { mode: "remote", endpoint: `http://127.0.0.1:${port}/sparql` }, status: "HEALTHY" },
+      data: {
+        name: "Partner graph (hanging)",
+        kind: "SPARQL",
+        description: "Orders returned by partners",
+        config: { mode: "remote", endpoint: `http://127.0.0.1:${port}/sparql` },
+        status: "HEALTHY",
+      },
     });
     try {
       const sales = await ws.handle.prisma.knowledgeBase.findFirstOrThrow({ where: { name: "Aurora sales database" } });
@@ -169,7 +181,11 @@ describe(`answering pipeline on the demo catalog (${TARGET_ENGINE})`, () => {
   it("is cancellable", async () => {
     const controller = new AbortController();
     controller.abort();
-    const o = await runPipeline(ws.handle.prisma, ws.deps, { question: "How many orders were returned?", user: ws.user, signal: controller.signal });
+    const o = await runPipeline(ws.handle.prisma, ws.deps, {
+      question: "How many orders were returned?",
+      user: ws.user,
+      signal: controller.signal,
+    });
     expect(o.status).toBe("CANCELLED");
   });
 });
@@ -187,7 +203,10 @@ describe("extraction guides at run time", () => {
     const first = await runPipeline(ws.handle.prisma, ws.deps, { question: "How many orders were returned?", user: analyst });
     const { saveRunAsGuide } = await import("@/lib/pipeline/guides");
     const guide = await saveRunAsGuide(ws.handle.prisma, analyst, first.runId);
-    const stored = await ws.handle.prisma.extractionGuide.findUniqueOrThrow({ where: { id: guide.id }, include: { sources: { include: { actions: true } } } });
+    const stored = await ws.handle.prisma.extractionGuide.findUniqueOrThrow({
+      where: { id: guide.id },
+      include: { sources: { include: { actions: true } } },
+    });
     expect(stored.question).toBe("How many orders were returned?");
     expect(stored.sources[0].actions[0]).toMatchObject({ kind: "NATIVE_QUERY" });
     expect(stored.sources[0].actions[0].context).toMatch(/7/);
@@ -203,7 +222,10 @@ describe("extraction guides at run time", () => {
   it("a malformed guide is reported and skipped, never crashing the run", async () => {
     const kb = await ws.handle.prisma.knowledgeBase.findFirstOrThrow({ where: { kind: "SQL" } });
     await ws.handle.prisma.extractionGuide.create({
-      data: { question: "How many customers are there?", sources: { create: [{ kbId: kb.id, actions: { create: [{ kind: "NATIVE_QUERY", params: { nonsense: true } }] } }] } },
+      data: {
+        question: "How many customers are there?",
+        sources: { create: [{ kbId: kb.id, actions: { create: [{ kind: "NATIVE_QUERY", params: { nonsense: true } }] } }] },
+      },
     });
     const o = await runPipeline(ws.handle.prisma, ws.deps, { question: "How many customers are there?", user: analyst });
     expect(o.degradations.join(" ")).toMatch(/malformed/);

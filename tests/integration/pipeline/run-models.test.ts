@@ -72,17 +72,28 @@ describe.skipIf(!sharedModelsAvailable())("answering pipeline with the model run
 
   it("answers a document question from a hybrid search and ranks with the embedder, as the trace shows", async () => {
     const events: RunEvent[] = [];
-    const o = await runPipeline(ws.handle.prisma, ws.deps, { question: "What percentage of products contained recycled or certified materials in 2025?", user: ws.user, models, onEvent: (e) => events.push(e) });
+    const o = await runPipeline(ws.handle.prisma, ws.deps, {
+      question: "What percentage of products contained recycled or certified materials in 2025?",
+      user: ws.user,
+      models,
+      onEvent: (e) => events.push(e),
+    });
     expect(o.answer.text).toMatch(/68\s*(percent|%)/);
     expect(events.map((e) => e.summary)).toEqual(
       expect.arrayContaining([
         "Models: semantic ranking with all-MiniLM-L6-v2 (int8); no cross-encoder installed.",
-        expect.stringMatching(/^hybrid \(hybrid-entity\): \d+ → \d+(; kept the search engine's order: .+|; reordered search results on new evidence)?$/),
-        expect.stringMatching(/^no cross-encoder is installed; combined-dense ran in its place: \d+ → \d+(; kept the search engine's order: .+|; reordered search results on new evidence)?$/),
+        expect.stringMatching(
+          /^hybrid \(hybrid-entity\): \d+ → \d+(; kept the search engine's order: .+|; reordered search results on new evidence)?$/,
+        ),
+        expect.stringMatching(
+          /^no cross-encoder is installed; combined-dense ran in its place: \d+ → \d+(; kept the search engine's order: .+|; reordered search results on new evidence)?$/,
+        ),
       ]),
     );
     const passage = o.evidence.find((e) => e.piece.kind === "passage" && e.piece.provenance.kbName === DOCS)!;
-    expect(passage.piece.provenance.query).toMatch(/\n\[hybrid search: BM25 \(SQLite FTS5\) \+ vector similarity \(all-MiniLM-L6-v2, int8\), weighted blend of normalised BM25 and cosine similarity, weights BM25 0.50 : vector 0.50/);
+    expect(passage.piece.provenance.query).toMatch(
+      /\n\[hybrid search: BM25 \(SQLite FTS5\) \+ vector similarity \(all-MiniLM-L6-v2, int8\), weighted blend of normalised BM25 and cosine similarity, weights BM25 0.50 : vector 0.50/,
+    );
     expect(passage.scores["combined-dense:dense"]).toBeGreaterThan(0);
     // Catalog texts were embedded once and stored for every later run and instance.
     expect(await ws.handle.prisma.textEmbedding.count()).toBeGreaterThan(0);
@@ -100,11 +111,21 @@ describe.skipIf(!sharedModelsAvailable())("answering pipeline with the model run
     const sales = await ws.kbId(SALES);
     await createGuide(ws.handle.prisma, ws.admin, {
       question: "Which customers are in Munich?",
-      sources: [{ kbId: sales, actions: [{ kind: "NATIVE_QUERY", params: { query: { language: "sql", text: "SELECT name FROM customers WHERE city = 'Munich'" } } }] }],
+      sources: [
+        {
+          kbId: sales,
+          actions: [
+            { kind: "NATIVE_QUERY", params: { query: { language: "sql", text: "SELECT name FROM customers WHERE city = 'Munich'" } } },
+          ],
+        },
+      ],
     });
     const paraphrase = "Which of our clients have their offices in Munich?";
     const [lexical] = await findNearestGuides(ws.handle.prisma, ws.admin, paraphrase, [sales]);
-    const [semantic] = await findNearestGuides(ws.handle.prisma, ws.admin, paraphrase, [sales], 3, 0.2, { embedder: models.embedder!, texts: textEmbeddings(ws.handle.prisma, models.embedder!) });
+    const [semantic] = await findNearestGuides(ws.handle.prisma, ws.admin, paraphrase, [sales], 3, 0.2, {
+      embedder: models.embedder!,
+      texts: textEmbeddings(ws.handle.prisma, models.embedder!),
+    });
     expect(semantic.question).toBe("Which customers are in Munich?");
     expect(semantic.score).toBeGreaterThan(lexical?.score ?? 0);
   });
@@ -117,9 +138,18 @@ describe.skipIf(!sharedModelsAvailable())("answering pipeline with the model run
       const handles = await handlesFrom(brokenRuntime);
       expect(handles.embedder).toBeNull();
       const events: RunEvent[] = [];
-      const o = await runPipeline(ws.handle.prisma, ws.deps, { question: "How many orders were returned?", user: ws.user, models: handles, onEvent: (e) => events.push(e) });
+      const o = await runPipeline(ws.handle.prisma, ws.deps, {
+        question: "How many orders were returned?",
+        user: ws.user,
+        models: handles,
+        onEvent: (e) => events.push(e),
+      });
       expect(o.answer.text).toMatch(/^7\b/);
-      expect(events.map((e) => e.summary)).toContainEqual(expect.stringMatching(/^Ranking is classical: The embedding model is unavailable, so ranking is lexical only: .*model_quantized\.onnx produces 16-dimensional vectors/));
+      expect(events.map((e) => e.summary)).toContainEqual(
+        expect.stringMatching(
+          /^Ranking is classical: The embedding model is unavailable, so ranking is lexical only: .*model_quantized\.onnx produces 16-dimensional vectors/,
+        ),
+      );
       expect(events.map((e) => e.summary)).toContainEqual(expect.stringMatching(/^hybrid \(bm25-entity\): /));
     } finally {
       await brokenRuntime.close();
@@ -138,10 +168,19 @@ describe.skipIf(!sharedModelsAvailable())("answering pipeline with the model run
         const handles = await handlesFrom(crossRuntime);
         expect(handles.crossEncoder?.info.name).toBe("tiny-cross-encoder");
         const events: RunEvent[] = [];
-        const o = await runPipeline(ws.handle.prisma, ws.deps, { question: "What percentage of products contained recycled or certified materials in 2025?", user: ws.user, models: handles, onEvent: (e) => events.push(e) });
+        const o = await runPipeline(ws.handle.prisma, ws.deps, {
+          question: "What percentage of products contained recycled or certified materials in 2025?",
+          user: ws.user,
+          models: handles,
+          onEvent: (e) => events.push(e),
+        });
         const summaries = events.map((e) => e.summary);
         expect(summaries).toContainEqual(expect.stringMatching(/^Models: .*all-MiniLM-L6-v2 \(int8\).*tiny-cross-encoder/));
-        expect(summaries).toContainEqual(expect.stringMatching(/^cross-encoder: \d+ → \d+(; kept the search engine's order: .+|; reordered search results on new evidence)?$/));
+        expect(summaries).toContainEqual(
+          expect.stringMatching(
+            /^cross-encoder: \d+ → \d+(; kept the search engine's order: .+|; reordered search results on new evidence)?$/,
+          ),
+        );
         const passages = o.evidence.filter((e) => e.piece.kind === "passage");
         expect(passages.length).toBeGreaterThan(0);
         for (const e of passages) expect(e.scores["cross-encoder"]).toBeGreaterThanOrEqual(0);
@@ -158,13 +197,22 @@ describe.skipIf(!sharedModelsAvailable())("answering pipeline with the model run
         expect(handles.embedder).not.toBeNull();
         expect(handles.crossEncoder).not.toBeNull();
         const events: RunEvent[] = [];
-        const o = await runPipeline(ws.handle.prisma, ws.deps, { question: "What percentage of products contained recycled or certified materials in 2025?", user: ws.user, models: handles, onEvent: (e) => events.push(e) });
+        const o = await runPipeline(ws.handle.prisma, ws.deps, {
+          question: "What percentage of products contained recycled or certified materials in 2025?",
+          user: ws.user,
+          models: handles,
+          onEvent: (e) => events.push(e),
+        });
         expect(o.answer.text).toMatch(/68\s*(percent|%)/);
         const rerank = events.filter((e) => e.stage === "rerank");
         expect(rerank.map((e) => e.summary)).toEqual(
           expect.arrayContaining([
-            expect.stringMatching(/^hybrid-entity failed \(hybrid-entity: The embedding model \(all-MiniLM-L6-v2\) did not answer within 1 ms\.\); bm25-entity ran instead, \d+ → \d+(; .+)?$/),
-            expect.stringMatching(/^cross-encoder failed \(cross-encoder: The re-ranking model \(tiny-cross-encoder\) did not answer within 1 ms\.; combined-dense: The embedding model \(all-MiniLM-L6-v2\) did not answer within 1 ms\.\); combined ran instead, \d+ → \d+(; .+)?$/),
+            expect.stringMatching(
+              /^hybrid-entity failed \(hybrid-entity: The embedding model \(all-MiniLM-L6-v2\) did not answer within 1 ms\.\); bm25-entity ran instead, \d+ → \d+(; .+)?$/,
+            ),
+            expect.stringMatching(
+              /^cross-encoder failed \(cross-encoder: The re-ranking model \(tiny-cross-encoder\) did not answer within 1 ms\.; combined-dense: The embedding model \(all-MiniLM-L6-v2\) did not answer within 1 ms\.\); combined ran instead, \d+ → \d+(; .+)?$/,
+            ),
           ]),
         );
         expect(rerank.filter((e) => e.summary.includes("failed")).every((e) => e.type === "ERROR")).toBe(true);

@@ -17,7 +17,6 @@ import { createTestDatabase, type TestDatabase } from "../support/test-database"
  * (SQLite FTS5): the demo workspace's policies and annual report, and TAT-QA report contexts.
  */
 
-
 describe("answers from report tables (demo workspace)", () => {
   const { ask } = useDemoWorkspace("mosaic-tables-");
   const noInternals = (o: RunOutcome) => expect(o.answer.reason ?? "").not.toMatch(/threshold|scored|\d\.\d\d|stage/i);
@@ -25,7 +24,11 @@ describe("answers from report tables (demo workspace)", () => {
   it("computes a percentage change from the report's table, with the derivation and its cited rows", async () => {
     const o = await ask("What was the percentage change in Central Europe revenue from 2024 to 2025?");
     expect(o.answer).toMatchObject({ text: "23.64%", refrained: false });
-    expect(o.answer.derivation).toMatchObject({ operation: "change-ratio", expression: "(13.6 − 11) / 11 × 100 = 23.64%", scale: "percent" });
+    expect(o.answer.derivation).toMatchObject({
+      operation: "change-ratio",
+      expression: "(13.6 − 11) / 11 × 100 = 23.64%",
+      scale: "percent",
+    });
     const row = o.evidence.find((e) => e.piece.id === o.answer.derivation!.operands[0].evidenceId);
     expect(row?.piece.kind).toBe("row");
     expect(o.answer.citations).toContain(row!.piece.id);
@@ -86,8 +89,16 @@ describe.skipIf(!existsSync(path.join(DATASETS, "tatqa/tatqa_dataset_dev.json"))
 
   it.each([
     ["What is the 2019 average defined contribution schemes?", { answer: 172, answerType: "arithmetic", scale: "million" }, "average"],
-    ["What was the percentage change in the amount for Appliances in 2019 from 2018?", { answer: -12.14, answerType: "arithmetic", scale: "percent" }, "change-ratio"],
-    ["What was the change in the amount for Appliances in 2019 from 2018?", { answer: -94, answerType: "arithmetic", scale: "million" }, "difference"],
+    [
+      "What was the percentage change in the amount for Appliances in 2019 from 2018?",
+      { answer: -12.14, answerType: "arithmetic", scale: "percent" },
+      "change-ratio",
+    ],
+    [
+      "What was the change in the amount for Appliances in 2019 from 2018?",
+      { answer: -94, answerType: "arithmetic", scale: "million" },
+      "difference",
+    ],
   ] as const)("computes '%s' as TAT-QA's gold, scale included", async (question, gold, operation) => {
     const o = await ask(question);
     expect(scoreTatQa(o.answer.text, { ...gold, answer: gold.answer } as Parameters<typeof scoreTatQa>[1]).em).toBe(1);

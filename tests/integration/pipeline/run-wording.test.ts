@@ -13,7 +13,9 @@ describe("answer wording (demo workspace)", () => {
     const o = await ask("How many zorblaxes were frobnicated?");
     expect(o.candidates).toEqual([]);
     expect(o.answer.refrained).toBe(true);
-    expect(o.answer.reason).toMatch(/^None of your sources mentions 'zorblaxes' and 'frobnicated', so no source was searched\. Check the spelling/);
+    expect(o.answer.reason).toMatch(
+      /^None of your sources mentions 'zorblaxes' and 'frobnicated', so no source was searched\. Check the spelling/,
+    );
     expect(o.answer.reason).not.toMatch(/returned no evidence/);
   });
 
@@ -33,16 +35,31 @@ describe("answer wording (demo workspace)", () => {
   it("never shows the same row or passage twice, whichever queries returned it", async () => {
     // Merging itself is unit-tested (tests/unit/pipeline/merge-evidence.test.ts); here, over whole runs that
     // run several queries per source, no evidence the user sees repeats another.
-    for (const question of ["How many orders were returned?", "What is the status of order 1001?", "What is the return window?", "Which product has the highest list price?"]) {
+    for (const question of [
+      "How many orders were returned?",
+      "What is the status of order 1001?",
+      "What is the return window?",
+      "Which product has the highest list price?",
+    ]) {
       const o = await ask(question);
-      const said = o.evidence.map((e) => `${e.piece.provenance.kbName} ${e.piece.provenance.sourceObject ?? ""} ${e.piece.kind} ${e.piece.text}`);
+      const said = o.evidence.map(
+        (e) => `${e.piece.provenance.kbName} ${e.piece.provenance.sourceObject ?? ""} ${e.piece.kind} ${e.piece.text}`,
+      );
       expect(new Set(said).size, question).toBe(said.length);
-      for (const id of o.answer.citations) expect(o.evidence.some((e) => e.piece.id === id), question).toBe(true);
+      for (const id of o.answer.citations)
+        expect(
+          o.evidence.some((e) => e.piece.id === id),
+          question,
+        ).toBe(true);
     }
   });
 
   it("explains where an answer comes from in plain words", async () => {
-    for (const question of ["How many orders were returned?", "Who is the chief executive of Aurora Outfitters GmbH?", "Which customers are in Munich?"]) {
+    for (const question of [
+      "How many orders were returned?",
+      "Who is the chief executive of Aurora Outfitters GmbH?",
+      "Which customers are in Munich?",
+    ]) {
       const o = await ask(question);
       expect(o.answer.refrained).toBe(false);
       expect(o.winner?.reason).toMatch(/matched the question best/);

@@ -14,7 +14,20 @@ import type { Intent } from "@/lib/pipeline/types";
 import { TARGET_ENGINE, createTestDatabase, type TestDatabase } from "../support/test-database";
 
 function bareIntent(question: string): Intent {
-  return { question, completed: question, language: "en", wh: null, answerTypes: [], entities: [], relation: null, time: [], locations: [], aggregate: null, superlative: null, keywords: terms(question) };
+  return {
+    question,
+    completed: question,
+    language: "en",
+    wh: null,
+    answerTypes: [],
+    entities: [],
+    relation: null,
+    time: [],
+    locations: [],
+    aggregate: null,
+    superlative: null,
+    keywords: terms(question),
+  };
 }
 
 describe(`catalog snapshot and select on the demo catalog (${TARGET_ENGINE})`, () => {
@@ -26,7 +39,11 @@ describe(`catalog snapshot and select on the demo catalog (${TARGET_ENGINE})`, (
   beforeAll(async () => {
     db = await createTestDatabase();
     handle = (await openAndBootstrap(db.env)).handle;
-    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-kbs-")), encryptionKey: Buffer.alloc(32, 5), datasetsDir: "../shared/datasets" };
+    deps = {
+      dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-kbs-")),
+      encryptionKey: Buffer.alloc(32, 5),
+      datasetsDir: "../shared/datasets",
+    };
     await seedDemoCatalogOnce(handle.prisma, deps);
     const kbs = await handle.prisma.knowledgeBase.findMany({ select: { id: true, name: true } });
     const idOf = (name: string) => kbs.find((k) => k.name === name)!.id;
@@ -58,10 +75,15 @@ describe(`catalog snapshot and select on the demo catalog (${TARGET_ENGINE})`, (
     expect(catalogIndexFor(second)).toBe(catalogIndexFor(first));
 
     const object = await handle.prisma.sourceObject.findFirstOrThrow({ where: { kbId: ids.sql, key: "customers" } });
-    await handle.prisma.sourceObject.update({ where: { id: object.id }, data: { description: "Loyalty club members and wholesale accounts", descriptionEdited: true } });
+    await handle.prisma.sourceObject.update({
+      where: { id: object.id },
+      data: { description: "Loyalty club members and wholesale accounts", descriptionEdited: true },
+    });
     const third = await loadCatalogSnapshot(handle.prisma, all);
     expect(third).not.toBe(first);
-    expect(third.find((e) => e.kbId === ids.sql)!.sourceObjects.find((o) => o.key === "customers")!.description).toBe("Loyalty club members and wholesale accounts");
+    expect(third.find((e) => e.kbId === ids.sql)!.sourceObjects.find((o) => o.key === "customers")!.description).toBe(
+      "Loyalty club members and wholesale accounts",
+    );
     // Unchanged KBs keep their entries.
     expect(third.find((e) => e.kbId === ids.documents)).toBe(first.find((e) => e.kbId === ids.documents));
 

@@ -14,7 +14,11 @@ const SPIDER = path.join(DATASETS, "spider");
 /** Builds the catalog entry registration would store for a Spider database: descriptor and source objects. */
 async function spiderEntry(db: string): Promise<CatalogEntry> {
   const file = path.join(SPIDER, "database", db, `${db}.sqlite`);
-  const backend = createSqlBackend({ dialect: "sqlite", file }, {}, { kbId: db, kbName: BENCHMARK_NAMES.spider(db), storageDir: path.dirname(file) });
+  const backend = createSqlBackend(
+    { dialect: "sqlite", file },
+    {},
+    { kbId: db, kbName: BENCHMARK_NAMES.spider(db), storageDir: path.dirname(file) },
+  );
   try {
     const descriptor = await backend.describe();
     const units = await backend.sourceUnits();
@@ -34,10 +38,24 @@ async function spiderEntry(db: string): Promise<CatalogEntry> {
 
 /** The intent without the understand stage: the question itself, no entity links, no guides. */
 function bareIntent(question: string): Intent {
-  return { question, completed: question, language: "en", wh: null, answerTypes: [], entities: [], relation: null, time: [], locations: [], aggregate: null, superlative: null, keywords: terms(question) };
+  return {
+    question,
+    completed: question,
+    language: "en",
+    wh: null,
+    answerTypes: [],
+    entities: [],
+    relation: null,
+    time: [],
+    locations: [],
+    aggregate: null,
+    superlative: null,
+    keywords: terms(question),
+  };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
 describe.skipIf(!existsSync(path.join(SPIDER, "dev-questions.json")))("select on the Spider catalog (real data)", () => {
   let catalog: CatalogEntry[];

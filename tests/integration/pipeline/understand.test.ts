@@ -40,7 +40,11 @@ describe(`understand on the demo catalog (${TARGET_ENGINE})`, () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     handle = (await openAndBootstrap(db.env)).handle;
-    const deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-kbs-")), encryptionKey: Buffer.alloc(32, 3), datasetsDir: "../shared/datasets" };
+    const deps = {
+      dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-kbs-")),
+      encryptionKey: Buffer.alloc(32, 3),
+      datasetsDir: "../shared/datasets",
+    };
     await seedDemoCatalogOnce(handle.prisma, deps);
     for (const k of await handle.prisma.knowledgeBase.findMany({ select: { id: true, name: true } })) {
       if (k.name === DEMO_KB_NAMES.documents) kb.documents = k.id;
@@ -64,7 +68,11 @@ describe(`understand on the demo catalog (${TARGET_ENGINE})`, () => {
     expect(kbsOf(found.get("Trail Runner 2")!)).toEqual([kb.sql, kb.sparql].sort());
     expect(found.get("Zorblax")).toEqual([]);
     const summit = found.get("Summit 2 Tent")!;
-    expect(summit.find((l) => l.kbId === kb.sql)).toMatchObject({ kind: "value", ref: "products.name=Summit 2 Tent", sourceObject: "products" });
+    expect(summit.find((l) => l.kbId === kb.sql)).toMatchObject({
+      kind: "value",
+      ref: "products.name=Summit 2 Tent",
+      sourceObject: "products",
+    });
     for (const links of found.values()) expect(links.map((l) => l.score)).toEqual([...links.map((l) => l.score)].sort((a, b) => b - a));
   });
 
@@ -100,7 +108,13 @@ describe(`understand on the demo catalog (${TARGET_ENGINE})`, () => {
   it("understands demo questions with linked entities, in a bounded number of lookups", async () => {
     const { lookup, calls } = timed(prismaEntityLookup(handle.prisma));
     const intent = await classicalUnderstand.run(
-      { question: "What was the revenue of the Nordics region in 2024 compared with the Summit 2 Tent sales?", history: [], kbIds: all, lookup, now: new Date("2025-06-15T00:00:00Z") },
+      {
+        question: "What was the revenue of the Nordics region in 2024 compared with the Summit 2 Tent sales?",
+        history: [],
+        kbIds: all,
+        lookup,
+        now: new Date("2025-06-15T00:00:00Z"),
+      },
       ctx(),
     );
     expect(intent.answerTypes).toContain("money");
@@ -115,10 +129,12 @@ describe(`understand on the demo catalog (${TARGET_ENGINE})`, () => {
 
   it("keeps an unknown name, and completes a follow-up from the database-linked turn", async () => {
     const lookup = prismaEntityLookup(handle.prisma);
-    const unknown = (await understandQuestion({ question: "Who is the CEO of Globex Corporation?", history: [], kbIds: all, lookup })).intent;
+    const unknown = (await understandQuestion({ question: "Who is the CEO of Globex Corporation?", history: [], kbIds: all, lookup }))
+      .intent;
     expect(unknown.entities.map((e) => [e.mention, e.links.length])).toEqual([["Globex Corporation", 0]]);
 
-    const first = (await understandQuestion({ question: "What is the list price of the Trail Runner 2?", history: [], kbIds: all, lookup })).intent;
+    const first = (await understandQuestion({ question: "What is the list price of the Trail Runner 2?", history: [], kbIds: all, lookup }))
+      .intent;
     const trail = first.entities.find((e) => e.mention === "Trail Runner 2")!;
     expect(kbsOf(trail.links)).toEqual([kb.sql, kb.sparql].sort());
     // The documents KB only knows "Trail Runner": a weaker, inherited link.
@@ -131,23 +147,36 @@ describe(`understand on the demo catalog (${TARGET_ENGINE})`, () => {
   });
 
   it("reads misspelt words as the demo sources' words, through the database's label index", async () => {
-    const { intent, notes } = await understandQuestion({ question: "How many oders were retruned?", history: [], kbIds: all, lookup: prismaEntityLookup(handle.prisma) });
+    const { intent, notes } = await understandQuestion({
+      question: "How many oders were retruned?",
+      history: [],
+      kbIds: all,
+      lookup: prismaEntityLookup(handle.prisma),
+    });
     expect(intent.question).toBe("How many oders were retruned?");
     expect(intent.completed).toBe("How many orders were returned?");
     expect(intent.entities.map((e) => e.mention)).toEqual(["orders", "returned"]);
     expect(intent.entities[1].links[0]).toMatchObject({ kbId: kb.sql, kind: "value" });
     expect(notes.some((n) => n.startsWith("Read “oders” as “orders” and “retruned” as “returned”"))).toBe(true);
     // Real words no source has stay as typed.
-    const real = await understandQuestion({ question: "Which customers are located in Munich?", history: [], kbIds: all, lookup: prismaEntityLookup(handle.prisma) });
+    const real = await understandQuestion({
+      question: "Which customers are located in Munich?",
+      history: [],
+      kbIds: all,
+      lookup: prismaEntityLookup(handle.prisma),
+    });
     expect(real.intent.completed).toBe("Which customers are located in Munich?");
   });
 
   it("stays fast on a catalog with hundreds of thousands of labels", async () => {
     // Synthetic labels in the SQL KB, generated in the database (the benchmark catalog holds ~this many).
-    await handle.prisma.$executeRawUnsafe(`
+    await handle.prisma.$executeRawUnsafe(
+      `
       INSERT INTO "EntityLabel" (id, "kbId", label, normalized, head, kind, ref, "sourceObject")
       SELECT 'syn-' || g, $1, 'Item ' || g || ' of series ' || (g % 997), 'item ' || g || ' of series ' || (g % 997), 'item', 'value', 'items.name=' || g, 'items'
-      FROM generate_series(1, 200000) AS g`, kb.sql);
+      FROM generate_series(1, 200000) AS g`,
+      kb.sql,
+    );
     await handle.prisma.$executeRawUnsafe(`ANALYZE "EntityLabel"`);
     const { lookup, calls } = timed(prismaEntityLookup(handle.prisma));
     const questions = [
@@ -163,7 +192,9 @@ describe(`understand on the demo catalog (${TARGET_ENGINE})`, () => {
       expect(intent.entities.length).toBeGreaterThan(0);
     }
     const perQuestion = calls.reduce((s, c) => s + c.ms, 0) / questions.length;
-    console.info(`understand lookup on ${TARGET_ENGINE} with 200k extra labels: ${perQuestion.toFixed(1)} ms per question, ${calls.length} lookups`);
+    console.info(
+      `understand lookup on ${TARGET_ENGINE} with 200k extra labels: ${perQuestion.toFixed(1)} ms per question, ${calls.length} lookups`,
+    );
     // A guard against losing the indexes (a scan of 200k labels per lookup takes seconds), not a timing goal:
     // measured 19 ms per question on a quiet 2-core machine and 323 ms at a load average of 20.
     expect(perQuestion).toBeLessThan(1500);

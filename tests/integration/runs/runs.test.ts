@@ -32,17 +32,36 @@ describe(`runs: history, reopening and feedback (${TARGET_ENGINE})`, () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     handle = (await openAndBootstrap(db.env)).handle;
-    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-runs-")), encryptionKey: Buffer.alloc(32, 7), datasetsDir: "../shared/datasets" };
+    deps = {
+      dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-runs-")),
+      encryptionKey: Buffer.alloc(32, 7),
+      datasetsDir: "../shared/datasets",
+    };
     await seedDemoCatalogOnce(handle.prisma, deps);
     people.admin = await subject("admin@mosaic.local");
     people.analyst = await subject("analyst@mosaic.local");
     people.user = await subject("user@mosaic.local");
     const everyone = await handle.prisma.group.findUniqueOrThrow({ where: { name: "Everyone" } });
-    const other = await handle.prisma.user.create({ data: { email: "other@example.com", name: "Olga Other", passwordHash: "x", role: "USER", memberships: { create: [{ groupId: everyone.id }] } } });
+    const other = await handle.prisma.user.create({
+      data: {
+        email: "other@example.com",
+        name: "Olga Other",
+        passwordHash: "x",
+        role: "USER",
+        memberships: { create: [{ groupId: everyone.id }] },
+      },
+    });
     people.other = { id: other.id, role: "USER", groupIds: [everyone.id] };
 
-    graphAnswer = await runPipeline(handle.prisma, deps, { question: "Who is the chief executive of Aurora Outfitters GmbH?", user: people.user });
-    sqlAnswer = await runPipeline(handle.prisma, deps, { question: "How many orders were returned?", user: people.user, conversationId: graphAnswer.conversationId });
+    graphAnswer = await runPipeline(handle.prisma, deps, {
+      question: "Who is the chief executive of Aurora Outfitters GmbH?",
+      user: people.user,
+    });
+    sqlAnswer = await runPipeline(handle.prisma, deps, {
+      question: "How many orders were returned?",
+      user: people.user,
+      conversationId: graphAnswer.conversationId,
+    });
     expect(graphAnswer.answer.text).toContain("Anke Vogel");
     expect(sqlAnswer.answer.text).toMatch(/\b7\b/);
   }, 180_000);
@@ -63,7 +82,9 @@ describe(`runs: history, reopening and feedback (${TARGET_ENGINE})`, () => {
       expect(cited.some((e) => e.piece.kind === "triple")).toBe(true);
       expect(view.outcome!.iterations.length).toBe(graphAnswer.iterations.length);
       expect(view.outcome!.candidates.map((c) => c.kbName)).toEqual(graphAnswer.candidates.map((c) => c.kbName));
-      expect(view.trace.map((t) => t.stage)).toEqual(expect.arrayContaining(["understand", "select", "formulate", "execute", "answer", "critique", "run"]));
+      expect(view.trace.map((t) => t.stage)).toEqual(
+        expect.arrayContaining(["understand", "select", "formulate", "execute", "answer", "critique", "run"]),
+      );
       expect(view.trace.every((t, i, all) => i === 0 || all[i - 1].seq < t.seq)).toBe(true);
       expect(view.hidden).toBeNull();
       expect(view.laterTurns).toBe(1);
@@ -162,7 +183,9 @@ describe(`runs: history, reopening and feedback (${TARGET_ENGINE})`, () => {
       expect([...times].sort().reverse()).toEqual(times);
       const third = await searchRuns(handle.prisma, people.other, { pageSize: 10, page: 3 });
       expect(third.rows).toHaveLength(6);
-      const all = [...first.rows, ...(await searchRuns(handle.prisma, people.other, { pageSize: 10, page: 2 })).rows, ...third.rows].map((r) => r.id);
+      const all = [...first.rows, ...(await searchRuns(handle.prisma, people.other, { pageSize: 10, page: 2 })).rows, ...third.rows].map(
+        (r) => r.id,
+      );
       expect(new Set(all).size).toBe(26);
       const userRuns = await searchRuns(handle.prisma, people.user, {});
       expect(userRuns.rows.map((r) => r.id).sort()).toEqual([graphAnswer.runId, sqlAnswer.runId].sort());
@@ -194,7 +217,9 @@ describe(`runs: history, reopening and feedback (${TARGET_ENGINE})`, () => {
       expect(byTitle.rows[0].last?.question).toBe("Budget line 24 for Travel");
       const byQuestion = await searchConversations(handle.prisma, people.other, { q: "customers" });
       expect(byQuestion.rows.map((c) => c.title)).toEqual(["How many customers are there?"]);
-      expect((await searchConversations(handle.prisma, people.user, { q: "returned" })).rows.map((c) => c.id)).toEqual([graphAnswer.conversationId]);
+      expect((await searchConversations(handle.prisma, people.user, { q: "returned" })).rows.map((c) => c.id)).toEqual([
+        graphAnswer.conversationId,
+      ]);
     });
 
     it("rejects a malformed query", async () => {
@@ -205,19 +230,39 @@ describe(`runs: history, reopening and feedback (${TARGET_ENGINE})`, () => {
 
   describe("feedback", () => {
     it("stores one verdict per person per run, updates it on resubmit and reopens a resolved report when it changes", async () => {
-      const first = await submitFeedback(handle.prisma, people.user, { runId: sqlAnswer.runId, verdict: "HELPFUL", correctAnswer: "ignored on helpful", comment: "  " });
+      const first = await submitFeedback(handle.prisma, people.user, {
+        runId: sqlAnswer.runId,
+        verdict: "HELPFUL",
+        correctAnswer: "ignored on helpful",
+        comment: "  ",
+      });
       expect(first).toMatchObject({ created: true, changed: true, verdict: "HELPFUL", correctAnswer: null, comment: null, status: "OPEN" });
 
       const same = await submitFeedback(handle.prisma, people.user, { runId: sqlAnswer.runId, verdict: "HELPFUL" });
       expect(same).toMatchObject({ id: first.id, created: false, changed: false });
 
-      await handle.prisma.feedback.update({ where: { id: first.id }, data: { status: "RESOLVED", resolvedAt: new Date(), resolvedById: people.analyst.id } });
-      const wrong = await submitFeedback(handle.prisma, people.user, { runId: sqlAnswer.runId, verdict: "WRONG", correctAnswer: "8", comment: "One return was logged late." });
+      await handle.prisma.feedback.update({
+        where: { id: first.id },
+        data: { status: "RESOLVED", resolvedAt: new Date(), resolvedById: people.analyst.id },
+      });
+      const wrong = await submitFeedback(handle.prisma, people.user, {
+        runId: sqlAnswer.runId,
+        verdict: "WRONG",
+        correctAnswer: "8",
+        comment: "One return was logged late.",
+      });
       expect(wrong).toMatchObject({ id: first.id, created: false, changed: true, verdict: "WRONG", correctAnswer: "8", status: "OPEN" });
 
       const rows = await handle.prisma.feedback.findMany({ where: { runId: sqlAnswer.runId, userId: people.user.id } });
       expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ verdict: "WRONG", correctAnswer: "8", comment: "One return was logged late.", status: "OPEN", resolvedAt: null, resolvedById: null });
+      expect(rows[0]).toMatchObject({
+        verdict: "WRONG",
+        correctAnswer: "8",
+        comment: "One return was logged late.",
+        status: "OPEN",
+        resolvedAt: null,
+        resolvedById: null,
+      });
 
       const view = await loadRunView(handle.prisma, people.user, sqlAnswer.runId);
       expect(view.feedback).toMatchObject({ verdict: "WRONG", correctAnswer: "8" });
@@ -233,9 +278,13 @@ describe(`runs: history, reopening and feedback (${TARGET_ENGINE})`, () => {
     });
 
     it("refuses feedback on someone else's run, on an unfinished run, and without a verdict", async () => {
-      await expect(submitFeedback(handle.prisma, people.other, { runId: sqlAnswer.runId, verdict: "WRONG" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+      await expect(submitFeedback(handle.prisma, people.other, { runId: sqlAnswer.runId, verdict: "WRONG" })).rejects.toMatchObject({
+        code: "NOT_FOUND",
+      });
       const running = await handle.prisma.run.create({ data: { userId: people.user.id, question: "Still going?", status: "RUNNING" } });
-      await expect(submitFeedback(handle.prisma, people.user, { runId: running.id, verdict: "HELPFUL" })).rejects.toMatchObject({ code: "VALIDATION" });
+      await expect(submitFeedback(handle.prisma, people.user, { runId: running.id, verdict: "HELPFUL" })).rejects.toMatchObject({
+        code: "VALIDATION",
+      });
       await expect(submitFeedback(handle.prisma, people.user, { runId: sqlAnswer.runId, verdict: "MAYBE" as never })).rejects.toThrow();
       expect(await handle.prisma.feedback.count({ where: { userId: people.other.id, runId: sqlAnswer.runId } })).toBe(0);
     });
@@ -244,7 +293,9 @@ describe(`runs: history, reopening and feedback (${TARGET_ENGINE})`, () => {
   describe("the KB picker", () => {
     it("lists exactly the KBs a person may use", async () => {
       const analysts = await handle.prisma.group.findUniqueOrThrow({ where: { name: "Analysts" } });
-      const kb = await handle.prisma.knowledgeBase.create({ data: { name: "Board minutes", kind: "DOCUMENTS", groupAccess: { create: [{ groupId: analysts.id }] } } });
+      const kb = await handle.prisma.knowledgeBase.create({
+        data: { name: "Board minutes", kind: "DOCUMENTS", groupAccess: { create: [{ groupId: analysts.id }] } },
+      });
       const names = async (who: AccessSubject) => (await listAskableKbs(handle.prisma, who)).map((k) => k.name);
       expect(await names(people.user)).toEqual([...Object.values(DEMO_KB_NAMES)].sort());
       expect(await names(people.analyst)).toContain("Board minutes");

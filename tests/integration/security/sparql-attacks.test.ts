@@ -44,7 +44,9 @@ describe("the SPARQL attack corpus against the embedded store", () => {
     let turns = 0;
     const ticker = setInterval(() => turns++, 10);
     const started = performance.now();
-    const outcome = await queryAttackOutcome(attack, () => kb.execute({ language: "sparql", text: attack.text }, { timeoutMs: attack.timeoutMs ?? 5_000 })).finally(() => clearInterval(ticker));
+    const outcome = await queryAttackOutcome(attack, () =>
+      kb.execute({ language: "sparql", text: attack.text }, { timeoutMs: attack.timeoutMs ?? 5_000 }),
+    ).finally(() => clearInterval(ticker));
     expect(outcome).toMatch(attack.says);
     expect(outcome).not.toMatch(/unreachable|RuntimeError|RangeError|Maximum call stack/);
     // Whatever the store did, this thread kept turning (on a loaded machine timers fire late, hence the slack).
@@ -61,7 +63,7 @@ describe("the SPARQL attack corpus against the embedded store", () => {
   });
 
   it("answers normally after the whole corpus (a store that was killed has been replaced)", async () => {
-    const r = await kb.execute({ language: "sparql", text: 'SELECT ?n WHERE { <http://example.org/ada> <http://example.org/name> ?n }' });
+    const r = await kb.execute({ language: "sparql", text: "SELECT ?n WHERE { <http://example.org/ada> <http://example.org/name> ?n }" });
     expect((r.records[0].n as { value: string }).value).toBe("Ada Lovelace");
   });
 });

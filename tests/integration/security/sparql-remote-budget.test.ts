@@ -33,7 +33,9 @@ beforeAll(async () => {
       pump();
       return;
     }
-    res.end(JSON.stringify({ head: { vars: ["big"] }, results: { bindings: [{ big: { type: "literal", value: "y".repeat(2_000_000) } }] } }));
+    res.end(
+      JSON.stringify({ head: { vars: ["big"] }, results: { bindings: [{ big: { type: "literal", value: "y".repeat(2_000_000) } }] } }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sparql`;

@@ -27,13 +27,22 @@ const SCHEMA = `
 describe.skipIf(!ADMIN_URL)("PostgreSQL knowledge bases under attack", () => {
   const suffix = randomBytes(4).toString("hex");
   const database = `mosaic_attack_${suffix}`;
-  const roles = { reader: `mosaic_reader_${suffix}`, writer: `mosaic_writer_${suffix}`, creator: `mosaic_creator_${suffix}`, files: `mosaic_files_${suffix}` };
+  const roles = {
+    reader: `mosaic_reader_${suffix}`,
+    writer: `mosaic_writer_${suffix}`,
+    creator: `mosaic_creator_${suffix}`,
+    files: `mosaic_files_${suffix}`,
+  };
   const password = `pw-${randomBytes(8).toString("hex")}`;
   let owner: pg.Client;
   let base: PostgresConfig;
   const opened: KnowledgeBackend[] = [];
   const open = (user: string, accepted = false) => {
-    const b = createSqlBackend({ ...base, user }, { password }, { kbId: `kb-${user}`, kbName: "Shop", storageDir: "/tmp", privilegeRiskAccepted: accepted });
+    const b = createSqlBackend(
+      { ...base, user },
+      { password },
+      { kbId: `kb-${user}`, kbName: "Shop", storageDir: "/tmp", privilegeRiskAccepted: accepted },
+    );
     opened.push(b);
     return b;
   };
@@ -61,11 +70,20 @@ describe.skipIf(!ADMIN_URL)("PostgreSQL knowledge bases under attack", () => {
     await owner.connect();
     await owner.query(SCHEMA);
     await owner.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
-    for (const role of Object.values(roles)) await owner.query(`GRANT USAGE ON SCHEMA public TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`);
+    for (const role of Object.values(roles))
+      await owner.query(`GRANT USAGE ON SCHEMA public TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`);
     await owner.query(`GRANT INSERT, UPDATE ON customer TO ${roles.writer}`);
     await owner.query(`GRANT CREATE ON SCHEMA public TO ${roles.creator}`);
     const server = new URL(ADMIN_URL!);
-    base = { dialect: "postgres", host: server.hostname, port: Number(server.port), database, user: roles.reader, schema: "public", ssl: false };
+    base = {
+      dialect: "postgres",
+      host: server.hostname,
+      port: Number(server.port),
+      database,
+      user: roles.reader,
+      schema: "public",
+      ssl: false,
+    };
   });
 
   afterAll(async () => {
@@ -93,7 +111,9 @@ describe.skipIf(!ADMIN_URL)("PostgreSQL knowledge bases under attack", () => {
       expect(health.ok).toBe(false);
       expect(health.refused).toBe(true);
       expect(health.message).toMatch(new RegExp(`^Refused: The PostgreSQL user "${superuser}" is a superuser \\(it can read server files`));
-      expect(health.message).toContain("Connect with a role that may only read (GRANT SELECT on the knowledge base's tables), or, as an admin, accept the risk for this knowledge base.");
+      expect(health.message).toContain(
+        "Connect with a role that may only read (GRANT SELECT on the knowledge base's tables), or, as an admin, accept the risk for this knowledge base.",
+      );
       await expect(kb.execute({ language: "sql", text: "SELECT name FROM customer" })).rejects.toBeInstanceOf(BackendUnavailableError);
     });
 
@@ -129,7 +149,9 @@ describe.skipIf(!ADMIN_URL)("PostgreSQL knowledge bases under attack", () => {
 
   async function attack(kb: KnowledgeBackend, a: (typeof cases)[number]) {
     const before = await fingerprint();
-    const outcome = await queryAttackOutcome(a, () => kb.execute({ language: "sql", text: sqlText(a, { table: "customer", column: "name" }) }, { timeoutMs: a.timeoutMs ?? 5_000 }));
+    const outcome = await queryAttackOutcome(a, () =>
+      kb.execute({ language: "sql", text: sqlText(a, { table: "customer", column: "name" }) }, { timeoutMs: a.timeoutMs ?? 5_000 }),
+    );
     expect(outcome).toMatch(a.says);
     expect(outcome).not.toMatch(SECRET);
     expect(await fingerprint()).toBe(before);

@@ -40,11 +40,14 @@ describe("the SQLite attack corpus against a real file", () => {
 
   it("has the cases the issue names", () => {
     const names = cases.map((c) => c.name).join("\n");
-    for (const expected of ["hex(zeroblob", "300 rows of 1 MB", "parser bomb (15)", "load_extension", "ATTACH"]) expect(names).toContain(expected);
+    for (const expected of ["hex(zeroblob", "300 rows of 1 MB", "parser bomb (15)", "load_extension", "ATTACH"])
+      expect(names).toContain(expected);
   });
 
   it.each(cases.map((c) => [c.name, c] as const))("%s: refused or contained, nothing changed, nothing leaked", async (_, attack) => {
-    const outcome = await queryAttackOutcome(attack, () => kb.execute({ language: "sql", text: sqlText(attack, target) }, { timeoutMs: attack.timeoutMs ?? 5_000 }));
+    const outcome = await queryAttackOutcome(attack, () =>
+      kb.execute({ language: "sql", text: sqlText(attack, target) }, { timeoutMs: attack.timeoutMs ?? 5_000 }),
+    );
     expect(outcome).toMatch(attack.says);
     expect(outcome).not.toContain(dir);
     expect(fileHash()).toBe(hashBefore);

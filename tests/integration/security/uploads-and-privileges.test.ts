@@ -32,7 +32,11 @@ describe(`registering from hostile uploads and risky roles (${TARGET_ENGINE})`, 
   beforeAll(async () => {
     db = await createTestDatabase({ seed: true });
     handle = (await openAndBootstrap(db.env)).handle;
-    deps = { dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-attack-kbs-")), encryptionKey: Buffer.alloc(32, 7), datasetsDir: "../shared/datasets" };
+    deps = {
+      dataDir: mkdtempSync(path.join(tmpdir(), "mosaic-attack-kbs-")),
+      encryptionKey: Buffer.alloc(32, 7),
+      datasetsDir: "../shared/datasets",
+    };
     adminId = (await handle.prisma.user.findUniqueOrThrow({ where: { email: "admin@mosaic.local" } })).id;
   });
   afterAll(async () => {
@@ -41,7 +45,11 @@ describe(`registering from hostile uploads and risky roles (${TARGET_ENGINE})`, 
     await db.cleanup();
   });
 
-  const CONNECTION: Record<string, RegisterKbInput["connection"]> = { SQL: { dialect: "sqlite" }, SPARQL: { mode: "embedded" }, DOCUMENTS: { language: "en" } };
+  const CONNECTION: Record<string, RegisterKbInput["connection"]> = {
+    SQL: { dialect: "sqlite" },
+    SPARQL: { mode: "embedded" },
+    DOCUMENTS: { language: "en" },
+  };
 
   it.each(UPLOAD_ATTACKS.map((a, i) => [a.name, a, i] as const))("%s", async (_, attack, i) => {
     const input = { kind: attack.kind, name: `Upload attack ${i}`, connection: CONNECTION[attack.kind] } as RegisterKbInput;
@@ -119,7 +127,11 @@ describe(`registering from hostile uploads and risky roles (${TARGET_ENGINE})`, 
     });
 
     it("registers a read-only role and records that it may only read", async () => {
-      const r = await registerKnowledgeBase(handle.prisma, deps, adminId, { kind: "SQL", name: "Cities (reader)", connection: connection(reader) });
+      const r = await registerKnowledgeBase(handle.prisma, deps, adminId, {
+        kind: "SQL",
+        name: "Cities (reader)",
+        connection: connection(reader),
+      });
       const detail = await getKnowledgeBase(handle.prisma, { id: adminId, role: "ADMIN", groupIds: [] }, r.id);
       expect(detail).toMatchObject({ status: "HEALTHY", privilegeRisks: [], riskAcceptedAt: null });
     });
@@ -128,14 +140,22 @@ describe(`registering from hostile uploads and risky roles (${TARGET_ENGINE})`, 
       const superuser = server!.username || "postgres";
       const test = await testConnection(deps, { kind: "SQL", name: "x", connection: connection(superuser) });
       expect(test).toMatchObject({ ok: false, refused: true });
-      const refused = await registerKnowledgeBase(handle.prisma, deps, adminId, { kind: "SQL", name: "Cities (superuser)", connection: connection(superuser) }).catch((e) => e);
+      const refused = await registerKnowledgeBase(handle.prisma, deps, adminId, {
+        kind: "SQL",
+        name: "Cities (superuser)",
+        connection: connection(superuser),
+      }).catch((e) => e);
       expect(refused).toBeInstanceOf(AppError);
       expect(refused.code).toBe("VALIDATION");
       expect(refused.message).toMatch(/^Refused: The PostgreSQL user "\w+" is a superuser/);
       expect(refused.fields).toEqual({ acceptPrivilegeRisk: "Tick this to register the knowledge base with this role anyway." });
       expect(await handle.prisma.knowledgeBase.count({ where: { name: "Cities (superuser)" } })).toBe(0);
 
-      const r = await registerKnowledgeBase(handle.prisma, deps, adminId, { kind: "SQL", name: "Cities (superuser)", connection: connection(superuser, true) });
+      const r = await registerKnowledgeBase(handle.prisma, deps, adminId, {
+        kind: "SQL",
+        name: "Cities (superuser)",
+        connection: connection(superuser, true),
+      });
       const viewer = { id: adminId, role: "ADMIN" as const, groupIds: [] };
       let detail = await getKnowledgeBase(handle.prisma, viewer, r.id);
       expect(detail.status).toBe("HEALTHY");
@@ -151,7 +171,9 @@ describe(`registering from hostile uploads and risky roles (${TARGET_ENGINE})`, 
       expect(detail).toMatchObject({ status: "ERROR", riskAcceptedAt: null });
       expect(detail.lastCheckMessage).toMatch(/^Refused: /);
       const kb = await handle.prisma.knowledgeBase.findUniqueOrThrow({ where: { id: r.id } });
-      await expect(openBackend({ ...kb, kind: "SQL" }, deps).execute({ language: "sql", text: "SELECT name FROM city" })).rejects.toThrow(/Queries are refused until an admin accepts this risk/);
+      await expect(openBackend({ ...kb, kind: "SQL" }, deps).execute({ language: "sql", text: "SELECT name FROM city" })).rejects.toThrow(
+        /Queries are refused until an admin accepts this risk/,
+      );
     });
   });
 });

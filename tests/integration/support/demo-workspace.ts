@@ -27,7 +27,10 @@ export interface DemoWorkspace {
  */
 export function useDemoWorkspace(prefix: string): DemoWorkspace {
   let db: TestDatabase;
-  const ws = { ask: (question: string, extra: { conversationId?: string } = {}) => runPipeline(ws.handle.prisma, ws.deps, { question, user: ws.user, ...extra }) } as DemoWorkspace;
+  const ws = {
+    ask: (question: string, extra: { conversationId?: string } = {}) =>
+      runPipeline(ws.handle.prisma, ws.deps, { question, user: ws.user, ...extra }),
+  } as DemoWorkspace;
   beforeAll(async () => {
     db = await createTestDatabase();
     ws.handle = (await openAndBootstrap(db.env)).handle;

@@ -46,15 +46,23 @@ describe.skipIf(!searchUrl || !postgresUrl)("moving an embedded workspace to Pos
     const deps = { dataDir: path.join(dir, "kbs-root"), encryptionKey: OLD_KEY, datasetsDir: "../shared/datasets" };
     source = { dir, handle, deps };
     const admin = await handle.prisma.user.findUniqueOrThrow({ where: { email: "admin@mosaic.local" } });
-    const kb = await registerKnowledgeBase(handle.prisma, deps, admin.id, { kind: "DOCUMENTS", name: "Company policies", description: "Policies and the annual report.", connection: {} }, [
-      content("annual-report-2025.md"),
-      content("travel-and-expense-policy.md"),
-      content("returns-policy.html"),
-    ]);
+    const kb = await registerKnowledgeBase(
+      handle.prisma,
+      deps,
+      admin.id,
+      { kind: "DOCUMENTS", name: "Company policies", description: "Policies and the annual report.", connection: {} },
+      [content("annual-report-2025.md"), content("travel-and-expense-policy.md"), content("returns-policy.html")],
+    );
     kbId = kb.id;
     // A knowledge base with an encrypted password (a graph database that is not running here).
     await handle.prisma.knowledgeBase.create({
-      data: { name: "Graph", kind: "CYPHER", config: { uri: "bolt://127.0.0.1:9", user: "neo4j" }, secretsCiphertext: encryptSecrets({ password: "graph-secret" }, OLD_KEY), status: "UNREACHABLE" },
+      data: {
+        name: "Graph",
+        kind: "CYPHER",
+        config: { uri: "bolt://127.0.0.1:9", user: "neo4j" },
+        secretsCiphertext: encryptSecrets({ password: "graph-secret" }, OLD_KEY),
+        status: "UNREACHABLE",
+      },
     });
     exportDir = path.join(tmp, "export");
     await exportWorkspace(handle, deps, exportDir);
@@ -69,30 +77,43 @@ describe.skipIf(!searchUrl || !postgresUrl)("moving an embedded workspace to Pos
   });
 
   it("refuses to export into a folder that holds something", async () => {
-    await expect(exportWorkspace(source.handle, source.deps, exportDir)).rejects.toThrow(/is not empty: an export never overwrites; choose a new folder/);
+    await expect(exportWorkspace(source.handle, source.deps, exportDir)).rejects.toThrow(
+      /is not empty: an export never overwrites; choose a new folder/,
+    );
   });
 
   it("refuses bad input before writing anything: unreachable targets, another version, an unknown key", async () => {
-    await expect(importWorkspace(options({ search: { url: "http://127.0.0.1:9", store: true } }))).rejects.toThrow(/refused the connection.*Nothing was imported/);
-    await expect(importWorkspace(options({ target: { databaseUrl: "postgresql://postgres@127.0.0.1:9/mosaic", dataDir: target.env.DATA_DIR, datasetsDir: "." } }))).rejects.toThrow(
-      /The target database \(.*127\.0\.0\.1:9.*\) cannot be used: .*Check DATABASE_URL/,
+    await expect(importWorkspace(options({ search: { url: "http://127.0.0.1:9", store: true } }))).rejects.toThrow(
+      /refused the connection.*Nothing was imported/,
     );
-    await expect(importWorkspace(options({ sourceKey: undefined }))).rejects.toThrow(/encrypted with another key than this deployment's\. Pass the old key/);
-    await expect(importWorkspace(options({ sourceKey: NEW_KEY }))).rejects.toThrow(/is not the one the export's secrets are encrypted with/);
+    await expect(
+      importWorkspace(
+        options({ target: { databaseUrl: "postgresql://postgres@127.0.0.1:9/mosaic", dataDir: target.env.DATA_DIR, datasetsDir: "." } }),
+      ),
+    ).rejects.toThrow(/The target database \(.*127\.0\.0\.1:9.*\) cannot be used: .*Check DATABASE_URL/);
+    await expect(importWorkspace(options({ sourceKey: undefined }))).rejects.toThrow(
+      /encrypted with another key than this deployment's\. Pass the old key/,
+    );
+    await expect(importWorkspace(options({ sourceKey: NEW_KEY }))).rejects.toThrow(
+      /is not the one the export's secrets are encrypted with/,
+    );
 
     const future = path.join(tmp, "future");
     cpSync(exportDir, future, { recursive: true });
     const manifest = JSON.parse(readFileSync(path.join(future, "manifest.json"), "utf8")) as { migrations: string[] };
-    writeFileSync(path.join(future, "manifest.json"), JSON.stringify({ ...manifest, migrations: [...manifest.migrations, "20990101000000_future_change"] }));
+    writeFileSync(
+      path.join(future, "manifest.json"),
+      JSON.stringify({ ...manifest, migrations: [...manifest.migrations, "20990101000000_future_change"] }),
+    );
     await expect(importWorkspace(options({ from: future }))).rejects.toThrow(/made by a newer Mosaic .*20990101000000_future_change/);
     await expect(importWorkspace(options({ from: tmp }))).rejects.toThrow(/is not a workspace export \(it has no manifest\.json\)/);
 
     const occupied = await createTestDatabase();
     try {
       await (await openAndBootstrap(occupied.env)).handle.close();
-      await expect(importWorkspace(options({ target: { databaseUrl: occupied.env.DATABASE_URL, dataDir: occupied.env.DATA_DIR, datasetsDir: "." } }))).rejects.toThrow(
-        /already holds a workspace \(\d+ users, 0 knowledge bases\): import only into an empty database/,
-      );
+      await expect(
+        importWorkspace(options({ target: { databaseUrl: occupied.env.DATABASE_URL, dataDir: occupied.env.DATA_DIR, datasetsDir: "." } })),
+      ).rejects.toThrow(/already holds a workspace \(\d+ users, 0 knowledge bases\): import only into an empty database/);
     } finally {
       await occupied.cleanup();
     }
@@ -103,13 +124,20 @@ describe.skipIf(!searchUrl || !postgresUrl)("moving an embedded workspace to Pos
     expect(report.collectionsMoved).toEqual([kbId]);
     const handle = (await openAndBootstrap({ ...target.env, SEED_DEMO: false })).handle;
     try {
-      for (const [model, delegate] of [["User", "user"], ["KnowledgeBase", "knowledgeBase"], ["SourceObject", "sourceObject"], ["EntityLabel", "entityLabel"]] as const) {
+      for (const [model, delegate] of [
+        ["User", "user"],
+        ["KnowledgeBase", "knowledgeBase"],
+        ["SourceObject", "sourceObject"],
+        ["EntityLabel", "entityLabel"],
+      ] as const) {
         const count = await (handle.prisma[delegate] as unknown as { count(): Promise<number> }).count();
         expect(count, model).toBe(await (source.handle.prisma[delegate] as unknown as { count(): Promise<number> }).count());
         expect(report.tables[model]).toBe(count);
       }
       const admin = await handle.prisma.user.findUniqueOrThrow({ where: { email: "admin@mosaic.local" } });
-      expect(admin.passwordHash).toBe((await source.handle.prisma.user.findUniqueOrThrow({ where: { email: "admin@mosaic.local" } })).passwordHash);
+      expect(admin.passwordHash).toBe(
+        (await source.handle.prisma.user.findUniqueOrThrow({ where: { email: "admin@mosaic.local" } })).passwordHash,
+      );
       const graph = await handle.prisma.knowledgeBase.findUniqueOrThrow({ where: { name: "Graph" } });
       expect(decryptSecrets(graph.secretsCiphertext!, NEW_KEY)).toEqual({ password: "graph-secret" });
 
@@ -120,7 +148,11 @@ describe.skipIf(!searchUrl || !postgresUrl)("moving an embedded workspace to Pos
       expect(await handle.prisma.job.count({ where: { kbId, kind: "documents.embed" } })).toBe(1);
 
       const deps = { dataDir: target.env.DATA_DIR, encryptionKey: NEW_KEY, datasetsDir: "../shared/datasets" };
-      const o = await runPipeline(handle.prisma, deps, { question: "What is the hotel cap per night in Oslo?", user: { id: admin.id, role: "ADMIN", groupIds: [] }, kbIds: [kbId] });
+      const o = await runPipeline(handle.prisma, deps, {
+        question: "What is the hotel cap per night in Oslo?",
+        user: { id: admin.id, role: "ADMIN", groupIds: [] },
+        kbIds: [kbId],
+      });
       expect(o.answer.text).toContain("210");
       // Importing again finds the target occupied and changes nothing.
       await expect(importWorkspace(options())).rejects.toThrow(/already holds a workspace/);

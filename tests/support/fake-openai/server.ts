@@ -136,7 +136,10 @@ export async function startFakeOpenAi(initial: FakeOpenAiOptions = {}): Promise<
     }
     const messages = (body?.messages as { role: string; content: string }[] | undefined) ?? [];
     const system = messages.find((m) => m.role === "system")?.content ?? "";
-    const user = messages.filter((m) => m.role === "user").map((m) => m.content).join("\n");
+    const user = messages
+      .filter((m) => m.role === "user")
+      .map((m) => m.content)
+      .join("\n");
     const path = (req.url ?? "").replace(/\?.*$/, "");
     const record: FakeRequest = {
       method: req.method ?? "GET",
@@ -153,15 +156,32 @@ export async function startFakeOpenAi(initial: FakeOpenAiOptions = {}): Promise<
     requests.push(record);
 
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
-      return send(res, 401, apiError("Incorrect API key provided: sk-w***. You can find your API key at https://platform.openai.com/account/api-keys.", "invalid_request_error", "invalid_api_key"));
+      return send(
+        res,
+        401,
+        apiError(
+          "Incorrect API key provided: sk-w***. You can find your API key at https://platform.openai.com/account/api-keys.",
+          "invalid_request_error",
+          "invalid_api_key",
+        ),
+      );
     }
     if (req.method === "GET" && path === "/v1/models") {
       const ids = options.models ?? ["fake-model"];
       return send(res, 200, { object: "list", data: ids.map((id) => ({ id, object: "model", created: 0, owned_by: "fake" })) });
     }
-    if (req.method !== "POST" || path !== "/v1/chat/completions") return send(res, 404, apiError(`Unknown request URL: ${req.method} ${path}`, "invalid_request_error"));
+    if (req.method !== "POST" || path !== "/v1/chat/completions")
+      return send(res, 404, apiError(`Unknown request URL: ${req.method} ${path}`, "invalid_request_error"));
     if (options.models && !options.models.includes(record.model ?? "")) {
-      return send(res, 404, apiError(`The model \`${record.model}\` does not exist or you do not have access to it.`, "invalid_request_error", "model_not_found"));
+      return send(
+        res,
+        404,
+        apiError(
+          `The model \`${record.model}\` does not exist or you do not have access to it.`,
+          "invalid_request_error",
+          "model_not_found",
+        ),
+      );
     }
     if (options.rejectJsonSchema && record.responseFormat === "json_schema") {
       return send(res, 400, apiError("response_format of type json_schema is not supported by this server", "invalid_request_error"));
@@ -175,13 +195,16 @@ export async function startFakeOpenAi(initial: FakeOpenAiOptions = {}): Promise<
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
     if ("status" in reply) return send(res, reply.status, reply.body ?? apiError(`status ${reply.status}`, "server_error"), reply.headers);
     const content = "json" in reply ? JSON.stringify(reply.json) : reply.content;
-    const usage = reply.usage === null ? null : (reply.usage ?? { prompt_tokens: approx(system + user), completion_tokens: approx(content) });
+    const usage =
+      reply.usage === null ? null : (reply.usage ?? { prompt_tokens: approx(system + user), completion_tokens: approx(content) });
     send(res, 200, {
       id: `chatcmpl-${requests.length}`,
       object: "chat.completion",
       created: Math.floor(Date.now() / 1000),
       model: reply.model ?? record.model ?? "fake-model",
-      choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: reply.finishReason ?? "stop", logprobs: null }],
+      choices: [
+        { index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: reply.finishReason ?? "stop", logprobs: null },
+      ],
       ...(usage ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } } : {}),
     });
   });

@@ -41,12 +41,20 @@ export async function startLoopbackHub(root: string): Promise<LoopbackHub> {
     }
     const wrong = "0".repeat(64);
     if (resolve && file!.endsWith(".onnx")) {
-      res.writeHead(302, { location: `/storage/${name}/${file}`, "x-linked-etag": `"${tamper.has(file!) ? wrong : sha256(local)}"`, "x-linked-size": String(statSync(local).size) });
+      res.writeHead(302, {
+        location: `/storage/${name}/${file}`,
+        "x-linked-etag": `"${tamper.has(file!) ? wrong : sha256(local)}"`,
+        "x-linked-size": String(statSync(local).size),
+      });
       res.end();
       return;
     }
     const etag = storage ? undefined : `"${tamper.has(file!) ? "0".repeat(40) : gitSha1(local)}"`;
-    res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(statSync(local).size), ...(etag ? { etag } : {}) });
+    res.writeHead(200, {
+      "content-type": "application/octet-stream",
+      "content-length": String(statSync(local).size),
+      ...(etag ? { etag } : {}),
+    });
     createReadStream(local).pipe(res);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -43,10 +43,15 @@ export function prepareMavenProject(projectDir: string, what: string): { built: 
   requireTool("java", ["-version"], hint);
   requireTool("mvn", ["-v"], hint);
   rmSync(targetDir, { recursive: true, force: true });
-  const r = spawnSync("mvn", ["-q", "-B", "-f", path.join(projectDir, "pom.xml"), "package"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync("mvn", ["-q", "-B", "-f", path.join(projectDir, "pom.xml"), "package"], {
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (r.status !== 0) {
     const tail = `${r.stdout}\n${r.stderr}`.trim().split("\n").slice(-30).join("\n");
-    throw new Error(`Building ${what} failed (mvn package in ${projectDir}). The first build downloads from Maven Central; later builds use ~/.m2.\n${tail}`);
+    throw new Error(
+      `Building ${what} failed (mvn package in ${projectDir}). The first build downloads from Maven Central; later builds use ~/.m2.\n${tail}`,
+    );
   }
   writeFileSync(stampFile, expected);
   return { built: true, elapsedMs: Math.round(performance.now() - started) };

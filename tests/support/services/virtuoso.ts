@@ -81,7 +81,9 @@ async function waitForEndpoint(endpoint: string, child: ChildProcess, logFile: s
   while (Date.now() < deadline) {
     if (exited !== null) break;
     try {
-      const res = await fetch(`${endpoint}?query=${encodeURIComponent("ASK {}")}`, { headers: { Accept: "application/sparql-results+json" } });
+      const res = await fetch(`${endpoint}?query=${encodeURIComponent("ASK {}")}`, {
+        headers: { Accept: "application/sparql-results+json" },
+      });
       if (res.ok) return;
     } catch {
       // not listening yet
@@ -94,7 +96,9 @@ async function waitForEndpoint(endpoint: string, child: ChildProcess, logFile: s
 
 export async function startVirtuoso(): Promise<VirtuosoServer> {
   if (!existsSync(VIRTUOSO_BIN) || !existsSync(ISQL_BIN)) {
-    throw new Error("Virtuoso not found. Install it with: apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y virtuoso-opensource");
+    throw new Error(
+      "Virtuoso not found. Install it with: apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y virtuoso-opensource",
+    );
   }
   const [sqlPort, httpPort] = [await freePort(), await freePort()];
   const dir = mkdtempSync(path.join(tmpdir(), "mosaic-virtuoso-"));
@@ -115,7 +119,12 @@ export async function startVirtuoso(): Promise<VirtuosoServer> {
     // The loader reads the file server-side (hence DirsAllowed); the checkpoint makes the load durable.
     const load = spawnSync(
       ISQL_BIN,
-      [`127.0.0.1:${sqlPort}`, "dba", "dba", `exec=DB.DBA.TTLP_MT(file_to_string_output('${fixture}'), '', '${VIRTUOSO_FIXTURE_GRAPH}'); checkpoint;`],
+      [
+        `127.0.0.1:${sqlPort}`,
+        "dba",
+        "dba",
+        `exec=DB.DBA.TTLP_MT(file_to_string_output('${fixture}'), '', '${VIRTUOSO_FIXTURE_GRAPH}'); checkpoint;`,
+      ],
       { encoding: "utf8", timeout: 60_000 },
     );
     const output = `${load.stdout ?? ""}${load.stderr ?? ""}`;

@@ -34,7 +34,13 @@ function refusal(queryType: string, plan: PlanLike): string {
 
 describe("inspectExplainSummary: what may run, decided on Neo4j's plan", () => {
   it("accepts a read and reports its operators without the database suffix", () => {
-    const plan = produce(op("Limit", "3", op("Expand(All)", "(a)-[r:ACTED_IN]->(b)", op("NodeUniqueIndexSeek", "UNIQUE a:Person(name) WHERE name = $autostring_0"))));
+    const plan = produce(
+      op(
+        "Limit",
+        "3",
+        op("Expand(All)", "(a)-[r:ACTED_IN]->(b)", op("NodeUniqueIndexSeek", "UNIQUE a:Person(name) WHERE name = $autostring_0")),
+      ),
+    );
     expect(inspectExplainSummary({ queryType: "r", plan }, "q")).toEqual({
       queryType: "r",
       operators: ["ProduceResults", "Limit", "Expand(All)", "NodeUniqueIndexSeek"],
@@ -44,7 +50,9 @@ describe("inspectExplainSummary: what may run, decided on Neo4j's plan", () => {
 
   it("refuses writes and names the clause", () => {
     expect(refusal("rw", produce(op("Create", "(x:Foo)")))).toBe("Cypher queries may only read the graph, and this one writes (CREATE)");
-    expect(refusal("w", produce(op("EmptyResult", "", op("Merge", "CREATE (x:Foo)", op("NodeByLabelScan", "x:Foo")))))).toMatch(/writes \(MERGE\)/);
+    expect(refusal("w", produce(op("EmptyResult", "", op("Merge", "CREATE (x:Foo)", op("NodeByLabelScan", "x:Foo")))))).toMatch(
+      /writes \(MERGE\)/,
+    );
     expect(refusal("w", produce(op("DetachDelete", "n", op("AllNodesScan", "n"))))).toMatch(/writes \(DETACH DELETE\)/);
     expect(refusal("w", produce(op("Delete", "n")))).toMatch(/writes \(DELETE\)/);
     expect(refusal("w", produce(op("SetProperty", "n.born = NULL")))).toMatch(/writes \(SET or REMOVE\)/);
@@ -77,7 +85,9 @@ describe("inspectExplainSummary: what may run, decided on Neo4j's plan", () => {
   });
 
   it("refuses CALL { … } IN TRANSACTIONS, read or write", () => {
-    const read = produce(op("TransactionApply", "IN TRANSACTIONS OF 1000 ROWS ON ERROR FAIL", op("Unwind", "range($autoint_0, $autoint_1) AS i")));
+    const read = produce(
+      op("TransactionApply", "IN TRANSACTIONS OF 1000 ROWS ON ERROR FAIL", op("Unwind", "range($autoint_0, $autoint_1) AS i")),
+    );
     expect(refusal("r", read)).toMatch(/IN TRANSACTIONS is not allowed/);
     expect(refusal("r", produce(op("TransactionForeach", "IN TRANSACTIONS OF 1000 ROWS")))).toMatch(/IN TRANSACTIONS/);
   });
@@ -85,7 +95,9 @@ describe("inspectExplainSummary: what may run, decided on Neo4j's plan", () => {
   it("allows the schema and index procedures and nothing else", () => {
     const labels = produce(op("ProcedureCall", "db.labels() :: (label :: STRING)"));
     expect(inspectExplainSummary({ queryType: "r", plan: labels }, "q").procedures).toEqual(["db.labels"]);
-    const fulltext = produce(op("ProcedureCall", "db.index.fulltext.queryNodes($autostring_0, $autostring_1) :: (node :: NODE, score :: FLOAT)"));
+    const fulltext = produce(
+      op("ProcedureCall", "db.index.fulltext.queryNodes($autostring_0, $autostring_1) :: (node :: NODE, score :: FLOAT)"),
+    );
     expect(inspectExplainSummary({ queryType: "r", plan: fulltext }, "q").procedures).toEqual(["db.index.fulltext.queryNodes"]);
     expect(ALLOWED_PROCEDURES.has("db.schema.visualization")).toBe(true);
 
@@ -94,8 +106,12 @@ describe("inspectExplainSummary: what may run, decided on Neo4j's plan", () => {
     );
     // Read-only for Neo4j, but it reads files and URLs.
     expect(refusal("r", produce(op("ProcedureCall", "apoc.load.json($autostring_0) :: (value :: MAP)")))).toMatch(/APOC procedures/);
-    expect(refusal("s", produce(op("ProcedureCall", "dbms.components() :: (name :: STRING)")))).toBe("dbms.* procedures are not allowed (dbms.components)");
-    expect(refusal("w", produce(op("ProcedureCall", "db.createLabel($autostring_0) :: ()")))).toMatch(/^procedure db\.createLabel is not allowed/);
+    expect(refusal("s", produce(op("ProcedureCall", "dbms.components() :: (name :: STRING)")))).toBe(
+      "dbms.* procedures are not allowed (dbms.components)",
+    );
+    expect(refusal("w", produce(op("ProcedureCall", "db.createLabel($autostring_0) :: ()")))).toMatch(
+      /^procedure db\.createLabel is not allowed/,
+    );
     expect(refusal("r", produce(op("ProcedureCall(VOID)", "custom.thing() :: ()")))).toMatch(/procedure custom\.thing is not allowed/);
     expect(refusal("r", produce(op("ProcedureCall", "")))).toMatch(/could not be identified/);
   });
@@ -113,7 +129,9 @@ describe("inspectExplainSummary: what may run, decided on Neo4j's plan", () => {
       "APOC functions are not allowed (apoc.text.join)",
     );
     expect(refusal("r", produce(op("Filter", "dbms.secret(n) = $x")))).toMatch(/dbms\.\* functions/);
-    const harmless = produce(op("Projection", "apoc.name AS name, $autostring_0 AS s, coalesce(n.apoc, 1) AS c", op("AllNodesScan", "apoc")));
+    const harmless = produce(
+      op("Projection", "apoc.name AS name, $autostring_0 AS s, coalesce(n.apoc, 1) AS c", op("AllNodesScan", "apoc")),
+    );
     expect(() => inspectExplainSummary({ queryType: "r", plan: harmless }, "q")).not.toThrow();
   });
 });
@@ -158,7 +176,10 @@ describe("mapNeo4jError", () => {
   const err = (code: string, message = "m") => Object.assign(new Error(message), { code });
 
   it("turns transaction timeouts into QueryTimeoutError", () => {
-    for (const code of ["Neo.ClientError.Transaction.TransactionTimedOut", "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration"]) {
+    for (const code of [
+      "Neo.ClientError.Transaction.TransactionTimedOut",
+      "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
+    ]) {
       const mapped = mapNeo4jError(err(code), ctx);
       expect(mapped).toBeInstanceOf(QueryTimeoutError);
       expect(mapped.message).toBe("The query ran longer than 1500 ms and was stopped.");
@@ -174,7 +195,10 @@ describe("mapNeo4jError", () => {
   });
 
   it("keeps Neo4j's syntax message, without the echo after a blank line", () => {
-    const mapped = mapNeo4jError(err("Neo.ClientError.Statement.SyntaxError", "Invalid input 'x' (line 1, column 3 (offset: 2))\n\n\"the query\""), ctx);
+    const mapped = mapNeo4jError(
+      err("Neo.ClientError.Statement.SyntaxError", "Invalid input 'x' (line 1, column 3 (offset: 2))\n\n\"the query\""),
+      ctx,
+    );
     expect(mapped).toBeInstanceOf(QuerySyntaxError);
     expect(mapped.message).toBe("The query could not be parsed: Invalid input 'x' (line 1, column 3 (offset: 2))");
     expect(mapNeo4jError(err("Neo.ClientError.Statement.SemanticError", "Variable `m` not defined"), ctx)).toBeInstanceOf(QuerySyntaxError);
@@ -187,7 +211,10 @@ describe("mapNeo4jError", () => {
     expect(mapNeo4jError(err("Neo.ClientError.Database.DatabaseNotFound"), ctx).message).toBe(
       'Database "movies" does not exist on bolt://db.example.com:7687.',
     );
-    const refused = mapNeo4jError(err("ServiceUnavailable", "Failed to connect to server. Caused by: connect ECONNREFUSED 10.0.0.1:7687"), ctx);
+    const refused = mapNeo4jError(
+      err("ServiceUnavailable", "Failed to connect to server. Caused by: connect ECONNREFUSED 10.0.0.1:7687"),
+      ctx,
+    );
     expect(refused).toBeInstanceOf(BackendUnavailableError);
     expect(refused.message).toBe("Cannot reach bolt://db.example.com:7687: connection refused.");
     expect(unavailableError(err("ServiceUnavailable", "getaddrinfo ENOTFOUND db.example.com"), ctx).message).toBe(

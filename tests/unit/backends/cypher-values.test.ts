@@ -14,7 +14,12 @@ const actedIn = new Relationship(int(10), int(1), int(2), "ACTED_IN", { roles: [
 
 describe("toJsonValue: driver values become plain JSON", () => {
   it("encodes nodes, relationships and paths by element id, with their properties", () => {
-    expect(toJsonValue(keanu)).toEqual({ __kind: "node", id: "4:db:1", labels: ["Person"], properties: { name: "Keanu Reeves", born: 1964 } });
+    expect(toJsonValue(keanu)).toEqual({
+      __kind: "node",
+      id: "4:db:1",
+      labels: ["Person"],
+      properties: { name: "Keanu Reeves", born: 1964 },
+    });
     expect(toJsonValue(actedIn)).toEqual({
       __kind: "relationship",
       id: "5:db:10",
@@ -52,16 +57,9 @@ describe("toJsonValue: driver values become plain JSON", () => {
   });
 
   it("names Cypher types the way the schema procedures print them", () => {
-    expect([int(1), 1.5, "s", true, [1], new CypherDate(2020, 1, 1), new DateTime(2020, 1, 1, 0, 0, 0, 0, 0), {}].map(cypherTypeName)).toEqual([
-      "INTEGER",
-      "FLOAT",
-      "STRING",
-      "BOOLEAN",
-      "LIST",
-      "DATE",
-      "DATE_TIME",
-      "MAP",
-    ]);
+    expect(
+      [int(1), 1.5, "s", true, [1], new CypherDate(2020, 1, 1), new DateTime(2020, 1, 1, 0, 0, 0, 0, 0), {}].map(cypherTypeName),
+    ).toEqual(["INTEGER", "FLOAT", "STRING", "BOOLEAN", "LIST", "DATE", "DATE_TIME", "MAP"]);
   });
 });
 
@@ -80,7 +78,10 @@ describe("captions", () => {
   it("picks the property a person would call the node by", () => {
     expect(chooseCaptionKey(["Movie"], ["released", "tagline", "title"])).toEqual({ key: "title", kind: "name" });
     expect(chooseCaptionKey(["Person"], ["born", "name"])).toEqual({ key: "name", kind: "name" });
-    expect(chooseCaptionKey(["Product"], ["categoryID", "productID", "productName", "quantityPerUnit"])).toEqual({ key: "productName", kind: "name" });
+    expect(chooseCaptionKey(["Product"], ["categoryID", "productID", "productName", "quantityPerUnit"])).toEqual({
+      key: "productName",
+      kind: "name",
+    });
     expect(chooseCaptionKey(["Customer"], ["contactName", "companyName", "customerID"])).toEqual({ key: "companyName", kind: "name" });
     // An Order's shipName names the consignee; the order is its id.
     expect(chooseCaptionKey(["Order"], ["customerID", "orderID", "shipName"])).toEqual({ key: "orderID", kind: "id" });
@@ -96,7 +97,11 @@ describe("captions", () => {
   });
 
   it("makes table cells of property values, cutting long text", () => {
-    expect(scalarProperties({ b: [1, "two"], a: { k: 1 }, c: "x".repeat(600) })).toEqual({ a: '{"k":1}', b: [1, "two"], c: `${"x".repeat(499)}…` });
+    expect(scalarProperties({ b: [1, "two"], a: { k: 1 }, c: "x".repeat(600) })).toEqual({
+      a: '{"k":1}',
+      b: [1, "two"],
+      c: `${"x".repeat(499)}…`,
+    });
     expect(toScalar(null)).toBeNull();
   });
 });

@@ -11,8 +11,22 @@ const kb = { kbId: "kb_movies", kbName: "Movies" };
 const tom: GraphNodeValue = { __kind: "node", id: "4:db:71", labels: ["Person"], properties: { name: "Tom Hanks", born: 1956 } };
 const castAway: GraphNodeValue = { __kind: "node", id: "4:db:144", labels: ["Movie"], properties: { title: "Cast Away", released: 2000 } };
 const zemeckis: GraphNodeValue = { __kind: "node", id: "4:db:150", labels: ["Person"], properties: { name: "Robert Zemeckis" } };
-const actedIn: GraphRelationshipValue = { __kind: "relationship", id: "5:db:1", type: "ACTED_IN", start: tom.id, end: castAway.id, properties: { roles: ["Chuck Noland"] } };
-const directed: GraphRelationshipValue = { __kind: "relationship", id: "5:db:2", type: "DIRECTED", start: zemeckis.id, end: castAway.id, properties: {} };
+const actedIn: GraphRelationshipValue = {
+  __kind: "relationship",
+  id: "5:db:1",
+  type: "ACTED_IN",
+  start: tom.id,
+  end: castAway.id,
+  properties: { roles: ["Chuck Noland"] },
+};
+const directed: GraphRelationshipValue = {
+  __kind: "relationship",
+  id: "5:db:2",
+  type: "DIRECTED",
+  start: zemeckis.id,
+  end: castAway.id,
+  properties: {},
+};
 
 function raw(text: string, columns: string[], records: Record<string, unknown>[]): RawResult {
   return { query: { language: "cypher", text }, columns, records, truncated: false, elapsedMs: 1 };
@@ -20,9 +34,11 @@ function raw(text: string, columns: string[], records: Record<string, unknown>[]
 
 describe("verbalizeCypher", () => {
   it("turns a path into A -REL (props)-> B <-REL- C with its data, entities and a location of element ids", () => {
-    const result = raw("MATCH p=… RETURN p", ["p"], [
-      { p: { __kind: "path", nodes: [tom, castAway, zemeckis], relationships: [actedIn, directed] } },
-    ]);
+    const result = raw(
+      "MATCH p=… RETURN p",
+      ["p"],
+      [{ p: { __kind: "path", nodes: [tom, castAway, zemeckis], relationships: [actedIn, directed] } }],
+    );
     const [piece, ...rest] = verbalizeCypher(result, kb);
     expect(rest).toEqual([]);
     expect(piece).toMatchObject({
@@ -75,10 +91,19 @@ describe("verbalizeCypher", () => {
   });
 
   it("reads scalar records as rows of the query result, showing nodes by caption and lists joined", () => {
-    const result = raw("MATCH … RETURN m.title AS title, m.released AS year, collect(p) AS cast, m", ["title", "year", "cast", "m"], [
-      { title: "Cast Away", year: 2000, cast: [tom, zemeckis], m: castAway },
-      { title: "A very long sentence that is surely not the name of anything that a question would ever mention at all", year: null, cast: [], m: null },
-    ]);
+    const result = raw(
+      "MATCH … RETURN m.title AS title, m.released AS year, collect(p) AS cast, m",
+      ["title", "year", "cast", "m"],
+      [
+        { title: "Cast Away", year: 2000, cast: [tom, zemeckis], m: castAway },
+        {
+          title: "A very long sentence that is surely not the name of anything that a question would ever mention at all",
+          year: null,
+          cast: [],
+          m: null,
+        },
+      ],
+    );
     const [first, second] = verbalizeCypher(result, kb);
     expect(first).toMatchObject({
       kind: "row",
@@ -120,10 +145,21 @@ const schema: GraphSchema = {
         { key: "restricted", type: "BOOLEAN", present: 38, distinct: ["true", "false"] },
       ],
     },
-    { label: "Person", count: 133, sampled: 133, caption: { key: "name", kind: "name" }, properties: [{ key: "name", type: "STRING", present: 133, distinct: ["Keanu Reeves"] }] },
+    {
+      label: "Person",
+      count: 133,
+      sampled: 133,
+      caption: { key: "name", kind: "name" },
+      properties: [{ key: "name", type: "STRING", present: 133, distinct: ["Keanu Reeves"] }],
+    },
   ],
   relationshipTypes: [
-    { type: "ACTED_IN", count: 172, sampled: 172, properties: [{ key: "roles", type: "LIST", present: 172, distinct: [], minSize: 1, maxSize: 6 }] },
+    {
+      type: "ACTED_IN",
+      count: 172,
+      sampled: 172,
+      properties: [{ key: "roles", type: "LIST", present: 172, distinct: [], minSize: 1, maxSize: 6 }],
+    },
     { type: "FOLLOWS", count: 3, sampled: 3, properties: [] },
   ],
   patterns: [

@@ -21,7 +21,10 @@ describe("splitSentences", () => {
   });
 
   it("still ends a sentence on a word that is only sometimes an abbreviation", () => {
-    expect(splitSentences("The answer was no. The board agreed.", "en").map((s) => s.text)).toEqual(["The answer was no.", "The board agreed."]);
+    expect(splitSentences("The answer was no. The board agreed.", "en").map((s) => s.text)).toEqual([
+      "The answer was no.",
+      "The board agreed.",
+    ]);
   });
 
   it("cuts text without sentence punctuation at a space once it exceeds the limit", () => {
@@ -115,7 +118,14 @@ describe("assembleDocument", () => {
 
   it("never lets a passage mix two pages", () => {
     const doc = assembleDocument(
-      { title: "T", blocks: [{ text: "Page one text.", location: { page: 1 } }, { text: "Page two text.", location: { page: 2 } }], tables: [] },
+      {
+        title: "T",
+        blocks: [
+          { text: "Page one text.", location: { page: 1 } },
+          { text: "Page two text.", location: { page: 2 } },
+        ],
+        tables: [],
+      },
       settings,
     );
     expect(doc.chunks.map((c) => [c.location.page, c.text])).toEqual([
@@ -130,7 +140,15 @@ describe("assembleDocument", () => {
         title: "Report",
         blocks: [{ text: "Before." }, { text: "After." }],
         tables: [
-          { header: ["", "2019", "2019"], rows: [["Sales", "1"], ["", "", ""], ["Costs", "2", "3", "extra"]], beforeBlock: 1 },
+          {
+            header: ["", "2019", "2019"],
+            rows: [
+              ["Sales", "1"],
+              ["", "", ""],
+              ["Costs", "2", "3", "extra"],
+            ],
+            beforeBlock: 1,
+          },
           { caption: "Given caption", header: [], rows: [], beforeBlock: 2 },
         ],
       },

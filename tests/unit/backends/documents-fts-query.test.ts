@@ -93,7 +93,9 @@ describe("buildFtsQuery", () => {
 
     it("scores a word and its stem together as the word alone (one token, counted once)", () => {
       const score = (text: string) =>
-        (db.prepare("SELECT bm25(t) AS s FROM t WHERE t MATCH ? ORDER BY rowid").all(buildFtsQuery(text, "en")) as { s: number }[]).map((r) => r.s);
+        (db.prepare("SELECT bm25(t) AS s FROM t WHERE t MATCH ? ORDER BY rowid").all(buildFtsQuery(text, "en")) as { s: number }[]).map(
+          (r) => r.s,
+        );
       expect(score("storms storm gallery")).toEqual(score("storm gallery"));
       // Quoted twice, the shared token would have counted twice.
       const twice = db.prepare("SELECT bm25(t) AS s FROM t WHERE t MATCH ?").pluck().get('"storms" OR "storm" OR "gallery"') as number;

@@ -33,14 +33,31 @@ describe("summarizeGraph against an endpoint that times out", () => {
       const sampled = q.includes("LIMIT 10000");
       if (q.startsWith("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")) return "timeout";
       if (q.startsWith("SELECT ?c") && !sampled) return "timeout";
-      if (q.startsWith("SELECT ?c") && sampled) return [{ c: iri(`${WD}Q5`), n: n(9000) }, { c: iri(`${WD}Q6256`), n: n(1000) }];
+      if (q.startsWith("SELECT ?c") && sampled)
+        return [
+          { c: iri(`${WD}Q5`), n: n(9000) },
+          { c: iri(`${WD}Q6256`), n: n(1000) },
+        ];
       if (q.startsWith("SELECT ?p (COUNT(*)") && !sampled) return "timeout";
-      if (q.startsWith("SELECT ?p (COUNT(*)") && sampled) return [{ p: iri(`${WDT}P27`), n: n(7000) }, { p: iri(`${WDT}P31`), n: n(3000) }];
+      if (q.startsWith("SELECT ?p (COUNT(*)") && sampled)
+        return [
+          { p: iri(`${WDT}P27`), n: n(7000) },
+          { p: iri(`${WDT}P31`), n: n(3000) },
+        ];
       if (q.startsWith("SELECT ?p ?c") || q.startsWith("SELECT ?p ?dt")) return "timeout";
       if (q.startsWith("SELECT ?s ?o")) return [{ s: iri(`${WD}Q42`), o: iri(`${WD}Q145`) }];
       if (q.startsWith("SELECT ?r ?lp ?label")) {
-        const label = (r: string, l: string) => ({ r: iri(r), lp: iri("http://www.w3.org/2000/01/rdf-schema#label"), label: { termType: "Literal" as const, value: l, language: "en" } });
-        return [label(`${WD}Q5`, "human"), label(`${WDT}P27`, "country of citizenship"), label(`${WD}Q42`, "Douglas Adams"), label(`${WD}Q145`, "United Kingdom")];
+        const label = (r: string, l: string) => ({
+          r: iri(r),
+          lp: iri("http://www.w3.org/2000/01/rdf-schema#label"),
+          label: { termType: "Literal" as const, value: l, language: "en" },
+        });
+        return [
+          label(`${WD}Q5`, "human"),
+          label(`${WDT}P27`, "country of citizenship"),
+          label(`${WD}Q42`, "Douglas Adams"),
+          label(`${WD}Q145`, "United Kingdom"),
+        ];
       }
       throw new Error(`unexpected query ${q}`);
     });
@@ -65,13 +82,24 @@ describe("summarizeGraph against an endpoint that times out", () => {
     expect(d.text).toContain("- wd:Q42 wdt:P27 wd:Q145 .  # Douglas Adams — country of citizenship — United Kingdom");
     expect(d.text).toMatch(/Notes:\n- The endpoint did not count its triples/);
     expect(d.stats.triples).toBe(-1);
-    expect(renderSourceUnits(summary).map((u) => u.description)).toEqual(["Class human: 9,000 instances.", "Class Q6256: 1,000 instances."]);
+    expect(renderSourceUnits(summary).map((u) => u.description)).toEqual([
+      "Class human: 9,000 instances.",
+      "Class Q6256: 1,000 instances.",
+    ]);
   });
 
   it("bounds the descriptor of a graph with very many classes and predicates", async () => {
     const engine = fakeEngine((q) => {
-      if (q.startsWith("SELECT ?c")) return Array.from({ length: 200 }, (_, i) => ({ c: iri(`http://example.org/vocabulary/with/a/long/path/AVeryLongClassNameForTestingBounds${i}`), n: n(1000 - i) }));
-      if (q.startsWith("SELECT ?p (COUNT")) return Array.from({ length: 300 }, (_, i) => ({ p: iri(`http://example.org/vocabulary/with/a/long/path/aVeryLongPropertyNameThatKeepsGoing${i}`), n: n(5000 - i) }));
+      if (q.startsWith("SELECT ?c"))
+        return Array.from({ length: 200 }, (_, i) => ({
+          c: iri(`http://example.org/vocabulary/with/a/long/path/AVeryLongClassNameForTestingBounds${i}`),
+          n: n(1000 - i),
+        }));
+      if (q.startsWith("SELECT ?p (COUNT"))
+        return Array.from({ length: 300 }, (_, i) => ({
+          p: iri(`http://example.org/vocabulary/with/a/long/path/aVeryLongPropertyNameThatKeepsGoing${i}`),
+          n: n(5000 - i),
+        }));
       if (q.startsWith("SELECT (COUNT")) return [{ n: n(123456) }];
       return [];
     });

@@ -6,7 +6,12 @@ const PREFIX = "PREFIX shop: <http://example.org/shop/> PREFIX rdfs: <http://www
 
 /** Each attempt must be refused; `reason` is what the person reading the error should learn. */
 const ATTACKS: { name: string; query: string; error: typeof QueryRejectedError | typeof QuerySyntaxError; reason: RegExp }[] = [
-  { name: "INSERT DATA", query: `${PREFIX}INSERT DATA { shop:x rdfs:label "pwned" }`, error: QueryRejectedError, reason: /updates are not allowed \(found INSERT DATA\)/ },
+  {
+    name: "INSERT DATA",
+    query: `${PREFIX}INSERT DATA { shop:x rdfs:label "pwned" }`,
+    error: QueryRejectedError,
+    reason: /updates are not allowed \(found INSERT DATA\)/,
+  },
   { name: "DELETE DATA", query: `${PREFIX}DELETE DATA { shop:x rdfs:label "x" }`, error: QueryRejectedError, reason: /found DELETE DATA/ },
   { name: "DELETE WHERE", query: "DELETE WHERE { ?s ?p ?o }", error: QueryRejectedError, reason: /found DELETE WHERE/ },
   {
@@ -15,9 +20,19 @@ const ATTACKS: { name: string; query: string; error: typeof QueryRejectedError |
     error: QueryRejectedError,
     reason: /found DELETE\/INSERT … WHERE/,
   },
-  { name: "WITH … DELETE … WHERE", query: "WITH <http://g> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }", error: QueryRejectedError, reason: /updates are not allowed/ },
+  {
+    name: "WITH … DELETE … WHERE",
+    query: "WITH <http://g> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }",
+    error: QueryRejectedError,
+    reason: /updates are not allowed/,
+  },
   { name: "LOAD", query: "LOAD <http://evil.example/data.ttl>", error: QueryRejectedError, reason: /found LOAD/ },
-  { name: "LOAD INTO GRAPH", query: "LOAD SILENT <http://evil.example/x.ttl> INTO GRAPH <http://g>", error: QueryRejectedError, reason: /found LOAD/ },
+  {
+    name: "LOAD INTO GRAPH",
+    query: "LOAD SILENT <http://evil.example/x.ttl> INTO GRAPH <http://g>",
+    error: QueryRejectedError,
+    reason: /found LOAD/,
+  },
   { name: "DROP ALL", query: "DROP ALL", error: QueryRejectedError, reason: /found DROP/ },
   { name: "DROP GRAPH", query: "DROP SILENT GRAPH <http://example.org/shop/graph>", error: QueryRejectedError, reason: /found DROP/ },
   { name: "CLEAR DEFAULT", query: "CLEAR DEFAULT", error: QueryRejectedError, reason: /found CLEAR/ },
@@ -25,7 +40,12 @@ const ATTACKS: { name: string; query: string; error: typeof QueryRejectedError |
   { name: "COPY", query: "COPY DEFAULT TO <http://example.org/copy>", error: QueryRejectedError, reason: /found COPY/ },
   { name: "MOVE", query: "MOVE <http://a> TO <http://b>", error: QueryRejectedError, reason: /found MOVE/ },
   { name: "ADD", query: "ADD <http://a> TO <http://b>", error: QueryRejectedError, reason: /found ADD/ },
-  { name: "two updates", query: "CLEAR ALL ; INSERT DATA { <http://a> <http://b> <http://c> }", error: QueryRejectedError, reason: /found CLEAR, INSERT DATA/ },
+  {
+    name: "two updates",
+    query: "CLEAR ALL ; INSERT DATA { <http://a> <http://b> <http://c> }",
+    error: QueryRejectedError,
+    reason: /found CLEAR, INSERT DATA/,
+  },
   { name: "update after a comment", query: "# SELECT * WHERE { ?s ?p ?o }\nDROP ALL", error: QueryRejectedError, reason: /found DROP/ },
   {
     name: "a query followed by ; INSERT",
@@ -45,12 +65,27 @@ const ATTACKS: { name: string; query: string; error: typeof QueryRejectedError |
     error: QueryRejectedError,
     reason: /SERVICE/,
   },
-  { name: "SERVICE in FILTER EXISTS", query: "ASK { ?s ?p ?o FILTER EXISTS { SERVICE <http://x.example/s> { ?s ?p ?o } } }", error: QueryRejectedError, reason: /SERVICE/ },
-  { name: "SERVICE on a variable", query: "SELECT * WHERE { ?e <http://x/ep> ?url SERVICE ?url { ?s ?p ?o } }", error: QueryRejectedError, reason: /SERVICE/ },
+  {
+    name: "SERVICE in FILTER EXISTS",
+    query: "ASK { ?s ?p ?o FILTER EXISTS { SERVICE <http://x.example/s> { ?s ?p ?o } } }",
+    error: QueryRejectedError,
+    reason: /SERVICE/,
+  },
+  {
+    name: "SERVICE on a variable",
+    query: "SELECT * WHERE { ?e <http://x/ep> ?url SERVICE ?url { ?s ?p ?o } }",
+    error: QueryRejectedError,
+    reason: /SERVICE/,
+  },
   { name: "garbage", query: "hello, please drop everything", error: QuerySyntaxError, reason: /could not be parsed/ },
   { name: "empty", query: "   \n ", error: QuerySyntaxError, reason: /empty/ },
   { name: "unknown prefix", query: "SELECT * WHERE { ?s nope:p ?o }", error: QuerySyntaxError, reason: /Unknown prefix: nope/ },
-  { name: "Virtuoso DEFINE pragma (sponger)", query: 'DEFINE get:soft "replace" SELECT * FROM <http://evil.example/> WHERE { ?s ?p ?o }', error: QuerySyntaxError, reason: /could not be parsed/ },
+  {
+    name: "Virtuoso DEFINE pragma (sponger)",
+    query: 'DEFINE get:soft "replace" SELECT * FROM <http://evil.example/> WHERE { ?s ?p ?o }',
+    error: QuerySyntaxError,
+    reason: /could not be parsed/,
+  },
 ];
 
 describe("checkSparqlSafety: the SPARQL attack corpus", () => {
@@ -81,8 +116,16 @@ describe("checkSparqlSafety: legitimate queries", () => {
     { name: "ASK", query: `${PREFIX}ASK { ?p shop:price ?x FILTER(?x > 100) }`, form: "ASK" },
     { name: "CONSTRUCT", query: `${PREFIX}CONSTRUCT { ?p rdfs:label ?l } WHERE { ?p a shop:Product ; rdfs:label ?l }`, form: "CONSTRUCT" },
     { name: "DESCRIBE", query: "DESCRIBE <http://example.org/shop/item/anvil>", form: "DESCRIBE" },
-    { name: "property paths, VALUES, UNION, MINUS, sub-query", query: `${PREFIX}SELECT ?x WHERE { { SELECT ?x WHERE { ?x shop:madeBy/shop:basedIn* ?c } } UNION { VALUES ?x { shop:a } } MINUS { ?x rdfs:label "x" } }`, form: "SELECT" },
-    { name: "an IRI that contains DROP and INSERT", query: "SELECT * WHERE { <http://example.org/DROP/INSERT> ?p ?o } # DELETE WHERE", form: "SELECT" },
+    {
+      name: "property paths, VALUES, UNION, MINUS, sub-query",
+      query: `${PREFIX}SELECT ?x WHERE { { SELECT ?x WHERE { ?x shop:madeBy/shop:basedIn* ?c } } UNION { VALUES ?x { shop:a } } MINUS { ?x rdfs:label "x" } }`,
+      form: "SELECT",
+    },
+    {
+      name: "an IRI that contains DROP and INSERT",
+      query: "SELECT * WHERE { <http://example.org/DROP/INSERT> ?p ?o } # DELETE WHERE",
+      form: "SELECT",
+    },
     {
       name: "Wikidata's label service (answered by the endpoint itself)",
       query:

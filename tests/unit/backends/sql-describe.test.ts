@@ -36,7 +36,11 @@ function summaryOf(tables: TableInfo[], stats: Record<string, TableStats> = {}):
 }
 
 const SMALL = summaryOf([singer, order], {
-  singer: { rows: 6, approximate: false, examples: { Singer_ID: [1, 2, 3], Name: ["Joe Sharp", "Timbaland"], Country: ["France", "Netherlands", "United States"] } },
+  singer: {
+    rows: 6,
+    approximate: false,
+    examples: { Singer_ID: [1, 2, 3], Name: ["Joe Sharp", "Timbaland"], Country: ["France", "Netherlands", "United States"] },
+  },
   Order: { rows: 2, approximate: false, examples: { order_id: [10, 11], Singer_ID: [1], "Home/Away": ["Home"] } },
 });
 const ctx = { kbName: "concerts", dialect: "sqlite" as const, location: "file concerts.sqlite" };
@@ -45,12 +49,18 @@ describe("SQL descriptor", () => {
   it("writes CREATE TABLE with primary and foreign keys, row counts and example values", () => {
     const d = renderDescriptor(SMALL, ctx);
     expect(d.text).toContain('-- SQLite database "concerts" (file concerts.sqlite; SQLite 3.53.2): 2 tables, 6 columns, 8 rows.');
-    expect(d.text).toContain("CREATE TABLE singer (\n  Singer_ID int,\n  Name text NOT NULL,\n  Country text,\n  PRIMARY KEY (Singer_ID)\n);");
+    expect(d.text).toContain(
+      "CREATE TABLE singer (\n  Singer_ID int,\n  Name text NOT NULL,\n  Country text,\n  PRIMARY KEY (Singer_ID)\n);",
+    );
     // Reserved words and odd characters are quoted so SQL copied from the descriptor runs.
-    expect(d.text).toContain('CREATE TABLE "Order" (\n  order_id int,\n  Singer_ID int,\n  "Home/Away" text,\n  PRIMARY KEY (order_id),\n  FOREIGN KEY (Singer_ID) REFERENCES singer(Singer_ID)\n);');
+    expect(d.text).toContain(
+      'CREATE TABLE "Order" (\n  order_id int,\n  Singer_ID int,\n  "Home/Away" text,\n  PRIMARY KEY (order_id),\n  FOREIGN KEY (Singer_ID) REFERENCES singer(Singer_ID)\n);',
+    );
     expect(d.text).toContain("-- examples: singer.Country: 'France', 'Netherlands', 'United States'");
     expect(d.text).toContain("-- singer: 6 rows");
-    expect(d.compact).toBe('SQLite "concerts": 2 tables.\nsinger(Singer_ID, Name, Country)\n"Order"(order_id, Singer_ID→singer, "Home/Away")');
+    expect(d.compact).toBe(
+      'SQLite "concerts": 2 tables.\nsinger(Singer_ID, Name, Country)\n"Order"(order_id, Singer_ID→singer, "Home/Away")',
+    );
     expect(d.stats).toEqual({ tables: 2, columns: 6, rows: 8, foreignKeys: 1 });
   });
 
@@ -110,27 +120,70 @@ describe("SQL evidence", () => {
     // A result is verbalized after its query was checked (SqlBackend.execute); the check reads its source table.
     await checkSqlSafety("SELECT * FROM singer", "sqlite");
     await checkSqlSafety("select singer_id, name, country from SINGER where country = 'Netherlands'", "sqlite");
-    const a = verbalizeRows(result("SELECT * FROM singer", ["Singer_ID", "Name", "Country"], [{ Singer_ID: 1, Name: "Joe Sharp", Country: "Netherlands" }]), kb, "sqlite", [singer, order]);
-    const b = verbalizeRows(result("select singer_id, name, country from SINGER where country = 'Netherlands'", ["Singer_ID", "Name", "Country"], [{ Singer_ID: 1, Name: "Joe Sharp", Country: "Netherlands" }]), kb, "sqlite", [singer, order]);
+    const a = verbalizeRows(
+      result("SELECT * FROM singer", ["Singer_ID", "Name", "Country"], [{ Singer_ID: 1, Name: "Joe Sharp", Country: "Netherlands" }]),
+      kb,
+      "sqlite",
+      [singer, order],
+    );
+    const b = verbalizeRows(
+      result(
+        "select singer_id, name, country from SINGER where country = 'Netherlands'",
+        ["Singer_ID", "Name", "Country"],
+        [{ Singer_ID: 1, Name: "Joe Sharp", Country: "Netherlands" }],
+      ),
+      kb,
+      "sqlite",
+      [singer, order],
+    );
     expect(a[0].text).toBe("singer / Singer_ID: 1, Name: Joe Sharp, Country: Netherlands");
-    expect(a[0].provenance).toMatchObject({ kb: "kb-concerts", kbName: "Concerts", sourceObject: "singer", language: "sql", location: { table: "singer", key: "Singer_ID=1" } });
+    expect(a[0].provenance).toMatchObject({
+      kb: "kb-concerts",
+      kbName: "Concerts",
+      sourceObject: "singer",
+      language: "sql",
+      location: { table: "singer", key: "Singer_ID=1" },
+    });
     expect((a[0].data as RowData).key).toEqual({ Singer_ID: 1 });
     expect(a[0].entities).toEqual(["Joe Sharp", "Netherlands"]);
     expect(b[0].id).toBe(a[0].id);
   });
 
   it("titles joins and aggregates 'Query result' and locates rows by query and position", () => {
-    const text = "SELECT T1.Name, count(*) AS concerts FROM singer AS T1 JOIN \"Order\" AS T2 ON T1.Singer_ID = T2.Singer_ID GROUP BY T1.Name";
-    const pieces = verbalizeRows(result(text, ["Name", "concerts"], [{ Name: "Timbaland", concerts: 2 }, { Name: "Joe Sharp", concerts: 1 }]), kb, "sqlite", [singer, order]);
-    expect(pieces.map((p) => p.text)).toEqual(["Query result / Name: Timbaland, concerts: 2", "Query result / Name: Joe Sharp, concerts: 1"]);
+    const text =
+      'SELECT T1.Name, count(*) AS concerts FROM singer AS T1 JOIN "Order" AS T2 ON T1.Singer_ID = T2.Singer_ID GROUP BY T1.Name';
+    const pieces = verbalizeRows(
+      result(
+        text,
+        ["Name", "concerts"],
+        [
+          { Name: "Timbaland", concerts: 2 },
+          { Name: "Joe Sharp", concerts: 1 },
+        ],
+      ),
+      kb,
+      "sqlite",
+      [singer, order],
+    );
+    expect(pieces.map((p) => p.text)).toEqual([
+      "Query result / Name: Timbaland, concerts: 2",
+      "Query result / Name: Joe Sharp, concerts: 1",
+    ]);
     expect(pieces[0].provenance.sourceObject).toBeNull();
     expect(pieces[1].provenance.location).toMatchObject({ table: "Query result", row: 1 });
     expect(new Set(pieces.map((p) => p.id)).size).toBe(2);
-    expect(verbalizeRows(result(text, ["Name", "concerts"], [{ Name: "Timbaland", concerts: 2 }]), kb, "sqlite", null)[0].id).toBe(pieces[0].id);
+    expect(verbalizeRows(result(text, ["Name", "concerts"], [{ Name: "Timbaland", concerts: 2 }]), kb, "sqlite", null)[0].id).toBe(
+      pieces[0].id,
+    );
   });
 
   it("keeps only name-like strings as entities", () => {
-    const p = verbalizeRows(result("SELECT * FROM singer", ["Singer_ID", "Name", "Country"], [{ Singer_ID: 7, Name: "2014", Country: "<binary 4 bytes>" }]), kb, "sqlite", [singer]);
+    const p = verbalizeRows(
+      result("SELECT * FROM singer", ["Singer_ID", "Name", "Country"], [{ Singer_ID: 7, Name: "2014", Country: "<binary 4 bytes>" }]),
+      kb,
+      "sqlite",
+      [singer],
+    );
     expect(p[0].entities).toEqual([]);
     expect(looksLikeName("United States")).toBe(true);
     expect(looksLikeName("1,234.5")).toBe(false);
@@ -157,11 +210,14 @@ describe("SQL values and names", () => {
   });
 
   it("applies SQLite's legacy double-quoted-string rule only to the name SQLite could not resolve", () => {
-    const message = 'SQLite could not run the query: no such column: "JetBlue Airways" - should this be a string literal in single-quotes?.';
+    const message =
+      'SQLite could not run the query: no such column: "JetBlue Airways" - should this be a string literal in single-quotes?.';
     expect(unresolvedDoubleQuoted(message)).toBe("JetBlue Airways");
     expect(unresolvedDoubleQuoted("no such column: Airline")).toBeNull();
     const sql = 'SELECT "Country" FROM AIRLINES WHERE "Airline" = "JetBlue Airways" OR Airline = "JetBlue Airways"';
-    expect(asStringLiteral(sql, "JetBlue Airways")).toBe("SELECT \"Country\" FROM AIRLINES WHERE \"Airline\" = 'JetBlue Airways' OR Airline = 'JetBlue Airways'");
+    expect(asStringLiteral(sql, "JetBlue Airways")).toBe(
+      "SELECT \"Country\" FROM AIRLINES WHERE \"Airline\" = 'JetBlue Airways' OR Airline = 'JetBlue Airways'",
+    );
     expect(asStringLiteral('SELECT 1 WHERE x = "it\'s"', "it's")).toBe("SELECT 1 WHERE x = 'it''s'");
     expect(asStringLiteral("SELECT 'JetBlue Airways'", "JetBlue Airways")).toBeNull();
   });

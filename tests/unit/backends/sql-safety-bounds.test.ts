@@ -43,7 +43,9 @@ describe("SQL safety check: bounded work", () => {
 
   it("refuses nesting deeper than the limit and texts longer than the limit, naming both", async () => {
     const deep = `SELECT ${"(".repeat(65)}1${")".repeat(65)}`;
-    await expect(checkSqlSafety(deep, "postgres")).rejects.toThrow("Query refused: the query nests parentheses 65 levels deep, and at most 64 are allowed; write it more simply.");
+    await expect(checkSqlSafety(deep, "postgres")).rejects.toThrow(
+      "Query refused: the query nests parentheses 65 levels deep, and at most 64 are allowed; write it more simply.",
+    );
     const long = `SELECT '${"x".repeat(25_000)}'`;
     await expect(checkSqlSafety(long, "sqlite")).rejects.toThrow(/the query is 25,009 characters long, and at most 20,000 are allowed/);
     // Parentheses inside strings and comments are not nesting.
@@ -62,18 +64,24 @@ describe("SQL safety check: bounded work", () => {
     // At 10 ms per turn, a free loop turns dozens of times in 800 ms; a blocked one not at all.
     expect(turns).toBeGreaterThan(20);
     // The checker that overran was replaced: the next check works.
-    await expect(checkSqlSafety("SELECT 1", "sqlite", { limits: { checkTimeoutMs: 5_000 } })).resolves.toMatchObject({ normalized: "SELECT 1" });
+    await expect(checkSqlSafety("SELECT 1", "sqlite", { limits: { checkTimeoutMs: 5_000 } })).resolves.toMatchObject({
+      normalized: "SELECT 1",
+    });
   });
 
   it("keeps checking other queries while one bomb waits for its deadline", async () => {
     // Order, not wall-clock time: a plain query checked after the bomb must settle before the bomb's
     // deadline. A checker that queued behind the bomb would settle it only after the bomb was refused.
     let bombSettled = false;
-    const bomb = checkSqlSafety(`SELECT ${"(".repeat(17)}1,${")".repeat(17)}`, "sqlite", { limits: { checkTimeoutMs: 4_000 } }).finally(() => {
-      bombSettled = true;
-    });
+    const bomb = checkSqlSafety(`SELECT ${"(".repeat(17)}1,${")".repeat(17)}`, "sqlite", { limits: { checkTimeoutMs: 4_000 } }).finally(
+      () => {
+        bombSettled = true;
+      },
+    );
     bomb.catch(() => undefined); // awaited below; keeps a failed assertion from also reporting an unhandled rejection
-    await expect(checkSqlSafety("SELECT Name FROM singer WHERE Age > 30", "sqlite", { limits: { checkTimeoutMs: 4_000 } })).resolves.toBeTruthy();
+    await expect(
+      checkSqlSafety("SELECT Name FROM singer WHERE Age > 30", "sqlite", { limits: { checkTimeoutMs: 4_000 } }),
+    ).resolves.toBeTruthy();
     expect(bombSettled).toBe(false);
     await expect(bomb).rejects.toThrow(/too complex to check/);
   });

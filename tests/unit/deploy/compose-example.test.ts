@@ -38,7 +38,8 @@ describe("the Compose example of the scale topology", () => {
 
   it("gives the app instances only variables the app reads, and every address the topology needs", () => {
     expect(app.filter((v) => !ENV_VARIABLES.includes(v))).toEqual([]);
-    for (const v of ["DATABASE_URL", "SEARCH_URL", "INFERENCE_URL", "DATA_DIR", "MODELS_DIR", "NEXTAUTH_SECRET", "MOSAIC_ENCRYPTION_KEY"]) expect(app).toContain(v);
+    for (const v of ["DATABASE_URL", "SEARCH_URL", "INFERENCE_URL", "DATA_DIR", "MODELS_DIR", "NEXTAUTH_SECRET", "MOSAIC_ENCRYPTION_KEY"])
+      expect(app).toContain(v);
   });
 
   it("gives the inference service only variables it reads", () => {

@@ -12,7 +12,13 @@ describe("suite metrics from per-question results", () => {
   });
 
   it("source selection: gold among the candidates, ranked first, answer from it", () => {
-    const src = (inCandidates: boolean, rankedFirst: boolean, winnerCorrect: boolean) => ({ candidates: [], winner: null, inCandidates, rankedFirst, winnerCorrect });
+    const src = (inCandidates: boolean, rankedFirst: boolean, winnerCorrect: boolean) => ({
+      candidates: [],
+      winner: null,
+      inCandidates,
+      rankedFirst,
+      winnerCorrect,
+    });
     const m = aggregate([
       result({ id: "1", gold: { answers: [], unanswerable: false, kbNames: ["A"] }, source: src(true, true, true) }),
       result({ id: "2", gold: { answers: [], unanswerable: false, kbNames: ["A"] }, source: src(true, false, false) }),
@@ -30,8 +36,20 @@ describe("suite metrics from per-question results", () => {
       // answered and right; answered and wrong; refrained on an unanswerable question; refrained although it knew.
       result({ id: "1", scores: { p1: true, em: 1, f1: 1 }, refrain: { refrained: false, correctDecision: true } }),
       result({ id: "2", scores: { p1: false, em: 0, f1: 0.5 }, refrain: { refrained: false, correctDecision: false } }),
-      result({ id: "3", status: "REFRAINED", answer: null, gold: { answers: [], unanswerable: true, kbNames: [] }, refrain: { refrained: true, correctDecision: true } }),
-      result({ id: "4", status: "REFRAINED", answer: null, scores: { p1: false, em: 0, f1: 0 }, refrain: { refrained: true, correctDecision: false } }),
+      result({
+        id: "3",
+        status: "REFRAINED",
+        answer: null,
+        gold: { answers: [], unanswerable: true, kbNames: [] },
+        refrain: { refrained: true, correctDecision: true },
+      }),
+      result({
+        id: "4",
+        status: "REFRAINED",
+        answer: null,
+        scores: { p1: false, em: 0, f1: 0 },
+        refrain: { refrained: true, correctDecision: false },
+      }),
     ]);
     expect(m.refrain.values.rate).toBe(0.5);
     expect(m.refrain.values.accuracy).toBe(0.5);
@@ -62,10 +80,48 @@ describe("suite metrics from per-question results", () => {
 
   it("retrieval, execution and latency, with breakdowns by kind", () => {
     const m = aggregate([
-      result({ id: "1", kind: "DOCUMENTS", retrieval: { relevant: 1, ranks: [1], retrievedDepth: 50, top: [] }, timings: { total: 100, pool: 10 } }),
-      result({ id: "2", kind: "DOCUMENTS", retrieval: { relevant: 2, ranks: [3, null], retrievedDepth: 50, top: [] }, timings: { total: 300, pool: 30 } }),
-      result({ id: "3", kind: "SQL", execution: { language: "sql", kbName: "k", query: "q", match: true, matchColumns: true, anyMatch: true, goldRows: 1, predictedRows: 1 }, timings: { total: 200 } }),
-      result({ id: "4", kind: "SQL", execution: { language: "sql", kbName: "k", query: "q", match: false, matchColumns: true, anyMatch: false, goldRows: 1, predictedRows: 1 }, timings: { total: 400 } }),
+      result({
+        id: "1",
+        kind: "DOCUMENTS",
+        retrieval: { relevant: 1, ranks: [1], retrievedDepth: 50, top: [] },
+        timings: { total: 100, pool: 10 },
+      }),
+      result({
+        id: "2",
+        kind: "DOCUMENTS",
+        retrieval: { relevant: 2, ranks: [3, null], retrievedDepth: 50, top: [] },
+        timings: { total: 300, pool: 30 },
+      }),
+      result({
+        id: "3",
+        kind: "SQL",
+        execution: {
+          language: "sql",
+          kbName: "k",
+          query: "q",
+          match: true,
+          matchColumns: true,
+          anyMatch: true,
+          goldRows: 1,
+          predictedRows: 1,
+        },
+        timings: { total: 200 },
+      }),
+      result({
+        id: "4",
+        kind: "SQL",
+        execution: {
+          language: "sql",
+          kbName: "k",
+          query: "q",
+          match: false,
+          matchColumns: true,
+          anyMatch: false,
+          goldRows: 1,
+          predictedRows: 1,
+        },
+        timings: { total: 400 },
+      }),
     ]);
     expect(m.retrieval.n).toBe(2);
     expect(m.retrieval.values["hit@1"]).toBe(0.5);
@@ -107,7 +163,10 @@ describe("suite metrics from per-question results", () => {
     expect(m.execution.values.matchColumns).toBe(0.5);
     expect(m.execution.values.matchAnyKb).toBe(0.5);
     // Per database and per hardness class.
-    expect(m.breakdowns?.db.a).toEqual({ n: 2, values: expect.objectContaining({ "execution.match": 0.5, "execution.matchColumns": 0.5 }) });
+    expect(m.breakdowns?.db.a).toEqual({
+      n: 2,
+      values: expect.objectContaining({ "execution.match": 0.5, "execution.matchColumns": 0.5 }),
+    });
     expect(m.breakdowns?.db.c.values["execution.match"]).toBe(0);
     expect(m.breakdowns?.hardness.easy.values["execution.match"]).toBe(0.5);
     expect(m.breakdowns?.hardness.hard.values["execution.match"]).toBe(0);
@@ -126,7 +185,11 @@ describe("suite metrics from per-question results", () => {
       // The pool pushes the relevant document from 1 to 3; the re-rank brings it back to 1.
       result({ id: "1", kind: "DOCUMENTS", retrieval: { relevant: 1, ranks: [1], retrievedDepth: 100, top: [], stages: stages(1, 3, 1) } }),
       // Found at 2 by the first stage, lost beyond 100 by the pool, not recovered.
-      result({ id: "2", kind: "DOCUMENTS", retrieval: { relevant: 1, ranks: [null], retrievedDepth: 100, top: [], stages: stages(2, null, null) } }),
+      result({
+        id: "2",
+        kind: "DOCUMENTS",
+        retrieval: { relevant: 1, ranks: [null], retrievedDepth: 100, top: [], stages: stages(2, null, null) },
+      }),
     ];
     const m = stageMetrics(rs);
     expect(m.map((s) => s.label)).toEqual(["retrieval", "pool", "rerank:1:bm25"]);
@@ -145,7 +208,13 @@ describe("suite metrics from per-question results", () => {
     expect(all.retrievalStages).toEqual(m);
     expect(flattenMetrics(all)["stage.pool.ndcg@10"]).toBeCloseTo(0.25, 12);
     // A question whose run had no re-rank keeps the pool's ranking for that stage.
-    const skipped = stageMetrics([result({ id: "3", retrieval: { relevant: 1, ranks: [2], retrievedDepth: 9, top: [], stages: [{ label: "pool", ranks: [2], depth: 9 }] } }), ...rs]);
+    const skipped = stageMetrics([
+      result({
+        id: "3",
+        retrieval: { relevant: 1, ranks: [2], retrievedDepth: 9, top: [], stages: [{ label: "pool", ranks: [2], depth: 9 }] },
+      }),
+      ...rs,
+    ]);
     expect(skipped.find((s) => s.label === "rerank:1:bm25")!.values["mrr@10"]).toBeCloseTo((0.5 + 1 + 0) / 3, 12);
     // Results recorded before stage metrics have none.
     expect(stageMetrics([result({ id: "4", retrieval: { relevant: 1, ranks: [1], retrievedDepth: 1, top: [] } })])).toEqual([]);
@@ -162,7 +231,11 @@ describe("suite metrics from per-question results", () => {
   });
 
   it("sums LLM usage when runs report it", () => {
-    const m = aggregate([result({ id: "1", usage: { tokens: 1200, costUsd: 0.002, calls: 3, model: "m" } }), result({ id: "2", usage: { tokens: 800, costUsd: 0.001, calls: 2, model: "m" } }), result({ id: "3" })]);
+    const m = aggregate([
+      result({ id: "1", usage: { tokens: 1200, costUsd: 0.002, calls: 3, model: "m" } }),
+      result({ id: "2", usage: { tokens: 800, costUsd: 0.001, calls: 2, model: "m" } }),
+      result({ id: "3" }),
+    ]);
     expect(m.usage).toEqual({ runsWithLlm: 2, tokens: 2000, costUsd: expect.closeTo(0.003, 12) });
     expect(aggregate([result({ id: "1" })]).usage).toBeNull();
   });

@@ -49,10 +49,12 @@ describe("answer accuracy: P@1, exact match, F1", () => {
 
   it("finds the maximum-weight assignment (Hungarian)", () => {
     // Greedy would take 0.9 (row 0 → col 0) and be left with 0.1; the optimum is 0.8 + 0.7 = 1.5.
-    expect(maxAssignment([
-      [0.9, 0.8],
-      [0.7, 0.1],
-    ])).toEqual([1, 0]);
+    expect(
+      maxAssignment([
+        [0.9, 0.8],
+        [0.7, 0.1],
+      ]),
+    ).toEqual([1, 0]);
     // More rows than columns: one row stays unmatched.
     expect(maxAssignment([[1], [2]])).toEqual([-1, 0]);
   });

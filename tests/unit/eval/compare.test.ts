@@ -5,7 +5,14 @@ import { aggregate } from "@/lib/eval/metrics/aggregate";
 import { formatComparison } from "@/lib/eval/format";
 import { result } from "./fixtures";
 
-const report = (results: ReturnType<typeof result>[], seed = 1) => ({ suite: "demo", suiteLabel: "Demo", seed, n: results.length, perQuestion: results, metrics: aggregate(results) });
+const report = (results: ReturnType<typeof result>[], seed = 1) => ({
+  suite: "demo",
+  suiteLabel: "Demo",
+  seed,
+  n: results.length,
+  perQuestion: results,
+  metrics: aggregate(results),
+});
 
 describe("comparing two reports", () => {
   const right = (id: string, answer: string) => result({ id, answer, scores: { p1: true, em: 1, f1: 1 } });
@@ -47,13 +54,40 @@ describe("comparing two reports", () => {
   });
 
   it("compares retrieval per ranking stage between reports", () => {
-    const stages = (first: number, pool: number) => result({ id: "d1", retrieval: { relevant: 1, ranks: [pool], retrievedDepth: 10, top: [], stages: [{ label: "retrieval", ranks: [first], depth: 10 }, { label: "pool", ranks: [pool], depth: 10 }] } });
+    const stages = (first: number, pool: number) =>
+      result({
+        id: "d1",
+        retrieval: {
+          relevant: 1,
+          ranks: [pool],
+          retrievedDepth: 10,
+          top: [],
+          stages: [
+            { label: "retrieval", ranks: [first], depth: 10 },
+            { label: "pool", ranks: [pool], depth: 10 },
+          ],
+        },
+      });
     const c = compareReports(report([stages(1, 3)]), report([stages(1, 1)]));
-    expect(c.metrics.find((m) => m.key === "stage.pool.mrr@10")).toMatchObject({ group: "Retrieval by stage", label: "MRR@10 after pool", a: 1 / 3, b: 1, delta: expect.closeTo(2 / 3, 12) });
-    expect(c.metrics.find((m) => m.key === "stage.retrieval.ndcg@10")).toMatchObject({ label: "NDCG@10 after first-stage retrieval", delta: 0 });
+    expect(c.metrics.find((m) => m.key === "stage.pool.mrr@10")).toMatchObject({
+      group: "Retrieval by stage",
+      label: "MRR@10 after pool",
+      a: 1 / 3,
+      b: 1,
+      delta: expect.closeTo(2 / 3, 12),
+    });
+    expect(c.metrics.find((m) => m.key === "stage.retrieval.ndcg@10")).toMatchObject({
+      label: "NDCG@10 after first-stage retrieval",
+      delta: 0,
+    });
     // Stages come right after the final retrieval figures, in the order the run makes them.
     const keys = c.metrics.map((m) => m.key).filter((k) => k.startsWith("stage."));
-    expect(keys.slice(0, 4)).toEqual(["stage.retrieval.ndcg@10", "stage.retrieval.recall@100", "stage.retrieval.mrr@10", "stage.pool.ndcg@10"]);
+    expect(keys.slice(0, 4)).toEqual([
+      "stage.retrieval.ndcg@10",
+      "stage.retrieval.recall@100",
+      "stage.retrieval.mrr@10",
+      "stage.pool.ndcg@10",
+    ]);
   });
 });
 
@@ -64,7 +98,17 @@ describe("a gold result table read as an answer", () => {
     expect(tableAnswers(t(["count"], [[7]]))).toMatchObject({ items: ["7"], list: false });
     expect(tableAnswers(t(["name"], [["Oslo"], ["Berlin"], ["Oslo"]]))).toMatchObject({ items: ["Oslo", "Berlin"], list: true });
     expect(tableAnswers(t(["name", "age"], [["Joe", 52]]))).toMatchObject({ items: ["Joe", "52"], list: true });
-    expect(tableAnswers(t(["name", "age"], [["Joe", 52], ["Ann", 41]]))).toMatchObject({ items: ["Joe 52", "Ann 41"], cells: ["Joe", "52", "Ann", "41"] });
+    expect(
+      tableAnswers(
+        t(
+          ["name", "age"],
+          [
+            ["Joe", 52],
+            ["Ann", 41],
+          ],
+        ),
+      ),
+    ).toMatchObject({ items: ["Joe 52", "Ann 41"], cells: ["Joe", "52", "Ann", "41"] });
     expect(tableAnswers(t(["avg"], [[76.66666666666667]])).items).toEqual(["76.6666666667"]);
   });
 
@@ -85,7 +129,20 @@ describe("command-line tables", () => {
       result({ id: "a", scores: { p1: true, em: 1, f1: 1 }, timings: { total: 120 } }),
       result({ id: "b", scores: { p1: false, em: 0, f1: 0.5 }, timings: { total: 80 } }),
     ];
-    const r = { ...report(results), suiteLabel: "Demo", config: {}, configInput: {}, limit: 2, reportId: "r1", startedAt: null, finishedAt: null, concurrency: 2, wallMs: 1000, status: "DONE" as const, error: null };
+    const r = {
+      ...report(results),
+      suiteLabel: "Demo",
+      config: {},
+      configInput: {},
+      limit: 2,
+      reportId: "r1",
+      startedAt: null,
+      finishedAt: null,
+      concurrency: 2,
+      wallMs: 1000,
+      status: "DONE" as const,
+      error: null,
+    };
     const text = formatSummary([
       { suite: "demo", report: r, wallMs: 1500 },
       { suite: "text2cypher", skipped: "no Neo4j", wallMs: 10 },
@@ -103,10 +160,55 @@ describe("metric order survives storage", () => {
   it("sorts stages, rankings and metric keys as the pipeline runs them, whatever order JSONB returned", async () => {
     const { compareMetricKeys, rankingRank, sortedEntries, stageRank } = await import("@/lib/eval/metric-labels");
     // JSONB orders keys by length: this is how stored latency comes back.
-    const stored = { pool: 1, answer: 2, rerank: 3, select: 4, execute: 5, critique: 6, formulate: 7, understand: 8, "select-evidence": 9, total: 10 };
-    expect(sortedEntries(stored, stageRank).map(([k]) => k)).toEqual(["understand", "select", "formulate", "execute", "pool", "rerank", "select-evidence", "answer", "critique", "total"]);
-    expect(sortedEntries({ evidence: 1, "rerank:2:combined": 2, pool: 3, "rerank:1:bm25": 4 }, rankingRank).map(([k]) => k)).toEqual(["pool", "rerank:1:bm25", "rerank:2:combined", "evidence"]);
-    const keys = ["latency.total.p50", "answer.f1", "presence.pool.ap@100", "presence.pool.ap@5", "source.winner", "source.inCandidates", "presence.rerank:1:x.ap@1", "answer.p@1"];
-    expect([...keys].sort(compareMetricKeys)).toEqual(["source.inCandidates", "source.winner", "presence.pool.ap@5", "presence.pool.ap@100", "presence.rerank:1:x.ap@1", "answer.p@1", "answer.f1", "latency.total.p50"]);
+    const stored = {
+      pool: 1,
+      answer: 2,
+      rerank: 3,
+      select: 4,
+      execute: 5,
+      critique: 6,
+      formulate: 7,
+      understand: 8,
+      "select-evidence": 9,
+      total: 10,
+    };
+    expect(sortedEntries(stored, stageRank).map(([k]) => k)).toEqual([
+      "understand",
+      "select",
+      "formulate",
+      "execute",
+      "pool",
+      "rerank",
+      "select-evidence",
+      "answer",
+      "critique",
+      "total",
+    ]);
+    expect(sortedEntries({ evidence: 1, "rerank:2:combined": 2, pool: 3, "rerank:1:bm25": 4 }, rankingRank).map(([k]) => k)).toEqual([
+      "pool",
+      "rerank:1:bm25",
+      "rerank:2:combined",
+      "evidence",
+    ]);
+    const keys = [
+      "latency.total.p50",
+      "answer.f1",
+      "presence.pool.ap@100",
+      "presence.pool.ap@5",
+      "source.winner",
+      "source.inCandidates",
+      "presence.rerank:1:x.ap@1",
+      "answer.p@1",
+    ];
+    expect([...keys].sort(compareMetricKeys)).toEqual([
+      "source.inCandidates",
+      "source.winner",
+      "presence.pool.ap@5",
+      "presence.pool.ap@100",
+      "presence.rerank:1:x.ap@1",
+      "answer.p@1",
+      "answer.f1",
+      "latency.total.p50",
+    ]);
   });
 });

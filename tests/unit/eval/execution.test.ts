@@ -5,24 +5,99 @@ const table = (rows: unknown[][], columns = rows[0]?.map((_, i) => `c${i}`) ?? [
 
 describe("execution match", () => {
   it("compares results as bags of rows when the question does not order", () => {
-    const gold = table([["Oslo", 3], ["Berlin", 2], ["Oslo", 3]]);
-    expect(executionMatch(gold, table([["Berlin", 2], ["Oslo", 3], ["Oslo", 3]]), false)).toBe(true);
+    const gold = table([
+      ["Oslo", 3],
+      ["Berlin", 2],
+      ["Oslo", 3],
+    ]);
+    expect(
+      executionMatch(
+        gold,
+        table([
+          ["Berlin", 2],
+          ["Oslo", 3],
+          ["Oslo", 3],
+        ]),
+        false,
+      ),
+    ).toBe(true);
     // A bag, not a set: the duplicate row matters.
-    expect(executionMatch(gold, table([["Berlin", 2], ["Oslo", 3], ["Berlin", 2]]), false)).toBe(false);
-    expect(executionMatch(gold, table([["Berlin", 2], ["Oslo", 3]]), false)).toBe(false);
+    expect(
+      executionMatch(
+        gold,
+        table([
+          ["Berlin", 2],
+          ["Oslo", 3],
+          ["Berlin", 2],
+        ]),
+        false,
+      ),
+    ).toBe(false);
+    expect(
+      executionMatch(
+        gold,
+        table([
+          ["Berlin", 2],
+          ["Oslo", 3],
+        ]),
+        false,
+      ),
+    ).toBe(false);
   });
 
   it("keeps the order when the gold query orders", () => {
-    const gold = table([["a", 1], ["b", 2]]);
-    expect(executionMatch(gold, table([["a", 1], ["b", 2]]), true)).toBe(true);
-    expect(executionMatch(gold, table([["b", 2], ["a", 1]]), true)).toBe(false);
+    const gold = table([
+      ["a", 1],
+      ["b", 2],
+    ]);
+    expect(
+      executionMatch(
+        gold,
+        table([
+          ["a", 1],
+          ["b", 2],
+        ]),
+        true,
+      ),
+    ).toBe(true);
+    expect(
+      executionMatch(
+        gold,
+        table([
+          ["b", 2],
+          ["a", 1],
+        ]),
+        true,
+      ),
+    ).toBe(false);
   });
 
   it("accepts any column order (some permutation makes the tables equal)", () => {
-    const gold = table([["Joe", 52], ["Ann", 41]]);
-    expect(executionMatch(gold, table([[41, "Ann"], [52, "Joe"]]), false)).toBe(true);
+    const gold = table([
+      ["Joe", 52],
+      ["Ann", 41],
+    ]);
+    expect(
+      executionMatch(
+        gold,
+        table([
+          [41, "Ann"],
+          [52, "Joe"],
+        ]),
+        false,
+      ),
+    ).toBe(true);
     // Same column values but rows paired differently: no permutation works.
-    expect(executionMatch(gold, table([[41, "Joe"], [52, "Ann"]]), false)).toBe(false);
+    expect(
+      executionMatch(
+        gold,
+        table([
+          [41, "Joe"],
+          [52, "Ann"],
+        ]),
+        false,
+      ),
+    ).toBe(false);
   });
 
   it("strict about extra columns; the diagnostic variant accepts them", () => {
@@ -39,7 +114,9 @@ describe("execution match", () => {
   });
 
   it("compares values across engines: numbers, numeric text, RDF literals, graph nodes", () => {
-    expect(cellKey(76.66666666666667)).toBe(cellKey({ termType: "Literal", value: "76.666666666666666667", datatype: "http://www.w3.org/2001/XMLSchema#decimal" }));
+    expect(cellKey(76.66666666666667)).toBe(
+      cellKey({ termType: "Literal", value: "76.666666666666666667", datatype: "http://www.w3.org/2001/XMLSchema#decimal" }),
+    );
     expect(cellKey("1992")).toBe(cellKey(1992));
     expect(cellKey(12)).toBe(cellKey(12.0));
     expect(cellKey({ termType: "Literal", value: "Joe" })).toBe(cellKey("Joe"));

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { answerTokens, canonicalNumber, exactDecimals, normalizeAnswer, numberStates, parseNumberToken, splitListAnswer, tokenF1 } from "@/lib/eval/metrics/normalize";
+import {
+  answerTokens,
+  canonicalNumber,
+  exactDecimals,
+  normalizeAnswer,
+  numberStates,
+  parseNumberToken,
+  splitListAnswer,
+  tokenF1,
+} from "@/lib/eval/metrics/normalize";
 
 describe("answer normalisation (SQuAD, numbers kept intact)", () => {
   it("lower-cases, drops punctuation and articles, squeezes spaces", () => {

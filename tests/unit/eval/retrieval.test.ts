@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { cascadeRanking, documentRanking, hitAtK, interleaveByQuery, mrrAtK, ndcgAtK, recallAtK, relevantRanks } from "@/lib/eval/metrics/retrieval";
+import {
+  cascadeRanking,
+  documentRanking,
+  hitAtK,
+  interleaveByQuery,
+  mrrAtK,
+  ndcgAtK,
+  recallAtK,
+  relevantRanks,
+} from "@/lib/eval/metrics/retrieval";
 
 describe("retrieval metrics (BEIR definitions, binary relevance)", () => {
   // Two relevant documents, retrieved at ranks 2 and 5.

@@ -17,7 +17,9 @@ const facts = (over: Partial<SuiteFacts> = {}): SuiteFacts => ({
 
 describe("whether a built-in suite can run, and what is missing", () => {
   it("runs when one of its knowledge bases is shared with the viewer", () => {
-    expect(suiteAvailability(facts({ visibleKbNames: new Set(["Spider: pets_1"]), registeredKbNames: new Set(["Spider: pets_1"]) }))).toBeNull();
+    expect(
+      suiteAvailability(facts({ visibleKbNames: new Set(["Spider: pets_1"]), registeredKbNames: new Set(["Spider: pets_1"]) })),
+    ).toBeNull();
   });
 
   it("names the datasets folder it looked in when there is none (not for the demo suite, which needs no datasets)", () => {
@@ -29,7 +31,9 @@ describe("whether a built-in suite can run, and what is missing", () => {
   });
 
   it("passes on why the questions could not be read", () => {
-    expect(suiteAvailability(facts({ readError: "Spider dev questions not found at /data/sets/spider/dev-questions.json." }))).toMatchObject({
+    expect(
+      suiteAvailability(facts({ readError: "Spider dev questions not found at /data/sets/spider/dev-questions.json." })),
+    ).toMatchObject({
       short: "questions not found",
       reason: "Spider dev questions not found at /data/sets/spider/dev-questions.json.",
       loadable: false,
@@ -57,7 +61,17 @@ describe("whether a built-in suite can run, and what is missing", () => {
   });
 
   it("tells how to get the demo knowledge bases back, without offering the benchmark load", () => {
-    expect(suiteAvailability(facts({ key: "demo", label: "Demo workspace", goldKbNames: ["Aurora policies and reports"], visibleKbNames: new Set(), registeredKbNames: new Set() }))).toMatchObject({
+    expect(
+      suiteAvailability(
+        facts({
+          key: "demo",
+          label: "Demo workspace",
+          goldKbNames: ["Aurora policies and reports"],
+          visibleKbNames: new Set(),
+          registeredKbNames: new Set(),
+        }),
+      ),
+    ).toMatchObject({
       short: "demo workspace missing",
       loadable: false,
     });

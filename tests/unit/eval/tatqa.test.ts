@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { getAnswerStr, isNumber, normalizeTatQaAnswer, pyFixed, pyRound, pyStr, readTatQaPrediction, scoreTatQa, splitScale, tatqaEmF1, toNumber } from "@/lib/eval/metrics/tatqa";
+import {
+  getAnswerStr,
+  isNumber,
+  normalizeTatQaAnswer,
+  pyFixed,
+  pyRound,
+  pyStr,
+  readTatQaPrediction,
+  scoreTatQa,
+  splitScale,
+  tatqaEmF1,
+  toNumber,
+} from "@/lib/eval/metrics/tatqa";
 
 /** Expected values worked out by hand from TAT-QA's tatqa_metric.py / tatqa_utils.py. */
 describe("TAT-QA exact match and F1 (official rules)", () => {
@@ -50,7 +62,11 @@ describe("TAT-QA exact match and F1 (official rules)", () => {
   });
 
   it("multi-span answers are compared as one sorted, joined string", () => {
-    const gold = { answer: ["fixed-price type", "cost-plus type", "time-and-material type"], answerType: "multi-span" as const, scale: "" as const };
+    const gold = {
+      answer: ["fixed-price type", "cost-plus type", "time-and-material type"],
+      answerType: "multi-span" as const,
+      scale: "" as const,
+    };
     expect(scoreTatQa(["time-and-material type", "fixed-price type", "cost-plus type"], gold, "")).toEqual({ em: 1, f1: 1 });
     // Two of three: bag {costplus, fixedprice, type} vs {costplus, fixedprice, timeandmaterial, type}: P 1, R 3/4 → 0.86.
     expect(scoreTatQa(["fixed-price type", "cost-plus type"], gold, "")).toEqual({ em: 0, f1: 0.86 });
@@ -126,7 +142,10 @@ describe("TAT-QA exact match and F1 (official rules)", () => {
     expect(tatqaEmF1("Revenue and Gross profit", "", gold).em).toBe(0);
     expect(scoreTatQa("Revenue and Gross profit", gold)).toEqual({ em: 1, f1: 1 });
     // A span that merely contains "and" is still right as one string.
-    expect(scoreTatQa("Research and development", { answer: ["research and development"], answerType: "span", scale: "" })).toEqual({ em: 1, f1: 1 });
+    expect(scoreTatQa("Research and development", { answer: ["research and development"], answerType: "span", scale: "" })).toEqual({
+      em: 1,
+      f1: 1,
+    });
   });
 
   it("counts: the gold is read as a whole number, F1 equals EM", () => {

@@ -10,7 +10,9 @@ describe("locationLines", () => {
   });
 
   it("says a computed result row has no table instead of naming the internal title", () => {
-    expect(locationLines({ table: "Query result", query: "ab12cd", row: 0 })).toEqual([{ label: "Table", value: "none (rows computed by the query)" }]);
+    expect(locationLines({ table: "Query result", query: "ab12cd", row: 0 })).toEqual([
+      { label: "Table", value: "none (rows computed by the query)" },
+    ]);
   });
 
   it("keeps a document and its page and drops empty values and internal ids", () => {

@@ -40,7 +40,13 @@ describe("knowledge-base counts and settings in words", () => {
     const { statLines, statsSummary, configLines } = await import("@/lib/catalog/display-labels");
     // As jsonb returns them: shortest keys first.
     const stats = { chunks: 1, tables: 1, documents: 1, tableRows: 3, failedDocuments: 0 };
-    expect(statLines(stats).map((s) => `${s.label} ${s.value}`)).toEqual(["Documents 1", "Passages 1", "Tables 1", "Table rows 3", "Unreadable documents 0"]);
+    expect(statLines(stats).map((s) => `${s.label} ${s.value}`)).toEqual([
+      "Documents 1",
+      "Passages 1",
+      "Tables 1",
+      "Table rows 3",
+      "Unreadable documents 0",
+    ]);
     expect(statsSummary(stats)).toBe("1 document · 1 passage · 1 table");
     expect(statsSummary({ triples: -1, classes: 4, predicates: 1 })).toBe("4 classes · 1 predicate");
     expect(statLines({ relationshipTypes: 2, nodeDegreeMax: 9 }).map((s) => s.label)).toEqual(["Relationship types", "Node degree max"]);

@@ -18,7 +18,8 @@ describe("a document search text as people read it", () => {
   });
 
   it("shows the note on how the search ran exactly as written", () => {
-    const note = "[hybrid search: BM25 (SQLite FTS5) + vector similarity (all-MiniLM-L6-v2, int8), reciprocal-rank fusion (k = 60), weights BM25 1 : vector 1]";
+    const note =
+      "[hybrid search: BM25 (SQLite FTS5) + vector similarity (all-MiniLM-L6-v2, int8), reciprocal-rank fusion (k = 60), weights BM25 1 : vector 1]";
     expect(searchTextForPeople(`refund policy polici ${note}`)).toBe(`refund policy ${note}`);
   });
 });

@@ -24,7 +24,15 @@ describe("security headers", () => {
 
   it("sets the usual headers on every response and locks API answers down", () => {
     const keys = SECURITY_HEADERS.map((h) => h.key);
-    expect(keys).toEqual(expect.arrayContaining(["X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options", "Cross-Origin-Opener-Policy", "Permissions-Policy"]));
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        "X-Content-Type-Options",
+        "Referrer-Policy",
+        "X-Frame-Options",
+        "Cross-Origin-Opener-Policy",
+        "Permissions-Policy",
+      ]),
+    );
     expect(API_CONTENT_SECURITY_POLICY).toBe("default-src 'none'; frame-ancestors 'none'");
   });
 });

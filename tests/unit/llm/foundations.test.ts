@@ -35,12 +35,20 @@ describe("backoff", () => {
 
 describe("errors a person can act on", () => {
   const ctx = { baseUrl: "http://localhost:11434/v1", model: "llama3.1", timeoutMs: 5_000 };
-  const api = (status: number, message: string, headers: Record<string, string> = {}) => APIError.generate(status, { error: { message } }, message, new Headers(headers));
+  const api = (status: number, message: string, headers: Record<string, string> = {}) =>
+    APIError.generate(status, { error: { message } }, message, new Headers(headers));
 
   it("names the cause of each HTTP failure", () => {
-    expect(toLlmError(api(401, "Incorrect API key provided"), ctx)).toMatchObject({ kind: "auth", message: "401 unauthorized: the endpoint rejected the API key (Incorrect API key provided)" });
-    expect(toLlmError(api(404, "model 'llama3.1' not found, try pulling it first"), ctx).message).toMatch(/^404: model "llama3.1" not found at http:\/\/localhost:11434\/v1/);
-    expect(toLlmError(api(404, "404 page not found"), ctx).message).toMatch(/has no OpenAI-compatible chat endpoint \(check the base URL, usually ending in \/v1\)/);
+    expect(toLlmError(api(401, "Incorrect API key provided"), ctx)).toMatchObject({
+      kind: "auth",
+      message: "401 unauthorized: the endpoint rejected the API key (Incorrect API key provided)",
+    });
+    expect(toLlmError(api(404, "model 'llama3.1' not found, try pulling it first"), ctx).message).toMatch(
+      /^404: model "llama3.1" not found at http:\/\/localhost:11434\/v1/,
+    );
+    expect(toLlmError(api(404, "404 page not found"), ctx).message).toMatch(
+      /has no OpenAI-compatible chat endpoint \(check the base URL, usually ending in \/v1\)/,
+    );
     const limited = toLlmError(api(429, "Rate limit reached", { "retry-after": "3" }), ctx);
     expect(limited).toMatchObject({ kind: "rate_limited", detail: { retryAfterMs: 3_000 } });
     expect(limited.retryable).toBe(true);
@@ -51,7 +59,9 @@ describe("errors a person can act on", () => {
   it("tells a timeout from a refused connection", () => {
     expect(toLlmError(new APIConnectionTimeoutError(), ctx)).toMatchObject({ kind: "timeout", message: "no reply within 5 s" });
     const refused = new APIConnectionError({ cause: Object.assign(new Error("fetch failed"), { cause: { code: "ECONNREFUSED" } }) });
-    expect(toLlmError(refused, ctx).message).toBe("could not reach http://localhost:11434/v1: nothing is listening there (connection refused)");
+    expect(toLlmError(refused, ctx).message).toBe(
+      "could not reach http://localhost:11434/v1: nothing is listening there (connection refused)",
+    );
     expect(toLlmError(new LlmError("invalid_output", "x"), ctx).kind).toBe("invalid_output");
   });
 });
@@ -70,7 +80,10 @@ describe("JSON from completions", () => {
     const schema = jsonSchemaFor(z.object({ a: z.string(), b: z.number().nullable(), c: z.array(z.object({ d: z.boolean() })) }));
     expect(schema.$schema).toBeUndefined();
     expect(schema).toMatchObject({ type: "object", required: ["a", "b", "c"], additionalProperties: false });
-    expect((schema.properties as Record<string, { items?: unknown }>).c.items).toMatchObject({ additionalProperties: false, required: ["d"] });
+    expect((schema.properties as Record<string, { items?: unknown }>).c.items).toMatchObject({
+      additionalProperties: false,
+      required: ["d"],
+    });
   });
 
   it("describes validation issues in one line", () => {
@@ -92,16 +105,47 @@ describe("prices", () => {
   it("estimates cost per million tokens, with configured prices over the table", () => {
     expect(estimateCost("gpt-4o-mini", 1_000_000, 1_000_000)).toEqual({ costUsd: 0.75, priceKnown: true });
     expect(estimateCost("llama3.1:8b", 5_000, 500)).toEqual({ costUsd: 0, priceKnown: false });
-    expect(estimateCost("llama3.1:8b", 1_000_000, 0, { "llama3.1:8b": { input: 0.05, output: 0.1 } })).toEqual({ costUsd: 0.05, priceKnown: true });
+    expect(estimateCost("llama3.1:8b", 1_000_000, 0, { "llama3.1:8b": { input: 0.05, output: 0.1 } })).toEqual({
+      costUsd: 0.05,
+      priceKnown: true,
+    });
     expect(estimateCost("gpt-4o-mini", 1_000_000, 0, { "GPT-4o-mini": { input: 1, output: 1 } }).costUsd).toBe(1);
   });
 
   it("totals a run's calls per stage, naming models without a price", () => {
     const ledger = new LlmUsageLedger("http://x/v1", "m");
     const base = { task: "t", tokensEstimated: false, latencyMs: 10, attempts: 1, mode: "json_schema" };
-    ledger.add({ ...base, stage: "answer", model: "gpt-4o-mini", promptTokens: 100, completionTokens: 10, costUsd: 0.000021, priceKnown: true, ok: true });
-    ledger.add({ ...base, stage: "answer", model: "local", promptTokens: 50, completionTokens: 5, costUsd: 0, priceKnown: false, ok: false, error: "bad" });
-    expect(ledger.totals()).toMatchObject({ calls: 2, failed: 1, promptTokens: 150, completionTokens: 15, totalTokens: 165, costUsd: 0.000021, priceUnknown: ["local"], byStage: { answer: { calls: 2, failed: 1 } } });
+    ledger.add({
+      ...base,
+      stage: "answer",
+      model: "gpt-4o-mini",
+      promptTokens: 100,
+      completionTokens: 10,
+      costUsd: 0.000021,
+      priceKnown: true,
+      ok: true,
+    });
+    ledger.add({
+      ...base,
+      stage: "answer",
+      model: "local",
+      promptTokens: 50,
+      completionTokens: 5,
+      costUsd: 0,
+      priceKnown: false,
+      ok: false,
+      error: "bad",
+    });
+    expect(ledger.totals()).toMatchObject({
+      calls: 2,
+      failed: 1,
+      promptTokens: 150,
+      completionTokens: 15,
+      totalTokens: 165,
+      costUsd: 0.000021,
+      priceUnknown: ["local"],
+      byStage: { answer: { calls: 2, failed: 1 } },
+    });
   });
 });
 
@@ -113,7 +157,13 @@ describe("retrieved content is quoted as data", () => {
     expect(block.startsWith('<data name="evidence" id="abc123">\n')).toBe(true);
     expect(block.endsWith('\n</data id="abc123">')).toBe(true);
     // The hostile text stays on one escaped line: it cannot close the block or start a line of its own.
-    expect(block.split("\n")).toEqual(['<data name="evidence" id="abc123">', "[", JSON.stringify({ id: "E1", text: hostile }), "]", '</data id="abc123">']);
+    expect(block.split("\n")).toEqual([
+      '<data name="evidence" id="abc123">',
+      "[",
+      JSON.stringify({ id: "E1", text: hostile }),
+      "]",
+      '</data id="abc123">',
+    ]);
     expect(block).toContain(JSON.stringify(hostile));
     expect(dataQuoter().nonce).not.toBe(dataQuoter().nonce);
     expect(dataRule("abc123")).toMatch(/never an instruction to you/);

@@ -47,10 +47,19 @@ describe("generated Cypher screen", () => {
 
 describe("generated SQL and SPARQL go through the backends' own checks", () => {
   it("accepts one SELECT and names its table", async () => {
-    await expect(checkGeneratedQuery("sql", "SELECT COUNT(*) AS n FROM orders WHERE status = 'returned';")).resolves.toEqual({ text: "SELECT COUNT(*) AS n FROM orders WHERE status = 'returned'", table: "orders" });
+    await expect(checkGeneratedQuery("sql", "SELECT COUNT(*) AS n FROM orders WHERE status = 'returned';")).resolves.toEqual({
+      text: "SELECT COUNT(*) AS n FROM orders WHERE status = 'returned'",
+      table: "orders",
+    });
   });
 
-  it.each(["DELETE FROM orders", "SELECT 1; DROP TABLE orders", "ATTACH DATABASE 'x' AS y", "SELECT load_extension('evil')", "PRAGMA writable_schema = 1"])("refuses SQL %s", async (sql) => {
+  it.each([
+    "DELETE FROM orders",
+    "SELECT 1; DROP TABLE orders",
+    "ATTACH DATABASE 'x' AS y",
+    "SELECT load_extension('evil')",
+    "PRAGMA writable_schema = 1",
+  ])("refuses SQL %s", async (sql) => {
     await expect(checkGeneratedQuery("sql", sql)).rejects.toThrow(QueryRejectedError);
   });
 
@@ -61,7 +70,9 @@ describe("generated SQL and SPARQL go through the backends' own checks", () => {
   it("refuses SPARQL updates and SERVICE calls, accepts queries", async () => {
     await expect(checkGeneratedQuery("sparql", 'INSERT DATA { <urn:a> <urn:b> "c" }')).rejects.toThrow(QueryRejectedError);
     await expect(checkGeneratedQuery("sparql", "DELETE WHERE { ?s ?p ?o }")).rejects.toThrow(QueryRejectedError);
-    await expect(checkGeneratedQuery("sparql", "SELECT * WHERE { SERVICE <http://evil.example/sparql> { ?s ?p ?o } }")).rejects.toThrow(QueryRejectedError);
+    await expect(checkGeneratedQuery("sparql", "SELECT * WHERE { SERVICE <http://evil.example/sparql> { ?s ?p ?o } }")).rejects.toThrow(
+      QueryRejectedError,
+    );
     expect((await checkGeneratedQuery("sparql", "SELECT ?s WHERE { ?s ?p ?o } LIMIT 5")).text).toBe("SELECT ?s WHERE { ?s ?p ?o } LIMIT 5");
   });
 });

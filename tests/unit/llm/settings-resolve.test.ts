@@ -2,7 +2,17 @@ import { describe, expect, it } from "vitest";
 import { EnvError, parseLlmEnv } from "@/lib/env";
 import { endpointNeedsKey, envPrices, envStages, resolveLlmSettings } from "@/lib/settings/llm-settings";
 
-const stored = (over: Record<string, unknown> = {}) => ({ enabled: true, baseUrl: null, model: null, stages: {}, timeoutMs: null, maxRetries: null, structuredOutputs: null, prices: {}, ...over });
+const stored = (over: Record<string, unknown> = {}) => ({
+  enabled: true,
+  baseUrl: null,
+  model: null,
+  stages: {},
+  timeoutMs: null,
+  maxRetries: null,
+  structuredOutputs: null,
+  prices: {},
+  ...over,
+});
 const noKey = { value: null, error: null };
 
 describe("LLM settings: environment defaults, Settings overrides", () => {
@@ -11,10 +21,23 @@ describe("LLM settings: environment defaults, Settings overrides", () => {
   });
 
   it("takes the endpoint, model, per-stage models and stages from the environment", () => {
-    const env = parseLlmEnv({ LLM_BASE_URL: "http://localhost:11434/v1", LLM_MODEL: "llama3.1:8b", LLM_MODEL_ANSWER: "qwen2.5:14b", LLM_STAGES: "understand, answer", LLM_TIMEOUT_MS: "5000" });
+    const env = parseLlmEnv({
+      LLM_BASE_URL: "http://localhost:11434/v1",
+      LLM_MODEL: "llama3.1:8b",
+      LLM_MODEL_ANSWER: "qwen2.5:14b",
+      LLM_STAGES: "understand, answer",
+      LLM_TIMEOUT_MS: "5000",
+    });
     const r = resolveLlmSettings(stored(), noKey, env);
     expect(r.status).toBe("ready");
-    expect(r.config).toMatchObject({ baseUrl: "http://localhost:11434/v1", apiKey: "", model: "llama3.1:8b", timeoutMs: 5000, maxRetries: 2, structuredOutputs: "auto" });
+    expect(r.config).toMatchObject({
+      baseUrl: "http://localhost:11434/v1",
+      apiKey: "",
+      model: "llama3.1:8b",
+      timeoutMs: 5000,
+      maxRetries: 2,
+      structuredOutputs: "auto",
+    });
     expect(r.config!.stages.answer).toEqual({ enabled: true, model: "qwen2.5:14b" });
     expect(r.config!.stages.understand).toEqual({ enabled: true, model: "llama3.1:8b" });
     expect(r.config!.stages.critique.enabled).toBe(false);
@@ -22,7 +45,16 @@ describe("LLM settings: environment defaults, Settings overrides", () => {
 
   it("lets the admin's values win, per field and per stage, and switch the LLM off", () => {
     const env = parseLlmEnv({ LLM_BASE_URL: "http://localhost:11434/v1", LLM_MODEL: "llama3.1:8b", LLM_API_KEY: "env-key" });
-    const r = resolveLlmSettings(stored({ baseUrl: "https://api.openai.com/v1", model: "gpt-4o-mini", stages: { critique: { enabled: false, model: null }, answer: { enabled: null, model: "gpt-4o" } }, timeoutMs: 9000 }), { value: "sk-admin", error: null }, env);
+    const r = resolveLlmSettings(
+      stored({
+        baseUrl: "https://api.openai.com/v1",
+        model: "gpt-4o-mini",
+        stages: { critique: { enabled: false, model: null }, answer: { enabled: null, model: "gpt-4o" } },
+        timeoutMs: 9000,
+      }),
+      { value: "sk-admin", error: null },
+      env,
+    );
     expect(r.config).toMatchObject({ baseUrl: "https://api.openai.com/v1", apiKey: "sk-admin", model: "gpt-4o-mini", timeoutMs: 9000 });
     expect(r.config!.stages.answer).toEqual({ enabled: true, model: "gpt-4o" });
     expect(r.config!.stages.critique.enabled).toBe(false);
@@ -41,7 +73,11 @@ describe("LLM settings: environment defaults, Settings overrides", () => {
   });
 
   it("names a missing model, an undecryptable key and unknown stage names", () => {
-    const r = resolveLlmSettings(stored({ baseUrl: "http://localhost:8080/v1" }), { value: null, error: "The stored API key could not be decrypted (the encryption key changed); enter the key again." }, parseLlmEnv({ LLM_STAGES: "understand,summarize" }));
+    const r = resolveLlmSettings(
+      stored({ baseUrl: "http://localhost:8080/v1" }),
+      { value: null, error: "The stored API key could not be decrypted (the encryption key changed); enter the key again." },
+      parseLlmEnv({ LLM_STAGES: "understand,summarize" }),
+    );
     expect(r.status).toBe("misconfigured");
     expect(r.problems).toEqual([
       "The stored API key could not be decrypted (the encryption key changed); enter the key again.",
@@ -51,9 +87,16 @@ describe("LLM settings: environment defaults, Settings overrides", () => {
   });
 
   it("reads prices from LLM_PRICES under the admin's", () => {
-    const env = parseLlmEnv({ LLM_BASE_URL: "http://localhost:8080/v1", LLM_MODEL: "local", LLM_PRICES: '{"local": [0.1, 0.2], "other": {"input": 1, "output": 2}}' });
+    const env = parseLlmEnv({
+      LLM_BASE_URL: "http://localhost:8080/v1",
+      LLM_MODEL: "local",
+      LLM_PRICES: '{"local": [0.1, 0.2], "other": {"input": 1, "output": 2}}',
+    });
     expect(envPrices(env)).toEqual({ local: { input: 0.1, output: 0.2 }, other: { input: 1, output: 2 } });
-    expect(resolveLlmSettings(stored({ prices: { local: { input: 0.3, output: 0.4 } } }), noKey, env).config!.prices.local).toEqual({ input: 0.3, output: 0.4 });
+    expect(resolveLlmSettings(stored({ prices: { local: { input: 0.3, output: 0.4 } } }), noKey, env).config!.prices.local).toEqual({
+      input: 0.3,
+      output: 0.4,
+    });
   });
 
   it("validates the LLM variables with messages that name them", () => {

@@ -14,7 +14,16 @@ function recorder(ms = 5) {
 
 const make = (over: Partial<ConstructorParameters<typeof DynamicBatcher<string, string>>[0]> = {}) => {
   const model = recorder();
-  const batcher = new DynamicBatcher<string, string>({ label: "The test model", maxWaitMs: 20, maxBatch: 4, queueLimit: 100, concurrency: 1, sizeOf: (t) => t.length, run: model.run, ...over });
+  const batcher = new DynamicBatcher<string, string>({
+    label: "The test model",
+    maxWaitMs: 20,
+    maxBatch: 4,
+    queueLimit: 100,
+    concurrency: 1,
+    sizeOf: (t) => t.length,
+    run: model.run,
+    ...over,
+  });
   return { batcher, model };
 };
 
@@ -62,7 +71,15 @@ describe("dynamic batching", () => {
 
   it("fails a request past its own time limit at once, while the batch it was in goes on for the others", async () => {
     const model = recorder(300);
-    const batcher = new DynamicBatcher<string, string>({ label: "The slow model", maxWaitMs: 1, maxBatch: 8, queueLimit: 100, concurrency: 1, sizeOf: (t) => t.length, run: model.run });
+    const batcher = new DynamicBatcher<string, string>({
+      label: "The slow model",
+      maxWaitMs: 1,
+      maxBatch: 8,
+      queueLimit: 100,
+      concurrency: 1,
+      sizeOf: (t) => t.length,
+      run: model.run,
+    });
     let patientDone = false;
     const patient = batcher.submit(["a"], { timeoutMs: 5000 }).finally(() => (patientDone = true));
     const hurried = batcher.submit(["b"], { timeoutMs: 20 });

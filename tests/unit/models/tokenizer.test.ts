@@ -7,7 +7,9 @@ import { EMBEDDER, SHARED_MODELS_DIR, sharedModelsAvailable } from "@/tests/supp
 
 const dir = path.join(SHARED_MODELS_DIR, EMBEDDER);
 const LONG = Array(12)
-  .fill("The lighthouse keeper recorded a storm surge of 3.4 metres on the night of 12 March, and the survey team measured erosion along the northern cliffs.")
+  .fill(
+    "The lighthouse keeper recorded a storm surge of 3.4 metres on the night of 12 March, and the survey team measured erosion along the northern cliffs.",
+  )
   .join(" ");
 
 /**
@@ -16,12 +18,17 @@ const LONG = Array(12)
  */
 describe.skipIf(!sharedModelsAvailable())("tokenisation of all-MiniLM-L6-v2 (tokenizer.json through @huggingface/tokenizers)", () => {
   const tk = sharedModelsAvailable()
-    ? new ModelTokenizer(JSON.parse(readFileSync(path.join(dir, "tokenizer.json"), "utf8")), JSON.parse(readFileSync(path.join(dir, "tokenizer_config.json"), "utf8")))
+    ? new ModelTokenizer(
+        JSON.parse(readFileSync(path.join(dir, "tokenizer.json"), "utf8")),
+        JSON.parse(readFileSync(path.join(dir, "tokenizer_config.json"), "utf8")),
+      )
     : null!;
 
   it("gives Python's ids, special tokens included", () => {
     expect(tk.encode("The cat sits outside.", 256).ids).toEqual([101, 1996, 4937, 7719, 2648, 1012, 102]);
-    expect(tk.encode("How many oders were retruned?", 256).ids).toEqual([101, 2129, 2116, 27215, 2015, 2020, 2128, 16344, 9816, 2094, 1029, 102]);
+    expect(tk.encode("How many oders were retruned?", 256).ids).toEqual([
+      101, 2129, 2116, 27215, 2015, 2020, 2128, 16344, 9816, 2094, 1029, 102,
+    ]);
   });
 
   it("truncates at 256 and keeps the final [SEP], as sentence-transformers does (transformers.js drops it)", () => {

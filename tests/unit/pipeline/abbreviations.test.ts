@@ -8,9 +8,15 @@ const DOCS = ["kb-docs", "Aurora policies and reports"] as const;
 
 describe("abbreviations a question defines in parentheses", () => {
   it("finds the words that spell the short form, its first letter starting a word", () => {
-    expect(definedAbbreviations("Female carriers of the Apolipoprotein E4 (APOE4) allele age early.")).toEqual([{ long: "Apolipoprotein E4", short: "APOE4" }]);
-    expect(definedAbbreviations("What was the change in Value added tax (VAT) receivables?")).toEqual([{ long: "Value added tax", short: "VAT" }]);
-    expect(definedAbbreviations("AMP-activated protein kinase (AMPK) activation reduces fibrosis.")).toEqual([{ long: "AMP-activated protein kinase", short: "AMPK" }]);
+    expect(definedAbbreviations("Female carriers of the Apolipoprotein E4 (APOE4) allele age early.")).toEqual([
+      { long: "Apolipoprotein E4", short: "APOE4" },
+    ]);
+    expect(definedAbbreviations("What was the change in Value added tax (VAT) receivables?")).toEqual([
+      { long: "Value added tax", short: "VAT" },
+    ]);
+    expect(definedAbbreviations("AMP-activated protein kinase (AMPK) activation reduces fibrosis.")).toEqual([
+      { long: "AMP-activated protein kinase", short: "AMPK" },
+    ]);
   });
 
   it("takes no parenthesis that is not spelled by the words before it", () => {
@@ -31,7 +37,9 @@ describe("abbreviations a question defines in parentheses", () => {
     const short = passage(...DOCS, "b", 0, "HGPS is a premature ageing disorder.");
     expect(entityOverlap(q, [long, short])).toEqual([1, 1]);
     // A short form that is a stopword ("WHO") would match any passage saying "who": it stays out.
-    const who = mentionForms(intent("The World Health Organization (WHO) data collection is biased.", { entities: [mention("World Health Organization")] }));
+    const who = mentionForms(
+      intent("The World Health Organization (WHO) data collection is biased.", { entities: [mention("World Health Organization")] }),
+    );
     expect(who[0].forms).toEqual(["world health organization"]);
   });
 });

@@ -26,9 +26,21 @@ export function scored(piece: EvidencePiece, score: number): ScoredEvidence {
 }
 
 /** An SQL row ("table / Col: v, …"), located by primary key when given, else by query and position. */
-export function sqlRow(kb: Kb, table: string, columns: string[], values: Scalar[], query: string, opts: { key?: Record<string, Scalar>; row?: number } = {}): EvidencePiece {
+export function sqlRow(
+  kb: Kb,
+  table: string,
+  columns: string[],
+  values: Scalar[],
+  query: string,
+  opts: { key?: Record<string, Scalar>; row?: number } = {},
+): EvidencePiece {
   const location: Record<string, Scalar> = opts.key
-    ? { table, key: Object.entries(opts.key).map(([c, v]) => `${c}=${v}`).join(", ") }
+    ? {
+        table,
+        key: Object.entries(opts.key)
+          .map(([c, v]) => `${c}=${v}`)
+          .join(", "),
+      }
     : { table, query: query.length.toString(16), row: opts.row ?? 0 };
   const data: RowData = { table, columns, values, ...(opts.key ? { key: opts.key } : { rowIndex: opts.row ?? 0 }) };
   return {
@@ -42,7 +54,16 @@ export function sqlRow(kb: Kb, table: string, columns: string[], values: Scalar[
 }
 
 /** A row of a table inside a document ("caption / section / Col: v"). */
-export function docRow(kb: Kb, documentId: string, caption: string, section: string, columns: string[], values: Scalar[], rowIndex: number, query: string): EvidencePiece {
+export function docRow(
+  kb: Kb,
+  documentId: string,
+  caption: string,
+  section: string,
+  columns: string[],
+  values: Scalar[],
+  rowIndex: number,
+  query: string,
+): EvidencePiece {
   const location: Record<string, Scalar> = { document: documentId, table: `${documentId}#table-0`, row: rowIndex };
   return {
     id: evidenceId(kb.id, "row", location),
@@ -81,7 +102,12 @@ export const node = (id: string, label: string, caption: string, properties: Pat
   caption,
   properties: { ...(label === "Movie" ? { title: caption } : { name: caption }), ...properties },
 });
-export const edge = (from: string, to: string, type: string, properties: PathEdge["properties"] = {}): PathEdge => ({ from, to, type, properties });
+export const edge = (from: string, to: string, type: string, properties: PathEdge["properties"] = {}): PathEdge => ({
+  from,
+  to,
+  type,
+  properties,
+});
 
 /** A Cypher path "A -REL-> B" with relationship properties in the text, as cypher/verbalize.ts writes it. */
 export function path(kb: Kb, nodes: PathNode[], edges: PathEdge[], query: string): EvidencePiece {
@@ -104,7 +130,15 @@ export function path(kb: Kb, nodes: PathNode[], edges: PathEdge[], query: string
 }
 
 /** A document chunk: "Title / Section: text", sentences kept as the documents backend stores them. */
-export function passage(kb: Kb, documentId: string, title: string, section: string | null, sentences: string[], chunkIndex: number, query: string): EvidencePiece {
+export function passage(
+  kb: Kb,
+  documentId: string,
+  title: string,
+  section: string | null,
+  sentences: string[],
+  chunkIndex: number,
+  query: string,
+): EvidencePiece {
   const location: Record<string, Scalar> = { document: documentId, chunk: chunkIndex };
   const text = sentences.join(" ");
   const data: PassageData = { documentId, documentTitle: title, chunkIndex, sentences, firstSentenceIndex: chunkIndex * 4 };
@@ -134,7 +168,15 @@ export function intent(question: string, over: Partial<Intent> = {}): Intent {
   return baseIntent(question, { keywords: words(question).filter((w) => !isStopword(w, "en")), ...over });
 }
 
-export function executed(kb: Kb, strategy: ExecutedQuery["strategy"], language: "sql" | "sparql" | "cypher" | "search", text: string, status: ExecutedQuery["status"], rows: number, over: Partial<ExecutedQuery> = {}): ExecutedQuery {
+export function executed(
+  kb: Kb,
+  strategy: ExecutedQuery["strategy"],
+  language: "sql" | "sparql" | "cypher" | "search",
+  text: string,
+  status: ExecutedQuery["status"],
+  rows: number,
+  over: Partial<ExecutedQuery> = {},
+): ExecutedQuery {
   const kind = language === "sql" ? "SQL" : language === "sparql" ? "SPARQL" : language === "cypher" ? "CYPHER" : "DOCUMENTS";
   return {
     kbId: kb.id,

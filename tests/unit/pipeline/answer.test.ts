@@ -34,7 +34,10 @@ const regionText = passage(
   ANNUAL.id,
   ANNUAL.title,
   "Results by region",
-  ["The Nordic region remained our largest market.", "Central Europe grew fastest, helped by the opening of the Munich store in April 2025."],
+  [
+    "The Nordic region remained our largest market.",
+    "Central Europe grew fastest, helped by the opening of the Munich store in April 2025.",
+  ],
   1,
   "munich store opening",
 );
@@ -60,8 +63,26 @@ const returns = passage(
   "refund days",
 );
 
-const totalRow = docRow(KB.docs, ANNUAL.id, "Results by region", "Results by region", ["Region", "Revenue 2024 (EUR million)", "Revenue 2025 (EUR million)", "Growth"], ["Total", 43.0, 48.2, "12%"], 3, "revenue 2025");
-const tentsReturnRow = docRow(KB.docs, "returns-policy", "Return window and warranty by product category", "Return windows", ["Category", "Return window (days)", "Warranty (years)"], ["Tents", 60, 5], 0, "return window tents");
+const totalRow = docRow(
+  KB.docs,
+  ANNUAL.id,
+  "Results by region",
+  "Results by region",
+  ["Region", "Revenue 2024 (EUR million)", "Revenue 2025 (EUR million)", "Growth"],
+  ["Total", 43.0, 48.2, "12%"],
+  3,
+  "revenue 2025",
+);
+const tentsReturnRow = docRow(
+  KB.docs,
+  "returns-policy",
+  "Return window and warranty by product category",
+  "Return windows",
+  ["Category", "Return window (days)", "Warranty (years)"],
+  ["Tents", 60, 5],
+  0,
+  "return window tents",
+);
 
 const ceoQuery = `SELECT ?s ?p ?o WHERE { ?s ?p ?o . FILTER(?s = <${EX}aurora> || ?o = <${EX}aurora>) }`;
 const auroraAB = iri("aurora", "Aurora Outfitters AB");
@@ -84,9 +105,22 @@ describe("answer: rows", () => {
     const q = "How many orders did Alpenweg GmbH place?";
     const countQuery = "SELECT COUNT(*) FROM orders o JOIN customers c ON c.customer_id = o.customer_id WHERE c.name = 'Alpenweg GmbH'";
     const countRow = sqlRow(KB.sales, "Query result", ["COUNT(*)"], [9], countQuery);
-    const customerRow = sqlRow(KB.sales, "customers", ["customer_id", "name", "segment", "region_id", "city"], [5, "Alpenweg GmbH", "Retailer", 3, "Munich"], "SELECT * FROM customers WHERE name = 'Alpenweg GmbH'", { key: { customer_id: 5 } });
+    const customerRow = sqlRow(
+      KB.sales,
+      "customers",
+      ["customer_id", "name", "segment", "region_id", "city"],
+      [5, "Alpenweg GmbH", "Retailer", 3, "Munich"],
+      "SELECT * FROM customers WHERE name = 'Alpenweg GmbH'",
+      { key: { customer_id: 5 } },
+    );
     const { answer } = answerQuestion({
-      intent: intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count", entities: [mention(q, "Alpenweg GmbH", [link("Alpenweg GmbH", KB.sales, "customers.name=Alpenweg GmbH", "value")])], relation: "place" }),
+      intent: intent(q, {
+        wh: "how many",
+        answerTypes: ["count"],
+        aggregate: "count",
+        entities: [mention(q, "Alpenweg GmbH", [link("Alpenweg GmbH", KB.sales, "customers.name=Alpenweg GmbH", "value")])],
+        relation: "place",
+      }),
       evidence: ev([countRow, 9.1], [customerRow, 7.5]),
     });
     expect(answerSchema.parse(answer)).toEqual(answer);
@@ -101,7 +135,12 @@ describe("answer: rows", () => {
   it("picks the column the question asks about and keeps its unit ('60 days')", () => {
     const q = "What is the return window for tents?";
     const { answer } = answerQuestion({
-      intent: intent(q, { wh: "what", answerTypes: ["number"], relation: "return window", entities: [mention(q, "tents", [link("Tents", KB.docs, "returns-policy#table-0.Category=Tents", "value")])] }),
+      intent: intent(q, {
+        wh: "what",
+        answerTypes: ["number"],
+        relation: "return window",
+        entities: [mention(q, "tents", [link("Tents", KB.docs, "returns-policy#table-0.Category=Tents", "value")])],
+      }),
       evidence: ev([tentsReturnRow, 6.2], [returns, 4.1]),
     });
     expect(answer.text).toBe("60 days");
@@ -112,15 +151,27 @@ describe("answer: rows", () => {
 
   it("counts distinct matching entities when rows list them without a COUNT, and explains it", () => {
     const q = "How many customers are in Sweden?";
-    const query = "SELECT c.customer_id, c.name, c.city, r.country FROM customers c JOIN regions r ON r.region_id = c.region_id WHERE r.country = 'Sweden'";
+    const query =
+      "SELECT c.customer_id, c.name, c.city, r.country FROM customers c JOIN regions r ON r.region_id = c.region_id WHERE r.country = 'Sweden'";
     const rows = [
-      sqlRow(KB.sales, "customers", ["customer_id", "name", "city", "country"], [1, "Fjällklubben Uppsala", "Uppsala", "Sweden"], query, { key: { customer_id: 1 } }),
-      sqlRow(KB.sales, "customers", ["customer_id", "name", "city", "country"], [2, "Nordic Trails AB", "Gothenburg", "Sweden"], query, { key: { customer_id: 2 } }),
+      sqlRow(KB.sales, "customers", ["customer_id", "name", "city", "country"], [1, "Fjällklubben Uppsala", "Uppsala", "Sweden"], query, {
+        key: { customer_id: 1 },
+      }),
+      sqlRow(KB.sales, "customers", ["customer_id", "name", "city", "country"], [2, "Nordic Trails AB", "Gothenburg", "Sweden"], query, {
+        key: { customer_id: 2 },
+      }),
       // The same customer again (found by a second join path): counted once.
-      sqlRow(KB.sales, "customers", ["customer_id", "name", "city", "country"], [2, "Nordic Trails AB", "Gothenburg", "Sweden"], query, { key: { customer_id: 2 } }),
+      sqlRow(KB.sales, "customers", ["customer_id", "name", "city", "country"], [2, "Nordic Trails AB", "Gothenburg", "Sweden"], query, {
+        key: { customer_id: 2 },
+      }),
     ];
     const { answer, notes } = answerQuestion({
-      intent: intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count", entities: [mention(q, "Sweden", [link("Sweden", KB.sales, "regions.country=Sweden", "value")])] }),
+      intent: intent(q, {
+        wh: "how many",
+        answerTypes: ["count"],
+        aggregate: "count",
+        entities: [mention(q, "Sweden", [link("Sweden", KB.sales, "regions.country=Sweden", "value")])],
+      }),
       evidence: ev([rows[0], 5], [rows[1], 4.8], [rows[2], 4.8]),
     });
     expect(answer.text).toBe("2");
@@ -135,7 +186,12 @@ describe("answer: rows", () => {
     const summit = sqlRow(KB.sales, "products", ["name", "category", "list_price"], ["Summit 2 Tent", "Tents", 349], query, { row: 0 });
     const basecamp = sqlRow(KB.sales, "products", ["name", "category", "list_price"], ["Basecamp 4 Tent", "Tents", 529], query, { row: 1 });
     const { answer } = answerQuestion({
-      intent: intent(q, { wh: "which", answerTypes: ["list", "entity"], entities: [mention(q, "Tents", [link("Tents", KB.sales, "products.category=Tents", "value")])], relation: "category" }),
+      intent: intent(q, {
+        wh: "which",
+        answerTypes: ["list", "entity"],
+        entities: [mention(q, "Tents", [link("Tents", KB.sales, "products.category=Tents", "value")])],
+        relation: "category",
+      }),
       evidence: ev([summit, 6], [basecamp, 5.9], [tentsReturnRow, 3]),
     });
     expect(answer.text).toBe("Summit 2 Tent and Basecamp 4 Tent");
@@ -153,7 +209,12 @@ describe("answer: rows", () => {
       ["Arctic Sleeping Bag", 399],
     ].map(([n, p], i) => sqlRow(KB.sales, "products", ["name", "list_price"], [n, p], query, { row: i }));
     const { answer } = answerQuestion({
-      intent: intent(q, { wh: "which", answerTypes: ["entity"], relation: "list price", superlative: { direction: "max", attribute: "price", limit: 1 } }),
+      intent: intent(q, {
+        wh: "which",
+        answerTypes: ["entity"],
+        relation: "list price",
+        superlative: { direction: "max", attribute: "price", limit: 1 },
+      }),
       evidence: ev([rows[0], 5], [rows[1], 5], [rows[2], 5]),
     });
     expect(answer.text).toBe("Basecamp 4 Tent");
@@ -165,7 +226,12 @@ describe("answer: triples", () => {
   it("answers 'who' with the subject when the question's entity is the object", () => {
     const q = "Who is the chief executive of Aurora Outfitters?";
     const { answer } = answerQuestion({
-      intent: intent(q, { wh: "who", answerTypes: ["person"], relation: "chief executive", entities: [mention(q, "Aurora Outfitters", [auroraLink])] }),
+      intent: intent(q, {
+        wh: "who",
+        answerTypes: ["person"],
+        relation: "chief executive",
+        entities: [mention(q, "Aurora Outfitters", [auroraLink])],
+      }),
       evidence: ev([ceoTriple, 8], [otherCeoTriple, 6], [locatedTriple, 5], [foundedTriple, 4]),
     });
     expect(answer.text).toBe("Maria Lindqvist");
@@ -179,7 +245,12 @@ describe("answer: triples", () => {
   it("answers with the object when the entity is the subject (location, date from xsd:gYear)", () => {
     const whereQ = "Where is Aurora Outfitters located?";
     const where = answerQuestion({
-      intent: intent(whereQ, { wh: "where", answerTypes: ["location"], relation: "located", entities: [mention(whereQ, "Aurora Outfitters", [auroraLink])] }),
+      intent: intent(whereQ, {
+        wh: "where",
+        answerTypes: ["location"],
+        relation: "located",
+        entities: [mention(whereQ, "Aurora Outfitters", [auroraLink])],
+      }),
       evidence: ev([locatedTriple, 7], [foundedTriple, 6], [ceoTriple, 5]),
     }).answer;
     expect(where.text).toBe("Stockholm");
@@ -187,7 +258,12 @@ describe("answer: triples", () => {
 
     const whenQ = "When was Aurora Outfitters founded?";
     const when = answerQuestion({
-      intent: intent(whenQ, { wh: "when", answerTypes: ["date"], relation: "founded", entities: [mention(whenQ, "Aurora Outfitters", [auroraLink])] }),
+      intent: intent(whenQ, {
+        wh: "when",
+        answerTypes: ["date"],
+        relation: "founded",
+        entities: [mention(whenQ, "Aurora Outfitters", [auroraLink])],
+      }),
       evidence: ev([locatedTriple, 7], [foundedTriple, 6.5], [ceoTriple, 5]),
     }).answer;
     expect(when.text).toBe("2004");
@@ -201,7 +277,12 @@ describe("answer: triples", () => {
     const inCategory = triple(KB.products, summit, iri("inCategory", "in category"), iri("tents", "Tents"), "DESCRIBE ex:summit-2");
     const weight = triple(KB.products, summit, iri("weightGrams", "weight in grams"), literal("2100", "integer"), "DESCRIBE ex:summit-2");
     const { answer } = answerQuestion({
-      intent: intent(q, { wh: "what", answerTypes: ["entity"], relation: "category", entities: [mention(q, "Summit 2 Tent", [link("Summit 2 Tent", KB.products, `${EX}summit-2`)])] }),
+      intent: intent(q, {
+        wh: "what",
+        answerTypes: ["entity"],
+        relation: "category",
+        entities: [mention(q, "Summit 2 Tent", [link("Summit 2 Tent", KB.products, `${EX}summit-2`)])],
+      }),
       evidence: ev([weight, 6], [inCategory, 6]),
     });
     expect(answer.text).toBe("Tents");
@@ -216,13 +297,23 @@ describe("answer: graph paths", () => {
   const howard = node("n5", "Person", "Ron Howard", { born: 1954 });
   const q1 = "MATCH p=(a:Person {name: $name})-[:ACTED_IN]->(m:Movie) RETURN p";
   const acted = (m: typeof apollo, role: string) => path(KB.movies, [hanks, m], [edge("n1", m.id, "ACTED_IN", { roles: [role] })], q1);
-  const directed = path(KB.movies, [howard, apollo], [edge("n5", "n2", "DIRECTED")], "MATCH p=(m:Movie {title: $title})<-[:DIRECTED]-(d) RETURN p");
+  const directed = path(
+    KB.movies,
+    [howard, apollo],
+    [edge("n5", "n2", "DIRECTED")],
+    "MATCH p=(m:Movie {title: $title})<-[:DIRECTED]-(d) RETURN p",
+  );
   const hanksLink = link("Tom Hanks", KB.movies, "n1", "node");
 
   it("lists the end nodes of the asked relationship", () => {
     const q = "Which movies did Tom Hanks act in?";
     const { answer } = answerQuestion({
-      intent: intent(q, { wh: "which", answerTypes: ["list", "entity"], relation: "act in", entities: [mention(q, "Tom Hanks", [hanksLink])] }),
+      intent: intent(q, {
+        wh: "which",
+        answerTypes: ["list", "entity"],
+        relation: "act in",
+        entities: [mention(q, "Tom Hanks", [hanksLink])],
+      }),
       evidence: ev([acted(apollo, "Jim Lovell"), 5], [acted(castAway, "Chuck Noland"), 5], [acted(polar, "Conductor"), 4.9]),
     });
     expect(answer.text).toBe("Apollo 13, Cast Away and The Polar Express");
@@ -245,9 +336,19 @@ describe("answer: graph paths", () => {
 
   it("follows a two-hop path to the node that is not a question entity", () => {
     const q = "Who directed the movie Tom Hanks played Jim Lovell in?";
-    const twoHop = path(KB.movies, [hanks, apollo, howard], [edge("n1", "n2", "ACTED_IN", { roles: ["Jim Lovell"] }), edge("n5", "n2", "DIRECTED")], "MATCH p=(a {name:$name})-[:ACTED_IN]->()<-[:DIRECTED]-() RETURN p");
+    const twoHop = path(
+      KB.movies,
+      [hanks, apollo, howard],
+      [edge("n1", "n2", "ACTED_IN", { roles: ["Jim Lovell"] }), edge("n5", "n2", "DIRECTED")],
+      "MATCH p=(a {name:$name})-[:ACTED_IN]->()<-[:DIRECTED]-() RETURN p",
+    );
     const { answer } = answerQuestion({
-      intent: intent(q, { wh: "who", answerTypes: ["person"], relation: "directed", entities: [mention(q, "Tom Hanks", [hanksLink]), mention(q, "Jim Lovell")] }),
+      intent: intent(q, {
+        wh: "who",
+        answerTypes: ["person"],
+        relation: "directed",
+        entities: [mention(q, "Tom Hanks", [hanksLink]), mention(q, "Jim Lovell")],
+      }),
       evidence: ev([twoHop, 5]),
     });
     expect(answer.text).toBe("Ron Howard");
@@ -259,7 +360,12 @@ describe("answer: passages", () => {
   it("answers 'when' from the sentence with the most question terms (a year after 'in')", () => {
     const q = "When did Maria Lindqvist join the company?";
     const { answer } = answerQuestion({
-      intent: intent(q, { wh: "when", answerTypes: ["date"], relation: "join", entities: [mention(q, "Maria Lindqvist", [link("Maria Lindqvist", KB.products, `${EX}maria-lindqvist`)])] }),
+      intent: intent(q, {
+        wh: "when",
+        answerTypes: ["date"],
+        relation: "join",
+        entities: [mention(q, "Maria Lindqvist", [link("Maria Lindqvist", KB.products, `${EX}maria-lindqvist`)])],
+      }),
       evidence: ev([letter, 7], [regionText, 3]),
     });
     expect(answer.text).toBe("2019");
@@ -269,8 +375,20 @@ describe("answer: passages", () => {
 
   it("finds money with its unit, and agreement with a table row from another KB raises confidence", () => {
     const q = "What was the revenue of Aurora Outfitters in 2025?";
-    const it_ = intent(q, { wh: "what", answerTypes: ["money"], relation: "revenue", entities: [mention(q, "Aurora Outfitters", [link("Aurora Outfitters", KB.docs, ANNUAL.id, "document")])] });
-    const financeRow = sqlRow(KB.finance, "annual_results", ["year", "revenue_eur_million"], [2025, 48.2], "SELECT year, revenue_eur_million FROM annual_results WHERE year = 2025", { key: { year: 2025 } });
+    const it_ = intent(q, {
+      wh: "what",
+      answerTypes: ["money"],
+      relation: "revenue",
+      entities: [mention(q, "Aurora Outfitters", [link("Aurora Outfitters", KB.docs, ANNUAL.id, "document")])],
+    });
+    const financeRow = sqlRow(
+      KB.finance,
+      "annual_results",
+      ["year", "revenue_eur_million"],
+      [2025, 48.2],
+      "SELECT year, revenue_eur_million FROM annual_results WHERE year = 2025",
+      { key: { year: 2025 } },
+    );
     const alone = answerQuestion({ intent: it_, evidence: ev([letter, 7]) }).answer;
     const agreed = answerQuestion({ intent: it_, evidence: ev([letter, 7], [financeRow, 6.5]) }).answer;
     expect(alone.text).toBe("48.2 million euros");
@@ -293,12 +411,20 @@ describe("answer: passages", () => {
 
   it("reads numbers with units and dates spelled out", () => {
     const q = "How many days does a refund take?";
-    const refund = answerQuestion({ intent: intent(q, { wh: "how many", answerTypes: ["count"], relation: "refund" }), evidence: ev([returns, 5]) }).answer;
+    const refund = answerQuestion({
+      intent: intent(q, { wh: "how many", answerTypes: ["count"], relation: "refund" }),
+      evidence: ev([returns, 5]),
+    }).answer;
     expect(refund.text).toBe("10 business days");
 
     const q2 = "When did the Munich store open?";
     const opened = answerQuestion({
-      intent: intent(q2, { wh: "when", answerTypes: ["date"], relation: "open", entities: [mention(q2, "Munich", [link("Munich", KB.products, `${EX}munich`)])] }),
+      intent: intent(q2, {
+        wh: "when",
+        answerTypes: ["date"],
+        relation: "open",
+        entities: [mention(q2, "Munich", [link("Munich", KB.products, `${EX}munich`)])],
+      }),
       evidence: ev([regionText, 5]),
     }).answer;
     expect(opened.text).toBe("April 2025");
@@ -306,48 +432,126 @@ describe("answer: passages", () => {
 
   it("offers the best sentence for open 'text' questions", () => {
     const q = "What does the outlook for 2026 say about stores?";
-    const { answer } = answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["text"], relation: "outlook" }), evidence: ev([outlook, 5], [letter, 2]) });
+    const { answer } = answerQuestion({
+      intent: intent(q, { wh: "what", answerTypes: ["text"], relation: "outlook" }),
+      evidence: ev([outlook, 5], [letter, 2]),
+    });
     expect(answer.text).toMatch(/^For 2026 we expect revenue growth/);
   });
 
   it("answers a reason question with the sentence that gives the reason, not the one restating the change", () => {
     const q = "What caused the increase in interest expense in 2019?";
-    const note = passage(KB.docs, "interest-note", "Interest expense", null, [
-      "Interest expense increased $147 million in 2019 compared to 2018.",
-      "The increase in interest expense was driven by a higher average debt balance and higher interest rates.",
-    ], 0, "interest expense");
-    const table = docRow(KB.docs, "interest-note", "Interest expense", "", ["Item", "2019", "2018"], ["Interest expense", "1,344", "1,197"], 0, "interest expense");
-    const { answer } = answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["entity", "text"], relation: "cause" }), evidence: ev([table, 6], [note, 5]) });
+    const note = passage(
+      KB.docs,
+      "interest-note",
+      "Interest expense",
+      null,
+      [
+        "Interest expense increased $147 million in 2019 compared to 2018.",
+        "The increase in interest expense was driven by a higher average debt balance and higher interest rates.",
+      ],
+      0,
+      "interest expense",
+    );
+    const table = docRow(
+      KB.docs,
+      "interest-note",
+      "Interest expense",
+      "",
+      ["Item", "2019", "2018"],
+      ["Interest expense", "1,344", "1,197"],
+      0,
+      "interest expense",
+    );
+    const { answer } = answerQuestion({
+      intent: intent(q, { wh: "what", answerTypes: ["entity", "text"], relation: "cause" }),
+      evidence: ev([table, 6], [note, 5]),
+    });
     // A figure of the table, or the sentence that only restates the increase, is no reason.
     expect(answer.text).toMatch(/driven by a higher average debt balance/);
   });
 
   it("keeps a passage's figure when its sentence names more of the question than the table row that would replace it", () => {
     const q = "What was the hosting related costs in 2018?";
-    const note = passage(KB.docs, "cost-note", "Cost of Revenue", null, ["Cloud infrastructure costs include $9.5 million of hosting related costs that were recorded in cost of services revenue in fiscal year 2018."], 0, "hosting related costs");
-    const costs = docRow(KB.docs, "opex", "Operating costs (in thousands)", "", ["Years ended August 31,", "2019", "2018"], ["Customer related costs", "83,401", "68,744"], 0, "hosting related costs");
-    const { answer } = answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["money", "number"], relation: "hosting related costs" }), evidence: ev([note, 6], [costs, 5]) });
+    const note = passage(
+      KB.docs,
+      "cost-note",
+      "Cost of Revenue",
+      null,
+      [
+        "Cloud infrastructure costs include $9.5 million of hosting related costs that were recorded in cost of services revenue in fiscal year 2018.",
+      ],
+      0,
+      "hosting related costs",
+    );
+    const costs = docRow(
+      KB.docs,
+      "opex",
+      "Operating costs (in thousands)",
+      "",
+      ["Years ended August 31,", "2019", "2018"],
+      ["Customer related costs", "83,401", "68,744"],
+      0,
+      "hosting related costs",
+    );
+    const { answer } = answerQuestion({
+      intent: intent(q, { wh: "what", answerTypes: ["money", "number"], relation: "hosting related costs" }),
+      evidence: ev([note, 6], [costs, 5]),
+    });
     expect(answer.text).toBe("$9.5 million");
     // The row does answer a question about itself.
-    const own = answerQuestion({ intent: intent("What was the customer related costs in 2018?", { wh: "what", answerTypes: ["money", "number"], relation: "customer related costs" }), evidence: ev([note, 6], [costs, 5]) });
+    const own = answerQuestion({
+      intent: intent("What was the customer related costs in 2018?", {
+        wh: "what",
+        answerTypes: ["money", "number"],
+        relation: "customer related costs",
+      }),
+      evidence: ev([note, 6], [costs, 5]),
+    });
     expect(own.answer.text).toBe("68,744 thousand");
   });
 
   it("answers a list-worded prose question with the sentence's own list, not other values of its document", () => {
     const q = "What do the tax fees comprise of?";
-    const fees = passage(KB.docs, "fees", "Principal Accountant Fees and Services", null, [
-      "Tax fees comprise fees for preparation of tax returns to the Company and the services performed by Deloitte in connection with Inter-Company matters.",
-      "Audit fees in 2019 were paid to Deloitte for 2 engagements.",
-    ], 0, "tax fees");
-    const { answer } = answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["entity", "text", "list"], relation: "comprise" }), evidence: ev([fees, 5]) });
-    expect(answer.text).toBe("for preparation of tax returns to the Company and the services performed by Deloitte in connection with Inter-Company matters");
+    const fees = passage(
+      KB.docs,
+      "fees",
+      "Principal Accountant Fees and Services",
+      null,
+      [
+        "Tax fees comprise fees for preparation of tax returns to the Company and the services performed by Deloitte in connection with Inter-Company matters.",
+        "Audit fees in 2019 were paid to Deloitte for 2 engagements.",
+      ],
+      0,
+      "tax fees",
+    );
+    const { answer } = answerQuestion({
+      intent: intent(q, { wh: "what", answerTypes: ["entity", "text", "list"], relation: "comprise" }),
+      evidence: ev([fees, 5]),
+    });
+    expect(answer.text).toBe(
+      "for preparation of tax returns to the Company and the services performed by Deloitte in connection with Inter-Company matters",
+    );
   });
 
   it("does not answer with the question's own entity", () => {
     const q = "Who is the chief executive officer of Aurora Outfitters?";
-    const leadership = passage(KB.docs, "governance", "Corporate Governance", "Management", ["Maria Lindqvist has been chief executive officer of Aurora Outfitters since 2019."], 0, "chief executive officer");
+    const leadership = passage(
+      KB.docs,
+      "governance",
+      "Corporate Governance",
+      "Management",
+      ["Maria Lindqvist has been chief executive officer of Aurora Outfitters since 2019."],
+      0,
+      "chief executive officer",
+    );
     const { answer } = answerQuestion({
-      intent: intent(q, { wh: "who", answerTypes: ["person"], relation: "chief executive officer", entities: [mention(q, "Aurora Outfitters", [link("Aurora Outfitters", KB.docs, ANNUAL.id, "document")])] }),
+      intent: intent(q, {
+        wh: "who",
+        answerTypes: ["person"],
+        relation: "chief executive officer",
+        entities: [mention(q, "Aurora Outfitters", [link("Aurora Outfitters", KB.docs, ANNUAL.id, "document")])],
+      }),
       evidence: ev([leadership, 5]),
     });
     expect(answer.text).toBe("Maria Lindqvist");
@@ -359,7 +563,13 @@ describe("answer: passages", () => {
 
 describe("answer: refusals", () => {
   const q = "How many stores does Aurora Outfitters operate?";
-  const storesIntent = intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count", relation: "stores", entities: [mention(q, "Aurora Outfitters", [auroraLink])] });
+  const storesIntent = intent(q, {
+    wh: "how many",
+    answerTypes: ["count"],
+    aggregate: "count",
+    relation: "stores",
+    entities: [mention(q, "Aurora Outfitters", [auroraLink])],
+  });
 
   it("refrains when there is no evidence", () => {
     const { answer } = answerQuestion({ intent: storesIntent, evidence: [] });
@@ -370,7 +580,12 @@ describe("answer: refusals", () => {
   it("refrains when an unlinked question entity appears in no evidence", () => {
     const q2 = "What is the return window for the Quantum Flux Capacitor?";
     const { answer } = answerQuestion({
-      intent: intent(q2, { wh: "what", answerTypes: ["number"], relation: "return window", entities: [mention(q2, "Quantum Flux Capacitor")] }),
+      intent: intent(q2, {
+        wh: "what",
+        answerTypes: ["number"],
+        relation: "return window",
+        entities: [mention(q2, "Quantum Flux Capacitor")],
+      }),
       evidence: ev([tentsReturnRow, 5], [returns, 4]),
     });
     expect(answer.refrained).toBe(true);
@@ -388,11 +603,26 @@ describe("answer: refusals", () => {
 
   it("refrains when the sources disagree, naming both values and sources", () => {
     const salesRow = sqlRow(KB.sales, "Query result", ["store_count"], [12], "SELECT COUNT(*) AS store_count FROM stores");
-    const report = passage(KB.docs, ANNUAL.id, ANNUAL.title, "Stores", ["Aurora Outfitters operates 15 stores across Europe."], 5, "stores");
+    const report = passage(
+      KB.docs,
+      ANNUAL.id,
+      ANNUAL.title,
+      "Stores",
+      ["Aurora Outfitters operates 15 stores across Europe."],
+      5,
+      "stores",
+    );
     const { answer } = answerQuestion({ intent: storesIntent, evidence: ev([salesRow, 5], [report, 5]) });
     expect(answer.refrained).toBe(true);
-    expect(answer.reason).toMatch(/^The sources disagree: (12 \(Aurora sales database\) vs 15 stores \(Aurora documents\)|15 stores \(Aurora documents\) vs 12 \(Aurora sales database\))\. Check which source is current\.$/);
-    expect(answer.candidates.slice(0, 2).map((c) => c.value).sort()).toEqual(["12", "15 stores"]);
+    expect(answer.reason).toMatch(
+      /^The sources disagree: (12 \(Aurora sales database\) vs 15 stores \(Aurora documents\)|15 stores \(Aurora documents\) vs 12 \(Aurora sales database\))\. Check which source is current\.$/,
+    );
+    expect(
+      answer.candidates
+        .slice(0, 2)
+        .map((c) => c.value)
+        .sort(),
+    ).toEqual(["12", "15 stores"]);
   });
 
   it("answers a per-key table's column key by key when the question names no key", () => {
@@ -401,8 +631,22 @@ describe("answer: refusals", () => {
     const cities = [
       ["Stockholm", 190],
       ["Oslo", 210],
-    ].map(([city, cap], i) => docRow(KB.docs, "travel", "Hotels and daily allowances", "Hotels and daily allowances", ["City", "Hotel cap per night (EUR)", "Per diem (EUR)"], [city, cap, 60 + i], i, query));
-    const { answer } = answerQuestion({ intent: intent(q2, { wh: "what", answerTypes: ["money"], relation: "hotel cap" }), evidence: ev([cities[0], 5], [cities[1], 5]) });
+    ].map(([city, cap], i) =>
+      docRow(
+        KB.docs,
+        "travel",
+        "Hotels and daily allowances",
+        "Hotels and daily allowances",
+        ["City", "Hotel cap per night (EUR)", "Per diem (EUR)"],
+        [city, cap, 60 + i],
+        i,
+        query,
+      ),
+    );
+    const { answer } = answerQuestion({
+      intent: intent(q2, { wh: "what", answerTypes: ["money"], relation: "hotel cap" }),
+      evidence: ev([cities[0], 5], [cities[1], 5]),
+    });
     expect(answer.refrained).toBe(false);
     expect(answer.text).toBe("Stockholm: 190 EUR and Oslo: 210 EUR");
     expect(answer.citations).toEqual(cities.map((c) => c.id));
@@ -412,11 +656,18 @@ describe("answer: refusals", () => {
     const q2 = "When was Aurora Outfitters founded?";
     // Only a mismatching type is around: a location for a date question.
     const { answer } = answerQuestion({
-      intent: intent(q2, { wh: "when", answerTypes: ["date"], relation: "founded", entities: [mention(q2, "Aurora Outfitters", [auroraLink])] }),
+      intent: intent(q2, {
+        wh: "when",
+        answerTypes: ["date"],
+        relation: "founded",
+        entities: [mention(q2, "Aurora Outfitters", [auroraLink])],
+      }),
       evidence: ev([locatedTriple, 5]),
     });
     expect(answer.refrained).toBe(true);
-    expect(answer.reason).toBe("The sources found do not state a date that answers the question. The closest thing found, 'Stockholm', does not clearly answer it. Try naming the document, table or period you mean.");
+    expect(answer.reason).toBe(
+      "The sources found do not state a date that answers the question. The closest thing found, 'Stockholm', does not clearly answer it. Try naming the document, table or period you mean.",
+    );
     expect(answer.reason).not.toMatch(/\d\.\d|threshold|score/);
     expect(answer.confidence).toBeLessThan(DEFAULT_PIPELINE_CONFIG.answerThreshold);
     expect(answer.candidates[0].value).toBe("Stockholm");
@@ -424,7 +675,12 @@ describe("answer: refusals", () => {
 
   it("uses the threshold given in the input", () => {
     const q2 = "When was Aurora Outfitters founded?";
-    const it_ = intent(q2, { wh: "when", answerTypes: ["date"], relation: "founded", entities: [mention(q2, "Aurora Outfitters", [auroraLink])] });
+    const it_ = intent(q2, {
+      wh: "when",
+      answerTypes: ["date"],
+      relation: "founded",
+      entities: [mention(q2, "Aurora Outfitters", [auroraLink])],
+    });
     const evidence = ev([foundedTriple, 5]);
     const certain = answerQuestion({ intent: it_, evidence }).answer;
     expect(certain).toMatchObject({ refrained: false, reason: null });
@@ -432,28 +688,62 @@ describe("answer: refusals", () => {
     // Below a stricter bar the same supported value is shown as uncertain, with its evidence, not refused.
     const uncertain = answerQuestion({ intent: it_, evidence, threshold: 0.99 }).answer;
     expect(uncertain).toMatchObject({ refrained: false, certainty: "uncertain", text: certain.text, citations: [foundedTriple.id] });
-    expect(uncertain.reason).toBe("Not certain — the closest answer in the sources is 2004 (Aurora Outfitters AB in Aurora product graph).");
+    expect(uncertain.reason).toBe(
+      "Not certain — the closest answer in the sources is 2004 (Aurora Outfitters AB in Aurora product graph).",
+    );
   });
 
   it("refrains when no evidence holds a usable value", () => {
     const q2 = "When did the Munich store open?";
-    const unrelated = passage(KB.docs, "travel", "Travel and Expense Policy", null, ["Economy class is the default for all flights."], 0, "munich");
+    const unrelated = passage(
+      KB.docs,
+      "travel",
+      "Travel and Expense Policy",
+      null,
+      ["Economy class is the default for all flights."],
+      0,
+      "munich",
+    );
     const { answer } = answerQuestion({
-      intent: intent(q2, { wh: "when", answerTypes: ["date"], relation: "open", entities: [mention(q2, "Munich", [link("Munich", KB.products, `${EX}munich`)])] }),
+      intent: intent(q2, {
+        wh: "when",
+        answerTypes: ["date"],
+        relation: "open",
+        entities: [mention(q2, "Munich", [link("Munich", KB.products, `${EX}munich`)])],
+      }),
       evidence: ev([unrelated, 1]),
     });
     expect(answer.refrained).toBe(true);
-    expect(answer.reason).toBe("The sources found do not state a date that answers the question. Try naming the document, table or period you mean.");
+    expect(answer.reason).toBe(
+      "The sources found do not state a date that answers the question. Try naming the document, table or period you mean.",
+    );
   });
 });
 
 describe("answer: confidence", () => {
   const q = "How many orders did Alpenweg GmbH place?";
-  const it_ = intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count", entities: [mention(q, "Alpenweg GmbH", [link("Alpenweg GmbH", KB.sales, "customers.name=Alpenweg GmbH", "value")])] });
+  const it_ = intent(q, {
+    wh: "how many",
+    answerTypes: ["count"],
+    aggregate: "count",
+    entities: [mention(q, "Alpenweg GmbH", [link("Alpenweg GmbH", KB.sales, "customers.name=Alpenweg GmbH", "value")])],
+  });
   const sql = "SELECT COUNT(*) FROM orders WHERE customer = 'Alpenweg GmbH'";
   const nine = sqlRow(KB.sales, "Query result", ["COUNT(*)"], [9], sql);
-  const nineElsewhere = sqlRow(KB.finance, "Query result", ["order_count"], [9], "SELECT order_count FROM customer_stats WHERE name = 'Alpenweg GmbH'");
-  const eleven = sqlRow(KB.finance, "Query result", ["order_count"], [11], "SELECT order_count FROM customer_stats WHERE name = 'Alpenweg GmbH'");
+  const nineElsewhere = sqlRow(
+    KB.finance,
+    "Query result",
+    ["order_count"],
+    [9],
+    "SELECT order_count FROM customer_stats WHERE name = 'Alpenweg GmbH'",
+  );
+  const eleven = sqlRow(
+    KB.finance,
+    "Query result",
+    ["order_count"],
+    [11],
+    "SELECT order_count FROM customer_stats WHERE name = 'Alpenweg GmbH'",
+  );
 
   it("orders clear > single > ambiguous, and stays within [0, 1]", () => {
     const agreed = answerQuestion({ intent: it_, evidence: ev([nine, 5], [nineElsewhere, 5]), threshold: 0 }).answer;
@@ -477,7 +767,9 @@ describe("answer: confidence", () => {
   });
 
   it("cites at most five pieces, all supporting the answer, best first", () => {
-    const rows = Array.from({ length: 8 }, (_, i) => sqlRow({ id: `kb_${i}`, name: `Mirror ${i}` } as never, "Query result", ["COUNT(*)"], [9], `${sql} -- ${i}`));
+    const rows = Array.from({ length: 8 }, (_, i) =>
+      sqlRow({ id: `kb_${i}`, name: `Mirror ${i}` } as never, "Query result", ["COUNT(*)"], [9], `${sql} -- ${i}`),
+    );
     const { answer } = answerQuestion({ intent: it_, evidence: [...rows.map((r, i) => scored(r, 10 - i)), scored(eleven, 1)] });
     expect(answer.citations).toEqual(rows.slice(0, 5).map((r) => r.id));
     expect(answer.citations).not.toContain(eleven.id);
@@ -516,9 +808,16 @@ describe("answer: building blocks", () => {
   });
 
   it("finds dates, money, percentages, numbers with units and names in a sentence", () => {
-    const spans = sentenceSpans("Revenue grew 12 percent to 48.2 million euros after the Munich store opened on 3 March 2024 with two stores in Trail Runner 2 colours.");
+    const spans = sentenceSpans(
+      "Revenue grew 12 percent to 48.2 million euros after the Munich store opened on 3 March 2024 with two stores in Trail Runner 2 colours.",
+    );
     const byType = Object.fromEntries(spans.map((s) => [s.text, s.type]));
-    expect(byType).toMatchObject({ "12 percent": "percent", "48.2 million euros": "money", "3 March 2024": "date", "two stores": "number" });
+    expect(byType).toMatchObject({
+      "12 percent": "percent",
+      "48.2 million euros": "money",
+      "3 March 2024": "date",
+      "two stores": "number",
+    });
     expect(spans.find((s) => s.text === "3 March 2024")?.iso).toBe("2024-03-03");
     expect(spans.map((s) => s.text)).toContain("Munich");
     expect(spans.map((s) => s.text)).toContain("Trail Runner 2");
@@ -543,7 +842,13 @@ describe("answer: building blocks", () => {
 
   it("collects question entity forms from the mention and its best link", () => {
     const q = "Who runs Aurora?";
-    const focus = buildQuestionFocus(intent(q, { wh: "who", answerTypes: ["person"], entities: [mention(q, "Aurora", [auroraLink, link("Aurora Outfitters GmbH", KB.products, `${EX}aurora-de`)])] }));
+    const focus = buildQuestionFocus(
+      intent(q, {
+        wh: "who",
+        answerTypes: ["person"],
+        entities: [mention(q, "Aurora", [auroraLink, link("Aurora Outfitters GmbH", KB.products, `${EX}aurora-de`)])],
+      }),
+    );
     expect(focus.entities[0].forms).toEqual(["Aurora", "Aurora Outfitters AB"]);
     expect(focus.entities[0].refs).toEqual([`${EX}aurora`]);
     expect(focus.asksForName).toBe(true);
@@ -560,7 +865,15 @@ describe("classicalAnswer strategy", () => {
     const q = "Who is the chief executive of Aurora Outfitters?";
     const { ctx, events } = context();
     const answer = await classicalAnswer.run(
-      { intent: intent(q, { wh: "who", answerTypes: ["person"], relation: "chief executive", entities: [mention(q, "Aurora Outfitters", [auroraLink])] }), evidence: ev([ceoTriple, 3]) },
+      {
+        intent: intent(q, {
+          wh: "who",
+          answerTypes: ["person"],
+          relation: "chief executive",
+          entities: [mention(q, "Aurora Outfitters", [auroraLink])],
+        }),
+        evidence: ev([ceoTriple, 3]),
+      },
       ctx,
     );
     expect(classicalAnswer.name).toBe("classical");

@@ -10,7 +10,10 @@ describe("the ask span: what the question asks to be returned", () => {
     ["What is the name and capacity for the stadium with the highest average attendance?", "name and capacity for the stadium"],
     ["How many singers are from France?", "singers"],
     ["For each stadium, how many concerts play there?", "concerts"],
-    ["How many countries does each continent have? List the continent id, continent name and the number of countries.", "continent id, continent name and the number of countries"],
+    [
+      "How many countries does each continent have? List the continent id, continent name and the number of countries.",
+      "continent id, continent name and the number of countries",
+    ],
     ["Which airlines have a flight with source airport AHD?", "airlines"],
   ])("%s → %s", (question, ask) => {
     expect(askSpan(question)?.text).toBe(ask);
@@ -26,16 +29,28 @@ describe("connectives, negations, count conditions, limits, grouping", () => {
   });
 
   it("finds negations with what they govern, leaving bounds ('no more than') to the comparisons", () => {
-    expect(analyzeConstructs("What are the names of people who are not from Russia?").negations).toMatchObject([{ cue: "not", scope: "from Russia?" }]);
-    expect(analyzeConstructs("Show the stadium names without any concert.").negations).toMatchObject([{ cue: "without", scope: "any concert." }]);
+    expect(analyzeConstructs("What are the names of people who are not from Russia?").negations).toMatchObject([
+      { cue: "not", scope: "from Russia?" },
+    ]);
+    expect(analyzeConstructs("Show the stadium names without any concert.").negations).toMatchObject([
+      { cue: "without", scope: "any concert." },
+    ]);
     expect(analyzeConstructs("Which products cost no more than 100?").negations).toEqual([]);
   });
 
   it("reads bounds on how many of something a row has (HAVING)", () => {
-    expect(analyzeConstructs("Which grades have 4 or more high schoolers?").counts).toMatchObject([{ op: ">=", value: 4, noun: "high schoolers" }]);
-    expect(analyzeConstructs("conductors who have conducted at more than one orchestra").counts).toMatchObject([{ op: ">", value: 1, noun: "orchestra" }]);
-    expect(analyzeConstructs("Which nationalities are shared by at least two people?").counts).toMatchObject([{ op: ">=", value: 2, noun: "people" }]);
-    expect(analyzeConstructs("Find professionals with fewer than 3 treatments").counts).toMatchObject([{ op: "<", value: 3, noun: "treatments" }]);
+    expect(analyzeConstructs("Which grades have 4 or more high schoolers?").counts).toMatchObject([
+      { op: ">=", value: 4, noun: "high schoolers" },
+    ]);
+    expect(analyzeConstructs("conductors who have conducted at more than one orchestra").counts).toMatchObject([
+      { op: ">", value: 1, noun: "orchestra" },
+    ]);
+    expect(analyzeConstructs("Which nationalities are shared by at least two people?").counts).toMatchObject([
+      { op: ">=", value: 2, noun: "people" },
+    ]);
+    expect(analyzeConstructs("Find professionals with fewer than 3 treatments").counts).toMatchObject([
+      { op: "<", value: 3, noun: "treatments" },
+    ]);
   });
 
   it("reads list limits, ties, distinct and the breakdown", () => {

@@ -2,15 +2,55 @@ import { describe, expect, it } from "vitest";
 import type { StageContext, TraceEventInput } from "@/lib/pipeline/stage";
 import { RunCancelledError } from "@/lib/pipeline/stage";
 import { answerQuestion } from "@/lib/pipeline/stages/answer";
-import { CHECKS, CONSTRUCT_CHECKS, type CritiqueInput, STOP_CHECK, classicalCritique, critique, describeChange } from "@/lib/pipeline/stages/critique";
-import { type Answer, type Candidate, critiqueSchema, type ExecutedQuery, FEEDBACK_TYPES, type Feedback, type Intent, type ScoredEvidence } from "@/lib/pipeline/types";
-import { EX, KB, edge, executed, intent, iri, link, literal, mention, node, passage, path, scored, sqlRow, triple } from "./answer-fixtures";
+import {
+  CHECKS,
+  CONSTRUCT_CHECKS,
+  type CritiqueInput,
+  STOP_CHECK,
+  classicalCritique,
+  critique,
+  describeChange,
+} from "@/lib/pipeline/stages/critique";
+import {
+  type Answer,
+  type Candidate,
+  critiqueSchema,
+  type ExecutedQuery,
+  FEEDBACK_TYPES,
+  type Feedback,
+  type Intent,
+  type ScoredEvidence,
+} from "@/lib/pipeline/types";
+import {
+  EX,
+  KB,
+  edge,
+  executed,
+  intent,
+  iri,
+  link,
+  literal,
+  mention,
+  node,
+  passage,
+  path,
+  scored,
+  sqlRow,
+  triple,
+} from "./answer-fixtures";
 
 // ---------------------------------------------------------------------------------------------
 // A round = intent + evidence + executed queries; the answer comes from the real answer stage unless a
 // test needs a specific (wrong) one.
 
-const candidate = (kb: { id: string; name: string }, kind: Candidate["kind"], score = 1): Candidate => ({ kbId: kb.id, kbName: kb.name, kind, sourceObjects: [], score, reasons: [] });
+const candidate = (kb: { id: string; name: string }, kind: Candidate["kind"], score = 1): Candidate => ({
+  kbId: kb.id,
+  kbName: kb.name,
+  kind,
+  sourceObjects: [],
+  score,
+  reasons: [],
+});
 
 function round(over: Partial<CritiqueInput> & { intent: Intent; evidence: ScoredEvidence[]; executed: ExecutedQuery[] }): CritiqueInput {
   const answer = over.answer ?? answerQuestion({ intent: over.intent, evidence: over.evidence }).answer;
@@ -28,19 +68,38 @@ const auroraLink = link("Aurora Outfitters AB", KB.products, `${EX}aurora`);
 const ceoOf = iri("ceoOf", "chief executive of");
 const ceoQuery = `SELECT ?s ?p ?o WHERE { ?s ?p ?o . FILTER(?s = <${EX}aurora> || ?o = <${EX}aurora>) }`;
 const ceoTriple = triple(KB.products, iri("maria-lindqvist", "Maria Lindqvist"), ceoOf, auroraAB, ceoQuery);
-const otherCeoTriple = triple(KB.products, iri("anke-vogel", "Anke Vogel"), ceoOf, iri("aurora-de", "Aurora Outfitters GmbH"), "SELECT ?s ?p ?o WHERE { ?s ex:ceoOf ?o }");
+const otherCeoTriple = triple(
+  KB.products,
+  iri("anke-vogel", "Anke Vogel"),
+  ceoOf,
+  iri("aurora-de", "Aurora Outfitters GmbH"),
+  "SELECT ?s ?p ?o WHERE { ?s ex:ceoOf ?o }",
+);
 const locatedTriple = triple(KB.products, auroraAB, iri("locatedIn", "located in"), iri("stockholm", "Stockholm"), ceoQuery);
 const foundedTriple = triple(KB.products, auroraAB, iri("founded", "founded"), literal("2004", "gYear"), ceoQuery);
 
 const ceoQuestion = "Who is the chief executive of Aurora Outfitters?";
-const ceoIntent = intent(ceoQuestion, { wh: "who", answerTypes: ["person"], relation: "chief executive", entities: [mention(ceoQuestion, "Aurora Outfitters", [auroraLink])] });
+const ceoIntent = intent(ceoQuestion, {
+  wh: "who",
+  answerTypes: ["person"],
+  relation: "chief executive",
+  entities: [mention(ceoQuestion, "Aurora Outfitters", [auroraLink])],
+});
 const sparqlOk = executed(KB.products, "sparql-pattern", "sparql", ceoQuery, "ok", 4);
 
 const annualSentences = [
   "2025 was a strong year for Aurora Outfitters.",
   "Revenue grew 12 percent to 48.2 million euros, driven by the Nordic region and by our new line of recycled down jackets.",
 ];
-const annual = passage(KB.docs, "annual-report-2025", "Aurora Outfitters Annual Report 2025", "Letter from the CEO", annualSentences, 0, "aurora outfitters orders");
+const annual = passage(
+  KB.docs,
+  "annual-report-2025",
+  "Aurora Outfitters Annual Report 2025",
+  "Letter from the CEO",
+  annualSentences,
+  0,
+  "aurora outfitters orders",
+);
 const searchOk = executed(KB.docs, "search", "search", "aurora outfitters orders", "ok", 1);
 
 // ---------------------------------------------------------------------------------------------
@@ -62,13 +121,20 @@ describe("critique: validator checks", () => {
       CONSTRUCT_CHECKS.filters,
     ]);
     expect(result.checks.every((c) => c.passed)).toBe(true);
-    expect(check(result, CHECKS.connection).detail).toBe(`'Maria Lindqvist' is connected to 'Aurora Outfitters' in ${ceoTriple.id} (triple).`);
+    expect(check(result, CHECKS.connection).detail).toBe(
+      `'Maria Lindqvist' is connected to 'Aurora Outfitters' in ${ceoTriple.id} (triple).`,
+    );
     expect(check(result, CHECKS.answerType).detail).toBe("'Maria Lindqvist' reads as person; the question asks for person.");
   });
 
   it("fails the type check when the answer is of another kind", () => {
     const q = "When was Aurora Outfitters founded?";
-    const it_ = intent(q, { wh: "when", answerTypes: ["date"], relation: "founded", entities: [mention(q, "Aurora Outfitters", [auroraLink])] });
+    const it_ = intent(q, {
+      wh: "when",
+      answerTypes: ["date"],
+      relation: "founded",
+      entities: [mention(q, "Aurora Outfitters", [auroraLink])],
+    });
     const wrong: Answer = {
       text: "Stockholm",
       refrained: false,
@@ -77,8 +143,18 @@ describe("critique: validator checks", () => {
       citations: [locatedTriple.id],
       candidates: [{ value: "Stockholm", score: 0.5, support: [locatedTriple.id], type: "location" }],
     };
-    const result = critique(round({ intent: it_, evidence: [scored(locatedTriple, 5)], executed: [executed(KB.products, "sparql-pattern", "sparql", "SELECT ?o WHERE { ex:aurora ex:founded ?o }", "ok", 1)], answer: wrong }));
-    expect(check(result, CHECKS.answerType)).toMatchObject({ passed: false, detail: "'Stockholm' reads as location; the question asks for date: a different kind of value." });
+    const result = critique(
+      round({
+        intent: it_,
+        evidence: [scored(locatedTriple, 5)],
+        executed: [executed(KB.products, "sparql-pattern", "sparql", "SELECT ?o WHERE { ex:aurora ex:founded ?o }", "ok", 1)],
+        answer: wrong,
+      }),
+    );
+    expect(check(result, CHECKS.answerType)).toMatchObject({
+      passed: false,
+      detail: "'Stockholm' reads as location; the question asks for date: a different kind of value.",
+    });
     // The relation was matched (the query used ex:founded) but produced the wrong kind of value.
     expect(result.feedback).toMatchObject({ type: "wrong_relation", target: "founded" });
     expect(result.accepted).toBe(false);
@@ -93,10 +169,18 @@ describe("critique: validator checks", () => {
       citations: [otherCeoTriple.id],
       candidates: [{ value: "Anke Vogel", score: 0.4, support: [otherCeoTriple.id], type: "person" }],
     };
-    const result = critique(round({ intent: ceoIntent, evidence: [scored(otherCeoTriple, 5), scored(ceoTriple, 4)], executed: [sparqlOk], answer: cited }));
-    expect(check(result, CHECKS.entitiesCited)).toMatchObject({ passed: false, detail: "'Aurora Outfitters' appear in none of the 1 cited pieces." });
+    const result = critique(
+      round({ intent: ceoIntent, evidence: [scored(otherCeoTriple, 5), scored(ceoTriple, 4)], executed: [sparqlOk], answer: cited }),
+    );
+    expect(check(result, CHECKS.entitiesCited)).toMatchObject({
+      passed: false,
+      detail: "'Aurora Outfitters' appear in none of the 1 cited pieces.",
+    });
     // Anke Vogel heads Aurora Outfitters GmbH, not the question's company: no path to the entity.
-    expect(check(result, CHECKS.connection)).toMatchObject({ passed: false, detail: "No cited piece connects 'Anke Vogel' to 'Aurora Outfitters'." });
+    expect(check(result, CHECKS.connection)).toMatchObject({
+      passed: false,
+      detail: "No cited piece connects 'Anke Vogel' to 'Aurora Outfitters'.",
+    });
   });
 
   it("reports which queries were empty, refused or timed out, and passes while one returned rows", () => {
@@ -121,14 +205,23 @@ describe("critique: validator checks", () => {
     const q1 = "How many orders did Alpenweg GmbH place?";
     const countSql = "SELECT COUNT(*) FROM orders o JOIN customers c ON c.customer_id = o.customer_id WHERE c.name = 'Alpenweg GmbH'";
     const rowRound = round({
-      intent: intent(q1, { wh: "how many", answerTypes: ["count"], aggregate: "count", entities: [mention(q1, "Alpenweg GmbH", [link("Alpenweg GmbH", KB.sales, "customers.name=Alpenweg GmbH", "value")])] }),
+      intent: intent(q1, {
+        wh: "how many",
+        answerTypes: ["count"],
+        aggregate: "count",
+        entities: [mention(q1, "Alpenweg GmbH", [link("Alpenweg GmbH", KB.sales, "customers.name=Alpenweg GmbH", "value")])],
+      }),
       evidence: [scored(sqlRow(KB.sales, "Query result", ["COUNT(*)"], [9], countSql), 5)],
       executed: [executed(KB.sales, "schema-linking", "sql", countSql, "ok", 1)],
     });
     expect(check(critique(rowRound), CHECKS.connection).passed).toBe(true);
     // The same count from an unfiltered query says nothing about Alpenweg.
     const unfiltered = sqlRow(KB.sales, "Query result", ["COUNT(*)"], [120], "SELECT COUNT(*) FROM orders");
-    const loose = round({ intent: rowRound.intent, evidence: [scored(unfiltered, 5)], executed: [executed(KB.sales, "schema-linking", "sql", "SELECT COUNT(*) FROM orders", "ok", 1)] });
+    const loose = round({
+      intent: rowRound.intent,
+      evidence: [scored(unfiltered, 5)],
+      executed: [executed(KB.sales, "schema-linking", "sql", "SELECT COUNT(*) FROM orders", "ok", 1)],
+    });
     expect(loose.answer.text).toBe("120");
     expect(check(critique(loose), CHECKS.connection).passed).toBe(false);
 
@@ -138,7 +231,12 @@ describe("critique: validator checks", () => {
     const apollo = node("n2", "Movie", "Apollo 13", { released: 1995 });
     const cypher = "MATCH p=(a:Person {name: $name})-[:ACTED_IN]->(m) RETURN p";
     const pathRound = round({
-      intent: intent(q2, { wh: "which", answerTypes: ["list", "entity"], relation: "act in", entities: [mention(q2, "Tom Hanks", [link("Tom Hanks", KB.movies, "n1", "node")])] }),
+      intent: intent(q2, {
+        wh: "which",
+        answerTypes: ["list", "entity"],
+        relation: "act in",
+        entities: [mention(q2, "Tom Hanks", [link("Tom Hanks", KB.movies, "n1", "node")])],
+      }),
       evidence: [scored(path(KB.movies, [hanks, apollo], [edge("n1", "n2", "ACTED_IN", { roles: ["Jim Lovell"] })], cypher), 5)],
       executed: [executed(KB.movies, "neighborhood", "cypher", cypher, "ok", 1)],
     });
@@ -147,9 +245,30 @@ describe("critique: validator checks", () => {
 
     // Passage: the entity and the answer in the same sentence.
     const q3 = "When did Maria Lindqvist join the company?";
-    const together = passage(KB.docs, "annual", "Annual Report", "Letter", ["Our chief executive officer, Maria Lindqvist, joined the company in 2019."], 0, "lindqvist joined");
-    const apart = passage(KB.docs, "annual", "Annual Report", "Letter", ["Maria Lindqvist leads the company.", "The company was joined by two new directors in 2019."], 1, "lindqvist joined");
-    const it3 = intent(q3, { wh: "when", answerTypes: ["date"], relation: "join", entities: [mention(q3, "Maria Lindqvist", [link("Maria Lindqvist", KB.docs, "annual", "document")])] });
+    const together = passage(
+      KB.docs,
+      "annual",
+      "Annual Report",
+      "Letter",
+      ["Our chief executive officer, Maria Lindqvist, joined the company in 2019."],
+      0,
+      "lindqvist joined",
+    );
+    const apart = passage(
+      KB.docs,
+      "annual",
+      "Annual Report",
+      "Letter",
+      ["Maria Lindqvist leads the company.", "The company was joined by two new directors in 2019."],
+      1,
+      "lindqvist joined",
+    );
+    const it3 = intent(q3, {
+      wh: "when",
+      answerTypes: ["date"],
+      relation: "join",
+      entities: [mention(q3, "Maria Lindqvist", [link("Maria Lindqvist", KB.docs, "annual", "document")])],
+    });
     const search = [executed(KB.docs, "search", "search", "lindqvist joined", "ok", 1)];
     expect(check(critique(round({ intent: it3, evidence: [scored(together, 5)], executed: search })), CHECKS.connection).passed).toBe(true);
     const apartRound = round({ intent: it3, evidence: [scored(apart, 5)], executed: search });
@@ -166,7 +285,11 @@ describe("critique: validator checks", () => {
         executed: [searchOk],
       }),
     );
-    expect(check(result, CHECKS.notRefused)).toEqual({ name: CHECKS.notRefused, passed: false, detail: "Refrained: None of the sources found mentions 'Quantum Flux Capacitor'." });
+    expect(check(result, CHECKS.notRefused)).toEqual({
+      name: CHECKS.notRefused,
+      passed: false,
+      detail: "Refrained: None of the sources found mentions 'Quantum Flux Capacitor'.",
+    });
     expect(check(result, CHECKS.answerType).passed).toBe(false);
     expect(check(result, CHECKS.connection).passed).toBe(false);
   });
@@ -183,7 +306,8 @@ describe("critique: commentor feedback", () => {
     expect(result.feedback).toEqual({
       type: "empty_result",
       target: "Aurora product graph, Aurora sales database",
-      detail: "No query returned rows (the graph query on Aurora product graph returned nothing; the database query on Aurora sales database timed out).",
+      detail:
+        "No query returned rows (the graph query on Aurora product graph returned nothing; the database query on Aurora sales database timed out).",
     });
   });
 
@@ -197,11 +321,16 @@ describe("critique: commentor feedback", () => {
       wh: "which",
       answerTypes: ["list", "entity"],
       relation: "act in",
-      entities: [mention(q, "Tom Hanks", [link("Tom Hanks", KB.movies, "n1", "node")]), mention(q, "Meg Ryan", [link("Meg Ryan", KB.movies, "n9", "node")])],
+      entities: [
+        mention(q, "Tom Hanks", [link("Tom Hanks", KB.movies, "n1", "node")]),
+        mention(q, "Meg Ryan", [link("Meg Ryan", KB.movies, "n9", "node")]),
+      ],
     });
     const both = "MATCH (a:Person {name: 'Tom Hanks'})-[:ACTED_IN]->(m)<-[:ACTED_IN]-(b:Person {name: 'Meg Ryan'}) RETURN m";
     const queries = [
-      executed(KB.movies, "neighborhood", "cypher", both, "empty", 0, { explanation: "intersection of the ego-graphs of 'Tom Hanks' and 'Meg Ryan'" }),
+      executed(KB.movies, "neighborhood", "cypher", both, "empty", 0, {
+        explanation: "intersection of the ego-graphs of 'Tom Hanks' and 'Meg Ryan'",
+      }),
       executed(KB.movies, "neighborhood", "cypher", "MATCH p=(a:Person {name: 'Tom Hanks'})-[:ACTED_IN]->(m) RETURN p", "ok", 1),
       executed(KB.movies, "neighborhood", "cypher", "MATCH p=(a:Person {name: 'Meg Ryan'})-[:ACTED_IN]->(m) RETURN p", "ok", 1),
     ];
@@ -217,24 +346,54 @@ describe("critique: commentor feedback", () => {
   it("missing_entity for a question entity with no link", () => {
     const q = "What is the warranty of the Quantum Flux Capacitor?";
     const result = critique(
-      round({ intent: intent(q, { wh: "what", answerTypes: ["number"], relation: "warranty", entities: [mention(q, "Quantum Flux Capacitor")] }), evidence: [scored(annual, 3)], executed: [searchOk] }),
+      round({
+        intent: intent(q, { wh: "what", answerTypes: ["number"], relation: "warranty", entities: [mention(q, "Quantum Flux Capacitor")] }),
+        evidence: [scored(annual, 3)],
+        executed: [searchOk],
+      }),
     );
-    expect(result.feedback).toEqual({ type: "missing_entity", target: "Quantum Flux Capacitor", detail: "No source holds 'Quantum Flux Capacitor', and nothing found mentions it." });
+    expect(result.feedback).toEqual({
+      type: "missing_entity",
+      target: "Quantum Flux Capacitor",
+      detail: "No source holds 'Quantum Flux Capacitor', and nothing found mentions it.",
+    });
   });
 
   it("wrong_entity for a linked entity its own source never mentions", () => {
     const q = "What is the weight of the Summit Tent?";
-    const it_ = intent(q, { wh: "what", answerTypes: ["number"], relation: "weight", entities: [mention(q, "Summit Tent", [link("Summit 2 Tent", KB.products, `${EX}summit-3`)])] });
+    const it_ = intent(q, {
+      wh: "what",
+      answerTypes: ["number"],
+      relation: "weight",
+      entities: [mention(q, "Summit Tent", [link("Summit 2 Tent", KB.products, `${EX}summit-3`)])],
+    });
     // The link points at a resource the graph does not describe: the evidence is about other products.
-    const basecamp = triple(KB.products, iri("basecamp-4", "Basecamp 4 Tent"), iri("weightGrams", "weight in grams"), literal("4200", "integer"), "SELECT ?s ?p ?o WHERE { ?s ex:weightGrams ?o }");
-    const result = critique(round({ intent: it_, evidence: [scored(basecamp, 3)], executed: [executed(KB.products, "sparql-pattern", "sparql", basecamp.provenance.query, "ok", 1)] }));
+    const basecamp = triple(
+      KB.products,
+      iri("basecamp-4", "Basecamp 4 Tent"),
+      iri("weightGrams", "weight in grams"),
+      literal("4200", "integer"),
+      "SELECT ?s ?p ?o WHERE { ?s ex:weightGrams ?o }",
+    );
+    const result = critique(
+      round({
+        intent: it_,
+        evidence: [scored(basecamp, 3)],
+        executed: [executed(KB.products, "sparql-pattern", "sparql", basecamp.provenance.query, "ok", 1)],
+      }),
+    );
     expect(result.feedback).toMatchObject({ type: "wrong_entity", target: "Summit Tent" });
     expect(result.feedback!.detail).toContain("'Summit Tent' was read as 'Summit 2 Tent'");
   });
 
   it("missing_relation when the relation matches nothing in queries or evidence", () => {
     const q = "What is the carbon footprint of Aurora Outfitters?";
-    const it_ = intent(q, { wh: "what", answerTypes: ["number"], relation: "carbon footprint", entities: [mention(q, "Aurora Outfitters", [auroraLink])] });
+    const it_ = intent(q, {
+      wh: "what",
+      answerTypes: ["number"],
+      relation: "carbon footprint",
+      entities: [mention(q, "Aurora Outfitters", [auroraLink])],
+    });
     const result = critique(round({ intent: it_, evidence: [scored(locatedTriple, 3), scored(ceoTriple, 3)], executed: [sparqlOk] }));
     expect(result.feedback).toMatchObject({ type: "missing_relation", target: "carbon footprint" });
     expect(describeChange(result.feedback!)).toBe("Drop the relation filter 'carbon footprint' and search again");
@@ -242,7 +401,12 @@ describe("critique: commentor feedback", () => {
 
   it("wrong_relation when the relation was matched but the answer is not connected through it", () => {
     const q = "Who founded Aurora Outfitters?";
-    const it_ = intent(q, { wh: "who", answerTypes: ["person"], relation: "founded", entities: [mention(q, "Aurora Outfitters", [auroraLink])] });
+    const it_ = intent(q, {
+      wh: "who",
+      answerTypes: ["person"],
+      relation: "founded",
+      entities: [mention(q, "Aurora Outfitters", [auroraLink])],
+    });
     const query = `SELECT ?s ?p ?o WHERE { ?s ?p ?o . ?s ex:founded ?o }`;
     // Anke Vogel heads the German subsidiary: the evidence for 'founded' does not lead from Aurora AB to her.
     const answer: Answer = {
@@ -253,25 +417,69 @@ describe("critique: commentor feedback", () => {
       citations: [otherCeoTriple.id],
       candidates: [{ value: "Anke Vogel", score: 0.4, support: [otherCeoTriple.id], type: "person" }],
     };
-    const result = critique(round({ intent: it_, evidence: [scored(otherCeoTriple, 4), scored(foundedTriple, 4)], executed: [executed(KB.products, "sparql-pattern", "sparql", query, "ok", 2)], answer }));
+    const result = critique(
+      round({
+        intent: it_,
+        evidence: [scored(otherCeoTriple, 4), scored(foundedTriple, 4)],
+        executed: [executed(KB.products, "sparql-pattern", "sparql", query, "ok", 2)],
+        answer,
+      }),
+    );
     expect(result.feedback).toMatchObject({ type: "wrong_relation", target: "founded" });
-    expect(describeChange(result.feedback!)).toBe("Match 'founded' to the next candidate column, predicate or relationship and query again");
+    expect(describeChange(result.feedback!)).toBe(
+      "Match 'founded' to the next candidate column, predicate or relationship and query again",
+    );
   });
 
   it("wrong_source when an aggregate is asked of documents only", () => {
     const q = "How many orders did Aurora Outfitters receive?";
-    const it_ = intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count", relation: "orders", entities: [mention(q, "Aurora Outfitters", [link("Aurora Outfitters", KB.docs, "annual-report-2025", "document")])] });
-    const ordersText = passage(KB.docs, "annual-report-2025", "Aurora Outfitters Annual Report 2025", "Sales", ["Orders for Aurora Outfitters came from many clubs and retailers."], 4, "orders");
-    const result = critique(round({ intent: it_, evidence: [scored(ordersText, 3), scored(annual, 2)], executed: [searchOk], candidates: [candidate(KB.docs, "DOCUMENTS")] }));
+    const it_ = intent(q, {
+      wh: "how many",
+      answerTypes: ["count"],
+      aggregate: "count",
+      relation: "orders",
+      entities: [mention(q, "Aurora Outfitters", [link("Aurora Outfitters", KB.docs, "annual-report-2025", "document")])],
+    });
+    const ordersText = passage(
+      KB.docs,
+      "annual-report-2025",
+      "Aurora Outfitters Annual Report 2025",
+      "Sales",
+      ["Orders for Aurora Outfitters came from many clubs and retailers."],
+      4,
+      "orders",
+    );
+    const result = critique(
+      round({
+        intent: it_,
+        evidence: [scored(ordersText, 3), scored(annual, 2)],
+        executed: [searchOk],
+        candidates: [candidate(KB.docs, "DOCUMENTS")],
+      }),
+    );
     expect(result.feedback).toMatchObject({ type: "wrong_source", target: "Aurora documents" });
-    expect(result.feedback!.detail).toBe("The question asks for a count, which passages of Aurora documents cannot compute; a database or graph source can.");
+    expect(result.feedback!.detail).toBe(
+      "The question asks for a count, which passages of Aurora documents cannot compute; a database or graph source can.",
+    );
     expect(describeChange(result.feedback!)).toBe("Leave out 'Aurora documents' and select other sources");
   });
 
   it("wrong_source when the evidence came only from sources that do not know the entity", () => {
     const q = "Who directed Apollo 13?";
-    const it_ = intent(q, { wh: "who", answerTypes: ["person"], relation: "directed", entities: [mention(q, "Apollo 13", [link("Apollo 13", KB.movies, "n2", "node")])] });
-    const distractor = sqlRow(KB.sales, "products", ["name", "category"], ["Summit 2 Tent", "Tents"], "SELECT name, category FROM products", { row: 0 });
+    const it_ = intent(q, {
+      wh: "who",
+      answerTypes: ["person"],
+      relation: "directed",
+      entities: [mention(q, "Apollo 13", [link("Apollo 13", KB.movies, "n2", "node")])],
+    });
+    const distractor = sqlRow(
+      KB.sales,
+      "products",
+      ["name", "category"],
+      ["Summit 2 Tent", "Tents"],
+      "SELECT name, category FROM products",
+      { row: 0 },
+    );
     const result = critique(
       round({
         intent: it_,
@@ -281,38 +489,83 @@ describe("critique: commentor feedback", () => {
       }),
     );
     expect(result.feedback).toMatchObject({ type: "wrong_source", target: "Aurora sales database" });
-    expect(result.feedback!.detail).toBe("The evidence came only from Aurora sales database, which never mention 'Apollo 13'; they are known in Movies graph.");
+    expect(result.feedback!.detail).toBe(
+      "The evidence came only from Aurora sales database, which never mention 'Apollo 13'; they are known in Movies graph.",
+    );
   });
 
   it("wrong_module when the structured query failed but document search found passages", () => {
     const q = "What was the revenue of Aurora Outfitters?";
-    const it_ = intent(q, { wh: "what", answerTypes: ["money"], relation: "revenue", entities: [mention(q, "Aurora Outfitters", [link("Aurora Outfitters", KB.docs, "annual-report-2025", "document")])] });
-    const queries = [executed(KB.sales, "schema-linking", "sql", "SELECT revenue FROM companies WHERE name = 'Aurora Outfitters'", "error", 0, { error: "no such column: revenue" }), searchOk];
+    const it_ = intent(q, {
+      wh: "what",
+      answerTypes: ["money"],
+      relation: "revenue",
+      entities: [mention(q, "Aurora Outfitters", [link("Aurora Outfitters", KB.docs, "annual-report-2025", "document")])],
+    });
+    const queries = [
+      executed(KB.sales, "schema-linking", "sql", "SELECT revenue FROM companies WHERE name = 'Aurora Outfitters'", "error", 0, {
+        error: "no such column: revenue",
+      }),
+      searchOk,
+    ];
     // A weak passage: the answer refrains, the entity is there, the relation word is in the text.
-    const weak = passage(KB.docs, "annual-report-2025", "Aurora Outfitters Annual Report 2025", "Notes", ["Revenue figures for Aurora Outfitters are audited every spring."], 7, "revenue");
+    const weak = passage(
+      KB.docs,
+      "annual-report-2025",
+      "Aurora Outfitters Annual Report 2025",
+      "Notes",
+      ["Revenue figures for Aurora Outfitters are audited every spring."],
+      7,
+      "revenue",
+    );
     const result = critique(round({ intent: it_, evidence: [scored(weak, 3)], executed: queries }));
     expect(result.feedback).toMatchObject({ type: "wrong_module", target: "schema-linking" });
-    expect(result.feedback!.detail).toBe("The database query on Aurora sales database failed while the document search found passages: answer from those.");
+    expect(result.feedback!.detail).toBe(
+      "The database query on Aurora sales database failed while the document search found passages: answer from those.",
+    );
   });
 
   it("next_batch when the entity was found but the answer is absent, with the page as target", () => {
     const q = "What was the revenue of Aurora Outfitters?";
-    const it_ = intent(q, { wh: "what", answerTypes: ["money"], relation: "revenue", entities: [mention(q, "Aurora Outfitters", [link("Aurora Outfitters", KB.docs, "annual-report-2025", "document")])] });
-    const weak = passage(KB.docs, "annual-report-2025", "Aurora Outfitters Annual Report 2025", "Notes", ["Revenue figures for Aurora Outfitters are audited every spring."], 7, "revenue");
+    const it_ = intent(q, {
+      wh: "what",
+      answerTypes: ["money"],
+      relation: "revenue",
+      entities: [mention(q, "Aurora Outfitters", [link("Aurora Outfitters", KB.docs, "annual-report-2025", "document")])],
+    });
+    const weak = passage(
+      KB.docs,
+      "annual-report-2025",
+      "Aurora Outfitters Annual Report 2025",
+      "Notes",
+      ["Revenue figures for Aurora Outfitters are audited every spring."],
+      7,
+      "revenue",
+    );
     const first = critique(round({ intent: it_, evidence: [scored(weak, 3)], executed: [searchOk] }));
     expect(first.feedback).toMatchObject({ type: "next_batch", target: "1" });
     expect(describeChange(first.feedback!)).toBe("Fetch the next batch of results (page 2)");
-    const second = critique(round({ intent: it_, evidence: [scored(weak, 3)], executed: [searchOk], round: 2, previousFeedback: [first.feedback!] }));
+    const second = critique(
+      round({ intent: it_, evidence: [scored(weak, 3)], executed: [searchOk], round: 2, previousFeedback: [first.feedback!] }),
+    );
     expect(second.feedback).toMatchObject({ type: "next_batch", target: "2" });
     // No further results to page through (a complete, untruncated SQL result): no next batch.
-    const complete = critique(round({ intent: it_, evidence: [scored(weak, 3)], executed: [executed(KB.sales, "schema-linking", "sql", "SELECT 1", "ok", 1)] }));
+    const complete = critique(
+      round({ intent: it_, evidence: [scored(weak, 3)], executed: [executed(KB.sales, "schema-linking", "sql", "SELECT 1", "ok", 1)] }),
+    );
     expect(complete.feedback?.type).not.toBe("next_batch");
   });
 
   it("follows the decision order: empty_result before entity and relation feedback", () => {
     const q = "What is the warranty of the Quantum Flux Capacitor?";
     const it_ = intent(q, { wh: "what", answerTypes: ["number"], relation: "warranty", entities: [mention(q, "Quantum Flux Capacitor")] });
-    const result = critique(round({ intent: it_, evidence: [], executed: [executed(KB.docs, "search", "search", "quantum flux capacitor warranty", "empty", 0)] }));
+    const result = critique(
+      round({
+        intent: it_,
+        evidence: [],
+        executed: [executed(KB.docs, "search", "search", "quantum flux capacitor warranty", "empty", 0)],
+      }),
+    );
     expect(result.feedback?.type).toBe("empty_result");
   });
 });
@@ -378,7 +631,11 @@ describe("critique: stopping", () => {
     const result = critique({ ...base(), round: 3, maxRounds: 3 });
     expect(result.feedback).toBeNull();
     expect(result.accepted).toBe(false);
-    expect(check(result, STOP_CHECK)).toEqual({ name: STOP_CHECK, passed: false, detail: "Round 3 of 3: no round left for corrective feedback; the run keeps its best answer." });
+    expect(check(result, STOP_CHECK)).toEqual({
+      name: STOP_CHECK,
+      passed: false,
+      detail: "Round 3 of 3: no round left for corrective feedback; the run keeps its best answer.",
+    });
   });
 });
 
@@ -389,7 +646,10 @@ describe("describeChange", () => {
       missing_entity: ["Quantum Flux Capacitor", "Look 'Quantum Flux Capacitor' up by its name in the sources and query again"],
       wrong_relation: ["played for", "Match 'played for' to the next candidate column, predicate or relationship and query again"],
       missing_relation: ["return window", "Drop the relation filter 'return window' and search again"],
-      empty_result: ["Aurora sales database", "Relax the filters (partial matches, no time filter, wider neighbourhoods) on Aurora sales database and query again"],
+      empty_result: [
+        "Aurora sales database",
+        "Relax the filters (partial matches, no time filter, wider neighbourhoods) on Aurora sales database and query again",
+      ],
       no_intersection: ["Tom Hanks & Meg Ryan", "Retrieve 'Tom Hanks' and 'Meg Ryan' separately instead of together"],
       wrong_source: ["Aurora documents", "Leave out 'Aurora documents' and select other sources"],
       wrong_module: ["schema-linking", "Answer without the database query"],
@@ -428,6 +688,8 @@ describe("classicalCritique strategy", () => {
     const controller = new AbortController();
     controller.abort();
     const { ctx } = context(controller.signal);
-    await expect(classicalCritique.run(round({ intent: ceoIntent, evidence: [], executed: [] }), ctx)).rejects.toBeInstanceOf(RunCancelledError);
+    await expect(classicalCritique.run(round({ intent: ceoIntent, evidence: [], executed: [] }), ctx)).rejects.toBeInstanceOf(
+      RunCancelledError,
+    );
   });
 });

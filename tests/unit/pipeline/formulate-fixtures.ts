@@ -29,31 +29,58 @@ export const SHOP: Extract<KbStructure, { kind: "sql" }> = {
   kind: "sql",
   dialect: "sqlite",
   tables: [
-    { name: "regions", columns: [col("region_id", "INTEGER", [1, 2]), col("region", "TEXT", ["Nordics"]), col("country", "TEXT", ["Sweden", "Germany"])], primaryKey: ["region_id"], foreignKeys: [], rows: 5 },
+    {
+      name: "regions",
+      columns: [col("region_id", "INTEGER", [1, 2]), col("region", "TEXT", ["Nordics"]), col("country", "TEXT", ["Sweden", "Germany"])],
+      primaryKey: ["region_id"],
+      foreignKeys: [],
+      rows: 5,
+    },
     {
       name: "customers",
-      columns: [col("customer_id", "INTEGER", [1]), col("name", "TEXT", ["Alpenweg GmbH"]), col("segment", "TEXT", ["Retailer"]), col("region_id", "INTEGER", [1]), col("city", "TEXT", ["Munich"])],
+      columns: [
+        col("customer_id", "INTEGER", [1]),
+        col("name", "TEXT", ["Alpenweg GmbH"]),
+        col("segment", "TEXT", ["Retailer"]),
+        col("region_id", "INTEGER", [1]),
+        col("city", "TEXT", ["Munich"]),
+      ],
       primaryKey: ["customer_id"],
       foreignKeys: [{ columns: ["region_id"], refTable: "regions", refColumns: ["region_id"] }],
       rows: 12,
     },
     {
       name: "products",
-      columns: [col("product_id", "INTEGER", [1]), col("name", "TEXT", ["Summit 2 Tent"]), col("category", "TEXT", ["Tents"]), col("list_price", "REAL", [349])],
+      columns: [
+        col("product_id", "INTEGER", [1]),
+        col("name", "TEXT", ["Summit 2 Tent"]),
+        col("category", "TEXT", ["Tents"]),
+        col("list_price", "REAL", [349]),
+      ],
       primaryKey: ["product_id"],
       foreignKeys: [],
       rows: 10,
     },
     {
       name: "orders",
-      columns: [col("order_id", "INTEGER", [1]), col("customer_id", "INTEGER", [3]), col("order_date", "TEXT", ["2024-08-06"]), col("status", "TEXT", ["shipped", "returned"])],
+      columns: [
+        col("order_id", "INTEGER", [1]),
+        col("customer_id", "INTEGER", [3]),
+        col("order_date", "TEXT", ["2024-08-06"]),
+        col("status", "TEXT", ["shipped", "returned"]),
+      ],
       primaryKey: ["order_id"],
       foreignKeys: [{ columns: ["customer_id"], refTable: "customers", refColumns: ["customer_id"] }],
       rows: 120,
     },
     {
       name: "order_items",
-      columns: [col("order_id", "INTEGER", [1]), col("product_id", "INTEGER", [2]), col("quantity", "INTEGER", [3]), col("unit_price", "REAL", [349])],
+      columns: [
+        col("order_id", "INTEGER", [1]),
+        col("product_id", "INTEGER", [2]),
+        col("quantity", "INTEGER", [3]),
+        col("unit_price", "REAL", [349]),
+      ],
       primaryKey: ["order_id", "product_id"],
       foreignKeys: [
         { columns: ["order_id"], refTable: "orders", refColumns: ["order_id"] },
@@ -68,7 +95,14 @@ export const SHOP: Extract<KbStructure, { kind: "sql" }> = {
 export const MOVIES: Extract<KbStructure, { kind: "graph" }> = {
   kind: "graph",
   labels: [
-    { label: "Person", count: 133, properties: [{ name: "name", types: ["STRING"], examples: ["Tom Hanks"] }, { name: "born", types: ["INTEGER"], examples: [1956] }] },
+    {
+      label: "Person",
+      count: 133,
+      properties: [
+        { name: "name", types: ["STRING"], examples: ["Tom Hanks"] },
+        { name: "born", types: ["INTEGER"], examples: [1956] },
+      ],
+    },
     {
       label: "Movie",
       count: 38,
@@ -122,5 +156,13 @@ export const PRODUCTS_RDF: Extract<KbStructure, { kind: "rdf" }> = {
 export const DOCS: Extract<KbStructure, { kind: "documents" }> = {
   kind: "documents",
   documents: 3,
-  tables: [{ key: "annual-report-2025-md#table-1", caption: "Revenue by region", section: "Results", columns: ["Region", "Revenue 2025 (MSEK)", "Growth"], rows: 4 }],
+  tables: [
+    {
+      key: "annual-report-2025-md#table-1",
+      caption: "Revenue by region",
+      section: "Results",
+      columns: ["Region", "Revenue 2025 (MSEK)", "Growth"],
+      rows: 4,
+    },
+  ],
 };

@@ -56,9 +56,16 @@ describe("Cypher neighbourhoods", () => {
 
   it("matches 'directed' to DIRECTED and counts for 'how many', restricted to the label the question names", () => {
     const c = "How many movies did Tom Hanks direct?";
-    const { queries } = cypher(intent(c, { aggregate: "count", relation: "directed", entities: [mention(c, "Tom Hanks", [node(HANKS, "Tom Hanks")])] }));
+    const { queries } = cypher(
+      intent(c, { aggregate: "count", relation: "directed", entities: [mention(c, "Tom Hanks", [node(HANKS, "Tom Hanks")])] }),
+    );
     expect(queries[0].query.text).toBe(
-      ["MATCH (s) WHERE elementId(s) IN $ids", "MATCH (s)-[r:`DIRECTED`]-(x:`Movie`)", "RETURN s AS entity, type(r) AS relationship, count(DISTINCT x) AS count", "LIMIT $limit"].join("\n"),
+      [
+        "MATCH (s) WHERE elementId(s) IN $ids",
+        "MATCH (s)-[r:`DIRECTED`]-(x:`Movie`)",
+        "RETURN s AS entity, type(r) AS relationship, count(DISTINCT x) AS count",
+        "LIMIT $limit",
+      ].join("\n"),
     );
     expect(queries[0].query.params).toEqual({ ids: [HANKS], limit: 100 });
     expect(queries[1].query.params?.types).toEqual(["DIRECTED"]);
@@ -66,10 +73,17 @@ describe("Cypher neighbourhoods", () => {
 
   it("connects several entities through the paths between them (the intersection of their ego-graphs)", () => {
     const c = "Which movies did Tom Hanks and Meg Ryan make together?";
-    const both = intent(c, { entities: [mention(c, "Tom Hanks", [node(HANKS, "Tom Hanks")]), mention(c, "Meg Ryan", [node(RYAN, "Meg Ryan")])] });
+    const both = intent(c, {
+      entities: [mention(c, "Tom Hanks", [node(HANKS, "Tom Hanks")]), mention(c, "Meg Ryan", [node(RYAN, "Meg Ryan")])],
+    });
     const { queries } = cypher(both);
     expect(queries[0].query.text).toBe(
-      ["MATCH (a) WHERE elementId(a) IN $ids", "MATCH (b) WHERE elementId(b) IN $ids AND elementId(a) < elementId(b)", "MATCH p = (a)-[*1..2]-(b)", "RETURN p SKIP $skip LIMIT $limit"].join("\n"),
+      [
+        "MATCH (a) WHERE elementId(a) IN $ids",
+        "MATCH (b) WHERE elementId(b) IN $ids AND elementId(a) < elementId(b)",
+        "MATCH p = (a)-[*1..2]-(b)",
+        "RETURN p SKIP $skip LIMIT $limit",
+      ].join("\n"),
     );
     expect(queries[0].query.params).toEqual({ ids: [HANKS, RYAN], skip: 0, limit: 100 });
     expect(queries[1].query).toEqual(neighborhoodQuery({ elementIds: [HANKS, RYAN], hops: 1, limit: 100 }));
@@ -84,20 +98,42 @@ describe("Cypher neighbourhoods", () => {
     const byName = cypher(intent(c, { relation: "acted in", entities: [mention(c, "The Matrix", [])] }));
     expect(byName.queries[0].query.params).toMatchObject({ names: ["The Matrix"], nameKeys: ["name", "title"], types: ["ACTED_IN"] });
     const v = "Which movies have the tagline Houston?";
-    const byValue = cypher(intent(v, { entities: [mention(v, "Houston", [link(GRAPH, "value", "Movie.tagline=Houston, we have a problem.", "Houston, we have a problem.", 0.9, "Movie")])] }));
+    const byValue = cypher(
+      intent(v, {
+        entities: [
+          mention(v, "Houston", [
+            link(GRAPH, "value", "Movie.tagline=Houston, we have a problem.", "Houston, we have a problem.", 0.9, "Movie"),
+          ]),
+        ],
+      }),
+    );
     expect(byValue.queries[0].query.params).toMatchObject({ names: ["Houston, we have a problem."], nameKeys: ["tagline"] });
   });
 
   it("orders by the measurable property of the named label for a superlative", () => {
     const c = "What is the oldest movie Tom Hanks acted in?";
-    const { queries } = cypher(intent(c, { relation: "acted in", superlative: { direction: "max", attribute: "oldest", limit: 1 }, entities: [mention(c, "Tom Hanks", [node(HANKS, "Tom Hanks")])] }));
+    const { queries } = cypher(
+      intent(c, {
+        relation: "acted in",
+        superlative: { direction: "max", attribute: "oldest", limit: 1 },
+        entities: [mention(c, "Tom Hanks", [node(HANKS, "Tom Hanks")])],
+      }),
+    );
     expect(queries[0].query.text).toBe(
-      ["MATCH (s) WHERE elementId(s) IN $ids", "MATCH p = (s)-[:`ACTED_IN`]-(x:`Movie`)", "WHERE x.`released` IS NOT NULL", "RETURN p ORDER BY x.`released` ASC LIMIT $limit"].join("\n"),
+      [
+        "MATCH (s) WHERE elementId(s) IN $ids",
+        "MATCH p = (s)-[:`ACTED_IN`]-(x:`Movie`)",
+        "WHERE x.`released` IS NOT NULL",
+        "RETURN p ORDER BY x.`released` ASC LIMIT $limit",
+      ].join("\n"),
     );
   });
 
   it("follows the critic: next relationship type, no type, wider after an empty result, next page", () => {
-    const related = intent("Which movies did Tom Hanks direct or act in?", { relation: "acted in", entities: [mention("Which movies did Tom Hanks direct or act in?", "Tom Hanks", [node(HANKS, "Tom Hanks")])] });
+    const related = intent("Which movies did Tom Hanks direct or act in?", {
+      relation: "acted in",
+      entities: [mention("Which movies did Tom Hanks direct or act in?", "Tom Hanks", [node(HANKS, "Tom Hanks")])],
+    });
     const next = cypher(related, { type: "wrong_relation", target: null, detail: "" });
     expect(next.queries[0].query.params?.types).toEqual(["DIRECTED"]);
     const none = cypher(hanks, { type: "missing_relation", target: null, detail: "" });
@@ -111,7 +147,9 @@ describe("Cypher neighbourhoods", () => {
 
   it("wrong_entity moves to the next-best node link", () => {
     const c = "Who directed Tom Hanks?";
-    const i = intent(c, { entities: [mention(c, "Tom Hanks", [node(HANKS, "Tom Hanks", "Person", 0.9), node("4:abc:9", "Tom Hanks Jr.", "Person", 0.7)])] });
+    const i = intent(c, {
+      entities: [mention(c, "Tom Hanks", [node(HANKS, "Tom Hanks", "Person", 0.9), node("4:abc:9", "Tom Hanks Jr.", "Person", 0.7)])],
+    });
     expect(cypher(i, { type: "wrong_entity", target: "Tom Hanks", detail: "" }).queries[0].query.params?.ids).toEqual(["4:abc:9"]);
   });
 
@@ -125,14 +163,21 @@ describe("Cypher neighbourhoods", () => {
 describe("SPARQL patterns", () => {
   const aurora = link(RDF, "label", `${EX}aurora`, "Aurora Outfitters AB", 1, `${EX}Organisation`);
   const q = "Who is the chief executive of Aurora Outfitters AB?";
-  const ceo = intent(q, { wh: "who", answerTypes: ["person"], relation: "chief executive of", entities: [mention(q, "Aurora Outfitters AB", [aurora])] });
+  const ceo = intent(q, {
+    wh: "who",
+    answerTypes: ["person"],
+    relation: "chief executive of",
+    entities: [mention(q, "Aurora Outfitters AB", [aurora])],
+  });
 
   it("asks the facts along the predicate the relation names, in both directions, then all facts", () => {
     const { texts, queries } = sparql(ceo);
     expect(texts[0]).toBe(
       `PREFIX ex: <${EX}> SELECT ?s ?p ?o WHERE { { VALUES ?s { ex:aurora } VALUES ?p { ex:ceoOf } ?s ?p ?o . } UNION { VALUES ?o { ex:aurora } VALUES ?p { ex:ceoOf } ?s ?p ?o . } } LIMIT 100`,
     );
-    expect(texts[1]).toBe(`PREFIX ex: <${EX}> SELECT ?s ?p ?o WHERE { { VALUES ?s { ex:aurora } ?s ?p ?o . } UNION { VALUES ?o { ex:aurora } ?s ?p ?o . } } LIMIT 100`);
+    expect(texts[1]).toBe(
+      `PREFIX ex: <${EX}> SELECT ?s ?p ?o WHERE { { VALUES ?s { ex:aurora } ?s ?p ?o . } UNION { VALUES ?o { ex:aurora } ?s ?p ?o . } } LIMIT 100`,
+    );
     expect(queries[0].sourceObject).toBe(`${EX}Organisation`);
   });
 
@@ -185,6 +230,8 @@ describe("SPARQL patterns", () => {
     expect(sparql(ceo, { type: "next_batch", target: null, detail: "" }).texts[0]).toMatch(/LIMIT 100 OFFSET 100$/);
     const unlinked = intent("Who founded Fjelltex?", { entities: [mention("Who founded Fjelltex?", "Fjelltex", [])] });
     expect(sparql(unlinked).queries).toEqual([]);
-    expect(sparql(unlinked, { type: "missing_entity", target: "Fjelltex", detail: "" }).texts[0]).toContain(`FILTER(LCASE(STR(?l)) = "fjelltex")`);
+    expect(sparql(unlinked, { type: "missing_entity", target: "Fjelltex", detail: "" }).texts[0]).toContain(
+      `FILTER(LCASE(STR(?l)) = "fjelltex")`,
+    );
   });
 });

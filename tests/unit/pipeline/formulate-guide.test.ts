@@ -6,7 +6,13 @@ import { adaptGuide, type FormulateGuide, guideQueries } from "@/lib/pipeline/st
 import { candidate, EX, intent, link, mention, PRODUCTS_RDF, SHOP } from "./formulate-fixtures";
 
 const SQL_KB = "kb-singers";
-const sqlGuide = (question: string, text: string, score = 0.7): FormulateGuide => ({ guideId: "g-sql", question, score, kbId: SQL_KB, query: { language: "sql", text } });
+const sqlGuide = (question: string, text: string, score = 0.7): FormulateGuide => ({
+  guideId: "g-sql",
+  question,
+  score,
+  kbId: SQL_KB,
+  query: { language: "sql", text },
+});
 const country = (value: string) => link(SQL_KB, "value", `singer.Country=${value}`, value, 1, "singer");
 
 describe("extraction-guide adaptation", () => {
@@ -14,16 +20,30 @@ describe("extraction-guide adaptation", () => {
 
   it("substitutes the new question's linked value for the guide's entity", () => {
     const q = "How many singers are from the Netherlands?";
-    const adapted = adaptGuide(guide, intent(q, { entities: [mention(q, "Netherlands", [country("Netherlands")])] }), candidate(SQL_KB, "SQL"));
+    const adapted = adaptGuide(
+      guide,
+      intent(q, { entities: [mention(q, "Netherlands", [country("Netherlands")])] }),
+      candidate(SQL_KB, "SQL"),
+    );
     expect(adapted?.query).toEqual({ language: "sql", text: `SELECT COUNT(*) FROM singer WHERE Country = 'Netherlands'` });
     expect(adapted?.explanation).toBe(`Adapted guide "How many singers are from France?": substituted "France" → "Netherlands"`);
   });
 
   it("pairs several values by the column each is compared with", () => {
-    const g = sqlGuide("Which singers from France are called Joe Sharp?", `SELECT * FROM singer WHERE Name = 'Joe Sharp' AND Country = 'France'`);
+    const g = sqlGuide(
+      "Which singers from France are called Joe Sharp?",
+      `SELECT * FROM singer WHERE Name = 'Joe Sharp' AND Country = 'France'`,
+    );
     const q = "Which singers from the Netherlands are called Rose White?";
-    const i = intent(q, { entities: [mention(q, "Netherlands", [country("Netherlands")]), mention(q, "Rose White", [link(SQL_KB, "value", "singer.Name=Rose White", "Rose White", 1, "singer")])] });
-    expect(adaptGuide(g, i, candidate(SQL_KB, "SQL"))?.query.text).toBe(`SELECT * FROM singer WHERE Name = 'Rose White' AND Country = 'Netherlands'`);
+    const i = intent(q, {
+      entities: [
+        mention(q, "Netherlands", [country("Netherlands")]),
+        mention(q, "Rose White", [link(SQL_KB, "value", "singer.Name=Rose White", "Rose White", 1, "singer")]),
+      ],
+    });
+    expect(adaptGuide(g, i, candidate(SQL_KB, "SQL"))?.query.text).toBe(
+      `SELECT * FROM singer WHERE Name = 'Rose White' AND Country = 'Netherlands'`,
+    );
   });
 
   it("quotes a hostile substituted value so the query stays one safe statement", async () => {
@@ -37,7 +57,9 @@ describe("extraction-guide adaptation", () => {
   it("substitutes numbers the guide question mentions, not LIMIT counts", () => {
     const g = sqlGuide("Which concerts took place in 2014?", `SELECT concert_Name FROM concert WHERE Year = 2014 LIMIT 5`);
     const q = "Which concerts took place in 2015?";
-    expect(adaptGuide(g, intent(q), candidate(SQL_KB, "SQL"))?.query.text).toBe(`SELECT concert_Name FROM concert WHERE Year = 2015 LIMIT 5`);
+    expect(adaptGuide(g, intent(q), candidate(SQL_KB, "SQL"))?.query.text).toBe(
+      `SELECT concert_Name FROM concert WHERE Year = 2015 LIMIT 5`,
+    );
   });
 
   it("substitutes resources of a SPARQL guide, written by prefix or in full, and leaves the schema alone", () => {
@@ -49,7 +71,9 @@ describe("extraction-guide adaptation", () => {
       query: { language: "sparql", text: `PREFIX ex: <${EX}>\nSELECT ?ceo WHERE { ?ceo ex:ceoOf ex:aurora-de }` },
     };
     const q = "Who is the chief executive of Fjelltex Textiles?";
-    const i = intent(q, { entities: [mention(q, "Fjelltex Textiles", [link("kb-rdf", "label", `${EX}fjelltex`, "Fjelltex Textiles", 1, `${EX}Organisation`)])] });
+    const i = intent(q, {
+      entities: [mention(q, "Fjelltex Textiles", [link("kb-rdf", "label", `${EX}fjelltex`, "Fjelltex Textiles", 1, `${EX}Organisation`)])],
+    });
     const adapted = adaptGuide(g, i, candidate("kb-rdf", "SPARQL"), PRODUCTS_RDF);
     expect(adapted?.query.text).toBe(`PREFIX ex: <${EX}>\nSELECT ?ceo WHERE { ?ceo ex:ceoOf <${EX}fjelltex> }`);
     expect(checkSparqlSafety(adapted!.query.text).form).toBe("SELECT");
@@ -66,14 +90,29 @@ describe("extraction-guide adaptation", () => {
       query: { language: "cypher", text: "MATCH (p:Person {name: $name})-[:ACTED_IN]->(m) RETURN m.title", params: { name: "Tom Hanks" } },
     };
     expect(adaptGuide(byParam, i, candidate("kb-movies", "CYPHER"))?.query).toEqual({ ...byParam.query, params: { name: "Keanu Reeves" } });
-    const inline = { ...byParam, query: { language: "cypher", text: "MATCH (p:Person {name: 'Tom Hanks'})-[:ACTED_IN]->(m) RETURN m.title" } as NativeQuery };
-    expect(adaptGuide(inline, i, candidate("kb-movies", "CYPHER"))?.query.text).toBe("MATCH (p:Person {name: 'Keanu Reeves'})-[:ACTED_IN]->(m) RETURN m.title");
+    const inline = {
+      ...byParam,
+      query: { language: "cypher", text: "MATCH (p:Person {name: 'Tom Hanks'})-[:ACTED_IN]->(m) RETURN m.title" } as NativeQuery,
+    };
+    expect(adaptGuide(inline, i, candidate("kb-movies", "CYPHER"))?.query.text).toBe(
+      "MATCH (p:Person {name: 'Keanu Reeves'})-[:ACTED_IN]->(m) RETURN m.title",
+    );
   });
 
   it("adapts a search guide's words", () => {
-    const g: FormulateGuide = { guideId: "g-s", question: "What is the daily allowance in Germany?", score: 0.6, kbId: "kb-docs", query: { language: "search", text: "daily allowance Germany" } };
+    const g: FormulateGuide = {
+      guideId: "g-s",
+      question: "What is the daily allowance in Germany?",
+      score: 0.6,
+      kbId: "kb-docs",
+      query: { language: "search", text: "daily allowance Germany" },
+    };
     const q = "What is the daily allowance in Norway?";
-    const adapted = adaptGuide({ ...g, query: { ...g.query, semantic: g.question } }, intent(q, { entities: [mention(q, "Norway", [])] }), candidate("kb-docs", "DOCUMENTS"));
+    const adapted = adaptGuide(
+      { ...g, query: { ...g.query, semantic: g.question } },
+      intent(q, { entities: [mention(q, "Norway", [])] }),
+      candidate("kb-docs", "DOCUMENTS"),
+    );
     expect(adapted?.query.text).toBe("Norway daily allowance");
     // The vector half embeds this question, not the guide's.
     expect(adapted?.query.semantic).toBe(q);
@@ -81,7 +120,9 @@ describe("extraction-guide adaptation", () => {
 
   it("uses a guide unchanged only when the questions are nearly identical", () => {
     const generic = sqlGuide("How many singers do we have?", "SELECT COUNT(*) FROM singer", 0.95);
-    expect(adaptGuide(generic, intent("How many singers do we have ?"), candidate(SQL_KB, "SQL"))?.query.text).toBe("SELECT COUNT(*) FROM singer");
+    expect(adaptGuide(generic, intent("How many singers do we have ?"), candidate(SQL_KB, "SQL"))?.query.text).toBe(
+      "SELECT COUNT(*) FROM singer",
+    );
     expect(adaptGuide({ ...generic, score: 0.7 }, intent("How many singers do we have?"), candidate(SQL_KB, "SQL"))).toBeNull();
     // An entity that cannot be paired (no linked value) is never guessed.
     expect(adaptGuide(guide, intent("How many singers are from somewhere else?"), candidate(SQL_KB, "SQL"))).toBeNull();
@@ -92,7 +133,9 @@ describe("extraction-guide adaptation", () => {
     const i = intent(q, { entities: [mention(q, "Netherlands", [country("Netherlands")])] });
     expect(adaptGuide({ ...guide, score: 0.3 }, i, candidate(SQL_KB, "SQL"))).toBeNull();
     const other = "Which stadium in the Netherlands has the largest capacity?";
-    expect(adaptGuide(guide, intent(other, { entities: [mention(other, "Netherlands", [country("Netherlands")])] }), candidate(SQL_KB, "SQL"))).toBeNull();
+    expect(
+      adaptGuide(guide, intent(other, { entities: [mention(other, "Netherlands", [country("Netherlands")])] }), candidate(SQL_KB, "SQL")),
+    ).toBeNull();
     expect(adaptGuide({ ...guide, kbId: "kb-other" }, i, candidate(SQL_KB, "SQL"))).toBeNull();
     expect(adaptGuide(guide, i, candidate(SQL_KB, "SPARQL"))).toBeNull();
   });
@@ -103,7 +146,9 @@ describe("extraction-guide adaptation", () => {
     const broken = sqlGuide("How many singers are from France?", "SELEC COUNT(*) FRM singer WHERE Country = 'France'");
     const writes = sqlGuide("How many singers are from France?", "DELETE FROM singer WHERE Country = 'France'");
     const { queries, notes } = await guideQueries([broken, writes, guide], i, candidate(SQL_KB, "SQL"), SHOP);
-    expect(queries.map((x) => [x.strategy, x.guideId, x.query.text])).toEqual([["guide", "g-sql", `SELECT COUNT(*) FROM singer WHERE Country = 'Netherlands'`]]);
+    expect(queries.map((x) => [x.strategy, x.guideId, x.query.text])).toEqual([
+      ["guide", "g-sql", `SELECT COUNT(*) FROM singer WHERE Country = 'Netherlands'`],
+    ]);
     expect(notes).toHaveLength(2);
     expect(notes.every((n) => n.includes("cannot run"))).toBe(true);
   });

@@ -7,7 +7,13 @@ const KB = "kb-docs";
 
 function search(i: Intent, options: { feedback?: Feedback; sourceObjects?: string[]; structure?: typeof DOCS | null; max?: number } = {}) {
   const adj = options.feedback ? adjustmentsFor(i, options.feedback) : noAdjustments();
-  const { queries } = formulateSearch(i, candidate(KB, "DOCUMENTS", options.sourceObjects ?? []), options.structure === undefined ? DOCS : options.structure, adj, options.max ?? 3);
+  const { queries } = formulateSearch(
+    i,
+    candidate(KB, "DOCUMENTS", options.sourceObjects ?? []),
+    options.structure === undefined ? DOCS : options.structure,
+    adj,
+    options.max ?? 3,
+  );
   for (const q of queries) expect(q.strategy).toBe("search");
   return queries;
 }
@@ -37,7 +43,9 @@ describe("search text from the intent", () => {
     const q = "How much revenue did the Nordics bring in 2025?";
     const numeric = search(intent(q, { answerTypes: ["money"], keywords: ["revenue", "Nordics"] }));
     expect(numeric[1].query.filters).toEqual({ contentType: "table" });
-    const matched = search(intent(q, { answerTypes: ["money"], keywords: ["revenue", "Nordics"] }), { sourceObjects: ["annual-report-2025-md#table-1"] });
+    const matched = search(intent(q, { answerTypes: ["money"], keywords: ["revenue", "Nordics"] }), {
+      sourceObjects: ["annual-report-2025-md#table-1"],
+    });
     expect(matched[1].query.filters).toEqual({ sourceObject: "annual-report-2025-md#table-1" });
     expect(matched[1].sourceObject).toBe("annual-report-2025-md#table-1");
     // A collection without tables gets no table query; one without a structure still gets the search.
@@ -52,7 +60,10 @@ describe("search text from the intent", () => {
     for (const type of ["missing_relation", "wrong_relation", "empty_result"] as const) {
       expect(search(i, { feedback: { type, target: null, detail: "" } })[0].query.text).toBe("Anna Berg travel expenses");
     }
-    const next = search({ ...i, relation: null, entities: [...i.entities, mention(q, "travel", [])] }, { feedback: { type: "next_batch", target: null, detail: "" } });
+    const next = search(
+      { ...i, relation: null, entities: [...i.entities, mention(q, "travel", [])] },
+      { feedback: { type: "next_batch", target: null, detail: "" } },
+    );
     // Entities in question order; then each entity's own search with the keywords.
     expect(next.map((x) => x.query.text)).toEqual(["travel Anna Berg expenses", "travel expenses", "Anna Berg travel expenses"]);
   });

@@ -35,7 +35,14 @@ describe("SQL schema linking", () => {
 
   it("counts the rows a linked value selects: the answer query returns exactly the count", async () => {
     const q = "How many orders were returned?";
-    const { texts, queries } = await sql(intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count", entities: [mention(q, "returned", [value("orders.status=returned", "returned")])] }));
+    const { texts, queries } = await sql(
+      intent(q, {
+        wh: "how many",
+        answerTypes: ["count"],
+        aggregate: "count",
+        entities: [mention(q, "returned", [value("orders.status=returned", "returned")])],
+      }),
+    );
     expect(texts[0]).toBe(`SELECT COUNT(*) AS "number of orders" FROM "orders" WHERE "status" = 'returned'`);
     expect(queries[0].sourceObject).toBe("orders");
     expect(queries[0].role).toBe("answer");
@@ -48,7 +55,14 @@ describe("SQL schema linking", () => {
 
   it("joins along the shortest foreign-key path to a value in another table and counts distinct answer rows", async () => {
     const q = "How many orders were placed by customers in Germany?";
-    const { texts } = (await sql(intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count", entities: [mention(q, "Germany", [value("regions.country=Germany", "Germany")])] })));
+    const { texts } = await sql(
+      intent(q, {
+        wh: "how many",
+        answerTypes: ["count"],
+        aggregate: "count",
+        entities: [mention(q, "Germany", [value("regions.country=Germany", "Germany")])],
+      }),
+    );
     expect(texts[0]).toBe(
       `SELECT COUNT(DISTINCT "orders"."order_id") AS "number of orders" FROM "orders" ` +
         `JOIN "customers" ON "orders"."customer_id" = "customers"."customer_id" JOIN "regions" ON "customers"."region_id" = "regions"."region_id" ` +
@@ -58,15 +72,19 @@ describe("SQL schema linking", () => {
 
   it("maps a superlative to ORDER BY … LIMIT on the named numeric column; the answer is the entity's name, the context shows its identity", async () => {
     const q = "Which product has the highest list price?";
-    const { texts } = await sql(intent(q, { wh: "which", answerTypes: ["entity"], superlative: { direction: "max", attribute: "list price", limit: 1 } }));
+    const { texts } = await sql(
+      intent(q, { wh: "which", answerTypes: ["entity"], superlative: { direction: "max", attribute: "list price", limit: 1 } }),
+    );
     expect(texts[0]).toBe(`SELECT "name" FROM "products" WHERE "list_price" IS NOT NULL ORDER BY "list_price" DESC LIMIT 1`);
-    expect(texts[1]).toBe(`SELECT "product_id", "name", "list_price" FROM "products" WHERE "list_price" IS NOT NULL ORDER BY "list_price" DESC LIMIT 10`);
+    expect(texts[1]).toBe(
+      `SELECT "product_id", "name", "list_price" FROM "products" WHERE "list_price" IS NOT NULL ORDER BY "list_price" DESC LIMIT 10`,
+    );
   });
 
   it("reads the direction of a superlative adjective from the adjective, whatever the intent wrote", async () => {
     const q = "Which is the cheapest product?";
     for (const direction of ["max", "min"] as const) {
-      const { texts } = (await sql(intent(q, { wh: "which", superlative: { direction, attribute: "cheapest", limit: 1 } })));
+      const { texts } = await sql(intent(q, { wh: "which", superlative: { direction, attribute: "cheapest", limit: 1 } }));
       expect(texts[0]).toContain(`ORDER BY "list_price" ASC LIMIT 1`);
     }
   });
@@ -79,32 +97,47 @@ describe("SQL schema linking", () => {
 
   it("asks several aggregates of one column when the question does", async () => {
     const q = "What are the average, minimum and maximum list price of products?";
-    const { texts } = (await sql(intent(q, { aggregate: "avg" })));
-    expect(texts[0]).toBe(`SELECT AVG("list_price") AS "average list price", MIN("list_price") AS "minimum list price", MAX("list_price") AS "maximum list price" FROM "products"`);
+    const { texts } = await sql(intent(q, { aggregate: "avg" }));
+    expect(texts[0]).toBe(
+      `SELECT AVG("list_price") AS "average list price", MIN("list_price") AS "minimum list price", MAX("list_price") AS "maximum list price" FROM "products"`,
+    );
   });
 
   it("turns a time cue into a period on the date column", async () => {
     const q = "How many orders were placed in 2024?";
-    const { texts } = (await sql(
-      intent(q, { aggregate: "count", time: [{ text: "in 2024", kind: "absolute", start: "2024-01-01", end: "2025-01-01", comparator: "in", ordinal: null }] }),
-    ));
-    expect(texts[0]).toBe(`SELECT COUNT(*) AS "number of orders" FROM "orders" WHERE "order_date" >= '2024-01-01' AND "order_date" < '2025-01-01'`);
-    const before = (await sql(intent("How many orders were placed before 2025?", { aggregate: "count", time: [{ text: "before 2025", kind: "absolute", start: "2025-01-01", end: "2026-01-01", comparator: "before", ordinal: null }] })));
+    const { texts } = await sql(
+      intent(q, {
+        aggregate: "count",
+        time: [{ text: "in 2024", kind: "absolute", start: "2024-01-01", end: "2025-01-01", comparator: "in", ordinal: null }],
+      }),
+    );
+    expect(texts[0]).toBe(
+      `SELECT COUNT(*) AS "number of orders" FROM "orders" WHERE "order_date" >= '2024-01-01' AND "order_date" < '2025-01-01'`,
+    );
+    const before = await sql(
+      intent("How many orders were placed before 2025?", {
+        aggregate: "count",
+        time: [{ text: "before 2025", kind: "absolute", start: "2025-01-01", end: "2026-01-01", comparator: "before", ordinal: null }],
+      }),
+    );
     expect(before.texts[0]).toContain(`WHERE "order_date" < '2025-01-01'`);
   });
 
   it("orders by date for an ordinal time cue", async () => {
     const q = "What was the first order of Alpenweg GmbH?";
-    const { texts } = (await sql(
-      intent(q, { time: [{ text: "first", kind: "ordinal", start: null, end: null, comparator: null, ordinal: 1 }], entities: [mention(q, "Alpenweg GmbH", [value("customers.name=Alpenweg GmbH", "Alpenweg GmbH")])] }),
-    ));
+    const { texts } = await sql(
+      intent(q, {
+        time: [{ text: "first", kind: "ordinal", start: null, end: null, comparator: null, ordinal: 1 }],
+        entities: [mention(q, "Alpenweg GmbH", [value("customers.name=Alpenweg GmbH", "Alpenweg GmbH")])],
+      }),
+    );
     expect(texts[0]).toContain(`WHERE "customers"."name" = 'Alpenweg GmbH'`);
     expect(texts[0]).toContain(`ORDER BY "orders"."order_date" ASC LIMIT 1`);
   });
 
   it("counts rows of another table per answer row for 'the most …' superlatives", async () => {
     const q = "Which customer placed the most orders?";
-    const { texts } = (await sql(intent(q, { wh: "which", superlative: { direction: "max", attribute: "orders", limit: 1 } })));
+    const { texts } = await sql(intent(q, { wh: "which", superlative: { direction: "max", attribute: "orders", limit: 1 } }));
     expect(texts[0]).toBe(
       `SELECT "customers"."name" FROM "customers" ` +
         `JOIN "orders" ON "customers"."customer_id" = "orders"."customer_id" GROUP BY "customers"."customer_id", "customers"."name" ` +
@@ -115,31 +148,49 @@ describe("SQL schema linking", () => {
   it("reads numeric comparisons and negated values", async () => {
     const q = "Which products have a list price above 300?";
     expect((await sql(intent(q, { wh: "which" }))).texts[0]).toContain(`WHERE "list_price" > 300`);
-    const between = (await sql(intent("Which products cost between 100 and 200 in list price?", { wh: "which" })));
+    const between = await sql(intent("Which products cost between 100 and 200 in list price?", { wh: "which" }));
     expect(between.texts[0]).toContain(`"list_price" BETWEEN 100 AND 200`);
     const n = "Which orders were not returned?";
-    expect((await sql(intent(n, { entities: [mention(n, "returned", [value("orders.status=returned", "returned")])] }))).texts[0]).toContain(`WHERE "status" <> 'returned'`);
+    expect(
+      (await sql(intent(n, { entities: [mention(n, "returned", [value("orders.status=returned", "returned")])] }))).texts[0],
+    ).toContain(`WHERE "status" <> 'returned'`);
   });
 
   it("quotes hostile values as one string literal", async () => {
     const hostile = "O'Brien'; DROP TABLE x; --";
     const q = `How many orders did ${hostile} place?`;
-    const { texts } = (await sql(intent(q, { aggregate: "count", entities: [mention(q, hostile, [value(`customers.name=${hostile}`, hostile)])] })));
+    const { texts } = await sql(
+      intent(q, { aggregate: "count", entities: [mention(q, hostile, [value(`customers.name=${hostile}`, hostile)])] }),
+    );
     expect(texts[0]).toContain(`WHERE "customers"."name" = 'O''Brien''; DROP TABLE x; --'`);
     // The safety check reads each text as one statement with the value intact (the helper checked them all).
     const filtered = texts.filter((t) => t.includes("O''Brien"));
     expect(filtered.length).toBeGreaterThanOrEqual(2);
     for (const t of filtered) expect((await checkSqlSafety(t, "sqlite")).normalized).toContain("'O''Brien''; DROP TABLE x; --'");
-    const relaxed = (await sql(intent(q, { aggregate: "count", entities: [mention(q, hostile, [value(`customers.name=${hostile}`, hostile)])] }), { type: "empty_result", target: null, detail: "" }));
+    const relaxed = await sql(
+      intent(q, { aggregate: "count", entities: [mention(q, hostile, [value(`customers.name=${hostile}`, hostile)])] }),
+      { type: "empty_result", target: null, detail: "" },
+    );
     expect(relaxed.texts[0]).toContain(`LIKE '%o''brien''; drop table x; --%' ESCAPE '!'`);
   });
 
   it("quotes identifiers that are reserved words or hold quotes", async () => {
     const structure = {
       ...SHOP,
-      tables: [{ name: 'order"s', columns: [{ name: "select", type: "INTEGER", examples: [1] }, { name: "group", type: "TEXT", examples: ["a"] }], primaryKey: ["select"], foreignKeys: [], rows: 3 }],
+      tables: [
+        {
+          name: 'order"s',
+          columns: [
+            { name: "select", type: "INTEGER", examples: [1] },
+            { name: "group", type: "TEXT", examples: ["a"] },
+          ],
+          primaryKey: ["select"],
+          foreignKeys: [],
+          rows: 3,
+        },
+      ],
     };
-    const { texts } = (await sql(intent("How many order\"s are there?", { aggregate: "count" }), null, 3, structure));
+    const { texts } = await sql(intent('How many order"s are there?', { aggregate: "count" }), null, 3, structure);
     expect(texts[0]).toBe(`SELECT COUNT(*) AS "number of order s" FROM "order""s"`);
   });
 
@@ -157,20 +208,25 @@ describe("SQL formulation under the critic's feedback", () => {
   const base = intent(q, { aggregate: "count", entities: [mention(q, "Nordic Trails AB", links)] });
 
   it("wrong_entity: uses the next-best link of the named mention", async () => {
-    const { texts } = (await sql(base, { type: "wrong_entity", target: "Nordic Trails AB", detail: "not in the evidence" }));
+    const { texts } = await sql(base, { type: "wrong_entity", target: "Nordic Trails AB", detail: "not in the evidence" });
     expect(texts[0]).toContain(`WHERE "customers"."city" = 'Nordic'`);
     expect(texts.join(" ")).not.toContain("Nordic Trails AB'");
   });
 
   it("missing_entity on a linked mention: drops its filter and looks it up by name", async () => {
-    const { texts } = (await sql(base, { type: "missing_entity", target: "Nordic Trails AB", detail: "" }));
+    const { texts } = await sql(base, { type: "missing_entity", target: "Nordic Trails AB", detail: "" });
     expect(texts[0]).not.toContain(`= 'Nordic Trails AB'`);
     expect(texts[0]).toContain(`LIKE '%nordic trails ab%' ESCAPE '!'`);
   });
 
   it("empty_result: value filters become contains-matches and time filters go", async () => {
-    const timed = { ...base, time: [{ text: "in 2024", kind: "absolute" as const, start: "2024-01-01", end: "2025-01-01", comparator: "in" as const, ordinal: null }] };
-    const { texts } = (await sql(timed, { type: "empty_result", target: null, detail: "" }));
+    const timed = {
+      ...base,
+      time: [
+        { text: "in 2024", kind: "absolute" as const, start: "2024-01-01", end: "2025-01-01", comparator: "in" as const, ordinal: null },
+      ],
+    };
+    const { texts } = await sql(timed, { type: "empty_result", target: null, detail: "" });
     expect(texts[0]).toContain(`LOWER("customers"."name") LIKE '%nordic trails ab%' ESCAPE '!'`);
     expect(texts[0]).not.toContain("2024");
   });
@@ -182,7 +238,9 @@ describe("SQL formulation under the critic's feedback", () => {
   });
 
   it("next_batch: the next page of rows", async () => {
-    const i = intent("Which products are in the Tents category?", { entities: [mention("Which products are in the Tents category?", "Tents", [value("products.category=Tents", "Tents")])] });
+    const i = intent("Which products are in the Tents category?", {
+      entities: [mention("Which products are in the Tents category?", "Tents", [value("products.category=Tents", "Tents")])],
+    });
     // The answer query has no row limit of its own (the answer row cap bounds it) and is not paged; the context rows are.
     expect((await sql(i)).texts[0]).not.toMatch(/LIMIT/);
     expect((await sql(i)).texts[1]).toMatch(/LIMIT 50$/);
@@ -218,14 +276,24 @@ describe("SQL schema linking with columns close in meaning", () => {
     // No word of the question names a numeric column: by words alone there is nothing to average.
     const plain = await formulateSql(i, shop, SHOP, noAdjustments(), 1, 0);
     expect(plain.queries[0].query.text).not.toMatch(/AVG/);
-    const withMeaning = { ...shop, columnMeaning: new Map([[columnKey("products", "list_price"), 0.8], [columnKey("order_items", "unit_price"), 0.7]]) };
+    const withMeaning = {
+      ...shop,
+      columnMeaning: new Map([
+        [columnKey("products", "list_price"), 0.8],
+        [columnKey("order_items", "unit_price"), 0.7],
+      ]),
+    };
     const dense = await formulateSql(i, withMeaning, SHOP, noAdjustments(), 1, 0);
     expect(dense.queries[0].query.text.replace(/\s+/g, " ")).toBe(`SELECT AVG("list_price") AS "average list price" FROM "products"`);
   });
 
   it("stays below a column the question names, and never makes a column 'asked for' on its own", () => {
     const i = intent("What is the average unit price?", { wh: "what", answerTypes: ["number"], aggregate: "avg" });
-    const closest = new Map([[columnKey("products", "list_price"), 1], [columnKey("order_items", "quantity"), 1], [columnKey("customers", "city"), 1]]);
+    const closest = new Map([
+      [columnKey("products", "list_price"), 1],
+      [columnKey("order_items", "quantity"), 1],
+      [columnKey("customers", "city"), 1],
+    ]);
     const linking = linkSchema(SHOP, i, { ...shop, columnMeaning: closest }, noAdjustments());
     const score = (table: string, name: string) => linking.columnScore(linking.columns.get(table)!.find((c) => c.name === name)!);
     expect(score("order_items", "unit_price")).toBe(1);
@@ -240,7 +308,10 @@ describe("SQL schema linking with columns close in meaning", () => {
 
   it("leaves a table to its named column even when that column cannot serve (text, not numbers)", async () => {
     const i = intent("What is the highest status of the orders?", { wh: "what", answerTypes: ["entity"], aggregate: "max" });
-    const closest = new Map([[columnKey("orders", "order_date"), 1], [columnKey("orders", "customer_id"), 1]]);
+    const closest = new Map([
+      [columnKey("orders", "order_date"), 1],
+      [columnKey("orders", "customer_id"), 1],
+    ]);
     const linking = linkSchema(SHOP, i, { ...shop, columnMeaning: closest }, noAdjustments());
     expect(linking.columnScore(linking.columns.get("orders")!.find((c) => c.name === "order_date")!)).toBe(0);
   });
@@ -251,11 +322,21 @@ describe("value links between columns of one table", () => {
   const links = [value("customers.name=Munich", "Munich"), value("customers.city=Munich", "Munich")];
 
   it("a value found in two columns of one table filters the column the words beside it name", () => {
-    const linking = linkSchema(SHOP, intent(q, { wh: "which", answerTypes: ["entity"], entities: [mention(q, "Munich", links)] }), shop, noAdjustments());
+    const linking = linkSchema(
+      SHOP,
+      intent(q, { wh: "which", answerTypes: ["entity"], entities: [mention(q, "Munich", links)] }),
+      shop,
+      noAdjustments(),
+    );
     expect(linking.values.map((v) => v.column.name)).toEqual(["city"]);
     // The column the question asks to show ("what city") is not the one the words beside the value name ("named Munich").
     const shown = "What city is the customer named Munich in?";
-    const named = linkSchema(SHOP, intent(shown, { wh: "what", answerTypes: ["entity"], entities: [mention(shown, "Munich", [...links].reverse())] }), shop, noAdjustments());
+    const named = linkSchema(
+      SHOP,
+      intent(shown, { wh: "what", answerTypes: ["entity"], entities: [mention(shown, "Munich", [...links].reverse())] }),
+      shop,
+      noAdjustments(),
+    );
     expect(named.values.map((v) => v.column.name)).toEqual(["name"]);
   });
 

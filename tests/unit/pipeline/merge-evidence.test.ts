@@ -4,11 +4,41 @@ import type { Answer, ScoredEvidence } from "@/lib/pipeline/types";
 import { passage, row } from "./select-fixtures";
 
 const SALES = ["kb-sales", "Aurora sales database"] as const;
-const filtered = row(...SALES, "orders", ["status", "number of orders"], ["returned", 7], "SELECT 'returned' AS status, COUNT(*) FROM orders WHERE status = 'returned'", 0);
-const grouped = row(...SALES, "orders", ["status", "number of orders"], ["returned", 7], "SELECT status, COUNT(*) FROM orders GROUP BY status", 2);
-const shipped = row(...SALES, "orders", ["status", "number of orders"], ["shipped", 31], "SELECT status, COUNT(*) FROM orders GROUP BY status", 1);
-const scored = (pieces: ScoredEvidence["piece"][]): ScoredEvidence[] => pieces.map((piece, i) => ({ piece, score: 1 - i / 10, scores: {} }));
-const answer = (citations: string[], extra: Partial<Answer> = {}): Answer => ({ text: "7", refrained: false, reason: null, confidence: 0.8, citations, candidates: [], ...extra });
+const filtered = row(
+  ...SALES,
+  "orders",
+  ["status", "number of orders"],
+  ["returned", 7],
+  "SELECT 'returned' AS status, COUNT(*) FROM orders WHERE status = 'returned'",
+  0,
+);
+const grouped = row(
+  ...SALES,
+  "orders",
+  ["status", "number of orders"],
+  ["returned", 7],
+  "SELECT status, COUNT(*) FROM orders GROUP BY status",
+  2,
+);
+const shipped = row(
+  ...SALES,
+  "orders",
+  ["status", "number of orders"],
+  ["shipped", 31],
+  "SELECT status, COUNT(*) FROM orders GROUP BY status",
+  1,
+);
+const scored = (pieces: ScoredEvidence["piece"][]): ScoredEvidence[] =>
+  pieces.map((piece, i) => ({ piece, score: 1 - i / 10, scores: {} }));
+const answer = (citations: string[], extra: Partial<Answer> = {}): Answer => ({
+  text: "7",
+  refrained: false,
+  reason: null,
+  confidence: 0.8,
+  citations,
+  candidates: [],
+  ...extra,
+});
 
 describe("identical evidence cited once", () => {
   it("merges the same row returned by two queries into the better-ranked one, which lists both queries", () => {
@@ -23,7 +53,15 @@ describe("identical evidence cited once", () => {
 
   it("moves a derivation's operands to the kept copy", () => {
     const operand = { value: 7, text: "7", evidenceId: grouped.id, row: "returned", column: "number of orders" };
-    const derivation = { operation: "sum" as const, operands: [operand], expression: "7 = 7", result: 7, scale: "" as const, unit: null, proposedBy: "classical" as const };
+    const derivation = {
+      operation: "sum" as const,
+      operands: [operand],
+      expression: "7 = 7",
+      result: 7,
+      scale: "" as const,
+      unit: null,
+      proposedBy: "classical" as const,
+    };
     const { answer: merged } = mergeIdenticalEvidence(scored([filtered, grouped]), answer([grouped.id], { derivation }));
     expect(merged.citations).toEqual([filtered.id]);
     expect(merged.derivation?.operands[0].evidenceId).toBe(filtered.id);

@@ -10,9 +10,30 @@ describe("pool: Quasar's global BM25 pool", () => {
   const question = intent("How many tents did the Nordics region sell in 2025?", { answerTypes: ["count"], aggregate: "count" });
   const relevant = passage(...DOCS, "annual-report", 3, "In 2025 the Nordics region sold 4,210 tents, up from 3,900 in 2024.", ["Nordics"]);
   const aside = passage(...DOCS, "travel-policy", 1, "Employees book economy class for flights under six hours.");
-  const count = row(...SALES, "Query result", ["n"], [4210], "SELECT count(*) AS n FROM order_lines JOIN products USING (product_id) WHERE category = 'Tents'", 0);
-  const fact = triple("kb-graph", "Aurora product and organisation graph", ["http://aurora.example/p/summit-2", "Summit 2 Tent"], ["http://aurora.example/category", "category"], ["http://aurora.example/c/tents", "Tents"]);
-  const graphPath = path("kb-movies", "Movies graph", [{ id: "n1", label: "Person", caption: "Tom Hanks" }, { id: "n2", label: "Movie", caption: "Cast Away" }], ["ACTED_IN"]);
+  const count = row(
+    ...SALES,
+    "Query result",
+    ["n"],
+    [4210],
+    "SELECT count(*) AS n FROM order_lines JOIN products USING (product_id) WHERE category = 'Tents'",
+    0,
+  );
+  const fact = triple(
+    "kb-graph",
+    "Aurora product and organisation graph",
+    ["http://aurora.example/p/summit-2", "Summit 2 Tent"],
+    ["http://aurora.example/category", "category"],
+    ["http://aurora.example/c/tents", "Tents"],
+  );
+  const graphPath = path(
+    "kb-movies",
+    "Movies graph",
+    [
+      { id: "n1", label: "Person", caption: "Tom Hanks" },
+      { id: "n2", label: "Movie", caption: "Cast Away" },
+    ],
+    ["ACTED_IN"],
+  );
 
   it("dedupes pieces by id, keeping the first copy", () => {
     const again = { ...relevant, provenance: { ...relevant.provenance, query: "another query" } };
@@ -46,7 +67,9 @@ describe("pool: Quasar's global BM25 pool", () => {
   });
 
   it("gives no floor to a structured query that returned many rows, nor to document search results", () => {
-    const listing = Array.from({ length: FEW_RESULTS + 5 }, (_, i) => row(...SALES, "customers", ["customer_id", "name"], [i, `Customer ${i}`], "SELECT * FROM customers", i));
+    const listing = Array.from({ length: FEW_RESULTS + 5 }, (_, i) =>
+      row(...SALES, "customers", ["customer_id", "name"], [i, `Customer ${i}`], "SELECT * FROM customers", i),
+    );
     const pooled = poolEvidence({ intent: question, pieces: [...listing, relevant, aside] });
     for (const e of pooled) expect(e.scores[FLOOR_SCORE_KEY]).toBeUndefined();
     const few = poolEvidence({ intent: question, pieces: [listing[0], aside] });

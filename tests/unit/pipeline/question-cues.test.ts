@@ -2,22 +2,31 @@ import { describe, expect, it } from "vitest";
 import { numericComparisons, quotedPhrases, textAnchor } from "@/lib/pipeline/stages/formulate/sql/question-cues";
 import { intent } from "./formulate-fixtures";
 
-const read = (q: string) => numericComparisons(intent(q)).map(({ op, values, attribute, text, at }) => ({ op, values, attribute, text, at }));
+const read = (q: string) =>
+  numericComparisons(intent(q)).map(({ op, values, attribute, text, at }) => ({ op, values, attribute, text, at }));
 
 describe("numeric comparisons read from the question", () => {
   it("reads 'zero' as 0, keeping the question's words and positions", () => {
     const q = "Which products have a unitsOnOrder of zero and are discontinued?";
-    expect(read(q)).toEqual([{ op: "=", values: [0], attribute: "a unitsOnOrder", text: "a unitsOnOrder of zero", at: q.indexOf("a unitsOnOrder") }]);
+    expect(read(q)).toEqual([
+      { op: "=", values: [0], attribute: "a unitsOnOrder", text: "a unitsOnOrder of zero", at: q.indexOf("a unitsOnOrder") },
+    ]);
   });
 
   it("keeps the words after 'on'/'in' in a count's attribute, so units on order and units in stock differ", () => {
-    expect(read("List all discontinued products with zero units in stock.")).toMatchObject([{ op: "=", values: [0], attribute: "units in stock", text: "with zero units in stock" }]);
-    expect(read("Which suppliers have products with 0 units on order?")).toMatchObject([{ op: "=", values: [0], attribute: "units on order" }]);
+    expect(read("List all discontinued products with zero units in stock.")).toMatchObject([
+      { op: "=", values: [0], attribute: "units in stock", text: "with zero units in stock" },
+    ]);
+    expect(read("Which suppliers have products with 0 units on order?")).toMatchObject([
+      { op: "=", values: [0], attribute: "units on order" },
+    ]);
     expect(read("Which cars have 4 cylinders?")).toMatchObject([{ op: "=", values: [4], attribute: "cylinders" }]);
   });
 
   it("'exactly' before the number, and a quoted attribute before 'of', keep the equality", () => {
-    expect(read("Which products have a 'unitsInStock' of exactly 50?")).toMatchObject([{ op: "=", values: [50], attribute: "unitsInStock" }]);
+    expect(read("Which products have a 'unitsInStock' of exactly 50?")).toMatchObject([
+      { op: "=", values: [50], attribute: "unitsInStock" },
+    ]);
     expect(read("List all movies with exactly 5 roles.")).toMatchObject([{ op: "=", values: [5], attribute: "roles" }]);
     expect(read("Which products have '0' units on order?")).toMatchObject([{ op: "=", values: [0], attribute: "units on order" }]);
   });
@@ -32,7 +41,7 @@ describe("textAnchor: where a quoted phrase must sit in the text", () => {
 
   it("'starting with' / 'beginning with' anchor to the start, 'ending with' / 'ending in' to the end", () => {
     expect(anchors("List all suppliers who are from cities starting with 'L'.")).toEqual([["L", "prefix"]]);
-    expect(anchors("Which products have a name that begins with \"Ch\"?")).toEqual([["Ch", "prefix"]]);
+    expect(anchors('Which products have a name that begins with "Ch"?')).toEqual([["Ch", "prefix"]]);
     expect(anchors("Suppliers with a phone number starting with '(171)'")).toEqual([["(171)", "prefix"]]);
     expect(anchors("Movies whose tagline starts with the word 'Welcome'")).toEqual([["Welcome", "prefix"]]);
     expect(anchors("Name 3 suppliers whose phone number is ending in '8'.")).toEqual([["8", "suffix"]]);

@@ -29,7 +29,16 @@ const CUSTOMERS: [number, string, string][] = [
   [10, "Highland Gear Ltd", "Inverness"],
   [12, "London Ramblers", "London"],
 ];
-const customerRows = CUSTOMERS.map(([id, name, city]) => sqlRow(KB.sales, "customers", ["customer_id", "name", "city"], [id, name, city], 'SELECT "customer_id", "name", "city" FROM "customers" LIMIT 50', { key: { customer_id: id } }));
+const customerRows = CUSTOMERS.map(([id, name, city]) =>
+  sqlRow(
+    KB.sales,
+    "customers",
+    ["customer_id", "name", "city"],
+    [id, name, city],
+    'SELECT "customer_id", "name", "city" FROM "customers" LIMIT 50',
+    { key: { customer_id: id } },
+  ),
+);
 
 describe("a count counts the noun the question asks about", () => {
   it("reads the counted noun off a count column", () => {
@@ -63,9 +72,20 @@ describe("a count counts the noun the question asks about", () => {
 
   it("does not answer 'how many employees' with the count of the organisation the question names", () => {
     const q = "How many employees does Aurora Outfitters have?";
-    const count = sqlRow(KB.products, "Query result", ["number_of_organisation"], [1], "SELECT (COUNT(*) AS ?number_of_organisation) WHERE { ?o a ex:Organisation . ?o rdfs:label ?l . FILTER(CONTAINS(LCASE(?l), 'aurora outfitters')) }");
-    const aurora = mention(q, "Aurora Outfitters", [link("Aurora Outfitters AB", KB.products, "https://data.aurora-outfitters.example/aurora")]);
-    const { answer } = answerQuestion({ intent: intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count", entities: [aurora] }), evidence: [scored(count, 5)] });
+    const count = sqlRow(
+      KB.products,
+      "Query result",
+      ["number_of_organisation"],
+      [1],
+      "SELECT (COUNT(*) AS ?number_of_organisation) WHERE { ?o a ex:Organisation . ?o rdfs:label ?l . FILTER(CONTAINS(LCASE(?l), 'aurora outfitters')) }",
+    );
+    const aurora = mention(q, "Aurora Outfitters", [
+      link("Aurora Outfitters AB", KB.products, "https://data.aurora-outfitters.example/aurora"),
+    ]);
+    const { answer } = answerQuestion({
+      intent: intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count", entities: [aurora] }),
+      evidence: [scored(count, 5)],
+    });
     expect(answer.refrained).toBe(true);
     expect(answer.text).not.toBe("1");
     // Nothing else was found that could answer: the reason says so, and names no disagreement.
@@ -74,17 +94,42 @@ describe("a count counts the noun the question asks about", () => {
 
   it("refuses a committed query's count of another noun, saying what the source counts", () => {
     const q = "How many employees does Aurora Outfitters have?";
-    const result = { kbId: KB.products.id, kbName: KB.products.name, language: "sparql" as const, query: "SELECT (COUNT(*) AS ?number_of_organisation) WHERE { ?o a ex:Organisation }", columns: ["number_of_organisation"], rows: [[1]], pieceIds: [], truncated: false, cap: 100, fit: null, grouped: null };
-    const { answer } = answerQuestion({ intent: intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count" }), evidence: [], result });
+    const result = {
+      kbId: KB.products.id,
+      kbName: KB.products.name,
+      language: "sparql" as const,
+      query: "SELECT (COUNT(*) AS ?number_of_organisation) WHERE { ?o a ex:Organisation }",
+      columns: ["number_of_organisation"],
+      rows: [[1]],
+      pieceIds: [],
+      truncated: false,
+      cap: 100,
+      fit: null,
+      grouped: null,
+    };
+    const { answer } = answerQuestion({
+      intent: intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count" }),
+      evidence: [],
+      result,
+    });
     expect(answer.refrained).toBe(true);
     expect(answer.reason).toMatch(/counts organisation records, not employees/);
   });
 
   it("still answers with a count of the asked noun", () => {
     const q = "How many products are in the Footwear category?";
-    const count = sqlRow(KB.sales, "Query result", ["number_of_products"], [2], "SELECT COUNT(*) AS number_of_products FROM products WHERE category = 'Footwear'");
+    const count = sqlRow(
+      KB.sales,
+      "Query result",
+      ["number_of_products"],
+      [2],
+      "SELECT COUNT(*) AS number_of_products FROM products WHERE category = 'Footwear'",
+    );
     const footwear = mention(q, "Footwear", [link("Footwear", KB.sales, "products.category=Footwear", "value")]);
-    const { answer } = answerQuestion({ intent: intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count", entities: [footwear] }), evidence: [scored(count, 5)] });
+    const { answer } = answerQuestion({
+      intent: intent(q, { wh: "how many", answerTypes: ["count"], aggregate: "count", entities: [footwear] }),
+      evidence: [scored(count, 5)],
+    });
     expect(answer).toMatchObject({ refrained: false, text: "2" });
   });
 });
@@ -105,7 +150,9 @@ describe("a request verb is scaffold only as an imperative", () => {
 describe("an answer is about what the question asks", () => {
   it("does not answer 'which warehouse handles returns?' with a status that restates 'returns'", () => {
     const q = "Which warehouse handles returns?";
-    const statuses = (["returned", "shipped"] as const).map((s, i) => sqlRow(KB.sales, "orders", ["status"], [s], "SELECT DISTINCT status FROM orders", { row: i }));
+    const statuses = (["returned", "shipped"] as const).map((s, i) =>
+      sqlRow(KB.sales, "orders", ["status"], [s], "SELECT DISTINCT status FROM orders", { row: i }),
+    );
     const evidence: ScoredEvidence[] = [scored(returnsPolicy, 6), scored(statuses[0], 5.4), scored(statuses[1], 3)];
     const { answer } = answerQuestion({ intent: intent(q, { wh: "which", answerTypes: ["location", "entity"] }), evidence });
     expect(answer).toMatchObject({ refrained: false, text: "Jönköping" });
@@ -113,9 +160,18 @@ describe("an answer is about what the question asks", () => {
 
   it("keeps a value named after a word of a question entity ('Tents' for the Summit 2 Tent)", () => {
     const q = "What category is the Summit 2 Tent in?";
-    const row = sqlRow(KB.sales, "products", ["name", "category"], ["Summit 2 Tent", "Tents"], "SELECT name, category FROM products WHERE name = 'Summit 2 Tent'");
+    const row = sqlRow(
+      KB.sales,
+      "products",
+      ["name", "category"],
+      ["Summit 2 Tent", "Tents"],
+      "SELECT name, category FROM products WHERE name = 'Summit 2 Tent'",
+    );
     const summit = mention(q, "Summit 2 Tent", [link("Summit 2 Tent", KB.sales, "products.name=Summit 2 Tent", "value")]);
-    const { answer } = answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["entity"], relation: "category", entities: [summit] }), evidence: [scored(row, 5)] });
+    const { answer } = answerQuestion({
+      intent: intent(q, { wh: "what", answerTypes: ["entity"], relation: "category", entities: [summit] }),
+      evidence: [scored(row, 5)],
+    });
     expect(answer.text).toBe("Tents");
   });
 
@@ -133,19 +189,44 @@ describe("an answer is about what the question asks", () => {
 describe("a prose question is answered with the words that answer it", () => {
   it("answers 'what does X consist of?' with what the report says it consists of, not a figure of its table", () => {
     const q = "What does working capital consist of?";
-    const sentence = passage(KB.docs, "annual-report", "Annual Report 2019", "Liquidity", ["Working capital consists of current assets less current liabilities.", "Working capital was $12.4 million at year end."], 0, "working capital");
-    const row = docRow(KB.docs, "annual-report", "Working capital", "Liquidity", ["", "2019", "2018"], ["Working capital", "12,400", "11,900"], 0, "working capital");
-    const { answer } = answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["entity"] }), evidence: [scored(row, 6), scored(sentence, 5.5)] });
+    const sentence = passage(
+      KB.docs,
+      "annual-report",
+      "Annual Report 2019",
+      "Liquidity",
+      ["Working capital consists of current assets less current liabilities.", "Working capital was $12.4 million at year end."],
+      0,
+      "working capital",
+    );
+    const row = docRow(
+      KB.docs,
+      "annual-report",
+      "Working capital",
+      "Liquidity",
+      ["", "2019", "2018"],
+      ["Working capital", "12,400", "11,900"],
+      0,
+      "working capital",
+    );
+    const { answer } = answerQuestion({
+      intent: intent(q, { wh: "what", answerTypes: ["entity"] }),
+      evidence: [scored(row, 6), scored(sentence, 5.5)],
+    });
     expect(answer).toMatchObject({ refrained: false, text: "current assets less current liabilities" });
   });
 });
 
 describe("a document's defined terms are not names", () => {
   it("does not take 'the Company' or 'the Group's' for a name, and keeps real names and acronyms", () => {
-    const names = (sentence: string) => sentenceSpans(sentence, "en", false).filter((s) => s.type === "entity").map((s) => s.text);
+    const names = (sentence: string) =>
+      sentenceSpans(sentence, "en", false)
+        .filter((s) => s.type === "entity")
+        .map((s) => s.text);
     expect(names("The Group's auditors will apply the FRC’s Revised Ethical Standard from 15 March 2020.")).not.toContain("Group's");
     expect(names("The common stock of the Company is traded on the NASDAQ Global Select Market.")).toEqual(["NASDAQ Global Select Market"]);
     expect(names("Our products are sold through Deloitte and the NASDAQ.")).toEqual(expect.arrayContaining(["Deloitte", "NASDAQ"]));
-    expect(names("Sales grew after the Munich store opened, and in the Netherlands.")).toEqual(expect.arrayContaining(["Munich", "Netherlands"]));
+    expect(names("Sales grew after the Munich store opened, and in the Netherlands.")).toEqual(
+      expect.arrayContaining(["Munich", "Netherlands"]),
+    );
   });
 });

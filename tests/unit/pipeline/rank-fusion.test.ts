@@ -109,7 +109,10 @@ describe("the pool's scores fitted to each search's own order", () => {
   it("the pool interleaves two searches by their fitted scores and keeps each one's order", () => {
     const q = intent("Do tent recalls reduce injuries?", { keywords: ["tent", "recalls", "reduce", "injuries"] });
     const weak = searchResults(["Unrelated study about cell growth.", "Another unrelated study about patients."], "cell growth");
-    const strong = searchResults(["Tent recalls reduce injuries in campers.", "Unrelated note on tent pegs.", "Tent recalls and injuries: recalls reduce injuries."], "tent recalls").map((p, i) => ({
+    const strong = searchResults(
+      ["Tent recalls reduce injuries in campers.", "Unrelated note on tent pegs.", "Tent recalls and injuries: recalls reduce injuries."],
+      "tent recalls",
+    ).map((p, i) => ({
       ...p,
       id: `${p.id}-strong-${i}`,
     }));

@@ -9,7 +9,19 @@ import { KB, executed, intent, scored, sqlRow } from "./answer-fixtures";
 const COUNT_SQL = `SELECT COUNT(*) AS "number of orders" FROM "orders" WHERE "status" = 'returned'`;
 
 function result(columns: string[], rows: QueryResult["rows"], grouped: QueryResult["grouped"] = null): QueryResult {
-  return { kbId: KB.sales.id, kbName: KB.sales.name, language: "sql", query: COUNT_SQL, columns, rows, pieceIds: rows.map((_, i) => `ev_${i}`), truncated: false, cap: 1000, fit: null, grouped };
+  return {
+    kbId: KB.sales.id,
+    kbName: KB.sales.name,
+    language: "sql",
+    query: COUNT_SQL,
+    columns,
+    rows,
+    pieceIds: rows.map((_, i) => `ev_${i}`),
+    truncated: false,
+    cap: 1000,
+    fit: null,
+    grouped,
+  };
 }
 
 describe("the value type of a query result answer", () => {
@@ -18,7 +30,18 @@ describe("the value type of a query result answer", () => {
     expect(resultValueType(result(["released"], [[1999]]))).toBe("date");
     expect(resultValueType(result(["title"], [["The Matrix"], ["Speed Racer"]]))).toBe("entity");
     // A grouped table is the kind of its measure.
-    expect(resultValueType(result(["region", "total revenue"], [["Nordics", 10], ["DACH", 12]], { keys: [0], measures: [1] }))).toBe("money");
+    expect(
+      resultValueType(
+        result(
+          ["region", "total revenue"],
+          [
+            ["Nordics", 10],
+            ["DACH", 12],
+          ],
+          { keys: [0], measures: [1] },
+        ),
+      ),
+    ).toBe("money");
     expect(resultValueType(result(["title"], []))).toBeNull();
   });
 

@@ -26,8 +26,18 @@ const hanks = mention("Tom Hanks", [{ kbId: "kb-movies", label: "Tom Hanks", kin
 
 describe("scorer registry", () => {
   it("names the lexical scorers so configuration can refer to them, and the round names stand for their classical choice", () => {
-    expect(Object.keys(defaultScorers()).sort()).toEqual(["answer-type", "bm25", "bm25-entity", "combined", "cross-encoder", "entity-overlap", "hybrid", "relation-fit"]);
-    for (const [name, scorer] of Object.entries(defaultScorers())) if (name !== "hybrid" && name !== "cross-encoder") expect(scorer.name).toBe(name);
+    expect(Object.keys(defaultScorers()).sort()).toEqual([
+      "answer-type",
+      "bm25",
+      "bm25-entity",
+      "combined",
+      "cross-encoder",
+      "entity-overlap",
+      "hybrid",
+      "relation-fit",
+    ]);
+    for (const [name, scorer] of Object.entries(defaultScorers()))
+      if (name !== "hybrid" && name !== "cross-encoder") expect(scorer.name).toBe(name);
     expect(scorerByName("combined")).toBe(combinedScorer);
     // Without models the first round is bm25-entity and the cross-encoder's slot is the classical fusion.
     expect(scorerByName("hybrid").name).toBe("bm25-entity");
@@ -65,7 +75,12 @@ describe("entity-overlap", () => {
     const q = intent("Who are Tom Hanks's co-stars and what is in NYC?", { entities: [hanks, nyc] });
     const full = passage(...DOCS, "a", 0, "Tom Hanks filmed Big in New York City.", ["Tom Hanks", "New York City"]);
     const halfOfOne = passage(...DOCS, "b", 0, "Colin Hanks is an actor.", ["Colin Hanks"]);
-    const byRef = triple(...GRAPH, ["http://aurora.example/org/aurora-us", "Aurora US"], ["http://aurora.example/locatedIn", "located in"], ["http://aurora.example/loc/nyc", "NY"]);
+    const byRef = triple(
+      ...GRAPH,
+      ["http://aurora.example/org/aurora-us", "Aurora US"],
+      ["http://aurora.example/locatedIn", "located in"],
+      ["http://aurora.example/loc/nyc", "NY"],
+    );
     const [f, h, r] = await entityOverlapScorer.score(q, [full, halfOfOne, byRef]);
     expect(f).toBe(1);
     // "Hanks" is one of the two words of "Tom Hanks", counted at half, for one of the two mentions.
@@ -82,13 +97,21 @@ describe("answer-type fit", () => {
   const noDate = passage(...DOCS, "c", 0, "Returns are accepted with a receipt.");
   const count = row(...SALES, "Query result", ["count(*)"], [6], "SELECT count(*) FROM singer", 0);
   const idOnly = row(...SALES, "orders", ["order_id"], [17], "SELECT order_id FROM orders", 0);
-  const person = path(...MOVIES, [{ id: "p1", label: "Person", caption: "Tom Hanks" }, { id: "m1", label: "Movie", caption: "Cast Away" }], ["ACTED_IN"]);
+  const person = path(
+    ...MOVIES,
+    [
+      { id: "p1", label: "Person", caption: "Tom Hanks" },
+      { id: "m1", label: "Movie", caption: "Cast Away" },
+    ],
+    ["ACTED_IN"],
+  );
   const personText = passage(...DOCS, "d", 0, "The report was signed by Maria Lindqvist, chief financial officer.");
   const revenue = row(...SALES, "regions", ["name", "revenue"], ["Nordics", 1250000], "SELECT name, revenue FROM regions", 0);
   const country = row(...SALES, "customers", ["name", "country"], ["Fjell AB", "Norway"], "SELECT name, country FROM customers", 0);
   const percentText = passage(...DOCS, "e", 0, "Revenue grew 12% in the DACH region.");
 
-  const fit = async (types: Parameters<typeof intent>[1], pieces: Parameters<typeof answerTypeScorer.score>[1]) => answerTypeScorer.score(intent("q", types), pieces);
+  const fit = async (types: Parameters<typeof intent>[1], pieces: Parameters<typeof answerTypeScorer.score>[1]) =>
+    answerTypeScorer.score(intent("q", types), pieces);
 
   it("when → dates: date properties and parsable dates above bare years, above none", async () => {
     const [p, t, y, n] = await fit({ answerTypes: ["date"] }, [released, dateText, yearOnly, noDate]);
@@ -107,8 +130,24 @@ describe("answer-type fit", () => {
   });
 
   it("who → people: a Person node, a known first name in text; money, places and percents by field and form", async () => {
-    const singer = row("kb-concerts", "Spider: concert_singer", "singer", ["Singer_ID", "Name", "Age"], [1, "Joe Sharp", 52], "SELECT * FROM singer", 0);
-    const stadium = row("kb-concerts", "Spider: concert_singer", "stadium", ["Stadium_ID", "Name"], [1, "Stark's Park"], "SELECT * FROM stadium", 0);
+    const singer = row(
+      "kb-concerts",
+      "Spider: concert_singer",
+      "singer",
+      ["Singer_ID", "Name", "Age"],
+      [1, "Joe Sharp", 52],
+      "SELECT * FROM singer",
+      0,
+    );
+    const stadium = row(
+      "kb-concerts",
+      "Spider: concert_singer",
+      "stadium",
+      ["Stadium_ID", "Name"],
+      [1, "Stark's Park"],
+      "SELECT * FROM stadium",
+      0,
+    );
     const [node, text, none, singerRow, stadiumRow] = await fit({ answerTypes: ["person"] }, [person, personText, noDate, singer, stadium]);
     expect(node).toBe(1);
     expect(text).toBe(0.8);
@@ -124,13 +163,23 @@ describe("answer-type fit", () => {
 
   it("how many products → a figure whose column is in years does not fit; a count column does", async () => {
     const counted = row(...SALES, "Query result", ["category", "number of products"], ["Footwear", 2], "SELECT …", 0);
-    const warranty = row(...DOCS, "Return window and warranty by product category", ["Category", "Warranty (years)"], ["Footwear", 2], "footwear", 0);
+    const warranty = row(
+      ...DOCS,
+      "Return window and warranty by product category",
+      ["Category", "Warranty (years)"],
+      ["Footwear", 2],
+      "footwear",
+      0,
+    );
     const q = intent("How many products are in the Footwear category?", { answerTypes: ["count"], aggregate: "count" });
     const [c, w] = await answerTypeScorer.score(q, [counted, warranty]);
     expect(c).toBe(1);
     expect(w).toBe(0.4);
     // The same warranty row fits "how many years".
-    const [, years] = await answerTypeScorer.score(intent("How many years of warranty do backpacks have?", { answerTypes: ["count"], aggregate: "count" }), [counted, warranty]);
+    const [, years] = await answerTypeScorer.score(
+      intent("How many years of warranty do backpacks have?", { answerTypes: ["count"], aggregate: "count" }),
+      [counted, warranty],
+    );
     expect(years).toBe(0.7);
   });
 });
@@ -138,12 +187,23 @@ describe("answer-type fit", () => {
 describe("combined", () => {
   it("mixes BM25 coverage, entity overlap and answer-type fit, and exposes the parts", async () => {
     const q = intent("When did Tom Hanks's Cast Away come out?", { entities: [hanks], answerTypes: ["date"] });
-    const answer = path(...MOVIES, [{ id: "n-hanks", label: "Person", caption: "Tom Hanks" }, { id: "m1", label: "Movie", caption: "Cast Away", properties: { released: 2000 } }], ["ACTED_IN"]);
+    const answer = path(
+      ...MOVIES,
+      [
+        { id: "n-hanks", label: "Person", caption: "Tom Hanks" },
+        { id: "m1", label: "Movie", caption: "Cast Away", properties: { released: 2000 } },
+      ],
+      ["ACTED_IN"],
+    );
     const talk = passage(...DOCS, "x", 0, "Cast Away is a film people still talk about.");
     const { total, parts } = await combinedScorer.scoreParts(q, [answer, talk]);
     expect(Object.keys(parts).sort()).toEqual(Object.keys(COMBINED_WEIGHTS).sort());
     expect(total[0]).toBeGreaterThan(total[1]);
-    const expected = COMBINED_WEIGHTS.bm25 * parts.bm25[0] + COMBINED_WEIGHTS["entity-overlap"] * parts["entity-overlap"][0] + COMBINED_WEIGHTS["answer-type"] * parts["answer-type"][0] + COMBINED_WEIGHTS["relation-fit"] * parts["relation-fit"][0];
+    const expected =
+      COMBINED_WEIGHTS.bm25 * parts.bm25[0] +
+      COMBINED_WEIGHTS["entity-overlap"] * parts["entity-overlap"][0] +
+      COMBINED_WEIGHTS["answer-type"] * parts["answer-type"][0] +
+      COMBINED_WEIGHTS["relation-fit"] * parts["relation-fit"][0];
     expect(total[0]).toBeCloseTo(expected, 10);
     expect(await combinedScorer.score(q, [answer, talk])).toEqual(total);
   });
@@ -179,7 +239,9 @@ describe("what a scorer repeats of a search engine's ranking and what is new evi
       entities: [
         mention("ATM", [{ kbId: "kb-docs", label: "ATM", kind: "label", ref: "atm-doc", sourceObject: "collection" }]),
         mention("cell", [{ kbId: "kb-docs", label: "Cells", kind: "label", ref: "cells-doc", sourceObject: "collection" }]),
-        mention("ataxia review", [{ kbId: "kb-docs", label: "Ataxia telangiectasia: a review", kind: "document", ref: "review-doc", sourceObject: "collection" }]),
+        mention("ataxia review", [
+          { kbId: "kb-docs", label: "Ataxia telangiectasia: a review", kind: "document", ref: "review-doc", sourceObject: "collection" },
+        ]),
       ],
     });
     const text = "ATM signalling protects cells after DNA damage.";
@@ -199,7 +261,11 @@ describe("what a scorer repeats of a search engine's ranking and what is new evi
 
   it("a name that is one word of the question is a word match the engine had; a name of several words, another name or a KB reference is new", async () => {
     const q = intent("Does IED raise mortality in inflammatory eye disease?", {
-      entities: [mention("IED"), mention("inflammatory eye disease"), mention("NYC", [{ kbId: "kb-docs", label: "New York City", ref: "doc-ref" }])],
+      entities: [
+        mention("IED"),
+        mention("inflammatory eye disease"),
+        mention("NYC", [{ kbId: "kb-docs", label: "New York City", ref: "doc-ref" }]),
+      ],
     });
     const oneWord = passage(...DOCS, "a", 0, "IED raised mortality.");
     const phrase = passage(...DOCS, "b", 0, "Mortality in inflammatory eye disease.");
@@ -214,7 +280,13 @@ describe("what a scorer repeats of a search engine's ranking and what is new evi
     expect(fresh[3]).toBeCloseTo(ENTITY_MENTION_BOOST / 3);
     // Entity overlap: the one-word name and the scattered words of the phrase (a partial match) repeat the engine's word matches.
     const combined = await combinedScorer.scoreParts(q, pieces);
-    const overlapFresh = combined.total.map((t, i) => (t - combined.repeated![i]) - COMBINED_WEIGHTS["answer-type"] * combined.parts["answer-type"][i] - COMBINED_WEIGHTS["relation-fit"] * combined.parts["relation-fit"][i]);
+    const overlapFresh = combined.total.map(
+      (t, i) =>
+        t -
+        combined.repeated![i] -
+        COMBINED_WEIGHTS["answer-type"] * combined.parts["answer-type"][i] -
+        COMBINED_WEIGHTS["relation-fit"] * combined.parts["relation-fit"][i],
+    );
     expect(overlapFresh[0]).toBeCloseTo(0);
     expect(overlapFresh[2]).toBeCloseTo(0);
     expect(overlapFresh[1]).toBeCloseTo(COMBINED_WEIGHTS["entity-overlap"] / 3);

@@ -7,7 +7,12 @@ const ids = (cs: { kbId: string }[]) => cs.map((c) => c.kbId);
 
 describe("select: ranking the catalog", () => {
   it("ranks by descriptor and source-object terms, with readable matched words", () => {
-    const cs = selectSources({ intent: intent("Which sales region had the highest total of orders in 2025?"), catalog: CATALOG, guides: [], k: 3 });
+    const cs = selectSources({
+      intent: intent("Which sales region had the highest total of orders in 2025?"),
+      catalog: CATALOG,
+      guides: [],
+      k: 3,
+    });
     expect(cs[0].kbId).toBe("kb-sales");
     expect(cs[0].kind).toBe("SQL");
     const terms = cs[0].reasons.find((r) => r.type === "terms")!;
@@ -28,8 +33,22 @@ describe("select: ranking the catalog", () => {
   });
 
   it("turns linked entities into a KB signal with an explanation, weighting exact links above fuzzy ones", () => {
-    const summit = mention("Summit 2 Tent", [{ kbId: "kb-graph", label: "Summit 2 Tent", kind: "label", ref: "http://aurora.example/p/summit-2", sourceObject: "http://aurora.example/Product", score: 1 }]);
-    const cs = selectSources({ intent: intent("What is the Summit 2 Tent made of?", { entities: [summit] }), catalog: CATALOG, guides: [], k: 3 });
+    const summit = mention("Summit 2 Tent", [
+      {
+        kbId: "kb-graph",
+        label: "Summit 2 Tent",
+        kind: "label",
+        ref: "http://aurora.example/p/summit-2",
+        sourceObject: "http://aurora.example/Product",
+        score: 1,
+      },
+    ]);
+    const cs = selectSources({
+      intent: intent("What is the Summit 2 Tent made of?", { entities: [summit] }),
+      catalog: CATALOG,
+      guides: [],
+      k: 3,
+    });
     expect(cs[0].kbId).toBe("kb-graph");
     const reason = cs[0].reasons.find((r) => r.type === "entity")!;
     expect(reason.detail).toContain("'Summit 2 Tent' → Aurora product and organisation graph");
@@ -47,14 +66,19 @@ describe("select: ranking the catalog", () => {
   });
 
   it("a mention linked into many KBs says less about each than one linked into a single KB", () => {
-    const everywhere = mention("2025", ["kb-sales", "kb-docs", "kb-graph", "kb-movies"].map((kbId) => ({ kbId, label: "2025" })));
+    const everywhere = mention(
+      "2025",
+      ["kb-sales", "kb-docs", "kb-graph", "kb-movies"].map((kbId) => ({ kbId, label: "2025" })),
+    );
     const cs = selectSources({ intent: intent("2025", { entities: [everywhere] }), catalog: CATALOG, guides: [], k: 4 });
     const entityWeight = cs.find((c) => c.kbId === "kb-movies")!.reasons.find((r) => r.type === "entity")!.weight;
     expect(entityWeight).toBeCloseTo(SELECTION_WEIGHTS.entities / 2, 3);
   });
 
   it("adds the KBs of the nearest extraction guides (Think Tank), weighted by guide score", () => {
-    const guides = [{ guideId: "g1", question: "Who is the CEO of Aurora Outfitters and where is the head office?", score: 0.82, kbIds: ["kb-graph"] }];
+    const guides = [
+      { guideId: "g1", question: "Who is the CEO of Aurora Outfitters and where is the head office?", score: 0.82, kbIds: ["kb-graph"] },
+    ];
     const cs = selectSources({ intent: intent("Who runs the company?"), catalog: CATALOG, guides, k: 3 });
     const graph = cs.find((c) => c.kbId === "kb-graph")!;
     const reason = graph.reasons.find((r) => r.type === "guide")!;
@@ -64,7 +88,13 @@ describe("select: ranking the catalog", () => {
   });
 
   it("with requested KBs, only those are candidates, each marked as requested, even without matching terms", () => {
-    const cs = selectSources({ intent: intent("Which sales region grew most?"), catalog: CATALOG, guides: [], k: 3, requestedKbIds: ["kb-movies", "kb-docs"] });
+    const cs = selectSources({
+      intent: intent("Which sales region grew most?"),
+      catalog: CATALOG,
+      guides: [],
+      k: 3,
+      requestedKbIds: ["kb-movies", "kb-docs"],
+    });
     expect(ids(cs).sort()).toEqual(["kb-docs", "kb-movies"]);
     expect(cs[0].kbId).toBe("kb-docs");
     for (const c of cs) expect(c.reasons[0]).toEqual({ type: "requested", detail: "chosen by the user", weight: 0 });
@@ -110,6 +140,8 @@ describe("select: ranking the catalog", () => {
     expect(ctx.events[0]).toMatchObject({ stage: "select", type: "INFO", strategy: "classical" });
     expect(ctx.events[0].summary).toContain("Movies graph");
     ctx.controller.abort();
-    await expect(classicalSelect.run({ intent: intent("movies"), catalog: CATALOG, guides: [], k: 3 }, ctx)).rejects.toBeInstanceOf(RunCancelledError);
+    await expect(classicalSelect.run({ intent: intent("movies"), catalog: CATALOG, guides: [], k: 3 }, ctx)).rejects.toBeInstanceOf(
+      RunCancelledError,
+    );
   });
 });

@@ -31,7 +31,13 @@ describe("misspelt question words", () => {
   });
 
   it("reads a misspelt word as the nearby label of a source and analyses the corrected question", async () => {
-    const { intent, notes } = await understandQuestion({ question: "How many oders were retruned?", history: [], kbIds: [KB], lookup, now: NOW });
+    const { intent, notes } = await understandQuestion({
+      question: "How many oders were retruned?",
+      history: [],
+      kbIds: [KB],
+      lookup,
+      now: NOW,
+    });
     expect(intent.question).toBe("How many oders were retruned?");
     expect(intent.completed).toBe("How many orders were returned?");
     expect(intent.entities.map((e) => [e.mention, e.links[0]?.ref])).toEqual([
@@ -39,14 +45,22 @@ describe("misspelt question words", () => {
       ["returned", "orders.status=returned"],
     ]);
     expect(intent.aggregate).toBe("count");
-    expect(notes).toContain("Read “oders” as “orders” and “retruned” as “returned”: neither the dictionary nor any source knows the words as typed.");
+    expect(notes).toContain(
+      "Read “oders” as “orders” and “retruned” as “returned”: neither the dictionary nor any source knows the words as typed.",
+    );
   });
 
   it("leaves real words the catalog lacks, names and words of sources outside the user's access as typed", async () => {
     // "different" is one slip from nothing here but two from "difference": an English word is never corrected.
     const real = await understandQuestion({ question: "How many different orders are there?", history: [], kbIds: [KB], lookup, now: NOW });
     expect(real.intent.completed).toBe("How many different orders are there?");
-    const outside = await understandQuestion({ question: "How many oders were retruned?", history: [], kbIds: ["kb-other"], lookup, now: NOW });
+    const outside = await understandQuestion({
+      question: "How many oders were retruned?",
+      history: [],
+      kbIds: ["kb-other"],
+      lookup,
+      now: NOW,
+    });
     expect(outside.intent.completed).toBe("How many oders were retruned?");
     expect(outside.notes).toEqual([]);
   });

@@ -14,7 +14,16 @@ const CAPTION = "24. Post employment benefits";
 const COLUMNS = ["Item", "2019 €m", "2018 €m", "2017 €m"];
 const contribution = docRow(KB.docs, DOC, CAPTION, "", COLUMNS, ["Defined contribution schemes", "166", "178", "192"], 0, "q");
 const benefit = docRow(KB.docs, DOC, CAPTION, "", COLUMNS, ["Defined benefit schemes", "57", "44", "20"], 1, "q");
-const total = docRow(KB.docs, DOC, CAPTION, "", COLUMNS, ["Total amount charged to income statement (note 23)", "223", "222", "212"], 2, "q");
+const total = docRow(
+  KB.docs,
+  DOC,
+  CAPTION,
+  "",
+  COLUMNS,
+  ["Total amount charged to income statement (note 23)", "223", "222", "212"],
+  2,
+  "q",
+);
 const pension = [scored(contribution, 9), scored(benefit, 8), scored(total, 7)];
 
 // A table whose scale is stated only in the prose before it, with dashes, negatives and n/a.
@@ -50,13 +59,25 @@ describe("arithmetic: TagOp's operators", () => {
 
   it("refuses what cannot be computed, saying what is missing", () => {
     expect(compute("difference", [5])).toEqual({ ok: false, problem: "it needs two figures and the evidence gives only one" });
-    expect(compute("division", [5, 0], { names: ["Revenue", "Units sold"] })).toEqual({ ok: false, problem: "it would divide by zero (Units sold is 0)" });
-    expect(compute("change-ratio", [5, 0], { names: ["2019", "2018"] })).toEqual({ ok: false, problem: "the change cannot be a percentage of zero (2018 is 0)" });
+    expect(compute("division", [5, 0], { names: ["Revenue", "Units sold"] })).toEqual({
+      ok: false,
+      problem: "it would divide by zero (Units sold is 0)",
+    });
+    expect(compute("change-ratio", [5, 0], { names: ["2019", "2018"] })).toEqual({
+      ok: false,
+      problem: "the change cannot be a percentage of zero (2018 is 0)",
+    });
   });
 });
 
 describe("derivation text", () => {
-  const op = (value: number, row = "Revenue", column = "2019"): DerivationOperand => ({ value, text: String(value), evidenceId: "ev", row, column });
+  const op = (value: number, row = "Revenue", column = "2019"): DerivationOperand => ({
+    value,
+    text: String(value),
+    evidenceId: "ev",
+    row,
+    column,
+  });
   it("writes the expression with the operands as figures and the result with its scale", () => {
     expect(expressionOf("change-ratio", [op(2119), op(1800)], 17.72, "percent")).toBe("(2,119 − 1,800) / 1,800 × 100 = 17.72%");
     expect(expressionOf("difference", [op(-42.7), op(20.9)], -63.6, "million")).toBe("(−42.7) − 20.9 = −63.6 million");
@@ -84,7 +105,10 @@ describe("reading a table question", () => {
   });
 
   it("reads comparisons, thresholds and prose questions", () => {
-    expect(readTableQuestion("In which year was Research and development expenses less than 1,000 thousands?")).toMatchObject({ asksPeriod: true, threshold: { op: "<", value: 1000 } });
+    expect(readTableQuestion("In which year was Research and development expenses less than 1,000 thousands?")).toMatchObject({
+      asksPeriod: true,
+      threshold: { op: "<", value: 1000 },
+    });
     expect(readTableQuestion("In which year was the fair value higher?").comparison).toEqual({ direction: "max", over: "period" });
     expect(readTableQuestion("Why did revenue increase by 14% from 2018 to 2019?").asksForProse).toBe(true);
     expect(readTableQuestion("What does Adjusted gross margin represent?").asksForProse).toBe(true);
@@ -95,8 +119,12 @@ describe("reading a table question", () => {
     expect(readTableQuestion("In which years was the amount of property and equipment, net calculated?").asksStructure).toBe("periods");
     expect(readTableQuestion("Which years are the total assets calculated for?").asksStructure).toBe("periods");
     expect(readTableQuestion("In which year was the total assets higher?").asksStructure).toBeNull();
-    expect(readTableQuestion("In which year was Amount computed at the statutory federal income tax rate less than 150 million?").asksStructure).toBeNull();
-    expect(readTableQuestion("In which year is the amortization of purchased intangibles included in the CMS results larger?").asksStructure).toBeNull();
+    expect(
+      readTableQuestion("In which year was Amount computed at the statutory federal income tax rate less than 150 million?").asksStructure,
+    ).toBeNull();
+    expect(
+      readTableQuestion("In which year is the amortization of purchased intangibles included in the CMS results larger?").asksStructure,
+    ).toBeNull();
     expect(answer("In which years were the defined benefit schemes as presented less than 50 million?").text).toBe("2018 and 2017");
     expect(answer("In which year is the defined benefit schemes cost included in the table larger?").text).toBe("2019");
     // A row with one period's figure cannot say which period was higher: no figure is given as the year.
@@ -115,7 +143,11 @@ describe("reading a table question", () => {
     ]) {
       expect(readTableQuestion(q).asksForProse, q).toBe(true);
     }
-    for (const q of ["What was the net sales in the third quarter?", "Where is the company headquartered?", "What was the main revenue in 2019?"]) {
+    for (const q of [
+      "What was the net sales in the third quarter?",
+      "Where is the company headquartered?",
+      "What was the main revenue in 2019?",
+    ]) {
       expect(readTableQuestion(q).asksForProse, q).toBe(false);
     }
   });
@@ -165,7 +197,9 @@ describe("reading a table question", () => {
     expect(readTableQuestion(q).asksForProse).toBe(true);
     expect(answer(q).values).toEqual(["Defined contribution schemes", "Defined benefit schemes"]);
     // The whole answer stage reads the table for it, though the question reads as prose.
-    expect(answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["entity", "text"] }), evidence: pension }).answer.text).toBe("Defined contribution schemes and Defined benefit schemes");
+    expect(answerQuestion({ intent: intent(q, { wh: "what", answerTypes: ["entity", "text"] }), evidence: pension }).answer.text).toBe(
+      "Defined contribution schemes and Defined benefit schemes",
+    );
   });
 });
 
@@ -174,23 +208,57 @@ describe("cells located by row label and column header", () => {
     const COLS = ["Item", "December 31, 2019", "December 31, 2018"];
     const rows = [
       docRow(KB.docs, "other-assets", "Other non-current assets (in thousands)", "", COLS, ["Deposits", "2,338", "1,975"], 0, "q"),
-      docRow(KB.docs, "other-assets", "Other non-current assets (in thousands)", "", COLS, ["Total other non-current assets", "41,846", "$8,620"], 1, "q"),
+      docRow(
+        KB.docs,
+        "other-assets",
+        "Other non-current assets (in thousands)",
+        "",
+        COLS,
+        ["Total other non-current assets", "41,846", "$8,620"],
+        1,
+        "q",
+      ),
     ];
     const evidence = [scored(rows[1], 9), scored(rows[0], 8)];
     expect(answer("What is the total value of other non-current assets between 2018 to 2019?", evidence).text).toBe("$50,466 thousand");
     expect(answer("What is the total other non-current assets for 2019 and 2018?", evidence).text).toBe("$50,466 thousand");
-    expect(answer("What was the Total other non-current assets in 2019 and 2018?", evidence).values).toEqual(["41,846 thousand", "$8,620 thousand"]);
+    expect(answer("What was the Total other non-current assets in 2019 and 2018?", evidence).values).toEqual([
+      "41,846 thousand",
+      "$8,620 thousand",
+    ]);
   });
 
   it("lists every year a 'respectively' question's range names, whichever way it runs", () => {
     expect(readTableQuestion("What is the earnings per share for fiscal years 2019 to 2017 respectively?").spansRange).toBe(true);
-    expect(answer("What were the defined benefit schemes for fiscal years 2019 to 2017 respectively?").values).toEqual(["57 million", "44 million", "20 million"]);
+    expect(answer("What were the defined benefit schemes for fiscal years 2019 to 2017 respectively?").values).toEqual([
+      "57 million",
+      "44 million",
+      "20 million",
+    ]);
   });
 
   it("reads a 'Total' row as the whole its caption names", () => {
     const included = [
-      docRow(KB.docs, "segments", "Operating income included the following", "", ["Item", "2019", "Fiscal 2018 (in millions)"], ["Restructuring charges", "30", "22"], 0, "q"),
-      docRow(KB.docs, "segments", "Operating income included the following", "", ["Item", "2019", "Fiscal 2018 (in millions)"], ["Total", "$ 302", "$ 148"], 1, "q"),
+      docRow(
+        KB.docs,
+        "segments",
+        "Operating income included the following",
+        "",
+        ["Item", "2019", "Fiscal 2018 (in millions)"],
+        ["Restructuring charges", "30", "22"],
+        0,
+        "q",
+      ),
+      docRow(
+        KB.docs,
+        "segments",
+        "Operating income included the following",
+        "",
+        ["Item", "2019", "Fiscal 2018 (in millions)"],
+        ["Total", "$ 302", "$ 148"],
+        1,
+        "q",
+      ),
     ];
     const COLS = ["(In millions)", "2019", "2018", "Percentage Change 2019 Versus 2018"];
     const nonGaap = [docRow(KB.docs, "non-gaap", "Non-GAAP measures", "", COLS, ["Operating income", "42,959", "35,058", "23%"], 0, "q")];
@@ -202,16 +270,47 @@ describe("cells located by row label and column header", () => {
     const COLS = ["(In millions)", "2019", "2018", "Percentage Change 2019 Versus 2018"];
     const nonGaap = [docRow(KB.docs, "non-gaap", "Non-GAAP measures", "", COLS, ["Operating income", "42,959", "35,058", "23%"], 0, "q")];
     // "2019 Versus 2018" compares the two periods: the 2019 figure is in the 2019 column.
-    expect(answer("What was the percentage change in operating income in 2019 from 2018?", [scored(nonGaap[0], 9)]).derivation?.operands.map((o) => o.value)).toEqual([42959, 35058]);
+    expect(
+      answer("What was the percentage change in operating income in 2019 from 2018?", [scored(nonGaap[0], 9)]).derivation?.operands.map(
+        (o) => o.value,
+      ),
+    ).toEqual([42959, 35058]);
   });
 
   it("reads a row through the header above its label column, its parenthesised qualifier aside", () => {
     const hedges = [
-      docRow(KB.docs, "hedges", "3.1 Financial risk factors", "", ["Interest rate swaps", "2019 RMB'Million", "2018 RMB'Million"], ["Carrying amount (non-current (liabilities)/assets)", "(494)", "1,663"], 0, "q"),
-      docRow(KB.docs, "hedges", "3.1 Financial risk factors", "", ["Interest rate swaps", "2019 RMB'Million", "2018 RMB'Million"], ["Notional amount", "29,423", "77,630"], 1, "q"),
+      docRow(
+        KB.docs,
+        "hedges",
+        "3.1 Financial risk factors",
+        "",
+        ["Interest rate swaps", "2019 RMB'Million", "2018 RMB'Million"],
+        ["Carrying amount (non-current (liabilities)/assets)", "(494)", "1,663"],
+        0,
+        "q",
+      ),
+      docRow(
+        KB.docs,
+        "hedges",
+        "3.1 Financial risk factors",
+        "",
+        ["Interest rate swaps", "2019 RMB'Million", "2018 RMB'Million"],
+        ["Notional amount", "29,423", "77,630"],
+        1,
+        "q",
+      ),
     ];
     // Another report's row is labelled with the instrument alone, and ranks higher.
-    const other = docRow(KB.docs, "derivatives", "Derivative liabilities (in thousands)", "", ["Derivative liabilities", "2019", "2018"], ["Interest rate swaps", "49,891", "9,196"], 0, "q");
+    const other = docRow(
+      KB.docs,
+      "derivatives",
+      "Derivative liabilities (in thousands)",
+      "",
+      ["Derivative liabilities", "2019", "2018"],
+      ["Interest rate swaps", "49,891", "9,196"],
+      0,
+      "q",
+    );
     const evidence = [scored(other, 9), scored(hedges[0], 8), scored(hedges[1], 7)];
     expect(answer("What is the 2019 carrying amount of interest rate swaps?", evidence).text).toBe("(494) million");
     expect(answer("What is the 2018 carrying amount of interest rate swaps?", evidence).text).toBe("1,663 million");
@@ -219,7 +318,11 @@ describe("cells located by row label and column header", () => {
 
   it("rebuilds the table and its scale from the rows and the header", () => {
     const [table] = tablesInEvidence(pension);
-    expect(table.rows.map((r) => r.label)).toEqual(["Defined contribution schemes", "Defined benefit schemes", "Total amount charged to income statement (note 23)"]);
+    expect(table.rows.map((r) => r.label)).toEqual([
+      "Defined contribution schemes",
+      "Defined benefit schemes",
+      "Total amount charged to income statement (note 23)",
+    ]);
     expect(table.columns.map((c) => c.periods[0]?.year ?? null)).toEqual([null, 2019, 2018, 2017]);
     expect(table.scale?.scale).toBe("million");
   });
@@ -242,7 +345,12 @@ describe("cells located by row label and column header", () => {
   it("computes a change ratio over the periods named, later period first, with its derivation", () => {
     const a = answer("What was the percentage change in defined benefit schemes from 2018 to 2019?");
     expect(a.text).toBe("29.55%");
-    expect(a.derivation).toMatchObject({ operation: "change-ratio", result: 29.55, scale: "percent", expression: "(57 − 44) / 44 × 100 = 29.55%" });
+    expect(a.derivation).toMatchObject({
+      operation: "change-ratio",
+      result: 29.55,
+      scale: "percent",
+      expression: "(57 − 44) / 44 × 100 = 29.55%",
+    });
     expect(a.derivation?.operands.map((o) => [o.row, o.column, o.evidenceId])).toEqual([
       ["Defined benefit schemes", "2019 €m", benefit.id],
       ["Defined benefit schemes", "2018 €m", benefit.id],
@@ -272,20 +380,41 @@ describe("cells located by row label and column header", () => {
   it("treats a dash as zero and refuses an operation whose operand is missing, naming it", () => {
     expect(answer("What was the change in finance lease liabilities from 2018 to 2019?", leases).text).toBe("-120 thousand");
     const out = answerFromTables("What was the change in sublease income from 2018 to 2019?", leases);
-    expect(out && "problem" in out ? out.problem.problem : null).toBe("The difference of 'Sublease income' cannot be computed: the evidence has no figure for 2018.");
-    const zero = answerFromTables("What was the percentage change in finance lease liabilities from 2018 to 2019?", [scored(leaseRows[1], 9), scored(leaseProse, 6)]);
+    expect(out && "problem" in out ? out.problem.problem : null).toBe(
+      "The difference of 'Sublease income' cannot be computed: the evidence has no figure for 2018.",
+    );
+    const zero = answerFromTables("What was the percentage change in finance lease liabilities from 2018 to 2019?", [
+      scored(leaseRows[1], 9),
+      scored(leaseProse, 6),
+    ]);
     expect(zero && "answer" in zero ? zero.answer.text : null).toBe("-100%");
-    const fromZero = answerFromTables("What was the percentage change in finance lease liabilities from 2019 to 2020?", [scored(docRow(KB.docs, LEASES, "Leases", "", ["Item", "2020", "2019"], ["Finance lease liabilities", "120", "—"], 1, "q"), 9)]);
-    expect(fromZero && "problem" in fromZero ? fromZero.problem.problem : null).toBe("The percentage change of 'Finance lease liabilities' cannot be computed: the change cannot be a percentage of zero (2019 is 0).");
+    const fromZero = answerFromTables("What was the percentage change in finance lease liabilities from 2019 to 2020?", [
+      scored(docRow(KB.docs, LEASES, "Leases", "", ["Item", "2020", "2019"], ["Finance lease liabilities", "120", "—"], 1, "q"), 9),
+    ]);
+    expect(fromZero && "problem" in fromZero ? fromZero.problem.problem : null).toBe(
+      "The percentage change of 'Finance lease liabilities' cannot be computed: the change cannot be a percentage of zero (2019 is 0).",
+    );
   });
 
   it("answers questions about the table itself: its periods and its items", () => {
     expect(answer("Which years does the table provide information for post employment benefits?").values).toEqual(["2019", "2018", "2017"]);
-    expect(answer("What financial items are listed in the table?").values).toEqual(["Defined contribution schemes", "Defined benefit schemes"]);
+    expect(answer("What financial items are listed in the table?").values).toEqual([
+      "Defined contribution schemes",
+      "Defined benefit schemes",
+    ]);
   });
 
   it("does not read a change column for a period the table does not have", () => {
-    const regions = docRow(KB.docs, "annual", "Results by region", "", ["Region", "Revenue 2024", "Revenue 2025", "Growth"], ["Total", "43.0", "48.2", "12%"], 0, "q");
+    const regions = docRow(
+      KB.docs,
+      "annual",
+      "Results by region",
+      "",
+      ["Region", "Revenue 2024", "Revenue 2025", "Growth"],
+      ["Total", "43.0", "48.2", "12%"],
+      0,
+      "q",
+    );
     const out = answerFromTables("What is the revenue growth for 2026?", [scored(regions, 9)]);
     expect(out && "answer" in out ? out.answer.text : null).not.toBe("12%");
   });
@@ -315,16 +444,24 @@ describe("questions that name no row or no period", () => {
   });
 
   it("computes a change against the period before the one asked when no change column exists", () => {
-    const rows = regions.map((r) => docRow(KB.docs, "annual", "Results by region", "", COLS.slice(0, 3), (r.data as { values: string[] }).values.slice(0, 3), 0, "q"));
-    expect(answer("What was the change in Nordics revenue in 2025?", [scored(rows[0], 9)]).derivation?.expression).toBe("26.3 − 24.1 = 2.2 million");
+    const rows = regions.map((r) =>
+      docRow(KB.docs, "annual", "Results by region", "", COLS.slice(0, 3), (r.data as { values: string[] }).values.slice(0, 3), 0, "q"),
+    );
+    expect(answer("What was the change in Nordics revenue in 2025?", [scored(rows[0], 9)]).derivation?.expression).toBe(
+      "26.3 − 24.1 = 2.2 million",
+    );
   });
 });
 
 describe("coordinated items: 'the respective A and B'", () => {
   it("reads the two items a question coordinates, leaving pairs of periods and long clauses out", () => {
     expect(coordinatedItems("What are the respective sales and purchases for 2018?")).toEqual([["sales", "purchases"]]);
-    expect(coordinatedItems("What were the balances of Application Software and Process Technologies on December 31, 2017, respectively?")).toEqual([["Application Software", "Process Technologies"]]);
-    expect(coordinatedItems("What are the respective values of operating lease obligations that are less than one year and between 2-5 years?")).toEqual([["less than one year", "between 2-5 years"]]);
+    expect(
+      coordinatedItems("What were the balances of Application Software and Process Technologies on December 31, 2017, respectively?"),
+    ).toEqual([["Application Software", "Process Technologies"]]);
+    expect(
+      coordinatedItems("What are the respective values of operating lease obligations that are less than one year and between 2-5 years?"),
+    ).toEqual([["less than one year", "between 2-5 years"]]);
     expect(coordinatedItems("What was the net deferred tax asset amount in 2019 and 2018 respectively?")).toEqual([]);
     expect(coordinatedItems("What was the revenue in FY2019 and FY2018?")).toEqual([]);
   });
@@ -361,7 +498,10 @@ describe("coordinated items: 'the respective A and B'", () => {
       ["Operating lease obligations", "$3,052", "$773", "$2,055", "$224"],
       ["Purchase obligations", "$1,200", "$900", "$300", "—"],
     ].map((v, i) => scored(docRow(KB.docs, "obligations", "Contractual obligations", "", COLS, v, i, "q"), 9 - i));
-    const a = answer("What are the respective values of operating lease obligations that are less than one year and between 2-5 years?", rows);
+    const a = answer(
+      "What are the respective values of operating lease obligations that are less than one year and between 2-5 years?",
+      rows,
+    );
     expect(a.values).toEqual(["$773", "$2,055"]);
   });
 });
@@ -388,7 +528,12 @@ describe("counting a group's line items", () => {
 
   it("lists the line items of a group, a total found by its sum when its label does not say so", () => {
     expect(answer("What are the components of deferred tax liabilities?", rows).values).toEqual(["Depreciation", "Intangible assets"]);
-    expect(answer("What types of deferred tax assets are there?", rows).values).toEqual(["Net operating losses", "Accrued liabilities", "Stock compensation", "Inventory"]);
+    expect(answer("What types of deferred tax assets are there?", rows).values).toEqual([
+      "Net operating losses",
+      "Accrued liabilities",
+      "Stock compensation",
+      "Inventory",
+    ]);
     const ppe = [
       ["Land", "100", "100"],
       ["Buildings", "400", "380"],
@@ -396,7 +541,11 @@ describe("counting a group's line items", () => {
       ["Property, plant and equipment, gross", "750", "720"],
       ["Accumulated depreciation", "(300)", "(280)"],
     ].map((v, i) => scored(docRow(KB.docs, "ppe", "Property", "", COLS, v, i, "q"), 9 - i * 0.1));
-    expect(answer("What were the components under Property, plant and equipment, gross?", ppe).values).toEqual(["Land", "Buildings", "Machinery and equipment"]);
+    expect(answer("What were the components under Property, plant and equipment, gross?", ppe).values).toEqual([
+      "Land",
+      "Buildings",
+      "Machinery and equipment",
+    ]);
     // Not a total: the rows above do not add up to it.
     const out = answerFromTables("What were the components under accumulated depreciation?", ppe);
     expect(out && "answer" in out ? out.answer.kind : null).not.toBe("list");

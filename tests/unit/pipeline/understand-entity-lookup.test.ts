@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { type LabelRow, fuzzyMatchScore, inMemoryEntityLookup, inflectionVariants, labelMatchScore, rankLinks } from "@/lib/pipeline/entity-lookup";
+import {
+  type LabelRow,
+  fuzzyMatchScore,
+  inMemoryEntityLookup,
+  inflectionVariants,
+  labelMatchScore,
+  rankLinks,
+} from "@/lib/pipeline/entity-lookup";
 import type { EntityLink } from "@/lib/pipeline/types";
 
 const ROWS: Omit<LabelRow, "normalized">[] = [
@@ -36,14 +43,36 @@ describe("label matching", () => {
   });
 
   it("ranks by score, then instances before schema parts, deduplicated per KB reference", () => {
-    const link = (over: Partial<EntityLink>): EntityLink => ({ kbId: "a", label: "x", kind: "value", ref: "r", sourceObject: null, score: 1, ...over });
-    const ranked = rankLinks([link({ ref: "col", kind: "column" }), link({ ref: "v" }), link({ ref: "v", score: 0.5 }), link({ ref: "weak", score: 0.2 }), link({ ref: "p", score: 0.7 })], 10);
+    const link = (over: Partial<EntityLink>): EntityLink => ({
+      kbId: "a",
+      label: "x",
+      kind: "value",
+      ref: "r",
+      sourceObject: null,
+      score: 1,
+      ...over,
+    });
+    const ranked = rankLinks(
+      [
+        link({ ref: "col", kind: "column" }),
+        link({ ref: "v" }),
+        link({ ref: "v", score: 0.5 }),
+        link({ ref: "weak", score: 0.2 }),
+        link({ ref: "p", score: 0.7 }),
+      ],
+      10,
+    );
     expect(ranked.map((l) => [l.ref, l.score])).toEqual([
       ["v", 1],
       ["col", 1],
       ["p", 0.7],
     ]);
-    expect(rankLinks(Array.from({ length: 20 }, (_, i) => link({ ref: `r${i}` })), 10)).toHaveLength(10);
+    expect(
+      rankLinks(
+        Array.from({ length: 20 }, (_, i) => link({ ref: `r${i}` })),
+        10,
+      ),
+    ).toHaveLength(10);
   });
 });
 
@@ -65,7 +94,12 @@ describe("in-memory entity lookup", () => {
     expect(found.get("Tom")).toEqual([]);
     expect(found.get("Hanks")).toEqual([]);
     const contained = await lookup.find(["Hanks"], ["a", "b", "c"], 10, { contains: () => true });
-    expect(contained.get("Hanks")!.map((l) => l.kbId).sort()).toEqual(["a", "c"]);
+    expect(
+      contained
+        .get("Hanks")!
+        .map((l) => l.kbId)
+        .sort(),
+    ).toEqual(["a", "c"]);
     const noPrefix = await lookup.find(["Summit 2"], ["a"], 10, { prefix: () => false });
     expect(noPrefix.get("Summit 2")).toEqual([]);
   });

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { type EntityLookup, type LabelRow, inMemoryEntityLookup } from "@/lib/pipeline/entity-lookup";
 import { RunCancelledError, type StageContext, type TraceEventInput } from "@/lib/pipeline/stage";
-import { type UnderstandInput, classicalUnderstand, extractTimeCues, guessLanguage, understandQuestion } from "@/lib/pipeline/stages/understand";
+import {
+  type UnderstandInput,
+  classicalUnderstand,
+  extractTimeCues,
+  guessLanguage,
+  understandQuestion,
+} from "@/lib/pipeline/stages/understand";
 import { type Intent, intentSchema } from "@/lib/pipeline/types";
 
 /** A small catalog of labels across four KBs, in the shapes the real backends index. */
@@ -30,7 +36,13 @@ const FIXTURE_LABELS: Omit<LabelRow, "normalized">[] = [
   // A document collection.
   { kbId: "docs", label: "Trail Runner", kind: "label", ref: "annual-report", sourceObject: "collection" },
   { kbId: "docs", label: "Maria Lindqvist", kind: "label", ref: "annual-report", sourceObject: "collection" },
-  { kbId: "docs", label: "Return window (days)", kind: "column", ref: "returns#table-1.Return window (days)", sourceObject: "returns#table-1" },
+  {
+    kbId: "docs",
+    label: "Return window (days)",
+    kind: "column",
+    ref: "returns#table-1.Return window (days)",
+    sourceObject: "returns#table-1",
+  },
   { kbId: "docs", label: "Nordics", kind: "value", ref: "annual-report#table-1:row-0", sourceObject: "annual-report#table-1" },
   // An RDF graph.
   { kbId: "rdf", label: "Maria Lindqvist", kind: "label", ref: "https://ex.org/maria", sourceObject: "https://ex.org/Person" },
@@ -47,7 +59,11 @@ const NOW = new Date("2025-06-15T12:00:00Z");
 
 const lookup = inMemoryEntityLookup(FIXTURE_LABELS);
 
-async function understand(question: string, history: { question: string; intent: Intent }[] = [], extra: Partial<UnderstandInput> = {}): Promise<Intent> {
+async function understand(
+  question: string,
+  history: { question: string; intent: Intent }[] = [],
+  extra: Partial<UnderstandInput> = {},
+): Promise<Intent> {
   const { intent } = await understandQuestion({ question, history, kbIds: KBS, lookup, now: NOW, ...extra });
   // Every intent satisfies the pipeline contract.
   expect(intentSchema.parse(intent)).toEqual(intent);
@@ -148,18 +164,49 @@ describe("aggregates and superlatives", () => {
   });
 
   it("finds the direction, attribute and limit of superlatives", async () => {
-    expect((await understand("Which is the most expensive product?")).superlative).toEqual({ direction: "max", attribute: "price", limit: 1 });
+    expect((await understand("Which is the most expensive product?")).superlative).toEqual({
+      direction: "max",
+      attribute: "price",
+      limit: 1,
+    });
     expect((await understand("Which tent is the cheapest?")).superlative).toEqual({ direction: "min", attribute: "price", limit: 1 });
-    expect((await understand("List the top 3 customers by revenue")).superlative).toEqual({ direction: "max", attribute: "revenue", limit: 3 });
-    expect((await understand("Which region had the highest revenue?")).superlative).toEqual({ direction: "max", attribute: "revenue", limit: 1 });
-    expect((await understand("Which 5 products have the lowest weight?")).superlative).toEqual({ direction: "min", attribute: "weight", limit: 5 });
+    expect((await understand("List the top 3 customers by revenue")).superlative).toEqual({
+      direction: "max",
+      attribute: "revenue",
+      limit: 3,
+    });
+    expect((await understand("Which region had the highest revenue?")).superlative).toEqual({
+      direction: "max",
+      attribute: "revenue",
+      limit: 1,
+    });
+    expect((await understand("Which 5 products have the lowest weight?")).superlative).toEqual({
+      direction: "min",
+      attribute: "weight",
+      limit: 5,
+    });
     expect((await understand("Which customers placed at least 3 orders?")).superlative).toBeNull();
     // "the first 3 … with the most …": the superlative lists 3.
-    expect((await understand("List the first 3 categories with the most products.")).superlative).toMatchObject({ direction: "max", limit: 3 });
+    expect((await understand("List the first 3 categories with the most products.")).superlative).toMatchObject({
+      direction: "max",
+      limit: 3,
+    });
     // "based on", "in terms of", "according to" say what a ranking is by, as "by" does.
-    expect((await understand("List the top 5 suppliers based on the number of products they supply.")).superlative).toEqual({ direction: "max", attribute: "products", limit: 5 });
-    expect((await understand("Show the top 3 customers in terms of revenue.")).superlative).toEqual({ direction: "max", attribute: "revenue", limit: 3 });
-    expect((await understand("Which are the top 2 regions according to revenue?")).superlative).toEqual({ direction: "max", attribute: "revenue", limit: 2 });
+    expect((await understand("List the top 5 suppliers based on the number of products they supply.")).superlative).toEqual({
+      direction: "max",
+      attribute: "products",
+      limit: 5,
+    });
+    expect((await understand("Show the top 3 customers in terms of revenue.")).superlative).toEqual({
+      direction: "max",
+      attribute: "revenue",
+      limit: 3,
+    });
+    expect((await understand("Which are the top 2 regions according to revenue?")).superlative).toEqual({
+      direction: "max",
+      attribute: "revenue",
+      limit: 2,
+    });
   });
 
   it("makes a superlative the aggregate only when the value itself is asked for", async () => {
@@ -174,24 +221,41 @@ describe("aggregates and superlatives", () => {
 
 describe("time cues", () => {
   it("resolves years with comparators", () => {
-    expect(cue("Movies released before 2010")).toEqual([{ text: "before 2010", kind: "absolute", start: null, end: "2010-01-01", comparator: "before", ordinal: null }]);
-    expect(cue("Revenue in 2024")).toEqual([{ text: "in 2024", kind: "absolute", start: "2024-01-01", end: "2025-01-01", comparator: "in", ordinal: null }]);
+    expect(cue("Movies released before 2010")).toEqual([
+      { text: "before 2010", kind: "absolute", start: null, end: "2010-01-01", comparator: "before", ordinal: null },
+    ]);
+    expect(cue("Revenue in 2024")).toEqual([
+      { text: "in 2024", kind: "absolute", start: "2024-01-01", end: "2025-01-01", comparator: "in", ordinal: null },
+    ]);
     expect(cue("Products launched after 2015")[0]).toMatchObject({ comparator: "after", start: "2016-01-01", end: null });
     expect(cue("Orders since 2020")[0]).toMatchObject({ comparator: "since", start: "2020-01-01", end: null });
     expect(cue("Orders until 2021")[0]).toMatchObject({ comparator: "until", start: null, end: "2022-01-01" });
   });
 
   it("resolves relative cues against now", () => {
-    expect(cue("How many orders last year?")[0]).toMatchObject({ text: "last year", kind: "relative", start: "2024-01-01", end: "2025-01-01" });
+    expect(cue("How many orders last year?")[0]).toMatchObject({
+      text: "last year",
+      kind: "relative",
+      start: "2024-01-01",
+      end: "2025-01-01",
+    });
     expect(cue("Orders shipped last month")[0]).toMatchObject({ kind: "relative", start: "2025-05-01", end: "2025-06-01" });
     expect(cue("Revenue this year")[0]).toMatchObject({ start: "2025-01-01", end: "2026-01-01" });
     expect(cue("Sales in the last 3 months")[0]).toMatchObject({ kind: "relative", start: "2025-03-15", end: "2025-06-16" });
     // A different `now` moves the period.
-    expect(extractTimeCues("last year", new Date("2030-02-01T00:00:00Z")).cues[0]).toMatchObject({ start: "2029-01-01", end: "2030-01-01" });
+    expect(extractTimeCues("last year", new Date("2030-02-01T00:00:00Z")).cues[0]).toMatchObject({
+      start: "2029-01-01",
+      end: "2030-01-01",
+    });
   });
 
   it("reads ranges, months, quarters and decades", () => {
-    expect(cue("Orders between 2019 and 2021")[0]).toMatchObject({ kind: "range", comparator: "between", start: "2019-01-01", end: "2022-01-01" });
+    expect(cue("Orders between 2019 and 2021")[0]).toMatchObject({
+      kind: "range",
+      comparator: "between",
+      start: "2019-01-01",
+      end: "2022-01-01",
+    });
     expect(cue("Orders from 2019 to 2021")[0]).toMatchObject({ kind: "range", start: "2019-01-01", end: "2022-01-01" });
     expect(cue("Revenue in March 2025")[0]).toMatchObject({ kind: "absolute", start: "2025-03-01", end: "2025-04-01", comparator: "in" });
     expect(cue("Revenue in Q2 2024")[0]).toMatchObject({ start: "2024-04-01", end: "2024-07-01" });
@@ -234,10 +298,24 @@ describe("entity mentions", () => {
     // Ten refs in one KB and one in each of 14 others: the ten best, then each other KB's best link, so every KB can filter on the value.
     const many: Omit<LabelRow, "normalized">[] = [
       ...Array.from({ length: 12 }, (_, i) => ({ kbId: "kb0", label: "Summit 2 Tent", kind: "value", ref: `r${i}`, sourceObject: null })),
-      ...Array.from({ length: 14 }, (_, i) => ({ kbId: `kb${i + 1}`, label: "Summit 2 Tent", kind: "value", ref: "r", sourceObject: null })),
+      ...Array.from({ length: 14 }, (_, i) => ({
+        kbId: `kb${i + 1}`,
+        label: "Summit 2 Tent",
+        kind: "value",
+        ref: "r",
+        sourceObject: null,
+      })),
     ];
     const kbIds = [...new Set(many.map((r) => r.kbId))];
-    const intent = (await understandQuestion({ question: "Who makes the Summit 2 Tent?", history: [], kbIds, lookup: inMemoryEntityLookup(many), now: NOW })).intent;
+    const intent = (
+      await understandQuestion({
+        question: "Who makes the Summit 2 Tent?",
+        history: [],
+        kbIds,
+        lookup: inMemoryEntityLookup(many),
+        now: NOW,
+      })
+    ).intent;
     const links = mention(intent, "Summit 2 Tent")!.links;
     expect(links).toHaveLength(10 + 14);
     expect(new Set(links.map((l) => l.kbId)).size).toBe(15);
@@ -302,7 +380,11 @@ describe("conversation", () => {
   });
 
   it("completes an elliptic question with the earlier relation, entities and answer type", async () => {
-    const [first, second, third] = await converse("What was the revenue of the Nordics in 2025?", "And in 2024?", "What about Central Europe?");
+    const [first, second, third] = await converse(
+      "What was the revenue of the Nordics in 2025?",
+      "And in 2024?",
+      "What about Central Europe?",
+    );
     expect(second.completed).toBe("What was the revenue of the Nordics in 2024?");
     expect(second.relation).toBe(first.relation);
     expect(second.answerTypes).toEqual(first.answerTypes);
@@ -362,7 +444,9 @@ describe("language and bad input", () => {
         return lookup.find(mentions, kbIds, limit, options);
       },
     };
-    const question = "Which products made by Mekong Gear Works were shipped to Munich in 2024 and what did Maria Lindqvist say? ".repeat(100).slice(0, 10_000);
+    const question = "Which products made by Mekong Gear Works were shipped to Munich in 2024 and what did Maria Lindqvist say? "
+      .repeat(100)
+      .slice(0, 10_000);
     const started = performance.now();
     const intent = await understand(question, [], { lookup: counting });
     expect(performance.now() - started).toBeLessThan(3_000);
@@ -391,7 +475,10 @@ describe("language and bad input", () => {
     const traces: TraceEventInput[] = [];
     const broken: EntityLookup = { find: () => Promise.reject(new Error("database is down")) };
     const ctx: StageContext = { signal: new AbortController().signal, deadline: Date.now() + 10_000, trace: (e) => traces.push(e) };
-    const intent = await classicalUnderstand.run({ question: "Who directed Forrest Gump?", history: [], kbIds: KBS, lookup: broken, now: NOW }, ctx);
+    const intent = await classicalUnderstand.run(
+      { question: "Who directed Forrest Gump?", history: [], kbIds: KBS, lookup: broken, now: NOW },
+      ctx,
+    );
     expect(intent.entities).toEqual([expect.objectContaining({ mention: "Forrest Gump", links: [] })]);
     expect(traces.some((t) => t.type === "INFO" && t.summary.includes("database is down"))).toBe(true);
   });
@@ -400,6 +487,8 @@ describe("language and bad input", () => {
     const controller = new AbortController();
     controller.abort();
     const ctx: StageContext = { signal: controller.signal, deadline: Date.now() + 10_000, trace: () => undefined };
-    await expect(classicalUnderstand.run({ question: "Who is Tom Hanks?", history: [], kbIds: KBS, lookup, now: NOW }, ctx)).rejects.toBeInstanceOf(RunCancelledError);
+    await expect(
+      classicalUnderstand.run({ question: "Who is Tom Hanks?", history: [], kbIds: KBS, lookup, now: NOW }, ctx),
+    ).rejects.toBeInstanceOf(RunCancelledError);
   });
 });

@@ -3,7 +3,14 @@ import { explainUnreadQuestion, languageName, unreadQuestionReason } from "@/lib
 import type { Answer, Candidate } from "@/lib/pipeline/types";
 import { intent } from "./select-fixtures";
 
-const refused: Answer = { text: "Not found in the sources.", refrained: true, reason: "No evidence was found; try other knowledge bases or rephrase the question.", confidence: 0, citations: [], candidates: [] };
+const refused: Answer = {
+  text: "Not found in the sources.",
+  refrained: true,
+  reason: "No evidence was found; try other knowledge bases or rephrase the question.",
+  confidence: 0,
+  citations: [],
+  candidates: [],
+};
 const sales = { kbId: "kb-sales", kbName: "Aurora sales database" } as Candidate;
 
 describe("refusals told by their cause", () => {
@@ -11,7 +18,9 @@ describe("refusals told by their cause", () => {
     // The understand stage's keywords: the words searched for, with their stems.
     const misspelt = intent("How many oders were retruned?", { keywords: ["oders", "oder", "retruned", "retrun"] });
     const reason = unreadQuestionReason(misspelt, []);
-    expect(reason).toBe("None of your sources mentions 'oders' and 'retruned', so no source was searched. Check the spelling, or choose the knowledge bases to search under “Knowledge bases” and ask again.");
+    expect(reason).toBe(
+      "None of your sources mentions 'oders' and 'retruned', so no source was searched. Check the spelling, or choose the knowledge bases to search under “Knowledge bases” and ask again.",
+    );
     expect(explainUnreadQuestion(refused, misspelt, []).reason).toBe(reason);
   });
 

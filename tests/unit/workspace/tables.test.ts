@@ -50,7 +50,13 @@ describe("the tables a workspace export carries", () => {
 
 describe("rows as JSON lines", () => {
   it("brings dates and bytes back as they were, and leaves Json values alone", () => {
-    const row = { id: "a", at: new Date("2026-11-25T10:00:00.000Z"), vector: new Uint8Array([0, 1, 255]), config: { nested: { when: "2026" } }, n: null };
+    const row = {
+      id: "a",
+      at: new Date("2026-11-25T10:00:00.000Z"),
+      vector: new Uint8Array([0, 1, 255]),
+      config: { nested: { when: "2026" } },
+      n: null,
+    };
     const back = decodeRow(encodeRow(row));
     expect(back).toEqual({ ...row, vector: new Uint8Array([0, 1, 255]) });
     expect(back.at).toBeInstanceOf(Date);

@@ -13,7 +13,13 @@ import { getGuide } from "@/lib/pipeline/guides";
 
 export const metadata: Metadata = { title: "Extraction guide" };
 
-export default async function GuidePage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ saved?: string; resolved?: string }> }) {
+export default async function GuidePage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<{ saved?: string; resolved?: string }>;
+}) {
   const { id } = await params;
   const user = await requireRole(rolesFor("/guides"), `/guides/${id}`);
   const guide = await getGuide(await db(), user, id).catch((e) => {
@@ -23,14 +29,21 @@ export default async function GuidePage({ params, searchParams }: { params: Prom
   const { saved, resolved } = await searchParams;
   return (
     <>
-      <Link href="/guides" className="text-sm text-brand-700 hover:underline">← Extraction guides</Link>
+      <Link href="/guides" className="text-sm text-brand-700 hover:underline">
+        ← Extraction guides
+      </Link>
       <div className="mt-2">
         <PageHeader
           title={guide.question}
           description="An extraction guide: similar questions retrieve it, and its sources and actions steer source selection and query writing."
           actions={
             <div className="flex items-start gap-2">
-              <Link href={`/guides/${guide.id}/edit`} className="inline-flex items-center rounded-md bg-brand-600 px-3.5 py-2 text-sm font-medium text-white hover:bg-brand-700">Edit</Link>
+              <Link
+                href={`/guides/${guide.id}/edit`}
+                className="inline-flex items-center rounded-md bg-brand-600 px-3.5 py-2 text-sm font-medium text-white hover:bg-brand-700"
+              >
+                Edit
+              </Link>
               <DeleteGuide id={guide.id} />
             </div>
           }
@@ -38,7 +51,12 @@ export default async function GuidePage({ params, searchParams }: { params: Prom
       </div>
       {resolved && (
         <div className="mb-4">
-          <Alert tone="success">Guide saved and the report resolved. <Link href="/feedback" className="font-medium underline">Back to the queue</Link></Alert>
+          <Alert tone="success">
+            Guide saved and the report resolved.{" "}
+            <Link href="/feedback" className="font-medium underline">
+              Back to the queue
+            </Link>
+          </Alert>
         </div>
       )}
       {saved && !resolved && (

@@ -55,8 +55,12 @@ export default async function NewGuidePage({ searchParams }: { searchParams: Pro
     } else if (search.fromRun) {
       initial = await guideDraftFromRun(prisma, user, search.fromRun);
       origin = "run";
-      if (!initial.sources.length) note = "The run ran no query that returned evidence: add the sources and actions that answer the question.";
-      existing = await prisma.extractionGuide.findFirst({ where: { AND: [{ fromRunId: search.fromRun }, guideAccessWhere(user)] }, select: { id: true, question: true } });
+      if (!initial.sources.length)
+        note = "The run ran no query that returned evidence: add the sources and actions that answer the question.";
+      existing = await prisma.extractionGuide.findFirst({
+        where: { AND: [{ fromRunId: search.fromRun }, guideAccessWhere(user)] },
+        select: { id: true, question: true },
+      });
     }
   } catch (e) {
     if (!(e instanceof AppError) || e.code !== "NOT_FOUND") throw e;
@@ -83,18 +87,29 @@ export default async function NewGuidePage({ searchParams }: { searchParams: Pro
       </div>
       {problem ? (
         <Alert tone="error">
-          {problem} <Link href={report ? "/feedback" : "/guides"} className="font-medium underline">Go back</Link>
+          {problem}{" "}
+          <Link href={report ? "/feedback" : "/guides"} className="font-medium underline">
+            Go back
+          </Link>
         </Alert>
       ) : existing && !report ? (
         <Alert tone="info">
-          This run is already saved as the guide <Link href={`/guides/${existing.id}`} className="font-medium underline">{existing.question}</Link>. Edit that guide instead.
+          This run is already saved as the guide{" "}
+          <Link href={`/guides/${existing.id}`} className="font-medium underline">
+            {existing.question}
+          </Link>
+          . Edit that guide instead.
         </Alert>
       ) : (
         <div className="space-y-4">
           {report && <ReportSummary item={report} />}
           {report && existing && (
             <Alert tone="info">
-              This run is already saved as the guide <Link href={`/guides/${existing.id}`} className="font-medium underline">{existing.question}</Link>. You can resolve the report with that guide from the queue, or save a new one here.
+              This run is already saved as the guide{" "}
+              <Link href={`/guides/${existing.id}`} className="font-medium underline">
+                {existing.question}
+              </Link>
+              . You can resolve the report with that guide from the queue, or save a new one here.
             </Alert>
           )}
           {note && <Alert tone="info">{note}</Alert>}

@@ -12,7 +12,10 @@ export default async function NewKnowledgeBasePage() {
   const groups = await (await db()).group.findMany({ orderBy: { name: "asc" }, select: { id: true, name: true } });
   return (
     <>
-      <PageHeader title="Register a knowledge base" description="Mosaic reads the source on its own terms: it describes it, creates its source objects and indexes its entities. Registration is all it takes." />
+      <PageHeader
+        title="Register a knowledge base"
+        description="Mosaic reads the source on its own terms: it describes it, creates its source objects and indexes its entities. Registration is all it takes."
+      />
       <RegisterKbForm groups={groups} />
     </>
   );

@@ -6,4 +6,6 @@ import { rolesFor } from "@/lib/navigation";
 export const runtime = "nodejs";
 
 /** Extraction guides and resolved feedback a suite can be authored from (within the caller's access). */
-export const GET = withAuthRoute({ name: "eval.sources", roles: rolesFor("/evaluation") }, async ({ user }) => listAuthoringSources(await db(), user));
+export const GET = withAuthRoute({ name: "eval.sources", roles: rolesFor("/evaluation") }, async ({ user }) =>
+  listAuthoringSources(await db(), user),
+);

@@ -11,7 +11,11 @@ export const runtime = "nodejs";
 const roles = rolesFor("/evaluation");
 
 /** Suites the caller can run: built-in (with whether their KBs are there) and authored ones. */
-export const GET = withAuthRoute({ name: "eval.suites.list", roles }, async ({ user }) => listSuiteOptions(await db(), user, suiteSettings(loadEnv(), catalogDeps())));
+export const GET = withAuthRoute({ name: "eval.suites.list", roles }, async ({ user }) =>
+  listSuiteOptions(await db(), user, suiteSettings(loadEnv(), catalogDeps())),
+);
 
 /** Authors a suite from extraction guides, resolved feedback and written questions. */
-export const POST = withAuthRoute({ name: "eval.suites.create", roles, input: createSuiteSchema }, async ({ user, input }) => createAuthoredSuite(await db(), user, input));
+export const POST = withAuthRoute({ name: "eval.suites.create", roles, input: createSuiteSchema }, async ({ user, input }) =>
+  createAuthoredSuite(await db(), user, input),
+);

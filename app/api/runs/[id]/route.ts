@@ -12,7 +12,19 @@ export const GET = withAuthRoute<undefined, { id: string }>({ name: "runs.get" }
   const view = await loadRunView(prisma, user, params.id);
   const run = await prisma.run.findUniqueOrThrow({
     where: { id: view.id },
-    select: { id: true, question: true, status: true, answer: true, refrained: true, refrainReason: true, confidence: true, timings: true, createdAt: true, conversationId: true, traceEvents: { orderBy: { seq: "asc" } } },
+    select: {
+      id: true,
+      question: true,
+      status: true,
+      answer: true,
+      refrained: true,
+      refrainReason: true,
+      confidence: true,
+      timings: true,
+      createdAt: true,
+      conversationId: true,
+      traceEvents: { orderBy: { seq: "asc" } },
+    },
   });
   const withheld = view.hidden?.wholeResult === true;
   return {

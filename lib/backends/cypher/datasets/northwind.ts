@@ -77,7 +77,11 @@ function readCsv(file: string): Record<string, string>[] {
   });
 }
 
-export async function loadNorthwindCsv(driver: Driver, datasetsDir: string, options: { database?: string } = {}): Promise<NorthwindLoadReport> {
+export async function loadNorthwindCsv(
+  driver: Driver,
+  datasetsDir: string,
+  options: { database?: string } = {},
+): Promise<NorthwindLoadReport> {
   const started = performance.now();
   const dir = path.join(datasetsDir, "neo4j-northwind");
   const session = driver.session({ database: options.database });
@@ -99,7 +103,10 @@ export async function loadNorthwindCsv(driver: Driver, datasetsDir: string, opti
     const counts = await session.executeRead(async (tx) => {
       const nodes = await tx.run("MATCH (n) WHERE n:Product OR n:Category OR n:Supplier OR n:Customer OR n:Order RETURN count(n) AS c");
       const rels = await tx.run("MATCH ()-[r:PART_OF|SUPPLIES|PURCHASED|ORDERS]->() RETURN count(r) AS c");
-      return { nodes: neo4j.integer.toNumber(nodes.records[0]!.get("c")), relationships: neo4j.integer.toNumber(rels.records[0]!.get("c")) };
+      return {
+        nodes: neo4j.integer.toNumber(nodes.records[0]!.get("c")),
+        relationships: neo4j.integer.toNumber(rels.records[0]!.get("c")),
+      };
     });
     return { ...counts, elapsedMs: Math.round(performance.now() - started) };
   } finally {

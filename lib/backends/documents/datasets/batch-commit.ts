@@ -49,7 +49,13 @@ export async function commitDatasetRecords(ctx: BackendContext, records: Dataset
               return "failed" as const;
             }
             const document = assembleDocument(parsed, settings);
-            return writer.commit({ preferredId: r.id, sourceName: r.sourceName, mediaType: r.mediaType, contentHash: r.contentHash, document }).outcome;
+            return writer.commit({
+              preferredId: r.id,
+              sourceName: r.sourceName,
+              mediaType: r.mediaType,
+              contentHash: r.contentHash,
+              document,
+            }).outcome;
           }),
         )
         .immediate();
@@ -81,7 +87,16 @@ async function commitToOpenSearch(ctx: BackendContext, records: DatasetRecord[],
       const toCommit: { k: number; input: DocumentToCommit }[] = [];
       for (const [k, r] of batch.entries()) {
         try {
-          toCommit.push({ k, input: { preferredId: r.id, sourceName: r.sourceName, mediaType: r.mediaType, contentHash: r.contentHash, document: assembleDocument(r.read(), target.settings) } });
+          toCommit.push({
+            k,
+            input: {
+              preferredId: r.id,
+              sourceName: r.sourceName,
+              mediaType: r.mediaType,
+              contentHash: r.contentHash,
+              document: assembleDocument(r.read(), target.settings),
+            },
+          });
         } catch (e) {
           const error = e instanceof Error ? e.message : String(e);
           await target.recordFailure({ sourceName: r.sourceName, mediaType: r.mediaType, contentHash: r.contentHash, error });

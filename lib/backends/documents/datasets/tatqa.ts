@@ -39,7 +39,11 @@ function isHeaderRow(row: string[]): boolean {
  * columns: the scale note stands where a row label would.
  */
 function isUnitHeaderRow(row: string[]): boolean {
-  return !!scaleInHeader(row[0] ?? "") && row.slice(1).some((c) => c.trim()) && row.slice(1).every((c) => !/\d/.test(c.replace(/\b(19|20)\d\d\b/g, "")));
+  return (
+    !!scaleInHeader(row[0] ?? "") &&
+    row.slice(1).some((c) => c.trim()) &&
+    row.slice(1).every((c) => !/\d/.test(c.replace(/\b(19|20)\d\d\b/g, "")))
+  );
 }
 
 /** A row whose cells after the first name periods and nothing else: "2019", "2018 (4)", "April 27, 2019". */
@@ -88,8 +92,12 @@ function scaleNoteFor(grid: string[][], headerRows: number, paragraphs: { text: 
   if (grid.slice(0, headerRows).some((r) => r.some((c) => scaleInHeader(c)))) return null;
   // A unit row holds no figure: its only digits are years and the "000" of "$'000".
   const noFigure = (c: string) => !/\d/.test(c.replace(/\b(19|20)\d\d\b/g, "").replace(/['’‘]?000['’]?s?\b/g, ""));
-  const unitRow = grid.slice(headerRows).find((r) => r.some((c) => c.trim()) && r.every(noFigure) && r.some((c) => c.length <= 40 && scaleInHeader(c)));
-  const note: ScaleNote | null = unitRow ? unitRow.map((c) => (c.length <= 40 ? scaleInHeader(c) : null)).find((n) => n) ?? null : paragraphs.map((p) => scaleInProse(p.text)).find((n) => n) ?? null;
+  const unitRow = grid
+    .slice(headerRows)
+    .find((r) => r.some((c) => c.trim()) && r.every(noFigure) && r.some((c) => c.length <= 40 && scaleInHeader(c)));
+  const note: ScaleNote | null = unitRow
+    ? (unitRow.map((c) => (c.length <= 40 ? scaleInHeader(c) : null)).find((n) => n) ?? null)
+    : (paragraphs.map((p) => scaleInProse(p.text)).find((n) => n) ?? null);
   if (!note) return null;
   return `in ${note.scale}s${note.except.length ? `, except ${note.except.join(" and ")} figures` : ""}`;
 }
@@ -132,7 +140,12 @@ export async function loadTatQa(ctx: BackendContext, datasetsDir: string, opts: 
 }
 
 /** TAT-QA contexts already read (any file in TAT-QA's format, e.g. a question file given to the evaluation), as loadTatQa stores them. */
-export async function loadTatQaContexts(ctx: BackendContext, contexts: unknown[], sourceName: string, opts: DatasetLoadOptions = {}): Promise<IngestReport> {
+export async function loadTatQaContexts(
+  ctx: BackendContext,
+  contexts: unknown[],
+  sourceName: string,
+  opts: DatasetLoadOptions = {},
+): Promise<IngestReport> {
   const chosen = opts.limit !== undefined ? contexts.slice(0, opts.limit) : contexts;
   const records: DatasetRecord[] = chosen.map((raw, i) => {
     const uid = (raw as { table?: { uid?: unknown } })?.table?.uid;
@@ -142,7 +155,9 @@ export async function loadTatQaContexts(ctx: BackendContext, contexts: unknown[]
       sourceName: `${sourceName}#${id}`,
       mediaType: "application/json",
       // The loader's version is part of the hash: a change in how contexts become documents re-ingests them.
-      contentHash: contentHash(JSON.stringify([LOADER_VERSION, (raw as { table?: unknown })?.table, (raw as { paragraphs?: unknown })?.paragraphs])),
+      contentHash: contentHash(
+        JSON.stringify([LOADER_VERSION, (raw as { table?: unknown })?.table, (raw as { paragraphs?: unknown })?.paragraphs]),
+      ),
       read: () => {
         const parsed = contextSchema.safeParse(raw);
         if (!parsed.success) throw new Error(`TAT-QA context ${i + 1} has an unexpected shape (${parsed.error.issues[0]?.message})`);

@@ -28,7 +28,15 @@ import { verbalizeSearchResult } from "../verbalize";
 import { type CollectionMeta, OpenSearchCollection } from "./collection";
 import { call } from "./connection";
 import { checkLayout } from "./layout";
-import { type CollectionOutline, documentSentencesOf, loadDocumentRecord, loadTableRecord, quickCounts, readOutline, statsDocuments } from "./read";
+import {
+  type CollectionOutline,
+  documentSentencesOf,
+  loadDocumentRecord,
+  loadTableRecord,
+  quickCounts,
+  readOutline,
+  statsDocuments,
+} from "./read";
 import { searchOpenSearch } from "./search";
 
 interface Snapshot {
@@ -108,9 +116,18 @@ export class OpenSearchDocumentsBackend implements KnowledgeBackend, CollectionA
       titles: outline.documents.slice(0, DESCRIPTOR_SAMPLE_TITLES).map((d) => ({ id: d.id, title: d.title })),
       tables: outline.tables
         .slice(0, DESCRIPTOR_LISTED_TABLES)
-        .map((t) => ({ key: t.key, caption: t.caption, section: t.section, header: t.header, rowCount: t.rows.length, title: t.documentTitle })),
+        .map((t) => ({
+          key: t.key,
+          caption: t.caption,
+          section: t.section,
+          header: t.header,
+          rowCount: t.rows.length,
+          title: t.documentTitle,
+        })),
       // Most frequent first, ties in the order the SQLite collection lists them (name descending).
-      formats: [...formats].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0)).map(([mediaType, n]) => ({ mediaType, n })),
+      formats: [...formats]
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0))
+        .map(([mediaType, n]) => ({ mediaType, n })),
     });
   }
 
@@ -190,12 +207,14 @@ export class OpenSearchDocumentsBackend implements KnowledgeBackend, CollectionA
   /** AU-RAG's SelectCoordinates on this engine (the SQLite collection's selectCoordinates). */
   async selectCoordinates(tableKey: string, rows: number[], cols: (number | string)[]): Promise<CoordinateSelection> {
     const table = await loadTableRecord(this.collection, tableKey);
-    if (!table) throw new QueryExecutionError(`This collection has no table "${tableKey}". Table keys look like "<document id>#table-1".`, tableKey);
+    if (!table)
+      throw new QueryExecutionError(`This collection has no table "${tableKey}". Table keys look like "<document id>#table-1".`, tableKey);
     return coordinateSelection(table, rows, cols);
   }
 
   async readSentences(documentId: string): Promise<string[]> {
-    if (!(await loadDocumentRecord(this.collection, documentId))) throw new QueryExecutionError(`This collection has no document "${documentId}".`, documentId);
+    if (!(await loadDocumentRecord(this.collection, documentId)))
+      throw new QueryExecutionError(`This collection has no document "${documentId}".`, documentId);
     return documentSentencesOf(this.collection, documentId);
   }
 

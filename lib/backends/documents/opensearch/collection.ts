@@ -60,7 +60,13 @@ export class OpenSearchCollection {
       embedding_model: "",
       embedding_dimensions: 0,
     };
-    await call(this.conn, "PUT", `/${this.names.contentAlias}/_create/${META_ID}`, { type: "meta", ...initial }, { ignore: [409], querystring: { refresh: "true" } });
+    await call(
+      this.conn,
+      "PUT",
+      `/${this.names.contentAlias}/_create/${META_ID}`,
+      { type: "meta", ...initial },
+      { ignore: [409], querystring: { refresh: "true" } },
+    );
     return this.meta();
   }
 
@@ -83,11 +89,23 @@ export class OpenSearchCollection {
   }
 
   async bumpContentVersion(): Promise<void> {
-    await call(this.conn, "POST", `/${this.names.contentAlias}/_update/${META_ID}`, { script: { source: "ctx._source.content_version += 1", lang: "painless" } }, { querystring: { retry_on_conflict: 5 } });
+    await call(
+      this.conn,
+      "POST",
+      `/${this.names.contentAlias}/_update/${META_ID}`,
+      { script: { source: "ctx._source.content_version += 1", lang: "painless" } },
+      { querystring: { retry_on_conflict: 5 } },
+    );
   }
 
   async setMeta(fields: Partial<CollectionMeta>): Promise<void> {
-    await call(this.conn, "POST", `/${this.names.contentAlias}/_update/${META_ID}`, { doc: fields }, { querystring: { retry_on_conflict: 5, refresh: "true" } });
+    await call(
+      this.conn,
+      "POST",
+      `/${this.names.contentAlias}/_update/${META_ID}`,
+      { doc: fields },
+      { querystring: { retry_on_conflict: 5, refresh: "true" } },
+    );
   }
 
   async refresh(): Promise<void> {
@@ -103,7 +121,13 @@ export class OpenSearchCollection {
   }
 
   /** Every hit of a query in `sort` order, page by page (search_after), so a large collection is never one response. */
-  async *scan<T>(index: string, query: object, sort: object[], source: string[] | { excludes: string[] }, pageSize = 500): AsyncGenerator<SearchHit<T>> {
+  async *scan<T>(
+    index: string,
+    query: object,
+    sort: object[],
+    source: string[] | { excludes: string[] },
+    pageSize = 500,
+  ): AsyncGenerator<SearchHit<T>> {
     let after: unknown[] | undefined;
     for (;;) {
       const page = await this.search<T>(index, { query, sort, _source: source, size: pageSize, ...(after ? { search_after: after } : {}) });

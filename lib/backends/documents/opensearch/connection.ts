@@ -25,7 +25,9 @@ export function connectOpenSearch(config: DocumentsConfig, secrets: DocumentsSec
   const settings = openSearchSettings(config);
   const url = settings.url ?? loadEnv().SEARCH_URL;
   if (!url) {
-    throw new BackendConfigError("This collection lives in OpenSearch, but no cluster address is set: give the collection one, or set SEARCH_URL on the server.");
+    throw new BackendConfigError(
+      "This collection lives in OpenSearch, but no cluster address is set: give the collection one, or set SEARCH_URL on the server.",
+    );
   }
   const auth = settings.username ? { username: settings.username, password: secrets.password ?? "" } : undefined;
   const client = new Client({ node: url, auth, maxRetries: 2, requestTimeout: 30_000 });
@@ -48,9 +50,12 @@ export function describeOpenSearchError(e: unknown, url: string): string {
     const status = e.meta.statusCode ?? 0;
     const { type, reason } = reasonOf(e.meta.body);
     if (status === 401) return `OpenSearch at ${url} refused the credentials (authentication failed): check the user and password.`;
-    if (status === 403) return `OpenSearch at ${url} denied access (the user lacks permission on the collection's indexes${reason ? `: ${reason}` : ""}).`;
-    if (type === "index_not_found_exception") return `OpenSearch at ${url} has no index for this collection (${reason || "index not found"}): it was deleted or never built; re-index the collection.`;
-    if (type.includes("mapper") || type === "illegal_argument_exception") return `OpenSearch at ${url} rejected the collection's mapping (${reason || type}): the index was built by another version; re-index the collection.`;
+    if (status === 403)
+      return `OpenSearch at ${url} denied access (the user lacks permission on the collection's indexes${reason ? `: ${reason}` : ""}).`;
+    if (type === "index_not_found_exception")
+      return `OpenSearch at ${url} has no index for this collection (${reason || "index not found"}): it was deleted or never built; re-index the collection.`;
+    if (type.includes("mapper") || type === "illegal_argument_exception")
+      return `OpenSearch at ${url} rejected the collection's mapping (${reason || type}): the index was built by another version; re-index the collection.`;
     return `OpenSearch at ${url} answered ${status}${type ? ` ${type}` : ""}${reason ? `: ${reason}` : ""}.`;
   }
   if (e instanceof errors.TimeoutError) return `OpenSearch at ${url} did not answer in time.`;
@@ -100,7 +105,13 @@ export async function call<T = unknown>(
 ): Promise<{ status: number; body: T }> {
   if (opts.signal?.aborted) throw new OpenSearchRequestError("The request to OpenSearch was cancelled.", null, "cancelled");
   const request = conn.client.transport.request(
-    { method, path, body: body as Record<string, unknown> | undefined, bulkBody: opts.bulkBody as Record<string, unknown>[] | undefined, querystring: opts.querystring },
+    {
+      method,
+      path,
+      body: body as Record<string, unknown> | undefined,
+      bulkBody: opts.bulkBody as Record<string, unknown>[] | undefined,
+      querystring: opts.querystring,
+    },
     { ignore: opts.ignore, requestTimeout: opts.timeoutMs, maxRetries: opts.signal ? 0 : undefined },
   );
   const onAbort = () => request.abort();
@@ -109,10 +120,15 @@ export async function call<T = unknown>(
     const res = await request;
     return { status: res.statusCode ?? 200, body: res.body as T };
   } catch (e) {
-    if (e instanceof errors.RequestAbortedError) throw new OpenSearchRequestError("The request to OpenSearch was cancelled.", null, "cancelled");
+    if (e instanceof errors.RequestAbortedError)
+      throw new OpenSearchRequestError("The request to OpenSearch was cancelled.", null, "cancelled");
     if (e instanceof errors.TimeoutError) throw new OpenSearchRequestError(describeOpenSearchError(e, conn.url), null, "timeout");
     const answered = e instanceof errors.ResponseError;
-    throw new OpenSearchRequestError(describeOpenSearchError(e, conn.url), answered ? (e.meta.statusCode ?? null) : null, answered ? reasonOf(e.meta.body).type : "");
+    throw new OpenSearchRequestError(
+      describeOpenSearchError(e, conn.url),
+      answered ? (e.meta.statusCode ?? null) : null,
+      answered ? reasonOf(e.meta.body).type : "",
+    );
   } finally {
     opts.signal?.removeEventListener("abort", onAbort);
   }

@@ -27,7 +27,12 @@ export function collectionIndexes(settings: Pick<OpenSearchSettings, "indexPrefi
   const id = kbId.toLowerCase();
   if (!/^[a-z0-9_-]{1,100}$/.test(id)) throw new BackendConfigError(`Invalid knowledge base id "${kbId}" for an index name.`);
   const base = `${settings.indexPrefix}-kb-${id}`;
-  return { unitsAlias: `${base}-units`, contentAlias: `${base}-content`, unitsIndex: `${base}-units-v${LAYOUT_VERSION}`, contentIndex: `${base}-content-v${LAYOUT_VERSION}` };
+  return {
+    unitsAlias: `${base}-units`,
+    contentAlias: `${base}-content`,
+    unitsIndex: `${base}-units-v${LAYOUT_VERSION}`,
+    contentIndex: `${base}-content-v${LAYOUT_VERSION}`,
+  };
 }
 
 /** The vector field for a model of this width (a model of another width gets a field of its own). */
@@ -125,14 +130,23 @@ const CONTENT_MAPPING = {
 
 function indexBody(settings: OpenSearchSettings, mappings: object, knn: boolean) {
   return {
-    settings: { index: { number_of_shards: settings.shards, number_of_replicas: settings.replicas, ...(knn ? { knn: true } : {}) }, analysis: ANALYSIS },
+    settings: {
+      index: { number_of_shards: settings.shards, number_of_replicas: settings.replicas, ...(knn ? { knn: true } : {}) },
+      analysis: ANALYSIS,
+    },
     mappings,
   };
 }
 
 /** Layout of the index behind an alias, or null when the alias does not exist. */
 async function layoutBehind(conn: OpenSearchConnection, alias: string): Promise<{ index: string; layout: unknown } | null> {
-  const res = await call<Record<string, { mappings?: { _meta?: { mosaic_layout?: unknown } } }>>(conn, "GET", `/${encodeURIComponent(alias)}/_mapping`, undefined, { ignore: [404] });
+  const res = await call<Record<string, { mappings?: { _meta?: { mosaic_layout?: unknown } } }>>(
+    conn,
+    "GET",
+    `/${encodeURIComponent(alias)}/_mapping`,
+    undefined,
+    { ignore: [404] },
+  );
   if (res.status === 404) return null;
   const [index, body] = Object.entries(res.body)[0] ?? [];
   return index ? { index, layout: body?.mappings?._meta?.mosaic_layout } : null;
@@ -176,9 +190,19 @@ export async function checkLayout(conn: OpenSearchConnection, names: CollectionI
 export async function ensureIndexes(conn: OpenSearchConnection, names: CollectionIndexes): Promise<void> {
   const create = async (index: string, alias: string, mappings: object, knn: boolean) => {
     if ((await layoutBehind(conn, alias)) !== null) return;
-    const res = await call<{ error?: { type?: string } }>(conn, "PUT", `/${index}`, { ...indexBody(conn.settings, mappings, knn), aliases: { [alias]: {} } }, { ignore: [400] });
+    const res = await call<{ error?: { type?: string } }>(
+      conn,
+      "PUT",
+      `/${index}`,
+      { ...indexBody(conn.settings, mappings, knn), aliases: { [alias]: {} } },
+      { ignore: [400] },
+    );
     if (res.status === 400 && res.body.error?.type !== "resource_already_exists_exception") {
-      throw new OpenSearchRequestError(`OpenSearch at ${conn.url} refused to create the index "${index}": ${JSON.stringify(res.body.error)}`, 400, String(res.body.error?.type ?? ""));
+      throw new OpenSearchRequestError(
+        `OpenSearch at ${conn.url} refused to create the index "${index}": ${JSON.stringify(res.body.error)}`,
+        400,
+        String(res.body.error?.type ?? ""),
+      );
     }
   };
   await create(names.contentIndex, names.contentAlias, CONTENT_MAPPING, false);
@@ -193,7 +217,13 @@ export async function ensureIndexes(conn: OpenSearchConnection, names: Collectio
 export async function ensureVectorField(conn: OpenSearchConnection, names: CollectionIndexes, dimensions: number): Promise<string> {
   const field = vectorField(dimensions);
   await call(conn, "PUT", `/${names.unitsAlias}/_mapping`, {
-    properties: { [field]: { type: "knn_vector", dimension: Math.floor(dimensions), method: { name: "hnsw", space_type: "cosinesimil", engine: "lucene" } } },
+    properties: {
+      [field]: {
+        type: "knn_vector",
+        dimension: Math.floor(dimensions),
+        method: { name: "hnsw", space_type: "cosinesimil", engine: "lucene" },
+      },
+    },
   });
   return field;
 }
@@ -209,7 +239,12 @@ export async function indexesBehind(conn: OpenSearchConnection, alias: string): 
  * it before the alias moves), with this version's settings, analyzer and mapping, plus `extra` fields
  * (the vector fields the collection already has).
  */
-export async function createLayoutIndex(conn: OpenSearchConnection, index: string, which: "units" | "content", extra: Record<string, unknown> = {}): Promise<void> {
+export async function createLayoutIndex(
+  conn: OpenSearchConnection,
+  index: string,
+  which: "units" | "content",
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   const base = which === "units" ? UNITS_MAPPING : CONTENT_MAPPING;
   const mappings = { ...base, properties: { ...base.properties, ...extra } };
   await call(conn, "PUT", `/${index}`, indexBody(conn.settings, mappings, which === "units"));

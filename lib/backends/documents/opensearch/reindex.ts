@@ -25,7 +25,12 @@ const fmt = (n: number) => n.toLocaleString("en");
 const POLL_MS = 500;
 
 export async function enqueueReindex(prisma: PrismaClient, kbId: string) {
-  return enqueueJob(prisma, reindexCollectionJob, { kbId }, { activeKey: `${reindexCollectionJob.id}:${kbId}`, kbId, message: "Waiting to re-index the collection." });
+  return enqueueJob(
+    prisma,
+    reindexCollectionJob,
+    { kbId },
+    { activeKey: `${reindexCollectionJob.id}:${kbId}`, kbId, message: "Waiting to re-index the collection." },
+  );
 }
 
 export async function latestReindex(prisma: PrismaClient, kbId: string): Promise<JobView | null> {
@@ -50,14 +55,20 @@ export async function requestReindex(prisma: PrismaClient, kbId: string): Promis
  * must not rebuild what a newer one wrote. Returns how many jobs were asked for.
  */
 export async function reindexOutdatedCollections(prisma: PrismaClient, deps: { encryptionKey: Buffer }): Promise<number> {
-  const kbs = await prisma.knowledgeBase.findMany({ where: { kind: "DOCUMENTS" }, select: { id: true, name: true, config: true, secretsCiphertext: true } });
+  const kbs = await prisma.knowledgeBase.findMany({
+    where: { kind: "DOCUMENTS" },
+    select: { id: true, name: true, config: true, secretsCiphertext: true },
+  });
   let asked = 0;
   for (const kb of kbs) {
     const config = parseKbConfig("DOCUMENTS", kb.config) as DocumentsConfig;
     if (config.engine !== "opensearch") continue;
     let conn: OpenSearchConnection | undefined;
     try {
-      conn = connectOpenSearch(config, documentsSecretsSchema.parse(kb.secretsCiphertext ? decryptSecrets(kb.secretsCiphertext, deps.encryptionKey) : {}));
+      conn = connectOpenSearch(
+        config,
+        documentsSecretsSchema.parse(kb.secretsCiphertext ? decryptSecrets(kb.secretsCiphertext, deps.encryptionKey) : {}),
+      );
       const versions = await layoutVersions(conn, collectionIndexes(conn.settings, kb.id));
       if (versions.some((v) => v !== null && v < LAYOUT_VERSION)) {
         await enqueueReindex(prisma, kb.id);
@@ -78,7 +89,11 @@ async function countOf(conn: OpenSearchConnection, index: string): Promise<numbe
 
 /** The vector fields an index already has (one per embedding width), to carry into the new mapping. */
 async function vectorFields(conn: OpenSearchConnection, index: string): Promise<Record<string, unknown>> {
-  const res = await call<Record<string, { mappings?: { properties?: Record<string, { type?: string }> } }>>(conn, "GET", `/${index}/_mapping`);
+  const res = await call<Record<string, { mappings?: { properties?: Record<string, { type?: string }> } }>>(
+    conn,
+    "GET",
+    `/${index}/_mapping`,
+  );
   const properties = Object.values(res.body)[0]?.mappings?.properties ?? {};
   return Object.fromEntries(Object.entries(properties).filter(([name, p]) => name.startsWith("vector_") && p.type === "knn_vector"));
 }
@@ -91,8 +106,20 @@ interface TaskStatus {
 }
 
 /** Copies one index into another with the cluster's _reindex, reporting its counts while it runs. */
-async function copyIndex(conn: OpenSearchConnection, from: string, to: string, onProgress: (copied: number) => Promise<void>, signal: AbortSignal): Promise<number> {
-  const started = await call<{ task: string }>(conn, "POST", "/_reindex", { source: { index: from, size: 500 }, dest: { index: to } }, { querystring: { wait_for_completion: false, refresh: true } });
+async function copyIndex(
+  conn: OpenSearchConnection,
+  from: string,
+  to: string,
+  onProgress: (copied: number) => Promise<void>,
+  signal: AbortSignal,
+): Promise<number> {
+  const started = await call<{ task: string }>(
+    conn,
+    "POST",
+    "/_reindex",
+    { source: { index: from, size: 500 }, dest: { index: to } },
+    { querystring: { wait_for_completion: false, refresh: true } },
+  );
   const task = started.body.task;
   for (;;) {
     const res = await call<TaskStatus>(conn, "GET", `/_tasks/${encodeURIComponent(task)}`);
@@ -100,7 +127,10 @@ async function copyIndex(conn: OpenSearchConnection, from: string, to: string, o
     const copied = s.created + s.updated;
     if (res.body.completed) {
       const failure = res.body.error ?? res.body.response?.failures?.[0]?.cause;
-      if (failure) throw new JobFailedError(`OpenSearch could not copy ${from} into the new index (${failure.type ?? "error"}${failure.reason ? `: ${failure.reason}` : ""}); the collection keeps its current index.`);
+      if (failure)
+        throw new JobFailedError(
+          `OpenSearch could not copy ${from} into the new index (${failure.type ?? "error"}${failure.reason ? `: ${failure.reason}` : ""}); the collection keeps its current index.`,
+        );
       return copied;
     }
     await onProgress(copied);
@@ -114,15 +144,22 @@ async function copyIndex(conn: OpenSearchConnection, from: string, to: string, o
 
 export async function reindexCollection(ctx: JobContext<{ kbId: string }>): Promise<JobResult> {
   const { prisma, deps } = ctx.services;
-  const kb = await prisma.knowledgeBase.findUnique({ where: { id: ctx.payload.kbId }, select: { id: true, name: true, kind: true, config: true, secretsCiphertext: true } });
+  const kb = await prisma.knowledgeBase.findUnique({
+    where: { id: ctx.payload.kbId },
+    select: { id: true, name: true, kind: true, config: true, secretsCiphertext: true },
+  });
   if (!kb) throw new JobSkippedError("The knowledge base was deleted.");
   const config = parseKbConfig(kb.kind, kb.config) as DocumentsConfig;
-  if (kb.kind !== "DOCUMENTS" || config.engine !== "opensearch") throw new JobFailedError(`${kb.name} is not a collection in OpenSearch: there is nothing to re-index.`);
+  if (kb.kind !== "DOCUMENTS" || config.engine !== "opensearch")
+    throw new JobFailedError(`${kb.name} is not a collection in OpenSearch: there is nothing to re-index.`);
   const secrets = documentsSecretsSchema.parse(kb.secretsCiphertext ? decryptSecrets(kb.secretsCiphertext, deps.encryptionKey) : {});
   const conn = connectOpenSearch(config, secrets);
   try {
     const names = collectionIndexes(conn.settings, kb.id);
-    const suffix = ctx.jobId.toLowerCase().replace(/[^a-z0-9]/g, "").slice(-12);
+    const suffix = ctx.jobId
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, "")
+      .slice(-12);
     const pairs = [
       { which: "content" as const, alias: names.contentAlias, next: `${names.contentAlias}-v${LAYOUT_VERSION}-${suffix}` },
       { which: "units" as const, alias: names.unitsAlias, next: `${names.unitsAlias}-v${LAYOUT_VERSION}-${suffix}` },
@@ -142,7 +179,10 @@ export async function reindexCollection(ctx: JobContext<{ kbId: string }>): Prom
     if (plan.every((p) => p.current === p.next)) return { message: "The collection was already re-indexed by this job." };
 
     // A resumed attempt starts its copy over: the new indexes are nobody's yet.
-    await call(conn, "DELETE", `/${plan.map((p) => p.next).join(",")}`, undefined, { ignore: [404], querystring: { ignore_unavailable: true } });
+    await call(conn, "DELETE", `/${plan.map((p) => p.next).join(",")}`, undefined, {
+      ignore: [404],
+      querystring: { ignore_unavailable: true },
+    });
     const versionBefore = await contentVersion(conn, names.contentAlias);
     const totals = await Promise.all(plan.map((p) => countOf(conn, p.current)));
     const total = totals.reduce((a, b) => a + b, 0);
@@ -150,7 +190,12 @@ export async function reindexCollection(ctx: JobContext<{ kbId: string }>): Prom
     let copiedBefore = 0;
     for (const p of plan) {
       await createLayoutIndex(conn, p.next, p.which, p.which === "units" ? await vectorFields(conn, p.current) : {});
-      const say = (copied: number) => ctx.progress({ done: copiedBefore + copied, total, message: `Re-indexing: ${fmt(copiedBefore + copied)} of ${fmt(total)} records copied.` });
+      const say = (copied: number) =>
+        ctx.progress({
+          done: copiedBefore + copied,
+          total,
+          message: `Re-indexing: ${fmt(copiedBefore + copied)} of ${fmt(total)} records copied.`,
+        });
       copiedBefore += await copyIndex(conn, p.current, p.next, say, ctx.signal);
     }
 
@@ -158,10 +203,14 @@ export async function reindexCollection(ctx: JobContext<{ kbId: string }>): Prom
     await call(conn, "POST", `/${plan.map((p) => p.next).join(",")}/_refresh`);
     for (const [i, p] of plan.entries()) {
       const copied = await countOf(conn, p.next);
-      if (copied !== totals[i]) throw new JobFailedError(`The new index holds ${fmt(copied)} records instead of ${fmt(totals[i]!)}; the collection keeps its current index. Re-index again.`);
+      if (copied !== totals[i])
+        throw new JobFailedError(
+          `The new index holds ${fmt(copied)} records instead of ${fmt(totals[i]!)}; the collection keeps its current index. Re-index again.`,
+        );
     }
     const meta = await call(conn, "GET", `/${plan[0]!.next}/_doc/${META_ID}`, undefined, { ignore: [404] });
-    if (meta.status === 404) throw new JobFailedError("The new index lacks the collection's settings record; the collection keeps its current index.");
+    if (meta.status === 404)
+      throw new JobFailedError("The new index lacks the collection's settings record; the collection keeps its current index.");
     if ((await contentVersion(conn, names.contentAlias)) !== versionBefore) {
       // Documents were added while the copy ran: the next attempt copies them too.
       throw new Error("Documents were added while the collection was being re-indexed; it is re-indexed again to include them.");
@@ -177,10 +226,14 @@ export async function reindexCollection(ctx: JobContext<{ kbId: string }>): Prom
   }
   await closeBackend(kb.id);
   const refreshed = await refreshKnowledgeBase(prisma, deps, kb.id);
-  return { message: `Re-indexed with index layout ${LAYOUT_VERSION}; the previous indexes were removed. ${refreshed.message}`.slice(0, 500) };
+  return {
+    message: `Re-indexed with index layout ${LAYOUT_VERSION}; the previous indexes were removed. ${refreshed.message}`.slice(0, 500),
+  };
 }
 
 async function contentVersion(conn: OpenSearchConnection, alias: string): Promise<number> {
-  const res = await call<{ _source?: { content_version?: number } }>(conn, "GET", `/${alias}/_doc/${META_ID}`, undefined, { ignore: [404] });
+  const res = await call<{ _source?: { content_version?: number } }>(conn, "GET", `/${alias}/_doc/${META_ID}`, undefined, {
+    ignore: [404],
+  });
   return res.body._source?.content_version ?? -1;
 }

@@ -21,7 +21,10 @@ const UNIT_SOURCE = { excludes: ["vector_*", "search_text", "heading", "body"] }
 async function filterClauses(c: OpenSearchCollection, query: NativeQuery): Promise<object[]> {
   const parsed = searchFiltersSchema.safeParse(query.filters ?? {});
   if (!parsed.success) {
-    throw new QuerySyntaxError(`invalid search filters (${parsed.error.issues.map((i) => `${i.path.join(".") || "filters"}: ${i.message}`).join("; ")})`, query.text);
+    throw new QuerySyntaxError(
+      `invalid search filters (${parsed.error.issues.map((i) => `${i.path.join(".") || "filters"}: ${i.message}`).join("; ")})`,
+      query.text,
+    );
   }
   const filters = parsed.data;
   const out: object[] = [];
@@ -76,7 +79,10 @@ export async function searchOpenSearch(
 ): Promise<RawResult> {
   const started = performance.now();
   if (query.language !== "search") {
-    throw new QueryRejectedError(`a document collection answers "search" queries (free text), not ${query.language.toUpperCase()}`, query.text);
+    throw new QueryRejectedError(
+      `a document collection answers "search" queries (free text), not ${query.language.toUpperCase()}`,
+      query.text,
+    );
   }
   if (options.signal?.aborted) throw new QueryExecutionError("The search was cancelled before it started.", query.text);
   const remaining = () => Math.max(1, Math.floor(options.timeoutMs - (performance.now() - started)));
@@ -85,7 +91,8 @@ export async function searchOpenSearch(
       return await fn();
     } catch (e) {
       if (e instanceof OpenSearchRequestError && e.errorType === "timeout") throw new QueryTimeoutError(options.timeoutMs, query.text);
-      if (e instanceof OpenSearchRequestError && e.errorType === "cancelled") throw new QueryExecutionError("The search was cancelled.", query.text);
+      if (e instanceof OpenSearchRequestError && e.errorType === "cancelled")
+        throw new QueryExecutionError("The search was cancelled.", query.text);
       throw e;
     }
   };
@@ -93,13 +100,18 @@ export async function searchOpenSearch(
   const filters = await run(() => filterClauses(c, query));
   const terms = queryTerms(query.text, language);
   const maxRows = Math.max(1, Math.floor(options.maxRows));
-  if (terms.length === 0 && !dense) return { query, columns: SEARCH_RESULT_COLUMNS, records: [], truncated: false, elapsedMs: performance.now() - started };
+  if (terms.length === 0 && !dense)
+    return { query, columns: SEARCH_RESULT_COLUMNS, records: [], truncated: false, elapsedMs: performance.now() - started };
 
   const candidates = dense ? Math.min(MAX_HYBRID_CANDIDATES, Math.max(maxRows + 1, MIN_HYBRID_CANDIDATES)) : maxRows + 1;
   const units = new Map<string, UnitRecord>();
   const searchUnits = async (body: object): Promise<Ranked[]> => {
     const res = await run(() =>
-      c.search<UnitRecord>(c.names.unitsAlias, { ...body, size: candidates, _source: UNIT_SOURCE, timeout: `${remaining()}ms` }, { timeoutMs: remaining(), signal: options.signal }),
+      c.search<UnitRecord>(
+        c.names.unitsAlias,
+        { ...body, size: candidates, _source: UNIT_SOURCE, timeout: `${remaining()}ms` },
+        { timeoutMs: remaining(), signal: options.signal },
+      ),
     );
     if (res.timed_out) throw new QueryTimeoutError(options.timeoutMs, query.text);
     return res.hits.hits.map((h) => {
@@ -109,13 +121,25 @@ export async function searchOpenSearch(
   };
 
   const lexical =
-    terms.length === 0 ? [] : await searchUnits({ query: { bool: { must: [{ match: { search_text: { query: terms.join(" "), operator: "or" } } }], filter: filters } } });
+    terms.length === 0
+      ? []
+      : await searchUnits({
+          query: { bool: { must: [{ match: { search_text: { query: terms.join(" "), operator: "or" } } }], filter: filters } },
+        });
   let ranked: { id: string; score: number }[] = lexical;
   let retrieval: string | undefined;
   if (dense) {
     const field = vectorField(dense.vector.length);
     const vector = await searchUnits({
-      query: { knn: { [field]: { vector: Array.from(dense.vector), k: candidates, filter: { bool: { filter: [{ term: { vector_model: dense.model } }, ...filters] } } } } },
+      query: {
+        knn: {
+          [field]: {
+            vector: Array.from(dense.vector),
+            k: candidates,
+            filter: { bool: { filter: [{ term: { vector_model: dense.model } }, ...filters] } },
+          },
+        },
+      },
     });
     // Lucene's cosine score is (1 + cosine) / 2: back to the cosine the fusion and SQLite use.
     const similarity = vector.map((h) => ({ ...h, score: 2 * h.score - 1 }));
@@ -134,15 +158,31 @@ export async function searchOpenSearch(
   const truncated = current.length > maxRows;
   const top = current.slice(0, maxRows);
   const records = top.map((r) => toRecord(units.get(r.id)!, r.score, visible.get(units.get(r.id)!.document_id)!.title, retrieval));
-  if (dense) await run(() => rememberStoredVectors(c, top.map((r) => r.id), records, dense));
+  if (dense)
+    await run(() =>
+      rememberStoredVectors(
+        c,
+        top.map((r) => r.id),
+        records,
+        dense,
+      ),
+    );
   const elapsedMs = performance.now() - started;
   if (elapsedMs > options.timeoutMs) throw new QueryTimeoutError(options.timeoutMs, query.text);
   return { query, columns: SEARCH_RESULT_COLUMNS, records: records as unknown as Record<string, unknown>[], truncated, elapsedMs };
 }
 
 /** The committed version and title of each ready document (a unit of another version is a leftover or not yet switched on). */
-export async function currentVersions(c: OpenSearchCollection, documentIds: string[]): Promise<Map<string, { version: string; title: string }>> {
-  const records = await c.getContent<Pick<DocumentRecord, "id" | "title" | "status" | "content_hash">>(documentIds.map(documentRecordId), ["id", "title", "status", "content_hash"]);
+export async function currentVersions(
+  c: OpenSearchCollection,
+  documentIds: string[],
+): Promise<Map<string, { version: string; title: string }>> {
+  const records = await c.getContent<Pick<DocumentRecord, "id" | "title" | "status" | "content_hash">>(documentIds.map(documentRecordId), [
+    "id",
+    "title",
+    "status",
+    "content_hash",
+  ]);
   const out = new Map<string, { version: string; title: string }>();
   for (const r of records.values()) if (r.status === "ready") out.set(r.id, { version: r.content_hash.slice(0, 16), title: r.title });
   return out;
@@ -188,12 +228,16 @@ function toRecord(u: UnitRecord, score: number, title: string, retrieval: string
 async function rememberStoredVectors(c: OpenSearchCollection, ids: string[], records: SearchRecord[], dense: DenseQuery): Promise<void> {
   if (!ids.length) return;
   const field = vectorField(dense.vector.length);
-  const res = await c.search<Record<string, unknown>>(c.names.unitsAlias, { query: { ids: { values: ids } }, size: ids.length, _source: [field, "vector_model"] });
+  const res = await c.search<Record<string, unknown>>(c.names.unitsAlias, {
+    query: { ids: { values: ids } },
+    size: ids.length,
+    _source: [field, "vector_model"],
+  });
   const byId = new Map(res.hits.hits.map((h) => [h._id, h._source]));
   ids.forEach((id, i) => {
     const source = byId.get(id);
     const values = source?.[field];
-    if (source?.vector_model === dense.model && Array.isArray(values)) rememberVector(records[i]!, { model: dense.model, vector: Float32Array.from(values as number[]) });
+    if (source?.vector_model === dense.model && Array.isArray(values))
+      rememberVector(records[i]!, { model: dense.model, vector: Float32Array.from(values as number[]) });
   });
 }
-

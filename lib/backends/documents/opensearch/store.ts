@@ -87,17 +87,29 @@ export class OpenSearchCollectionWriter {
   /** Hashes committed by this writer, visible before the next refresh. */
   constructor(private readonly c: OpenSearchCollection) {}
 
-  private async findDocument(field: "content_hash" | "source_name", value: string, readyOnly: boolean): Promise<DocumentRecord | undefined> {
+  private async findDocument(
+    field: "content_hash" | "source_name",
+    value: string,
+    readyOnly: boolean,
+  ): Promise<DocumentRecord | undefined> {
     const filter: object[] = [{ term: { type: "document" } }, { term: { [field]: value } }];
     if (readyOnly) filter.push({ term: { status: "ready" } });
-    const res = await this.c.search<DocumentRecord>(this.c.names.contentAlias, { query: { bool: { filter } }, size: 1, _source: { excludes: ["text"] } });
+    const res = await this.c.search<DocumentRecord>(this.c.names.contentAlias, {
+      query: { bool: { filter } },
+      size: 1,
+      _source: { excludes: ["text"] },
+    });
     return res.hits.hits[0]?._source;
   }
 
   private async findDocuments(field: "content_hash" | "source_name", values: string[], readyOnly: boolean): Promise<DocumentRecord[]> {
     const filter: object[] = [{ term: { type: "document" } }, { terms: { [field]: [...new Set(values)] } }];
     if (readyOnly) filter.push({ term: { status: "ready" } });
-    const res = await this.c.search<DocumentRecord>(this.c.names.contentAlias, { query: { bool: { filter } }, size: values.length, _source: { excludes: ["text"] } });
+    const res = await this.c.search<DocumentRecord>(this.c.names.contentAlias, {
+      query: { bool: { filter } },
+      size: values.length,
+      _source: { excludes: ["text"] },
+    });
     return res.hits.hits.map((h) => h._source);
   }
 
@@ -124,8 +136,21 @@ export class OpenSearchCollectionWriter {
       return out;
     }
     const ready = new Map<string, string>();
-    for (const d of await this.findDocuments("content_hash", inputs.map((i) => i.contentHash), true)) ready.set(d.content_hash, d.id);
-    const bySource = new Map((await this.findDocuments("source_name", inputs.map((i) => i.sourceName), false)).map((d) => [d.source_name, d]));
+    for (const d of await this.findDocuments(
+      "content_hash",
+      inputs.map((i) => i.contentHash),
+      true,
+    ))
+      ready.set(d.content_hash, d.id);
+    const bySource = new Map(
+      (
+        await this.findDocuments(
+          "source_name",
+          inputs.map((i) => i.sourceName),
+          false,
+        )
+      ).map((d) => [d.source_name, d]),
+    );
 
     const results: { outcome: CommitOutcome; documentId: string }[] = [];
     const planned: { input: DocumentToCommit; id: string; seq: number | null; existing: DocumentRecord | undefined }[] = [];
@@ -269,7 +294,9 @@ export class OpenSearchCollectionWriter {
       seq: existing?.seq ?? (await this.c.nextSeq()),
       sentence_count: 0,
     };
-    await call(this.c.conn, "PUT", `/${this.c.names.contentAlias}/_doc/${encodeURIComponent(documentRecordId(id))}`, record, { querystring: { refresh: "true" } });
+    await call(this.c.conn, "PUT", `/${this.c.names.contentAlias}/_doc/${encodeURIComponent(documentRecordId(id))}`, record, {
+      querystring: { refresh: "true" },
+    });
   }
 
   /** An id no stored document has (nor one already `claimed` in the same batch). */
@@ -277,7 +304,13 @@ export class OpenSearchCollectionWriter {
     let id = base;
     for (let n = 2; ; n++) {
       if (!claimed.has(id)) {
-        const res = await call(this.c.conn, "HEAD", `/${this.c.names.contentAlias}/_doc/${encodeURIComponent(documentRecordId(id))}`, undefined, { ignore: [404] });
+        const res = await call(
+          this.c.conn,
+          "HEAD",
+          `/${this.c.names.contentAlias}/_doc/${encodeURIComponent(documentRecordId(id))}`,
+          undefined,
+          { ignore: [404] },
+        );
         if (res.status === 404) return id;
       }
       id = `${base}-${n}`;
@@ -287,13 +320,21 @@ export class OpenSearchCollectionWriter {
   private async bulk(lines: object[], refresh = false): Promise<void> {
     // Bounded requests: a document with a very large table (or a large batch) is sent in parts.
     for (let i = 0; i < lines.length; i += 2_000) {
-      const res = await call<{ errors: boolean; items: Record<string, { error?: { type?: string; reason?: string } }>[] }>(this.c.conn, "POST", "/_bulk", undefined, {
-        bulkBody: lines.slice(i, i + 2_000),
-        querystring: refresh ? { refresh: "true" } : undefined,
-      });
+      const res = await call<{ errors: boolean; items: Record<string, { error?: { type?: string; reason?: string } }>[] }>(
+        this.c.conn,
+        "POST",
+        "/_bulk",
+        undefined,
+        {
+          bulkBody: lines.slice(i, i + 2_000),
+          querystring: refresh ? { refresh: "true" } : undefined,
+        },
+      );
       if (res.body.errors) {
         const failed = res.body.items.map((item) => Object.values(item)[0]?.error).find(Boolean);
-        throw new BackendUnavailableError(`OpenSearch at ${this.c.conn.url} did not store part of the document: ${failed?.type ?? "error"}${failed?.reason ? ` (${failed.reason})` : ""}.`);
+        throw new BackendUnavailableError(
+          `OpenSearch at ${this.c.conn.url} did not store part of the document: ${failed?.type ?? "error"}${failed?.reason ? ` (${failed.reason})` : ""}.`,
+        );
       }
     }
   }
@@ -301,6 +342,12 @@ export class OpenSearchCollectionWriter {
   /** Units and tables of the document's earlier versions, and leftovers of an interrupted write. */
   private async removeOtherVersions(documentId: string, keep: string): Promise<void> {
     const query = { bool: { filter: [{ term: { document_id: documentId } }], must_not: [{ term: { document_version: keep } }] } };
-    await call(this.c.conn, "POST", `/${this.c.names.unitsAlias},${this.c.names.contentAlias}/_delete_by_query`, { query }, { querystring: { conflicts: "proceed", refresh: "true" } });
+    await call(
+      this.c.conn,
+      "POST",
+      `/${this.c.names.unitsAlias},${this.c.names.contentAlias}/_delete_by_query`,
+      { query },
+      { querystring: { conflicts: "proceed", refresh: "true" } },
+    );
   }
 }

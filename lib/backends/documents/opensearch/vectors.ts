@@ -34,9 +34,22 @@ export async function prepareOpenSearchVectors(c: OpenSearchCollection, model: s
 }
 
 /** The next units without a vector of `model`, in ingestion order, with the text SQLite would embed ("heading: body"). */
-export async function openSearchRowsWithoutVectors(c: OpenSearchCollection, model: string, limit: number): Promise<(RowToEmbed & { id: string })[]> {
-  const res = await c.search<Pick<UnitRecord, "heading" | "body">>(c.names.unitsAlias, { query: notModel(model), sort: [{ seq: "asc" }], size: limit, _source: ["heading", "body"] });
-  return res.hits.hits.map((h, i) => ({ id: h._id, rowid: i, text: h._source.heading ? `${h._source.heading}: ${h._source.body}` : h._source.body }));
+export async function openSearchRowsWithoutVectors(
+  c: OpenSearchCollection,
+  model: string,
+  limit: number,
+): Promise<(RowToEmbed & { id: string })[]> {
+  const res = await c.search<Pick<UnitRecord, "heading" | "body">>(c.names.unitsAlias, {
+    query: notModel(model),
+    sort: [{ seq: "asc" }],
+    size: limit,
+    _source: ["heading", "body"],
+  });
+  return res.hits.hits.map((h, i) => ({
+    id: h._id,
+    rowid: i,
+    text: h._source.heading ? `${h._source.heading}: ${h._source.body}` : h._source.body,
+  }));
 }
 
 /**
@@ -44,20 +57,36 @@ export async function openSearchRowsWithoutVectors(c: OpenSearchCollection, mode
  * ones are gone and their updates are dropped), only while the collection still belongs to `model`.
  * Refreshed before it returns, so the next step's query no longer finds them. Returns how many were stored.
  */
-export async function storeOpenSearchVectors(c: OpenSearchCollection, model: string, vectors: { id: string; vector: Float32Array }[]): Promise<number> {
+export async function storeOpenSearchVectors(
+  c: OpenSearchCollection,
+  model: string,
+  vectors: { id: string; vector: Float32Array }[],
+): Promise<number> {
   const meta = await c.meta();
   if (meta.embedding_model !== model || !vectors.length) return 0;
   const field = vectorField(meta.embedding_dimensions);
-  const lines = vectors.flatMap(({ id, vector }) => [{ update: { _index: c.names.unitsAlias, _id: id } }, { doc: { [field]: Array.from(vector), vector_model: model } }]);
-  const res = await call<{ items: { update?: { status: number; error?: { type?: string; reason?: string } } }[] }>(c.conn, "POST", "/_bulk", undefined, {
-    bulkBody: lines,
-    querystring: { refresh: "true" },
-  });
+  const lines = vectors.flatMap(({ id, vector }) => [
+    { update: { _index: c.names.unitsAlias, _id: id } },
+    { doc: { [field]: Array.from(vector), vector_model: model } },
+  ]);
+  const res = await call<{ items: { update?: { status: number; error?: { type?: string; reason?: string } } }[] }>(
+    c.conn,
+    "POST",
+    "/_bulk",
+    undefined,
+    {
+      bulkBody: lines,
+      querystring: { refresh: "true" },
+    },
+  );
   let stored = 0;
   for (const item of res.body.items) {
     const u = item.update;
     if (u && u.status < 300) stored++;
-    else if (u && u.status !== 404) throw new BackendUnavailableError(`OpenSearch at ${c.conn.url} did not store a vector: ${u.error?.type ?? u.status}${u.error?.reason ? ` (${u.error.reason})` : ""}.`);
+    else if (u && u.status !== 404)
+      throw new BackendUnavailableError(
+        `OpenSearch at ${c.conn.url} did not store a vector: ${u.error?.type ?? u.status}${u.error?.reason ? ` (${u.error.reason})` : ""}.`,
+      );
   }
   return stored;
 }

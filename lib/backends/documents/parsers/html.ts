@@ -9,8 +9,29 @@ const DROPPED = "script, style, nav, noscript, template, svg, canvas, iframe, ob
 const HEADING = /^h[1-6]$/;
 /** Elements that end the running text block: their content starts a new paragraph. */
 const BLOCK_ELEMENTS = new Set([
-  "p", "div", "section", "article", "main", "aside", "header", "footer", "li", "ul", "ol", "dl", "dt", "dd", "blockquote",
-  "pre", "figure", "figcaption", "address", "br", "hr", "details", "summary",
+  "p",
+  "div",
+  "section",
+  "article",
+  "main",
+  "aside",
+  "header",
+  "footer",
+  "li",
+  "ul",
+  "ol",
+  "dl",
+  "dt",
+  "dd",
+  "blockquote",
+  "pre",
+  "figure",
+  "figcaption",
+  "address",
+  "br",
+  "hr",
+  "details",
+  "summary",
 ]);
 
 function isElement(node: AnyNode): node is Element {

@@ -66,7 +66,11 @@ function decodeText(bytes: Buffer): string {
 }
 
 /** Reads one uploaded file into the format-independent document shape, or throws DocumentParseError. */
-export async function parseDocument(file: { name: string; bytes: Buffer; mediaType?: string }): Promise<{ format: DocumentFormat; parsed: ParsedDocument }> {
+export async function parseDocument(file: {
+  name: string;
+  bytes: Buffer;
+  mediaType?: string;
+}): Promise<{ format: DocumentFormat; parsed: ParsedDocument }> {
   const { name, bytes } = file;
   if (bytes.length === 0) throw new DocumentParseError(`the file is empty`);
   const format = detectFormat(name, bytes, file.mediaType);

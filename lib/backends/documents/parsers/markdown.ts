@@ -55,7 +55,10 @@ export function parseMarkdown(source: string, fallbackTitle: string): ParsedDocu
         }
         case "table": {
           const t = token as Tokens.Table;
-          const caption = lastParagraph && lastParagraph.index === blocks.length - 1 && captionLike(lastParagraph.text) ? lastParagraph.text.replace(/:\s*$/, "") : undefined;
+          const caption =
+            lastParagraph && lastParagraph.index === blocks.length - 1 && captionLike(lastParagraph.text)
+              ? lastParagraph.text.replace(/:\s*$/, "")
+              : undefined;
           tables.push({
             caption,
             section,

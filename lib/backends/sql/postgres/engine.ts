@@ -126,7 +126,9 @@ export class PostgresEngine implements SqlEngine {
     return this.inReadOnlyTransaction(CATALOG_TIMEOUT_MS, TABLES_SQL, async (client) => {
       const schemaFound = await client.query("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1", [this.config.schema]);
       if (schemaFound.rowCount === 0) {
-        throw new BackendUnavailableError(`The schema "${this.config.schema}" does not exist in the database "${this.config.database}" on ${this.config.host}:${this.config.port}.`);
+        throw new BackendUnavailableError(
+          `The schema "${this.config.schema}" does not exist in the database "${this.config.database}" on ${this.config.host}:${this.config.port}.`,
+        );
       }
       const columns = (await client.query<TableRow>(TABLES_SQL, [this.config.schema])).rows;
       const constraints = (await client.query<ConstraintRow>(CONSTRAINTS_SQL, [this.config.schema])).rows;
@@ -135,7 +137,13 @@ export class PostgresEngine implements SqlEngine {
       for (const r of columns) {
         let t = tables.get(r.table_name);
         if (!t) {
-          t = { name: r.table_name, kind: r.kind === "v" || r.kind === "m" ? "view" : "table", columns: [], primaryKey: [], foreignKeys: [] };
+          t = {
+            name: r.table_name,
+            kind: r.kind === "v" || r.kind === "m" ? "view" : "table",
+            columns: [],
+            primaryKey: [],
+            foreignKeys: [],
+          };
           tables.set(r.table_name, t);
           this.estimates.set(r.table_name, r.estimate);
         }
@@ -178,7 +186,9 @@ export class PostgresEngine implements SqlEngine {
   async runQuery(sql: string, { timeoutMs, maxRows, signal }: ExecuteOptions): Promise<RowsResult> {
     const { role, risks } = await this.privileges();
     if (risks.length > 0 && !this.options.privilegeRiskAccepted) {
-      throw new BackendUnavailableError(`${describeRisks(role, risks)} Queries are refused until an admin accepts this risk on the knowledge base's page, or the knowledge base connects with a role that may only read.`);
+      throw new BackendUnavailableError(
+        `${describeRisks(role, risks)} Queries are refused until an admin accepts this risk on the knowledge base's page, or the knowledge base connects with a role that may only read.`,
+      );
     }
     return this.inReadOnlyTransaction(timeoutMs, sql, (client) => this.fetchThroughCursor(client, sql, timeoutMs, maxRows), signal);
   }
@@ -219,13 +229,25 @@ export class PostgresEngine implements SqlEngine {
     const limits = (this.options.limits ?? queryLimits)();
     const deadline = Date.now() + timeoutMs;
     const clientTimeout = () => Math.max(1, deadline - Date.now()) + CLIENT_GRACE_MS;
-    const probe: PgQueryConfig = { text: `DECLARE ${PROBE} NO SCROLL CURSOR FOR ${sql}`, queryMode: "extended", query_timeout: clientTimeout() };
+    const probe: PgQueryConfig = {
+      text: `DECLARE ${PROBE} NO SCROLL CURSOR FOR ${sql}`,
+      queryMode: "extended",
+      query_timeout: clientTimeout(),
+    };
     await client.query(probe);
-    const described = await client.query({ text: `FETCH FORWARD 0 FROM ${PROBE}`, rowMode: "array", query_timeout: clientTimeout() } as PgQueryConfig);
+    const described = await client.query({
+      text: `FETCH FORWARD 0 FROM ${PROBE}`,
+      rowMode: "array",
+      query_timeout: clientTimeout(),
+    } as PgQueryConfig);
     await client.query(`CLOSE ${PROBE}`);
     const fields = described.fields;
     const wrapped = boundedQuery(sql, fields, limits.maxValueBytes);
-    await client.query({ text: `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${wrapped.text}`, queryMode: "extended", query_timeout: clientTimeout() } as PgQueryConfig);
+    await client.query({
+      text: `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${wrapped.text}`,
+      queryMode: "extended",
+      query_timeout: clientTimeout(),
+    } as PgQueryConfig);
 
     const rowWorstBytes = fields.reduce((n, f, i) => n + (wrapped.guarded[i] ? limits.maxValueBytes + 16 : FIXED_VALUE_BYTES), 16);
     const batch = Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor(limits.maxResultBytes / 2 / rowWorstBytes)));
@@ -240,7 +262,12 @@ export class PostgresEngine implements SqlEngine {
       }
       first = false;
       const want = Math.min(batch, maxRows + 1 - rows.length);
-      const res = await client.query({ text: `FETCH FORWARD ${want} FROM ${CURSOR}`, rowMode: "array", types: pgTypes, query_timeout: clientTimeout() } as PgQueryConfig);
+      const res = await client.query({
+        text: `FETCH FORWARD ${want} FROM ${CURSOR}`,
+        rowMode: "array",
+        types: pgTypes,
+        query_timeout: clientTimeout(),
+      } as PgQueryConfig);
       for (const raw of res.rows as unknown as unknown[][]) {
         const row = wrapped.unwrap(raw);
         for (const v of row) bytes += typeof v === "string" ? v.length : FIXED_VALUE_BYTES / 8;
@@ -282,12 +309,22 @@ export class PostgresEngine implements SqlEngine {
     } catch (e) {
       const known = connectionFailure(e, this.address);
       if (known) throw known;
-      log.warn({ detail: e instanceof Error ? e.message : String(e), host: this.config.host, port: this.config.port }, "could not connect to PostgreSQL");
-      throw new BackendUnavailableError(`Cannot connect to ${this.config.host}:${this.config.port}. Check the host, the port and the credentials.`);
+      log.warn(
+        { detail: e instanceof Error ? e.message : String(e), host: this.config.host, port: this.config.port },
+        "could not connect to PostgreSQL",
+      );
+      throw new BackendUnavailableError(
+        `Cannot connect to ${this.config.host}:${this.config.port}. Check the host, the port and the credentials.`,
+      );
     }
   }
 
-  private async inReadOnlyTransaction<T>(timeoutMs: number, sql: string, work: (client: PoolClient) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  private async inReadOnlyTransaction<T>(
+    timeoutMs: number,
+    sql: string,
+    work: (client: PoolClient) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     signal?.throwIfAborted();
     const client = await this.connect();
     let discard = false;
@@ -301,11 +338,10 @@ export class PostgresEngine implements SqlEngine {
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
       await client.query("BEGIN TRANSACTION READ ONLY");
-      await client.query("SELECT set_config('statement_timeout', $1, true), set_config('idle_in_transaction_session_timeout', $2, true), set_config('search_path', $3, true)", [
-        `${timeoutMs}ms`,
-        `${Math.max(2 * timeoutMs, 10_000)}ms`,
-        quoteIdent(this.config.schema),
-      ]);
+      await client.query(
+        "SELECT set_config('statement_timeout', $1, true), set_config('idle_in_transaction_session_timeout', $2, true), set_config('search_path', $3, true)",
+        [`${timeoutMs}ms`, `${Math.max(2 * timeoutMs, 10_000)}ms`, quoteIdent(this.config.schema)],
+      );
       return await work(client);
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
@@ -335,7 +371,11 @@ export class PostgresEngine implements SqlEngine {
  * first characters (a quarter of the budget, so at most the budget in UTF-8 bytes). Positional column
  * names (`AS mosaic_q(c0, c1, …)`) make duplicate or unnamed columns addressable.
  */
-function boundedQuery(sql: string, fields: FieldDef[], maxValueBytes: number): { text: string; guarded: boolean[]; unwrap: (raw: unknown[]) => unknown[] } {
+function boundedQuery(
+  sql: string,
+  fields: FieldDef[],
+  maxValueBytes: number,
+): { text: string; guarded: boolean[]; unwrap: (raw: unknown[]) => unknown[] } {
   const guarded = fields.map((f) => !FIXED_SIZE_TYPES.has(f.dataTypeID));
   if (fields.length === 0 || !guarded.some(Boolean)) return { text: sql, guarded, unwrap: (raw) => raw };
   const headChars = Math.max(1, Math.floor(maxValueBytes / 4));
@@ -349,7 +389,11 @@ function boundedQuery(sql: string, fields: FieldDef[], maxValueBytes: number): {
     }
     texts.push(`mosaic_q.c${i}::text AS t${i}`);
     const over = `octet_length(mosaic_t.t${i}) > ${maxValueBytes}`;
-    select.push(`CASE WHEN ${over} THEN NULL ELSE mosaic_q.c${i} END`, `CASE WHEN ${over} THEN octet_length(mosaic_t.t${i}) END`, `CASE WHEN ${over} THEN left(mosaic_t.t${i}, ${headChars}) END`);
+    select.push(
+      `CASE WHEN ${over} THEN NULL ELSE mosaic_q.c${i} END`,
+      `CASE WHEN ${over} THEN octet_length(mosaic_t.t${i}) END`,
+      `CASE WHEN ${over} THEN left(mosaic_t.t${i}, ${headChars}) END`,
+    );
   });
   const text = `SELECT ${select.join(", ")} FROM (${sql}) AS mosaic_q(${names.join(", ")}) CROSS JOIN LATERAL (SELECT ${texts.join(", ")}) AS mosaic_t`;
   const unwrap = (raw: unknown[]): unknown[] => {

@@ -60,7 +60,8 @@ export function connectionFailure(e: unknown, at: ServerAddress): BackendUnavail
     log.warn({ detail: message, host: at.host }, "PostgreSQL TLS connection failed");
     return new BackendUnavailableError(`The TLS connection to ${where} failed. Check the server's certificate and the SSL setting.`);
   }
-  if (/Connection terminated|ECONNRESET/i.test(message)) return new BackendUnavailableError(`The connection to ${where} was lost. Try again.`);
+  if (/Connection terminated|ECONNRESET/i.test(message))
+    return new BackendUnavailableError(`The connection to ${where} was lost. Try again.`);
   return null;
 }
 
@@ -75,7 +76,8 @@ export function queryFailure(e: unknown, sql: string, timeoutMs: number, at: Ser
   const message = messageOf(e);
   // 57014: the server's statement_timeout (or our cancel); "Query read timeout": the client stopped waiting.
   if (code === "57014" || /Query read timeout/.test(message)) return new QueryTimeoutError(timeoutMs, sql);
-  if (code === "25006") return new QueryRejectedError("PostgreSQL refused it: the query tried to change something, and knowledge bases are only read", sql);
+  if (code === "25006")
+    return new QueryRejectedError("PostgreSQL refused it: the query tried to change something, and knowledge bases are only read", sql);
   if (code === "42601") return new QuerySyntaxError(`PostgreSQL: ${message}`, sql);
   if (code === "42501") return new QueryExecutionError(`PostgreSQL: ${message}. The knowledge base's user may not read this.`, sql);
   const connection = connectionFailure(e, at);
@@ -83,7 +85,18 @@ export function queryFailure(e: unknown, sql: string, timeoutMs: number, at: Ser
   // 42: names and types the query uses; 22: values it computes on (division by zero, bad dates); 21: cardinality.
   if (/^(42|22|21)/.test(code)) return new QueryExecutionError(`PostgreSQL could not run the query: ${message}.`, sql);
   log.warn({ code, detail: message, host: at.host, database: at.database }, "PostgreSQL failed to run a query");
-  if (/^54/.test(code)) return new QueryExecutionError("The query is too complex for the PostgreSQL server (it went past one of the server's limits). Write it more simply.", sql);
-  if (/^53/.test(code)) return new QueryExecutionError("The PostgreSQL server ran out of resources (memory, disk or connections) while running the query. Try again later, or ask for less.", sql);
-  return new QueryExecutionError("PostgreSQL could not run the query. Try again; if it fails again, check the query against the knowledge base's tables.", sql);
+  if (/^54/.test(code))
+    return new QueryExecutionError(
+      "The query is too complex for the PostgreSQL server (it went past one of the server's limits). Write it more simply.",
+      sql,
+    );
+  if (/^53/.test(code))
+    return new QueryExecutionError(
+      "The PostgreSQL server ran out of resources (memory, disk or connections) while running the query. Try again later, or ask for less.",
+      sql,
+    );
+  return new QueryExecutionError(
+    "PostgreSQL could not run the query. Try again; if it fails again, check the query against the knowledge base's tables.",
+    sql,
+  );
 }

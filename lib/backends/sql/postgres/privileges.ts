@@ -19,9 +19,15 @@ export interface PrivilegeRisk {
 const RISKY_MEMBERSHIPS: Record<string, PrivilegeRisk> = {
   pg_read_server_files: { kind: "server-files", text: "is a member of pg_read_server_files (it can read any file the server can)" },
   pg_write_server_files: { kind: "server-files", text: "is a member of pg_write_server_files (it can write files on the server)" },
-  pg_execute_server_program: { kind: "server-programs", text: "is a member of pg_execute_server_program (it can run programs on the server)" },
+  pg_execute_server_program: {
+    kind: "server-programs",
+    text: "is a member of pg_execute_server_program (it can run programs on the server)",
+  },
   pg_write_all_data: { kind: "writes", text: "is a member of pg_write_all_data (it can change every table)" },
-  pg_read_all_data: { kind: "all-data", text: "is a member of pg_read_all_data (it can read every table of every schema, not only this knowledge base's)" },
+  pg_read_all_data: {
+    kind: "all-data",
+    text: "is a member of pg_read_all_data (it can read every table of every schema, not only this knowledge base's)",
+  },
   pg_signal_backend: { kind: "roles", text: "is a member of pg_signal_backend (it can cancel or end other sessions)" },
 };
 
@@ -69,21 +75,35 @@ export async function inspectPrivileges(client: PoolClient): Promise<{ role: str
   const role = (await client.query<RoleRow>(ROLE_SQL, [Object.keys(RISKY_MEMBERSHIPS)])).rows[0];
   if (!role) return { role: "?", risks: [] };
   const risks: PrivilegeRisk[] = [];
-  if (role.rolsuper) risks.push({ kind: "superuser", text: "is a superuser (it can read server files such as pg_authid's password hashes, change any data, and run programs on the server)" });
+  if (role.rolsuper)
+    risks.push({
+      kind: "superuser",
+      text: "is a superuser (it can read server files such as pg_authid's password hashes, change any data, and run programs on the server)",
+    });
   const writable = (await client.query<{ schema: string; name: string }>(WRITABLE_SQL)).rows;
   if (!role.rolsuper && writable.length > 0) {
-    risks.push({ kind: "writes", text: `can change data (${listed(writable.slice(0, 5).map((w) => `${w.schema}.${w.name}`), writable.length > 5)})` });
+    risks.push({
+      kind: "writes",
+      text: `can change data (${listed(
+        writable.slice(0, 5).map((w) => `${w.schema}.${w.name}`),
+        writable.length > 5,
+      )})`,
+    });
   }
   const creatable = (await client.query<{ schema: string }>(CREATE_SQL)).rows;
   if (!role.rolsuper && (creatable.length > 0 || role.create_schemas)) {
-    const where = [...(role.create_schemas ? ["new schemas in the database"] : []), ...creatable.slice(0, 5).map((c) => `schema ${c.schema}`)];
+    const where = [
+      ...(role.create_schemas ? ["new schemas in the database"] : []),
+      ...creatable.slice(0, 5).map((c) => `schema ${c.schema}`),
+    ];
     risks.push({ kind: "creates", text: `can create objects (${listed(where, creatable.length > 5)})` });
   }
   if (!role.rolsuper) {
     for (const m of role.memberships) if (RISKY_MEMBERSHIPS[m]) risks.push(RISKY_MEMBERSHIPS[m]);
     if (role.rolcreaterole) risks.push({ kind: "roles", text: "can create and change roles (CREATEROLE)" });
     if (role.rolcreatedb) risks.push({ kind: "creates", text: "can create databases (CREATEDB)" });
-    if (role.rolreplication) risks.push({ kind: "replication", text: "has the REPLICATION attribute (it can stream every change of the server)" });
+    if (role.rolreplication)
+      risks.push({ kind: "replication", text: "has the REPLICATION attribute (it can stream every change of the server)" });
     if (role.rolbypassrls) risks.push({ kind: "bypass-rls", text: "bypasses row-level security (BYPASSRLS)" });
   }
   return { role: role.rolname, risks };

@@ -22,41 +22,143 @@ import { isTreeNode, type TreeNode, walkTree } from "../../tree-walk";
 
 /** The node kinds a read-only SELECT is built from. Anything else (XML, JSON_TABLE, parameters, DML) is refused. */
 const ALLOWED_NODES = new Set([
-  "SelectStmt", "ResTarget", "ColumnRef", "A_Star", "A_Const", "String", "Integer", "Float", "Boolean", "BitString", "List",
-  "RangeVar", "JoinExpr", "RangeSubselect", "RangeFunction", "FuncCall", "A_Expr", "BoolExpr", "NullTest", "BooleanTest",
-  "SubLink", "CaseExpr", "CaseWhen", "CoalesceExpr", "MinMaxExpr", "TypeCast", "TypeName", "SortBy", "WindowDef",
-  "CommonTableExpr", "WithClause", "CTESearchClause", "CTECycleClause", "Alias", "A_Indices", "A_Indirection", "A_ArrayExpr",
-  "RowExpr", "SQLValueFunction", "GroupingSet", "CollateClause", "NamedArgExpr",
+  "SelectStmt",
+  "ResTarget",
+  "ColumnRef",
+  "A_Star",
+  "A_Const",
+  "String",
+  "Integer",
+  "Float",
+  "Boolean",
+  "BitString",
+  "List",
+  "RangeVar",
+  "JoinExpr",
+  "RangeSubselect",
+  "RangeFunction",
+  "FuncCall",
+  "A_Expr",
+  "BoolExpr",
+  "NullTest",
+  "BooleanTest",
+  "SubLink",
+  "CaseExpr",
+  "CaseWhen",
+  "CoalesceExpr",
+  "MinMaxExpr",
+  "TypeCast",
+  "TypeName",
+  "SortBy",
+  "WindowDef",
+  "CommonTableExpr",
+  "WithClause",
+  "CTESearchClause",
+  "CTECycleClause",
+  "Alias",
+  "A_Indices",
+  "A_Indirection",
+  "A_ArrayExpr",
+  "RowExpr",
+  "SQLValueFunction",
+  "GroupingSet",
+  "CollateClause",
+  "NamedArgExpr",
 ]);
 
 /** Statement kinds by the word a person wrote, for refusals of whole statements. */
 const STATEMENT_WORDS: Record<string, string> = {
-  InsertStmt: "INSERT", UpdateStmt: "UPDATE", DeleteStmt: "DELETE", MergeStmt: "MERGE", CreateStmt: "CREATE",
-  CreateTableAsStmt: "CREATE TABLE AS", DropStmt: "DROP", AlterTableStmt: "ALTER", TruncateStmt: "TRUNCATE", CopyStmt: "COPY",
-  VariableSetStmt: "SET", VariableShowStmt: "SHOW", DoStmt: "DO", CallStmt: "CALL", LockStmt: "LOCK", NotifyStmt: "NOTIFY",
-  ListenStmt: "LISTEN", UnlistenStmt: "UNLISTEN", PrepareStmt: "PREPARE", ExecuteStmt: "EXECUTE", DeallocateStmt: "DEALLOCATE",
-  ExplainStmt: "EXPLAIN", TransactionStmt: "transaction control (BEGIN, COMMIT …)", GrantStmt: "GRANT", GrantRoleStmt: "GRANT",
-  VacuumStmt: "VACUUM or ANALYZE", ClusterStmt: "CLUSTER", ReindexStmt: "REINDEX", DeclareCursorStmt: "DECLARE", FetchStmt: "FETCH",
-  ClosePortalStmt: "CLOSE", DiscardStmt: "DISCARD", LoadStmt: "LOAD", CheckPointStmt: "CHECKPOINT", RefreshMatViewStmt: "REFRESH",
-  CreateFunctionStmt: "CREATE FUNCTION", ViewStmt: "CREATE VIEW", IndexStmt: "CREATE INDEX", CreateExtensionStmt: "CREATE EXTENSION",
-  AlterSystemStmt: "ALTER SYSTEM", CreateRoleStmt: "CREATE ROLE", AlterRoleStmt: "ALTER ROLE", SecLabelStmt: "SECURITY LABEL",
-  CommentStmt: "COMMENT", ReturnStmt: "RETURN",
+  InsertStmt: "INSERT",
+  UpdateStmt: "UPDATE",
+  DeleteStmt: "DELETE",
+  MergeStmt: "MERGE",
+  CreateStmt: "CREATE",
+  CreateTableAsStmt: "CREATE TABLE AS",
+  DropStmt: "DROP",
+  AlterTableStmt: "ALTER",
+  TruncateStmt: "TRUNCATE",
+  CopyStmt: "COPY",
+  VariableSetStmt: "SET",
+  VariableShowStmt: "SHOW",
+  DoStmt: "DO",
+  CallStmt: "CALL",
+  LockStmt: "LOCK",
+  NotifyStmt: "NOTIFY",
+  ListenStmt: "LISTEN",
+  UnlistenStmt: "UNLISTEN",
+  PrepareStmt: "PREPARE",
+  ExecuteStmt: "EXECUTE",
+  DeallocateStmt: "DEALLOCATE",
+  ExplainStmt: "EXPLAIN",
+  TransactionStmt: "transaction control (BEGIN, COMMIT …)",
+  GrantStmt: "GRANT",
+  GrantRoleStmt: "GRANT",
+  VacuumStmt: "VACUUM or ANALYZE",
+  ClusterStmt: "CLUSTER",
+  ReindexStmt: "REINDEX",
+  DeclareCursorStmt: "DECLARE",
+  FetchStmt: "FETCH",
+  ClosePortalStmt: "CLOSE",
+  DiscardStmt: "DISCARD",
+  LoadStmt: "LOAD",
+  CheckPointStmt: "CHECKPOINT",
+  RefreshMatViewStmt: "REFRESH",
+  CreateFunctionStmt: "CREATE FUNCTION",
+  ViewStmt: "CREATE VIEW",
+  IndexStmt: "CREATE INDEX",
+  CreateExtensionStmt: "CREATE EXTENSION",
+  AlterSystemStmt: "ALTER SYSTEM",
+  CreateRoleStmt: "CREATE ROLE",
+  AlterRoleStmt: "ALTER ROLE",
+  SecLabelStmt: "SECURITY LABEL",
+  CommentStmt: "COMMENT",
+  ReturnStmt: "RETURN",
 };
 
 const NODE_WORDS: Record<string, string> = {
-  XmlExpr: "XML functions", XmlSerialize: "XMLSERIALIZE", RangeTableFunc: "XMLTABLE", JsonTable: "JSON_TABLE",
-  RangeTableSample: "TABLESAMPLE", ParamRef: "a query parameter ($1)", IntoClause: "SELECT … INTO", LockingClause: "row locks (FOR UPDATE / FOR SHARE)",
-  MultiAssignRef: "a multi-column assignment", SetToDefault: "DEFAULT",
+  XmlExpr: "XML functions",
+  XmlSerialize: "XMLSERIALIZE",
+  RangeTableFunc: "XMLTABLE",
+  JsonTable: "JSON_TABLE",
+  RangeTableSample: "TABLESAMPLE",
+  ParamRef: "a query parameter ($1)",
+  IntoClause: "SELECT … INTO",
+  LockingClause: "row locks (FOR UPDATE / FOR SHARE)",
+  MultiAssignRef: "a multi-column assignment",
+  SetToDefault: "DEFAULT",
 };
 
 const AGGREGATES = new Set([
-  "count", "sum", "avg", "min", "max", "array_agg", "bool_and", "bool_or", "every", "string_agg", "stddev", "stddev_pop",
-  "stddev_samp", "variance", "var_pop", "var_samp", "percentile_cont", "percentile_disc", "mode", "json_agg", "jsonb_agg",
+  "count",
+  "sum",
+  "avg",
+  "min",
+  "max",
+  "array_agg",
+  "bool_and",
+  "bool_or",
+  "every",
+  "string_agg",
+  "stddev",
+  "stddev_pop",
+  "stddev_samp",
+  "variance",
+  "var_pop",
+  "var_samp",
+  "percentile_cont",
+  "percentile_disc",
+  "mode",
+  "json_agg",
+  "jsonb_agg",
 ]);
 
 const VALUE_FUNCTION_WORDS: Record<string, string> = {
-  SVFOP_CURRENT_ROLE: "CURRENT_ROLE", SVFOP_CURRENT_USER: "CURRENT_USER", SVFOP_USER: "USER", SVFOP_SESSION_USER: "SESSION_USER",
-  SVFOP_CURRENT_CATALOG: "CURRENT_CATALOG", SVFOP_CURRENT_SCHEMA: "CURRENT_SCHEMA",
+  SVFOP_CURRENT_ROLE: "CURRENT_ROLE",
+  SVFOP_CURRENT_USER: "CURRENT_USER",
+  SVFOP_USER: "USER",
+  SVFOP_SESSION_USER: "SESSION_USER",
+  SVFOP_CURRENT_CATALOG: "CURRENT_CATALOG",
+  SVFOP_CURRENT_SCHEMA: "CURRENT_SCHEMA",
 };
 
 /** `[{String: {sval: "pg_catalog"}}, {String: {sval: "now"}}]` → ["pg_catalog", "now"]. */
@@ -122,7 +224,8 @@ function checkNode(kind: string, body: TreeNode, dialect: SqlDialect, refuse: (r
     case "FuncCall": {
       const parts = names(body.funcname);
       const name = parts[parts.length - 1]!.toLowerCase();
-      if (parts.length > 1 && parts[0]!.toLowerCase() !== BUILTIN_SCHEMA) refuse(`the function ${parts.join(".")}() is not allowed; only built-in functions may be called`);
+      if (parts.length > 1 && parts[0]!.toLowerCase() !== BUILTIN_SCHEMA)
+        refuse(`the function ${parts.join(".")}() is not allowed; only built-in functions may be called`);
       if (!ALLOWED_FUNCTIONS[dialect].has(name)) refuse(notAllowedFunction(name));
       return;
     }
@@ -131,7 +234,8 @@ function checkNode(kind: string, body: TreeNode, dialect: SqlDialect, refuse: (r
       if (dialect === "sqlite") return;
       const parts = names(body.name);
       const op = parts[parts.length - 1] ?? "?";
-      if (parts.length > 1 && parts[0]!.toLowerCase() !== BUILTIN_SCHEMA) refuse(`the operator ${parts.join(".")} is not allowed; only built-in operators may be used`);
+      if (parts.length > 1 && parts[0]!.toLowerCase() !== BUILTIN_SCHEMA)
+        refuse(`the operator ${parts.join(".")} is not allowed; only built-in operators may be used`);
       if (!ALLOWED_POSTGRES_OPERATORS.has(op)) refuse(`the operator ${op} is not allowed in a query`);
       return;
     }
@@ -140,16 +244,21 @@ function checkNode(kind: string, body: TreeNode, dialect: SqlDialect, refuse: (r
       const typeName = isTreeNode(body.typeName) ? body.typeName : null;
       const parts = names(typeName?.names);
       const name = (parts[parts.length - 1] ?? "?").toLowerCase();
-      if (parts.length > 1 && parts[0]!.toLowerCase() !== BUILTIN_SCHEMA) refuse(`casting to ${parts.join(".")} is not allowed; only built-in value types may be cast to`);
-      if (!ALLOWED_POSTGRES_TYPES.has(name)) refuse(`casting to ${name} is not allowed; only number, text, date, time, boolean and JSON types may be cast to`);
+      if (parts.length > 1 && parts[0]!.toLowerCase() !== BUILTIN_SCHEMA)
+        refuse(`casting to ${parts.join(".")} is not allowed; only built-in value types may be cast to`);
+      if (!ALLOWED_POSTGRES_TYPES.has(name))
+        refuse(`casting to ${name} is not allowed; only number, text, date, time, boolean and JSON types may be cast to`);
       return;
     }
     case "RangeVar": {
       const relname = typeof body.relname === "string" ? body.relname : "?";
       const schema = typeof body.schemaname === "string" ? body.schemaname : null;
-      if (typeof body.catalogname === "string") refuse(`${body.catalogname}.${schema}.${relname} names another database; only this knowledge base's tables may be read`);
+      if (typeof body.catalogname === "string")
+        refuse(`${body.catalogname}.${schema}.${relname} names another database; only this knowledge base's tables may be read`);
       if (isSystemRelation(dialect, schema, relname)) {
-        refuse(`${schema ? `${schema}.` : ""}${relname} is a system catalog of the server, not a table of this knowledge base, and may not be read`);
+        refuse(
+          `${schema ? `${schema}.` : ""}${relname} is a system catalog of the server, not a table of this knowledge base, and may not be read`,
+        );
       }
       return;
     }
@@ -161,7 +270,9 @@ function checkNode(kind: string, body: TreeNode, dialect: SqlDialect, refuse: (r
     case "CommonTableExpr": {
       const inner = onlyKey(body.ctequery);
       if (inner && inner[0] !== "SelectStmt") {
-        refuse(`a WITH clause may only hold SELECT queries, and this one holds ${statementWord(inner[0])} (writes inside a CTE are not allowed)`);
+        refuse(
+          `a WITH clause may only hold SELECT queries, and this one holds ${statementWord(inner[0])} (writes inside a CTE are not allowed)`,
+        );
       }
       return;
     }

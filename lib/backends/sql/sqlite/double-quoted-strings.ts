@@ -18,7 +18,9 @@ export function unresolvedDoubleQuoted(message: string): string | null {
 
 /** The query with every "name" token holding exactly `name` written as 'name' instead; null when there is none. */
 export function asStringLiteral(sql: string, name: string): string | null {
-  const tokens = tokenize(sql, "sqlite").filter((t) => t.kind === "quoted" && sql[t.start] === '"' && sql.slice(t.start + 1, t.end - 1).replace(/""/g, '"') === name);
+  const tokens = tokenize(sql, "sqlite").filter(
+    (t) => t.kind === "quoted" && sql[t.start] === '"' && sql.slice(t.start + 1, t.end - 1).replace(/""/g, '"') === name,
+  );
   if (tokens.length === 0) return null;
   let out = "";
   let at = 0;

@@ -54,11 +54,17 @@ export class SqliteEngine implements SqlEngine {
   async loadTables(): Promise<TableInfo[]> {
     const db = this.connection();
     const objects = db
-      .prepare("SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid")
+      .prepare(
+        "SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid",
+      )
       .all() as { name: string; type: "table" | "view" }[];
     // table_xinfo also lists generated columns (hidden 2 or 3), whose expressions run on every read.
-    const columnsOf = db.prepare('SELECT name, type, "notnull" AS not_null, pk, hidden FROM pragma_table_xinfo(?) WHERE hidden <> 1 ORDER BY cid');
-    const keysOf = db.prepare('SELECT id, seq, "table" AS refTable, "from" AS col, "to" AS refCol FROM pragma_foreign_key_list(?) ORDER BY id, seq');
+    const columnsOf = db.prepare(
+      'SELECT name, type, "notnull" AS not_null, pk, hidden FROM pragma_table_xinfo(?) WHERE hidden <> 1 ORDER BY cid',
+    );
+    const keysOf = db.prepare(
+      'SELECT id, seq, "table" AS refTable, "from" AS col, "to" AS refCol FROM pragma_foreign_key_list(?) ORDER BY id, seq',
+    );
     const tables = objects.map((o): TableInfo => {
       const cols = columnsOf.all(o.name) as { name: string; type: string | null; not_null: number; pk: number; hidden: number }[];
       const fks = new Map<number, ForeignKeyInfo & { partialRefs: (string | null)[] }>();
@@ -113,7 +119,10 @@ export class SqliteEngine implements SqlEngine {
    * is needed; on a view or generated columns it runs code from the file, so it goes through the
    * killable query process with its time, memory and byte limits like any query.
    */
-  async readInternal(sql: string, { timeoutMs, maxRows, table }: { timeoutMs: number; maxRows: number; table?: TableInfo }): Promise<RowsResult> {
+  async readInternal(
+    sql: string,
+    { timeoutMs, maxRows, table }: { timeoutMs: number; maxRows: number; table?: TableInfo },
+  ): Promise<RowsResult> {
     if (!table || table.computed) return this.queries.run(sql, { timeoutMs, maxRows });
     const stmt = this.connection().prepare(sql).raw(true).safeIntegers(true);
     const columns = stmt.columns().map((c) => c.name);
@@ -156,7 +165,10 @@ export class SqliteEngine implements SqlEngine {
     if (this.db && stamp === this.openedStamp) return this.db;
     this.db?.close();
     this.db = null;
-    if (stamp === "missing") throw new BackendUnavailableError(`The database file of this knowledge base (${path.basename(this.file)}) is missing. Upload the database again.`);
+    if (stamp === "missing")
+      throw new BackendUnavailableError(
+        `The database file of this knowledge base (${path.basename(this.file)}) is missing. Upload the database again.`,
+      );
     let db: Database.Database | null = null;
     try {
       db = new Database(this.file, { readonly: true, fileMustExist: true });
@@ -168,10 +180,16 @@ export class SqliteEngine implements SqlEngine {
       const err = e as SqliteError;
       log.warn({ code: err.code, detail: err.message, file: this.file }, "SQLite could not open a knowledge base file");
       if (err.code === "SQLITE_NOTADB" || err.code === "SQLITE_CORRUPT") {
-        throw new BackendUnavailableError(`${path.basename(this.file)} is not a SQLite database, or it is damaged. Upload a SQLite database file.`);
+        throw new BackendUnavailableError(
+          `${path.basename(this.file)} is not a SQLite database, or it is damaged. Upload a SQLite database file.`,
+        );
       }
-      if (err.code === "SQLITE_CANTOPEN") throw new BackendUnavailableError(`${path.basename(this.file)} cannot be opened. Check that the file is readable.`);
-      throw new QueryExecutionError(`${path.basename(this.file)} cannot be read right now. Try again; if it persists, upload the database again.`, "");
+      if (err.code === "SQLITE_CANTOPEN")
+        throw new BackendUnavailableError(`${path.basename(this.file)} cannot be opened. Check that the file is readable.`);
+      throw new QueryExecutionError(
+        `${path.basename(this.file)} cannot be read right now. Try again; if it persists, upload the database again.`,
+        "",
+      );
     }
     this.db = db;
     this.openedStamp = stamp;

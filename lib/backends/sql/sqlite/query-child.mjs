@@ -15,7 +15,18 @@ let db = null;
 let openFile = null;
 
 /** Opcodes of SQLite's compiled program that call a function; P4 reads "name(argc)". */
-const CALL_OPCODES = new Set(["Function", "Function0", "PureFunc", "PureFunc0", "AggStep", "AggStep0", "AggStep1", "AggFinal", "AggValue", "AggInverse"]);
+const CALL_OPCODES = new Set([
+  "Function",
+  "Function0",
+  "PureFunc",
+  "PureFunc0",
+  "AggStep",
+  "AggStep0",
+  "AggStep1",
+  "AggFinal",
+  "AggValue",
+  "AggInverse",
+]);
 
 function openDatabase(file) {
   if (db && openFile === file) return db;

@@ -35,18 +35,27 @@ type ChildReply = { ok: true; columns: string[]; rows: unknown[][]; truncated: b
 export function errorFromChild(e: ChildFailure, sql: string, timeoutMs: number, file: string): Error {
   if (e.kind === "timeout") return new QueryTimeoutError(timeoutMs, sql);
   if (e.kind === "rejected") return new QueryRejectedError(e.message, sql);
-  if (e.kind === "function") return new QueryRejectedError(`SQLite would call ${e.message}(): ${notAllowedFunction(e.message).replace(/^the function \S+ /, "it ")}`, sql);
+  if (e.kind === "function")
+    return new QueryRejectedError(
+      `SQLite would call ${e.message}(): ${notAllowedFunction(e.message).replace(/^the function \S+ /, "it ")}`,
+      sql,
+    );
   if (e.kind === "too-large") return new ResultTooLargeError(Number(e.message), sql);
   if (e.code === "SQLITE_CANTOPEN" || e.code === "SQLITE_NOTADB" || e.code === "SQLITE_CORRUPT") {
     log.warn({ code: e.code, detail: e.message, file }, "SQLite could not open a knowledge base file");
-    return new BackendUnavailableError("The database file of this knowledge base cannot be opened (missing or damaged). Upload the database again.");
+    return new BackendUnavailableError(
+      "The database file of this knowledge base cannot be opened (missing or damaged). Upload the database again.",
+    );
   }
   // load_extension() and other refused calls fail with "not authorized" (SQLITE_AUTH or a plain SQLITE_ERROR).
   if (e.code === "SQLITE_READONLY" || e.code === "SQLITE_AUTH" || /not authorized|readonly database/i.test(e.message)) {
     return new QueryRejectedError("SQLite refused it: the query tried to change the database or reach outside it", sql);
   }
   if (e.code === "SQLITE_NOMEM" || e.code === "SQLITE_TOOBIG" || /string or blob too big|out of memory/i.test(e.message)) {
-    return new QueryExecutionError("The query builds a value too large for SQLite to hold, so it was stopped. Select fewer or shorter values.", sql);
+    return new QueryExecutionError(
+      "The query builds a value too large for SQLite to hold, so it was stopped. Select fewer or shorter values.",
+      sql,
+    );
   }
   // Syntax and name errors are about the query the reader wrote: SQLite's short message helps them fix it.
   if (/syntax error|incomplete input|unrecognized token/i.test(e.message)) return new QuerySyntaxError(`SQLite: ${e.message}`, sql);
@@ -100,7 +109,14 @@ export class SqliteQueryProcess {
     return this.resultOf(outcome, channel, sql, timeoutMs, limits, signal);
   }
 
-  private resultOf(outcome: CallOutcome, channel: ChildChannel, sql: string, timeoutMs: number, limits: QueryLimits, signal?: AbortSignal): RowsResult {
+  private resultOf(
+    outcome: CallOutcome,
+    channel: ChildChannel,
+    sql: string,
+    timeoutMs: number,
+    limits: QueryLimits,
+    signal?: AbortSignal,
+  ): RowsResult {
     if (outcome.kind !== "reply") this.forget(channel);
     switch (outcome.kind) {
       case "reply": {
@@ -116,7 +132,10 @@ export class SqliteQueryProcess {
         throw signal?.reason ?? new Error("aborted");
       case "crashed":
         log.warn({ detail: channel.diagnostics, reason: outcome.message }, "the SQLite query process stopped unexpectedly");
-        throw new QueryExecutionError("The SQLite query process stopped unexpectedly while running the query. Try again; if it happens again, simplify the query.", sql);
+        throw new QueryExecutionError(
+          "The SQLite query process stopped unexpectedly while running the query. Try again; if it happens again, simplify the query.",
+          sql,
+        );
     }
   }
 

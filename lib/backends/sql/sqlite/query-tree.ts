@@ -15,9 +15,37 @@ import { isTreeNode, type TreeNode, walkTree } from "../../tree-walk";
  * and those statements are refused at the top level anyway.)
  */
 const STATEMENT_TYPES = new Set([
-  "insert", "update", "delete", "replace", "merge", "upsert", "create", "drop", "alter", "truncate", "rename", "grant",
-  "revoke", "call", "exec", "execute", "transaction", "set", "use", "lock", "unlock", "attach", "detach", "load_data",
-  "copy", "vacuum", "analyze", "reindex", "pragma", "declare", "deallocate",
+  "insert",
+  "update",
+  "delete",
+  "replace",
+  "merge",
+  "upsert",
+  "create",
+  "drop",
+  "alter",
+  "truncate",
+  "rename",
+  "grant",
+  "revoke",
+  "call",
+  "exec",
+  "execute",
+  "transaction",
+  "set",
+  "use",
+  "lock",
+  "unlock",
+  "attach",
+  "detach",
+  "load_data",
+  "copy",
+  "vacuum",
+  "analyze",
+  "reindex",
+  "pragma",
+  "declare",
+  "deallocate",
 ]);
 
 /** A function node's own name, lower-cased: `main.abs` gives abs. */
@@ -50,7 +78,8 @@ export function checkSqliteTree(select: TreeNode, sql: string): void {
     const stmt = isTreeNode(cte) ? cte.stmt : null;
     const inner = isTreeNode(stmt) && isTreeNode(stmt.ast) ? stmt.ast : stmt;
     const type = isTreeNode(inner) ? String(inner.type) : "unknown";
-    if (type !== "select") refuse(`a WITH clause may only hold SELECT queries, and this one holds ${type.toUpperCase()} (writes inside a CTE are not allowed)`);
+    if (type !== "select")
+      refuse(`a WITH clause may only hold SELECT queries, and this one holds ${type.toUpperCase()} (writes inside a CTE are not allowed)`);
   }
   walkTree(select, (node) => {
     const type = typeof node.type === "string" ? node.type.toLowerCase() : "";
@@ -65,8 +94,10 @@ export function checkSqliteTree(select: TreeNode, sql: string): void {
       else if (!ALLOWED_FUNCTIONS.sqlite.has(name)) refuse(notAllowedFunction(name));
     }
     const table = tableOf(node);
-    if (table && isSystemRelation("sqlite", table.schema, table.name)) refuse(`${table.name} is not allowed: it shows the server's files and settings, not the knowledge base's data`);
-    if (isTreeNode(node.into) && (node.into.expr || node.into.type === "into")) refuse("SELECT … INTO creates a table; only reading is allowed");
+    if (table && isSystemRelation("sqlite", table.schema, table.name))
+      refuse(`${table.name} is not allowed: it shows the server's files and settings, not the knowledge base's data`);
+    if (isTreeNode(node.into) && (node.into.expr || node.into.type === "into"))
+      refuse("SELECT … INTO creates a table; only reading is allowed");
     if (node.for_update || node.locking_read) refuse("row locks (FOR UPDATE / FOR SHARE) are not allowed");
   });
 }

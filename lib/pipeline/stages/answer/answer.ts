@@ -107,7 +107,8 @@ export function listMembers(ranked: ScoredCandidate[]): ScoredCandidate[] {
   const [winner] = ranked;
   if (!winner) return [];
   const members = ranked.filter(
-    (c) => c === winner || (c.slots.has(winner.slot) && !c.penalized && c.fit >= LIST_MEMBER_FIT && c.score >= LIST_MEMBER_SHARE * winner.score),
+    (c) =>
+      c === winner || (c.slots.has(winner.slot) && !c.penalized && c.fit >= LIST_MEMBER_FIT && c.score >= LIST_MEMBER_SHARE * winner.score),
   );
   return members.slice(0, MAX_LIST_MEMBERS);
 }
@@ -156,11 +157,18 @@ export function candidateAnswer(input: AnswerInput): AnswerResult {
       return { answer: refusal(reason, 0, []), ranked: [], notes: [reason] };
     }
     const answer = withSupportingEvidence(answerFromResult(input.result, threshold), input.result, input.evidence);
-    return { answer, ranked: [], notes: [`Answer read from the committed query on ${input.result.kbName}: ${count(input.result.rows.length, "row")} × ${count(input.result.columns.length, "column")}.`] };
+    return {
+      answer,
+      ranked: [],
+      notes: [
+        `Answer read from the committed query on ${input.result.kbName}: ${count(input.result.rows.length, "row")} × ${count(input.result.columns.length, "column")}.`,
+      ],
+    };
   }
   // A breakdown asked of a document table ("revenue by region"): the table's rows per group are the answer.
   const breakdown = groupedRowsAnswer(input.intent, input.evidence);
-  if (breakdown) return { answer: breakdown, ranked: [], notes: [`Breakdown read from the table rows: ${breakdown.shape?.rows.length ?? 0} groups.`] };
+  if (breakdown)
+    return { answer: breakdown, ranked: [], notes: [`Breakdown read from the table rows: ${breakdown.shape?.rows.length ?? 0} groups.`] };
   const focus = buildQuestionFocus(input.intent);
   const evidence = input.evidence;
   if (evidence.length === 0) {
@@ -177,7 +185,10 @@ export function candidateAnswer(input: AnswerInput): AnswerResult {
   const answerFocus = focusWithBridges(focus, bridges);
   const { occurrences, notes } = extractOccurrences(evidence, answerFocus);
   const ranked = scoreCandidates(occurrences, evidence, answerFocus);
-  for (const b of bridges) notes.push(`Bridge: '${b.entity.mention}' from ${evidence[b.via].piece.provenance.kbName} ("${evidence[b.via].piece.text.slice(0, 120)}") joins the question to another source's rows.`);
+  for (const b of bridges)
+    notes.push(
+      `Bridge: '${b.entity.mention}' from ${evidence[b.via].piece.provenance.kbName} ("${evidence[b.via].piece.text.slice(0, 120)}") joins the question to another source's rows.`,
+    );
   if (bridges.length > 0) addBridgeSupport(ranked, bridges, evidence);
   const candidates = publicCandidates(ranked, evidence);
   if (ranked.length === 0 || ranked[0].score <= 0) {

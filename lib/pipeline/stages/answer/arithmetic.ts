@@ -33,7 +33,10 @@ export function round2(x: number): number {
 export function compute(operation: Operation, values: number[], options: { percent?: boolean; names?: string[] } = {}): Computation {
   const [min, max] = ARITY[operation];
   if (values.length < min) {
-    return { ok: false, problem: `it needs ${min === 2 && max === 2 ? "two figures" : `at least ${min} figures`} and the evidence gives ${values.length === 0 ? "none" : values.length === 1 ? "only one" : values.length}` };
+    return {
+      ok: false,
+      problem: `it needs ${min === 2 && max === 2 ? "two figures" : `at least ${min} figures`} and the evidence gives ${values.length === 0 ? "none" : values.length === 1 ? "only one" : values.length}`,
+    };
   }
   if (values.length > max) return { ok: false, problem: `it takes ${max} figures and the question names ${values.length}` };
   if (values.some((v) => !Number.isFinite(v))) return { ok: false, problem: "one of the figures is not a number" };

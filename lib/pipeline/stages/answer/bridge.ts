@@ -38,7 +38,8 @@ function hopsFromQuestion(evidence: EvidencePiece[], focus: QuestionFocus): Hop[
       const { subject, predicate, object } = piece.data;
       if (!namesFocus(predicate.label, focus)) return;
       const ends = tripleEnds(piece.data, focus);
-      if (ends.subject && !ends.object && object.termType !== "Literal") hops.push({ label: object.label, ref: object.value, via: i, kb: piece.provenance.kb });
+      if (ends.subject && !ends.object && object.termType !== "Literal")
+        hops.push({ label: object.label, ref: object.value, via: i, kb: piece.provenance.kb });
       if (ends.object && !ends.subject) hops.push({ label: subject.label, ref: subject.value, via: i, kb: piece.provenance.kb });
     } else if (isPathPiece(piece)) {
       const { nodes, edges } = piece.data;

@@ -48,7 +48,12 @@ function labelTerms(label: string, language: string): string[] {
 }
 
 /** How well a row label matches the question: label coverage, more matched words weighing more, a verbatim label best. */
-export function labelMatch(label: string, q: TableQuestion, qt: QuestionTerms, language: string): { score: number; matched: string[]; position: number } {
+export function labelMatch(
+  label: string,
+  q: TableQuestion,
+  qt: QuestionTerms,
+  language: string,
+): { score: number; matched: string[]; position: number } {
   const lt = labelTerms(label, language);
   if (lt.length === 0) return { score: 0, matched: [], position: -1 };
   const matched = lt.filter((t) => qt.set.has(t));
@@ -76,13 +81,22 @@ function contextScore(table: TableView, qt: QuestionTerms, language: string): nu
  * over "Carrying amount", "Notional amount"): a question naming both ("the carrying amount of interest
  * rate swaps") matches the row through the two together. The label alone counts when it matches better.
  */
-function rowLabelMatch(table: TableView, row: TableRow, q: TableQuestion, qt: QuestionTerms, language: string): { score: number; matched: string[]; position: number } {
+function rowLabelMatch(
+  table: TableView,
+  row: TableRow,
+  q: TableQuestion,
+  qt: QuestionTerms,
+  language: string,
+): { score: number; matched: string[]; position: number } {
   const own = labelMatch(row.label, q, qt, language);
   if (own.score <= 0) return own;
   const whole = wholeOfTable(table, row, own, qt, language);
   if (whole) return whole;
   // A parenthesised qualifier ("Carrying amount (non-current (liabilities)/assets)") details the label; the question need not repeat it.
-  const bare = row.label.replace(/\([^()]*(?:\([^()]*\)[^()]*)*\)/g, " ").replace(/\s+/g, " ").trim();
+  const bare = row.label
+    .replace(/\([^()]*(?:\([^()]*\)[^()]*)*\)/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   const labels = bare && bare !== row.label ? [row.label, bare] : [row.label];
   const stub = table.columns[row.labelColumn];
   const stubbed = stub && stub.periods.length === 0 && /\p{L}{3}/u.test(stub.name) ? labels.map((l) => `${stub.name} ${l}`) : [];
@@ -102,11 +116,19 @@ const WHOLE_WORDS = new Set(["total", "subtot", "net", "overal", "grand", "sum"]
  * "Total"), so the question's words found there count as matched by the row, without the caption's
  * other words diluting the label.
  */
-function wholeOfTable(table: TableView, row: TableRow, own: { score: number; matched: string[]; position: number }, qt: QuestionTerms, language: string): { score: number; matched: string[]; position: number } | null {
+function wholeOfTable(
+  table: TableView,
+  row: TableRow,
+  own: { score: number; matched: string[]; position: number },
+  qt: QuestionTerms,
+  language: string,
+): { score: number; matched: string[]; position: number } | null {
   const lt = labelTerms(row.label, language);
   if (lt.length === 0 || lt.length > 2 || !lt.every((t) => WHOLE_WORDS.has(t) || WHOLE_WORDS.has(t.replace(/s$/, "")))) return null;
   const stub = table.columns[row.labelColumn];
-  const subject = terms([table.caption, stub && stub.periods.length === 0 ? stub.name : ""].join(" "), language).filter((t) => qt.set.has(t) && !/^\d+$/.test(t) && !lt.includes(t));
+  const subject = terms([table.caption, stub && stub.periods.length === 0 ? stub.name : ""].join(" "), language).filter(
+    (t) => qt.set.has(t) && !/^\d+$/.test(t) && !lt.includes(t),
+  );
   if (subject.length === 0) return null;
   const matched = [...new Set([...own.matched, ...subject])];
   const score = (own.matched.length / lt.length) ** 1.5 * (1 - 0.55 ** matched.length);
@@ -124,7 +146,14 @@ export function matchRows(tables: TableView[], q: TableQuestion, qt: QuestionTer
       if (!row.label) continue;
       const m = rowLabelMatch(table, row, q, qt, language);
       if (m.score <= 0) continue;
-      out.push({ table, row, labelScore: m.score, score: m.score * (0.35 + 0.65 * row.strength) + 0.2 * context, matched: m.matched, position: m.position });
+      out.push({
+        table,
+        row,
+        labelScore: m.score,
+        score: m.score * (0.35 + 0.65 * row.strength) + 0.2 * context,
+        matched: m.matched,
+        position: m.position,
+      });
     }
   }
   return out.sort((a, b) => b.score - a.score);
@@ -150,7 +179,14 @@ function headerWordScore(table: TableView, column: number, qt: QuestionTerms, la
  * other header words the question also uses (or, asked for no percentage, one that is not a
  * percentage column); null when no column of the row names it.
  */
-export function cellForPeriod(table: TableView, row: TableRow, period: Period, q: TableQuestion, qt: QuestionTerms, language: string): LocatedCell | null {
+export function cellForPeriod(
+  table: TableView,
+  row: TableRow,
+  period: Period,
+  q: TableQuestion,
+  qt: QuestionTerms,
+  language: string,
+): LocatedCell | null {
   const wantsPercent = /\bpercent(age)?\b|%/i.test(q.text);
   const naming = figureCells(row).filter((c) => table.columns[c.column]?.periods.some((p) => samePeriod(p, period)));
   // A column naming two periods ("Percentage Change 2019 Versus 2018", "2019 vs 2018") compares them: it holds neither period's figure when one of its own does.
@@ -174,7 +210,9 @@ export function cellWithoutPeriod(table: TableView, row: TableRow, qt: QuestionT
   const figures = figureCells(row);
   if (figures.length === 0) return null;
   if (figures.length === 1) return { cell: figures[0], column: figures[0].column, period: null, score: 0.8 };
-  const scored = figures.map((c) => ({ cell: c, column: c.column, period: null, score: headerWordScore(table, c.column, qt, language) })).sort((a, b) => b.score - a.score || a.column - b.column);
+  const scored = figures
+    .map((c) => ({ cell: c, column: c.column, period: null, score: headerWordScore(table, c.column, qt, language) }))
+    .sort((a, b) => b.score - a.score || a.column - b.column);
   if (scored[0].score > 0 && scored[0].score > (scored[1]?.score ?? 0)) return { ...scored[0], score: 0.5 + 0.4 * scored[0].score };
   return { ...scored[0], score: 0.35 };
 }

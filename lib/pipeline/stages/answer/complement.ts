@@ -10,8 +10,26 @@ import { isStopword, terms } from "../../text";
 
 /** Words that join the restated lead to the answer: verbs of being and relating, and their prepositions. */
 const LINKING = new Set([
-  "is", "are", "was", "were", "be", "been", "being", "of", "to", "by", "as",
-  "primarily", "mainly", "principally", "largely", "generally", "typically", "also", "that", "which",
+  "is",
+  "are",
+  "was",
+  "were",
+  "be",
+  "been",
+  "being",
+  "of",
+  "to",
+  "by",
+  "as",
+  "primarily",
+  "mainly",
+  "principally",
+  "largely",
+  "generally",
+  "typically",
+  "also",
+  "that",
+  "which",
 ]);
 /** Opening words that are not the subject: footnote marks, connectives. */
 const OPENERS = /^(\(\w{1,3}\)|\d{1,2}\.|in addition,?|additionally,?|however,?|further(more)?,?|also,?)\s+/i;
@@ -48,7 +66,10 @@ export function answerComplement(sentence: string, question: string, language = 
   let k = leadEnd + 1;
   while (k < tokens.length && LINKING.has(tokens[k].word.toLowerCase().replace(/[^\p{L}]/gu, ""))) k++;
   if (k >= tokens.length) return null;
-  const rest = text.slice(tokens[k].start).replace(/[.;:]\s*$/, "").trim();
+  const rest = text
+    .slice(tokens[k].start)
+    .replace(/[.;:]\s*$/, "")
+    .trim();
   // An answer of a word or two is a fragment ("it"), and one that ends where the question does restates nothing new.
   return rest.split(/\s+/).length >= 2 ? rest : null;
 }

@@ -10,7 +10,9 @@ import { parseNumber } from "./value-key";
 
 /** Every number written in a text ("48.2 million euros, up 12%" → 48.2, 12). */
 function numbersIn(text: string): number[] {
-  return [...text.matchAll(/[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?/g)].map((m) => parseNumber(m[0])).filter((n): n is number => n !== null);
+  return [...text.matchAll(/[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?/g)]
+    .map((m) => parseNumber(m[0]))
+    .filter((n): n is number => n !== null);
 }
 
 /** Whether a text states a value: the same words, or (for numbers) the same number. */
@@ -45,11 +47,16 @@ function connectsToEntity(piece: EvidencePiece, value: string, focus: QuestionFo
   if (isPathPiece(piece)) {
     const anchors = entityPositions(piece.data, focus);
     if (anchors.length === 0) return false;
-    return piece.data.nodes.some(
-      (n, i) =>
-        (!anchors.includes(i) && statesValue(n.caption, value)) ||
-        Object.values(n.properties).some((p) => (Array.isArray(p) ? p : [p]).some((x) => statesValue(formatScalar(x), value))),
-    ) || piece.data.edges.some((e) => Object.values(e.properties).some((p) => (Array.isArray(p) ? p : [p]).some((x) => statesValue(formatScalar(x), value))));
+    return (
+      piece.data.nodes.some(
+        (n, i) =>
+          (!anchors.includes(i) && statesValue(n.caption, value)) ||
+          Object.values(n.properties).some((p) => (Array.isArray(p) ? p : [p]).some((x) => statesValue(formatScalar(x), value))),
+      ) ||
+      piece.data.edges.some((e) =>
+        Object.values(e.properties).some((p) => (Array.isArray(p) ? p : [p]).some((x) => statesValue(formatScalar(x), value))),
+      )
+    );
   }
   if (isRowPiece(piece)) {
     if (!rowAnchored(piece, focus)) return false;
@@ -64,7 +71,13 @@ function connectsToEntity(piece: EvidencePiece, value: string, focus: QuestionFo
 }
 
 /** Whether a piece connects the answer to one given question entity. */
-export function connectsToEntityOf(piece: EvidencePiece, value: string, focus: QuestionFocus, entityIndex: number, supporting = false): boolean {
+export function connectsToEntityOf(
+  piece: EvidencePiece,
+  value: string,
+  focus: QuestionFocus,
+  entityIndex: number,
+  supporting = false,
+): boolean {
   const entity = focus.entities[entityIndex];
   return entity !== undefined && connectsToEntity(piece, value, { ...focus, entities: [entity] }, supporting);
 }

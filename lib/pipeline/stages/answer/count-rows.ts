@@ -21,7 +21,9 @@ function rowIdentity(row: RowPiece, focus: QuestionFocus): string {
   if (row.data.key && Object.keys(row.data.key).length > 0) return JSON.stringify(row.data.key);
   const label = row.data.values
     .map((v, i) => ({ text: formatScalar(v), column: row.data.columns[i] }))
-    .find(({ text, column }) => text !== "" && !isIdColumn(column) && !/^[-+\d.,\s%$€£]*$/.test(text) && !isQuestionEntityValue(text, focus));
+    .find(
+      ({ text, column }) => text !== "" && !isIdColumn(column) && !/^[-+\d.,\s%$€£]*$/.test(text) && !isQuestionEntityValue(text, focus),
+    );
   return label ? label.text.toLowerCase() : JSON.stringify(row.data.values);
 }
 
@@ -34,7 +36,9 @@ function rowIdentity(row: RowPiece, focus: QuestionFocus): string {
  */
 export function countedAnswer(evidence: EvidencePiece[], focus: QuestionFocus): CountedAnswer | null {
   if (!focus.wantsCount) return null;
-  const rows = evidence.map((piece, index) => ({ piece, index })).filter((r): r is { piece: RowPiece; index: number } => isRowPiece(r.piece));
+  const rows = evidence
+    .map((piece, index) => ({ piece, index }))
+    .filter((r): r is { piece: RowPiece; index: number } => isRowPiece(r.piece));
   if (rows.some((r) => r.piece.data.columns.some((c) => isAggregateColumn(c)))) return null;
   const groups = new Map<string, { piece: RowPiece; index: number }[]>();
   for (const r of rows) {
@@ -49,7 +53,14 @@ export function countedAnswer(evidence: EvidencePiece[], focus: QuestionFocus): 
   const first = best[0].piece;
   const slot = [first.provenance.kb, first.provenance.query, "count"].join("|");
   return {
-    occurrences: best.map((r) => ({ display: String(n), key: `n:${n}`, type: "count" as const, pieceIndex: r.index, weight: COUNTED_WEIGHT, slot })),
+    occurrences: best.map((r) => ({
+      display: String(n),
+      key: `n:${n}`,
+      type: "count" as const,
+      pieceIndex: r.index,
+      weight: COUNTED_WEIGHT,
+      slot,
+    })),
     explanation: `Counted ${n} distinct ${first.data.table === "Query result" ? "entries" : `'${first.data.table}' rows`} among ${best.length} matching rows from ${first.provenance.kbName} (no COUNT in the evidence).`,
   };
 }

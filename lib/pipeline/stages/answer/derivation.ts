@@ -23,7 +23,13 @@ function resultText(value: number, scale: ResultScale): string {
   return scale ? `${figure} ${scale}` : figure;
 }
 
-export function expressionOf(operation: Operation, operands: DerivationOperand[], result: number, scale: ResultScale, percentDivision = false): string {
+export function expressionOf(
+  operation: Operation,
+  operands: DerivationOperand[],
+  result: number,
+  scale: ResultScale,
+  percentDivision = false,
+): string {
   const t = operands.map(operandText);
   const rhs = resultText(result, scale);
   switch (operation) {

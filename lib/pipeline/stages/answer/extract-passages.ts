@@ -61,7 +61,8 @@ function proximity(sentence: string, span: Span, anchors: { start: number; end: 
 
 /** A level reached or left ("to 48.2 million", "from 43.0") is not the change a "by how much did X grow" question asks for. */
 const LEVEL_NOT_CHANGE = 0.5;
-const CHANGE_QUESTION = /\bby\s+how\s+much\b|\bhow\s+much\s+did\b.*\b(grow|increase|decrease|rise|fall|decline|drop|change)\b|\b(growth|increase|decrease|change|decline)\s+(in|of)\b/i;
+const CHANGE_QUESTION =
+  /\bby\s+how\s+much\b|\bhow\s+much\s+did\b.*\b(grow|increase|decrease|rise|fall|decline|drop|change)\b|\b(growth|increase|decrease|change|decline)\s+(in|of)\b/i;
 
 /**
  * In "Revenue grew 12 percent to 48.2 million", the change is the figure after the verb (or after
@@ -127,7 +128,12 @@ interface SentenceCandidate {
 /** Whether a sentence holds a value that could answer: a span of a fitting type that the question does not already name. */
 function holdsAnswerShape(s: SentenceCandidate, focus: QuestionFocus): boolean {
   if (focus.wanted.includes("text")) return true;
-  return s.spans.some((span) => typeFit(focus.wanted, span.type, span.text) >= MIN_SHAPE_FIT && !isQuestionEntityValue(span.text, focus) && !questionStates(span.text, focus));
+  return s.spans.some(
+    (span) =>
+      typeFit(focus.wanted, span.type, span.text) >= MIN_SHAPE_FIT &&
+      !isQuestionEntityValue(span.text, focus) &&
+      !questionStates(span.text, focus),
+  );
 }
 
 /**
@@ -135,7 +141,11 @@ function holdsAnswerShape(s: SentenceCandidate, focus: QuestionFocus): boolean {
  * hold a value of the asked type when any does ("2025 was a strong year for Aurora" names the company
  * but holds no revenue; "Revenue grew … to 48.2 million euros" does). Ties are all kept, up to two.
  */
-export function bestSentences(sentences: string[], focus: QuestionFocus, heading = ""): { sentences: SentenceCandidate[]; strength: number } {
+export function bestSentences(
+  sentences: string[],
+  focus: QuestionFocus,
+  heading = "",
+): { sentences: SentenceCandidate[]; strength: number } {
   // A sentence must share a term with the question itself; the heading only adds to its strength.
   const matching = sentences
     .filter((text) => sentenceMatch(text, focus) > 0)

@@ -74,7 +74,16 @@ export function pathOccurrences(piece: EvidencePiece & { data: PathData }, piece
   nodes.forEach((node, i) => {
     const distance = anchors.length > 0 ? Math.min(...anchors.map((a) => Math.abs(a - i))) : null;
     const closeness = distance === null ? UNANCHORED_WEIGHT : distance <= 1 ? 1 : 1 / (1 + HOP_DECAY * (distance - 1));
-    out.push(...propertyOccurrences(node.properties, node.labels.join(":") || "node", distance === 0 || distance === 1 ? 1 : DISTANT_PROPERTY, pieceIndex, piece, focus));
+    out.push(
+      ...propertyOccurrences(
+        node.properties,
+        node.labels.join(":") || "node",
+        distance === 0 || distance === 1 ? 1 : DISTANT_PROPERTY,
+        pieceIndex,
+        piece,
+        focus,
+      ),
+    );
     if (distance === 0 || isQuestionEntityValue(node.caption, focus)) return;
     // The relationship on this node's side facing the nearest entity (or either side when unanchored).
     const nearest = distance === null ? null : anchors.find((a) => Math.abs(a - i) === distance)!;
@@ -82,7 +91,12 @@ export function pathOccurrences(piece: EvidencePiece & { data: PathData }, piece
     const relation = anyRelation || (edge && relationMatches(edge.type, focus)) ? 1 : UNMATCHED_RELATION;
     const end = i === 0 || i === nodes.length - 1 ? 1 : INNER_NODE;
     const type = nodeType(node, focus.wantsNameKind);
-    const classFit = focus.answerClasses.size === 0 || node.labels.length === 0 || node.labels.some((l) => focus.answerClasses.has(normalizeLabel(readableLabel(l)))) ? 1 : OTHER_CLASS;
+    const classFit =
+      focus.answerClasses.size === 0 ||
+      node.labels.length === 0 ||
+      node.labels.some((l) => focus.answerClasses.has(normalizeLabel(readableLabel(l))))
+        ? 1
+        : OTHER_CLASS;
     out.push({
       display: node.caption,
       key: valueKey(node.caption, type),
@@ -94,7 +108,9 @@ export function pathOccurrences(piece: EvidencePiece & { data: PathData }, piece
   });
   edges.forEach((edge, i) => {
     const touches = anchors.includes(i) || anchors.includes(i + 1);
-    out.push(...propertyOccurrences(edge.properties, edge.type, touches || anchors.length === 0 ? 1 : DISTANT_PROPERTY, pieceIndex, piece, focus));
+    out.push(
+      ...propertyOccurrences(edge.properties, edge.type, touches || anchors.length === 0 ? 1 : DISTANT_PROPERTY, pieceIndex, piece, focus),
+    );
   });
   return out;
 }

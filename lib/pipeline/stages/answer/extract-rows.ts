@@ -2,7 +2,14 @@ import { formatScalar } from "../../../backends/evidence";
 import type { EvidencePiece, PassageData, RowData } from "../../../backends/types";
 import type { Occurrence } from "./occurrence";
 import { terms } from "../../text";
-import { type QuestionFocus, isQuestionEntityValue, matchesQuestionEntity, queryNamesEntity, focusMatches, termSet } from "./question-focus";
+import {
+  type QuestionFocus,
+  isQuestionEntityValue,
+  matchesQuestionEntity,
+  queryNamesEntity,
+  focusMatches,
+  termSet,
+} from "./question-focus";
 import { displayCell, valueKey } from "./value-key";
 import { countOfOtherNoun } from "../../units";
 import { classifyValue, hintFromLabel, isAggregateColumn, isIdColumn, isNameColumn, typeFit } from "./value-types";
@@ -52,13 +59,21 @@ export function rowAboutQuestion(data: RowData, focus: QuestionFocus, askedColum
 
 /** The question's content words besides the asked column's and the answer's class ("city" of "in which city"). */
 export function subjectTerms(focus: QuestionFocus, askedColumns: string[]): string[] {
-  const asked = new Set([...askedColumns.flatMap((c) => terms(c, focus.language)), ...[...focus.answerClasses].flatMap((c) => terms(c, focus.language))]);
+  const asked = new Set([
+    ...askedColumns.flatMap((c) => terms(c, focus.language)),
+    ...[...focus.answerClasses].flatMap((c) => terms(c, focus.language)),
+  ]);
   return [...focus.questionTerms].filter((t) => !asked.has(t) && !/^\d+$/.test(t));
 }
 
 /** The words a row speaks with: its table's caption and section, its document's title, its headers and its cells. */
 export function rowWords(data: RowData, documentTitle: string, language: string): Set<string> {
-  return termSet([documentTitle, data.table, data.section ?? "", ...data.columns, ...data.values.map((v) => formatScalar(v))].join(" ").replace(/[_/]+/g, " "), language);
+  return termSet(
+    [documentTitle, data.table, data.section ?? "", ...data.columns, ...data.values.map((v) => formatScalar(v))]
+      .join(" ")
+      .replace(/[_/]+/g, " "),
+    language,
+  );
 }
 
 /** The titles of the documents the evidence's passages come from, by KB and document: the context of a document table's rows. */
@@ -109,7 +124,13 @@ function scoreCell(column: string, display: string, type: CellScore["type"], foc
  * the question survive. A one-cell row (an aggregate result) is its own answer. `rowFactor` scales the
  * row (superlative ordering, see superlative.ts).
  */
-export function rowOccurrences(piece: EvidencePiece & { data: RowData }, pieceIndex: number, focus: QuestionFocus, rowFactor = 1, documentTitle = ""): Occurrence[] {
+export function rowOccurrences(
+  piece: EvidencePiece & { data: RowData },
+  pieceIndex: number,
+  focus: QuestionFocus,
+  rowFactor = 1,
+  documentTitle = "",
+): Occurrence[] {
   const { data } = piece;
   const cells: CellScore[] = [];
   data.columns.forEach((column, i) => {
@@ -132,7 +153,11 @@ export function rowOccurrences(piece: EvidencePiece & { data: RowData }, pieceIn
   const anchor = offSubject ? OFF_SUBJECT_FACTOR : rowAnchored(piece, focus) ? 1 : UNANCHORED_FACTOR;
   // Only a row none of whose columns (nor the table) names the relation: a counted or aggregated row
   // answers through its aggregate column, and "the Tents row" of a return-window table names it.
-  const relationNamed = focus.focusTerms.size === 0 || data.columns.length === 1 || cells.some((c) => c.relationMatches > 0) || focusMatches(data.table, focus) > 0;
+  const relationNamed =
+    focus.focusTerms.size === 0 ||
+    data.columns.length === 1 ||
+    cells.some((c) => c.relationMatches > 0) ||
+    focusMatches(data.table, focus) > 0;
   const relationFactor = relationNamed ? 1 : UNMATCHED_RELATION;
   const single = cells.length === 1;
   // A cell's weight blends its rank inside the row with how well it matches in absolute terms: the best

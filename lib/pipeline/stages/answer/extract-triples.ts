@@ -59,12 +59,21 @@ export function tripleOccurrences(piece: EvidencePiece & { data: TripleData }, p
   const occurrence = (term: TermData, role: "subject" | "object", w: number): Occurrence => {
     const type = termType(term, (role === "subject") === describesSubject ? hint : null, focus.wantsNameKind);
     const display = term.label || term.value;
-    const classFit = focus.answerClasses.size === 0 || !term.classLabel || focus.answerClasses.has(normalizeLabel(term.classLabel)) ? 1 : OTHER_CLASS;
-    return { display, key: valueKey(display, type), type, pieceIndex, weight: w * classFit, slot: [piece.provenance.kb, predicate.value, role].join("|") };
+    const classFit =
+      focus.answerClasses.size === 0 || !term.classLabel || focus.answerClasses.has(normalizeLabel(term.classLabel)) ? 1 : OTHER_CLASS;
+    return {
+      display,
+      key: valueKey(display, type),
+      type,
+      pieceIndex,
+      weight: w * classFit,
+      slot: [piece.provenance.kb, predicate.value, role].join("|"),
+    };
   };
   if (ends.subject) return [occurrence(object, "object", weight)];
   if (ends.object) return [occurrence(subject, "subject", weight)];
-  if (focus.entities.length > 0) return [occurrence(object, "object", weight * UNANCHORED_FACTOR), occurrence(subject, "subject", weight * UNANCHORED_FACTOR)];
+  if (focus.entities.length > 0)
+    return [occurrence(object, "object", weight * UNANCHORED_FACTOR), occurrence(subject, "subject", weight * UNANCHORED_FACTOR)];
   // No entity in the question ("which products weigh more than 2 kg?"): the subject is what such triples list.
   return [occurrence(subject, "subject", weight), occurrence(object, "object", weight * UNANCHORED_FACTOR)];
 }

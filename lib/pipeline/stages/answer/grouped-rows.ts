@@ -53,11 +53,18 @@ export function groupedRowsAnswer(intent: Intent, evidence: ScoredEvidence[]): A
     const columns = rows[0].data.columns;
     const keyColumn = columns.findIndex((c) => overlap(terms(c), by) > 0);
     if (keyColumn < 0) continue;
-    const numericColumns = columns.map((_, i) => i).filter((i) => i !== keyColumn && rows.filter((r) => isNumeric(r.data.values[i])).length >= Math.ceil(rows.length / 2));
-    const scored = numericColumns.map((i) => ({ i, score: measureScore(columns[i], asked, years) })).filter((x) => x.score > 0).sort((a, b) => b.score - a.score);
+    const numericColumns = columns
+      .map((_, i) => i)
+      .filter((i) => i !== keyColumn && rows.filter((r) => isNumeric(r.data.values[i])).length >= Math.ceil(rows.length / 2));
+    const scored = numericColumns
+      .map((i) => ({ i, score: measureScore(columns[i], asked, years) }))
+      .filter((x) => x.score > 0)
+      .sort((a, b) => b.score - a.score);
     if (scored.length === 0) continue;
     const measure = scored[0].i;
-    const groups = rows.filter((r) => !TOTAL_ROW.test(formatScalar(r.data.values[keyColumn])) && formatScalar(r.data.values[keyColumn]) !== "");
+    const groups = rows.filter(
+      (r) => !TOTAL_ROW.test(formatScalar(r.data.values[keyColumn])) && formatScalar(r.data.values[keyColumn]) !== "",
+    );
     const seen = new Set<string>();
     const kept = groups.filter((r) => {
       const k = formatScalar(r.data.values[keyColumn]).toLowerCase();
@@ -67,7 +74,11 @@ export function groupedRowsAnswer(intent: Intent, evidence: ScoredEvidence[]): A
     });
     if (kept.length < 2) continue;
     kept.sort((a, b) => (a.data.rowIndex ?? 0) - (b.data.rowIndex ?? 0));
-    const result = { columns: [columns[keyColumn], columns[measure]], rows: kept.map((r) => [r.data.values[keyColumn], r.data.values[measure]]), grouped: { keys: [0], measures: [1] } };
+    const result = {
+      columns: [columns[keyColumn], columns[measure]],
+      rows: kept.map((r) => [r.data.values[keyColumn], r.data.values[measure]]),
+      grouped: { keys: [0], measures: [1] },
+    };
     const first = kept[0];
     const shape: AnswerShape = {
       kind: "table",
@@ -77,7 +88,11 @@ export function groupedRowsAnswer(intent: Intent, evidence: ScoredEvidence[]): A
       truncated: false,
       cap: null,
       chart: chartOf(result),
-      source: { kbName: first.provenance.kbName, language: "search", query: `${first.data.table}${first.data.section ? ` / ${first.data.section}` : ""}` },
+      source: {
+        kbName: first.provenance.kbName,
+        language: "search",
+        query: `${first.data.table}${first.data.section ? ` / ${first.data.section}` : ""}`,
+      },
     };
     return {
       text: answerText(shape),

@@ -3,8 +3,22 @@ import type { Answer } from "../../types";
 import { type AnswerInput, answerQuestion } from "./answer";
 
 export { type AnswerInput, type AnswerResult, answerQuestion, listMembers } from "./answer";
-export { buildQuestionFocus, type QuestionFocus, type QuestionEntity, mentions, pieceMentionsEntity, queryNamesEntity } from "./question-focus";
-export { answerConfidence, normalizeEvidenceScores, scoreCandidates, type ScoredCandidate, PIECE_RELIABILITY, ENTITY_PENALTY } from "./score";
+export {
+  buildQuestionFocus,
+  type QuestionFocus,
+  type QuestionEntity,
+  mentions,
+  pieceMentionsEntity,
+  queryNamesEntity,
+} from "./question-focus";
+export {
+  answerConfidence,
+  normalizeEvidenceScores,
+  scoreCandidates,
+  type ScoredCandidate,
+  PIECE_RELIABILITY,
+  ENTITY_PENALTY,
+} from "./score";
 export { classifyValue, hintFromLabel, typeFit, type ValueType } from "./value-types";
 export { valueKey, parseNumber } from "./value-key";
 export { sentenceSpans, type Span } from "./passage-spans";

@@ -41,7 +41,15 @@ function statesValue(value: string, text: string, numbers: number[]): boolean {
     // "210 EUR" against a row "Hotel cap per night (EUR): 210": the numbers carry the value.
     const allNumbersStated = own.every((n) => numbers.some((m) => sameNumber(n, m)));
     const words = v.split(" ").filter((w) => !/^\d/.test(w) && !isStopword(w, "en"));
-    return allNumbersStated && words.every((w) => text.includes(` ${w} `) || w.length <= 3 || /^(percent|per|cent|eur|usd|sek|days?|years?|months?|units?|million|billion|thousand)$/.test(w));
+    return (
+      allNumbersStated &&
+      words.every(
+        (w) =>
+          text.includes(` ${w} `) ||
+          w.length <= 3 ||
+          /^(percent|per|cent|eur|usd|sek|days?|years?|months?|units?|million|billion|thousand)$/.test(w),
+      )
+    );
   }
   return false;
 }
@@ -57,7 +65,8 @@ export function checkSupport(answer: string, cited: EvidencePiece[], options: { 
   const suspicious = cited.filter((p) => looksLikeInstructions(p.text)).map((p) => p.id);
   const usable = cited.filter((p) => !suspicious.includes(p.id));
   if (cited.length === 0) return { supported: false, why: "it cites no evidence", suspicious };
-  if (usable.length === 0) return { supported: false, why: "its only cited evidence addresses the model with instructions, which is not evidence", suspicious };
+  if (usable.length === 0)
+    return { supported: false, why: "its only cited evidence addresses the model with instructions, which is not evidence", suspicious };
   const text = usable.map((p) => norm(`${p.text} ${p.entities.join(" ")}`)).join(" ");
   const numbers = usable.flatMap((p) => numbersIn(p.text));
   const value = answer.trim();
@@ -65,7 +74,8 @@ export function checkSupport(answer: string, cited: EvidencePiece[], options: { 
   if (/^(yes|no)\b/i.test(value)) return { supported: true, why: "a yes/no answer over the cited evidence", suspicious };
   if (statesValue(value, text, numbers)) return { supported: true, why: "the cited evidence states it", suspicious };
   const members = listMembersOf(value);
-  if (members.length > 1 && members.every((m) => statesValue(m, text, numbers))) return { supported: true, why: "the cited evidence states every listed value", suspicious };
+  if (members.length > 1 && members.every((m) => statesValue(m, text, numbers)))
+    return { supported: true, why: "the cited evidence states every listed value", suspicious };
   const n = parseNumber(value);
   if (options.countAnswer && n !== null && Number.isInteger(n) && n === usable.length) {
     return { supported: true, why: `a count of the ${usable.length} cited records`, suspicious };

@@ -46,7 +46,12 @@ export function llmAnswer(session: LlmSession): StageStrategy<AnswerInput, Answe
         ctx,
         answerPrompt({
           intent: input.intent,
-          evidence: input.evidence.map((e, i) => ({ id: alias[i], kind: e.piece.kind, source: e.piece.provenance.kbName, text: clip(e.piece.text, PIECE_CHARS) })),
+          evidence: input.evidence.map((e, i) => ({
+            id: alias[i],
+            kind: e.piece.kind,
+            source: e.piece.provenance.kbName,
+            text: clip(e.piece.text, PIECE_CHARS),
+          })),
         }),
       );
       let text = clip(out.answer, MAX_ANSWER_CHARS);
@@ -64,20 +69,36 @@ export function llmAnswer(session: LlmSession): StageStrategy<AnswerInput, Answe
         else if (!cited.includes(piece)) cited.push(piece);
       }
       if (unknownIds.length) {
-        ctx.trace({ stage: "answer", type: "INFO", strategy: "llm", summary: `Ignored citations that are not evidence of this run: ${unknownIds.map((x) => JSON.stringify(clip(x, 40))).join(", ")}` });
+        ctx.trace({
+          stage: "answer",
+          type: "INFO",
+          strategy: "llm",
+          summary: `Ignored citations that are not evidence of this run: ${unknownIds.map((x) => JSON.stringify(clip(x, 40))).join(", ")}`,
+        });
       }
       // A proposed operation is recomputed from the cells it names; the model's own figure is not used.
       let derivation: Derivation | undefined;
       if (out.computation) {
         const indexOf = new Map(input.evidence.map((e, i) => [e.piece.id, i]));
-        const computed = computeProposal(out.computation, input.evidence, (ref) => indexOf.get(byAlias.get(ref.toLowerCase())?.id ?? byId.get(ref)?.id ?? ""));
-        if (!computed.ok) throw new LlmError("invalid_output", `the model's proposed ${out.computation.operation} was rejected: ${computed.problem}`);
+        const computed = computeProposal(out.computation, input.evidence, (ref) =>
+          indexOf.get(byAlias.get(ref.toLowerCase())?.id ?? byId.get(ref)?.id ?? ""),
+        );
+        if (!computed.ok)
+          throw new LlmError("invalid_output", `the model's proposed ${out.computation.operation} was rejected: ${computed.problem}`);
         if (computed.citations.some((id) => looksLikeInstructions(byId.get(id)?.text ?? ""))) {
-          throw new LlmError("invalid_output", "the model's proposed operation reads a row that addresses the model with instructions, which is not evidence");
+          throw new LlmError(
+            "invalid_output",
+            "the model's proposed operation reads a row that addresses the model with instructions, which is not evidence",
+          );
         }
         derivation = computed.derivation;
         if (clip(computed.text, MAX_ANSWER_CHARS) !== text) {
-          ctx.trace({ stage: "answer", type: "INFO", strategy: "llm", summary: `The model answered '${clip(text, 60)}'; recomputed from the cells it named: ${derivation.expression}` });
+          ctx.trace({
+            stage: "answer",
+            type: "INFO",
+            strategy: "llm",
+            summary: `The model answered '${clip(text, 60)}'; recomputed from the cells it named: ${derivation.expression}`,
+          });
         }
         text = computed.text;
         for (const id of computed.citations) {
@@ -86,9 +107,21 @@ export function llmAnswer(session: LlmSession): StageStrategy<AnswerInput, Answe
         }
       }
       const countAnswer = input.intent.aggregate === "count" || input.intent.answerTypes.includes("count") || out.answerType === "count";
-      const support = derivation ? { supported: true, why: `computed from the cited cells: ${derivation.expression}`, suspicious: cited.filter((p) => looksLikeInstructions(p.text)).map((p) => p.id) } : checkSupport(text, cited, { countAnswer });
+      const support = derivation
+        ? {
+            supported: true,
+            why: `computed from the cited cells: ${derivation.expression}`,
+            suspicious: cited.filter((p) => looksLikeInstructions(p.text)).map((p) => p.id),
+          }
+        : checkSupport(text, cited, { countAnswer });
       if (support.suspicious.length) {
-        ctx.trace({ stage: "answer", type: "INFO", strategy: "llm", summary: `Cited evidence that addresses the model with instructions was not counted as support: ${support.suspicious.join(", ")}`, payload: { suspicious: support.suspicious } });
+        ctx.trace({
+          stage: "answer",
+          type: "INFO",
+          strategy: "llm",
+          summary: `Cited evidence that addresses the model with instructions was not counted as support: ${support.suspicious.join(", ")}`,
+          payload: { suspicious: support.suspicious },
+        });
       }
       if (!support.supported) throw new LlmError("invalid_output", `the model's answer '${clip(text, 80)}' was rejected: ${support.why}`);
 
@@ -104,9 +137,26 @@ export function llmAnswer(session: LlmSession): StageStrategy<AnswerInput, Answe
       });
       if (confidence < threshold) {
         // Supported by the cited evidence (checked above) but not firmly: shown as the closest answer, marked uncertain.
-        return { text, refrained: false, reason: `Not certain — the closest answer in the sources is ${clip(text, 80)} (${derivation ? `computed as ${derivation.expression}` : describePiece(cited[0])}).`, confidence: Number(confidence.toFixed(3)), citations, candidates, certainty: "uncertain", ...(derivation ? { derivation } : {}) };
+        return {
+          text,
+          refrained: false,
+          reason: `Not certain — the closest answer in the sources is ${clip(text, 80)} (${derivation ? `computed as ${derivation.expression}` : describePiece(cited[0])}).`,
+          confidence: Number(confidence.toFixed(3)),
+          citations,
+          candidates,
+          certainty: "uncertain",
+          ...(derivation ? { derivation } : {}),
+        };
       }
-      return { text, refrained: false, reason: null, confidence: Number(confidence.toFixed(3)), citations, candidates, ...(derivation ? { derivation } : {}) };
+      return {
+        text,
+        refrained: false,
+        reason: null,
+        confidence: Number(confidence.toFixed(3)),
+        citations,
+        candidates,
+        ...(derivation ? { derivation } : {}),
+      };
     },
   };
 }

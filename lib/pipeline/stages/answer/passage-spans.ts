@@ -34,13 +34,33 @@ const MONEY =
   /(?:[$€£¥]\s?|\b(?:USD|EUR|GBP|SEK|NOK|DKK|CHF|JPY)\s?)(?:\(\d[\d,]*(?:\.\d+)?\)|\d[\d,]*(?:\.\d+)?)(?:\s?(?:million|billion|thousand|mn|bn|m|k)\b)?|\b\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|thousand))?\s?(?:euros?|dollars?|pounds?|kronor|krona|yen|francs?|USD|EUR|GBP|SEK|NOK|DKK|CHF)\b/gi;
 const NUMBER = /(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?(?:\s(?:million|billion|thousand|hundred))?(?![\w])/g;
 const WORD_NUMBERS: Record<string, number> = {
-  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19, twenty: 20,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
+  twenty: 20,
 };
 const WORD_NUMBER = new RegExp(`\\b(${Object.keys(WORD_NUMBERS).join("|")})\\b`, "gi");
 /** Prepositions end a unit: "15 stores across Europe" counts stores. */
 const PREPOSITIONS = new Set(
-  "across along among around behind beyond despite except inside near outside over past per since than through throughout toward towards under underneath unlike versus via within without".split(" "),
+  "across along among around behind beyond despite except inside near outside over past per since than through throughout toward towards under underneath unlike versus via within without".split(
+    " ",
+  ),
 );
 /** At most this many lower-case words after a number are its unit ("10 business days"). */
 const MAX_UNIT_WORDS = 2;
@@ -115,10 +135,24 @@ function findSpans(sentence: string, language: string, nameKinds: boolean): Span
     const full = name + tail;
     from = start + full.length;
     // "the Company", "the Group's", "our Board": a document's defined term for itself or its parts, not a name.
-    if (!tail && DEFINED_TERM.test(full) && /\b(?:the|our|its|their)\s+$/i.test(sentence.slice(Math.max(0, start - 8), start)) && !knownProperNoun(full)) continue;
+    if (
+      !tail &&
+      DEFINED_TERM.test(full) &&
+      /\b(?:the|our|its|their)\s+$/i.test(sentence.slice(Math.max(0, start - 8), start)) &&
+      !knownProperNoun(full)
+    )
+      continue;
     const key = normalizeLabel(full);
     const covered = (set: Set<string>) => [...set].some((n) => n === key || n.includes(key) || key.includes(n));
-    const type: ValueType = !names ? "entity" : covered(names.person) ? "person" : covered(names.organisation) ? "organisation" : covered(names.location) ? "location" : "entity";
+    const type: ValueType = !names
+      ? "entity"
+      : covered(names.person)
+        ? "person"
+        : covered(names.organisation)
+          ? "organisation"
+          : covered(names.location)
+            ? "location"
+            : "entity";
     add({ text: full, type, start, end: start + full.length });
   }
 

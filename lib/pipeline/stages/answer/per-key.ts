@@ -33,7 +33,9 @@ function rowLabel(data: RowData): string | null {
  * answered by listing the city of every customer: the customers table knows neither returns nor warehouses. A document table's context includes its document's title.
  */
 function tableOwnsQuestion(data: RowData, focus: QuestionFocus, documentTitle: string): boolean {
-  const own = new Set(terms([documentTitle, data.table, data.section ?? "", ...data.columns].join(" ").replace(/[_/]+/g, " "), focus.language));
+  const own = new Set(
+    terms([documentTitle, data.table, data.section ?? "", ...data.columns].join(" ").replace(/[_/]+/g, " "), focus.language),
+  );
   return [...focus.questionTerms].every((t) => own.has(t) || /^\d+$/.test(t));
 }
 
@@ -50,15 +52,23 @@ function strongestColumn(pool: ScoredCandidate[], evidence: ScoredEvidence[], fo
   const column = (lead.slot.split("|").pop() ?? "").replace(/\d+/g, " ");
   if (focusMatches(column, focus) === 0) return [];
   const piece = evidence[lead.pieces[0].index].piece;
-  if (isRowPiece(piece) && !tableOwnsQuestion(piece.data, focus, documentTitleOf(piece, documentTitles(evidence.map((e) => e.piece))))) return [];
-  return pool.filter((c) => c === lead || (c.slots.has(lead.slot) && !c.penalized && c.fit >= MEMBER_FIT && c.score >= MEMBER_SHARE * lead.score));
+  if (isRowPiece(piece) && !tableOwnsQuestion(piece.data, focus, documentTitleOf(piece, documentTitles(evidence.map((e) => e.piece)))))
+    return [];
+  return pool.filter(
+    (c) => c === lead || (c.slots.has(lead.slot) && !c.penalized && c.fit >= MEMBER_FIT && c.score >= MEMBER_SHARE * lead.score),
+  );
 }
 
 /**
  * The figure for the whole table when the question names none of its keys: the Total row of the
  * column asked about ("What was revenue in 2024?" over revenue by region).
  */
-export function columnTotal(pool: ScoredCandidate[], evidence: ScoredEvidence[], focus: QuestionFocus, candidates: Answer["candidates"]): Answer | null {
+export function columnTotal(
+  pool: ScoredCandidate[],
+  evidence: ScoredEvidence[],
+  focus: QuestionFocus,
+  candidates: Answer["candidates"],
+): Answer | null {
   const best = pool[0];
   if (!best) return null;
   const column = pool.filter((c) => c === best || (c.slots.has(best.slot) && !c.penalized && c.fit >= MEMBER_FIT));
@@ -70,10 +80,22 @@ export function columnTotal(pool: ScoredCandidate[], evidence: ScoredEvidence[],
   if (labelled.some((l) => l.label && matchesQuestionEntity(l.label, focus))) return null;
   const total = labelled.find((l) => l.label && /^total\b/i.test(l.label.trim()));
   if (!total) return null;
-  return { text: total.c.display, refrained: false, reason: null, confidence: Math.round(Math.min(1, best.score) * 1000) / 1000, citations: [total.piece.id], candidates };
+  return {
+    text: total.c.display,
+    refrained: false,
+    reason: null,
+    confidence: Math.round(Math.min(1, best.score) * 1000) / 1000,
+    citations: [total.piece.id],
+    candidates,
+  };
 }
 
-export function perKeyAnswer(pool: ScoredCandidate[], evidence: ScoredEvidence[], focus: QuestionFocus, candidates: Answer["candidates"]): Answer | null {
+export function perKeyAnswer(
+  pool: ScoredCandidate[],
+  evidence: ScoredEvidence[],
+  focus: QuestionFocus,
+  candidates: Answer["candidates"],
+): Answer | null {
   const members = strongestColumn(pool, evidence, focus);
   const best = members[0];
   if (!best || members.length < 2) return null;

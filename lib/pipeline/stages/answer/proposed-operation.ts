@@ -10,7 +10,11 @@ import { type TableView, tablesInEvidence } from "./table-cells";
  * hold a figure as a report writes it; the result is computed by the same code as the classical
  * reading. A proposal that does not resolve is rejected with the reason, never trusted.
  */
-export function computeProposal(proposal: ProposedComputation, evidence: ScoredEvidence[], pieceIndexOf: (ref: string) => number | undefined): Computed {
+export function computeProposal(
+  proposal: ProposedComputation,
+  evidence: ScoredEvidence[],
+  pieceIndexOf: (ref: string) => number | undefined,
+): Computed {
   const tables = tablesInEvidence(evidence);
   const rowOf = new Map<number, { table: TableView; row: TableView["rows"][number] }>();
   for (const table of tables) for (const row of table.rows) rowOf.set(row.pieceIndex, { table, row });
@@ -18,12 +22,14 @@ export function computeProposal(proposal: ProposedComputation, evidence: ScoredE
   for (const [i, o] of proposal.operands.entries()) {
     const index = pieceIndexOf(o.evidence.trim());
     const located = index === undefined ? undefined : rowOf.get(index);
-    if (!located) return { ok: false, problem: `operand ${i + 1} (${o.evidence}) is not a table row of this run's evidence`, citations: [] };
+    if (!located)
+      return { ok: false, problem: `operand ${i + 1} (${o.evidence}) is not a table row of this run's evidence`, citations: [] };
     const wanted = normalizeLabel(o.column);
     const column = located.table.columns.findIndex((c) => normalizeLabel(c.name) === wanted);
     if (column < 0) return { ok: false, problem: `'${located.row.label}' has no column '${o.column}'`, citations: [] };
     const cell = located.row.cells[column];
-    if (!cell || cell.reading.kind !== "number") return { ok: false, problem: `the '${o.column}' cell of '${located.row.label}' holds no figure`, citations: [] };
+    if (!cell || cell.reading.kind !== "number")
+      return { ok: false, problem: `the '${o.column}' cell of '${located.row.label}' holds no figure`, citations: [] };
     cells.push({ table: located.table, row: located.row, column, cell, number: cell.reading.number });
   }
   return computeOverCells(proposal.operation, cells, {

@@ -73,8 +73,14 @@ function uniqueByNormalized(values: string[]): string[] {
 /** Nouns that name a quantity, by the kind of value that states it. */
 const QUANTITY_NOUNS: [Exclude<AnswerType, "list">[], string][] = [
   [["percent", "number"], "rate|rates|margin|margins|share|growth|ratio|percentage|proportion|yield"],
-  [["number", "count"], "window|warranty|guarantee|period|term|duration|length|age|lifetime|life|headcount|number|count|size|capacity|total|quantity|volume|weight|height|distance"],
-  [["money", "number"], "cap|caps|limit|limits|price|prices|cost|costs|fee|fees|allowance|allowances|per diem|budget|salary|salaries|revenue|revenues|income|expense|expenses|profit|profits|sales|tax|taxes|dividend|dividends|balance|value|amount|amounts|payment|payments|spend|spending|turnover|earnings|reimbursement|threshold|maximum|minimum"],
+  [
+    ["number", "count"],
+    "window|warranty|guarantee|period|term|duration|length|age|lifetime|life|headcount|number|count|size|capacity|total|quantity|volume|weight|height|distance",
+  ],
+  [
+    ["money", "number"],
+    "cap|caps|limit|limits|price|prices|cost|costs|fee|fees|allowance|allowances|per diem|budget|salary|salaries|revenue|revenues|income|expense|expenses|profit|profits|sales|tax|taxes|dividend|dividends|balance|value|amount|amounts|payment|payments|spend|spending|turnover|earnings|reimbursement|threshold|maximum|minimum",
+  ],
 ];
 
 /**
@@ -84,7 +90,9 @@ const QUANTITY_NOUNS: [Exclude<AnswerType, "list">[], string][] = [
 export function quantityAsked(question: string): Exclude<AnswerType, "list">[] | null {
   const q = question.toLowerCase().replace(/[’']s\b/g, "");
   for (const [types, nouns] of QUANTITY_NOUNS) {
-    const re = new RegExp(`^\\s*(?:what|which)\\s+(?:is|was|are|were|'s)\\s+(?:the\\s+|an?\\s+)?(?:[\\w-]+\\s+){0,5}?(?:${nouns})\\s*(?:\\?|$|\\b(?:of|for|in|at|per|on|under|from|to|during|by|when|with)\\b)`);
+    const re = new RegExp(
+      `^\\s*(?:what|which)\\s+(?:is|was|are|were|'s)\\s+(?:the\\s+|an?\\s+)?(?:[\\w-]+\\s+){0,5}?(?:${nouns})\\s*(?:\\?|$|\\b(?:of|for|in|at|per|on|under|from|to|during|by|when|with)\\b)`,
+    );
     if (re.test(q)) return [...types];
   }
   return null;
@@ -94,15 +102,17 @@ export function buildQuestionFocus(intent: Intent): QuestionFocus {
   const language = intent.language || "en";
   // A mention linked only to a schema element ("return window" → the column "Return window (days)") names
   // what is asked, not a thing the answer is about: it stays a focus word and anchors nothing.
-  const entities: QuestionEntity[] = intent.entities.filter((e) => !(e.links.length > 0 && e.links.every(isSchemaLink))).map((e) => {
-    const best = e.links[0];
-    return {
-      mention: e.mention,
-      forms: uniqueByNormalized([e.mention, ...(best ? [best.label] : [])]),
-      refs: best ? [best.ref] : [],
-      linked: e.links.length > 0,
-    };
-  });
+  const entities: QuestionEntity[] = intent.entities
+    .filter((e) => !(e.links.length > 0 && e.links.every(isSchemaLink)))
+    .map((e) => {
+      const best = e.links[0];
+      return {
+        mention: e.mention,
+        forms: uniqueByNormalized([e.mention, ...(best ? [best.label] : [])]),
+        refs: best ? [best.ref] : [],
+        linked: e.links.length > 0,
+      };
+    });
   const entityTerms = new Set(entities.flatMap((e) => e.forms.flatMap((f) => terms(f, language))));
   const questionTerms = new Set(terms(intent.completed, language));
   // "how many" / "how much" leave "many"/"much" among the keywords: they say what kind of answer, not what about.
@@ -115,14 +125,14 @@ export function buildQuestionFocus(intent: Intent): QuestionFocus {
       ...intent.keywords.flatMap((k) => terms(k, language)),
       ...terms(intent.superlative?.attribute ?? "", language),
       ...schemaWords.flatMap((w) => terms(w, language)),
-    ].filter(
-      (t) => !entityTerms.has(t) && !whTerms.has(t),
-    ),
+    ].filter((t) => !entityTerms.has(t) && !whTerms.has(t)),
   );
   const entityLemmas = new Set(entities.flatMap((e) => e.forms.flatMap((f) => lemmaTerms(f))));
   const whLemmas = new Set(lemmaTerms(intent.wh ?? ""));
   const focusLemmas = new Set(
-    [intent.relation ?? "", ...intent.keywords, intent.superlative?.attribute ?? "", ...schemaWords].flatMap((k) => lemmaTerms(k)).filter((t) => !entityLemmas.has(t) && !whLemmas.has(t)),
+    [intent.relation ?? "", ...intent.keywords, intent.superlative?.attribute ?? "", ...schemaWords]
+      .flatMap((k) => lemmaTerms(k))
+      .filter((t) => !entityLemmas.has(t) && !whLemmas.has(t)),
   );
   const wh = (intent.wh ?? "").toLowerCase();
   const wantsCount = intent.aggregate === "count" || intent.answerTypes.includes("count") || /^how many\b/.test(wh);
@@ -141,7 +151,13 @@ export function buildQuestionFocus(intent: Intent): QuestionFocus {
     focusTerms,
     focusLemmas,
     answerClasses: new Set(
-      intent.entities.flatMap((e) => (e.links.some((l) => l.kind === "class") && e.links.every(isSchemaLink) ? [normalizeLabel(e.links.find((l) => l.kind === "class")!.label), normalizeLabel(e.mention)] : [])).filter(Boolean),
+      intent.entities
+        .flatMap((e) =>
+          e.links.some((l) => l.kind === "class") && e.links.every(isSchemaLink)
+            ? [normalizeLabel(e.links.find((l) => l.kind === "class")!.label), normalizeLabel(e.mention)]
+            : [],
+        )
+        .filter(Boolean),
     ),
     wanted,
     wantsList: intent.answerTypes.includes("list"),
@@ -204,7 +220,14 @@ export function questionStates(value: string, focus: QuestionFocus): boolean {
   // One question word in another form ("returned" for "which warehouse handles returns?") restates it,
   // unless it belongs to a named entity or the question offers the values to choose from ("… or …").
   const words = terms(value, focus.language);
-  if (words.length === 1 && !/\d/.test(value) && focus.questionTerms.has(words[0]) && !entityTerm(words[0], focus) && !/\bor\b/i.test(focus.intent.completed)) return true;
+  if (
+    words.length === 1 &&
+    !/\d/.test(value) &&
+    focus.questionTerms.has(words[0]) &&
+    !entityTerm(words[0], focus) &&
+    !/\bor\b/i.test(focus.intent.completed)
+  )
+    return true;
   // A year the question names, whatever word follows it ("2018 related", "2019 compared"), is the period asked about, not the answer.
   const year = /^((?:19|20)\d\d)\b/.exec(v);
   return !!year && !focus.wanted.includes("date") && focus.paddedQuestion.includes(` ${year[1]} `);
@@ -236,7 +259,10 @@ export function matchesQuestionEntity(text: string, focus: QuestionFocus, refs: 
 /** Whether a native query names one of the question's entities (a filter on it), by form or by reference. */
 export function queryNamesEntity(query: string, entity: QuestionEntity): boolean {
   const q = ` ${normalizeLabel(query)} `;
-  return entity.refs.some((r) => r.length > 2 && query.includes(r)) || entity.forms.some((f) => normalizeLabel(f).length > 0 && q.includes(` ${normalizeLabel(f)} `));
+  return (
+    entity.refs.some((r) => r.length > 2 && query.includes(r)) ||
+    entity.forms.some((f) => normalizeLabel(f).length > 0 && q.includes(` ${normalizeLabel(f)} `))
+  );
 }
 
 /**
@@ -248,7 +274,8 @@ export function queryNamesEntity(query: string, entity: QuestionEntity): boolean
 export function pieceMentionsEntity(piece: EvidencePiece, entity: QuestionEntity, language = "en"): boolean {
   const data = piece.data;
   const isEntity = (label: string, ref: string) => entity.refs.includes(ref) || entity.forms.some((f) => sameName(label, f, language));
-  if (entity.linked && "subject" in data) return isEntity(data.subject.label, data.subject.value) || isEntity(data.object.label, data.object.value);
+  if (entity.linked && "subject" in data)
+    return isEntity(data.subject.label, data.subject.value) || isEntity(data.object.label, data.object.value);
   if (entity.linked && "nodes" in data) return data.nodes.some((n) => isEntity(n.caption, n.id));
   return (
     entity.forms.some((f) => mentions(piece.text, f, language) || piece.entities.some((x) => normalizeLabel(x) === normalizeLabel(f))) ||
@@ -267,7 +294,10 @@ export function locationRefs(piece: EvidencePiece): string[] {
 
 /** Whether a relation name (predicate, relationship type, column) holds a focus word, as a stem or a lemma. */
 export function namesFocus(name: string, focus: QuestionFocus): boolean {
-  return [...termSet(name, focus.language)].some((t) => focus.focusTerms.has(t)) || (focus.language.startsWith("en") && lemmaTerms(name).some((t) => focus.focusLemmas.has(t)));
+  return (
+    [...termSet(name, focus.language)].some((t) => focus.focusTerms.has(t)) ||
+    (focus.language.startsWith("en") && lemmaTerms(name).some((t) => focus.focusLemmas.has(t)))
+  );
 }
 
 /** How many focus words a relation name holds (stems or lemmas, whichever meets more). */

@@ -33,4 +33,3 @@ export function joinList(values: string[]): string {
   if (values.length <= 1) return values[0] ?? "";
   return `${values.slice(0, -1).join(", ")} and ${values[values.length - 1]}`;
 }
-

@@ -27,7 +27,12 @@ function isNumeric(v: Scalar): boolean {
 
 function isTemporal(values: Scalar[]): boolean {
   const present = values.filter((v) => v !== null);
-  return present.length > 0 && present.every((v) => /^\d{4}(?:-\d{2}(?:-\d{2})?)?/.test(String(v)) && (typeof v === "string" || (typeof v === "number" && v >= 1000 && v <= 2999)));
+  return (
+    present.length > 0 &&
+    present.every(
+      (v) => /^\d{4}(?:-\d{2}(?:-\d{2})?)?/.test(String(v)) && (typeof v === "string" || (typeof v === "number" && v >= 1000 && v <= 2999)),
+    )
+  );
 }
 
 /**
@@ -64,7 +69,11 @@ export function answerText(shape: AnswerShape): string {
     const more = values.length - shown.length + (shape.truncated ? 1 : 0);
     return more > 0 ? `${shown.join(", ")} and ${shape.truncated ? "more" : `${more} more`}` : joinList(shown);
   }
-  if (shape.rows.length === 1) return shape.rows[0].map((v) => formatScalar(v)).filter(Boolean).join(", ");
+  if (shape.rows.length === 1)
+    return shape.rows[0]
+      .map((v) => formatScalar(v))
+      .filter(Boolean)
+      .join(", ");
   const shown = shape.rows.slice(0, TEXT_ROWS).map(rowText);
   const rest = shape.rows.length - shown.length;
   return `${shown.join("; ")}${rest > 0 || shape.truncated ? `; and ${shape.truncated ? "more" : `${rest} more`} rows` : ""}`;
@@ -91,7 +100,9 @@ export function withSupportingEvidence(answer: Answer, result: QueryResult, evid
   if (answer.refrained || answer.shape?.kind !== "scalar" || answer.text.length < 2) return answer;
   const value = answer.text.toLowerCase();
   const extra = evidence
-    .filter((e) => e.piece.provenance.kb === result.kbId && e.piece.provenance.query !== result.query && !answer.citations.includes(e.piece.id))
+    .filter(
+      (e) => e.piece.provenance.kb === result.kbId && e.piece.provenance.query !== result.query && !answer.citations.includes(e.piece.id),
+    )
     .filter((e) => e.piece.text.toLowerCase().includes(value))
     .slice(0, SUPPORTING_CITATIONS)
     .map((e) => e.piece.id);
@@ -118,16 +129,26 @@ export function answerFromResult(result: QueryResult, threshold: number): Answer
     return refusal(`${fit.unresolved.join(" ")} (in ${result.kbName})`, 0, []);
   }
   if (result.rows.length === 0) {
-    return refusal(`The query on ${result.kbName} found no rows that match the question; check the names and conditions in it, or ask about another source.`, 0, []);
+    return refusal(
+      `The query on ${result.kbName} found no rows that match the question; check the names and conditions in it, or ask about another source.`,
+      0,
+      [],
+    );
   }
   const missed = fit?.valuesMissed ?? [];
   const confidence = Math.max(0, Math.round((FAITHFUL_CONFIDENCE - MISSED_VALUE_COST * missed.length) * 1000) / 1000);
   const shape = shapeOf(result);
   const text = answerText(shape);
-  const candidates: Answer["candidates"] = [{ value: text, score: confidence, support: result.pieceIds.slice(0, 5), type: resultValueType(result) }];
+  const candidates: Answer["candidates"] = [
+    { value: text, score: confidence, support: result.pieceIds.slice(0, 5), type: resultValueType(result) },
+  ];
   if (confidence < threshold) {
     const it = missed.length === 1 ? "it" : "them";
-    return refusal(`${quoteList(missed)} could not be found in ${result.kbName}, so the query could not be restricted to ${it}; name ${it} as the source spells ${it}.`, confidence, candidates);
+    return refusal(
+      `${quoteList(missed)} could not be found in ${result.kbName}, so the query could not be restricted to ${it}; name ${it} as the source spells ${it}.`,
+      confidence,
+      candidates,
+    );
   }
   return {
     text,

@@ -150,7 +150,11 @@ export function strongestRival(ranked: ScoredCandidate[], evidence: ScoredEviden
     const elsewhere = claimedElsewhere(c, winner);
     const strength = c.score * (elsewhere ? 1 : SAME_PIECE_RIVALRY);
     if (!best || strength > best.strength) {
-      best = { candidate: c, strength, otherSource: elsewhere && c.pieces.some((p) => !winnerKbs.has(evidence[p.index].piece.provenance.kb)) };
+      best = {
+        candidate: c,
+        strength,
+        otherSource: elsewhere && c.pieces.some((p) => !winnerKbs.has(evidence[p.index].piece.provenance.kb)),
+      };
     }
   }
   return best;

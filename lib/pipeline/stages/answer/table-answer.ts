@@ -6,7 +6,17 @@ import { unitFromColumn } from "./value-key";
 import { terms } from "../../text";
 import type { Derivation, DerivationOperand, ScoredEvidence } from "../../types";
 import { compute } from "./arithmetic";
-import { type LocatedCell, type QuestionTerms, type RowMatch, cellForPeriod, cellWithoutPeriod, labelMatch, matchRows, periodColumns, questionTerms } from "./cell-locate";
+import {
+  type LocatedCell,
+  type QuestionTerms,
+  type RowMatch,
+  cellForPeriod,
+  cellWithoutPeriod,
+  labelMatch,
+  matchRows,
+  periodColumns,
+  questionTerms,
+} from "./cell-locate";
 import { answerTextOf, expressionOf, type ResultScale } from "./derivation";
 import { type TableQuestion, type Operation, coordinatedItems, periodEnds, periodsOldestFirst, readTableQuestion } from "./table-question";
 import { type TableCell, type TableRow, type TableView, figureCells, labelWords, tablesInEvidence } from "./table-cells";
@@ -69,7 +79,14 @@ function scaleOf(table: TableView, row: TableRow, column: number, n: ReportNumbe
 
 /** The currency the operands share, from their own cells or the row's first figure ("$" is often written on the first figure only). */
 function sharedCurrency(cells: CellRef[]): string | null {
-  const currencies = cells.map((o) => o.number.currency ?? figureCells(o.row).map(numberOf).find((n) => n?.currency)?.currency ?? null);
+  const currencies = cells.map(
+    (o) =>
+      o.number.currency ??
+      figureCells(o.row)
+        .map(numberOf)
+        .find((n) => n?.currency)?.currency ??
+      null,
+  );
   const first = currencies[0];
   return first && currencies.every((c) => c === first) ? first : null;
 }
@@ -114,7 +131,9 @@ function spannedPeriods(q: TableQuestion, table: TableView): Period[] {
 }
 
 function locate(match: RowMatch, period: Period | null, q: TableQuestion, qt: QuestionTerms, language: string): Operand | null {
-  const located = period ? cellForPeriod(match.table, match.row, period, q, qt, language) : cellWithoutPeriod(match.table, match.row, qt, language);
+  const located = period
+    ? cellForPeriod(match.table, match.row, period, q, qt, language)
+    : cellWithoutPeriod(match.table, match.row, qt, language);
   if (!located) return null;
   const number = numberOf(located.cell);
   return number ? { match, located, number } : null;
@@ -143,7 +162,8 @@ export interface CellRef {
   number: ReportNumber;
 }
 
-export type Computed = { ok: true; derivation: Derivation; text: string; citations: string[] } | { ok: false; problem: string; citations: string[] };
+export type Computed =
+  { ok: true; derivation: Derivation; text: string; citations: string[] } | { ok: false; problem: string; citations: string[] };
 
 /**
  * Applies an operator to located figures and writes its derivation: the result's scale (a change
@@ -151,9 +171,17 @@ export type Computed = { ok: true; derivation: Derivation; text: string; citatio
  * operands share, the expression, and the answer text. Used by the classical reading and to check an
  * LLM's proposed operation, which is always recomputed here.
  */
-export function computeOverCells(operation: Operation, cells: CellRef[], options: { percentDivision: boolean; names: string[]; proposedBy: Derivation["proposedBy"] }): Computed {
+export function computeOverCells(
+  operation: Operation,
+  cells: CellRef[],
+  options: { percentDivision: boolean; names: string[]; proposedBy: Derivation["proposedBy"] },
+): Computed {
   const percentDivision = operation === "division" && options.percentDivision;
-  const c = compute(operation, cells.map((o) => o.number.value), { percent: percentDivision, names: options.names });
+  const c = compute(
+    operation,
+    cells.map((o) => o.number.value),
+    { percent: percentDivision, names: options.names },
+  );
   const citations = [...new Set(cells.map((o) => o.row.evidenceId))];
   if (!c.ok) {
     const rows = [...new Set(cells.map((o) => `'${o.row.label}'`))];
@@ -163,9 +191,23 @@ export function computeOverCells(operation: Operation, cells: CellRef[], options
   const figureScale = scaleOf(first.table, first.row, first.column, first.number);
   const allPercent = cells.every((o) => scaleOf(o.table, o.row, o.column, o.number) === "percent");
   const scale: ResultScale =
-    operation === "change-ratio" || percentDivision ? "percent" : operation === "division" || operation === "count" ? "" : allPercent ? "percent" : figureScale === "percent" ? "" : figureScale;
+    operation === "change-ratio" || percentDivision
+      ? "percent"
+      : operation === "division" || operation === "count"
+        ? ""
+        : allPercent
+          ? "percent"
+          : figureScale === "percent"
+            ? ""
+            : figureScale;
   const unit = scale === "percent" || operation === "division" || operation === "change-ratio" ? null : sharedCurrency(cells);
-  const operands: DerivationOperand[] = cells.map((o) => ({ value: o.number.value, text: formatScalar(o.cell.raw), evidenceId: o.row.evidenceId, row: o.row.label, column: columnName(o.table, o.column) }));
+  const operands: DerivationOperand[] = cells.map((o) => ({
+    value: o.number.value,
+    text: formatScalar(o.cell.raw),
+    evidenceId: o.row.evidenceId,
+    row: o.row.label,
+    column: columnName(o.table, o.column),
+  }));
   const derivation: Derivation = {
     operation,
     operands,
@@ -200,7 +242,15 @@ function computed(operation: Operation, operands: Operand[], q: TableQuestion, r
 }
 
 function operationWord(operation: Operation): string {
-  return { sum: "total", difference: "difference", average: "average", multiplication: "product", division: "ratio", "change-ratio": "percentage change", count: "count" }[operation];
+  return {
+    sum: "total",
+    difference: "difference",
+    average: "average",
+    multiplication: "product",
+    division: "ratio",
+    "change-ratio": "percentage change",
+    count: "count",
+  }[operation];
 }
 
 /** A cell's answer text: the figure as the table writes it, a percentage column's figure with "%", and the table's scale. */
@@ -213,14 +263,22 @@ function cellText(o: Operand): string {
   const withUnit = unit && !scaleInHeader(unit) && !/%/.test(unit) && !o.number.currency ? `${raw} ${unit}` : raw;
   if (!scale || scaleOfFigure(raw)) return withUnit;
   // "Revenue 2025 (EUR million)": the scale after the figure, and the currency the note names after it.
-  const code = unit && !o.number.currency ? /\b(EUR|USD|GBP|SEK|NOK|DKK|CHF|JPY|CNY|RMB|INR|AUD|CAD|HKD|SGD)\b/i.exec(unit)?.[1] : undefined;
+  const code =
+    unit && !o.number.currency ? /\b(EUR|USD|GBP|SEK|NOK|DKK|CHF|JPY|CNY|RMB|INR|AUD|CAD|HKD|SGD)\b/i.exec(unit)?.[1] : undefined;
   return code && scaleInHeader(unit!) ? `${raw} ${scale} ${code.toUpperCase()}` : `${withUnit} ${scale}`;
 }
 
 /** A second row of the same table naming other words of the question: the other operand of "A minus B", "A as a share of B". */
 function secondRow(matches: RowMatch[], first: RowMatch): RowMatch | undefined {
   const used = new Set(first.matched);
-  return matches.find((m) => m.table === first.table && m.row !== first.row && m.labelScore >= 0.45 && m.matched.some((t) => !used.has(t)) && labelWords(m.row.label) !== labelWords(first.row.label));
+  return matches.find(
+    (m) =>
+      m.table === first.table &&
+      m.row !== first.row &&
+      m.labelScore >= 0.45 &&
+      m.matched.some((t) => !used.has(t)) &&
+      labelWords(m.row.label) !== labelWords(first.row.label),
+  );
 }
 
 const TOTAL_LABEL = /^total\b|\btotal$/i;
@@ -264,7 +322,8 @@ function periodFigures(m: RowMatch): { column: number; period: Period; n: Report
 }
 
 /** "How many components are there under X?", "How many types of X are there?": the question counts a group's line items. */
-const COUNTS_PARTS = /^\s*how\s+many\s+(?:\w+\s+)?(?:components?|categories|types|items|line\s+items|kinds|classes|elements|parts|sub-?categories)\b/i;
+const COUNTS_PARTS =
+  /^\s*how\s+many\s+(?:\w+\s+)?(?:components?|categories|types|items|line\s+items|kinds|classes|elements|parts|sub-?categories)\b/i;
 
 /** "What are the components of X?", "What types of X are there?", "What financial items does X consist of?": the question lists a group's line items. */
 const LISTS_PARTS =
@@ -397,9 +456,17 @@ function twoRowAnswer(ctx: Context, m: RowMatch, operation: Operation, asked: Pe
 /** One line item over several periods: its change, change ratio, average or total. */
 function periodAnswer(ctx: Context, m: RowMatch, operation: Operation, asked: Period[]): TableOutcome {
   const { q, qt, language, rival } = ctx;
-  const periods = operation === "average" ? (q.spansRange ? spannedPeriods(q, m.table) : averagePeriods(q, m.table)) : operation === "sum" && q.spansRange ? spannedPeriods(q, m.table) : asked;
+  const periods =
+    operation === "average"
+      ? q.spansRange
+        ? spannedPeriods(q, m.table)
+        : averagePeriods(q, m.table)
+      : operation === "sum" && q.spansRange
+        ? spannedPeriods(q, m.table)
+        : asked;
   const change = operation === "difference" || operation === "change-ratio";
-  if (periods.length < 2 && !((operation === "average" || operation === "sum") && periods.length === 0) && !(change && periods.length <= 1)) return null;
+  if (periods.length < 2 && !((operation === "average" || operation === "sum") && periods.length === 0) && !(change && periods.length <= 1))
+    return null;
   // "How much did X grow?" names no period: the table's own change column if it has one, else its two latest periods.
   // "How much did X grow in 2025?": against the period before it.
   const tableHasPeriod = periods.length === 0 || periodColumns(m.table).some((c) => c.period.year === periods[0].year);
@@ -412,12 +479,26 @@ function periodAnswer(ctx: Context, m: RowMatch, operation: Operation, asked: Pe
     const i = byRecency.findIndex((c) => c.year === p.year);
     return i >= 0 && i + 1 < byRecency.length ? [byRecency[i + 1], byRecency[i]] : [p];
   };
-  const use = periods.length >= 2 ? periods : change ? (periods.length === 1 ? sinceBefore(periods[0]) : byRecency.slice(0, 2)) : periodColumns(m.table).map((c) => c.period);
+  const use =
+    periods.length >= 2
+      ? periods
+      : change
+        ? periods.length === 1
+          ? sinceBefore(periods[0])
+          : byRecency.slice(0, 2)
+        : periodColumns(m.table).map((c) => c.period);
   const located = use.map((p) => ({ p, o: locate(m, p, q, qt, language) }));
   const missing = located.filter((x) => !x.o).map((x) => periodName(x.p));
   if (missing.length > 0 || located.length < 2) {
-    const what = missing.length > 0 ? `the evidence has no figure for ${missing.join(" and ")}` : "the evidence gives fewer than two figures";
-    return { problem: { problem: `The ${operationWord(operation)} of '${m.row.label}' cannot be computed: ${what}.`, citations: [m.row.evidenceId], confidence: 0 } };
+    const what =
+      missing.length > 0 ? `the evidence has no figure for ${missing.join(" and ")}` : "the evidence gives fewer than two figures";
+    return {
+      problem: {
+        problem: `The ${operationWord(operation)} of '${m.row.label}' cannot be computed: ${what}.`,
+        citations: [m.row.evidenceId],
+        confidence: 0,
+      },
+    };
   }
   let operands = located.map((x) => x.o!);
   // Difference, change ratio and a ratio of periods: the later period first (new − old).
@@ -425,7 +506,13 @@ function periodAnswer(ctx: Context, m: RowMatch, operation: Operation, asked: Pe
     operands = [...operands].sort((x, y) => periodOrder(y.located.period!) - periodOrder(x.located.period!));
     if (operands.length > 2) operands = [operands[0], operands[operands.length - 1]];
   }
-  return computed(operation, operands, q, rival, operands.map((o) => periodName(o.located.period!)));
+  return computed(
+    operation,
+    operands,
+    q,
+    rival,
+    operands.map((o) => periodName(o.located.period!)),
+  );
 }
 
 const CHANGE_COLUMN = /\b(change|growth|increase|decrease|variance|movement)\b|\bvs\b|%\s*ch/i;
@@ -440,9 +527,21 @@ function changeColumnAnswer(ctx: Context, m: RowMatch, operation: Operation): Ta
   const chosen = columns[0];
   if (!chosen) return null;
   const cell = m.row.cells[chosen.i];
-  const o: Operand = { match: m, located: { cell, column: chosen.i, period: null, score: 0.8 }, number: (cell.reading as { number: ReportNumber }).number };
+  const o: Operand = {
+    match: m,
+    located: { cell, column: chosen.i, period: null, score: 0.8 },
+    number: (cell.reading as { number: ReportNumber }).number,
+  };
   return {
-    answer: { kind: "cell", text: cellText(o), values: [], derivation: null, citations: [m.row.evidenceId], confidence: confidenceOf([o], ctx.rival, m), note: `Change stated in '${chosen.c.name}' of '${m.row.label}'.` },
+    answer: {
+      kind: "cell",
+      text: cellText(o),
+      values: [],
+      derivation: null,
+      citations: [m.row.evidenceId],
+      confidence: confidenceOf([o], ctx.rival, m),
+      note: `Change stated in '${chosen.c.name}' of '${m.row.label}'.`,
+    },
   };
 }
 
@@ -456,7 +555,17 @@ function periodComparison(ctx: Context, m: RowMatch): TableOutcome {
     const limit = thresholdInTableUnits(q, m.table) ?? q.threshold.value;
     const hits = figures.filter((f) => (q.threshold!.op === ">" ? f.n.value > limit : f.n.value < limit)).map((f) => name(f.period));
     if (hits.length === 0) return null;
-    return { answer: { kind: "list", text: joinValues(hits), values: hits, derivation: null, citations: [m.row.evidenceId], confidence: rowConfidence(m), note: `Periods of '${m.row.label}' ${q.threshold.op === "<" ? "below" : "above"} ${limit}.` } };
+    return {
+      answer: {
+        kind: "list",
+        text: joinValues(hits),
+        values: hits,
+        derivation: null,
+        citations: [m.row.evidenceId],
+        confidence: rowConfidence(m),
+        note: `Periods of '${m.row.label}' ${q.threshold.op === "<" ? "below" : "above"} ${limit}.`,
+      },
+    };
   }
   if (!q.comparison) return null;
   const sorted = [...figures].sort((a, b) => (q.comparison!.direction === "max" ? b.n.value - a.n.value : a.n.value - b.n.value));
@@ -493,7 +602,13 @@ function rowForItem(table: TableView, item: string, language: string): { row: Ta
 }
 
 /** The figure column of a row whose header an item of the question names best ("Less than 1 year", "External"). */
-function columnForItem(table: TableView, row: TableRow, item: string, period: Period | null, language: string): { column: number; score: number } | null {
+function columnForItem(
+  table: TableView,
+  row: TableRow,
+  item: string,
+  period: Period | null,
+  language: string,
+): { column: number; score: number } | null {
   const it = new Set(terms(item, language));
   if (it.size === 0) return null;
   let best: { column: number; score: number } | null = null;
@@ -529,14 +644,21 @@ function coordinatedAnswer(ctx: Context, m: RowMatch, asked: Period[]): TableOut
       const joint = new Set([...a.terms, ...b.terms]);
       const oneLabel = m.table.rows.some((r) => {
         const lt = new Set(terms(labelWords(r.label), language));
-        return [...a.terms].some((t) => lt.has(t)) && [...b.terms].some((t) => lt.has(t)) && [...joint].filter((t) => lt.has(t)).length >= 2 && r !== a.row && r !== b.row;
+        return (
+          [...a.terms].some((t) => lt.has(t)) &&
+          [...b.terms].some((t) => lt.has(t)) &&
+          [...joint].filter((t) => lt.has(t)).length >= 2 &&
+          r !== a.row &&
+          r !== b.row
+        );
       });
       if (!oneLabel) {
         const ma: RowMatch = { ...m, row: a.row, labelScore: a.score };
         const mb: RowMatch = { ...m, row: b.row, labelScore: b.score };
         const oa = locate(ma, period, q, qt, language);
         const ob = locate(mb, period, q, qt, language);
-        if (oa && ob) return listOf([oa, ob], rival, m, `Cells of '${a.row.label}' and '${b.row.label}'${period ? ` for ${period.text}` : ""}.`);
+        if (oa && ob)
+          return listOf([oa, ob], rival, m, `Cells of '${a.row.label}' and '${b.row.label}'${period ? ` for ${period.text}` : ""}.`);
       }
     }
     const ca = columnForItem(m.table, m.row, left, period, language);
@@ -549,7 +671,13 @@ function coordinatedAnswer(ctx: Context, m: RowMatch, asked: Period[]): TableOut
       };
       const oa = operand(ca);
       const ob = operand(cb);
-      if (oa && ob) return listOf([oa, ob], rival, m, `Cells of '${m.row.label}' under '${columnName(m.table, ca.column)}' and '${columnName(m.table, cb.column)}'.`);
+      if (oa && ob)
+        return listOf(
+          [oa, ob],
+          rival,
+          m,
+          `Cells of '${m.row.label}' under '${columnName(m.table, ca.column)}' and '${columnName(m.table, cb.column)}'.`,
+        );
     }
   }
   return null;
@@ -557,20 +685,43 @@ function coordinatedAnswer(ctx: Context, m: RowMatch, asked: Period[]): TableOut
 
 function listOf(operands: Operand[], rival: RowMatch | undefined, m: RowMatch, note: string): TableOutcome {
   const values = operands.map(cellText);
-  return { answer: { kind: "list", text: joinValues(values), values, derivation: null, citations: [...new Set(operands.map((o) => o.match.row.evidenceId))], confidence: confidenceOf(operands, rival, m), note } };
+  return {
+    answer: {
+      kind: "list",
+      text: joinValues(values),
+      values,
+      derivation: null,
+      citations: [...new Set(operands.map((o) => o.match.row.evidenceId))],
+      confidence: confidenceOf(operands, rival, m),
+      note,
+    },
+  };
 }
 
 /** A cell, or one cell per period named ("in 2019 and 2018"). */
 function lookupAnswer(ctx: Context, m: RowMatch, asked: Period[], operation: Operation | null): TableOutcome {
   const { q, qt, language, rival } = ctx;
   // In the order the question names them ("in 2019 and 2018"); "for fiscal years 2019 to 2017 respectively" names every year between.
-  const cellPeriods = !operation && q.spansRange && MANY_ANSWERS.test(q.text) ? spannedPeriods(q, m.table) : [...asked].filter((p) => p.to === null).sort((a, b) => a.start - b.start);
+  const cellPeriods =
+    !operation && q.spansRange && MANY_ANSWERS.test(q.text)
+      ? spannedPeriods(q, m.table)
+      : [...asked].filter((p) => p.to === null).sort((a, b) => a.start - b.start);
   if (cellPeriods.length >= 2) {
     if (operation) return null;
     const located = cellPeriods.map((p) => locate(m, p, q, qt, language));
     if (!located.every((o) => o)) return null;
     const values = located.map((o) => cellText(o!));
-    return { answer: { kind: "list", text: joinValues(values), values, derivation: null, citations: [m.row.evidenceId], confidence: confidenceOf(located as Operand[], rival, m), note: `Cells of '${m.row.label}' for ${cellPeriods.map(periodName).join(", ")}.` } };
+    return {
+      answer: {
+        kind: "list",
+        text: joinValues(values),
+        values,
+        derivation: null,
+        citations: [m.row.evidenceId],
+        confidence: confidenceOf(located as Operand[], rival, m),
+        note: `Cells of '${m.row.label}' for ${cellPeriods.map(periodName).join(", ")}.`,
+      },
+    };
   }
   const period = cellPeriods.length === 1 ? cellPeriods[0] : null;
   const o = locate(m, period, q, qt, language);
@@ -637,7 +788,14 @@ function totalRowsOfNamedColumns(tables: TableView[], q: TableQuestion, qt: Ques
     // Every other word of the question must be the table's own (its caption, section, headers): "the Asia region" names something this table does not have.
     const own = new Set(terms([table.caption, table.section ?? "", ...table.columns.map((c) => c.name)].join(" "), language));
     if ([...qt.set].some((t) => !own.has(t) && !cueTerms.has(t) && !/^\d+$/.test(t))) continue;
-    out.push({ table, row: total, labelScore: 0.5, score: 0.5 * (0.35 + 0.65 * total.strength), matched: [], position: Number.MAX_SAFE_INTEGER });
+    out.push({
+      table,
+      row: total,
+      labelScore: 0.5,
+      score: 0.5 * (0.35 + 0.65 * total.strength),
+      matched: [],
+      position: Number.MAX_SAFE_INTEGER,
+    });
   }
   return out.sort((a, b) => b.score - a.score);
 }
@@ -726,4 +884,3 @@ function joinValues(values: string[]): string {
   if (values.length <= 1) return values[0] ?? "";
   return `${values.slice(0, -1).join(", ")} and ${values[values.length - 1]}`;
 }
-

@@ -154,7 +154,11 @@ export function tablesInEvidence(evidence: ScoredEvidence[]): TableView[] {
   const tables = [...byKey.values()].filter((t) => t.rows.length > 0);
   for (const t of tables) {
     const header = [t.caption, t.section ?? "", ...t.columns.map((c) => c.name)];
-    t.scale = header.map(scaleInHeader).find((s) => s !== null) ?? unitScales.get(t.key) ?? t.rows.map((r) => (r.label ? scaleInProse(r.label) : null)).find((s) => s !== null) ?? documentScale(evidence, t.document, t.kb);
+    t.scale =
+      header.map(scaleInHeader).find((s) => s !== null) ??
+      unitScales.get(t.key) ??
+      t.rows.map((r) => (r.label ? scaleInProse(r.label) : null)).find((s) => s !== null) ??
+      documentScale(evidence, t.document, t.kb);
   }
   return tables.sort((a, b) => b.strength - a.strength);
 }
@@ -166,5 +170,10 @@ export function figureCells(row: TableRow): TableCell[] {
 
 /** A row's words as the question would say them: footnote marks and unit notes dropped ("Order intake1" → "order intake"). */
 export function labelWords(label: string): string {
-  return normalizeLabel(label.replace(/\(\s*(\d{1,2}|[a-z])\s*\)/gi, " ").replace(/(\p{L})\d{1,2}\b/gu, "$1").replace(/\(\s*in [^)]*\)/gi, " "));
+  return normalizeLabel(
+    label
+      .replace(/\(\s*(\d{1,2}|[a-z])\s*\)/gi, " ")
+      .replace(/(\p{L})\d{1,2}\b/gu, "$1")
+      .replace(/\(\s*in [^)]*\)/gi, " "),
+  );
 }

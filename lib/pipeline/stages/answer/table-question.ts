@@ -44,9 +44,12 @@ export interface TableQuestion {
   asksStructure: "periods" | "rows" | null;
 }
 
-const TABLE_WORDS = /\b(table|tabulated|listed|shown|presented|included|provided|reported|highlighted|disclosed|calculated|computed|given|recorded|stated)\b/i;
-const STRUCTURE_PERIODS = /^\s*(?:in\s+|for\s+)?(?:which|what)\s+(?:(?:financial|fiscal|calendar)\s+)?(?:years?|periods?|dates)(?:'?\s*information)?\s+(?:does|do|are|is|was|were)\b|^\s*(?:what|which)\s+(?:are|were)\s+the\s+(?:\d+\s+)?(?:years|periods|dates)\b/i;
-const STRUCTURE_ROWS = /^\s*(?:what|which)\s+(?:are\s+)?(?:the\s+)?(?:\w+\s+)?(?:items|line items|components|countries|regions|segments|types|categories|elements|classes|groups|businesses|products|geographies|markets)\b/i;
+const TABLE_WORDS =
+  /\b(table|tabulated|listed|shown|presented|included|provided|reported|highlighted|disclosed|calculated|computed|given|recorded|stated)\b/i;
+const STRUCTURE_PERIODS =
+  /^\s*(?:in\s+|for\s+)?(?:which|what)\s+(?:(?:financial|fiscal|calendar)\s+)?(?:years?|periods?|dates)(?:'?\s*information)?\s+(?:does|do|are|is|was|were)\b|^\s*(?:what|which)\s+(?:are|were)\s+the\s+(?:\d+\s+)?(?:years|periods|dates)\b/i;
+const STRUCTURE_ROWS =
+  /^\s*(?:what|which)\s+(?:are\s+)?(?:the\s+)?(?:\w+\s+)?(?:items|line items|components|countries|regions|segments|types|categories|elements|classes|groups|businesses|products|geographies|markets)\b/i;
 
 /**
  * Questions after a reason, a cause or what something is made of, whatever period they name: "In 2019,
@@ -121,7 +124,10 @@ const CUE_RULES: CueRule[] = [
   },
   { operation: "sum", re: /\btotal\b|\bsum\b|\bcombined\b|\baltogether\b|\badd(?:ed)?\s+up\b|\baggregate\b|\bin\s+all\b/i },
   { operation: "multiplication", re: /\bmultipl(?:y|ied|ication)\b|\btimes\b(?!\s+(?:as|more|less|higher|larger))/i },
-  { operation: "count", re: /^\s*how\s+many\b(?!\s+(?:percent|%|times|(?:thousand|million|billion)s?\b|(?:dollars?|euros?|pounds?|shares?)\s+(?:did|was|were|is|are|does|do)\b))/i },
+  {
+    operation: "count",
+    re: /^\s*how\s+many\b(?!\s+(?:percent|%|times|(?:thousand|million|billion)s?\b|(?:dollars?|euros?|pounds?|shares?)\s+(?:did|was|were|is|are|does|do)\b))/i,
+  },
 ];
 
 function operationCue(text: string): { cue: OperationCue | null; percent: boolean } {
@@ -138,7 +144,8 @@ const HIGHER = /\b(higher|highest|larger|largest|greater|greatest|more|most|bigg
 const LOWER = /\b(lower|lowest|smaller|smallest|less|least|fewer|fewest|minimum|min|worse|worst)\b/i;
 
 function comparisonOf(text: string): TableQuestion["comparison"] {
-  const asksPeriod = /\b(which|what)\s+(year|period|quarter|fiscal\s+year|month)\b|\bin\s+which\s+(year|period)\b|\bwhen\s+(was|were|did)\b/i.test(text);
+  const asksPeriod =
+    /\b(which|what)\s+(year|period|quarter|fiscal\s+year|month)\b|\bin\s+which\s+(year|period)\b|\bwhen\s+(was|were|did)\b/i.test(text);
   const asksRow = /^\s*(which|what)\b(?!\s+(year|period|quarter|fiscal\s+year|month|is|was|are|were)\b)/i.test(text);
   const h = HIGHER.exec(text);
   const l = LOWER.exec(text);
@@ -150,7 +157,10 @@ function comparisonOf(text: string): TableQuestion["comparison"] {
 }
 
 function thresholdOf(text: string): TableQuestion["threshold"] {
-  const m = /\b(less|lower|fewer|smaller|below|under|more|greater|higher|larger|above|over|exceed(?:ed|s)?)\b(?:\s+than)?\s+(\$?\s?[\d,]*\.?\d+(?:\s*%)?)(?:\s*(thousands?|millions?|billions?|k|m|bn))?/i.exec(text);
+  const m =
+    /\b(less|lower|fewer|smaller|below|under|more|greater|higher|larger|above|over|exceed(?:ed|s)?)\b(?:\s+than)?\s+(\$?\s?[\d,]*\.?\d+(?:\s*%)?)(?:\s*(thousands?|millions?|billions?|k|m|bn))?/i.exec(
+      text,
+    );
   if (!m) return null;
   const n = cellNumber(m[2].trim());
   if (!n) return null;
@@ -164,7 +174,9 @@ export function readTableQuestion(question: string): TableQuestion {
   const periods = periodsIn(text);
   const spansRange =
     periods.some((p) => p.to !== null) ||
-    /\bbetween\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\s+and\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\b|\b(?:19|20)\d\d\s+(?:to|through|until)\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\b|\bover\s+the\s+(?:\w+\s+)?(?:year|period)s?\b|\bacross\b|\bfor\s+all\s+(?:the\s+)?years\b|\b(?:three|3|two|2|four|4|five|5)[\s-]+years?\b/i.test(text);
+    /\bbetween\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\s+and\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\b|\b(?:19|20)\d\d\s+(?:to|through|until)\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\b|\bover\s+the\s+(?:\w+\s+)?(?:year|period)s?\b|\bacross\b|\bfor\s+all\s+(?:the\s+)?years\b|\b(?:three|3|two|2|four|4|five|5)[\s-]+years?\b/i.test(
+      text,
+    );
   const comparison = comparisonOf(text);
   const threshold = thresholdOf(text);
   return {
@@ -190,7 +202,14 @@ export function periodsOldestFirst(q: TableQuestion): Period[] {
 
 /** The question's periods with each range as its two ends ("2018 to 2019" → 2018, 2019), oldest first: the operands of a change. */
 export function periodEnds(q: TableQuestion): Period[] {
-  return periodsOldestFirst(q).flatMap((p) => (p.to === null ? [p] : [{ ...p, to: null, text: String(p.year) }, { ...p, year: p.to, to: null, month: null, day: null, quarter: null, text: String(p.to) }]));
+  return periodsOldestFirst(q).flatMap((p) =>
+    p.to === null
+      ? [p]
+      : [
+          { ...p, to: null, text: String(p.year) },
+          { ...p, year: p.to, to: null, month: null, day: null, quarter: null, text: String(p.to) },
+        ],
+  );
 }
 
 /**
@@ -199,7 +218,9 @@ export function periodEnds(q: TableQuestion): Period[] {
  * purchases for 2018", "the balances of Application Software and Process Technologies on …").
  */
 const CONJUNCT_BOUNDARY = new Set(
-  "what which who how is are was were the a an respective respectively of for in at as on during that did does do has have had company's group's its their our".split(" "),
+  "what which who how is are was were the a an respective respectively of for in at as on during that did does do has have had company's group's its their our".split(
+    " ",
+  ),
 );
 
 /** At most this many words on either side of "and" make one item: a longer run is a clause, not a label. */

@@ -64,7 +64,8 @@ function wordsCovered(words: Set<string>, text: string, language: string): numbe
  */
 function passageNamesMore(input: AnswerInput, current: Answer, t: TableAnswer): boolean {
   // A bare year is a date, not the figure asked for.
-  if (t.kind !== "cell" || current.refrained || parseNumber(current.text) === null || /^\s*(?:19|20)\d{2}\b\W*$/.test(current.text)) return false;
+  if (t.kind !== "cell" || current.refrained || parseNumber(current.text) === null || /^\s*(?:19|20)\d{2}\b\W*$/.test(current.text))
+    return false;
   const byId = new Map(input.evidence.map((e) => [e.piece.id, e.piece]));
   const source = byId.get(current.citations[0]);
   const row = byId.get(t.citations[0]);
@@ -83,16 +84,28 @@ export function withTableAnswer(input: AnswerInput, result: AnswerResult): Answe
   const current = result.answer;
   if ("problem" in outcome) {
     if (!current.refrained && current.certainty !== "uncertain") return result;
-    return { ...result, answer: refusal(outcome.problem.problem, current.confidence, current.candidates), notes: [...result.notes, outcome.problem.problem] };
+    return {
+      ...result,
+      answer: refusal(outcome.problem.problem, current.confidence, current.candidates),
+      notes: [...result.notes, outcome.problem.problem],
+    };
   }
   const t = outcome.answer;
   const currentScore = current.refrained ? 0 : current.confidence;
-  if (t.kind !== "computed" && t.confidence < currentScore) return { ...result, notes: [...result.notes, `Table reading (not used): ${t.note}`] };
-  if (passageNamesMore(input, current, t)) return { ...result, notes: [...result.notes, `Table reading (not used: the passage's sentence names more of the question): ${t.note}`] };
+  if (t.kind !== "computed" && t.confidence < currentScore)
+    return { ...result, notes: [...result.notes, `Table reading (not used): ${t.note}`] };
+  if (passageNamesMore(input, current, t))
+    return {
+      ...result,
+      notes: [...result.notes, `Table reading (not used: the passage's sentence names more of the question): ${t.note}`],
+    };
   const threshold = input.threshold ?? DEFAULT_PIPELINE_CONFIG.answerThreshold;
   // Other evidence stating the same figure (the report's prose for a table cell) agrees with it: cited too.
   const tableFigure = t.kind === "cell" || t.kind === "computed" ? parseNumber(t.text) : null;
-  const agreeing = tableFigure === null ? undefined : current.candidates.find((c) => parseNumber(c.value) === tableFigure && c.support.some((id) => !t.citations.includes(id)));
+  const agreeing =
+    tableFigure === null
+      ? undefined
+      : current.candidates.find((c) => parseNumber(c.value) === tableFigure && c.support.some((id) => !t.citations.includes(id)));
   const citations = [...new Set([...t.citations, ...(agreeing?.support ?? [])])].slice(0, 5);
   const confidence = Math.round(Math.max(t.confidence, agreeing ? Math.min(1, agreeing.score) : 0) * 1000) / 1000;
   const uncertain = confidence < threshold;

@@ -55,7 +55,12 @@ function aboutAskedPeriod(c: ScoredCandidate, evidence: ScoredEvidence[], focus:
 
 function sameKind(a: ScoredCandidate, b: ScoredCandidate): boolean {
   const numeric = (c: ScoredCandidate) => NUMERIC_TYPES.includes(c.type);
-  if (numeric(a) && numeric(b)) return (unitOfValue(a.display)?.kind ?? null) === (unitOfValue(b.display)?.kind ?? null) || !unitOfValue(a.display) || !unitOfValue(b.display);
+  if (numeric(a) && numeric(b))
+    return (
+      (unitOfValue(a.display)?.kind ?? null) === (unitOfValue(b.display)?.kind ?? null) ||
+      !unitOfValue(a.display) ||
+      !unitOfValue(b.display)
+    );
   return numeric(a) === numeric(b);
 }
 
@@ -68,7 +73,13 @@ function sourceOf(c: ScoredCandidate, evidence: ScoredEvidence[]): string {
  * The outcome for a best value below the bar: an uncertain answer when it is supported, else a
  * refusal saying why in plain words.
  */
-export function belowTheBar(pool: ScoredCandidate[], confidence: number, evidence: ScoredEvidence[], focus: QuestionFocus, candidates: Answer["candidates"]): Answer {
+export function belowTheBar(
+  pool: ScoredCandidate[],
+  confidence: number,
+  evidence: ScoredEvidence[],
+  focus: QuestionFocus,
+  candidates: Answer["candidates"],
+): Answer {
   const best = pool[0];
   if (!best) return refusal(notFoundReason(focus), confidence, candidates);
   const rival = pool.slice(1).find((c) => !c.penalized && claimedElsewhere(c, best));
@@ -77,8 +88,19 @@ export function belowTheBar(pool: ScoredCandidate[], confidence: number, evidenc
   // Two values disagree only when both could answer the question: a fitting kind, not a name the question
   // already gives, from evidence that speaks of what the question is about.
   const answers = (c: ScoredCandidate) => !c.penalized && !c.offSubject && c.fit >= MIN_FIT;
-  if (rival && answers(best) && answers(rival) && rival.score >= DISAGREEMENT_SHARE * best.score && sameKind(rival, best) && rival.pieces.some((p) => !bestKbs.has(evidence[p.index].piece.provenance.kb))) {
-    return refusal(`The sources disagree: ${best.display} (${sourceOf(best, evidence)}) vs ${rival.display} (${sourceOf(rival, evidence)}). Check which source is current.`, confidence, candidates);
+  if (
+    rival &&
+    answers(best) &&
+    answers(rival) &&
+    rival.score >= DISAGREEMENT_SHARE * best.score &&
+    sameKind(rival, best) &&
+    rival.pieces.some((p) => !bestKbs.has(evidence[p.index].piece.provenance.kb))
+  ) {
+    return refusal(
+      `The sources disagree: ${best.display} (${sourceOf(best, evidence)}) vs ${rival.display} (${sourceOf(rival, evidence)}). Check which source is current.`,
+      confidence,
+      candidates,
+    );
   }
   if (best.penalized || best.fit < MIN_FIT || best.support < MIN_SUPPORT || !aboutAskedPeriod(best, evidence, focus)) {
     return refusal(notFoundReason(focus, best.display), confidence, candidates);
@@ -87,7 +109,10 @@ export function belowTheBar(pool: ScoredCandidate[], confidence: number, evidenc
   const listing = rival ? (columnTotal(pool, evidence, focus, candidates) ?? perKeyAnswer(pool, evidence, focus, candidates)) : null;
   if (listing) return listing;
   const top = evidence[best.pieces[0].index].piece;
-  const also = rival && answers(rival) && rival.score >= DISAGREEMENT_SHARE * best.score ? ` The same source also gives ${rival.display}; add what tells them apart (a date, a place, a product) to be sure.` : "";
+  const also =
+    rival && answers(rival) && rival.score >= DISAGREEMENT_SHARE * best.score
+      ? ` The same source also gives ${rival.display}; add what tells them apart (a date, a place, a product) to be sure.`
+      : "";
   return {
     text: best.display,
     refrained: false,
@@ -117,6 +142,8 @@ const TYPE_WORDS: Record<string, string> = {
 export function notFoundReason(focus: QuestionFocus, closest?: string): string {
   const kind = focus.wanted.map((t) => TYPE_WORDS[t]).find(Boolean);
   const looked = kind ? `${kind} that answers the question` : "an answer to the question";
-  const near = closest ? ` The closest thing found, '${closest.length > 80 ? `${closest.slice(0, 77)}…` : closest}', does not clearly answer it.` : "";
+  const near = closest
+    ? ` The closest thing found, '${closest.length > 80 ? `${closest.slice(0, 77)}…` : closest}', does not clearly answer it.`
+    : "";
   return `The sources found do not state ${looked}.${near} Try naming the document, table or period you mean.`;
 }

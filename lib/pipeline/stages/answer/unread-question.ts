@@ -22,7 +22,8 @@ export function unreadQuestionReason(intent: Intent, candidates: Candidate[]): s
   }
   if (candidates.length > 0) return null;
   const asked = contentWords(intent.question, intent.keywords);
-  if (asked.length === 0) return "The question has no words to look up in the sources. Name what you want to know, for example the product, customer, document or period.";
+  if (asked.length === 0)
+    return "The question has no words to look up in the sources. Name what you want to know, for example the product, customer, document or period.";
   return `None of your sources mentions ${quoteList(asked)}, so no source was searched. Check the spelling, or choose the knowledge bases to search under “Knowledge bases” and ask again.`;
 }
 

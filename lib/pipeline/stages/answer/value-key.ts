@@ -20,7 +20,12 @@ export function parseNumber(text: string): number | null {
   if (!m) return null;
   const n = Number(m[0].replace(/,/g, ""));
   if (!Number.isFinite(n)) return null;
-  const negative = text.slice(0, m.index).trimEnd().endsWith("(") && text.slice(m.index + m[0].length).trimStart().startsWith(")");
+  const negative =
+    text.slice(0, m.index).trimEnd().endsWith("(") &&
+    text
+      .slice(m.index + m[0].length)
+      .trimStart()
+      .startsWith(")");
   return negative ? -Math.abs(n) : n;
 }
 

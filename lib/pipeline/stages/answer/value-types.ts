@@ -16,13 +16,28 @@ export const NUMERIC_TYPES: readonly ValueType[] = ["number", "count", "money", 
  */
 const LABEL_HINTS: [ValueType, RegExp][] = [
   // Singular only: "Warranty (years)" and "Return window (days)" are durations, not dates.
-  ["date", /\b(date|dates|year|day|month|founded|born|birth|died|released|release|since|opened|created|updated|published|established|started|ended|when|timestamp|quarter)\b/],
+  [
+    "date",
+    /\b(date|dates|year|day|month|founded|born|birth|died|released|release|since|opened|created|updated|published|established|started|ended|when|timestamp|quarter)\b/,
+  ],
   ["percent", /\b(percent|percentage|pct|rate|share|margin|growth|ratio|proportion)\b/],
   ["count", /^(count|cnt|n|num|number of|total number)\b|\bcount\b|\bquantity\b|\bnumber of\b/],
-  ["money", /\b(price|prices|revenue|revenues|cost|costs|amount|salary|salaries|sales|income|profit|profits|budget|fee|fees|spend|spending|earnings|turnover|eur|usd|gbp|sek|nok|chf|euros?|dollars?|pounds?)\b/],
-  ["location", /\b(country|countries|city|cities|location|locations|place|region|state|address|town|headquarters|hq|located|nationality|birthplace|continent|capital|venue|site|warehouse)\b/],
-  ["person", /\b(person|people|director|directors|ceo|chief executive|author|authors|actor|actors|actress|manager|employee|founder|player|singer|artist|writer|producer|owner|contact|president|chair|chairman|leader|coach|member|reviewer|customer name|first name|last name|full name)\b/],
-  ["organisation", /\b(company|companies|organisation|organization|supplier|suppliers|manufacturer|maker|made by|brand|team|club|publisher|employer|vendor|subsidiary|firm|institution|university|agency|studio|shipper)\b/],
+  [
+    "money",
+    /\b(price|prices|revenue|revenues|cost|costs|amount|salary|salaries|sales|income|profit|profits|budget|fee|fees|spend|spending|earnings|turnover|eur|usd|gbp|sek|nok|chf|euros?|dollars?|pounds?)\b/,
+  ],
+  [
+    "location",
+    /\b(country|countries|city|cities|location|locations|place|region|state|address|town|headquarters|hq|located|nationality|birthplace|continent|capital|venue|site|warehouse)\b/,
+  ],
+  [
+    "person",
+    /\b(person|people|director|directors|ceo|chief executive|author|authors|actor|actors|actress|manager|employee|founder|player|singer|artist|writer|producer|owner|contact|president|chair|chairman|leader|coach|member|reviewer|customer name|first name|last name|full name)\b/,
+  ],
+  [
+    "organisation",
+    /\b(company|companies|organisation|organization|supplier|suppliers|manufacturer|maker|made by|brand|team|club|publisher|employer|vendor|subsidiary|firm|institution|university|agency|studio|shipper)\b/,
+  ],
 ];
 
 /** The de-camelled, normalized form of a column/predicate label ("listPrice" → "list price"). */
@@ -40,7 +55,10 @@ export function hintFromLabel(label: string): ValueType | null {
 
 /** Aggregate result columns: "COUNT(*)", "count", "total_sales", "avg_price", "max(released)". */
 export function isAggregateColumn(label: string): boolean {
-  return /^\s*(count|sum|avg|min|max|total|mean)\s*\(/i.test(label) || /^(count|cnt|sum|avg|average|mean|min|max|total|num|number of|n)\b/.test(readableLabel(label));
+  return (
+    /^\s*(count|sum|avg|min|max|total|mean)\s*\(/i.test(label) ||
+    /^(count|cnt|sum|avg|average|mean|min|max|total|num|number of|n)\b/.test(readableLabel(label))
+  );
 }
 
 /** Identifier columns hold keys, not answers, unless the question asks for them; "count(DISTINCT dog_id)" is an aggregate, not a key. */
@@ -58,7 +76,8 @@ export function isNameColumn(label: string): boolean {
 const YEAR = /^(1[5-9]\d\d|20\d\d)$/;
 const ISO_DATE = /^\d{4}-\d{2}(-\d{2})?([T ][\d:.]+Z?)?$/;
 const PERCENT = /^[-+]?\d[\d,]*(\.\d+)?\s?(%|percent|per cent)$/i;
-const MONEY = /^([$€£¥]|(usd|eur|gbp|sek|nok|chf|jpy)\s?)\s?[-+(]?\d[\d,]*(\.\d+)?\)?(\s?(million|billion|thousand|m|bn|k))?$|^[-+]?\d[\d,]*(\.\d+)?\s?(million|billion|thousand)?\s?(euros?|dollars?|pounds?|kronor|krona|yen|francs?|usd|eur|gbp|sek|nok|chf)$/i;
+const MONEY =
+  /^([$€£¥]|(usd|eur|gbp|sek|nok|chf|jpy)\s?)\s?[-+(]?\d[\d,]*(\.\d+)?\)?(\s?(million|billion|thousand|m|bn|k))?$|^[-+]?\d[\d,]*(\.\d+)?\s?(million|billion|thousand)?\s?(euros?|dollars?|pounds?|kronor|krona|yen|francs?|usd|eur|gbp|sek|nok|chf)$/i;
 /** Plain numbers, including the accounting negative "(9,819)". */
 const NUMERIC = /^[-+]?(\d[\d,]*(\.\d+)?|\.\d+)$|^\(\d[\d,]*(\.\d+)?\)$/;
 const BOOLEAN = /^(true|false|yes|no)$/i;
@@ -122,7 +141,11 @@ export function guessNameKind(text: string): ValueType | null {
 export function namesInSentence(sentence: string): { person: Set<string>; organisation: Set<string>; location: Set<string> } {
   const doc = nlp(sentence);
   const set = (found: string[]) => new Set(found.map((f) => normalizeLabel(f)).filter(Boolean));
-  return { person: set(doc.people().out("array")), organisation: set(doc.organizations().out("array")), location: set(doc.places().out("array")) };
+  return {
+    person: set(doc.people().out("array")),
+    organisation: set(doc.organizations().out("array")),
+    location: set(doc.places().out("array")),
+  };
 }
 
 function isInteger(display: string): boolean {

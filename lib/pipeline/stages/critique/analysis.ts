@@ -86,7 +86,10 @@ export function queryTerms(text: string, language: string): Set<string> {
 export function schemaText(piece: EvidencePiece): string {
   const d = piece.data;
   if ("predicate" in d) return `${d.predicate.label} ${d.predicate.value}`;
-  if ("nodes" in d) return [...d.edges.flatMap((e) => [e.type, ...Object.keys(e.properties)]), ...d.nodes.flatMap((n) => Object.keys(n.properties))].join(" ");
+  if ("nodes" in d)
+    return [...d.edges.flatMap((e) => [e.type, ...Object.keys(e.properties)]), ...d.nodes.flatMap((n) => Object.keys(n.properties))].join(
+      " ",
+    );
   if ("columns" in d) return [d.table, ...d.columns].join(" ");
   return piece.text;
 }

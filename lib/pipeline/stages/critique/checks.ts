@@ -43,9 +43,15 @@ export function checkEntitiesCited(a: RoundAnalysis): Check {
   const name = CHECKS.entitiesCited;
   const linked = a.entities.filter((e) => e.entity.linked);
   if (linked.length === 0) return { name, passed: true, detail: "The question names no linked entity to look for." };
-  if (a.cited.length === 0) return { name, passed: false, detail: `Nothing is cited, so ${quote(linked.map((e) => e.entity.mention))} appear in no cited evidence.` };
+  if (a.cited.length === 0)
+    return {
+      name,
+      passed: false,
+      detail: `Nothing is cited, so ${quote(linked.map((e) => e.entity.mention))} appear in no cited evidence.`,
+    };
   const missing = linked.filter((e) => !e.inCited).map((e) => e.entity.mention);
-  if (missing.length === 0) return { name, passed: true, detail: `${quote(linked.map((e) => e.entity.mention))} appear in the cited evidence.` };
+  if (missing.length === 0)
+    return { name, passed: true, detail: `${quote(linked.map((e) => e.entity.mention))} appear in the cited evidence.` };
   return { name, passed: false, detail: `${quote(missing)} appear in none of the ${a.cited.length} cited pieces.` };
 }
 
@@ -81,7 +87,10 @@ export function checkConnection(a: RoundAnalysis): Check {
   const linked = a.focus.entities.map((e, i) => ({ e, i })).filter(({ e }) => e.linked);
   const required = linked.length > 0 ? linked : a.focus.entities.map((e, i) => ({ e, i }));
   const anyOf = linked.length === 0;
-  const links = required.map(({ e, i }) => ({ mention: e.mention, piece: a.supporting.find((p) => connectsToEntityOf(p, value, a.focus, i, true)) ?? viaBridge(a, value, i) }));
+  const links = required.map(({ e, i }) => ({
+    mention: e.mention,
+    piece: a.supporting.find((p) => connectsToEntityOf(p, value, a.focus, i, true)) ?? viaBridge(a, value, i),
+  }));
   const connected = links.filter((l) => l.piece);
   const passed = anyOf ? connected.length > 0 : connected.length === links.length;
   if (passed) {
@@ -118,5 +127,12 @@ export function checkNotRefused(a: RoundAnalysis): Check {
 
 /** HybGRAG's validator: every check, in a fixed order; the construct checks last (construct-checks.ts). */
 export function validate(a: RoundAnalysis): Check[] {
-  return [checkAnswerType(a), checkEntitiesCited(a), checkQueriesReturned(a), checkConnection(a), checkNotRefused(a), ...constructChecks(a)];
+  return [
+    checkAnswerType(a),
+    checkEntitiesCited(a),
+    checkQueriesReturned(a),
+    checkConnection(a),
+    checkNotRefused(a),
+    ...constructChecks(a),
+  ];
 }

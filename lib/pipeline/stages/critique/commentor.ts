@@ -43,7 +43,9 @@ function feedback(type: FeedbackType, target: string | null, detail: string): Fe
 }
 
 function statusSummary(queries: ExecutedQuery[]): string {
-  return queries.map((q) => `the ${strategyInWords(q.strategy)} on ${q.kbName} ${q.status === "ok" ? "returned nothing" : queryOutcomeInWords(q)}`).join("; ");
+  return queries
+    .map((q) => `the ${strategyInWords(q.strategy)} on ${q.kbName} ${q.status === "ok" ? "returned nothing" : queryOutcomeInWords(q)}`)
+    .join("; ");
 }
 
 const emptyResult: Rule = (a) => {
@@ -63,7 +65,8 @@ const noIntersection: Rule = (a) => {
   };
   const intersections = a.input.executed.filter((q) => /intersect/i.test(q.explanation) || named(q) >= 2);
   const intersectionEmpty = intersections.length > 0 && intersections.every((q) => q.status !== "ok" || q.rows === 0);
-  const singlesFound = a.productive.some((q) => named(q) === 1) || linked.every((e) => a.entities.find((x) => x.entity === e)!.pieces.length > 0);
+  const singlesFound =
+    a.productive.some((q) => named(q) === 1) || linked.every((e) => a.entities.find((x) => x.entity === e)!.pieces.length > 0);
   if (!intersectionEmpty || !singlesFound) return [];
   const mentions = linked.map((e) => e.mention);
   return [
@@ -93,11 +96,19 @@ const wrongEntity: Rule = (a) => {
   return a.entities
     .filter((e) => e.entity.linked && e.pieces.length === 0)
     .filter((e) => {
-      const linkKbs = a.input.intent.entities.find((x) => x.mention === e.entity.mention)?.links.slice(0, 1).map((l) => l.kbId) ?? [];
+      const linkKbs =
+        a.input.intent.entities
+          .find((x) => x.mention === e.entity.mention)
+          ?.links.slice(0, 1)
+          .map((l) => l.kbId) ?? [];
       return linkKbs.some((kb) => answeringKbs.has(kb));
     })
     .map((e) =>
-      feedback("wrong_entity", e.entity.mention, `'${e.entity.mention}' was read as '${e.entity.forms.at(-1)}', but nothing found in that source mentions it: the next round tries the next closest match.`),
+      feedback(
+        "wrong_entity",
+        e.entity.mention,
+        `'${e.entity.mention}' was read as '${e.entity.forms.at(-1)}', but nothing found in that source mentions it: the next round tries the next closest match.`,
+      ),
     );
 };
 
@@ -109,13 +120,31 @@ const relationRules: Rule = (a, failed) => {
   }
   const answered = a.value !== null;
   if (answered && failed.has(CHECKS.answerType)) {
-    return [feedback("wrong_relation", relation, `The values found for '${relation}' are not the kind of answer the question asks for: the field used probably means something else.`)];
+    return [
+      feedback(
+        "wrong_relation",
+        relation,
+        `The values found for '${relation}' are not the kind of answer the question asks for: the field used probably means something else.`,
+      ),
+    ];
   }
   if (answered && failed.has(CHECKS.connection)) {
-    return [feedback("wrong_relation", relation, `'${a.value}' is not tied to what the question names through '${relation}': the next round tries another field.`)];
+    return [
+      feedback(
+        "wrong_relation",
+        relation,
+        `'${a.value}' is not tied to what the question names through '${relation}': the next round tries another field.`,
+      ),
+    ];
   }
   if (!answered && inQueries && !inEvidence) {
-    return [feedback("wrong_relation", relation, `The queries used '${relation}', but nothing found carries it: the next round tries another field.`)];
+    return [
+      feedback(
+        "wrong_relation",
+        relation,
+        `The queries used '${relation}', but nothing found carries it: the next round tries another field.`,
+      ),
+    ];
   }
   return [];
 };
@@ -146,7 +175,9 @@ const kindCannotExpress: Rule = (a) => {
   if (!top || (intent.aggregate === null && intent.superlative === null) || !a.pieces.every((p) => p.kind === "passage")) return [];
   const kb = top.provenance.kbName;
   const asked = intent.aggregate ? `a ${intent.aggregate}` : "a superlative";
-  return [feedback("wrong_source", kb, `The question asks for ${asked}, which passages of ${kb} cannot compute; a database or graph source can.`)];
+  return [
+    feedback("wrong_source", kb, `The question asks for ${asked}, which passages of ${kb} cannot compute; a database or graph source can.`),
+  ];
 };
 
 const wrongModule: Rule = (a) => {
@@ -171,11 +202,28 @@ const nextBatch: Rule = (a, failed) => {
   const moreExist = a.input.executed.some((q) => q.status === "ok" && (q.truncated || q.query.language === "search"));
   if (!found || !moreExist) return [];
   const page = 1 + a.input.previousFeedback.filter((f) => f.type === "next_batch").length;
-  return [feedback("next_batch", String(page), `What the question names was found, but the answer is not among the first results: the next round reads result page ${page + 1}.`)];
+  return [
+    feedback(
+      "next_batch",
+      String(page),
+      `What the question names was found, but the answer is not among the first results: the next round reads result page ${page + 1}.`,
+    ),
+  ];
 };
 
 /** The decision order (see the comment at the top). */
-export const RULES: Rule[] = [emptyResult, constructFeedback, noIntersection, missingEntity, wrongEntity, distractorSource, relationRules, kindCannotExpress, wrongModule, nextBatch];
+export const RULES: Rule[] = [
+  emptyResult,
+  constructFeedback,
+  noIntersection,
+  missingEntity,
+  wrongEntity,
+  distractorSource,
+  relationRules,
+  kindCannotExpress,
+  wrongModule,
+  nextBatch,
+];
 
 function sameTarget(a: string | null, b: string | null): boolean {
   return normalizeLabel(a ?? "") === normalizeLabel(b ?? "");

@@ -45,8 +45,13 @@ export function checkNegation(a: RoundAnalysis): Check {
   const q = answerQueryOf(a);
   const cues = negationCues(a);
   if (!q || cues.length === 0) return { name, passed: true, detail: q ? "The question negates nothing." : "No answer query to check." };
-  if (NEGATED_QUERY.test(q.query.text)) return { name, passed: true, detail: `The question says '${cues[0].cue} ${cues[0].scope}' and the answer query negates.` };
-  return { name, passed: false, detail: `The question says '${cues[0].cue} ${cues[0].scope}', but the answer query on ${q.kbName} has no negation.` };
+  if (NEGATED_QUERY.test(q.query.text))
+    return { name, passed: true, detail: `The question says '${cues[0].cue} ${cues[0].scope}' and the answer query negates.` };
+  return {
+    name,
+    passed: false,
+    detail: `The question says '${cues[0].cue} ${cues[0].scope}', but the answer query on ${q.kbName} has no negation.`,
+  };
 }
 
 export function checkGrouping(a: RoundAnalysis): Check {
@@ -57,7 +62,11 @@ export function checkGrouping(a: RoundAnalysis): Check {
   // "… by region" groups only what is aggregated; "for each X" of plain rows lists them (no aggregate to group).
   if (!AGGREGATED.test(q.query.text)) return { name, passed: true, detail: "Nothing is aggregated, so there is nothing to group." };
   if (GROUPED_QUERY.test(q.query.text)) return { name, passed: true, detail: `The answer is grouped, as '${g.text}' asks.` };
-  return { name, passed: false, detail: `The question asks per '${g.text}', but the answer query on ${q.kbName} aggregates without grouping.` };
+  return {
+    name,
+    passed: false,
+    detail: `The question asks per '${g.text}', but the answer query on ${q.kbName} aggregates without grouping.`,
+  };
 }
 
 /** Values the question names that the answer query's source knows (linked there, or quoted). */
@@ -79,7 +88,11 @@ export function checkFilters(a: RoundAnalysis): Check {
   const text = normalizeLabel(queryText(q));
   const missing = namedValues(a, q).filter((v) => !v.forms.some((f) => text.includes(normalizeLabel(f))));
   if (missing.length === 0) return { name, passed: true, detail: "Every value the question names is filtered on." };
-  return { name, passed: false, detail: `The question names ${missing.map((m) => `'${m.mention}'`).join(", ")}, but the answer query on ${q.kbName} does not filter on ${missing.length === 1 ? "it" : "them"}.` };
+  return {
+    name,
+    passed: false,
+    detail: `The question names ${missing.map((m) => `'${m.mention}'`).join(", ")}, but the answer query on ${q.kbName} does not filter on ${missing.length === 1 ? "it" : "them"}.`,
+  };
 }
 
 export function constructChecks(a: RoundAnalysis): Check[] {
@@ -94,16 +107,30 @@ export function constructFeedback(a: RoundAnalysis, failed: Set<string>): Feedba
   if (failed.has(CONSTRUCT_CHECKS.filters)) {
     const text = normalizeLabel(queryText(q));
     for (const v of namedValues(a, q).filter((v) => !v.forms.some((f) => text.includes(normalizeLabel(f))))) {
-      out.push({ type: "missing_filter", target: v.mention, detail: `'${v.mention}' is named in the question, but the answer query does not filter on it: look it up by name.` });
+      out.push({
+        type: "missing_filter",
+        target: v.mention,
+        detail: `'${v.mention}' is named in the question, but the answer query does not filter on it: look it up by name.`,
+      });
     }
   }
   if (failed.has(CONSTRUCT_CHECKS.negation)) {
     const cue = negationCues(a)[0];
-    if (cue) out.push({ type: "missing_negation", target: cue.scope, detail: `The question says '${cue.cue} ${cue.scope}', but the answer query keeps those rows: exclude them.` });
+    if (cue)
+      out.push({
+        type: "missing_negation",
+        target: cue.scope,
+        detail: `The question says '${cue.cue} ${cue.scope}', but the answer query keeps those rows: exclude them.`,
+      });
   }
   if (failed.has(CONSTRUCT_CHECKS.grouping)) {
     const g = (a.input.intent.constructs ?? analyzeConstructs(a.input.intent.completed)).grouping;
-    if (g) out.push({ type: "missing_grouping", target: g.text, detail: `The question asks per '${g.text}', but the answer is one figure: break it down.` });
+    if (g)
+      out.push({
+        type: "missing_grouping",
+        target: g.text,
+        detail: `The question asks per '${g.text}', but the answer is one figure: break it down.`,
+      });
   }
   return out;
 }

@@ -38,7 +38,10 @@ export function critique(input: CritiqueInput): Critique {
   }
   const { feedback, skipped } = comment(analysis, checks);
   if (feedback) return { accepted: false, checks, feedback };
-  const tried = skipped.length > 0 ? `already tried: ${skipped.map((f) => `${f.type}${f.target ? ` '${f.target}'` : ""}`).join(", ")}` : "no corrective feedback applies to the failed checks";
+  const tried =
+    skipped.length > 0
+      ? `already tried: ${skipped.map((f) => `${f.type}${f.target ? ` '${f.target}'` : ""}`).join(", ")}`
+      : "no corrective feedback applies to the failed checks";
   const refused = input.answer.refrained;
   const stop: Check = {
     name: STOP_CHECK,

@@ -49,8 +49,14 @@ function promptInput(input: CritiqueInput): CritiquePromptInput {
     intent: input.intent,
     answer: { text: input.answer.text, refrained: input.answer.refrained, reason: input.answer.reason },
     paths,
-    cited: pieces.filter((p) => cited.has(p.id)).slice(0, MAX_CITED).map((p) => ({ id: p.id, source: p.provenance.kbName, text: clip(p.text, PIECE_CHARS) })),
-    context: pieces.filter((p) => !cited.has(p.id)).slice(0, MAX_CONTEXT).map((p) => ({ id: p.id, source: p.provenance.kbName, text: clip(p.text, PIECE_CHARS) })),
+    cited: pieces
+      .filter((p) => cited.has(p.id))
+      .slice(0, MAX_CITED)
+      .map((p) => ({ id: p.id, source: p.provenance.kbName, text: clip(p.text, PIECE_CHARS) })),
+    context: pieces
+      .filter((p) => !cited.has(p.id))
+      .slice(0, MAX_CONTEXT)
+      .map((p) => ({ id: p.id, source: p.provenance.kbName, text: clip(p.text, PIECE_CHARS) })),
   };
 }
 
@@ -60,7 +66,9 @@ export function unusableFeedback(f: Feedback, input: CritiqueInput): string | nu
   const t = f.target?.trim() ?? "";
   switch (f.type) {
     case "wrong_source":
-      return input.candidates.some((c) => c.kbId === t || normalizeLabel(c.kbName) === normalizeLabel(t)) ? null : `wrong_source names '${t}', which is not a source of this round`;
+      return input.candidates.some((c) => c.kbId === t || normalizeLabel(c.kbName) === normalizeLabel(t))
+        ? null
+        : `wrong_source names '${t}', which is not a source of this round`;
     case "wrong_module":
       return input.executed.some((q) => q.strategy === t) ? null : `wrong_module names '${t}', which is not a strategy of this round`;
     case "next_batch":
@@ -93,16 +101,25 @@ export function llmCritique(session: LlmSession, options: LlmCritiqueOptions): S
         verdict = { valid: false, reason: `The run refrained: ${input.answer.reason ?? "no reason given"}` };
       } else {
         verdict = await session.call("critique", ctx, validatorPrompt(shown));
-        verdict = { valid: verdict.valid, reason: clip(verdict.reason, 400) || (verdict.valid ? "The model judged the answer right." : "The model judged the answer wrong.") };
+        verdict = {
+          valid: verdict.valid,
+          reason:
+            clip(verdict.reason, 400) || (verdict.valid ? "The model judged the answer right." : "The model judged the answer wrong."),
+        };
       }
       const validator: Check = { name: VALIDATOR_CHECK, passed: verdict.valid, detail: verdict.reason };
       const all = [validator, ...checks];
-      const trace = (summary: string, payload?: unknown) => ctx.trace({ stage: "critique", type: "INFO", strategy: "llm", summary, payload });
+      const trace = (summary: string, payload?: unknown) =>
+        ctx.trace({ stage: "critique", type: "INFO", strategy: "llm", summary, payload });
       trace(`validator: ${verdict.valid ? "yes" : "no"}: ${verdict.reason}`);
       if (verdict.valid) return { accepted: true, checks: all, feedback: null };
 
       if (input.round >= input.maxRounds) {
-        const stop: Check = { name: STOP_CHECK, passed: false, detail: `Round ${input.round} of ${input.maxRounds}: no round left for corrective feedback; the run keeps its best answer.` };
+        const stop: Check = {
+          name: STOP_CHECK,
+          passed: false,
+          detail: `Round ${input.round} of ${input.maxRounds}: no round left for corrective feedback; the run keeps its best answer.`,
+        };
         return { accepted: false, checks: [...all, stop], feedback: null };
       }
 
@@ -121,7 +138,11 @@ export function llmCritique(session: LlmSession, options: LlmCritiqueOptions): S
             corrections,
           }),
         );
-        const proposed: Feedback = { type: out.type, target: out.target?.trim() ? clip(out.target.trim(), 200) : null, detail: clip(out.detail, 400) || `The model asks for ${out.type}.` };
+        const proposed: Feedback = {
+          type: out.type,
+          target: out.target?.trim() ? clip(out.target.trim(), 200) : null,
+          detail: clip(out.detail, 400) || `The model asks for ${out.type}.`,
+        };
         const problem = unusableFeedback(proposed, input);
         if (problem) trace(`The commentor's feedback cannot be used (${problem}); the classical commentor decides.`, { proposed });
         else feedback = proposed;
@@ -137,7 +158,9 @@ export function llmCritique(session: LlmSession, options: LlmCritiqueOptions): S
       const stop: Check = {
         name: STOP_CHECK,
         passed: !refused,
-        detail: refused ? "No corrective feedback applies; the refusal stands and the run keeps its best answer." : "No corrective feedback applies; another round would repeat itself, so the answer stands.",
+        detail: refused
+          ? "No corrective feedback applies; the refusal stands and the run keeps its best answer."
+          : "No corrective feedback applies; another round would repeat itself, so the answer stands.",
       };
       return { accepted: !refused, checks: [...all, stop], feedback: null };
     },

@@ -29,7 +29,10 @@ const SCAFFOLD = new Set(
 
 export function questionCoverage(question: string, known: string[]): { coverage: number; uncovered: string[] } {
   const knownSet = new Set(known);
-  const asked = question.replace(/([a-z0-9])([A-Z])/g, "$1 $2").trim().replace(REQUEST_VERB, "$1");
+  const asked = question
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .trim()
+    .replace(REQUEST_VERB, "$1");
   const content = [...new Set(terms(asked))].filter((t) => !SCAFFOLD.has(t) && !/^\d+(?:\.\d+)?$/.test(t) && t.length > 1);
   if (content.length === 0) return { coverage: 1, uncovered: [] };
   const uncovered = content.filter((t) => !knownSet.has(t));

@@ -53,10 +53,17 @@ export async function withColumnMeaning(
   const withTables = { ...candidate, meaning: tableMeaning(candidate.meaning, linked.tableOf) };
   try {
     const { meaning, pending } = await columnMeaning(models.embedder, models.texts, intent, linked.tables, signal);
-    const notes = pending ? [`${candidate.kbName}: ${pending.toLocaleString("en")} column names are still being prepared for matching by meaning; columns count by their words only until then.`] : [];
+    const notes = pending
+      ? [
+          `${candidate.kbName}: ${pending.toLocaleString("en")} column names are still being prepared for matching by meaning; columns count by their words only until then.`,
+        ]
+      : [];
     return { candidate: { ...withTables, columnMeaning: meaning }, notes };
   } catch (e) {
     if (signal?.aborted) throw e;
-    return { candidate: withTables, notes: [`${candidate.kbName}: columns were matched by their words only (the embedding model failed: ${(e as Error).message}).`] };
+    return {
+      candidate: withTables,
+      notes: [`${candidate.kbName}: columns were matched by their words only (the embedding model failed: ${(e as Error).message}).`],
+    };
   }
 }

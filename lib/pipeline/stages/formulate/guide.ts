@@ -98,7 +98,8 @@ function numbersOutside(text: string, covered: [number, number][], identifiers: 
   for (let m = NUMBER.exec(text); m; m = NUMBER.exec(text)) {
     const at = m.index;
     // LIMIT/OFFSET counts are the query's shape, not the question's entities.
-    if (blocked.some(([a, b]) => at >= a && at < b) || /\b(?:LIMIT|OFFSET|SKIP|TOP)\s*$/i.test(text.slice(Math.max(0, at - 8), at))) continue;
+    if (blocked.some(([a, b]) => at >= a && at < b) || /\b(?:LIMIT|OFFSET|SKIP|TOP)\s*$/i.test(text.slice(Math.max(0, at - 8), at)))
+      continue;
     out.push({ kind: "number", value: m[0], start: at, end: at + m[0].length });
   }
   NUMBER.lastIndex = 0;
@@ -116,7 +117,13 @@ function sparqlLiterals(text: string): Literal[] {
     covered.push([m.index, m.index + m[0].length]);
     if (m.index < bodyStart) continue;
     if (m[1] !== undefined) out.push({ kind: "iri", value: m[1], start: m.index, end: m.index + m[0].length });
-    else out.push({ kind: "string", value: JSON.parse(`"${(m[2] ?? m[3] ?? "").replace(/\\'/g, "'")}"`) as string, start: m.index, end: m.index + m[0].length });
+    else
+      out.push({
+        kind: "string",
+        value: JSON.parse(`"${(m[2] ?? m[3] ?? "").replace(/\\'/g, "'")}"`) as string,
+        start: m.index,
+        end: m.index + m[0].length,
+      });
   }
   const prefixed = /(?<![\w?$:<])([\p{L}][\p{L}\p{N}_-]*)?:([\p{L}_][\p{L}\p{N}_-]*)/gu;
   for (let m = prefixed.exec(text); m; m = prefixed.exec(text)) {
@@ -273,10 +280,18 @@ export interface GuideAdaptation {
 }
 
 /** The guide's query for this question, or null when the guide does not fit it. */
-export function adaptGuide(guide: FormulateGuide, intent: Intent, candidate: Pick<Candidate, "kbId" | "kind">, structure: KbStructure | null = null): GuideAdaptation | null {
+export function adaptGuide(
+  guide: FormulateGuide,
+  intent: Intent,
+  candidate: Pick<Candidate, "kbId" | "kind">,
+  structure: KbStructure | null = null,
+): GuideAdaptation | null {
   if (guide.kbId !== candidate.kbId || guide.query.language !== LANGUAGE_OF[candidate.kind] || guide.score < GUIDE_MIN_SCORE) return null;
-  const nearlyIdentical = guide.score >= GUIDE_NEARLY_IDENTICAL && dice(terms(guide.question), terms(intent.completed)) >= GUIDE_NEARLY_IDENTICAL;
-  const asIs = nearlyIdentical ? { query: guide.query, explanation: `Guide "${guide.question}" used as written (nearly the same question)` } : null;
+  const nearlyIdentical =
+    guide.score >= GUIDE_NEARLY_IDENTICAL && dice(terms(guide.question), terms(intent.completed)) >= GUIDE_NEARLY_IDENTICAL;
+  const asIs = nearlyIdentical
+    ? { query: guide.query, explanation: `Guide "${guide.question}" used as written (nearly the same question)` }
+    : null;
 
   if (guide.query.language === "search") {
     // The guide's plain-words form is of its own question: the vector half embeds this one.
@@ -338,12 +353,28 @@ function adaptSearch(guide: FormulateGuide, intent: Intent): GuideAdaptation | n
   const guideWords = new Set(words(guide.question));
   const newWords = new Set(words(intent.completed));
   // Words of the guide's search text that its question has and this question lacks: the old entity.
-  const stale = words(text).filter((w) => guideWords.has(w) && !newWords.has(w) && /\p{Lu}|\d/u.test(guide.question.split(/\s+/).find((x) => normalizeLabel(x) === w) ?? ""));
+  const stale = words(text).filter(
+    (w) =>
+      guideWords.has(w) && !newWords.has(w) && /\p{Lu}|\d/u.test(guide.question.split(/\s+/).find((x) => normalizeLabel(x) === w) ?? ""),
+  );
   if (stale.length === 0 || intent.entities.length === 0) return null;
-  if (!sameTemplate(guide.question, stale, intent.completed, intent.entities.map((e) => e.mention))) return null;
+  if (
+    !sameTemplate(
+      guide.question,
+      stale,
+      intent.completed,
+      intent.entities.map((e) => e.mention),
+    )
+  )
+    return null;
   const kept = text.split(/\s+/).filter((w) => !stale.includes(normalizeLabel(w)));
   const adapted = [...intent.entities.map((e) => e.mention), ...kept].join(" ").trim();
-  return adapted ? { query: { ...guide.query, text: adapted }, explanation: `Adapted guide "${guide.question}": search words "${stale.join(" ")}" → "${intent.entities.map((e) => e.mention).join(", ")}"` } : null;
+  return adapted
+    ? {
+        query: { ...guide.query, text: adapted },
+        explanation: `Adapted guide "${guide.question}": search words "${stale.join(" ")}" → "${intent.entities.map((e) => e.mention).join(", ")}"`,
+      }
+    : null;
 }
 
 /** The guide queries for one candidate, best guide first, each checked like any generated query. */
@@ -366,7 +397,8 @@ export async function guideQueries(
     }
     if (!adapted || seen.has(adapted.query.text)) continue;
     try {
-      if (adapted.query.language === "sql") await checkSqlSafety(adapted.query.text, structure?.kind === "sql" ? structure.dialect : "sqlite");
+      if (adapted.query.language === "sql")
+        await checkSqlSafety(adapted.query.text, structure?.kind === "sql" ? structure.dialect : "sqlite");
       if (adapted.query.language === "sparql") checkSparqlSafety(adapted.query.text);
     } catch (e) {
       notes.push(`guide "${guide.question.slice(0, 80)}" gives a query that cannot run: ${(e as Error).message}`);

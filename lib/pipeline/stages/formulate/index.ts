@@ -1,6 +1,15 @@
 /** The formulate stage: native queries per candidate KB (guides, schema linking, neighbourhoods, patterns, search). */
 export { classicalFormulate, formulateCandidate, adjustedIntent, DEFAULT_MAX_QUERIES_PER_CANDIDATE, type FormulateInput } from "./strategy";
-export { adaptGuide, guideQueries, GUIDE_MIN_CONTAINMENT, GUIDE_MIN_SCORE, GUIDE_MIN_TEMPLATE, GUIDE_NEARLY_IDENTICAL, type FormulateGuide, type GuideAdaptation } from "./guide";
+export {
+  adaptGuide,
+  guideQueries,
+  GUIDE_MIN_CONTAINMENT,
+  GUIDE_MIN_SCORE,
+  GUIDE_MIN_TEMPLATE,
+  GUIDE_NEARLY_IDENTICAL,
+  type FormulateGuide,
+  type GuideAdaptation,
+} from "./guide";
 export { adjustmentsFor, noAdjustments, type Adjustments } from "./feedback";
 export { formulateSql, SQL_ROW_LIMIT } from "./sql/formulate-sql";
 export { formulateCypher, GRAPH_PATH_LIMIT } from "./graph/formulate-cypher";

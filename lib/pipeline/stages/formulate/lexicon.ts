@@ -31,7 +31,20 @@ export function dice(a: string[], b: string[]): number {
 }
 
 /** English plurals the stemmer cannot fold to their singular ("people" names a Person table). */
-const IRREGULAR: Record<string, string> = { people: "person", persons: "person", children: "child", men: "man", women: "woman", mice: "mouse", geese: "goose", feet: "foot", teeth: "tooth", data: "datum", criteria: "criterion", analyses: "analysis" };
+const IRREGULAR: Record<string, string> = {
+  people: "person",
+  persons: "person",
+  children: "child",
+  men: "man",
+  women: "woman",
+  mice: "mouse",
+  geese: "goose",
+  feet: "foot",
+  teeth: "tooth",
+  data: "datum",
+  criteria: "criterion",
+  analyses: "analysis",
+};
 const IRREGULAR_RE = new RegExp(`\\b(${Object.keys(IRREGULAR).join("|")})\\b`, "gi");
 
 /** Irregular plurals replaced by their singular, so they meet schema names through the stemmer. */
@@ -58,7 +71,27 @@ export function questionTerms(intent: Intent): Set<string> {
 }
 
 const WH_LEAD = /^(?:how\s+many|how\s+much|which|what|who|whom|whose|where|when|list|show|name|find|give|count|return)\b/i;
-const FILLER = new Set(["is", "are", "was", "were", "do", "does", "did", "the", "a", "an", "of", "all", "me", "us", "number", "kind", "type", "different", "distinct"]);
+const FILLER = new Set([
+  "is",
+  "are",
+  "was",
+  "were",
+  "do",
+  "does",
+  "did",
+  "the",
+  "a",
+  "an",
+  "of",
+  "all",
+  "me",
+  "us",
+  "number",
+  "kind",
+  "type",
+  "different",
+  "distinct",
+]);
 
 /**
  * The terms of the question's focus: the noun the wh-phrase asks about ("How many singers…" → singer,
@@ -100,7 +133,8 @@ const NOT_AGGREGATES = [
 export const ORDER_BY =
   /\b(?:order(?:ed)?|sort(?:ed)?|rank(?:ed)?|list(?:ed)?)\s+(?:(?:in\s+)?(?:asc|desc|increas|decreas)\w*\s+(?:order\s+)?)?by\s+(?:the\s+|their\s+|its\s+)?(?:number\s+of\s+|total\s+)?([\p{L}_]+(?:\s+[\p{L}_]+){0,2})|\border\s+of\s+(?:the\s+|their\s+|its\s+)?(?:number\s+of\s+)?([\p{L}_]+(?:\s+[\p{L}_]+){0,2})/iu;
 /** "in descending order", "ordered ascending": a sort whose key the question leaves to its one attribute. */
-export const BARE_ORDER = /\b(?:in\s+)?(asc|desc|increas|decreas)\w*\s+order\b|\b(?:order(?:ed)?|sort(?:ed)?)\s+(asc|desc|increas|decreas)\w*/iu;
+export const BARE_ORDER =
+  /\b(?:in\s+)?(asc|desc|increas|decreas)\w*\s+order\b|\b(?:order(?:ed)?|sort(?:ed)?)\s+(asc|desc|increas|decreas)\w*/iu;
 
 export interface AggregateRequest {
   fn: AggregateFn;
@@ -233,7 +267,15 @@ const ADJECTIVE_SENSES: Record<string, AttributeSense> = {
 /** The base adjective of a degree form: "oldest" → old, "heaviest" → heavy, "biggest" → big, "larger" → large. */
 function senseOf(word: string): AttributeSense | null {
   const w = word.toLowerCase();
-  const bases = [w, w.replace(/e?st$/, ""), w.replace(/e?r$/, ""), w.replace(/iest$/, "y"), w.replace(/ier$/, "y"), w.replace(/(.)\1est$/, "$1"), w.replace(/(.)\1er$/, "$1")];
+  const bases = [
+    w,
+    w.replace(/e?st$/, ""),
+    w.replace(/e?r$/, ""),
+    w.replace(/iest$/, "y"),
+    w.replace(/ier$/, "y"),
+    w.replace(/(.)\1est$/, "$1"),
+    w.replace(/(.)\1er$/, "$1"),
+  ];
   const withE = bases.map((b) => `${b}e`);
   for (const b of [...bases, ...withE]) if (ADJECTIVE_SENSES[b]) return ADJECTIVE_SENSES[b];
   return null;
@@ -297,14 +339,16 @@ export function chooseSuperlativeAttribute<T>(
   const following = new Set(words(attribute).length > 0 ? termsAfter(question, words(attribute).slice(-1)[0], 3) : []);
   const named = best((c) => {
     const named = coverage(c.terms, attributeTerms);
-    return named > 0 ? named + 0.01 * c.terms.filter((t) => attributeTerms.has(t)).length + 0.005 * c.terms.filter((t) => following.has(t)).length : 0;
+    return named > 0
+      ? named + 0.01 * c.terms.filter((t) => attributeTerms.has(t)).length + 0.005 * c.terms.filter((t) => following.has(t)).length
+      : 0;
   });
   if (named) return { item: named.item, direction: superlative.direction, reason: `"${attribute}" names it` };
 
   for (const adjective of words(attribute)) {
     const sense = senseOf(adjective);
     const least = new RegExp(`\\b(?:least|less)\\s+${adjective}`, "i").test(question);
-    const grows = sense ? (sense.polarity > 0) !== least : superlative.direction === "max";
+    const grows = sense ? sense.polarity > 0 !== least : superlative.direction === "max";
     const following = new Set(termsAfter(question, adjective));
     const after = best((c) => coverage(c.terms, following));
     if (after) return { item: after.item, direction: grows ? "max" : "min", reason: `the words after "${adjective}" name it` };

@@ -67,28 +67,38 @@ export function screenCypher(query: string): CheckedQuery {
   if (!skeleton.trim()) throw new QuerySyntaxError("the query is empty", query);
   const statements = skeleton.split(";").filter((s) => s.trim());
   if (statements.length > 1) throw new QueryRejectedError("only a single Cypher statement may run", query);
-  if (/\bLOAD\s+CSV\b/i.test(skeleton)) throw new QueryRejectedError("LOAD CSV is not allowed: it reads files and URLs from the database server", query);
+  if (/\bLOAD\s+CSV\b/i.test(skeleton))
+    throw new QueryRejectedError("LOAD CSV is not allowed: it reads files and URLs from the database server", query);
   if (/\bIN\s+TRANSACTIONS\b/i.test(skeleton) || /\bPERIODIC\s+COMMIT\b/i.test(skeleton)) {
     throw new QueryRejectedError("CALL { … } IN TRANSACTIONS is not allowed: queries run in one read transaction", query);
   }
   const writes = CYPHER_WRITES.filter((w) => clauseWord(skeleton, w));
-  if (writes.length) throw new QueryRejectedError(`Cypher queries may only read the graph, and this one writes (${writes.join(", ")})`, query);
+  if (writes.length)
+    throw new QueryRejectedError(`Cypher queries may only read the graph, and this one writes (${writes.join(", ")})`, query);
   const admin = CYPHER_ADMIN.find((w) => new RegExp(`^\\s*(?:USE\\s+\\S+\\s+)?${w}\\b`, "i").test(skeleton));
   if (admin) throw new QueryRejectedError(`administration commands are not allowed (${admin})`, query);
   for (const m of skeleton.matchAll(/(?<![\w.])((?:apoc|dbms)\.[A-Za-z_][\w.]*)/gi)) {
-    throw new QueryRejectedError(`${m[1].toLowerCase().startsWith("apoc.") ? "APOC" : "dbms.*"} procedures and functions are not allowed (${m[1]})`, query);
+    throw new QueryRejectedError(
+      `${m[1].toLowerCase().startsWith("apoc.") ? "APOC" : "dbms.*"} procedures and functions are not allowed (${m[1]})`,
+      query,
+    );
   }
   for (const m of skeleton.matchAll(/\bCALL\s+([A-Za-z_][\w.]*)/gi)) {
     if (!ALLOWED_PROCEDURES.has(m[1])) {
       throw new QueryRejectedError(`procedure ${m[1]} is not allowed; only schema and index look-ups may be called`, query);
     }
   }
-  if (!/\bRETURN\b/i.test(skeleton) && !/^\s*CALL\s+db\./i.test(skeleton)) throw new QuerySyntaxError("a read query must end with RETURN", query);
+  if (!/\bRETURN\b/i.test(skeleton) && !/^\s*CALL\s+db\./i.test(skeleton))
+    throw new QuerySyntaxError("a read query must end with RETURN", query);
   return { text: query.trim().replace(/;\s*$/, "") };
 }
 
 /** Checks a generated query for its language; throws QueryRejectedError or QuerySyntaxError. */
-export async function checkGeneratedQuery(language: GeneratedLanguage, text: string, options: { dialect?: SqlDialect } = {}): Promise<CheckedQuery> {
+export async function checkGeneratedQuery(
+  language: GeneratedLanguage,
+  text: string,
+  options: { dialect?: SqlDialect } = {},
+): Promise<CheckedQuery> {
   const trimmed = text.trim();
   switch (language) {
     case "sql": {

@@ -47,7 +47,11 @@ export interface LlmFormulateOptions {
   maxRows?: number;
 }
 
-const STRATEGY_OF: Record<GeneratedLanguage, FormulatedQuery["strategy"]> = { sql: "schema-linking", sparql: "sparql-pattern", cypher: "neighborhood" };
+const STRATEGY_OF: Record<GeneratedLanguage, FormulatedQuery["strategy"]> = {
+  sql: "schema-linking",
+  sparql: "sparql-pattern",
+  cypher: "neighborhood",
+};
 const LANGUAGE_NAMES: Record<GeneratedLanguage, string> = { sql: "SQL", sparql: "SPARQL", cypher: "Cypher" };
 /** At most this many demonstrations per prompt: the nearest guides. */
 const MAX_EXAMPLES = 3;
@@ -72,8 +76,20 @@ export function describeStructure(structure: KbStructure | null): string {
     case "sql":
       return structure.tables
         .map((t) => {
-          const cols = t.columns.map((c) => `  ${c.name} ${c.type}${c.examples.length ? ` -- e.g. ${c.examples.slice(0, 3).map((e) => JSON.stringify(e)).join(", ")}` : ""}`);
-          const fks = t.foreignKeys.map((f) => `  FOREIGN KEY (${f.columns.join(", ")}) REFERENCES ${f.refTable}(${f.refColumns.join(", ")})`);
+          const cols = t.columns.map(
+            (c) =>
+              `  ${c.name} ${c.type}${
+                c.examples.length
+                  ? ` -- e.g. ${c.examples
+                      .slice(0, 3)
+                      .map((e) => JSON.stringify(e))
+                      .join(", ")}`
+                  : ""
+              }`,
+          );
+          const fks = t.foreignKeys.map(
+            (f) => `  FOREIGN KEY (${f.columns.join(", ")}) REFERENCES ${f.refTable}(${f.refColumns.join(", ")})`,
+          );
           return `CREATE TABLE ${t.name} (\n${[...cols, ...fks].join(",\n")}\n);`;
         })
         .join("\n");
@@ -136,15 +152,28 @@ export class LlmFormulate implements StageStrategy<FormulateInput, FormulatedQue
       for (const note of classical.notes) ctx.trace({ stage: "formulate", type: "INFO", strategy: "classical", summary: note });
       if (query) {
         generatedAny = true;
-        const rest = classical.queries.filter((q) => q.query.text !== query.query.text || JSON.stringify(q.query.filters ?? {}) !== JSON.stringify(query.query.filters ?? {}));
+        const rest = classical.queries.filter(
+          (q) => q.query.text !== query.query.text || JSON.stringify(q.query.filters ?? {}) !== JSON.stringify(query.query.filters ?? {}),
+        );
         out.push(query, ...rest.slice(0, max - 1));
         continue;
       }
       const why = error instanceof LlmError ? error.message : error instanceof Error ? error.message : String(error);
       if (error instanceof LlmError) firstError ??= error;
       else if (error) throw error;
-      ctx.trace({ stage: "formulate", type: "INFO", strategy: "llm", summary: `${candidate.kbName}: no generated query (${why}); its classical queries run instead` });
-      if (classical.queries.length === 0) ctx.trace({ stage: "formulate", type: "INFO", strategy: "classical", summary: `${candidate.kbName}: no query could be formulated` });
+      ctx.trace({
+        stage: "formulate",
+        type: "INFO",
+        strategy: "llm",
+        summary: `${candidate.kbName}: no generated query (${why}); its classical queries run instead`,
+      });
+      if (classical.queries.length === 0)
+        ctx.trace({
+          stage: "formulate",
+          type: "INFO",
+          strategy: "classical",
+          summary: `${candidate.kbName}: no query could be formulated`,
+        });
       out.push(...classical.queries.slice(0, max));
     }
     // No candidate got a generated query because the model failed: the whole stage is a fallback.
@@ -179,14 +208,26 @@ export class LlmFormulate implements StageStrategy<FormulateInput, FormulatedQue
     let explanation = first.explanation;
     let repaired = false;
     if (checked instanceof QuerySyntaxError) {
-      ctx.trace({ stage: "formulate", type: "INFO", strategy: "llm", summary: `${candidate.kbName}: the generated ${LANGUAGE_NAMES[language]} does not parse (${checked.message}); asking the model once more with the error`, payload: { query: first.query, error: checked.message } });
-      const second = await this.session.call("formulate", ctx, formulatePrompt({ ...prompt, failed: { query: first.query, error: checked.message } }));
+      ctx.trace({
+        stage: "formulate",
+        type: "INFO",
+        strategy: "llm",
+        summary: `${candidate.kbName}: the generated ${LANGUAGE_NAMES[language]} does not parse (${checked.message}); asking the model once more with the error`,
+        payload: { query: first.query, error: checked.message },
+      });
+      const second = await this.session.call(
+        "formulate",
+        ctx,
+        formulatePrompt({ ...prompt, failed: { query: first.query, error: checked.message } }),
+      );
       checked = await this.check(language, second.query, candidate, structure, ctx);
       explanation = second.explanation;
       repaired = true;
-      if (checked instanceof QuerySyntaxError) throw new LlmError("invalid_output", `the rewritten ${LANGUAGE_NAMES[language]} still does not parse: ${checked.message}`);
+      if (checked instanceof QuerySyntaxError)
+        throw new LlmError("invalid_output", `the rewritten ${LANGUAGE_NAMES[language]} still does not parse: ${checked.message}`);
     }
-    if (checked instanceof QueryRejectedError) throw new LlmError("refused", `the generated ${LANGUAGE_NAMES[language]} was refused by the safety checks (${checked.reason})`);
+    if (checked instanceof QueryRejectedError)
+      throw new LlmError("refused", `the generated ${LANGUAGE_NAMES[language]} was refused by the safety checks (${checked.reason})`);
     const query: FormulatedQuery = {
       kbId: candidate.kbId,
       kbName: candidate.kbName,
@@ -201,14 +242,26 @@ export class LlmFormulate implements StageStrategy<FormulateInput, FormulatedQue
   }
 
   /** The checked query, or the checker's error (refusals are recorded here). */
-  private async check(language: GeneratedLanguage, text: string, candidate: Candidate, structure: KbStructure | null, ctx: StageContext): Promise<CheckedQuery | QueryRejectedError | QuerySyntaxError> {
+  private async check(
+    language: GeneratedLanguage,
+    text: string,
+    candidate: Candidate,
+    structure: KbStructure | null,
+    ctx: StageContext,
+  ): Promise<CheckedQuery | QueryRejectedError | QuerySyntaxError> {
     try {
       return await checkGeneratedQuery(language, text, { dialect: structure?.kind === "sql" ? structure.dialect : "sqlite" });
     } catch (e) {
       if (e instanceof QueryRejectedError) {
         const refused: RefusedQuery = { kbId: candidate.kbId, kbName: candidate.kbName, language, query: text, reason: e.reason };
         this.refused.push(refused);
-        ctx.trace({ stage: "formulate", type: "INFO", strategy: "llm", summary: `${candidate.kbName}: refused the generated ${LANGUAGE_NAMES[language]}: ${e.reason}`, payload: { refused } });
+        ctx.trace({
+          stage: "formulate",
+          type: "INFO",
+          strategy: "llm",
+          summary: `${candidate.kbName}: refused the generated ${LANGUAGE_NAMES[language]}: ${e.reason}`,
+          payload: { refused },
+        });
         return e;
       }
       if (e instanceof QuerySyntaxError) return e;
@@ -219,13 +272,21 @@ export class LlmFormulate implements StageStrategy<FormulateInput, FormulatedQue
   private async searchQuery(intent: Intent, candidate: Candidate, ctx: StageContext): Promise<FormulatedQuery> {
     const base = { kbId: candidate.kbId, kbName: candidate.kbName, kind: candidate.kind, strategy: "search" as const, sourceObject: null };
     if (isKeywordQuery(intent)) {
-      return { ...base, query: { language: "search", text: intent.completed }, explanation: "Search with the question as typed (a short keyword query gets no hypothetical passage)." };
+      return {
+        ...base,
+        query: { language: "search", text: intent.completed },
+        explanation: "Search with the question as typed (a short keyword query gets no hypothetical passage).",
+      };
     }
     const descriptor = (await this.options.descriptorOf(candidate.kbId)) ?? "";
     const out = await this.session.call("formulate", ctx, passagePrompt({ intent, kbName: candidate.kbName, descriptor }));
     const passage = clip(out.passage, MAX_PASSAGE_CHARS);
     const text = passage ? `${intent.completed} ${passage}` : intent.completed;
-    return { ...base, query: { language: "search", text }, explanation: `Search: the question followed by a hypothetical passage written by the model (${this.session.model("formulate")}).` };
+    return {
+      ...base,
+      query: { language: "search", text },
+      explanation: `Search: the question followed by a hypothetical passage written by the model (${this.session.model("formulate")}).`,
+    };
   }
 
   /** Whether this executed query was generated by the model in this run, and can still be repaired. */
@@ -247,15 +308,28 @@ export class LlmFormulate implements StageStrategy<FormulateInput, FormulatedQue
     if (!g) return null;
     g.repaired = true;
     const error = clip(q.error ?? q.status, 1_000);
-    ctx.trace({ stage: "execute", type: "INFO", strategy: "llm", summary: `${q.kbName}: the generated ${LANGUAGE_NAMES[g.language]} failed (${error}); asking the model once more with the error`, payload: { query: q.query.text, error } });
+    ctx.trace({
+      stage: "execute",
+      type: "INFO",
+      strategy: "llm",
+      summary: `${q.kbName}: the generated ${LANGUAGE_NAMES[g.language]} failed (${error}); asking the model once more with the error`,
+      payload: { query: q.query.text, error },
+    });
     const out = await this.session.call("formulate", ctx, formulatePrompt({ ...g.prompt, failed: { query: q.query.text, error } }));
     let checked: CheckedQuery;
     try {
       checked = await checkGeneratedQuery(g.language, out.query, { dialect: g.prompt.dialect === "postgres" ? "postgres" : "sqlite" });
     } catch (e) {
       const reason = e instanceof QueryRejectedError ? `refused: ${e.reason}` : e instanceof Error ? e.message : String(e);
-      if (e instanceof QueryRejectedError) this.refused.push({ kbId: q.kbId, kbName: q.kbName, language: g.language, query: out.query, reason: e.reason });
-      ctx.trace({ stage: "execute", type: "INFO", strategy: "llm", summary: `${q.kbName}: the rewritten query cannot run (${reason})`, payload: { query: out.query } });
+      if (e instanceof QueryRejectedError)
+        this.refused.push({ kbId: q.kbId, kbName: q.kbName, language: g.language, query: out.query, reason: e.reason });
+      ctx.trace({
+        stage: "execute",
+        type: "INFO",
+        strategy: "llm",
+        summary: `${q.kbName}: the rewritten query cannot run (${reason})`,
+        payload: { query: out.query },
+      });
       return null;
     }
     const query: NativeQuery = { language: g.language, text: checked.text };

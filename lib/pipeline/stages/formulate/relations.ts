@@ -19,7 +19,12 @@ export const MIN_RELATION_SCORE = 0.5;
 /** Words of the question outside the relation phrase are weaker evidence of the relation. */
 const QUESTION_WEIGHT = 0.8;
 
-export function rankRelations(intent: Intent, items: { id: string; label: string; count: number }[], kbId: string, linkKind: string): RelationCandidate[] {
+export function rankRelations(
+  intent: Intent,
+  items: { id: string; label: string; count: number }[],
+  kbId: string,
+  linkKind: string,
+): RelationCandidate[] {
   // Lemmas, so "makes" / "maker" meet "made by" (see lemma.ts); the question bag keeps plain stems too.
   const phrase = lemmaTerms(intent.relation ?? "");
   const question = new Set([...questionTerms(intent), ...lemmaBag(`${intent.completed} ${intent.relation ?? ""}`)]);
@@ -30,7 +35,11 @@ export function rankRelations(intent: Intent, items: { id: string; label: string
   return items
     .map((item) => {
       const label = lemmaTerms(item.label);
-      const score = Math.max(phrase.length > 0 ? dice(label, phrase) : 0, QUESTION_WEIGHT * coverage(label, question), linked.get(item.id) ?? 0);
+      const score = Math.max(
+        phrase.length > 0 ? dice(label, phrase) : 0,
+        QUESTION_WEIGHT * coverage(label, question),
+        linked.get(item.id) ?? 0,
+      );
       return { id: item.id, label: item.label, score, count: item.count };
     })
     .filter((r) => r.score >= MIN_RELATION_SCORE)

@@ -55,7 +55,13 @@ export function adjustedIntent(intent: Intent, kbId: string, adj: Adjustments): 
   return { ...intent, entities };
 }
 
-async function generated(intent: Intent, candidate: FormulationCandidate, structure: KbStructure | null, adj: Adjustments, max: number): Promise<{ queries: FormulatedQuery[]; notes: string[] }> {
+async function generated(
+  intent: Intent,
+  candidate: FormulationCandidate,
+  structure: KbStructure | null,
+  adj: Adjustments,
+  max: number,
+): Promise<{ queries: FormulatedQuery[]; notes: string[] }> {
   const mismatch = (expected: string) => ({ queries: [], notes: [`${candidate.kbName}: no ${expected} structure to formulate against`] });
   switch (candidate.kind) {
     case "SQL":
@@ -71,7 +77,11 @@ async function generated(intent: Intent, candidate: FormulationCandidate, struct
 }
 
 /** Queries for one candidate: guide adaptations and generated queries, at most `max`, best first. */
-export async function formulateCandidate(input: FormulateInput, candidate: Candidate, signal?: AbortSignal): Promise<{ queries: FormulatedQuery[]; notes: string[] }> {
+export async function formulateCandidate(
+  input: FormulateInput,
+  candidate: Candidate,
+  signal?: AbortSignal,
+): Promise<{ queries: FormulatedQuery[]; notes: string[] }> {
   const max = Math.max(1, Math.floor(input.maxQueriesPerCandidate ?? DEFAULT_MAX_QUERIES_PER_CANDIDATE));
   const adj = adjustmentsFor(input.intent, input.feedback);
   const structure = input.structures.get(candidate.kbId) ?? null;
@@ -90,7 +100,9 @@ export async function formulateCandidate(input: FormulateInput, candidate: Candi
   const fromGuides = guides.queries.slice(0, guideSlots);
   const shapeWasWrong = input.feedback ? SHAPE_FEEDBACK.has(input.feedback.type) : false;
   // After feedback on the query's shape the generated queries lead, but the best guide keeps a slot.
-  const ordered = shapeWasWrong ? [...own.queries.slice(0, fromGuides.length > 0 && max > 1 ? max - 1 : max), ...fromGuides] : [...fromGuides, ...own.queries];
+  const ordered = shapeWasWrong
+    ? [...own.queries.slice(0, fromGuides.length > 0 && max > 1 ? max - 1 : max), ...fromGuides]
+    : [...fromGuides, ...own.queries];
   return { queries: ordered.slice(0, max), notes: [...linked.notes, ...guides.notes, ...own.notes] };
 }
 
@@ -102,7 +114,13 @@ export const classicalFormulate: StageStrategy<FormulateInput, FormulatedQuery[]
       if (ctx.signal.aborted) throw new RunCancelledError();
       const { queries, notes } = await formulateCandidate(input, candidate, ctx.signal);
       for (const note of notes) ctx.trace({ stage: "formulate", type: "INFO", strategy: "classical", summary: note });
-      if (queries.length === 0) ctx.trace({ stage: "formulate", type: "INFO", strategy: "classical", summary: `${candidate.kbName}: no query could be formulated` });
+      if (queries.length === 0)
+        ctx.trace({
+          stage: "formulate",
+          type: "INFO",
+          strategy: "classical",
+          summary: `${candidate.kbName}: no query could be formulated`,
+        });
       out.push(...queries);
     }
     return out;

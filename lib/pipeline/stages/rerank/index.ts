@@ -1,4 +1,12 @@
-import { FIRST_ROUND_SCORER, FLOOR_SCORE_KEY, LAST_ROUND_SCORER, defaultScorers, floorScore, isCompositeScorer, scorerByName } from "../../scorers";
+import {
+  FIRST_ROUND_SCORER,
+  FLOOR_SCORE_KEY,
+  LAST_ROUND_SCORER,
+  defaultScorers,
+  floorScore,
+  isCompositeScorer,
+  scorerByName,
+} from "../../scorers";
 import type { EvidencePiece } from "../../../backends/types";
 import { type RankingUnit, fusedOrder, inSearchOrder, rankingUnitFor, searchOf } from "../../rank-fusion";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
@@ -67,7 +75,13 @@ interface RoundResult {
  * names, its sentence vector) the engine ranked the whole collection by. Only a cross-encoder, which
  * reads the statement and the passage together, judges the search's results anew.
  */
-async function scoreRound(intent: Intent, pieces: EvidencePiece[], scorer: EvidenceScorer, signal: AbortSignal | undefined, previous: number[]) {
+async function scoreRound(
+  intent: Intent,
+  pieces: EvidencePiece[],
+  scorer: EvidenceScorer,
+  signal: AbortSignal | undefined,
+  previous: number[],
+) {
   if (isCompositeScorer(scorer)) {
     const { total, parts, repeated } = await scorer.scoreParts(intent, pieces, signal, previous);
     return { total, parts, repeated: intent.statement ? total : (repeated ?? total.map(() => 0)) };
@@ -137,11 +151,18 @@ function searchOrderHeld(before: EvidencePiece[], after: EvidencePiece[], unit: 
  * retrieval found, it does not start over. A piece's score stays its scorer's, which later stages read
  * as relevance.
  */
-async function runRound(intent: Intent, current: ScoredEvidence[], scorer: EvidenceScorer, keep: number, signal?: AbortSignal): Promise<RoundResult> {
+async function runRound(
+  intent: Intent,
+  current: ScoredEvidence[],
+  scorer: EvidenceScorer,
+  keep: number,
+  signal?: AbortSignal,
+): Promise<RoundResult> {
   const pieces = current.map((e) => e.piece);
   const previous = current.map((e) => e.score);
   const { total: scores, parts, repeated } = await scoreRound(intent, pieces, scorer, signal, previous);
-  if (scores.length !== pieces.length || repeated.length !== pieces.length) throw new Error(`scorer "${scorer.name}" returned ${scores.length} scores for ${pieces.length} pieces`);
+  if (scores.length !== pieces.length || repeated.length !== pieces.length)
+    throw new Error(`scorer "${scorer.name}" returned ${scores.length} scores for ${pieces.length} pieces`);
   const floor = floorScore(scores);
   const scored = current.map((e, i): ScoredEvidence => {
     const own = Number.isFinite(scores[i]) ? scores[i] : 0;
@@ -168,7 +189,16 @@ async function runRound(intent: Intent, current: ScoredEvidence[], scorer: Evide
   const kept = order.slice(0, keep).map((i) => scored[i]);
   if (!rankedTogether(pieces, unit)) return { kept };
   if (!informed.size) return { kept, searchOrder: "kept: no new evidence" };
-  return { kept, searchOrder: searchOrderHeld(pieces, kept.map((e) => e.piece), unit) ? "kept" : "reordered" };
+  return {
+    kept,
+    searchOrder: searchOrderHeld(
+      pieces,
+      kept.map((e) => e.piece),
+      unit,
+    )
+      ? "kept"
+      : "reordered",
+  };
 }
 
 /** Runs the rounds in order; an unknown scorer name is a configuration error and fails before any round runs. */
@@ -199,7 +229,14 @@ export async function rerankEvidence(
     current = result?.kept ?? current.slice(0, round.keep);
     const label = ran?.name ?? "previous order";
     const searchOrder = result?.searchOrder ? { searchOrder: result.searchOrder } : {};
-    options.onRound?.({ scorer: round.scorer, ran: label, before, after: current.length, ...searchOrder, ...(errors.length ? { error: errors.join("; ") } : {}) });
+    options.onRound?.({
+      scorer: round.scorer,
+      ran: label,
+      before,
+      after: current.length,
+      ...searchOrder,
+      ...(errors.length ? { error: errors.join("; ") } : {}),
+    });
     input.observe?.({ index: i, scorer: label, ranked: current });
   }
   return current;
@@ -239,7 +276,11 @@ export function roundSummary(r: RoundReport): string {
 
 function roundHead(r: RoundReport): string {
   const counts = `${r.before} → ${r.after}`;
-  if (r.error) return r.ran === "previous order" ? `${r.scorer} failed (${r.error}); kept the previous order, ${counts}` : `${r.error.split(":")[0]} failed (${r.error}); ${r.ran} ran instead, ${counts}`;
-  if (r.scorer === LAST_ROUND_SCORER && r.ran !== LAST_ROUND_SCORER) return `no cross-encoder is installed; ${r.ran} ran in its place: ${counts}`;
+  if (r.error)
+    return r.ran === "previous order"
+      ? `${r.scorer} failed (${r.error}); kept the previous order, ${counts}`
+      : `${r.error.split(":")[0]} failed (${r.error}); ${r.ran} ran instead, ${counts}`;
+  if (r.scorer === LAST_ROUND_SCORER && r.ran !== LAST_ROUND_SCORER)
+    return `no cross-encoder is installed; ${r.ran} ran in its place: ${counts}`;
   return r.ran === r.scorer ? `${r.scorer}: ${counts}` : `${r.scorer} (${r.ran}): ${counts}`;
 }

@@ -46,7 +46,12 @@ const pct = (x: number) => `${Math.round(x * 100)}%`;
 
 function uncoveredText(q: ExecutedQuery): string {
   const u = q.fit?.uncovered ?? [];
-  return u.length ? ` (${q.kbName} has nothing for ${u.slice(0, 4).map((w) => `'${w}'`).join(", ")})` : "";
+  return u.length
+    ? ` (${q.kbName} has nothing for ${u
+        .slice(0, 4)
+        .map((w) => `'${w}'`)
+        .join(", ")})`
+    : "";
 }
 
 /** Why a ranked source's answer query did not answer, in words. */
@@ -64,7 +69,9 @@ function whyNot(q: ExecutedQuery): string {
 export function commitSource(candidates: Candidate[], executed: ExecutedQuery[]): Commitment | null {
   const ranked = candidates.filter((c) => STRUCTURED.has(c.kind));
   if (ranked.length === 0 || !STRUCTURED.has(candidates[0]?.kind ?? "")) return null;
-  const withQuery = ranked.map((c, rank) => ({ c, rank, q: answerQueryOf(executed, c.kbId) })).filter((x): x is { c: Candidate; rank: number; q: ExecutedQuery } => x.q !== null);
+  const withQuery = ranked
+    .map((c, rank) => ({ c, rank, q: answerQueryOf(executed, c.kbId) }))
+    .filter((x): x is { c: Candidate; rank: number; q: ExecutedQuery } => x.q !== null);
   if (withQuery.length === 0) return null;
 
   const supporting = withQuery.filter((x) => represents(x.q) && productive(x.q));
@@ -74,9 +81,16 @@ export function commitSource(candidates: Candidate[], executed: ExecutedQuery[])
     // constructs gets the honest refusal (what was not understood); otherwise the evidence decides.
     const top = withQuery[0];
     if (faithful(top.q) || missed(top.q) > 0 || coverage(top.q) < MIN_COVERAGE) return null;
-    return { kbId: top.c.kbId, kbName: top.c.kbName, query: top.q, reason: `${top.c.kbName} is the best-ranked source with an answer query; its question could not be represented faithfully (${top.q.fit!.unresolved.join("; ")}), and no other source answered` };
+    return {
+      kbId: top.c.kbId,
+      kbName: top.c.kbName,
+      query: top.q,
+      reason: `${top.c.kbName} is the best-ranked source with an answer query; its question could not be represented faithfully (${top.q.fit!.unresolved.join("; ")}), and no other source answered`,
+    };
   }
-  const stronger = supporting.find((x) => x !== first && coverage(x.q) >= coverage(first.q) + CLEARLY_STRONGER && used(x.q) >= used(first.q));
+  const stronger = supporting.find(
+    (x) => x !== first && coverage(x.q) >= coverage(first.q) + CLEARLY_STRONGER && used(x.q) >= used(first.q),
+  );
   const skipped = withQuery.filter((x) => x.rank < first.rank).map((x) => `${x.c.kbName} (${whyNot(x.q)})`);
   const before = skipped.length ? `; ${skipped.join(", ")} ranked higher but did not answer` : "";
   if (stronger) {

@@ -9,7 +9,14 @@ import { type KbContribution, TOP_WINDOW, evidenceKindLabel, kbContributions, pl
 
 export { type Commitment, commitSource, committedResult } from "./commit";
 
-export { CONTRIBUTION_WEIGHTS, type KbContribution, TOP_WINDOW, evidenceKindLabel, kbContributions, plainEvidenceKind } from "./contributions";
+export {
+  CONTRIBUTION_WEIGHTS,
+  type KbContribution,
+  TOP_WINDOW,
+  evidenceKindLabel,
+  kbContributions,
+  plainEvidenceKind,
+} from "./contributions";
 
 export interface SelectEvidenceInput {
   intent: Intent;
@@ -100,7 +107,8 @@ function winnerTally(winner: KbContribution, runnerUp: KbContribution | undefine
   const share = winner.inTop > 0 ? `${winner.inTop} of the top ${window} pieces` : `its best piece`;
   let tally = `${share}${winner.holdsBest ? " and the best score" : ""} came from ${winner.kbName}${what}`;
   if (runnerUp && runnerUp.pieces.length) tally += `; next was ${runnerUp.kbName} with ${runnerUp.inTop} of the top ${window}`;
-  if (winner.queriesRun) tally += `; ${winner.queriesOk} of its ${winner.queriesRun} ${winner.queriesRun === 1 ? "query" : "queries"} returned results`;
+  if (winner.queriesRun)
+    tally += `; ${winner.queriesOk} of its ${winner.queriesRun} ${winner.queriesRun === 1 ? "query" : "queries"} returned results`;
   return tally;
 }
 
@@ -136,7 +144,9 @@ function resultEvidence(result: QueryResult, pieces: EvidencePiece[], ranked: Sc
 export function selectEvidence(input: SelectEvidenceInput): EvidenceSelectionDetail {
   const contributions = kbContributions(input.ranked, input.candidates, input.executed);
   const commitment = commitSource(input.candidates, input.executed);
-  const result = commitment ? committedResult(commitment, input.pieces ?? input.ranked.map((e) => e.piece), input.answerRowCap ?? commitment.query.rows) : null;
+  const result = commitment
+    ? committedResult(commitment, input.pieces ?? input.ranked.map((e) => e.piece), input.answerRowCap ?? commitment.query.rows)
+    : null;
   const committedTo = commitment ? contributions.find((c) => c.kbId === commitment.kbId) : undefined;
   const winner = committedTo ?? contributions.find((c) => c.pieces.length > 0);
   if (!winner) return { winner: null, evidence: [], contributions, keptBecause: {}, tally: null, commitment: null };
@@ -149,9 +159,7 @@ export function selectEvidence(input: SelectEvidenceInput): EvidenceSelectionDet
 
   const winnerValues = new Set(winner.pieces.slice(0, 3).flatMap((e) => [...statedValues(e, given)]));
   const winnerPrepared = winner.pieces.map((e) => preparePiece(e.piece));
-  const uncovered = mentions
-    .map((m) => m.forms)
-    .filter((forms) => !winnerPrepared.some((p) => forms.some((f) => containsPhrase(p, f))));
+  const uncovered = mentions.map((m) => m.forms).filter((forms) => !winnerPrepared.some((p) => forms.some((f) => containsPhrase(p, f))));
 
   const limit = Math.max(1, input.limit ?? DEFAULT_SELECTED_EVIDENCE);
   const maxSupporting = Math.floor(limit * MAX_SUPPORTING_SHARE);
@@ -173,7 +181,10 @@ export function selectEvidence(input: SelectEvidenceInput): EvidenceSelectionDet
   return {
     // People read the reason; the commitment's own account (queries, coverage, rows) goes to the trace with the tally.
     winner: { kbId: winner.kbId, kbName: winner.kbName, reason: winnerReason(winner, runnerUp) },
-    tally: commitment?.kbId === winner.kbId ? `${commitment.reason}; ${winnerTally(winner, runnerUp, window)}` : winnerTally(winner, runnerUp, window),
+    tally:
+      commitment?.kbId === winner.kbId
+        ? `${commitment.reason}; ${winnerTally(winner, runnerUp, window)}`
+        : winnerTally(winner, runnerUp, window),
     evidence: [...leading, ...input.ranked.filter((e) => kept.has(e) && !leadingIds.has(e.piece.id))],
     contributions,
     keptBecause,
@@ -195,7 +206,15 @@ export const classicalSelectEvidence: StageStrategy<SelectEvidenceInput, Evidenc
       strategy: "classical",
       summary: winner ? `${winner.kbName} won: ${tally}. Kept ${evidence.length} pieces.` : "no evidence to select from",
       payload: {
-        contributions: contributions.map((c) => ({ kbId: c.kbId, kbName: c.kbName, score: +c.score.toFixed(3), pieces: c.pieces.length, inTop: c.inTop, best: c.best, queries: `${c.queriesOk}/${c.queriesRun}` })),
+        contributions: contributions.map((c) => ({
+          kbId: c.kbId,
+          kbName: c.kbName,
+          score: +c.score.toFixed(3),
+          pieces: c.pieces.length,
+          inTop: c.inTop,
+          best: c.best,
+          queries: `${c.queriesOk}/${c.queriesRun}`,
+        })),
         kept: counts,
       },
     });

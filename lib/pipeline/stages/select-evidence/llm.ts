@@ -26,7 +26,9 @@ export function evidenceFor(input: SelectEvidenceInput, winnerKbId: string): Sco
   const maxSupporting = Math.floor(limit * MAX_SUPPORTING_SHARE);
   const best = input.ranked.reduce((m, e) => Math.max(m, e.score), 0);
   const own = input.ranked.filter((e) => e.piece.provenance.kb === winnerKbId);
-  const supporting = input.ranked.filter((e) => e.piece.provenance.kb !== winnerKbId && best > 0 && e.score >= NEAR_BEST_RATIO * best).slice(0, maxSupporting);
+  const supporting = input.ranked
+    .filter((e) => e.piece.provenance.kb !== winnerKbId && best > 0 && e.score >= NEAR_BEST_RATIO * best)
+    .slice(0, maxSupporting);
   const kept = new Set([...own.slice(0, limit - supporting.length), ...supporting]);
   return input.ranked.filter((e) => kept.has(e));
 }
@@ -67,12 +69,23 @@ export function llmSelectEvidence(session: LlmSession): LlmSelectEvidenceStrateg
       }));
       const out = await session.call("select-evidence", ctx, selectEvidencePrompt({ intent: input.intent, sources }));
       if (out.kb === null || !out.kb.trim()) {
-        ctx.trace({ stage: "select-evidence", type: "INFO", strategy: "llm", summary: `The model found no source whose results answer the question: ${clip(out.reason, 300)}` });
+        ctx.trace({
+          stage: "select-evidence",
+          type: "INFO",
+          strategy: "llm",
+          summary: `The model found no source whose results answer the question: ${clip(out.reason, 300)}`,
+        });
         return { winner: null, evidence: classical.evidence };
       }
       const t = out.kb.trim();
-      const chosen = contributions.find((c) => aliasOf.get(c.kbId)?.toLowerCase() === t.toLowerCase() || c.kbId === t || normalizeLabel(c.kbName) === normalizeLabel(t));
-      if (!chosen) throw new LlmError("invalid_output", `the model chose ${JSON.stringify(clip(t, 60))}, which is not one of the sources with evidence`);
+      const chosen = contributions.find(
+        (c) => aliasOf.get(c.kbId)?.toLowerCase() === t.toLowerCase() || c.kbId === t || normalizeLabel(c.kbName) === normalizeLabel(t),
+      );
+      if (!chosen)
+        throw new LlmError(
+          "invalid_output",
+          `the model chose ${JSON.stringify(clip(t, 60))}, which is not one of the sources with evidence`,
+        );
       const reason = `model: ${clip(out.reason, 300) || "no reason given"}`;
       const evidence = classical.winner?.kbId === chosen.kbId ? classical.evidence : evidenceFor(input, chosen.kbId);
       ctx.trace({

@@ -25,9 +25,19 @@ export async function catalogTexts(prisma: JobContext<unknown>["services"]["pris
     kbs.map((k) => k.id),
   );
   const guides = await prisma.extractionGuide.findMany({ select: { question: true } });
-  const tables = await prisma.sourceObject.findMany({ where: { contentType: "TABLE", kb: { kind: "SQL" } }, select: { key: true, metadata: true } });
+  const tables = await prisma.sourceObject.findMany({
+    where: { contentType: "TABLE", kb: { kind: "SQL" } },
+    select: { key: true, metadata: true },
+  });
   const columns = tables.flatMap((t) => tableColumns(t.metadata).map((c) => columnSemanticText(t.key, c)));
-  return [...new Set([...catalog.map(kbSemanticText), ...catalog.flatMap((e) => e.sourceObjects.map(objectSemanticText)), ...guides.map((g) => g.question), ...columns])];
+  return [
+    ...new Set([
+      ...catalog.map(kbSemanticText),
+      ...catalog.flatMap((e) => e.sourceObjects.map(objectSemanticText)),
+      ...guides.map((g) => g.question),
+      ...columns,
+    ]),
+  ];
 }
 
 /**
@@ -46,12 +56,22 @@ export async function embedCatalogTexts(ctx: JobContext<Record<string, never>>):
   const all = await catalogTexts(prisma);
   const stored = await texts.stored(all);
   const missing = all.filter((_, i) => !stored[i]);
-  await ctx.progress({ done: all.length - missing.length, total: all.length, message: `Embedding ${missing.length.toLocaleString("en")} catalog texts.` });
+  await ctx.progress({
+    done: all.length - missing.length,
+    total: all.length,
+    message: `Embedding ${missing.length.toLocaleString("en")} catalog texts.`,
+  });
   for (let i = 0; i < missing.length; i += STEP) {
     if (ctx.signal.aborted) throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error("stopped");
     await texts.vectors(missing.slice(i, i + STEP), { signal: ctx.signal, timeoutMs: 5 * 60_000 });
     const done = all.length - missing.length + Math.min(missing.length, i + STEP);
-    await ctx.progress({ done, total: all.length, message: `Catalog texts embedded: ${done.toLocaleString("en")} of ${all.length.toLocaleString("en")}.` });
+    await ctx.progress({
+      done,
+      total: all.length,
+      message: `Catalog texts embedded: ${done.toLocaleString("en")} of ${all.length.toLocaleString("en")}.`,
+    });
   }
-  return { message: `${all.length.toLocaleString("en")} catalog texts embedded with ${models.embedder.info.name} (${models.embedder.info.precision}).` };
+  return {
+    message: `${all.length.toLocaleString("en")} catalog texts embedded with ${models.embedder.info.name} (${models.embedder.info.precision}).`,
+  };
 }

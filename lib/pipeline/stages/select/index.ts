@@ -11,7 +11,16 @@ import { questionVector } from "../../scorers/dense";
 
 export { type CatalogIndex, buildCatalogIndex, catalogIndexFor } from "./catalog-index";
 export { type SemanticSignal, UNRELATED_COSINE, calibrated, kbSemanticText, objectSemanticText, semanticSignal } from "./semantic";
-export { type GuideRef, OBJECT_DECAY, INEXACT_LINK_FACTOR, entitySignal, guideSignal, kbTextSignal, objectSignal, queryMass } from "./signals";
+export {
+  type GuideRef,
+  OBJECT_DECAY,
+  INEXACT_LINK_FACTOR,
+  entitySignal,
+  guideSignal,
+  kbTextSignal,
+  objectSignal,
+  queryMass,
+} from "./signals";
 
 export interface SelectInput {
   intent: Intent;
@@ -75,7 +84,14 @@ interface Signals {
   semantic: SemanticSignal | null;
 }
 
-function reasonsFor(entry: number, index: CatalogIndex, query: string, signals: Signals, requested: boolean, weights: Weights): SelectionReason[] {
+function reasonsFor(
+  entry: number,
+  index: CatalogIndex,
+  query: string,
+  signals: Signals,
+  requested: boolean,
+  weights: Weights,
+): SelectionReason[] {
   const kb = index.entries[entry];
   const reasons: SelectionReason[] = [];
   if (requested) reasons.push({ type: "requested", detail: "chosen by the user", weight: 0 });
@@ -89,7 +105,11 @@ function reasonsFor(entry: number, index: CatalogIndex, query: string, signals: 
   const objectScore = signals.objects.score[entry];
   const objectHits = signals.objects.hits[entry];
   if (objectScore > 0 && objectHits.length) {
-    const shown = objectHits.slice(0, 3).map((h) => `'${h.name}' (${h.contentType.toLowerCase()}): ${surfaceWords(query, index.objects.matchedTerms(query, h.doc)).join(", ")}`);
+    const shown = objectHits
+      .slice(0, 3)
+      .map(
+        (h) => `'${h.name}' (${h.contentType.toLowerCase()}): ${surfaceWords(query, index.objects.matchedTerms(query, h.doc)).join(", ")}`,
+      );
     reasons.push({ type: "description", detail: `source objects ${shown.join("; ")}`, weight: round(weights.objects * objectScore) });
   }
 
@@ -115,7 +135,11 @@ function reasonsFor(entry: number, index: CatalogIndex, query: string, signals: 
 
   const guide = signals.guides.best[entry];
   if (guide) {
-    reasons.push({ type: "guide", detail: `the guide '${shorten(guide.question)}', ${guideLikeness(guide.score)}`, weight: round(weights.guides * signals.guides.score[entry]) });
+    reasons.push({
+      type: "guide",
+      detail: `the guide '${shorten(guide.question)}', ${guideLikeness(guide.score)}`,
+      weight: round(weights.guides * signals.guides.score[entry]),
+    });
   }
   return reasons;
 }
@@ -128,7 +152,9 @@ function listedObjects(entry: number, signals: Signals): string[] {
   const fromEntities = signals.entities.hits[entry].map((h) => h.link.sourceObject).filter((s): s is string => !!s);
   // An object close in meaning ("clients" for the customer table) when no word matched one.
   const semantic = signals.semantic?.objects[entry] ?? [];
-  const fromMeaning = fromTerms.length ? [] : semantic.filter((o) => o.score >= (semantic[0]?.score ?? 0) * LISTED_OBJECT_RATIO).map((o) => o.key);
+  const fromMeaning = fromTerms.length
+    ? []
+    : semantic.filter((o) => o.score >= (semantic[0]?.score ?? 0) * LISTED_OBJECT_RATIO).map((o) => o.key);
   return [...new Set([...fromEntities, ...fromTerms, ...fromMeaning])].slice(0, MAX_LISTED_OBJECTS);
 }
 
@@ -175,7 +201,9 @@ export function selectSources(input: SelectInput): Candidate[] {
     sourceObjects: listedObjects(i, signals),
     score: round(score),
     reasons: reasonsFor(i, index, query, signals, !!requested, weights),
-    ...(semantic ? { meaning: Object.fromEntries(semantic.objects[i].slice(0, MAX_MEANING_OBJECTS).map((o) => [o.key, round(o.score)])) } : {}),
+    ...(semantic
+      ? { meaning: Object.fromEntries(semantic.objects[i].slice(0, MAX_MEANING_OBJECTS).map((o) => [o.key, round(o.score)])) }
+      : {}),
   }));
 }
 
@@ -187,13 +215,29 @@ export const classicalSelect: StageStrategy<SelectInput, Candidate[]> = {
     if (!semantic && input.embedder && input.textEmbeddings && input.catalog.length) {
       try {
         // The run's question vector (scorers/dense.ts): query formulation and re-ranking reuse it.
-        semantic = await semanticSignal(input.embedder, input.textEmbeddings, questionVector(input.embedder, input.intent, ctx.signal), input.catalog, ctx.signal);
+        semantic = await semanticSignal(
+          input.embedder,
+          input.textEmbeddings,
+          questionVector(input.embedder, input.intent, ctx.signal),
+          input.catalog,
+          ctx.signal,
+        );
         if (semantic.pending) {
-          ctx.trace({ stage: "select", type: "INFO", strategy: "classical", summary: `${semantic.pending.toLocaleString("en")} catalog descriptions are still being embedded in the background; they count by their words only until then.` });
+          ctx.trace({
+            stage: "select",
+            type: "INFO",
+            strategy: "classical",
+            summary: `${semantic.pending.toLocaleString("en")} catalog descriptions are still being embedded in the background; they count by their words only until then.`,
+          });
         }
       } catch (e) {
         if (ctx.signal.aborted) throw e;
-        ctx.trace({ stage: "select", type: "INFO", strategy: "classical", summary: `The semantic signal was left out: the embedding model failed (${(e as Error).message}).` });
+        ctx.trace({
+          stage: "select",
+          type: "INFO",
+          strategy: "classical",
+          summary: `The semantic signal was left out: the embedding model failed (${(e as Error).message}).`,
+        });
       }
     }
     const candidates = selectSources({ ...input, semantic });

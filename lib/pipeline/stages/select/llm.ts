@@ -84,7 +84,9 @@ function resolveObjects(names: string[], entry: CatalogEntry): string[] {
   const out: string[] = [];
   for (const n of names) {
     const key = normalizeLabel(n);
-    const hit = entry.sourceObjects.find((o) => o.key === n) ?? entry.sourceObjects.find((o) => normalizeLabel(o.key) === key || normalizeLabel(o.name) === key);
+    const hit =
+      entry.sourceObjects.find((o) => o.key === n) ??
+      entry.sourceObjects.find((o) => normalizeLabel(o.key) === key || normalizeLabel(o.name) === key);
     if (hit && !out.includes(hit.key)) out.push(hit.key);
   }
   return out;
@@ -107,9 +109,25 @@ export function llmSelect(session: LlmSession): StageStrategy<SelectInput, Candi
         .map((g) => ({ question: g.question, answeredBy: g.kbIds.map((id) => aliasOf.get(id)).filter((a): a is string => !!a) }))
         .filter((g) => g.answeredBy.length > 0);
       if (catalog.omitted) {
-        ctx.trace({ stage: "select", type: "INFO", strategy: "llm", summary: `The catalog exceeds the prompt budget: the model reads the ${catalog.entries.length} best-ranked of ${allowed.length} sources.` });
+        ctx.trace({
+          stage: "select",
+          type: "INFO",
+          strategy: "llm",
+          summary: `The catalog exceeds the prompt budget: the model reads the ${catalog.entries.length} best-ranked of ${allowed.length} sources.`,
+        });
       }
-      const out = await session.call("select", ctx, selectPrompt({ intent: input.intent, catalog: catalog.forPrompt, guides, k, omitted: catalog.omitted, kbLabel: (id) => aliasOf.get(id) }));
+      const out = await session.call(
+        "select",
+        ctx,
+        selectPrompt({
+          intent: input.intent,
+          catalog: catalog.forPrompt,
+          guides,
+          k,
+          omitted: catalog.omitted,
+          kbLabel: (id) => aliasOf.get(id),
+        }),
+      );
 
       const classical = new Map(ranked.map((c) => [c.kbId, c]));
       const chosen: Candidate[] = [];
@@ -129,13 +147,28 @@ export function llmSelect(session: LlmSession): StageStrategy<SelectInput, Candi
           { type: "description", detail: `model: ${clip(c.reason, 300) || "no reason given"}`, weight: score },
           ...(before?.reasons.filter((r) => r.type !== "requested") ?? []),
         ];
-        chosen.push({ kbId: entry.kbId, kbName: entry.kbName, kind: entry.kind, sourceObjects: own.length ? own : (before?.sourceObjects ?? []), score, reasons });
+        chosen.push({
+          kbId: entry.kbId,
+          kbName: entry.kbName,
+          kind: entry.kind,
+          sourceObjects: own.length ? own : (before?.sourceObjects ?? []),
+          score,
+          reasons,
+        });
       }
       if (rejected.length) {
-        ctx.trace({ stage: "select", type: "INFO", strategy: "llm", summary: `Rejected knowledge bases the model named that are not in its catalog: ${rejected.map((r) => JSON.stringify(clip(r, 60))).join(", ")}` });
+        ctx.trace({
+          stage: "select",
+          type: "INFO",
+          strategy: "llm",
+          summary: `Rejected knowledge bases the model named that are not in its catalog: ${rejected.map((r) => JSON.stringify(clip(r, 60))).join(", ")}`,
+        });
       }
       if (!chosen.length) {
-        throw new LlmError("invalid_output", rejected.length ? "the model named only knowledge bases outside its catalog" : "the model selected no knowledge base");
+        throw new LlmError(
+          "invalid_output",
+          rejected.length ? "the model named only knowledge bases outside its catalog" : "the model selected no knowledge base",
+        );
       }
       ctx.trace({
         stage: "select",

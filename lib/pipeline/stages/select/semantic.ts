@@ -66,7 +66,11 @@ export interface SemanticSignal {
 export const INLINE_TEXTS = 32;
 
 /** Vectors for `items`: stored ones, plus the missing ones embedded now when they are few; null otherwise. */
-export async function catalogVectors(texts: TextEmbeddings, items: string[], signal?: AbortSignal): Promise<{ vectors: (Float32Array | null)[]; pending: number }> {
+export async function catalogVectors(
+  texts: TextEmbeddings,
+  items: string[],
+  signal?: AbortSignal,
+): Promise<{ vectors: (Float32Array | null)[]; pending: number }> {
   const stored = await texts.stored(items);
   const missing = [...new Set(items.filter((_, i) => !stored[i]))];
   if (!missing.length) return { vectors: stored, pending: 0 };
@@ -98,7 +102,10 @@ export async function semanticSignal(
   });
   const score = catalog.map((_, i) => {
     const best = objects[i].sort((a, b) => b.score - a.score);
-    const objectScore = Math.min(1, best.slice(0, OBJECT_DECAY.length).reduce((sum, h, j) => sum + h.score * OBJECT_DECAY[j], 0));
+    const objectScore = Math.min(
+      1,
+      best.slice(0, OBJECT_DECAY.length).reduce((sum, h, j) => sum + h.score * OBJECT_DECAY[j], 0),
+    );
     return 0.5 * kbScore[i] + 0.5 * objectScore;
   });
   return { score, kbScore, objects, pending: known.pending };

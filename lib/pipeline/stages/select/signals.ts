@@ -80,7 +80,10 @@ export function objectSignal(index: CatalogIndex, query: string): ObjectSignal {
   });
   const score = hits.map((list) => {
     list.sort((a, b) => b.score - a.score);
-    return Math.min(1, list.slice(0, OBJECT_DECAY.length).reduce((sum, h, i) => sum + h.score * OBJECT_DECAY[i], 0));
+    return Math.min(
+      1,
+      list.slice(0, OBJECT_DECAY.length).reduce((sum, h, i) => sum + h.score * OBJECT_DECAY[i], 0),
+    );
   });
   return { score, hits };
 }

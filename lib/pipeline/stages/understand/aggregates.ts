@@ -12,22 +12,120 @@ export interface AggregateAnalysis {
   consumed: Set<number>;
 }
 
-const MAX_WORDS = new Set(["most", "highest", "largest", "biggest", "greatest", "top", "best", "maximum", "max", "heaviest", "longest", "oldest", "tallest", "richest", "fastest", "deepest", "widest", "furthest", "farthest", "strongest", "busiest", "hottest", "warmest", "costliest", "priciest"]);
-const MIN_WORDS = new Set(["least", "lowest", "smallest", "fewest", "cheapest", "minimum", "min", "bottom", "youngest", "shortest", "lightest", "slowest", "worst", "poorest", "weakest", "shallowest", "thinnest", "narrowest", "closest", "nearest", "coldest", "coolest"]);
+const MAX_WORDS = new Set([
+  "most",
+  "highest",
+  "largest",
+  "biggest",
+  "greatest",
+  "top",
+  "best",
+  "maximum",
+  "max",
+  "heaviest",
+  "longest",
+  "oldest",
+  "tallest",
+  "richest",
+  "fastest",
+  "deepest",
+  "widest",
+  "furthest",
+  "farthest",
+  "strongest",
+  "busiest",
+  "hottest",
+  "warmest",
+  "costliest",
+  "priciest",
+]);
+const MIN_WORDS = new Set([
+  "least",
+  "lowest",
+  "smallest",
+  "fewest",
+  "cheapest",
+  "minimum",
+  "min",
+  "bottom",
+  "youngest",
+  "shortest",
+  "lightest",
+  "slowest",
+  "worst",
+  "poorest",
+  "weakest",
+  "shallowest",
+  "thinnest",
+  "narrowest",
+  "closest",
+  "nearest",
+  "coldest",
+  "coolest",
+]);
 /** Superlatives that name the measured attribute themselves ("cheapest" → price). */
 const MEASURED: Record<string, string> = {
-  expensive: "price", cheap: "price", cheapest: "price", costliest: "price", priciest: "price",
-  old: "age", oldest: "age", young: "age", youngest: "age",
-  heavy: "weight", heaviest: "weight", light: "weight", lightest: "weight",
-  large: "size", largest: "size", big: "size", biggest: "size", small: "size", smallest: "size",
-  long: "length", longest: "length", short: "length", shortest: "length",
-  tall: "height", tallest: "height", fast: "speed", fastest: "speed", slow: "speed", slowest: "speed",
-  popular: "popularity", populous: "population", rich: "wealth", richest: "wealth",
-  deep: "depth", deepest: "depth", wide: "width", widest: "width", hot: "temperature", hottest: "temperature",
-  cold: "temperature", coldest: "temperature", warm: "temperature", warmest: "temperature",
+  expensive: "price",
+  cheap: "price",
+  cheapest: "price",
+  costliest: "price",
+  priciest: "price",
+  old: "age",
+  oldest: "age",
+  young: "age",
+  youngest: "age",
+  heavy: "weight",
+  heaviest: "weight",
+  light: "weight",
+  lightest: "weight",
+  large: "size",
+  largest: "size",
+  big: "size",
+  biggest: "size",
+  small: "size",
+  smallest: "size",
+  long: "length",
+  longest: "length",
+  short: "length",
+  shortest: "length",
+  tall: "height",
+  tallest: "height",
+  fast: "speed",
+  fastest: "speed",
+  slow: "speed",
+  slowest: "speed",
+  popular: "popularity",
+  populous: "population",
+  rich: "wealth",
+  richest: "wealth",
+  deep: "depth",
+  deepest: "depth",
+  wide: "width",
+  widest: "width",
+  hot: "temperature",
+  hottest: "temperature",
+  cold: "temperature",
+  coldest: "temperature",
+  warm: "temperature",
+  warmest: "temperature",
 };
 /** Quantifier superlatives whose attribute is the noun after them ("highest revenue", "most orders"). */
-const QUANTIFIERS = new Set(["most", "least", "highest", "lowest", "greatest", "fewest", "top", "bottom", "maximum", "minimum", "max", "min", "best", "worst"]);
+const QUANTIFIERS = new Set([
+  "most",
+  "least",
+  "highest",
+  "lowest",
+  "greatest",
+  "fewest",
+  "top",
+  "bottom",
+  "maximum",
+  "minimum",
+  "max",
+  "min",
+  "best",
+  "worst",
+]);
 /** Time superlatives are ordinals ("the latest order" → the last one), handled with the time cues. */
 const ORDINAL_SUPERLATIVES = new Set(["latest", "earliest", "newest", "last", "first"]);
 /** Words before the number of rows asked for: "which 5 products", "the first 3 categories with the most …". */
@@ -88,7 +186,13 @@ function findSuperlative(tokens: Token[], consumed: Set<number>): Superlative | 
     // "at least 3", "at most 5" are bounds, not superlatives.
     if ((w === "least" || w === "most") && prev === "at") continue;
     if (ORDINAL_SUPERLATIVES.has(w)) continue;
-    const direction = MAX_WORDS.has(w) ? "max" : MIN_WORDS.has(w) ? "min" : tokens[i].tags.has("Superlative") && /est$/.test(w) ? "max" : null;
+    const direction = MAX_WORDS.has(w)
+      ? "max"
+      : MIN_WORDS.has(w)
+        ? "min"
+        : tokens[i].tags.has("Superlative") && /est$/.test(w)
+          ? "max"
+          : null;
     if (!direction) continue;
     consumed.add(i);
     let limit = 1;
@@ -174,9 +278,21 @@ function attributeOf(tokens: Token[], i: number, consumed: Set<number>): string 
 /** The next noun phrase (skipping determiners, numbers and "number of"), as token range. */
 function nextNoun(tokens: Token[], from: number): { start: number; end: number } | null {
   let j = from;
-  while (j < tokens.length && (DETERMINERS.has(tokens[j].lower) || /^\d+$/.test(tokens[j].lower) || SUM.has(tokens[j].lower) || AVG.has(tokens[j].lower))) j++;
+  while (
+    j < tokens.length &&
+    (DETERMINERS.has(tokens[j].lower) || /^\d+$/.test(tokens[j].lower) || SUM.has(tokens[j].lower) || AVG.has(tokens[j].lower))
+  )
+    j++;
   if (tokens[j]?.lower === "number" && tokens[j + 1]?.lower === "of") j += 2;
   const start = j;
-  while (j < tokens.length && j < start + 3 && tokens[j].tags.has("Noun") && !tokens[j].tags.has("Pronoun") && !PREPOSITIONS.has(tokens[j].lower) && /^\s+$/.test(j > start ? tokens[j].gapBefore : " ")) j++;
+  while (
+    j < tokens.length &&
+    j < start + 3 &&
+    tokens[j].tags.has("Noun") &&
+    !tokens[j].tags.has("Pronoun") &&
+    !PREPOSITIONS.has(tokens[j].lower) &&
+    /^\s+$/.test(j > start ? tokens[j].gapBefore : " ")
+  )
+    j++;
   return j > start ? { start, end: j } : null;
 }

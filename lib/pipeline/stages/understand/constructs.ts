@@ -33,7 +33,10 @@ export const constructsSchema = z.object({
    * What the answer is broken down by: "for each stadium", "per country" (kind "each"), or a closing
    * "… by region" (kind "by": a breakdown only when something is aggregated).
    */
-  grouping: z.object({ kind: z.enum(["each", "by"]), text: z.string(), at: z.number().int() }).nullable().default(null),
+  grouping: z
+    .object({ kind: z.enum(["each", "by"]), text: z.string(), at: z.number().int() })
+    .nullable()
+    .default(null),
 });
 export type Constructs = z.infer<typeof constructsSchema>;
 
@@ -95,7 +98,10 @@ export function askSpan(question: string): z.infer<typeof span> | null {
 // Connectives and negation
 
 const CONNECTIVES: [RegExp, Constructs["connectives"][number]["kind"]][] = [
-  [/\b(?:but|and)\s+not\b|\bbut\s+(?:do|does|did|have|has|had|is|are|was|were)\s*(?:not|n't)\b|\bexcept\s+(?:those|the\s+ones|for)\b/gi, "but-not"],
+  [
+    /\b(?:but|and)\s+not\b|\bbut\s+(?:do|does|did|have|has|had|is|are|was|were)\s*(?:not|n't)\b|\bexcept\s+(?:those|the\s+ones|for)\b/gi,
+    "but-not",
+  ],
   [/\bboth\b/gi, "both"],
   [/\beither\b/gi, "either"],
   [/\bor\b/gi, "or"],
@@ -110,7 +116,11 @@ export function connectives(question: string): Constructs["connectives"] {
       const at = m.index ?? 0;
       if (taken.some(([a, b]) => at >= a && at < b)) continue;
       // "or more", "or fewer", "or less", "or equal": part of a bound, not a disjunction.
-      if (kind === "or" && /^or\s+(?:more|fewer|less|greater|equal|above|below|higher|lower|later|earlier|older|younger)\b/i.test(question.slice(at))) continue;
+      if (
+        kind === "or" &&
+        /^or\s+(?:more|fewer|less|greater|equal|above|below|higher|lower|later|earlier|older|younger)\b/i.test(question.slice(at))
+      )
+        continue;
       taken.push([at, at + m[0].length]);
       out.push({ kind, at, text: m[0] });
     }
@@ -126,7 +136,12 @@ export function negations(question: string): Constructs["negations"] {
     const at = m.index ?? 0;
     // "no more than 5", "not more than", "not less than": bounds, read as comparisons.
     if (/^(?:no|not)\s+(?:more|less|fewer|greater|later|earlier)\s+than\b/i.test(question.slice(at))) continue;
-    const scope = question.slice(at + m[0].length).trim().split(/\s+/).slice(0, 6).join(" ");
+    const scope = question
+      .slice(at + m[0].length)
+      .trim()
+      .split(/\s+/)
+      .slice(0, 6)
+      .join(" ");
     out.push({ cue: m[0].toLowerCase(), at, scope });
   }
   return out;
@@ -139,9 +154,15 @@ const NUM = String.raw`(\d+|one|two|three|four|five|six|seven|eight|nine|ten|ele
 /** The counted noun phrase: up to three words, stopping at a word that starts another phrase. */
 const NOUN = String.raw`([\p{L}_]+(?:\s+(?!(?:who|whom|that|which|with|without|in|on|at|from|for|and|or|than|by|of|per|each|to|are|is|was|were|have|has|had|do|does|did)\b)[\p{L}_]+){0,2})`;
 const COUNT_PATTERNS: { re: RegExp; op: Constructs["counts"][number]["op"] }[] = [
-  { re: new RegExp(String.raw`\b${NUM}\s+or\s+more\s+(?:different\s+|distinct\s+|kinds?\s+of\s+|types?\s+of\s+)?${NOUN}`, "giu"), op: ">=" },
+  {
+    re: new RegExp(String.raw`\b${NUM}\s+or\s+more\s+(?:different\s+|distinct\s+|kinds?\s+of\s+|types?\s+of\s+)?${NOUN}`, "giu"),
+    op: ">=",
+  },
   { re: new RegExp(String.raw`\b${NUM}\s+or\s+(?:fewer|less)\s+${NOUN}`, "giu"), op: "<=" },
-  { re: new RegExp(String.raw`\bat\s+least\s+${NUM}\s+(?:different\s+|distinct\s+|kinds?\s+of\s+|types?\s+of\s+)?${NOUN}`, "giu"), op: ">=" },
+  {
+    re: new RegExp(String.raw`\bat\s+least\s+${NUM}\s+(?:different\s+|distinct\s+|kinds?\s+of\s+|types?\s+of\s+)?${NOUN}`, "giu"),
+    op: ">=",
+  },
   { re: new RegExp(String.raw`\bat\s+most\s+${NUM}\s+${NOUN}`, "giu"), op: "<=" },
   { re: new RegExp(String.raw`\b(?:more|greater)\s+than\s+${NUM}\s+(?:different\s+|distinct\s+)?${NOUN}`, "giu"), op: ">" },
   { re: new RegExp(String.raw`\b(?:fewer|less)\s+than\s+${NUM}\s+${NOUN}`, "giu"), op: "<" },
@@ -180,7 +201,9 @@ function wantsTies(question: string): boolean {
   if (/\b(?:ties?|tied)\b/i.test(question)) return true;
   if (/\b(?:top|bottom|first|last)\s+\d+|\b\d+\s+(?:most|least|highest|lowest|largest|smallest)\b/i.test(question)) return false;
   // "all (the) X with the highest …", "every X that has the most …": every row at the extreme.
-  return /\b(?:all|every)\s+(?:the\s+)?[\p{L}_]+(?:\s+[\p{L}_]+)?\s+(?:with|who|that|which|whose)\b.*\b(?:most|least|highest|lowest|largest|smallest|greatest|fewest)\b/iu.test(question);
+  return /\b(?:all|every)\s+(?:the\s+)?[\p{L}_]+(?:\s+[\p{L}_]+)?\s+(?:with|who|that|which|whose)\b.*\b(?:most|least|highest|lowest|largest|smallest|greatest|fewest)\b/iu.test(
+    question,
+  );
 }
 
 const EACH =
@@ -217,6 +240,8 @@ export function analyzeConstructs(question: string): Constructs {
     // "Which one …" asks for one thing, not for a list cut at one.
     limit: limit && !(limit[1] === undefined && /^one$/i.test(limit[2])) ? parseSmallNumber((limit[1] ?? limit[2]).toLowerCase()) : null,
     grouping: grouping(question),
-    distinct: /\b(?:different|distinct|unique)\b/i.test(ask?.text ?? "") || /^\s*(?:what|which|list|show|find)\s+(?:are\s+)?(?:the\s+)?(?:different|distinct|unique)\b/i.test(question),
+    distinct:
+      /\b(?:different|distinct|unique)\b/i.test(ask?.text ?? "") ||
+      /^\s*(?:what|which|list|show|find)\s+(?:are\s+)?(?:the\s+)?(?:different|distinct|unique)\b/i.test(question),
   };
 }

@@ -53,7 +53,25 @@ const PLURAL = new Set(["they", "them", "their", "theirs"]);
 const DEMONSTRATIVE = new Set(["this", "that", "these", "those"]);
 const POSSESSIVE = new Set(["his", "its", "their"]);
 /** "this year", "that time" are time expressions, not references. */
-const TIME_NOUNS = new Set(["year", "years", "month", "months", "week", "weeks", "quarter", "quarters", "day", "days", "time", "times", "period", "season", "morning", "evening", "decade"]);
+const TIME_NOUNS = new Set([
+  "year",
+  "years",
+  "month",
+  "months",
+  "week",
+  "weeks",
+  "quarter",
+  "quarters",
+  "day",
+  "days",
+  "time",
+  "times",
+  "period",
+  "season",
+  "morning",
+  "evening",
+  "decade",
+]);
 
 interface PronounUse {
   /** Token range replaced ("it", or "that company"). */
@@ -84,7 +102,13 @@ function pronounUses(tokens: Token[], nameStarts: number[]): PronounUse[] {
       const atEnd = !next || !adjacent;
       if (nounNext) {
         let to = t.i + 2;
-        while (to < tokens.length && tokens[to].tags.has("Noun") && /^\s+$/.test(tokens[to].gapBefore) && !PREPOSITIONS.has(tokens[to].lower)) to++;
+        while (
+          to < tokens.length &&
+          tokens[to].tags.has("Noun") &&
+          /^\s+$/.test(tokens[to].gapBefore) &&
+          !PREPOSITIONS.has(tokens[to].lower)
+        )
+          to++;
         uses.push({ from: t.i, to, possessive: false, want: w === "these" || w === "those" ? "plural" : "thing" });
       } else if (atEnd) uses.push({ from: t.i, to: t.i + 1, possessive: false, want: w === "these" || w === "those" ? "plural" : "thing" });
     }
@@ -137,7 +161,24 @@ export function completePronouns(question: string, tokens: Token[], nameStarts: 
 
 const LEAD = /^\s*(?:(?:and|but|also|or|ok|okay|so|then|now)\b[\s,]*)+/i;
 const ABOUT = /^(?:(?:what|how)\s+about|what\s+of|(?:the\s+)?same\s+(?:for|with|in))\b\s*/i;
-const FRAGMENT_PREPOSITIONS = new Set(["in", "for", "from", "at", "on", "during", "since", "before", "after", "between", "by", "with", "without", "until", "to", "of"]);
+const FRAGMENT_PREPOSITIONS = new Set([
+  "in",
+  "for",
+  "from",
+  "at",
+  "on",
+  "during",
+  "since",
+  "before",
+  "after",
+  "between",
+  "by",
+  "with",
+  "without",
+  "until",
+  "to",
+  "of",
+]);
 
 /**
  * Where the elliptic fragment of a follow-up starts, or null for a full question: "what about X",
@@ -226,7 +267,9 @@ export function completeEllipsis(
   });
 
   // Words that are neither a new entity nor a time ("what about revenue?") are added as they are.
-  const covered = (t: Token) => fragmentMentions.some((m) => t.start >= m.start && t.end <= m.end) || fragmentCues.some(({ span }) => t.start >= span[0] && t.end <= span[1]);
+  const covered = (t: Token) =>
+    fragmentMentions.some((m) => t.start >= m.start && t.end <= m.end) ||
+    fragmentCues.some(({ span }) => t.start >= span[0] && t.end <= span[1]);
   const rest = tokens.filter((t) => t.start >= fragmentStart && !covered(t) && !isStopword(t.lower, "en"));
   if (rest.length) appended.push(rest.map((t) => t.text).join(" "));
 

@@ -77,14 +77,26 @@ async function linkMentions(
 ): Promise<LinkedMention[]> {
   const blocked = (t: Token) => within(t, carried);
   const inTime = (c: MentionCandidate) => timeSpans.some(([s, e]) => c.start >= s && c.end <= e);
-  const names = [...properSpans(text, tokens, (t) => blocked(t) || within(t, timeSpans)), ...quotedSpans(text, tokens).filter((q) => !carried.some(([s, e]) => q.start < e && s < q.end))];
+  const names = [
+    ...properSpans(text, tokens, (t) => blocked(t) || within(t, timeSpans)),
+    ...quotedSpans(text, tokens).filter((q) => !carried.some(([s, e]) => q.start < e && s < q.end)),
+  ];
   const ngrams = ngramSpans(text, tokens, blocked).filter((c) => !inTime(c));
   const candidates = [...names, ...ngrams];
   const nameTexts = new Set(names.map((n) => n.text));
-  const containable = new Set(names.filter((n) => n.words <= 3).slice(0, MAX_CONTAINS_MENTIONS).map((n) => n.text));
+  const containable = new Set(
+    names
+      .filter((n) => n.words <= 3)
+      .slice(0, MAX_CONTAINS_MENTIONS)
+      .map((n) => n.text),
+  );
   const links = await link(
     candidates.map((c) => c.text),
-    { prefix: (m) => nameTexts.has(m) || /\s/.test(m.trim()), contains: (m) => containable.has(m), fuzzy: (m) => containable.has(m) || spellable.has(m) },
+    {
+      prefix: (m) => nameTexts.has(m) || /\s/.test(m.trim()),
+      contains: (m) => containable.has(m),
+      fuzzy: (m) => containable.has(m) || spellable.has(m),
+    },
     signal,
   );
   return selectMentions(candidates, links);
@@ -92,7 +104,16 @@ async function linkMentions(
 
 /** A question in another language: its entities and time cues are found, its English form is not. */
 function unanalysedForm(): QuestionForm {
-  return { wh: null, answerTypes: ["entity", "text"], headNoun: null, headIndex: null, subject: null, scaffold: new Set(), asksValue: false, statement: false };
+  return {
+    wh: null,
+    answerTypes: ["entity", "text"],
+    headNoun: null,
+    headIndex: null,
+    subject: null,
+    scaffold: new Set(),
+    asksValue: false,
+    statement: false,
+  };
 }
 
 function emptyIntent(question: string): Intent {
@@ -113,7 +134,14 @@ function emptyIntent(question: string): Intent {
 }
 
 /** Follow-up completion: an elliptic fragment ("and in 2024?") or pronouns ("did he…") from earlier turns. */
-async function complete(question: string, tokens: Token[], history: Turn[], now: Date, link: Linker, signal?: AbortSignal): Promise<Completion> {
+async function complete(
+  question: string,
+  tokens: Token[],
+  history: Turn[],
+  now: Date,
+  link: Linker,
+  signal?: AbortSignal,
+): Promise<Completion> {
   if (!history.length) return selfContained(question);
   const fragment = ellipsisStart(question, tokens);
   if (fragment !== null) {
@@ -150,11 +178,17 @@ async function analyse(input: UnderstandInput, correctSpelling: boolean, signal?
   }
   const completion = await complete(question, questionTokens, history, now, link, signal);
   const completed = completion.completed;
-  if (completion.kind) notes.push(`Completed the follow-up from ${completion.turnsBack === 1 ? "the previous turn" : `${completion.turnsBack} turns back`}: "${completed}"`);
+  if (completion.kind)
+    notes.push(
+      `Completed the follow-up from ${completion.turnsBack === 1 ? "the previous turn" : `${completion.turnsBack} turns back`}: "${completed}"`,
+    );
   const tokens = completion.kind ? tokenize(completed, MAX_ANALYSED_TOKENS) : questionTokens;
 
   const language = guessLanguage(question);
-  if (language !== "en") notes.push(`The question looks like language "${language}", not English: its form (answer type, relation, aggregation) was not analysed.`);
+  if (language !== "en")
+    notes.push(
+      `The question looks like language "${language}", not English: its form (answer type, relation, aggregation) was not analysed.`,
+    );
   const english = language === "en";
   const time = extractTimeCues(completed, now);
   const form = english ? analyzeQuestionForm(tokens, completed) : unanalysedForm();
@@ -177,7 +211,11 @@ async function analyse(input: UnderstandInput, correctSpelling: boolean, signal?
     return at >= 0 ? [at, at + m.mention.length] : null;
   };
   const positioned = [
-    ...found.map((m) => ({ entity: { mention: m.mention, span: [m.start, m.end] as [number, number], links: m.links, fromContext: false }, at: [m.start, m.end] as [number, number] | null, proper: m.proper })),
+    ...found.map((m) => ({
+      entity: { mention: m.mention, span: [m.start, m.end] as [number, number], links: m.links, fromContext: false },
+      at: [m.start, m.end] as [number, number] | null,
+      proper: m.proper,
+    })),
     ...completion.mentions
       .filter((c) => !found.some((m) => m.mention.toLowerCase() === c.mention.toLowerCase()))
       .map((c) => ({ entity: c, at: carriedAt(c), proper: c.links.length === 0 })),
@@ -189,15 +227,28 @@ async function analyse(input: UnderstandInput, correctSpelling: boolean, signal?
 
   // Names are not the relation; schema words ("made by", "revenue") and single lower-case values
   // ("shipped") may well be, so they stay visible to the relation finder.
-  const nameSpans = positioned.filter((p) => p.at && isNamedMention(p.entity, p.proper) && (p.proper || /\s/.test(p.entity.mention) || /\p{Lu}/u.test(p.entity.mention)));
+  const nameSpans = positioned.filter(
+    (p) => p.at && isNamedMention(p.entity, p.proper) && (p.proper || /\s/.test(p.entity.mention) || /\p{Lu}/u.test(p.entity.mention)),
+  );
   const entityTokens = new Set(tokens.filter((t) => nameSpans.some((p) => p.at && t.start >= p.at[0] && t.end <= p.at[1])).map((t) => t.i));
   // A statement states a count or a maximum ("the number of cases rises"); it does not ask for one.
-  const aggregates = english && !form.statement ? analyzeAggregates(tokens, form.asksValue, form.wh) : { aggregate: null, superlative: null, consumed: new Set<number>() };
+  const aggregates =
+    english && !form.statement
+      ? analyzeAggregates(tokens, form.asksValue, form.wh)
+      : { aggregate: null, superlative: null, consumed: new Set<number>() };
   const timeTokens = tokens.filter((t) => within(t, time.spans)).map((t) => t.i);
-  const relation = english ? extractRelation(tokens, { entity: entityTokens, other: new Set([...form.scaffold, ...aggregates.consumed, ...timeTokens]) }, form) : null;
+  const relation = english
+    ? extractRelation(tokens, { entity: entityTokens, other: new Set([...form.scaffold, ...aggregates.consumed, ...timeTokens]) }, form)
+    : null;
   const locations = extractLocations(
     tokens,
-    positioned.map((p) => ({ mention: p.entity.mention, start: p.at?.[0] ?? null, end: p.at?.[1] ?? null, links: p.entity.links, proper: p.proper })),
+    positioned.map((p) => ({
+      mention: p.entity.mention,
+      start: p.at?.[0] ?? null,
+      end: p.at?.[1] ?? null,
+      links: p.entity.links,
+      proper: p.proper,
+    })),
     time.spans,
   );
   const scaffoldWords = new Set([...form.scaffold].map((i) => tokens[i]?.lower).filter((w): w is string => !!w));

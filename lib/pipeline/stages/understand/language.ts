@@ -19,13 +19,37 @@ const SCRIPTS: [string, RegExp][] = [
 
 /** Frequent function words that English does not share (so "die", "was", "a" are left out where ambiguous). */
 const FUNCTION_WORDS: Record<string, Set<string>> = {
-  de: new Set("der die das den dem des ist sind war waren und oder nicht ein eine einen einem eines wer wie welche welcher welches wieviele viele wann warum wo mit von zu im vom zum zur für über auch noch gibt hat haben es ich sie wir".split(" ")),
-  fr: new Set("le la les un une des est sont était et ou ne pas qui que quoi quel quelle quels quelles combien quand pourquoi où avec pour dans du au aux sur ce cette ces il elle ils nous vous".split(" ")),
-  es: new Set("el la los las un una unos unas es son fue eran y o no qué que quién quiénes cuál cuáles cuántos cuántas cuánto cuándo dónde por para con del al en su sus hay este esta".split(" ")),
-  it: new Set("il lo la gli le un uno una è sono era e o non che chi quale quali quanti quante quanto quando dove perché con per del della dei delle nel nella".split(" ")),
-  pt: new Set("o a os as um uma é são foi e ou não que quem qual quais quantos quantas quanto quando onde porque com para do da dos das no na em".split(" ")),
+  de: new Set(
+    "der die das den dem des ist sind war waren und oder nicht ein eine einen einem eines wer wie welche welcher welches wieviele viele wann warum wo mit von zu im vom zum zur für über auch noch gibt hat haben es ich sie wir".split(
+      " ",
+    ),
+  ),
+  fr: new Set(
+    "le la les un une des est sont était et ou ne pas qui que quoi quel quelle quels quelles combien quand pourquoi où avec pour dans du au aux sur ce cette ces il elle ils nous vous".split(
+      " ",
+    ),
+  ),
+  es: new Set(
+    "el la los las un una unos unas es son fue eran y o no qué que quién quiénes cuál cuáles cuántos cuántas cuánto cuándo dónde por para con del al en su sus hay este esta".split(
+      " ",
+    ),
+  ),
+  it: new Set(
+    "il lo la gli le un uno una è sono era e o non che chi quale quali quanti quante quanto quando dove perché con per del della dei delle nel nella".split(
+      " ",
+    ),
+  ),
+  pt: new Set(
+    "o a os as um uma é são foi e ou não que quem qual quais quantos quantas quanto quando onde porque com para do da dos das no na em".split(
+      " ",
+    ),
+  ),
   nl: new Set("de het een is zijn was waren en of niet wie wat welke hoeveel wanneer waarom waar met van voor op aan ook er".split(" ")),
-  sv: new Set("och är var att det som en ett inte vem vad vilka vilken hur många när varför var med av för på till från om också finns har".split(" ")),
+  sv: new Set(
+    "och är var att det som en ett inte vem vad vilka vilken hur många när varför var med av för på till från om också finns har".split(
+      " ",
+    ),
+  ),
 };
 
 export function guessLanguage(text: string): string {

@@ -7,16 +7,22 @@ import type { AnswerType } from "../../types";
 const set = (words: string) => new Set(words.trim().split(/\s+/));
 
 export const WH_WORDS = set("who whom whose when where why which what how");
-export const AUXILIARIES = set("is are was were am be been being do does did has have had can could will would should shall may might must");
+export const AUXILIARIES = set(
+  "is are was were am be been being do does did has have had can could will would should shall may might must",
+);
 export const COPULAS = set("is are was were am be been being");
 /** Verbs that carry no relation of their own ("did he have", "do we get"). */
 export const LIGHT_VERBS = set("do does did done doing has have had having get gets got exist exists existed");
-export const PREPOSITIONS = set("of in on at by for from to with into about as under over after before between during through within without near across against along among toward towards upon");
+export const PREPOSITIONS = set(
+  "of in on at by for from to with into about as under over after before between during through within without near across against along among toward towards upon",
+);
 /** Prepositions that close a relation phrase ("acted in", "made by", "play for"). */
 export const PARTICLES = set("in on at by for from to with into about as under over of");
 export const DETERMINERS = set("the a an this that these those all every each any some its their his her our my your");
 /** Imperative openings of requests: "List the...", "Show me...", "Name all...". */
-export const IMPERATIVES = set("list name show give find tell return display get count enumerate identify provide retrieve fetch compute calculate");
+export const IMPERATIVES = set(
+  "list name show give find tell return display get count enumerate identify provide retrieve fetch compute calculate",
+);
 export const LIST_IMPERATIVES = set("list enumerate");
 
 /** The answer type a head noun asks for ("which city" → location). Singular forms; plurals are folded. */
@@ -78,8 +84,22 @@ export function answerTypesOfNoun(word: string): AnswerType[] | null {
 }
 
 export const NUMBER_WORDS: Record<string, number> = {
-  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, fifteen: 15, twenty: 20, fifty: 50, hundred: 100,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  fifteen: 15,
+  twenty: 20,
+  fifty: 50,
+  hundred: 100,
 };
 
 export function parseSmallNumber(word: string): number | null {
@@ -88,10 +108,33 @@ export function parseSmallNumber(word: string): number | null {
 }
 
 export const ORDINAL_WORDS: Record<string, number> = {
-  first: 1, second: 2, third: 3, fourth: 4, fifth: 5, sixth: 6, seventh: 7, eighth: 8, ninth: 9, tenth: 10,
-  "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, "6th": 6, "7th": 7, "8th": 8, "9th": 9, "10th": 10,
-  last: -1, latest: -1, newest: -1, earliest: 1,
+  first: 1,
+  second: 2,
+  third: 3,
+  fourth: 4,
+  fifth: 5,
+  sixth: 6,
+  seventh: 7,
+  eighth: 8,
+  ninth: 9,
+  tenth: 10,
+  "1st": 1,
+  "2nd": 2,
+  "3rd": 3,
+  "4th": 4,
+  "5th": 5,
+  "6th": 6,
+  "7th": 7,
+  "8th": 8,
+  "9th": 9,
+  "10th": 10,
+  last: -1,
+  latest: -1,
+  newest: -1,
+  earliest: 1,
 };
 
 /** Words in an entity-index ref or source object that say "this is a place". */
-export const PLACE_WORDS = set("city cities country countries region regions location locations place places state states province provinces continent continents town towns address nation nations county counties capital district territory airport venue geo area areas");
+export const PLACE_WORDS = set(
+  "city cities country countries region regions location locations place places state states province provinces continent continents town towns address nation nations county counties capital district territory airport venue geo area areas",
+);

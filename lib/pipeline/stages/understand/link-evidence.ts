@@ -17,7 +17,11 @@ export function identifierWords(s: string): string[] {
  */
 export function kindWords(link: EntityLink): string[] {
   const where = link.kind === "value" ? link.ref.split(/[="]/)[0] : "";
-  return [...identifierWords(link.sourceObject ?? ""), ...identifierWords(where), ...(link.kind === "class" ? identifierWords(link.label) : [])];
+  return [
+    ...identifierWords(link.sourceObject ?? ""),
+    ...identifierWords(where),
+    ...(link.kind === "class" ? identifierWords(link.label) : []),
+  ];
 }
 
 export function looksLikePlace(link: EntityLink): boolean {
@@ -25,7 +29,9 @@ export function looksLikePlace(link: EntityLink): boolean {
 }
 
 const PERSON_WORDS = new Set(
-  "person persons people actor actors actress director directors author authors writer writers player players singer singers employee employees manager managers executive executives ceo founder president artist artists musician musicians member members staff student students teacher teachers scientist scientists".split(" "),
+  "person persons people actor actors actress director directors author authors writer writers player players singer singers employee employees manager managers executive executives ceo founder president artist artists musician musicians member members staff student students teacher teachers scientist scientists".split(
+    " ",
+  ),
 );
 
 export function looksLikePerson(link: EntityLink): boolean {

@@ -65,7 +65,12 @@ async function linkAll(input: UnderstandInput, mentions: string[], notes: string
 }
 
 /** The model's intent joined with Mosaic's linking, time resolution and keywords. */
-export async function mergeUnderstanding(input: UnderstandInput, out: UnderstandOutput, completed: string, classical: Understanding): Promise<Understanding> {
+export async function mergeUnderstanding(
+  input: UnderstandInput,
+  out: UnderstandOutput,
+  completed: string,
+  classical: Understanding,
+): Promise<Understanding> {
   const notes = [...classical.notes];
   const question = input.question;
   const history = input.history ?? [];
@@ -92,7 +97,9 @@ export async function mergeUnderstanding(input: UnderstandInput, out: Understand
   // table, a value it took for generic) stay after the model's.
   const modelSpans = fromModel.map((e) => e.span).filter((s): s is [number, number] => !!s);
   const modelKeys = new Set(fromModel.map((e) => normalizeLabel(e.mention)));
-  const extra = base.entities.filter((e) => e.links.length > 0 && !modelKeys.has(normalizeLabel(e.mention)) && !(e.span && modelSpans.some((s) => overlaps(s, e.span!))));
+  const extra = base.entities.filter(
+    (e) => e.links.length > 0 && !modelKeys.has(normalizeLabel(e.mention)) && !(e.span && modelSpans.some((s) => overlaps(s, e.span!))),
+  );
 
   // Time: Mosaic resolves the dates; a cue the model saw and the analysis missed is resolved on its own.
   const now = input.now ?? new Date();
@@ -105,7 +112,13 @@ export async function mergeUnderstanding(input: UnderstandInput, out: Understand
 
   const answerTypes = [...new Set(out.answerTypes)];
   const relation = out.relation?.trim() ? out.relation.trim().slice(0, 200) : null;
-  const superlative = out.superlative ? { ...out.superlative, attribute: out.superlative.attribute?.trim() || null, limit: Math.max(1, Math.round(out.superlative.limit || 1)) } : null;
+  const superlative = out.superlative
+    ? {
+        ...out.superlative,
+        attribute: out.superlative.attribute?.trim() || null,
+        limit: Math.max(1, Math.round(out.superlative.limit || 1)),
+      }
+    : null;
   const intent: Intent = intentSchema.parse({
     question,
     completed,
@@ -129,7 +142,10 @@ export function llmUnderstand(session: LlmSession): StageStrategy<UnderstandInpu
     async run(input: UnderstandInput, ctx: StageContext): Promise<Intent> {
       if (ctx.signal.aborted) throw new RunCancelledError();
       const history = (input.history ?? []).filter((t) => t?.intent);
-      const prompt = understandPrompt({ question: input.question, history: history.slice(-6).map((t) => ({ question: t.question, completed: t.intent.completed })) });
+      const prompt = understandPrompt({
+        question: input.question,
+        history: history.slice(-6).map((t) => ({ question: t.question, completed: t.intent.completed })),
+      });
       // A first question is analysed classically while the model thinks; a follow-up waits for the
       // model's completed question, which the analysis then reads instead of re-completing it.
       const early = history.length ? null : settle(understandQuestion({ ...input, history: [] }, ctx.signal));

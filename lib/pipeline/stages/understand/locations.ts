@@ -30,7 +30,9 @@ export function extractLocations(tokens: Token[], mentions: MentionLike[], timeS
       if (timeSpans.some(([s, e]) => start < e && s < end)) continue;
       const inSpan = tokens.filter((t) => t.start >= start && t.end <= end);
       const before = tokens.filter((t) => t.end <= start).at(-1);
-      place = inSpan.some((t) => t.tags.has("Place") && !t.tags.has("Person") && !t.tags.has("Organization")) || (!!before && PLACE_PREPOSITIONS.has(before.lower));
+      place =
+        inSpan.some((t) => t.tags.has("Place") && !t.tags.has("Person") && !t.tags.has("Organization")) ||
+        (!!before && PLACE_PREPOSITIONS.has(before.lower));
     }
     if (place && !out.has(m.mention.toLowerCase())) out.set(m.mention.toLowerCase(), m.mention);
   }

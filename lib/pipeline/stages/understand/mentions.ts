@@ -33,7 +33,8 @@ export function isNameToken(t: Token, sentenceStart: boolean): boolean {
   // The first word of a sentence is capitalised anyway; only compromise can say it is a name.
   if (sentenceStart) return NAME_TAGS.some((tag) => t.tags.has(tag)) && /^\p{Lu}/u.test(t.text);
   // A capitalised verb or adverb mid-sentence is emphasis or a heading ("the Operating income").
-  if (isTitleCase(t)) return !(t.tags.has("Verb") || t.tags.has("Gerund") || t.tags.has("Adverb")) || NAME_TAGS.some((tag) => t.tags.has(tag));
+  if (isTitleCase(t))
+    return !(t.tags.has("Verb") || t.tags.has("Gerund") || t.tags.has("Adverb")) || NAME_TAGS.some((tag) => t.tags.has(tag));
   // All-caps words are names only when compromise agrees ("IBM", not "CEO").
   return /^\p{Lu}{2,}\d*$/u.test(t.text) && NAME_TAGS.some((tag) => t.tags.has(tag));
 }

@@ -34,14 +34,38 @@ export interface QuestionForm {
   statement: boolean;
 }
 
-const HOW_MODIFIERS = new Set(["many", "much", "long", "old", "far", "big", "large", "tall", "heavy", "often", "high", "deep", "wide", "fast", "early", "late"]);
+const HOW_MODIFIERS = new Set([
+  "many",
+  "much",
+  "long",
+  "old",
+  "far",
+  "big",
+  "large",
+  "tall",
+  "heavy",
+  "often",
+  "high",
+  "deep",
+  "wide",
+  "fast",
+  "early",
+  "late",
+]);
 const FILLERS = new Set(["and", "but", "so", "ok", "okay", "now", "then", "please", "also", "well"]);
-const POLITE = /^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|(?:do|does)\s+(?:you|anyone)\s+know\s+|i\s+(?:want|would\s+like|'d\s+like|need)\s+to\s+know\s+|tell\s+me\s+(?=who|what|when|where|which|how|why|whose|whom)|show\s+me\s+(?=who|what|when|where|which|how))/;
+const POLITE =
+  /^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|(?:do|does)\s+(?:you|anyone)\s+know\s+|i\s+(?:want|would\s+like|'d\s+like|need)\s+to\s+know\s+|tell\s+me\s+(?=who|what|when|where|which|how|why|whose|whom)|show\s+me\s+(?=who|what|when|where|which|how))/;
 const PERSON_ORG_PLACE = new Set<AnswerType>(["person", "organisation", "location"]);
 const NAMING_TYPES = new Set<AnswerType>(["person", "organisation", "location", "entity", "list"]);
 
 const isNounLike = (t: Token) => t.tags.has("Noun") && !t.tags.has("Pronoun") && !t.tags.has("QuestionWord") && !AUXILIARIES.has(t.lower);
-const isModifier = (t: Token) => t.lower === "most" || t.lower === "least" || t.tags.has("Adjective") || t.tags.has("Superlative") || t.tags.has("Comparative") || isNumberToken(t);
+const isModifier = (t: Token) =>
+  t.lower === "most" ||
+  t.lower === "least" ||
+  t.tags.has("Adjective") ||
+  t.tags.has("Superlative") ||
+  t.tags.has("Comparative") ||
+  isNumberToken(t);
 
 /** A run of modifiers and nouns starting at `from`; the head is its last common noun. */
 function nounRun(tokens: Token[], from: number): { head: number; end: number } | null {
@@ -76,7 +100,10 @@ function questionStart(tokens: Token[]): { start: number; skipped: number[] } {
   const skipped: number[] = [];
   let j = 0;
   while (j < tokens.length && FILLERS.has(tokens[j].lower)) skipped.push(j++);
-  const rest = tokens.slice(j).map((t) => t.lower).join(" ");
+  const rest = tokens
+    .slice(j)
+    .map((t) => t.lower)
+    .join(" ");
   const polite = POLITE.exec(rest);
   if (polite) {
     const n = polite[0].trim().split(/\s+/).length;
@@ -173,7 +200,12 @@ export function analyzeQuestionForm(tokens: Token[], text: string): QuestionForm
       const direct = next && !AUXILIARIES.has(next.lower) ? nounRun(tokens, whAt + 1) : null;
       if (direct) withHead(direct, w === "which" ? "which" : "what", true);
       else {
-        const run = next && COPULAS.has(next.lower) ? copulaSubject(whAt) : next && AUXILIARIES.has(next.lower) ? nounRun(tokens, skipDeterminers(tokens, whAt + 2)) : null;
+        const run =
+          next && COPULAS.has(next.lower)
+            ? copulaSubject(whAt)
+            : next && AUXILIARIES.has(next.lower)
+              ? nounRun(tokens, skipDeterminers(tokens, whAt + 2))
+              : null;
         if (run) withHead(run, "what", false);
         else types = w === "which" ? ["entity"] : next && COPULAS.has(next.lower) ? ["text", "entity"] : ["entity", "text"];
       }

@@ -11,7 +11,10 @@ export interface RelationContext {
 }
 
 const isVerb = (t: Token) =>
-  (t.tags.has("Verb") || t.tags.has("Participle") || t.tags.has("PastTense")) && !t.tags.has("Auxiliary") && !t.tags.has("Copula") && !t.tags.has("Modal");
+  (t.tags.has("Verb") || t.tags.has("Participle") || t.tags.has("PastTense")) &&
+  !t.tags.has("Auxiliary") &&
+  !t.tags.has("Copula") &&
+  !t.tags.has("Modal");
 
 /**
  * The relation asked about: the main content verb with its particle ("acted in", "made by",
@@ -20,7 +23,8 @@ const isVerb = (t: Token) =>
  */
 export function extractRelation(tokens: Token[], ctx: RelationContext, form: QuestionForm): string | null {
   const free = (t: Token | undefined): t is Token => !!t && !ctx.entity.has(t.i) && !ctx.other.has(t.i);
-  const content = (t: Token) => free(t) && !isStopword(t.lower, "en") && !AUXILIARIES.has(t.lower) && !DETERMINERS.has(t.lower) && !isNumberToken(t);
+  const content = (t: Token) =>
+    free(t) && !isStopword(t.lower, "en") && !AUXILIARIES.has(t.lower) && !DETERMINERS.has(t.lower) && !isNumberToken(t);
 
   // "What was the revenue of X compared with Y?": a copula question asks for its subject, the
   // relation; generic subjects ("the names of…", "the number of…") leave it to the verb.
@@ -47,7 +51,24 @@ export function extractRelation(tokens: Token[], ctx: RelationContext, form: Que
   return nounPhrase(tokens, 0, tokens.length, content) ?? form.headNoun;
 }
 
-const GENERIC_HEADS = new Set(["name", "names", "number", "count", "list", "type", "types", "kind", "kinds", "percentage", "percent", "proportion", "share", "fraction", "id", "ids"]);
+const GENERIC_HEADS = new Set([
+  "name",
+  "names",
+  "number",
+  "count",
+  "list",
+  "type",
+  "types",
+  "kind",
+  "kinds",
+  "percentage",
+  "percent",
+  "proportion",
+  "share",
+  "fraction",
+  "id",
+  "ids",
+]);
 const nounish = (t: Token) => (t.tags.has("Noun") || t.tags.has("Adjective")) && !t.tags.has("Pronoun");
 
 /** The first run of up to four content nouns/adjectives in tokens [from, to). */
@@ -55,7 +76,15 @@ function nounPhrase(tokens: Token[], from: number, to: number, content: (t: Toke
   for (let i = from; i < to; i++) {
     if (!content(tokens[i]) || !nounish(tokens[i])) continue;
     let j = i;
-    while (j + 1 < to && content(tokens[j + 1]) && contiguous(tokens, j, j + 2) && !PREPOSITIONS.has(tokens[j + 1].lower) && nounish(tokens[j + 1]) && j - i < 3) j++;
+    while (
+      j + 1 < to &&
+      content(tokens[j + 1]) &&
+      contiguous(tokens, j, j + 2) &&
+      !PREPOSITIONS.has(tokens[j + 1].lower) &&
+      nounish(tokens[j + 1]) &&
+      j - i < 3
+    )
+      j++;
     return tokens
       .slice(i, j + 1)
       .map((t) => t.lower)

@@ -34,7 +34,11 @@ export function spellingCandidates(tokens: Token[]): Set<string> {
  * matched outright): a word with a nearby one-word label and none exact is checked against the
  * dictionary (loaded on first need), and corrected when the dictionary does not know it either.
  */
-export async function spellingCorrections(tokens: Token[], candidates: Set<string>, links: Map<string, EntityLink[]>): Promise<Correction[]> {
+export async function spellingCorrections(
+  tokens: Token[],
+  candidates: Set<string>,
+  links: Map<string, EntityLink[]>,
+): Promise<Correction[]> {
   const nearby = new Map<string, string>();
   for (const word of candidates) {
     const key = normalizeLabel(word);

@@ -27,7 +27,8 @@ const MAX_TIME_CHARS = 1_000;
 const YEAR = "(1[5-9]\\d\\d|2[01]\\d\\d)";
 const NUMBER_WORD = Object.keys(NUMBER_WORDS).join("|");
 const RELATIVE_WORDS = /\b(last|this|next|past|previous|prior|ago|yesterday|today|tomorrow|tonight|recent|coming|current|now)\b/i;
-const MEASURE_UNITS = /^\s*(?:%|percent|units?|km|kg|g|grams?|m|cm|mm|metres?|meters?|eur|usd|sek|gbp|dollars?|euros?|calories|pounds?|feet|miles?)\b/i;
+const MEASURE_UNITS =
+  /^\s*(?:%|percent|units?|km|kg|g|grams?|m|cm|mm|metres?|meters?|eur|usd|sek|gbp|dollars?|euros?|calories|pounds?|feet|miles?)\b/i;
 
 const utc = (y: number, m = 1, d = 1) => new Date(Date.UTC(y, m - 1, d));
 const iso = (d: Date) => d.toISOString().slice(0, 10);
@@ -87,17 +88,25 @@ function explicitCues(text: string, now: Date, taken: (s: number, e: number) => 
   // Decades: "the 1990s".
   scan(/\b((?:1[5-9]|20)\d)0s\b/g, (m) => ({ kind: "absolute", period: periodOf(Number(m[1]) * 10, 1, 1, "decade"), ordinal: null }));
   // Trailing windows: "the last 3 months", "past two years" → from then until today (inclusive).
-  scan(new RegExp(`\\b(?:last|past|previous|prior)\\s+(\\d{1,3}|${NUMBER_WORD})\\s+(days?|weeks?|months?|quarters?|years?)\\b`, "gi"), (m) => {
-    const n = /^\d+$/.test(m[1]) ? Number(m[1]) : NUMBER_WORDS[m[1].toLowerCase()];
-    const end = addUnits(today(now), 1, "day");
-    return { kind: "relative", period: { start: addUnits(today(now), -n, unitOf(m[2])), end }, ordinal: null };
-  });
+  scan(
+    new RegExp(`\\b(?:last|past|previous|prior)\\s+(\\d{1,3}|${NUMBER_WORD})\\s+(days?|weeks?|months?|quarters?|years?)\\b`, "gi"),
+    (m) => {
+      const n = /^\d+$/.test(m[1]) ? Number(m[1]) : NUMBER_WORDS[m[1].toLowerCase()];
+      const end = addUnits(today(now), 1, "day");
+      return { kind: "relative", period: { start: addUnits(today(now), -n, unitOf(m[2])), end }, ordinal: null };
+    },
+  );
   // Fiscal years: "FY2024", "fiscal 2023".
-  scan(new RegExp(`\\b(?:FY|fiscal(?:\\s+year)?)\\s*'?${YEAR}\\b`, "gi"), (m) => ({ kind: "absolute", period: periodOf(Number(m[1]), 1, 1, "year"), ordinal: null }));
+  scan(new RegExp(`\\b(?:FY|fiscal(?:\\s+year)?)\\s*'?${YEAR}\\b`, "gi"), (m) => ({
+    kind: "absolute",
+    period: periodOf(Number(m[1]), 1, 1, "year"),
+    ordinal: null,
+  }));
   return out;
 }
 
-const MONTH_OR_DAY = /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:today|yesterday|tomorrow|tonight)\b/i;
+const MONTH_OR_DAY =
+  /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:today|yesterday|tomorrow|tonight)\b/i;
 
 function chronoCues(text: string, now: Date, taken: (s: number, e: number) => boolean): RawCue[] {
   let results: chrono.ParsedResult[];
@@ -118,13 +127,14 @@ function chronoCues(text: string, now: Date, taken: (s: number, e: number) => bo
     const relative = RELATIVE_WORDS.test(r.text);
     // "in the years of both 2014 and 2015": a bare "the year(s)" names no period.
     if (!/\d/.test(r.text) && !relative && !MONTH_OR_DAY.test(r.text)) continue;
-    const unit: Granularity = /\bweek\b/i.test(r.text) && !c.isCertain("weekday")
-      ? "week"
-      : c.isCertain("day") || c.isCertain("weekday")
-        ? "day"
-        : c.isCertain("month")
-          ? "month"
-          : "year";
+    const unit: Granularity =
+      /\bweek\b/i.test(r.text) && !c.isCertain("weekday")
+        ? "week"
+        : c.isCertain("day") || c.isCertain("weekday")
+          ? "day"
+          : c.isCertain("month")
+            ? "month"
+            : "year";
     const from = periodOf(c.get("year") ?? now.getUTCFullYear(), c.get("month") ?? 1, c.get("day") ?? 1, unit);
     if (r.end) {
       const e = r.end;
@@ -147,7 +157,8 @@ function yearCues(text: string, taken: (s: number, e: number) => boolean): RawCu
   return out;
 }
 
-const ORDINAL_RE = /\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|1st|2nd|3rd|4th|5th|6th|7th|8th|9th|10th|last|latest|newest|earliest|most\s+recent)\b/gi;
+const ORDINAL_RE =
+  /\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|1st|2nd|3rd|4th|5th|6th|7th|8th|9th|10th|last|latest|newest|earliest|most\s+recent)\b/gi;
 
 function ordinalCues(text: string, taken: (s: number, e: number) => boolean): RawCue[] {
   const out: RawCue[] = [];
@@ -187,7 +198,13 @@ function mergeRanges(text: string, cues: RawCue[]): RawCue[] {
       const gap = text.slice(a.end, b.start);
       const lead = /\b(between|from)\s+(?:the\s+)?$/i.exec(text.slice(0, a.start));
       if (/^\s*[-–]\s*$/.test(gap) || (lead && /^\s*(?:and|to|until|till|through|[-–])\s*$/i.test(gap))) {
-        out.push({ start: lead ? lead.index : a.start, end: b.end, kind: "range", period: { start: a.period.start, end: b.period.end }, ordinal: null });
+        out.push({
+          start: lead ? lead.index : a.start,
+          end: b.end,
+          kind: "range",
+          period: { start: a.period.start, end: b.period.end },
+          ordinal: null,
+        });
         i++;
         continue;
       }

@@ -30,7 +30,16 @@ export function tokenize(text: string, maxTokens = Number.POSITIVE_INFINITY): To
     if (tokens.length >= maxTokens) break;
     const start = m.index ?? 0;
     const t = m[0];
-    tokens.push({ i: tokens.length, text: t, lower: t.toLowerCase(), norm: normalizeLabel(t), start, end: start + t.length, tags: new Set(), gapBefore: text.slice(prevEnd, start) });
+    tokens.push({
+      i: tokens.length,
+      text: t,
+      lower: t.toLowerCase(),
+      norm: normalizeLabel(t),
+      start,
+      end: start + t.length,
+      tags: new Set(),
+      gapBefore: text.slice(prevEnd, start),
+    });
     prevEnd = start + t.length;
   }
   tagTokens(text, tokens);

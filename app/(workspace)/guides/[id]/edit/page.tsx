@@ -25,9 +25,14 @@ export default async function EditGuidePage({ params }: { params: Promise<{ id: 
   ]);
   return (
     <>
-      <Link href={`/guides/${guide.id}`} className="text-sm text-brand-700 hover:underline">← {guide.question}</Link>
+      <Link href={`/guides/${guide.id}`} className="text-sm text-brand-700 hover:underline">
+        ← {guide.question}
+      </Link>
       <div className="mt-2">
-        <PageHeader title="Edit extraction guide" description="Changing an action clears its context; it is captured again when you run the action or save." />
+        <PageHeader
+          title="Edit extraction guide"
+          description="Changing an action clears its context; it is captured again when you run the action or save."
+        />
       </div>
       <GuideEditor mode={{ kind: "edit", guideId: guide.id }} initial={draftOfGuide(guide)} kbs={kbs} submitLabel="Save changes" />
     </>

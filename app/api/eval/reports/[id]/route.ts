@@ -7,7 +7,9 @@ export const runtime = "nodejs";
 const roles = rolesFor("/evaluation");
 
 /** Status, progress and metrics of a report (what the dashboard polls while it runs). */
-export const GET = withAuthRoute<undefined, { id: string }>({ name: "eval.reports.get", roles }, async ({ user, params }) => getReport(await db(), user, params.id));
+export const GET = withAuthRoute<undefined, { id: string }>({ name: "eval.reports.get", roles }, async ({ user, params }) =>
+  getReport(await db(), user, params.id),
+);
 
 export const DELETE = withAuthRoute<undefined, { id: string }>({ name: "eval.reports.delete", roles }, async ({ user, params }) => {
   await deleteReport(await db(), user, params.id);

@@ -5,7 +5,10 @@ import { rolesFor } from "@/lib/navigation";
 
 export const runtime = "nodejs";
 
-export const DELETE = withAuthRoute<undefined, { id: string }>({ name: "eval.suites.delete", roles: rolesFor("/evaluation") }, async ({ user, params }) => {
-  await deleteAuthoredSuite(await db(), user, params.id);
-  return { deleted: true };
-});
+export const DELETE = withAuthRoute<undefined, { id: string }>(
+  { name: "eval.suites.delete", roles: rolesFor("/evaluation") },
+  async ({ user, params }) => {
+    await deleteAuthoredSuite(await db(), user, params.id);
+    return { deleted: true };
+  },
+);

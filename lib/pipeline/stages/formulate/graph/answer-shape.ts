@@ -56,22 +56,40 @@ function nodeForRelationship(p: SqlPicks, linking: SchemaLinking, view: GraphVie
   // A relationship the answers must lack ("produced movies but never acted in any") is not their way in.
   const lacked = p.negations.some((n) => n.table === listed!.table);
   const named = [...view.relationships.entries()]
-    .filter(([t, r]) => t !== listed!.table && linking.tableCoverage(t) > 0 && (r.from === end || r.to === end) && !p.negations.some((n) => n.table === t))
+    .filter(
+      ([t, r]) =>
+        t !== listed!.table && linking.tableCoverage(t) > 0 && (r.from === end || r.to === end) && !p.negations.some((n) => n.table === t),
+    )
     .sort((a, b) => linking.tableCoverage(b[0]) - linking.tableCoverage(a[0]))
     .map(([t]) => t);
-  const via = lacked ? [...new Set([...named.slice(0, 1), ...p.via.filter((t) => t !== listed!.table)])] : [listed!.table, ...p.via.filter((t) => t !== listed!.table)];
-  return { ...p, select: [{ kind: "column", column }], groupBy, via, notes: [...p.notes, `the ${rel.type} relationship listed as its (:${end}) nodes`] };
+  const via = lacked
+    ? [...new Set([...named.slice(0, 1), ...p.via.filter((t) => t !== listed!.table)])]
+    : [listed!.table, ...p.via.filter((t) => t !== listed!.table)];
+  return {
+    ...p,
+    select: [{ kind: "column", column }],
+    groupBy,
+    via,
+    notes: [...p.notes, `the ${rel.type} relationship listed as its (:${end}) nodes`],
+  };
 }
 
 /** "Name the first 3 movies …", "Name 3 people who …": the request verb "name" asks for the answers' names. */
-const NAME_REQUEST = /^\s*(?:please\s+)?name\s+(?:the|all|any|some|every|each|those|these|\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b/i;
+const NAME_REQUEST =
+  /^\s*(?:please\s+)?name\s+(?:the|all|any|some|every|each|those|these|\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b/i;
 
 /** The aggregate groups are ranked by: the one named, else the count (render-cypher.ts reads it the same way). */
 function rankingAggregate(p: SqlPicks): SqlAggregate {
   return p.order?.aggregate ?? p.aggregates.find((a) => a.fn === "count") ?? { fn: "count", column: null };
 }
 
-export function graphAnswerShape(intent: Intent, planned: SqlPicks, linking: SchemaLinking, structure: GraphStructure, view: GraphView): SqlPicks {
+export function graphAnswerShape(
+  intent: Intent,
+  planned: SqlPicks,
+  linking: SchemaLinking,
+  structure: GraphStructure,
+  view: GraphView,
+): SqlPicks {
   const p = nodeForRelationship(planned, linking, view);
   const node = listedNode(p) ?? listedCaption(p, linking, structure);
   if (!node || p.setOp) return p;
@@ -86,28 +104,60 @@ export function graphAnswerShape(intent: Intent, planned: SqlPicks, linking: Sch
     ];
     const groupBy = p.groupBy.includes(caption) ? p.groupBy : [...p.groupBy, caption];
     const aggregates = p.aggregates.includes(aggregate) ? p.aggregates : [...p.aggregates, aggregate];
-    return { ...p, select, groupBy, aggregates, order: { ...p.order, aggregate }, notes: [...p.notes, `ranked groups shown as ${caption.table}.${caption.name} with the ranking ${aggregate.fn}`] };
+    return {
+      ...p,
+      select,
+      groupBy,
+      aggregates,
+      order: { ...p.order, aggregate },
+      notes: [...p.notes, `ranked groups shown as ${caption.table}.${caption.name} with the ranking ${aggregate.fn}`],
+    };
   }
   // Nodes ranked by a property the question's superlative names ("the 3 most expensive products").
-  if (p.order?.column && p.groupBy.length === 0 && p.order.limit !== null && intent.superlative && p.order.column.name !== VIEW_ID && p.order.column !== caption) {
+  if (
+    p.order?.column &&
+    p.groupBy.length === 0 &&
+    p.order.limit !== null &&
+    intent.superlative &&
+    p.order.column.name !== VIEW_ID &&
+    p.order.column !== caption
+  ) {
     const select: SelectItem[] = [
       { kind: "column", column: caption },
       { kind: "column", column: p.order.column },
     ];
-    return { ...p, select, notes: [...p.notes, `ranked nodes shown as ${caption.table}.${caption.name} with ${p.order.column.table}.${p.order.column.name}`] };
+    return {
+      ...p,
+      select,
+      notes: [...p.notes, `ranked nodes shown as ${caption.table}.${caption.name} with ${p.order.column.table}.${p.order.column.name}`],
+    };
   }
   // "Who …" asks for people by name: the caption of the doer (the plan's root node), not the node
   // ("Who reviewed The Matrix?"); for groups ("Who has directed more than one movie?") each group's caption.
   if (/^who\b/i.test(intent.wh ?? "")) {
     const doer = view.relationships.has(p.root) ? caption : (captionColumn(linking, structure, p.root) ?? caption);
-    if (p.groupBy.length === 0) return { ...p, select: [{ kind: "column", column: doer }], notes: [...p.notes, `"who" answered with ${doer.table}.${doer.name}`] };
-    if (p.groupBy.includes(node) && doer.table === node.table && !p.aggregates.some((a) => p.select?.some((s) => s.kind === "aggregate" && s.aggregate === a))) {
+    if (p.groupBy.length === 0)
+      return { ...p, select: [{ kind: "column", column: doer }], notes: [...p.notes, `"who" answered with ${doer.table}.${doer.name}`] };
+    if (
+      p.groupBy.includes(node) &&
+      doer.table === node.table &&
+      !p.aggregates.some((a) => p.select?.some((s) => s.kind === "aggregate" && s.aggregate === a))
+    ) {
       const groupBy = p.groupBy.includes(doer) ? p.groupBy : [...p.groupBy, doer];
-      return { ...p, select: [{ kind: "column", column: doer }], groupBy, notes: [...p.notes, `"who" answered with each group's ${doer.table}.${doer.name}`] };
+      return {
+        ...p,
+        select: [{ kind: "column", column: doer }],
+        groupBy,
+        notes: [...p.notes, `"who" answered with each group's ${doer.table}.${doer.name}`],
+      };
     }
   }
   if (NAME_REQUEST.test(intent.completed) && p.groupBy.length === 0) {
-    return { ...p, select: [{ kind: "column", column: caption }], notes: [...p.notes, `"name …" answered with ${caption.table}.${caption.name}`] };
+    return {
+      ...p,
+      select: [{ kind: "column", column: caption }],
+      notes: [...p.notes, `"name …" answered with ${caption.table}.${caption.name}`],
+    };
   }
   return p;
 }

@@ -17,7 +17,9 @@ import { renderCypher } from "./render-cypher";
  */
 function whoAnswers(intent: Intent, view: GraphView, linking: SchemaLinking, root: string): string {
   if (!/^who\b/i.test(intent.wh ?? "") && !/^\s*who\b/i.test(intent.completed)) return root;
-  const named = [...view.relationships.entries()].filter(([t]) => linking.tableCoverage(t) > 0).sort((a, b) => linking.tableCoverage(b[0]) - linking.tableCoverage(a[0]));
+  const named = [...view.relationships.entries()]
+    .filter(([t]) => linking.tableCoverage(t) > 0)
+    .sort((a, b) => linking.tableCoverage(b[0]) - linking.tableCoverage(a[0]));
   if (named.length === 0 || named.some(([, r]) => r.from === root)) return root;
   const doer = named.find(([, r]) => r.to === root);
   return doer ? doer[1].from : root;
@@ -29,14 +31,24 @@ function whoAnswers(intent: Intent, view: GraphView, linking: SchemaLinking, roo
  * movies …") is returned as the node itself, as graph answers are. Null when the plan only repeats what
  * the question names. Read-only is checked by the backend's EXPLAIN when the query runs.
  */
-export function cypherAnswerQuery(intent: Intent, candidate: Candidate, structure: GraphStructure, adj: Adjustments): { query: FormulatedQuery | null; notes: string[] } {
+export function cypherAnswerQuery(
+  intent: Intent,
+  candidate: Candidate,
+  structure: GraphStructure,
+  adj: Adjustments,
+): { query: FormulatedQuery | null; notes: string[] } {
   const view = graphView(structure);
   if (view.structure.tables.length === 0) return { query: null, notes: [] };
   const inView = viewIntent(intent, candidate.kbId, (l) => graphLinkInView(view, structure, l));
   const linked = linkSchema(view.structure, inView, candidate, adj);
   // A relationship is how the answer's nodes are reached, not what is asked for: its end the question names (else its start) answers.
   const rel = view.relationships.get(linked.root);
-  const root = whoAnswers(intent, view, linked, rel ? ((linked.tableScores.get(rel.to) ?? 0) > (linked.tableScores.get(rel.from) ?? 0) ? rel.to : rel.from) : linked.root);
+  const root = whoAnswers(
+    intent,
+    view,
+    linked,
+    rel ? ((linked.tableScores.get(rel.to) ?? 0) > (linked.tableScores.get(rel.from) ?? 0) ? rel.to : rel.from) : linked.root,
+  );
   const linking = { ...linked, root, rootTiedWith: rel ? [] : linked.rootTiedWith, entityIdentity: true };
   // The relationship the question's verb names ("produced by", "directed") is the way between the nodes, not the first one found.
   const planned = pickSql(inView, linking, adj);
@@ -58,15 +70,34 @@ export function cypherAnswerQuery(intent: Intent, candidate: Candidate, structur
   // "When was The Matrix released?": a plan that returns the very node the question names (filtered on it
   // alone) repeats the question; the node's neighbourhood (its properties and relationships) holds the answer.
   const returnsOneNode = /\nRETURN (?:DISTINCT )?(\w+) AS `[^`]+`$/.exec(rendered.text);
-  const namesItsAnswer = returnsOneNode !== null && !picks.setOp && picks.aggregates.length === 0 && picks.values.length > 0 && picks.values.every((v) => !v.negated && v.column.table === picks.root);
+  const namesItsAnswer =
+    returnsOneNode !== null &&
+    !picks.setOp &&
+    picks.aggregates.length === 0 &&
+    picks.values.length > 0 &&
+    picks.values.every((v) => !v.negated && v.column.table === picks.root);
   if (namesItsAnswer) return { query: null, notes: [] };
   const fit = fitOf(inView, candidate, linking, picks, rendered.tables);
   // Graph answers are nodes or their properties: a plan whose answer is a relationship lost its way.
-  if (view.relationships.has(picks.root)) return { query: null, notes: [`the Cypher answer query was dropped: it would return relationships (${picks.root}), not the nodes asked for`] };
+  if (view.relationships.has(picks.root))
+    return {
+      query: null,
+      notes: [`the Cypher answer query was dropped: it would return relationships (${picks.root}), not the nodes asked for`],
+    };
   // A name the question gives that the query does not filter on would answer for the whole graph; the
   // neighbourhood queries below start from the names instead.
-  const unfiltered = intent.entities.filter((e) => !e.fromContext && /^\p{Lu}/u.test(e.mention) && !fit.valuesUsed.some((v) => v.toLowerCase() === e.mention.toLowerCase()) && !e.links.some((l) => l.kbId === candidate.kbId && l.kind !== "node" && l.kind !== "value" && l.kind !== "label"));
-  if (unfiltered.length > 0) return { query: null, notes: [`the Cypher answer query was dropped: it does not filter on ${unfiltered.map((e) => `'${e.mention}'`).join(", ")}`] };
+  const unfiltered = intent.entities.filter(
+    (e) =>
+      !e.fromContext &&
+      /^\p{Lu}/u.test(e.mention) &&
+      !fit.valuesUsed.some((v) => v.toLowerCase() === e.mention.toLowerCase()) &&
+      !e.links.some((l) => l.kbId === candidate.kbId && l.kind !== "node" && l.kind !== "value" && l.kind !== "label"),
+  );
+  if (unfiltered.length > 0)
+    return {
+      query: null,
+      notes: [`the Cypher answer query was dropped: it does not filter on ${unfiltered.map((e) => `'${e.mention}'`).join(", ")}`],
+    };
   return {
     query: {
       kbId: candidate.kbId,

@@ -118,7 +118,11 @@ function withSkip(query: NativeQuery, skip: number): NativeQuery {
   if (skip <= 0) return query;
   // neighborhoodQuery ends with "RETURN p LIMIT $limit"; paging inserts SKIP before it.
   if (!/RETURN p LIMIT \$limit$/.test(query.text)) return query;
-  return { ...query, text: query.text.replace(/RETURN p LIMIT \$limit$/, "RETURN p SKIP $skip LIMIT $limit"), params: { ...query.params, skip } };
+  return {
+    ...query,
+    text: query.text.replace(/RETURN p LIMIT \$limit$/, "RETURN p SKIP $skip LIMIT $limit"),
+    params: { ...query.params, skip },
+  };
 }
 
 export function formulateCypher(
@@ -161,23 +165,46 @@ export function formulateCypher(
         "RETURN s AS entity, type(r) AS relationship, count(DISTINCT x) AS count",
         "LIMIT $limit",
       ].join("\n");
-      out.push({ query: { language: "cypher", text, params: { ...anchorParams(anchors), limit: GRAPH_PATH_LIMIT } }, strategy: "neighborhood", why: `count of ${target ?? "neighbours"} of ${anchorText}${typeText}`, sourceObject });
+      out.push({
+        query: { language: "cypher", text, params: { ...anchorParams(anchors), limit: GRAPH_PATH_LIMIT } },
+        strategy: "neighborhood",
+        why: `count of ${target ?? "neighbours"} of ${anchorText}${typeText}`,
+        sourceObject,
+      });
     } else if (target) {
-      const text = types.length > 0 ? `MATCH (x:${quoteName(target)})-[${relTypes(types)}]-()\nRETURN count(DISTINCT x) AS count` : `MATCH (x:${quoteName(target)})\nRETURN count(x) AS count`;
-      out.push({ query: { language: "cypher", text, params: {} }, strategy: "neighborhood", why: `count of (:${target}) nodes${typeText}`, sourceObject: target });
+      const text =
+        types.length > 0
+          ? `MATCH (x:${quoteName(target)})-[${relTypes(types)}]-()\nRETURN count(DISTINCT x) AS count`
+          : `MATCH (x:${quoteName(target)})\nRETURN count(x) AS count`;
+      out.push({
+        query: { language: "cypher", text, params: {} },
+        strategy: "neighborhood",
+        why: `count of (:${target}) nodes${typeText}`,
+        sourceObject: target,
+      });
     }
   }
 
   if (intent.superlative && target) {
     const label = structure.labels.find((l) => l.label === target)!;
     const measurable = label.properties.filter((p) => p.types.some((t) => /INTEGER|FLOAT|DATE|TIME|DURATION/.test(t)));
-    const choice = chooseSuperlativeAttribute(intent.superlative, measurable.map((p) => ({ item: p, terms: terms(readableName(p.name)) })), questionTerms(intent), intent.completed);
+    const choice = chooseSuperlativeAttribute(
+      intent.superlative,
+      measurable.map((p) => ({ item: p, terms: terms(readableName(p.name)) })),
+      questionTerms(intent),
+      intent.completed,
+    );
     if (choice) {
       const prop = `x.${quoteName(choice.item.name)}`;
       const dir = choice.direction === "max" ? "DESC" : "ASC";
       const anchored = anchorCount(anchors) > 0;
       const text = anchored
-        ? [`MATCH (s) WHERE ${anchorCondition("s", anchors)}`, `MATCH p = (s)-[${relTypes(types)}]-(x:${quoteName(target)})`, `WHERE ${prop} IS NOT NULL`, `RETURN p ORDER BY ${prop} ${dir} LIMIT $limit`].join("\n")
+        ? [
+            `MATCH (s) WHERE ${anchorCondition("s", anchors)}`,
+            `MATCH p = (s)-[${relTypes(types)}]-(x:${quoteName(target)})`,
+            `WHERE ${prop} IS NOT NULL`,
+            `RETURN p ORDER BY ${prop} ${dir} LIMIT $limit`,
+          ].join("\n")
         : [`MATCH (x:${quoteName(target)})`, `WHERE ${prop} IS NOT NULL`, `RETURN x ORDER BY ${prop} ${dir} LIMIT $limit`].join("\n");
       out.push({
         query: { language: "cypher", text, params: { ...(anchored ? anchorParams(anchors) : {}), limit: intent.superlative.limit } },
@@ -219,13 +246,30 @@ export function formulateCypher(
         skip,
       );
     const separately = several ? " (each entity's own ego-graph)" : "";
-    out.push({ query: ego(types, hops), strategy: "neighborhood", why: `${hops}-hop neighbourhood of ${anchorText}${typeText}${separately}`, sourceObject });
-    if (types.length > 0) out.push({ query: ego([], 1), strategy: "neighborhood", why: `1-hop neighbourhood of ${anchorText}, every relationship type`, sourceObject });
+    out.push({
+      query: ego(types, hops),
+      strategy: "neighborhood",
+      why: `${hops}-hop neighbourhood of ${anchorText}${typeText}${separately}`,
+      sourceObject,
+    });
+    if (types.length > 0)
+      out.push({
+        query: ego([], 1),
+        strategy: "neighborhood",
+        why: `1-hop neighbourhood of ${anchorText}, every relationship type`,
+        sourceObject,
+      });
   } else if (target && types.length > 0 && out.length === 0) {
     const text = `MATCH p = (x:${quoteName(target)})-[${relTypes(types)}]-()\nRETURN p SKIP $skip LIMIT $limit`;
-    out.push({ query: { language: "cypher", text, params: { skip, limit: GRAPH_PATH_LIMIT } }, strategy: "neighborhood", why: `(:${target}) nodes${typeText}`, sourceObject: target });
+    out.push({
+      query: { language: "cypher", text, params: { skip, limit: GRAPH_PATH_LIMIT } },
+      strategy: "neighborhood",
+      why: `(:${target}) nodes${typeText}`,
+      sourceObject: target,
+    });
   }
-  if (out.length === 0) notes.push(`${candidate.kbName}: no entity of the question is linked to this graph and no label or relationship type is named`);
+  if (out.length === 0)
+    notes.push(`${candidate.kbName}: no entity of the question is linked to this graph and no label or relationship type is named`);
 
   const seen = new Set<string>();
   const queries: FormulatedQuery[] = answer.query ? [answer.query] : [];

@@ -23,8 +23,25 @@ export type RdfStructure = Extract<KbStructure, { kind: "rdf" }>;
 /** Triples per query. */
 export const RDF_TRIPLE_LIMIT = 100;
 
-const SCHEMA_NAMESPACES = ["http://www.w3.org/1999/02/22-rdf-syntax-ns#", "http://www.w3.org/2000/01/rdf-schema#", "http://www.w3.org/2002/07/owl#"];
-const MEASURABLE_DATATYPES = ["integer", "decimal", "double", "float", "int", "long", "short", "nonNegativeInteger", "positiveInteger", "gYear", "date", "dateTime"].map((t) => `${XSD}${t}`);
+const SCHEMA_NAMESPACES = [
+  "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
+  "http://www.w3.org/2000/01/rdf-schema#",
+  "http://www.w3.org/2002/07/owl#",
+];
+const MEASURABLE_DATATYPES = [
+  "integer",
+  "decimal",
+  "double",
+  "float",
+  "int",
+  "long",
+  "short",
+  "nonNegativeInteger",
+  "positiveInteger",
+  "gYear",
+  "date",
+  "dateTime",
+].map((t) => `${XSD}${t}`);
 
 interface Resource {
   iri: string;
@@ -65,7 +82,8 @@ function anchorsOf(intent: Intent, kbId: string, adj: Adjustments) {
   const lookups: NameLookup[] = [];
   for (const e of resolveEntities(intent, kbId, adj)) {
     const link = e.link;
-    if (link?.kind === "label" && isSafeIri(link.ref)) resources.push({ iri: link.ref, mention: e.mention, label: link.label, cls: link.sourceObject });
+    if (link?.kind === "label" && isSafeIri(link.ref))
+      resources.push({ iri: link.ref, mention: e.mention, label: link.label, cls: link.sourceObject });
     else if (link?.kind === "value") {
       const v = parseValueRef(link.ref);
       if (v) literals.push({ ...v, mention: e.mention });
@@ -77,7 +95,9 @@ function anchorsOf(intent: Intent, kbId: string, adj: Adjustments) {
 /** A class the question names that is not the class of a linked resource ("Which products…" → ex:Product). */
 function targetClass(intent: Intent, structure: RdfStructure, kbId: string, exclude: Set<string>): RdfStructure["classes"][number] | null {
   const classes = structure.classes.filter((c) => !isSchemaIri(c.iri) && !exclude.has(c.iri) && isSafeIri(c.iri));
-  const linked = intent.entities.flatMap((e) => e.links).find((l) => l.kbId === kbId && l.kind === "class" && classes.some((c) => c.iri === l.ref));
+  const linked = intent.entities
+    .flatMap((e) => e.links)
+    .find((l) => l.kbId === kbId && l.kind === "class" && classes.some((c) => c.iri === l.ref));
   if (linked) return classes.find((c) => c.iri === linked.ref)!;
   const bag = questionTerms(intent);
   return classes.filter((c) => coverage(terms(c.label), bag) === 1).sort((a, b) => b.instances - a.instances)[0] ?? null;
@@ -143,7 +163,8 @@ const CHAIN_SCORE = 0.8;
 function chainQuery(structure: RdfStructure, iris: string[], predicates: string[], cls: string | null, page: number): string {
   const w = new SparqlWriter(structure.prefixes);
   const ps = predicates.map((p) => w.iri(p)).join(" ");
-  const hop = (i: number) => `{ ?n${i - 1} ?p${i} ?n${i} . BIND("out" AS ?d${i}) } UNION { ?n${i} ?p${i} ?n${i - 1} . BIND("in" AS ?d${i}) }`;
+  const hop = (i: number) =>
+    `{ ?n${i - 1} ?p${i} ?n${i} . BIND("out" AS ?d${i}) } UNION { ?n${i} ?p${i} ?n${i - 1} . BIND("in" AS ?d${i}) }`;
   return w.render(
     [
       "SELECT ?n0 ?p1 ?d1 ?n1 ?p2 ?d2 ?n2 WHERE {",
@@ -172,11 +193,21 @@ export function formulateSparql(
   notes.push(...answer.notes);
   const { resources, literals, lookups } = anchorsOf(intent, candidate.kbId, adj);
   const iris = [...new Set(resources.map((r) => r.iri))];
-  const contentPredicates = structure.predicates.filter((p) => p.iri !== RDF_TYPE && !LABEL_PREDICATES.includes(p.iri) && !isSchemaIri(p.iri) && isSafeIri(p.iri));
-  const relations = rankRelations(intent, contentPredicates.map((p) => ({ id: p.iri, label: p.label, count: p.count })), candidate.kbId, "predicate");
+  const contentPredicates = structure.predicates.filter(
+    (p) => p.iri !== RDF_TYPE && !LABEL_PREDICATES.includes(p.iri) && !isSchemaIri(p.iri) && isSafeIri(p.iri),
+  );
+  const relations = rankRelations(
+    intent,
+    contentPredicates.map((p) => ({ id: p.iri, label: p.label, count: p.count })),
+    candidate.kbId,
+    "predicate",
+  );
   const relation = adj.dropRelation || adj.relax ? null : (relations[adj.relationRank] ?? null);
   const cls = adj.relax ? null : targetClass(intent, structure, candidate.kbId, new Set(resources.flatMap((r) => (r.cls ? [r.cls] : []))));
-  const described = [...resources.map((r) => `"${r.mention}" → ${r.label}`), ...literals.map((l) => `"${l.mention}" → value "${l.value}"`)].join(", ");
+  const described = [
+    ...resources.map((r) => `"${r.mention}" → ${r.label}`),
+    ...literals.map((l) => `"${l.mention}" → value "${l.value}"`),
+  ].join(", ");
   const relationText = relation ? ` along "${relation.label}"` : "";
   const classText = cls ? ` of class ${cls.label}` : "";
   const sourceObject = resources[0]?.cls ?? cls?.iri ?? null;
@@ -206,8 +237,18 @@ export function formulateSparql(
 
   if (intent.superlative) {
     const scope = cls?.iri ?? resources[0]?.cls ?? null;
-    const measurable = contentPredicates.filter((p) => p.literal && p.ranges.some((r) => MEASURABLE_DATATYPES.includes(r)) && (!scope || p.domains.length === 0 || p.domains.includes(scope)));
-    const choice = chooseSuperlativeAttribute(intent.superlative, measurable.map((p) => ({ item: p, terms: terms(p.label) })), questionTerms(intent), intent.completed);
+    const measurable = contentPredicates.filter(
+      (p) =>
+        p.literal &&
+        p.ranges.some((r) => MEASURABLE_DATATYPES.includes(r)) &&
+        (!scope || p.domains.length === 0 || p.domains.includes(scope)),
+    );
+    const choice = chooseSuperlativeAttribute(
+      intent.superlative,
+      measurable.map((p) => ({ item: p, terms: terms(p.label) })),
+      questionTerms(intent),
+      intent.completed,
+    );
     if (choice && cls) {
       const writer = w();
       const text = writer.render(
@@ -221,16 +262,30 @@ export function formulateSparql(
   if (iris.length > 0 && chain) {
     const pair = relations.slice(0, 2);
     drafts.push({
-      text: chainQuery(structure, iris, pair.map((r) => r.id), cls?.iri ?? null, page),
+      text: chainQuery(
+        structure,
+        iris,
+        pair.map((r) => r.id),
+        cls?.iri ?? null,
+        page,
+      ),
       why: `2-hop paths from ${described} along "${pair[0].label}" and "${pair[1].label}"${classText}`,
       sourceObject,
     });
   }
   if (iris.length > 0 && relation) {
-    drafts.push({ text: factsQuery(structure, iris, [relation.id], cls?.iri ?? null, page), why: `facts of ${described}${relationText}${classText}`, sourceObject });
+    drafts.push({
+      text: factsQuery(structure, iris, [relation.id], cls?.iri ?? null, page),
+      why: `facts of ${described}${relationText}${classText}`,
+      sourceObject,
+    });
   }
   if (iris.length >= 2 && !adj.separateEntities) {
-    drafts.push({ text: intersectionQuery(structure, iris, page), why: `facts connecting ${described} (directly or through a shared neighbour)`, sourceObject });
+    drafts.push({
+      text: intersectionQuery(structure, iris, page),
+      why: `facts connecting ${described} (directly or through a shared neighbour)`,
+      sourceObject,
+    });
   }
   if (iris.length > 0) {
     drafts.push({ text: factsQuery(structure, iris, [], null, page), why: `all facts of ${described}`, sourceObject });
@@ -257,9 +312,13 @@ export function formulateSparql(
   }
   for (const l of lookups) {
     const writer = w();
-    const labels = (structure.labelPredicates.length > 0 ? structure.labelPredicates : LABEL_PREDICATES).map((p) => writer.iri(p)).join("|");
+    const labels = (structure.labelPredicates.length > 0 ? structure.labelPredicates : LABEL_PREDICATES)
+      .map((p) => writer.iri(p))
+      .join("|");
     drafts.push({
-      text: writer.render(`SELECT ?s ?p ?o WHERE { ?s ${labels} ?l . FILTER(LCASE(STR(?l)) = ${sparqlString(l.mention.toLowerCase())}) ?s ?p ?o . } ${limitClause(page)}`),
+      text: writer.render(
+        `SELECT ?s ?p ?o WHERE { ?s ${labels} ?l . FILTER(LCASE(STR(?l)) = ${sparqlString(l.mention.toLowerCase())}) ?s ?p ?o . } ${limitClause(page)}`,
+      ),
       why: `facts of resources labelled "${l.mention}"`,
       sourceObject: null,
     });

@@ -39,7 +39,10 @@ export function graphView(structure: GraphStructure): GraphView {
     names.set(l.label, l.label);
     tables.push({
       name: l.label,
-      columns: [{ name: VIEW_ID, type: "NODE", examples: [] }, ...l.properties.map((p) => ({ name: p.name, type: sqlType(p.types), examples: p.examples.slice(0, 5) }))],
+      columns: [
+        { name: VIEW_ID, type: "NODE", examples: [] },
+        ...l.properties.map((p) => ({ name: p.name, type: sqlType(p.types), examples: p.examples.slice(0, 5) })),
+      ],
       primaryKey: [VIEW_ID],
       foreignKeys: [],
       rows: l.count,
@@ -61,7 +64,10 @@ export function graphView(structure: GraphStructure): GraphView {
     const rel = structure.relationships.find((r) => r.type === pattern.type);
     tables.push({
       name,
-      columns: [{ name: VIEW_ID, type: "RELATIONSHIP", examples: [] }, ...(rel?.properties ?? []).map((p) => ({ name: p.name, type: sqlType(p.types), examples: [] }))],
+      columns: [
+        { name: VIEW_ID, type: "RELATIONSHIP", examples: [] },
+        ...(rel?.properties ?? []).map((p) => ({ name: p.name, type: sqlType(p.types), examples: [] })),
+      ],
       primaryKey: [VIEW_ID],
       foreignKeys: [
         { columns: [FROM_KEY], refTable: pattern.from, refColumns: [VIEW_ID] },

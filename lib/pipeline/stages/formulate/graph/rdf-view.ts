@@ -11,12 +11,19 @@ import type { RdfStructure } from "./formulate-sparql";
  * database's tables; an ontology-style graph (companies, people, products) as tables of its classes.
  */
 
-const SCHEMA_NAMESPACES = ["http://www.w3.org/1999/02/22-rdf-syntax-ns#", "http://www.w3.org/2000/01/rdf-schema#", "http://www.w3.org/2002/07/owl#"];
-const NUMBER_TYPES = new Set(["integer", "int", "long", "short", "nonNegativeInteger", "positiveInteger", "decimal", "double", "float"].map((t) => `${XSD}${t}`));
+const SCHEMA_NAMESPACES = [
+  "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
+  "http://www.w3.org/2000/01/rdf-schema#",
+  "http://www.w3.org/2002/07/owl#",
+];
+const NUMBER_TYPES = new Set(
+  ["integer", "int", "long", "short", "nonNegativeInteger", "positiveInteger", "decimal", "double", "float"].map((t) => `${XSD}${t}`),
+);
 const DATE_TYPES = new Set(["date", "dateTime", "gYear"].map((t) => `${XSD}${t}`));
 
 function sqlType(ranges: string[]): string {
-  if (ranges.length > 0 && ranges.every((r) => NUMBER_TYPES.has(r))) return ranges.every((r) => /integer|int|long|short/i.test(r)) ? "INTEGER" : "REAL";
+  if (ranges.length > 0 && ranges.every((r) => NUMBER_TYPES.has(r)))
+    return ranges.every((r) => /integer|int|long|short/i.test(r)) ? "INTEGER" : "REAL";
   if (ranges.some((r) => DATE_TYPES.has(r))) return "DATE";
   if (ranges.some((r) => r === `${XSD}boolean`)) return "BOOLEAN";
   return "TEXT";
@@ -35,7 +42,9 @@ export interface RdfView extends RelationalView {
 }
 
 export function rdfView(structure: RdfStructure): RdfView {
-  const classes = structure.classes.filter((c) => c.instances > 0 && isSafeIri(c.iri) && !SCHEMA_NAMESPACES.some((ns) => c.iri.startsWith(ns)));
+  const classes = structure.classes.filter(
+    (c) => c.instances > 0 && isSafeIri(c.iri) && !SCHEMA_NAMESPACES.some((ns) => c.iri.startsWith(ns)),
+  );
   const used = new Set<string>();
   const byClass = new Map<string, string>();
   for (const c of classes) {
@@ -48,7 +57,13 @@ export function rdfView(structure: RdfStructure): RdfView {
   const columns = new Map<string, ViewColumn>();
   const edges = new Map<string, ViewEdge>();
   const byPredicate = new Map<string, { table: string; column: string }[]>();
-  const sqlTables: SqlStructure["tables"] = [...byClass.entries()].map(([, name]) => ({ name, columns: [{ name: VIEW_ID, type: "IRI", examples: [] }], primaryKey: [VIEW_ID], foreignKeys: [], rows: null }));
+  const sqlTables: SqlStructure["tables"] = [...byClass.entries()].map(([, name]) => ({
+    name,
+    columns: [{ name: VIEW_ID, type: "IRI", examples: [] }],
+    primaryKey: [VIEW_ID],
+    foreignKeys: [],
+    rows: null,
+  }));
   const table = (name: string) => sqlTables.find((t) => t.name === name)!;
   for (const [, name] of byClass) columns.set(columnKey(name, VIEW_ID), { ref: null });
 
@@ -79,7 +94,15 @@ export function rdfView(structure: RdfStructure): RdfView {
       }
     }
   }
-  return { structure: { kind: "sql", dialect: "sqlite", tables: sqlTables }, tables, columns, edges, idColumn: VIEW_ID, byClass, byPredicate };
+  return {
+    structure: { kind: "sql", dialect: "sqlite", tables: sqlTables },
+    tables,
+    columns,
+    edges,
+    idColumn: VIEW_ID,
+    byClass,
+    byPredicate,
+  };
 }
 
 /** An RDF entity-index value ref: `<predicate> "value"` (sparql/entity-index.ts). */
@@ -103,12 +126,16 @@ export function rdfLinkInView(view: RdfView, link: EntityLink): EntityLink | nul
     case "value": {
       const v = parseRdfValueRef(link.ref);
       if (!v) return null;
-      const at = view.byPredicate.get(v.predicate)?.find((c) => !link.sourceObject || view.tables.get(c.table) === link.sourceObject) ?? view.byPredicate.get(v.predicate)?.[0];
+      const at =
+        view.byPredicate.get(v.predicate)?.find((c) => !link.sourceObject || view.tables.get(c.table) === link.sourceObject) ??
+        view.byPredicate.get(v.predicate)?.[0];
       return at ? { ...link, ref: `${at.table}.${at.column}=${v.value}`, sourceObject: at.table } : null;
     }
     case "label": {
       const t = link.sourceObject ? view.byClass.get(link.sourceObject) : undefined;
-      return t && view.columns.has(columnKey(t, "label")) ? { ...link, kind: "value", ref: `${t}.label=${link.label}`, sourceObject: t } : null;
+      return t && view.columns.has(columnKey(t, "label"))
+        ? { ...link, kind: "value", ref: `${t}.label=${link.label}`, sourceObject: t }
+        : null;
     }
     case "class": {
       const t = view.byClass.get(link.ref);

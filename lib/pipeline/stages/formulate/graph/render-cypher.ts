@@ -62,7 +62,9 @@ function matchPatterns(scope: Scope, tables: string[]): string[] {
   for (const t of tables) {
     const rel = scope.view.relationships.get(t);
     if (!rel) continue;
-    patterns.push(`(${varOf(scope, rel.from)}:${quoteName(rel.from)})-[${varOf(scope, t)}:${quoteName(rel.type)}]->(${varOf(scope, rel.to)}:${quoteName(rel.to)})`);
+    patterns.push(
+      `(${varOf(scope, rel.from)}:${quoteName(rel.from)})-[${varOf(scope, t)}:${quoteName(rel.type)}]->(${varOf(scope, rel.to)}:${quoteName(rel.to)})`,
+    );
     covered.add(rel.from).add(rel.to).add(t);
   }
   for (const t of tables) if (!covered.has(t)) patterns.push(`(${varOf(scope, t)}:${quoteName(t)})`);
@@ -83,7 +85,8 @@ function timeCondition(scope: Scope, c: ColumnFacts, cue: TimeCue): string | nul
   const hi = asYear ? (endYear === null ? null : end!.slice(4, 10) === "-01-01" ? endYear : endYear + 1) : end;
   const x = col(scope, c);
   const cmp = (op: string, v: unknown) => `${x} ${op} ${param(scope, v)}`;
-  if ((start === null) !== (end === null)) return [lo !== null ? cmp(">=", lo) : null, hi !== null ? cmp("<", hi) : null].filter(Boolean).join(" AND ") || null;
+  if ((start === null) !== (end === null))
+    return [lo !== null ? cmp(">=", lo) : null, hi !== null ? cmp("<", hi) : null].filter(Boolean).join(" AND ") || null;
   switch (cue.comparator) {
     case "before":
       return lo !== null ? cmp("<", lo) : null;
@@ -116,7 +119,14 @@ function conditions(scope: Scope, p: SqlPicks, inQuery: Set<string>, multi: bool
   for (const v of p.values.filter((x) => usable(x.column))) {
     const all = [v.value, ...(v.alternatives ?? [])].map((x) => typed(v.column, x));
     const x = col(scope, v.column);
-    if (p.containsMatch) add(v, `${v.negated ? "NOT " : ""}any(s IN ${param(scope, all.map((a) => String(a).toLowerCase()))} WHERE toLower(toString(${x})) CONTAINS s)`);
+    if (p.containsMatch)
+      add(
+        v,
+        `${v.negated ? "NOT " : ""}any(s IN ${param(
+          scope,
+          all.map((a) => String(a).toLowerCase()),
+        )} WHERE toLower(toString(${x})) CONTAINS s)`,
+      );
     else if (all.length > 1) add(v, `${v.negated ? "NOT " : ""}${x} IN ${param(scope, all)}`);
     else add(v, `${x} ${v.negated ? "<>" : "="} ${param(scope, all[0])}`);
   }
@@ -125,7 +135,12 @@ function conditions(scope: Scope, p: SqlPicks, inQuery: Set<string>, multi: bool
     const test = textTest[l.anchor ?? "contains"];
     // Quoted text is matched as written, as Cypher's own string tests do, until an empty result relaxes the
     // matching; a name looked up is matched in any case.
-    add(l, l.quoted && !p.containsMatch ? `toString(${col(scope, l.column)}) ${test} ${param(scope, l.text)}` : `toLower(toString(${col(scope, l.column)})) ${test} ${param(scope, l.text.toLowerCase())}`);
+    add(
+      l,
+      l.quoted && !p.containsMatch
+        ? `toString(${col(scope, l.column)}) ${test} ${param(scope, l.text)}`
+        : `toLower(toString(${col(scope, l.column)})) ${test} ${param(scope, l.text.toLowerCase())}`,
+    );
   }
   for (const t of p.time.filter((x) => usable(x.column))) {
     const parts = t.cues.map((cue) => timeCondition(scope, t.column, cue)).filter((c): c is string => c !== null);
@@ -140,7 +155,8 @@ function conditions(scope: Scope, p: SqlPicks, inQuery: Set<string>, multi: bool
       const a = `${scope.prefix}a${scope.counter.n++}`;
       calls.push(`CALL { MATCH (${a}:${quoteName(n.column.table)}) RETURN avg(${a}.${quoteName(n.column.name)}) AS ${avg} }`);
       condition = `${x} ${n.op} ${avg}`;
-    } else if (n.op === "between" && n.values.length === 2) condition = `${x} >= ${param(scope, n.values[0])} AND ${x} <= ${param(scope, n.values[1])}`;
+    } else if (n.op === "between" && n.values.length === 2)
+      condition = `${x} >= ${param(scope, n.values[0])} AND ${x} <= ${param(scope, n.values[1])}`;
     else if (n.op === "=" && n.values.length > 1) condition = `${x} IN ${param(scope, n.values)}`;
     else if (n.op !== "between" && n.values.length === 1) condition = `${x} ${n.op === "=" ? "=" : n.op} ${param(scope, n.values[0])}`;
     if (condition) add(n, n.negated ? `NOT (${condition})` : condition);
@@ -152,14 +168,20 @@ function conditions(scope: Scope, p: SqlPicks, inQuery: Set<string>, multi: bool
     const rel = scope.view.relationships.get(neg.table);
     if (!rel) continue;
     const root = varOf(scope, p.root);
-    where.push(rel.from === p.root ? `NOT EXISTS { MATCH (${root})-[:${quoteName(rel.type)}]->(:${quoteName(rel.to)}) }` : `NOT EXISTS { MATCH (:${quoteName(rel.from)})-[:${quoteName(rel.type)}]->(${root}) }`);
+    where.push(
+      rel.from === p.root
+        ? `NOT EXISTS { MATCH (${root})-[:${quoteName(rel.type)}]->(:${quoteName(rel.to)}) }`
+        : `NOT EXISTS { MATCH (:${quoteName(rel.from)})-[:${quoteName(rel.type)}]->(${root}) }`,
+    );
   }
   for (const anti of p.antiJoins) where.push(`NOT EXISTS { ${subquery(scope, p.root, anti.picks)} }`);
   if (p.top && usable(p.top.column)) {
     const t = p.top;
     const top = `${scope.prefix}top${scope.counter.n++}`;
     const x = `${scope.prefix}x${scope.counter.n++}`;
-    calls.push(`CALL { MATCH (${x}:${quoteName(t.column.table)}) WHERE ${x}.${quoteName(t.column.name)} IS NOT NULL RETURN ${x} AS ${top} ORDER BY ${x}.${quoteName(t.column.name)} ${t.descending ? "DESC" : "ASC"} LIMIT ${t.limit} }`);
+    calls.push(
+      `CALL { MATCH (${x}:${quoteName(t.column.table)}) WHERE ${x}.${quoteName(t.column.name)} IS NOT NULL RETURN ${x} AS ${top} ORDER BY ${x}.${quoteName(t.column.name)} ${t.descending ? "DESC" : "ASC"} LIMIT ${t.limit} }`,
+    );
     where.push(`${varOf(scope, t.column.table)} = ${top}`);
   }
   void multi;
@@ -174,7 +196,10 @@ function subquery(scope: Scope, root: string, p: SqlPicks): string {
   return `MATCH ${matchPatterns(inner, plan.tables).join(", ")}${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""}`;
 }
 
-function readOf(scope: Scope, p: SqlPicks): { lines: string[]; returns: string[]; names: string[]; tables: string[]; grouped: RenderedCypher["grouped"]; tail: string[] } {
+function readOf(
+  scope: Scope,
+  p: SqlPicks,
+): { lines: string[]; returns: string[]; names: string[]; tables: string[]; grouped: RenderedCypher["grouped"]; tail: string[] } {
   const plan = planJoins(scope.view.structure, p.root, tablesOf(p));
   const inQuery = new Set(plan.tables);
   const usable = (c: ColumnFacts) => inQuery.has(c.table);
@@ -189,8 +214,15 @@ function readOf(scope: Scope, p: SqlPicks): { lines: string[]; returns: string[]
     const extreme = `${scope.prefix}extreme${scope.counter.n++}`;
     const inner: Scope = { ...scope, prefix: `${scope.prefix}t${scope.counter.n++}_`, vars: new Map() };
     const innerPlan = planJoins(scope.view.structure, p.root, tablesOf({ ...p, select: null, projection: [order.column] }));
-    const { where: innerWhere } = conditions(inner, { ...p, ties: false, order: null, setOp: null }, new Set(innerPlan.tables), innerPlan.tables.length > 1);
-    calls.push(`CALL { MATCH ${matchPatterns(inner, innerPlan.tables).join(", ")}${innerWhere.length > 0 ? ` WHERE ${innerWhere.join(" AND ")}` : ""} RETURN ${order.descending ? "max" : "min"}(${col(inner, order.column)}) AS ${extreme} }`);
+    const { where: innerWhere } = conditions(
+      inner,
+      { ...p, ties: false, order: null, setOp: null },
+      new Set(innerPlan.tables),
+      innerPlan.tables.length > 1,
+    );
+    calls.push(
+      `CALL { MATCH ${matchPatterns(inner, innerPlan.tables).join(", ")}${innerWhere.length > 0 ? ` WHERE ${innerWhere.join(" AND ")}` : ""} RETURN ${order.descending ? "max" : "min"}(${col(inner, order.column)}) AS ${extreme} }`,
+    );
     where.push(`${col(scope, order.column)} = ${extreme}`);
   } else if (order?.column && order.limit !== null) where.push(`${col(scope, order.column)} IS NOT NULL`);
 
@@ -223,7 +255,8 @@ function readOf(scope: Scope, p: SqlPicks): { lines: string[]; returns: string[]
       withItems.push(`${col(scope, c)} AS ${alias}`);
     });
     const aggAlias = new Map<SqlAggregate, string>();
-    const orderAggregate: SqlAggregate | null = order && !order.column ? (order.aggregate ?? p.aggregates.find((a) => a.fn === "count") ?? { fn: "count", column: null }) : null;
+    const orderAggregate: SqlAggregate | null =
+      order && !order.column ? (order.aggregate ?? p.aggregates.find((a) => a.fn === "count") ?? { fn: "count", column: null }) : null;
     const needed = [...new Set([...shown, ...p.having.map((h) => h.aggregate), ...(orderAggregate ? [orderAggregate] : [])])];
     needed.forEach((a, i) => {
       const alias = `${scope.prefix}a${i}`;
@@ -231,7 +264,8 @@ function readOf(scope: Scope, p: SqlPicks): { lines: string[]; returns: string[]
       withItems.push(`${aggregateExpr(scope, a, multi)} AS ${alias}`);
     });
     lines.push(`WITH ${withItems.join(", ")}`);
-    if (p.having.length > 0) lines.push(`WHERE ${p.having.map((h) => `${aggAlias.get(h.aggregate)} ${h.op} ${param(scope, h.value)}`).join(" AND ")}`);
+    if (p.having.length > 0)
+      lines.push(`WHERE ${p.having.map((h) => `${aggAlias.get(h.aggregate)} ${h.op} ${param(scope, h.value)}`).join(" AND ")}`);
     for (const item of select) {
       if (item.kind === "column") {
         const alias = keyAlias.get(item.column);
@@ -249,7 +283,8 @@ function readOf(scope: Scope, p: SqlPicks): { lines: string[]; returns: string[]
         names.push(n);
       }
     }
-    if (order) orderBy = order.column ? (keyAlias.get(order.column) ?? null) : orderAggregate ? (aggAlias.get(orderAggregate) ?? null) : null;
+    if (order)
+      orderBy = order.column ? (keyAlias.get(order.column) ?? null) : orderAggregate ? (aggAlias.get(orderAggregate) ?? null) : null;
   } else {
     for (const item of select) {
       if (item.kind === "column") {
@@ -271,7 +306,14 @@ function readOf(scope: Scope, p: SqlPicks): { lines: string[]; returns: string[]
   const singleRow = shown.length > 0 && !groupedQuery;
   const limit = p.ties || singleRow ? null : (order?.limit ?? p.rowLimit);
   if (limit !== null && !p.setOp) tail.push(`${order?.offset ? `SKIP ${order.offset} ` : ""}LIMIT ${limit}`);
-  return { lines, returns, names, tables: plan.tables, grouped: groupedQuery && keys.length > 0 && measures.length > 0 ? { keys, measures } : null, tail };
+  return {
+    lines,
+    returns,
+    names,
+    tables: plan.tables,
+    grouped: groupedQuery && keys.length > 0 && measures.length > 0 ? { keys, measures } : null,
+    tail,
+  };
 }
 
 export function renderCypher(view: GraphView, p: SqlPicks): RenderedCypher {
@@ -279,7 +321,11 @@ export function renderCypher(view: GraphView, p: SqlPicks): RenderedCypher {
   const scope = (prefix: string): Scope => ({ view, prefix, params, counter: { n: 0 }, vars: new Map() });
   const distinct = p.select ? p.distinct : true;
   const main = readOf(scope(""), p);
-  let text = [...main.lines, `RETURN ${distinct || p.setOp ? "DISTINCT " : ""}${main.returns.join(", ") || "count(*) AS rows"}`, ...main.tail].join("\n");
+  let text = [
+    ...main.lines,
+    `RETURN ${distinct || p.setOp ? "DISTINCT " : ""}${main.returns.join(", ") || "count(*) AS rows"}`,
+    ...main.tail,
+  ].join("\n");
   if (p.setOp?.op === "UNION") {
     const right = readOf(scope("u_"), { ...p.setOp.right, setOp: null, order: null });
     // UNION needs the same column names on both sides.

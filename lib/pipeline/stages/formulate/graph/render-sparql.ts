@@ -156,12 +156,17 @@ function conditions(scope: Scope, p: SqlPicks, inQuery: Set<string>, multi: bool
   for (const v of p.values.filter((x) => usable(x.column))) {
     const s = `STR(${columnVar(scope, v.column, true)})`;
     const all = [v.value, ...(v.alternatives ?? [])];
-    if (p.containsMatch) add(v, `(${all.map((x) => `${v.negated ? "!" : ""}CONTAINS(LCASE(${s}), ${sparqlString(x.toLowerCase())})`).join(v.negated ? " && " : " || ")})`);
+    if (p.containsMatch)
+      add(
+        v,
+        `(${all.map((x) => `${v.negated ? "!" : ""}CONTAINS(LCASE(${s}), ${sparqlString(x.toLowerCase())})`).join(v.negated ? " && " : " || ")})`,
+      );
     else if (all.length > 1) add(v, `${s} ${v.negated ? "NOT IN" : "IN"} (${all.map(sparqlString).join(", ")})`);
     else add(v, `${s} ${v.negated ? "!=" : "="} ${sparqlString(v.value)}`);
   }
   const textTest = { contains: "CONTAINS", prefix: "STRSTARTS", suffix: "STRENDS" };
-  for (const l of p.lookups.filter((x) => usable(x.column))) add(l, `${textTest[l.anchor ?? "contains"]}(LCASE(STR(${columnVar(scope, l.column, true)})), ${sparqlString(l.text.toLowerCase())})`);
+  for (const l of p.lookups.filter((x) => usable(x.column)))
+    add(l, `${textTest[l.anchor ?? "contains"]}(LCASE(STR(${columnVar(scope, l.column, true)})), ${sparqlString(l.text.toLowerCase())})`);
   for (const t of p.time.filter((x) => usable(x.column))) {
     const parts = t.cues.map((cue) => timeFilter(scope, t.column, cue)).filter((c): c is string => c !== null);
     if (parts.length === 1) add(t, parts[0]);
@@ -176,7 +181,9 @@ function conditions(scope: Scope, p: SqlPicks, inQuery: Set<string>, multi: bool
       const w = `?${scope.prefix}avgval${scope.counter.n++}`;
       const info = scope.view.columns.get(columnKey(n.column.table, n.column.name))!;
       const value = info.numericText ? `${scope.w.iri(DECIMAL)}(${w})` : w;
-      scope.required.push(`{ SELECT (AVG(${value}) AS ${avg}) WHERE { ${inner} a ${scope.w.iri(scope.view.tables.get(n.column.table)!)} . ${inner} ${scope.w.iri(info.ref!)} ${w} . } }`);
+      scope.required.push(
+        `{ SELECT (AVG(${value}) AS ${avg}) WHERE { ${inner} a ${scope.w.iri(scope.view.tables.get(n.column.table)!)} . ${inner} ${scope.w.iri(info.ref!)} ${w} . } }`,
+      );
       condition = `${x} ${n.op} ${avg}`;
     } else if (n.op === "between" && n.values.length === 2) condition = `${x} >= ${n.values[0]} && ${x} <= ${n.values[1]}`;
     else if (n.op === "=" && n.values.length > 1) condition = `${x} IN (${n.values.join(", ")})`;
@@ -191,7 +198,9 @@ function conditions(scope: Scope, p: SqlPicks, inQuery: Set<string>, multi: bool
     const edge = scope.view.edges.get(columnKey(neg.table, neg.columns[0]));
     if (!edge) continue;
     const x = `?${scope.prefix}none${scope.counter.n++}`;
-    filters.push(`FILTER NOT EXISTS { ${x} a ${scope.w.iri(scope.view.tables.get(neg.table)!)} . ${x} ${scope.w.iri(edge.ref)} ${tableVar(scope, p.root)} . }`);
+    filters.push(
+      `FILTER NOT EXISTS { ${x} a ${scope.w.iri(scope.view.tables.get(neg.table)!)} . ${x} ${scope.w.iri(edge.ref)} ${tableVar(scope, p.root)} . }`,
+    );
   }
   for (const anti of p.antiJoins) {
     const inner = subScope(scope, `${scope.prefix}x${scope.counter.n++}_`);
@@ -205,7 +214,9 @@ function conditions(scope: Scope, p: SqlPicks, inQuery: Set<string>, multi: bool
     inner.tableVar.set(t.column.table, tableVar(scope, t.column.table));
     const v = numeric(inner, t.column);
     inner.required.unshift(`${tableVar(scope, t.column.table)} a ${scope.w.iri(scope.view.tables.get(t.column.table)!)} .`);
-    scope.required.push(`{ SELECT ${tableVar(scope, t.column.table)} WHERE { ${inner.required.join(" ")} } ORDER BY ${t.descending ? "DESC" : "ASC"}(${v}) LIMIT ${t.limit} }`);
+    scope.required.push(
+      `{ SELECT ${tableVar(scope, t.column.table)} WHERE { ${inner.required.join(" ")} } ORDER BY ${t.descending ? "DESC" : "ASC"}(${v}) LIMIT ${t.limit} }`,
+    );
   }
   void multi;
   return filters;
@@ -258,7 +269,13 @@ function selectOf(scope: Scope, p: SqlPicks): { text: string; tables: string[]; 
     }
   }
   const order = p.order && (!p.order.column || usable(p.order.column)) ? p.order : null;
-  const orderExpr = order ? (order.column ? (order.column.numeric || order.column.yearLike ? numeric(scope, order.column) : columnVar(scope, order.column, true)) : aggregateExpr(scope, order.aggregate ?? p.aggregates.find((a) => a.fn === "count") ?? { fn: "count", column: null }, multi)) : null;
+  const orderExpr = order
+    ? order.column
+      ? order.column.numeric || order.column.yearLike
+        ? numeric(scope, order.column)
+        : columnVar(scope, order.column, true)
+      : aggregateExpr(scope, order.aggregate ?? p.aggregates.find((a) => a.fn === "count") ?? { fn: "count", column: null }, multi)
+    : null;
   const filters = conditions(scope, p, inQuery, multi);
   if (order?.column && p.ties) {
     const inner = subScope(scope, `${scope.prefix}tie${scope.counter.n++}_`);
@@ -273,17 +290,33 @@ function selectOf(scope: Scope, p: SqlPicks): { text: string; tables: string[]; 
   const groupedQuery = groupedColumns.length > 0 && (p.aggregates.length > 0 || p.having.length > 0 || shownAggregates.length > 0);
   const lines = [`SELECT ${p.select ? (p.distinct ? "DISTINCT " : "") : "DISTINCT "}${items.join(" ") || "*"} WHERE {`, `  ${where}`, "}"];
   if (groupedQuery) lines.push(`GROUP BY ${groupedColumns.map((c) => columnVar(scope, c, true)).join(" ")}`);
-  if (groupedQuery && p.having.length > 0) lines.push(`HAVING (${p.having.map((h) => `${aggregateExpr(scope, h.aggregate, multi)} ${h.op} ${h.value}`).join(" && ")})`);
+  if (groupedQuery && p.having.length > 0)
+    lines.push(`HAVING (${p.having.map((h) => `${aggregateExpr(scope, h.aggregate, multi)} ${h.op} ${h.value}`).join(" && ")})`);
   if (order && orderExpr && !p.ties) lines.push(`ORDER BY ${order.descending ? "DESC" : "ASC"}(${orderExpr})`);
   const singleRow = shownAggregates.length > 0 && groupedColumns.length === 0;
   const limit = p.ties || singleRow ? null : (order?.limit ?? p.rowLimit);
   if (limit !== null) lines.push(`LIMIT ${limit}${order?.offset ? ` OFFSET ${order.offset}` : ""}`);
-  return { text: lines.join("\n"), tables, grouped: groupedQuery && keys.length > 0 && measures.length > 0 ? { keys, measures } : null, names };
+  return {
+    text: lines.join("\n"),
+    tables,
+    grouped: groupedQuery && keys.length > 0 && measures.length > 0 ? { keys, measures } : null,
+    names,
+  };
 }
 
 export function renderSparql(view: RdfView, linking: SchemaLinking, p: SqlPicks, prefixes: Record<string, string>): RenderedSparql {
   const w = new SparqlWriter(prefixes);
-  const scope = (prefix: string): Scope => ({ w, view, linking, prefix, tableVar: new Map(), columnVar: new Map(), required: [], optional: [], counter: { n: 0 } });
+  const scope = (prefix: string): Scope => ({
+    w,
+    view,
+    linking,
+    prefix,
+    tableVar: new Map(),
+    columnVar: new Map(),
+    required: [],
+    optional: [],
+    counter: { n: 0 },
+  });
   if (!p.setOp) {
     const one = selectOf(scope(""), p);
     return { text: w.render(one.text), tables: one.tables, grouped: one.grouped };
@@ -295,5 +328,9 @@ export function renderSparql(view: RdfView, linking: SchemaLinking, p: SqlPicks,
   const l = `{ ${left.text.replace(/\n/g, " ")} }`;
   const r = `{ ${right.text.replace(/\n/g, " ")} }`;
   const body = p.setOp.op === "INTERSECT" ? `${l} ${r}` : p.setOp.op === "EXCEPT" ? `${l} MINUS ${r}` : `${l} UNION ${r}`;
-  return { text: w.render(`SELECT DISTINCT ${vars} WHERE {\n  ${body}\n}`), tables: [...new Set([...left.tables, ...right.tables])], grouped: null };
+  return {
+    text: w.render(`SELECT DISTINCT ${vars} WHERE {\n  ${body}\n}`),
+    tables: [...new Set([...left.tables, ...right.tables])],
+    grouped: null,
+  };
 }

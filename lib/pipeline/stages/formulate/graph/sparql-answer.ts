@@ -14,7 +14,12 @@ import { renderSparql } from "./render-sparql";
  * tables (rdf-view.ts), written as SPARQL (render-sparql.ts). Null when the plan only repeats what the
  * question names, or the graph has no class to read.
  */
-export function sparqlAnswerQuery(intent: Intent, candidate: Candidate, structure: RdfStructure, adj: Adjustments): { query: FormulatedQuery | null; notes: string[] } {
+export function sparqlAnswerQuery(
+  intent: Intent,
+  candidate: Candidate,
+  structure: RdfStructure,
+  adj: Adjustments,
+): { query: FormulatedQuery | null; notes: string[] } {
   const view = rdfView(structure);
   if (view.structure.tables.length === 0) return { query: null, notes: [] };
   const inView = viewIntent(intent, candidate.kbId, (l) => rdfLinkInView(view, l));

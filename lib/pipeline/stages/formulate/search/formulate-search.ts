@@ -79,9 +79,21 @@ export function formulateSearch(
   }
   if (matchedTable) {
     const caption = structure?.tables.find((t) => t.key === matchedTable)?.caption ?? matchedTable;
-    drafts.push({ text, semantic, filters: { sourceObject: matchedTable }, why: `only the table "${caption}" that source selection matched`, sourceObject: matchedTable });
+    drafts.push({
+      text,
+      semantic,
+      filters: { sourceObject: matchedTable },
+      why: `only the table "${caption}" that source selection matched`,
+      sourceObject: matchedTable,
+    });
   } else if (wantsNumber && hasTables) {
-    drafts.push({ text, semantic, filters: { contentType: "table" }, why: "only table rows (the answer is a number or date)", sourceObject: null });
+    drafts.push({
+      text,
+      semantic,
+      filters: { contentType: "table" },
+      why: "only table rows (the answer is a number or date)",
+      sourceObject: null,
+    });
   }
 
   const seen = new Set<string>();
@@ -94,7 +106,12 @@ export function formulateSearch(
       kbId: candidate.kbId,
       kbName: candidate.kbName,
       kind: candidate.kind,
-      query: { language: "search", text: d.text, ...(d.semantic ? { semantic: d.semantic } : {}), ...(d.filters ? { filters: d.filters } : {}) },
+      query: {
+        language: "search",
+        text: d.text,
+        ...(d.semantic ? { semantic: d.semantic } : {}),
+        ...(d.filters ? { filters: d.filters } : {}),
+      },
       strategy: "search",
       sourceObject: d.sourceObject,
       explanation: `Search: ${d.why}${adj.notes.length > 0 ? `; ${adj.notes.join("; ")}` : ""}.`,

@@ -33,7 +33,9 @@ export function identity(linking: SchemaLinking, table: string): ColumnFacts[] {
  */
 export function borrowedName(linking: SchemaLinking, table: string): ColumnFacts | null {
   const t = linking.structure.tables.find((x) => x.name === table);
-  const named = (t?.foreignKeys ?? []).map((fk) => nameColumn(linking.columns.get(fk.refTable) ?? [])).filter((c): c is ColumnFacts => c !== null);
+  const named = (t?.foreignKeys ?? [])
+    .map((fk) => nameColumn(linking.columns.get(fk.refTable) ?? []))
+    .filter((c): c is ColumnFacts => c !== null);
   return named.length === 1 ? named[0] : null;
 }
 
@@ -45,7 +47,13 @@ export function namesTable(linking: SchemaLinking, table: string, words: string)
 }
 
 export function connected(linking: SchemaLinking): Set<string> {
-  return new Set(planJoins(linking.structure, linking.root, linking.structure.tables.map((t) => t.name)).tables);
+  return new Set(
+    planJoins(
+      linking.structure,
+      linking.root,
+      linking.structure.tables.map((t) => t.name),
+    ).tables,
+  );
 }
 
 /** Tables the question is about: the answer table, tables of linked values, tables it names. */
@@ -79,5 +87,7 @@ export function best(columns: ColumnFacts[], score: (c: ColumnFacts) => number, 
 
 /** Mentioned non-key columns of `table`, best named first. */
 export function mentionedColumns(linking: SchemaLinking, table: string): ColumnFacts[] {
-  return (linking.columns.get(table) ?? []).filter((c) => !c.key && linking.columnScore(c) >= MENTIONED).sort((a, b) => linking.columnScore(b) - linking.columnScore(a));
+  return (linking.columns.get(table) ?? [])
+    .filter((c) => !c.key && linking.columnScore(c) >= MENTIONED)
+    .sort((a, b) => linking.columnScore(b) - linking.columnScore(a));
 }

@@ -69,7 +69,13 @@ export interface ColumnMeaningResult {
   pending: number;
 }
 
-export async function columnMeaning(embedder: Embedder, texts: TextEmbeddings, intent: Intent, structure: SqlStructure, signal?: AbortSignal): Promise<ColumnMeaningResult> {
+export async function columnMeaning(
+  embedder: Embedder,
+  texts: TextEmbeddings,
+  intent: Intent,
+  structure: SqlStructure,
+  signal?: AbortSignal,
+): Promise<ColumnMeaningResult> {
   const items = columnTexts(structure);
   let stored = await texts.stored(items);
   let pending = new Set(items.filter((_, i) => !stored[i])).size;

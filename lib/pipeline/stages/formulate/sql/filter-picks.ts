@@ -2,7 +2,15 @@ import type { Intent, TimeCue } from "../../../types";
 import { chooseSuperlativeAttribute, coverage, textTerms } from "../lexicon";
 import { terms } from "../../../text";
 import { best, columnsOf, label, MENTIONED, namesTable, nearTables } from "./column-choice";
-import { lackedPhrases, negatedTerms, numericComparisons, type PositionedTerm, quotedPhrases, textAnchor, wordDistance } from "./question-cues";
+import {
+  lackedPhrases,
+  negatedTerms,
+  numericComparisons,
+  type PositionedTerm,
+  quotedPhrases,
+  textAnchor,
+  wordDistance,
+} from "./question-cues";
 import type { SchemaLinking } from "./schema-linking";
 import type { SqlLookup, SqlNegation, SqlNumericFilter } from "./sql-picks";
 import { type ColumnFacts, nameColumn } from "./sql-structure";
@@ -20,9 +28,18 @@ function dateColumns(linking: SchemaLinking, tables: Iterable<string>): ColumnFa
  * The date column a time cue restricts: of the tables in the query, the one whose table or column
  * words come right before the cue ("performed in a concert in 2014" → the concert's year).
  */
-export function pickTimeColumn(linking: SchemaLinking, tables: string[], reach: Set<string>, positions: PositionedTerm[], at: number): ColumnFacts | null {
+export function pickTimeColumn(
+  linking: SchemaLinking,
+  tables: string[],
+  reach: Set<string>,
+  positions: PositionedTerm[],
+  at: number,
+): ColumnFacts | null {
   const near = dateColumns(linking, tables);
-  const further = dateColumns(linking, [...reach].filter((t) => !tables.includes(t)));
+  const further = dateColumns(
+    linking,
+    [...reach].filter((t) => !tables.includes(t)),
+  );
   // "movies produced by someone born in 1952": the column named right before the cue, though its table is not named.
   const namedAtCue = at >= 0 ? further.filter((c) => wordDistance(positions, at, c.ownTerms, 2, 0) <= 2) : [];
   const candidates = near.length > 0 ? [...near, ...namedAtCue] : further;
@@ -37,7 +54,13 @@ export function periodCues(intent: Intent): TimeCue[] {
   return intent.time.filter((c) => c.kind !== "ordinal" && (c.start || c.end || /\b\d{4}\b/.test(c.text)));
 }
 
-export function pickNumericFilters(intent: Intent, linking: SchemaLinking, tables: string[], positions: PositionedTerm[], notes: string[]): SqlNumericFilter[] {
+export function pickNumericFilters(
+  intent: Intent,
+  linking: SchemaLinking,
+  tables: string[],
+  positions: PositionedTerm[],
+  notes: string[],
+): SqlNumericFilter[] {
   const out: SqlNumericFilter[] = [];
   const candidates = columnsOf(linking, nearTables(linking, tables)).filter((c) => (c.numeric || c.yearLike) && !c.key);
   for (const cmp of numericComparisons(intent)) {
@@ -51,7 +74,12 @@ export function pickNumericFilters(intent: Intent, linking: SchemaLinking, table
       return Number.isFinite(distance) ? 10 - distance : 0;
     });
     if (!column && cmp.attribute) {
-      const choice = chooseSuperlativeAttribute({ direction: "max", attribute: cmp.attribute, limit: 1 }, candidates.map((c) => ({ item: c, terms: c.terms })), new Set(), intent.completed);
+      const choice = chooseSuperlativeAttribute(
+        { direction: "max", attribute: cmp.attribute, limit: 1 },
+        candidates.map((c) => ({ item: c, terms: c.terms })),
+        new Set(),
+        intent.completed,
+      );
       column = choice?.item ?? null;
     }
     if (!column) continue;
@@ -70,7 +98,13 @@ const CITY_TERMS = new Set(terms("city town"));
  * of the table named nearest before the quote, else the answer table's. Countries and regions are few
  * and linked as values; a quoted place that is not is most often a city.
  */
-function placeColumn(question: string, q: { text: string; at: number }, text: ColumnFacts[], linking: SchemaLinking, positions: PositionedTerm[]): ColumnFacts | null {
+function placeColumn(
+  question: string,
+  q: { text: string; at: number },
+  text: ColumnFacts[],
+  linking: SchemaLinking,
+  positions: PositionedTerm[],
+): ColumnFacts | null {
   if (!/^\p{Lu}/u.test(q.text) || !PLACE_CUE.test(question.slice(Math.max(0, q.at - 20), q.at + 1))) return null;
   const cities = text.filter((c) => c.ownTerms.some((t) => CITY_TERMS.has(t)));
   return best(cities, (c) => {
@@ -83,7 +117,13 @@ function placeColumn(question: string, q: { text: string; at: number }, text: Co
  * Text columns a quoted phrase may be in: a city column for a quoted place name, the mentioned ones nearest the quote, else the answer table's name.
  * "starting with" / "ending in" before the quote anchor it to the start or the end of the value.
  */
-export function pickLookups(intent: Intent, linking: SchemaLinking, tables: string[], positions: PositionedTerm[], notes: string[]): (SqlLookup & { at: number })[] {
+export function pickLookups(
+  intent: Intent,
+  linking: SchemaLinking,
+  tables: string[],
+  positions: PositionedTerm[],
+  notes: string[],
+): (SqlLookup & { at: number })[] {
   const text = columnsOf(linking, tables).filter((c) => !c.numeric && !c.key && !c.dateLike && !c.yearLike);
   const rootName = nameColumn(linking.columns.get(linking.root) ?? []);
   const out: (SqlLookup & { at: number })[] = [];
@@ -106,7 +146,9 @@ export function pickLookups(intent: Intent, linking: SchemaLinking, tables: stri
       rootName;
     if (column) out.push({ column, text: q.text, at: q.at, anchor: textAnchor(intent.completed, q.at), quoted: true });
   }
-  for (const e of linking.lookups) if (rootName) out.push({ column: rootName, text: e.mention, at: Math.max(0, intent.completed.toLowerCase().indexOf(e.mention.toLowerCase())) });
+  for (const e of linking.lookups)
+    if (rootName)
+      out.push({ column: rootName, text: e.mention, at: Math.max(0, intent.completed.toLowerCase().indexOf(e.mention.toLowerCase())) });
   const where = { contains: "in", prefix: "at the start of", suffix: "at the end of" };
   for (const l of out) notes.push(`looking up "${l.text}" ${where[l.anchor ?? "contains"]} ${label(l.column)}`);
   return out;
@@ -143,7 +185,9 @@ export function pickAbsent(question: string, linking: SchemaLinking, reach: Set<
     if (linking.structure.tables.some((t) => words.some((_, i) => namesTable(linking, t.name, words.slice(0, i + 1).join(" "))))) continue;
     // "homePage" in a question is written as the property is named: its words apart too.
     const bag = new Set([...terms(phrase.text), ...terms(phrase.text.replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2"))]);
-    const named = columnsOf(linking, [linking.root, ...[...reach].filter((t) => t !== linking.root)]).filter((c) => !c.key && c.ownTerms.length > 0 && coverage(c.ownTerms, bag) === 1);
+    const named = columnsOf(linking, [linking.root, ...[...reach].filter((t) => t !== linking.root)]).filter(
+      (c) => !c.key && c.ownTerms.length > 0 && coverage(c.ownTerms, bag) === 1,
+    );
     // The column that accounts for most of the phrase ("phone number" → phone, not a "number" column).
     const column = best(named, (c) => c.ownTerms.length + (c.table === linking.root ? 0.5 : 0));
     if (!column || out.some((a) => a.column === column)) continue;
@@ -159,6 +203,9 @@ export function isNegated(question: string, mention: string, wider = false): boo
   if (at < 0) return false;
   // After the critic's missing_negation feedback, "not" governs a longer stretch ("not live in the state of Hawaii").
   const words = wider ? 7 : 3;
-  const pattern = new RegExp(String.raw`\b(?:not|n't|except|excluding|besides|other\s+than|apart\s+from)\b(?:\s+[\p{L}]+){0,${words}}\s*["'“‘]?$`, "iu");
+  const pattern = new RegExp(
+    String.raw`\b(?:not|n't|except|excluding|besides|other\s+than|apart\s+from)\b(?:\s+[\p{L}]+){0,${words}}\s*["'“‘]?$`,
+    "iu",
+  );
   return pattern.test(question.slice(Math.max(0, at - (wider ? 80 : 40)), at));
 }

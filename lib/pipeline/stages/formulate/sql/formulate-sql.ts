@@ -27,8 +27,25 @@ interface Variant {
 function rowsBehind(linking: SchemaLinking, p: SqlPicks): SqlPicks {
   const measured = p.aggregates.flatMap((a) => (a.column ? [a.column] : []));
   const counted = p.aggregates.find((a) => a.countOf && a.countOf !== p.root)?.countOf;
-  const projection = [...identity(linking, p.root), ...(counted ? identity(linking, counted) : []), ...measured, ...p.values.map((v) => v.column), ...p.time.map((t) => t.column)];
-  return { ...p, aggregates: [], groupBy: [], having: [], order: null, select: null, setOp: null, ties: false, projection: [...new Set(projection)], extraTables: counted ? [...p.extraTables, counted] : p.extraTables };
+  const projection = [
+    ...identity(linking, p.root),
+    ...(counted ? identity(linking, counted) : []),
+    ...measured,
+    ...p.values.map((v) => v.column),
+    ...p.time.map((t) => t.column),
+  ];
+  return {
+    ...p,
+    aggregates: [],
+    groupBy: [],
+    having: [],
+    order: null,
+    select: null,
+    setOp: null,
+    ties: false,
+    projection: [...new Set(projection)],
+    extraTables: counted ? [...p.extraTables, counted] : p.extraTables,
+  };
 }
 
 /** Without the value filters: a count per value for an aggregate, else the rows with the value's column shown. */
@@ -53,19 +70,33 @@ export function tautological(p: SqlPicks): boolean {
 }
 
 function variantsOf(linking: SchemaLinking, picks: SqlPicks): Variant[] {
-  const variants: Variant[] = [{ picks, answers: !tautological(picks), why: picks.containsMatch && picks.values.length > 0 ? "the question as asked, values matched loosely after an empty result" : "the question as asked" }];
+  const variants: Variant[] = [
+    {
+      picks,
+      answers: !tautological(picks),
+      why:
+        picks.containsMatch && picks.values.length > 0
+          ? "the question as asked, values matched loosely after an empty result"
+          : "the question as asked",
+    },
+  ];
   const context: SqlPicks = { ...picks, select: null, setOp: null, ties: false };
   const singleAggregate = picks.aggregates.length > 0 && picks.groupBy.length === 0;
   if (singleAggregate) variants.push({ picks: rowsBehind(linking, picks), why: "the rows behind the aggregate" });
   else if (picks.order && picks.order.limit !== null && picks.order.limit < SUPERLATIVE_CONTEXT) {
-    variants.push({ picks: { ...context, order: { ...picks.order, limit: SUPERLATIVE_CONTEXT } }, why: `the top ${SUPERLATIVE_CONTEXT} rows, to show ties and runners-up` });
+    variants.push({
+      picks: { ...context, order: { ...picks.order, limit: SUPERLATIVE_CONTEXT } },
+      why: `the top ${SUPERLATIVE_CONTEXT} rows, to show ties and runners-up`,
+    });
   } else if (picks.aggregates.length === 0) variants.push({ picks: context, why: "the matching rows with what identifies them" });
   // Rows without the filter only help an aggregate (one count per value shows where the value really is)
   // or a run whose filtered query came back empty; otherwise they are noise in the pool.
   if (picks.values.length > 0 && (singleAggregate || picks.containsMatch)) {
     variants.push({
       picks: withoutValues(picks),
-      why: singleAggregate ? "without the value filter, per value (in case the value was linked to the wrong column)" : "without the value filter",
+      why: singleAggregate
+        ? "without the value filter, per value (in case the value was linked to the wrong column)"
+        : "without the value filter",
     });
   }
   return variants;
@@ -99,7 +130,9 @@ export function fitOf(intent: Intent, candidate: Candidate, linking: SchemaLinki
   for (const e of intent.entities) {
     const here = e.links.filter((l) => l.kbId === candidate.kbId && l.score >= MIN_LINK_SCORE);
     const schemaWord = here.some((l) => l.kind === "table" || l.kind === "column" || l.kind === "predicate" || l.kind === "class");
-    const valueSomewhere = e.links.some((l) => (l.kind === "value" || l.kind === "label" || l.kind === "node") && l.score >= MIN_LINK_SCORE);
+    const valueSomewhere = e.links.some(
+      (l) => (l.kind === "value" || l.kind === "label" || l.kind === "node") && l.score >= MIN_LINK_SCORE,
+    );
     const isQuoted = quoted.has(e.mention.toLowerCase());
     const startsSentence = e.span !== null && /^\s*$|[.?!]\s*$/.test(intent.completed.slice(0, e.span[0]));
     if (schemaWord || !isNamedValue(e.mention, isQuoted, startsSentence) || (!valueSomewhere && !isQuoted)) continue;
@@ -108,11 +141,28 @@ export function fitOf(intent: Intent, candidate: Candidate, linking: SchemaLinki
   }
   for (const q of quoted) if (filtered.has(q) && !valuesUsed.some((v) => v.toLowerCase() === q)) valuesUsed.push(q);
   // The tables a negation excludes rows of and the negation word itself are represented too ("never reviewed a movie").
-  const negationTables = picks.negations.flatMap((n) => [n.table, ...(linking.structure.tables.find((t) => t.name === n.table)?.foreignKeys.map((f) => f.refTable) ?? [])]);
-  const negationWords = negationTables.length + picks.absent.length + picks.antiJoins.length > 0 ? [...intent.completed.matchAll(NEGATION_WORDS)].map((m) => m[0].toLowerCase()) : [];
-  const schemaWords = [...tables, ...negationTables].flatMap((t) => [...(linking.tableTerms.get(t) ?? []), ...(linking.columns.get(t) ?? []).flatMap((c) => c.terms)]);
-  const valueWords = [...allValues(picks).flatMap((v) => [v.entity.mention, v.value, ...(v.alternatives ?? []), ...(v.alternativeMentions ?? [])]), ...allLookups(picks).map((l) => l.text), ...intent.time.map((t) => t.text)];
-  const { coverage, uncovered } = questionCoverage(intent.completed, [...schemaWords, ...terms(valueWords.join(" ")), ...terms(negationWords.join(" "))]);
+  const negationTables = picks.negations.flatMap((n) => [
+    n.table,
+    ...(linking.structure.tables.find((t) => t.name === n.table)?.foreignKeys.map((f) => f.refTable) ?? []),
+  ]);
+  const negationWords =
+    negationTables.length + picks.absent.length + picks.antiJoins.length > 0
+      ? [...intent.completed.matchAll(NEGATION_WORDS)].map((m) => m[0].toLowerCase())
+      : [];
+  const schemaWords = [...tables, ...negationTables].flatMap((t) => [
+    ...(linking.tableTerms.get(t) ?? []),
+    ...(linking.columns.get(t) ?? []).flatMap((c) => c.terms),
+  ]);
+  const valueWords = [
+    ...allValues(picks).flatMap((v) => [v.entity.mention, v.value, ...(v.alternatives ?? []), ...(v.alternativeMentions ?? [])]),
+    ...allLookups(picks).map((l) => l.text),
+    ...intent.time.map((t) => t.text),
+  ];
+  const { coverage, uncovered } = questionCoverage(intent.completed, [
+    ...schemaWords,
+    ...terms(valueWords.join(" ")),
+    ...terms(negationWords.join(" ")),
+  ]);
   return { valuesUsed, valuesMissed, unresolved: [...picks.unresolved], coverage, uncovered };
 }
 
@@ -159,7 +209,9 @@ export async function formulateSql(
       notes.push(`a formulated SQL query was dropped: ${(e as Error).message}`);
       continue;
     }
-    const parts = [...variant.picks.notes, rendered.joins.length > 0 ? `joined ${rendered.joins.join(", ")}` : "", ...adj.notes].filter(Boolean);
+    const parts = [...variant.picks.notes, rendered.joins.length > 0 ? `joined ${rendered.joins.join(", ")}` : "", ...adj.notes].filter(
+      Boolean,
+    );
     queries.push({
       kbId: candidate.kbId,
       kbName: candidate.kbName,

@@ -39,7 +39,9 @@ export function inferredForeignKeys(structure: SqlStructure): { table: string; c
     const declared = new Set(t.foreignKeys.flatMap((fk) => fk.columns));
     for (const c of t.columns) {
       if (declared.has(c.name) || (t.primaryKey.length === 1 && t.primaryKey[0] === c.name)) continue;
-      const words = identifierTerms(c.name).filter((w) => !KEY_WORDS.has(w)).join(" ");
+      const words = identifierTerms(c.name)
+        .filter((w) => !KEY_WORDS.has(w))
+        .join(" ");
       if (!words) continue;
       const target = named.find((n) => n.t.name !== t.name && n.terms === words && n.t.primaryKey.length === 1);
       if (!target) continue;
@@ -74,8 +76,13 @@ function adjacency(structure: SqlStructure): Map<string, Adjacent[]> {
   const known = new Set(structure.tables.map((t) => t.name));
   for (const t of structure.tables) {
     // A key into another schema, or one whose referenced columns are unknown, cannot be joined on.
-    const fks = t.foreignKeys.filter((fk) => known.has(fk.refTable) && fk.refColumns.length === fk.columns.length && fk.refTable !== t.name);
-    for (const i of ownerFirst(t.name, fks.map((fk) => fk.columns))) {
+    const fks = t.foreignKeys.filter(
+      (fk) => known.has(fk.refTable) && fk.refColumns.length === fk.columns.length && fk.refTable !== t.name,
+    );
+    for (const i of ownerFirst(
+      t.name,
+      fks.map((fk) => fk.columns),
+    )) {
       const fk = fks[i];
       add(t.name, { table: fk.refTable, fromColumns: fk.columns, toColumns: fk.refColumns });
       add(fk.refTable, { table: t.name, fromColumns: fk.refColumns, toColumns: fk.columns });

@@ -74,7 +74,11 @@ function phrasesOf(question: string, positions: PositionedTerm[], ask: NonNullab
  */
 function tableNamed(linking: SchemaLinking, phrase: Phrase, reach: Set<string>): string | null {
   const text = phrase.raw.join(" ");
-  const whole = [...reach].find((t) => namesTable(linking, t, text) && phrase.words.every((w) => (linking.tableTerms.get(t) ?? []).includes(w.term) || !isAttributeWord(linking, t, w.term)));
+  const whole = [...reach].find(
+    (t) =>
+      namesTable(linking, t, text) &&
+      phrase.words.every((w) => (linking.tableTerms.get(t) ?? []).includes(w.term) || !isAttributeWord(linking, t, w.term)),
+  );
   if (whole) return whole;
   for (let n = 1; n < phrase.raw.length; n++) {
     const tail = phrase.raw.slice(phrase.raw.length - n).join(" ");
@@ -90,7 +94,14 @@ function isAttributeWord(linking: SchemaLinking, table: string, term: string): b
   return (linking.columns.get(table) ?? []).some((c) => c.ownTerms.includes(term) && !tt.has(term));
 }
 
-export function askedProjection(question: string, linking: SchemaLinking, ask: Constructs["ask"], positions: PositionedTerm[], reach: Set<string>, taken: Set<number>): AskedProjection | null {
+export function askedProjection(
+  question: string,
+  linking: SchemaLinking,
+  ask: Constructs["ask"],
+  positions: PositionedTerm[],
+  reach: Set<string>,
+  taken: Set<number>,
+): AskedProjection | null {
   if (!ask) return null;
   const phrases = phrasesOf(question, positions, ask, taken);
   const entities = phrases.map((p) => ({ p, table: tableNamed(linking, p, reach) }));
@@ -118,7 +129,16 @@ export function askedProjection(question: string, linking: SchemaLinking, ask: C
         const tableWords = p.words.filter((w) => tableTerms.includes(w.term) && !c.ownTerms.includes(w.term)).length;
         const owned = c.terms.some((term) => ownerTerms.has(term) && !c.ownTerms.every((o) => o === term)) ? 0.6 : 0;
         const inEntity = named.includes(t) ? 0.5 : 0;
-        const score = distinct + coverage + 0.3 * tableWords + owned + inEntity + (t === entity ? 0.25 : 0) + (t === linking.root && linking.rootTiedWith.length === 0 ? 0.2 : 0) - (c.key ? 0.1 : 0) - 0.1 * (p.words.length - distinct);
+        const score =
+          distinct +
+          coverage +
+          0.3 * tableWords +
+          owned +
+          inEntity +
+          (t === entity ? 0.25 : 0) +
+          (t === linking.root && linking.rootTiedWith.length === 0 ? 0.2 : 0) -
+          (c.key ? 0.1 : 0) -
+          0.1 * (p.words.length - distinct);
         scored.push({ column: c, score });
         if (!best || score > best.score) best = { column: c, score, at: Math.min(...hits.map((h) => h.at)) };
       }
@@ -128,8 +148,12 @@ export function askedProjection(question: string, linking: SchemaLinking, ask: C
       const top = best;
       const tied = scored.filter((x) => Math.abs(x.score - top.score) <= TIE && x.column.table !== top.column.table);
       // A tie is a question only when nothing points at one of the tables: not the answer table, none the question names.
-      const pointed = (t: string) => (t === linking.root && !tied.some((x) => linking.rootTiedWith.includes(x.column.table))) || t === entity || linking.tableCoverage(t) > 0;
-      if (tied.length > 0 && ![top, ...tied].some((x) => pointed(x.column.table))) ambiguous.push({ words: p.raw.join(" "), columns: [top.column, ...tied.map((t) => t.column)] });
+      const pointed = (t: string) =>
+        (t === linking.root && !tied.some((x) => linking.rootTiedWith.includes(x.column.table))) ||
+        t === entity ||
+        linking.tableCoverage(t) > 0;
+      if (tied.length > 0 && ![top, ...tied].some((x) => pointed(x.column.table)))
+        ambiguous.push({ words: p.raw.join(" "), columns: [top.column, ...tied.map((t) => t.column)] });
     }
   }
   columns.sort((a, b) => a.at - b.at);

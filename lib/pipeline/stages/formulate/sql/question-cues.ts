@@ -25,7 +25,12 @@ export function positionedTerms(question: string): PositionedTerm[] {
       continue;
     }
     // A quoted schema identifier ("unitsInStock") is several words, each at its own offset.
-    const parts = [...m[0].replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/_/g, " ").matchAll(/\S+/g)];
+    const parts = [
+      ...m[0]
+        .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+        .replace(/_/g, " ")
+        .matchAll(/\S+/g),
+    ];
     if (parts.length <= 1) {
       const [term = ""] = terms(m[0].replace(/_/g, " "));
       out.push({ term, at: m.index });
@@ -90,7 +95,10 @@ const LESS = String.raw`less\s+than|fewer\s+than|smaller\s+than|lower\s+than|und
 
 const PATTERNS: { re: RegExp; op: ComparisonOp }[] = [
   { re: new RegExp(String.raw`\bbetween\s+${NUMBER}\s+and\s+${NUMBER}`, "giu"), op: "between" },
-  { re: new RegExp(String.raw`\b(?:at\s+least|no\s+(?:less|fewer)\s+than|not\s+(?:less|fewer)\s+than)\s+${GAP}${NUMBER}`, "giu"), op: ">=" },
+  {
+    re: new RegExp(String.raw`\b(?:at\s+least|no\s+(?:less|fewer)\s+than|not\s+(?:less|fewer)\s+than)\s+${GAP}${NUMBER}`, "giu"),
+    op: ">=",
+  },
   { re: new RegExp(String.raw`\b(?:at\s+most|no\s+more\s+than|not\s+more\s+than|up\s+to)\s+${GAP}${NUMBER}`, "giu"), op: "<=" },
   { re: new RegExp(String.raw`\b(?:${LESS})\s+${GAP}${NUMBER}`, "giu"), op: "<" },
   { re: new RegExp(String.raw`\b(${GREATER})\s+${GAP}${NUMBER}`, "giu"), op: ">" },
@@ -118,7 +126,9 @@ function zeroAsDigit(question: string): string {
  */
 export function numericComparisons(intent: Intent): NumericComparison[] {
   const question = zeroAsDigit(intent.completed);
-  const taken = new Set([...intent.time.map((t) => t.text), ...intent.entities.map((e) => e.mention)].flatMap((t) => t.match(/\d+(?:\.\d+)?/g) ?? []));
+  const taken = new Set(
+    [...intent.time.map((t) => t.text), ...intent.entities.map((e) => e.mention)].flatMap((t) => t.match(/\d+(?:\.\d+)?/g) ?? []),
+  );
   const out: NumericComparison[] = [];
   const covered: [number, number][] = [];
   for (const { re, op } of PATTERNS) {
@@ -139,17 +149,32 @@ export function numericComparisons(intent: Intent): NumericComparison[] {
         // "other than 5", "rather than 5" compare nothing.
         if (/^(?:other|rather)$/i.test(adjective)) continue;
         const realOp: ComparisonOp = op === ">" && adjective && LESS_ADJECTIVES.test(adjective) ? "<" : op;
-        out.push({ op: realOp, values: [numberValue(numberText)], withAverage: false, at: start, attribute: [adjective, gap].filter(Boolean).join(" "), text: m[0] });
+        out.push({
+          op: realOp,
+          values: [numberValue(numberText)],
+          withAverage: false,
+          at: start,
+          attribute: [adjective, gap].filter(Boolean).join(" "),
+          text: m[0],
+        });
       }
       covered.push([start, end]);
     }
   }
-  const average = /\b(?:(more|greater|larger|bigger|higher|[\p{L}]+er)\s+than|above|over|(less|fewer|smaller|lower)\s+than|below|under)\s+(?:the\s+)?(?:average|mean)(?:\s+([\p{L}_]+))?/giu;
+  const average =
+    /\b(?:(more|greater|larger|bigger|higher|[\p{L}]+er)\s+than|above|over|(less|fewer|smaller|lower)\s+than|below|under)\s+(?:the\s+)?(?:average|mean)(?:\s+([\p{L}_]+))?/giu;
   for (const m of question.matchAll(average)) {
     const lessWord = m[2] !== undefined || /\b(?:below|under)\b/i.test(m[0]);
     const adjective = m[1] && !/^(?:more|greater|larger|bigger|higher)$/i.test(m[1]) ? m[1] : "";
     const less = lessWord || (adjective !== "" && LESS_ADJECTIVES.test(adjective));
-    out.push({ op: less ? "<" : ">", values: [], withAverage: true, at: m.index, attribute: [adjective, m[3] ?? ""].filter(Boolean).join(" "), text: m[0] });
+    out.push({
+      op: less ? "<" : ">",
+      values: [],
+      withAverage: true,
+      at: m.index,
+      attribute: [adjective, m[3] ?? ""].filter(Boolean).join(" "),
+      text: m[0],
+    });
   }
   // "with 4 cylinders": a count followed by what it counts; "grade 9 or 10": a column word and its values.
   // Both are equalities, kept only when the word names a numeric column (checked by the caller).
@@ -157,14 +182,20 @@ export function numericComparisons(intent: Intent): NumericComparison[] {
     // "with 0 units on order": the words after "on"/"in" tell apart units on order from units in stock.
     // "an age of 20 and …" counts nothing: a conjunction is not what a number counts.
     // "with '0' units on order": a quoted count is still a count.
-    [/\b(?:with|has|have|having|of)\s+(?:exactly\s+)?['"‘“]?(\d+)['"’”]?\s+(?!(?:and|or|but)\b)([\p{L}_]+(?:\s+(?:on|in)\s+[\p{L}_]+)?)/giu, (m) => ({ values: [Number(m[1])], attribute: m[2] })],
+    [
+      /\b(?:with|has|have|having|of)\s+(?:exactly\s+)?['"‘“]?(\d+)['"’”]?\s+(?!(?:and|or|but)\b)([\p{L}_]+(?:\s+(?:on|in)\s+[\p{L}_]+)?)/giu,
+      (m) => ({ values: [Number(m[1])], attribute: m[2] }),
+    ],
     // "a reorder level of 10", "an age of 20", "reorder levels set at 30", "a 'unitsInStock' of exactly 50":
     // the attribute (quoted or not), then its value.
     [
       /\b([\p{L}_]+(?:\s+[\p{L}_]+)?)['"’”]?\s+(?:of|equal\s+to|set\s+(?:at|to))\s+(?:exactly\s+)?(\d+(?:\.\d+)?)\b(?!\s*(?:%|percent|or\s+(?:more|less|fewer|greater|higher|lower|above|below)))/giu,
       (m) => ({ values: [Number(m[2])], attribute: m[1] }),
     ],
-    [/\b([\p{L}_]+)\s+(\d+(?:\.\d+)?)(?:\s+or\s+(\d+(?:\.\d+)?))?\b/giu, (m) => ({ values: [Number(m[2]), ...(m[3] ? [Number(m[3])] : [])], attribute: m[1] })],
+    [
+      /\b([\p{L}_]+)\s+(\d+(?:\.\d+)?)(?:\s+or\s+(\d+(?:\.\d+)?))?\b/giu,
+      (m) => ({ values: [Number(m[2]), ...(m[3] ? [Number(m[3])] : [])], attribute: m[1] }),
+    ],
   ];
   for (const [re, read] of equalities) {
     for (const m of question.matchAll(re)) {
@@ -187,7 +218,8 @@ export function numericComparisons(intent: Intent): NumericComparison[] {
 /** Phrases the question quotes ('Hey', "Star Wars"): matched as text, not linked as entities. */
 export function quotedPhrases(question: string): { text: string; at: number }[] {
   const out: { text: string; at: number }[] = [];
-  for (const m of question.matchAll(/(?:^|[\s(])['"‘“]([^'"‘’“”]{1,80})['"’”](?=[\s,.?!)]|$)/gu)) out.push({ text: m[1].trim(), at: m.index });
+  for (const m of question.matchAll(/(?:^|[\s(])['"‘“]([^'"‘’“”]{1,80})['"’”](?=[\s,.?!)]|$)/gu))
+    out.push({ text: m[1].trim(), at: m.index });
   return out.filter((q) => q.text.length > 0);
 }
 
@@ -210,7 +242,8 @@ export function textAnchor(question: string, at: number): TextAnchor {
   return "contains";
 }
 
-const NEGATION = /\b(?:without\s+(?:any\s+|a\s+|an\s+)?|(?:do|does|did|have|has|had)\s+not\s+(?:have\s+)?(?:any\s+|a\s+|an\s+)?|(?:have|has|had|with)\s+no\s+|never\s+(?:had\s+)?(?:any\s+|a\s+|an\s+)?)([\p{L}_]+)/giu;
+const NEGATION =
+  /\b(?:without\s+(?:any\s+|a\s+|an\s+)?|(?:do|does|did|have|has|had)\s+not\s+(?:have\s+)?(?:any\s+|a\s+|an\s+)?|(?:have|has|had|with)\s+no\s+|never\s+(?:had\s+)?(?:any\s+|a\s+|an\s+)?)([\p{L}_]+)/giu;
 
 const LACKED =
   /\b(?:without\s+(?:any\s+|a\s+|an\s+)?|(?:do|does|did|have|has|had)\s+not\s+(?:have\s+)?(?:any\s+|a\s+|an\s+)?|(?:do|does|did)n't\s+have\s+(?:any\s+|a\s+|an\s+)?|(?:have|has|had|with)\s+no\s+|lacks?\s+(?:a\s+|an\s+)?|(?:is|are)\s+missing\s+(?:a\s+|an\s+)?)((?:[\p{L}_]+)(?:\s+[\p{L}_]+){0,2})/giu;

@@ -28,7 +28,13 @@ export interface RenderedSql {
   grouped: { keys: number[]; measures: number[] } | null;
 }
 
-const AGGREGATE_WORD: Record<SqlAggregate["fn"], string> = { count: "number of", sum: "total", avg: "average", min: "minimum", max: "maximum" };
+const AGGREGATE_WORD: Record<SqlAggregate["fn"], string> = {
+  count: "number of",
+  sum: "total",
+  avg: "average",
+  min: "minimum",
+  max: "maximum",
+};
 
 function year(iso: string | null): number | null {
   const m = iso ? /^(\d{4})/.exec(iso) : null;
@@ -55,7 +61,16 @@ export function timeCondition(expr: string, column: ColumnFacts, cue: TimeCue): 
     lo = year(start)?.toString() ?? null;
     hi = hiYear?.toString() ?? null;
     // A whole single year on a year column is one value: "= 2014" reads as the question does.
-    if (cue.comparator !== "before" && cue.comparator !== "after" && cue.comparator !== "since" && cue.comparator !== "until" && lo && hi && Number(hi) === Number(lo) + 1) return `${expr} = ${lo}`;
+    if (
+      cue.comparator !== "before" &&
+      cue.comparator !== "after" &&
+      cue.comparator !== "since" &&
+      cue.comparator !== "until" &&
+      lo &&
+      hi &&
+      Number(hi) === Number(lo) + 1
+    )
+      return `${expr} = ${lo}`;
   } else {
     lo = start ? sqlString(start) : null;
     hi = end ? sqlString(end) : null;
@@ -104,12 +119,20 @@ export function tablesOf(p: SqlPicks): string[] {
     ...p.groupBy,
     ...(p.order?.column ? [p.order.column] : []),
   ];
-  const counted = [...p.aggregates, ...selectAggregates(p), ...p.having.map((h) => h.aggregate)].flatMap((a) => (a.countOf ? [a.countOf] : []));
+  const counted = [...p.aggregates, ...selectAggregates(p), ...p.having.map((h) => h.aggregate)].flatMap((a) =>
+    a.countOf ? [a.countOf] : [],
+  );
   return [...new Set([...p.via, ...columns.map((c) => c.table), ...p.extraTables, ...counted])];
 }
 
 /** The WHERE conditions of the picks over the joined tables (`col` writes a column reference). */
-function conditions(linking: SchemaLinking, p: SqlPicks, col: (c: ColumnFacts) => string, usable: (c: ColumnFacts) => boolean, multi: boolean): string[] {
+function conditions(
+  linking: SchemaLinking,
+  p: SqlPicks,
+  col: (c: ColumnFacts) => string,
+  usable: (c: ColumnFacts) => boolean,
+  multi: boolean,
+): string[] {
   const grouped = new Map<number, string[]>();
   const where: string[] = [];
   const add = (filter: object, condition: string) => {
@@ -125,7 +148,8 @@ function conditions(linking: SchemaLinking, p: SqlPicks, col: (c: ColumnFacts) =
     } else if (all.length > 1) add(v, `${col(v.column)} ${v.negated ? "NOT IN" : "IN"} (${all.map(sqlString).join(", ")})`);
     else add(v, `${col(v.column)} ${v.negated ? "<>" : "="} ${sqlString(v.value)}`);
   }
-  for (const l of p.lookups.filter((x) => usable(x.column))) add(l, `LOWER(${col(l.column)}) LIKE ${containsPattern(l.text, l.anchor)} ESCAPE '!'`);
+  for (const l of p.lookups.filter((x) => usable(x.column)))
+    add(l, `LOWER(${col(l.column)}) LIKE ${containsPattern(l.text, l.anchor)} ESCAPE '!'`);
   for (const t of p.time.filter((x) => usable(x.column))) {
     const parts = t.cues.map((cue) => timeCondition(col(t.column), t.column, cue)).filter((c): c is string => c !== null);
     // Several periods on one column can only be meant as alternatives ("in 2014 or 2015").
@@ -147,12 +171,18 @@ function conditions(linking: SchemaLinking, p: SqlPicks, col: (c: ColumnFacts) =
   for (const neg of p.negations) {
     if (neg.columns.length !== 1) continue;
     const inner = quoteIdent(neg.columns[0]);
-    where.push(`${qualified(p.root, neg.refColumns[0], multi)} NOT IN (SELECT ${inner} FROM ${quoteIdent(neg.table)} WHERE ${inner} IS NOT NULL)`);
+    where.push(
+      `${qualified(p.root, neg.refColumns[0], multi)} NOT IN (SELECT ${inner} FROM ${quoteIdent(neg.table)} WHERE ${inner} IS NOT NULL)`,
+    );
   }
   const pk = linking.structure.tables.find((t) => t.name === p.root)?.primaryKey ?? [];
   for (const anti of p.antiJoins) {
     if (pk.length !== 1) continue;
-    const inner = renderSql(linking, { ...anti.picks, select: null, projection: [linking.columns.get(p.root)!.find((c) => c.name === pk[0])!] }, { rowLimit: null, page: 0 });
+    const inner = renderSql(
+      linking,
+      { ...anti.picks, select: null, projection: [linking.columns.get(p.root)!.find((c) => c.name === pk[0])!] },
+      { rowLimit: null, page: 0 },
+    );
     where.push(`${qualified(p.root, pk[0], multi)} NOT IN (${inner.text.replace(/\n/g, " ")})`);
   }
   if (p.top && usable(p.top.column)) {
@@ -186,7 +216,11 @@ export function renderSql(linking: SchemaLinking, p: SqlPicks, options: RenderOp
         if (!usable(item.column)) continue;
         if (grouped.includes(item.column)) keys.push(select.length);
         const ambiguous = names.filter((n) => n === item.column.name.toLowerCase()).length > 1;
-        select.push(ambiguous ? `${col(item.column)} AS ${quoteIdent(`${readable(item.column.table)} ${readable(item.column.name)}`)}` : col(item.column));
+        select.push(
+          ambiguous
+            ? `${col(item.column)} AS ${quoteIdent(`${readable(item.column.table)} ${readable(item.column.name)}`)}`
+            : col(item.column),
+        );
       } else {
         if (item.aggregate.column && !usable(item.aggregate.column)) continue;
         measures.push(select.length);
@@ -196,7 +230,9 @@ export function renderSql(linking: SchemaLinking, p: SqlPicks, options: RenderOp
     if (grouped.length > 0 && keys.length > 0 && measures.length > 0) groupedColumns = { keys, measures };
   } else if (aggregates.length > 0) {
     // Context: the filtered values as constants, so the one aggregate row names what it is about.
-    const constants = p.values.filter((v) => !grouped.includes(v.column) && !v.negated && !v.alternatives?.length).map((v) => `${sqlString(v.value)} AS ${quoteIdent(readable(v.column.name))}`);
+    const constants = p.values
+      .filter((v) => !grouped.includes(v.column) && !v.negated && !v.alternatives?.length)
+      .map((v) => `${sqlString(v.value)} AS ${quoteIdent(readable(v.column.name))}`);
     for (const g of grouped) select.push(col(g));
     select.push(...constants, ...aggregates.map((a) => `${aggregateExpr(a, col, linking, multi)} AS ${quoteIdent(aggregateAlias(a))}`));
   } else {
@@ -214,7 +250,19 @@ export function renderSql(linking: SchemaLinking, p: SqlPicks, options: RenderOp
   if (order?.column && order.limit !== null && !p.ties) where.push(`${col(order.column)} IS NOT NULL`);
   if (order?.column && p.ties) {
     // Every row tied at the extreme: the column equals its extreme over the rows that meet the other conditions.
-    const inner = renderSql(linking, { ...p, ties: false, order: null, setOp: null, select: [{ kind: "aggregate", aggregate: { fn: order.descending ? "max" : "min", column: order.column } }], groupBy: [], having: [] }, { rowLimit: null, page: 0 });
+    const inner = renderSql(
+      linking,
+      {
+        ...p,
+        ties: false,
+        order: null,
+        setOp: null,
+        select: [{ kind: "aggregate", aggregate: { fn: order.descending ? "max" : "min", column: order.column } }],
+        groupBy: [],
+        having: [],
+      },
+      { rowLimit: null, page: 0 },
+    );
     where.push(`${col(order.column)} = (${inner.text.replace(/\n/g, " ")})`);
   }
 
@@ -238,9 +286,21 @@ export function renderSql(linking: SchemaLinking, p: SqlPicks, options: RenderOp
     // AVG/SUM over a join would count a row once per match ("the average age of dogs that had
     // treatments"): the rows are chosen through the join, the aggregate runs over them once each.
     const key = measuredIn.primaryKey[0];
-    const inner = [`SELECT ${qualified(measuredIn.name, key, true)}`, `FROM ${quoteIdent(p.root)}`, ...joins.map((j) => j.sql), ...(where.length > 0 ? [`WHERE ${where.join(" AND ")}`] : [])].join(" ");
-    const constants = p.select ? [] : p.values.filter((v) => !v.negated && !v.alternatives?.length).map((v) => `${sqlString(v.value)} AS ${quoteIdent(readable(v.column.name))}`);
-    const outer = [...constants, ...shownAggregates.map((a) => `${aggregateExpr(a, (c) => quoteIdent(c.name), linking, false)} AS ${quoteIdent(aggregateAlias(a))}`)];
+    const inner = [
+      `SELECT ${qualified(measuredIn.name, key, true)}`,
+      `FROM ${quoteIdent(p.root)}`,
+      ...joins.map((j) => j.sql),
+      ...(where.length > 0 ? [`WHERE ${where.join(" AND ")}`] : []),
+    ].join(" ");
+    const constants = p.select
+      ? []
+      : p.values
+          .filter((v) => !v.negated && !v.alternatives?.length)
+          .map((v) => `${sqlString(v.value)} AS ${quoteIdent(readable(v.column.name))}`);
+    const outer = [
+      ...constants,
+      ...shownAggregates.map((a) => `${aggregateExpr(a, (c) => quoteIdent(c.name), linking, false)} AS ${quoteIdent(aggregateAlias(a))}`),
+    ];
     const text = [`SELECT ${outer.join(", ")}`, `FROM ${quoteIdent(measuredIn.name)}`, `WHERE ${quoteIdent(key)} IN (${inner})`].join("\n");
     return { text, tables: plan.tables, joins: joins.map((j) => j.words), grouped: null };
   }
@@ -258,7 +318,13 @@ export function renderSql(linking: SchemaLinking, p: SqlPicks, options: RenderOp
     lines.push(p.setOp.op, ...right.text.split("\n"));
   }
   if (order && !p.ties) {
-    const by = order.column ? col(order.column) : order.aggregate ? aggregateExpr(order.aggregate, col, linking, multi) : countExpr ? aggregateExpr(countExpr, col, linking, multi) : "COUNT(*)";
+    const by = order.column
+      ? col(order.column)
+      : order.aggregate
+        ? aggregateExpr(order.aggregate, col, linking, multi)
+        : countExpr
+          ? aggregateExpr(countExpr, col, linking, multi)
+          : "COUNT(*)";
     if (!p.setOp) lines.push(`ORDER BY ${by} ${order.descending ? "DESC" : "ASC"}`);
   }
   if (limit !== null && !p.setOp) lines.push(`LIMIT ${limit}${offset > 0 ? ` OFFSET ${offset}` : ""}`);
@@ -282,6 +348,7 @@ function aggregateExpr(a: SqlAggregate, col: (c: ColumnFacts) => string, linking
 }
 
 export function aggregateAlias(a: SqlAggregate): string {
-  if (a.column) return a.fn === "count" ? `number of different ${readable(a.column.name)}` : `${AGGREGATE_WORD[a.fn]} ${readable(a.column.name)}`;
+  if (a.column)
+    return a.fn === "count" ? `number of different ${readable(a.column.name)}` : `${AGGREGATE_WORD[a.fn]} ${readable(a.column.name)}`;
   return `number of ${readable(a.countOf ?? "rows")}`;
 }

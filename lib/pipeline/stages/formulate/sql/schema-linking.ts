@@ -143,7 +143,8 @@ export function linkSchema(structure: SqlStructure, intent: Intent, candidate: L
       if (!l) continue;
       if (l.kind === "column") {
         const c = parseColumnRef(l.ref, structure);
-        if (c) columnLinkScore.set(`${c.table}\u0000${c.column}`, Math.max(columnLinkScore.get(`${c.table}\u0000${c.column}`) ?? 0, l.score));
+        if (c)
+          columnLinkScore.set(`${c.table}\u0000${c.column}`, Math.max(columnLinkScore.get(`${c.table}\u0000${c.column}`) ?? 0, l.score));
       } else if (l.kind === "table") {
         tableLinkScore.set(l.ref, Math.max(tableLinkScore.get(l.ref) ?? 0, l.score));
       }
@@ -154,7 +155,8 @@ export function linkSchema(structure: SqlStructure, intent: Intent, candidate: L
   // one ("the maximum shares"), that column is what it asks about, even when it cannot serve (text, not numbers).
   const namedByWords = new Set([...columns].filter(([, cs]) => cs.some((c) => !c.key && byWords(c) >= MENTIONED)).map(([t]) => t));
   const closeness = candidate.columnMeaning;
-  const byMeaning = (c: ColumnFacts) => (closeness && !namedByWords.has(c.table) ? WEIGHTS.columnMeaning * (closeness.get(columnKey(c.table, c.name)) ?? 0) : 0);
+  const byMeaning = (c: ColumnFacts) =>
+    closeness && !namedByWords.has(c.table) ? WEIGHTS.columnMeaning * (closeness.get(columnKey(c.table, c.name)) ?? 0) : 0;
   const columnScore = (c: ColumnFacts) => Math.max(byWords(c), byMeaning(c));
   const tableCoverage = (table: string) => coverage(tableTerms.get(table) ?? [], bag);
 
@@ -193,7 +195,9 @@ export function linkSchema(structure: SqlStructure, intent: Intent, candidate: L
       const parsed = parseValueRef(l.ref, structure);
       if (!parsed) continue;
       const column = columns.get(parsed.table)?.find((c) => c.name === parsed.column);
-      const s = (preScore.get(parsed.table) ?? 0) + (column ? WEIGHTS.valueColumn * Math.max(namedBeside(words, spanOf(e.mention), column), byMeaning(column)) : 0);
+      const s =
+        (preScore.get(parsed.table) ?? 0) +
+        (column ? WEIGHTS.valueColumn * Math.max(namedBeside(words, spanOf(e.mention), column), byMeaning(column)) : 0);
       if (column && s > bestScore) {
         best = { entity: e, column, value: parsed.value };
         bestScore = s;
@@ -209,7 +213,9 @@ export function linkSchema(structure: SqlStructure, intent: Intent, candidate: L
   }
   let root = structure.tables[0]?.name ?? "";
   for (const t of structure.tables) if ((tableScores.get(t.name) ?? 0) > (tableScores.get(root) ?? 0)) root = t.name;
-  const rootTiedWith = structure.tables.filter((t) => t.name !== root && tableScores.get(t.name) === tableScores.get(root)).map((t) => t.name);
+  const rootTiedWith = structure.tables
+    .filter((t) => t.name !== root && tableScores.get(t.name) === tableScores.get(root))
+    .map((t) => t.name);
 
   const lookups = entities.filter((e) => e.byName && !e.link);
   return { structure, columns, tableTerms, tableScores, columnScore, tableCoverage, root, rootTiedWith, values, lookups, bag, focus };

@@ -1,8 +1,28 @@
 import { terms, words } from "../../../text";
 import type { Intent, TimeCue } from "../../../types";
 import type { Adjustments } from "../feedback";
-import { adjectiveSense, type AggregateFn, aggregateRequests, BARE_ORDER, chooseSuperlativeAttribute, coverage, groupingTerms, ORDER_BY } from "../lexicon";
-import { best, columnsOf, connected, identity, label, MENTIONED, mentionedColumns, namesTable, nearTables, relevantTables } from "./column-choice";
+import {
+  adjectiveSense,
+  type AggregateFn,
+  aggregateRequests,
+  BARE_ORDER,
+  chooseSuperlativeAttribute,
+  coverage,
+  groupingTerms,
+  ORDER_BY,
+} from "../lexicon";
+import {
+  best,
+  columnsOf,
+  connected,
+  identity,
+  label,
+  MENTIONED,
+  mentionedColumns,
+  namesTable,
+  nearTables,
+  relevantTables,
+} from "./column-choice";
 import { isNegated, periodCues, pickAbsent, pickLookups, pickNegations, pickNumericFilters, pickTimeColumn } from "./filter-picks";
 import { type ComparisonOp, type PositionedTerm, positionedTerms, type TextAnchor, wordDistance } from "./question-cues";
 import { type Constructs, constructsOf } from "../constructs";
@@ -182,14 +202,25 @@ function countedColumn(intent: Intent, linking: SchemaLinking, reach: Set<string
   );
 }
 
-function pickAggregates(intent: Intent, linking: SchemaLinking, tables: string[], reach: Set<string>, positions: PositionedTerm[], notes: string[]): SqlAggregate[] {
+function pickAggregates(
+  intent: Intent,
+  linking: SchemaLinking,
+  tables: string[],
+  reach: Set<string>,
+  positions: PositionedTerm[],
+  notes: string[],
+): SqlAggregate[] {
   // The measured column may sit one foreign key away ("total quantity of Tents": order_items.quantity for products).
   const measurable = columnsOf(linking, nearTables(linking, tables)).filter((c) => c.numeric && !c.key && linking.columnScore(c) > 0);
   const out: SqlAggregate[] = [];
   for (const request of aggregateRequests(intent)) {
     if (request.fn === "count") {
       const distinct = countedColumn(intent, linking, reach);
-      out.push(distinct ? { fn: "count", column: distinct, at: request.at } : { fn: "count", column: null, countOf: countedTable(intent, linking, reach), at: request.at });
+      out.push(
+        distinct
+          ? { fn: "count", column: distinct, at: request.at }
+          : { fn: "count", column: null, countOf: countedTable(intent, linking, reach), at: request.at },
+      );
       continue;
     }
     // The measured column is the one named right after the aggregate word ("average age", "total weight").
@@ -213,7 +244,14 @@ function pickGrouping(intent: Intent, linking: SchemaLinking, reach: Set<string>
   if (table) {
     // "per product category": the words besides the table's name name one of its columns.
     const rest = new Set(groupTerms.filter((t) => !(linking.tableTerms.get(table) ?? []).includes(t)));
-    const column = rest.size > 0 ? best((linking.columns.get(table) ?? []).filter((c) => !c.key), (c) => coverage(c.ownTerms, rest), 0.99) : null;
+    const column =
+      rest.size > 0
+        ? best(
+            (linking.columns.get(table) ?? []).filter((c) => !c.key),
+            (c) => coverage(c.ownTerms, rest),
+            0.99,
+          )
+        : null;
     if (column) return [column];
     return [...new Set([...identity(linking, table), ...mentionedColumns(linking, table)])];
   }
@@ -235,11 +273,13 @@ function pickGrouping(intent: Intent, linking: SchemaLinking, reach: Set<string>
 
 const DESCENDING = /\bdesc(?:ending)?\b|\bfrom\s+(?:the\s+)?(?:old|high|larg|big|most|great|long)\w*|\bdecreasing\b/i;
 /** "the most concerts", "the fewest orders": a superlative over a count of rows. */
-const MOST_ROWS = /\b(?:most|fewest|least|greatest\s+number\s+of|largest\s+number\s+of|highest\s+number\s+of|smallest\s+number\s+of)\s+(?:number\s+of\s+)?([\p{L}_]+(?:\s+[\p{L}_]+)?)/iu;
+const MOST_ROWS =
+  /\b(?:most|fewest|least|greatest\s+number\s+of|largest\s+number\s+of|highest\s+number\s+of|smallest\s+number\s+of)\s+(?:number\s+of\s+)?([\p{L}_]+(?:\s+[\p{L}_]+)?)/iu;
 /** "the top 5 …": a list led by its highest values. */
 const TOP = /\btop\b/i;
 /** Words that rank ("most", "highest", "oldest"), beside the ones that only count off rows ("top", "first"). */
-const RANKING = /\b(?:most|least|highest|lowest|largest|smallest|greatest|fewest|best|worst|maximum|minimum|(?!lat|earli|inter)[a-z]{2,}iest|(?!lat|earli|inter|requ|sugg)[a-z]{3,}est)\b/i;
+const RANKING =
+  /\b(?:most|least|highest|lowest|largest|smallest|greatest|fewest|best|worst|maximum|minimum|(?!lat|earli|inter)[a-z]{2,}iest|(?!lat|earli|inter|requ|sugg)[a-z]{3,}est)\b/i;
 /** "the most common nationality": a superlative over how often a value occurs. */
 const FREQUENCY = /\b(?:most|least)\s+(?:common|frequent|popular|usual|often)\b|\b(?:commonest|frequentest)\b/i;
 
@@ -316,7 +356,12 @@ function aggregateWords(aggregates: SqlAggregate[], positions: PositionedTerm[],
  * "Which grades have 4 or more high schoolers?", "conductors who conducted more than one orchestra":
  * a count condition whose noun names a table is a HAVING on the number of that table's rows per group.
  */
-function pickHaving(constructs: Constructs, linking: SchemaLinking, reach: Set<string>, notes: string[]): { having: SqlHaving; at: number; end: number }[] {
+function pickHaving(
+  constructs: Constructs,
+  linking: SchemaLinking,
+  reach: Set<string>,
+  notes: string[],
+): { having: SqlHaving; at: number; end: number }[] {
   const out: { having: SqlHaving; at: number; end: number }[] = [];
   for (const c of constructs.counts) {
     const nounWords = c.noun.split(/\s+/);
@@ -333,7 +378,11 @@ function pickHaving(constructs: Constructs, linking: SchemaLinking, reach: Set<s
       table = named.sort((a, b) => linking.tableCoverage(b) - linking.tableCoverage(a))[0] ?? null;
     }
     if (!table) continue;
-    out.push({ having: { aggregate: { fn: "count", column: null, countOf: table }, op: c.op, value: c.value }, at: c.at, end: c.at + c.text.length });
+    out.push({
+      having: { aggregate: { fn: "count", column: null, countOf: table }, op: c.op, value: c.value },
+      at: c.at,
+      end: c.at + c.text.length,
+    });
     notes.push(`"${c.text}" → HAVING the number of ${table} rows ${c.op} ${c.value}`);
   }
   return out;
@@ -342,7 +391,11 @@ function pickHaving(constructs: Constructs, linking: SchemaLinking, reach: Set<s
 // ---------------------------------------------------------------------------------------------
 // How the filters are joined: and / or / both … and / but not
 
-type Filter = { kind: "value"; f: SqlValueFilter } | { kind: "numeric"; f: SqlNumericFilter } | { kind: "time"; f: SqlTimeFilter } | { kind: "lookup"; f: SqlPicks["lookups"][number] };
+type Filter =
+  | { kind: "value"; f: SqlValueFilter }
+  | { kind: "numeric"; f: SqlNumericFilter }
+  | { kind: "time"; f: SqlTimeFilter }
+  | { kind: "lookup"; f: SqlPicks["lookups"][number] };
 
 function filterAt(filter: Filter, question: string): number {
   switch (filter.kind) {
@@ -454,7 +507,12 @@ function applyConnectives(p: SqlPicks, constructs: Constructs, question: string,
     const b = filters[i + 1];
     const kind = connectiveBetween(constructs, a.at, b.at);
     if (kind === "or") {
-      if (a.filter.kind === "value" && b.filter.kind === "value" && a.filter.f.column === b.filter.f.column && a.filter.f.negated === b.filter.f.negated) {
+      if (
+        a.filter.kind === "value" &&
+        b.filter.kind === "value" &&
+        a.filter.f.column === b.filter.f.column &&
+        a.filter.f.negated === b.filter.f.negated
+      ) {
         const merged: SqlValueFilter = {
           ...a.filter.f,
           alternatives: [...(a.filter.f.alternatives ?? []), b.filter.f.value],
@@ -475,13 +533,18 @@ function applyConnectives(p: SqlPicks, constructs: Constructs, question: string,
     }
     if (picks.setOp) continue;
     if ((kind === "and" || kind === "both") && exclusive(a.filter, b.filter)) {
-      notes.push(`"${kind === "both" ? "both … and" : "and"}" on ${label(columnOf(a.filter))}: no single row meets both, so INTERSECT of the two`);
+      notes.push(
+        `"${kind === "both" ? "both … and" : "and"}" on ${label(columnOf(a.filter))}: no single row meets both, so INTERSECT of the two`,
+      );
       return { ...without(picks, b.filter), setOp: { op: "INTERSECT", right: { ...without(picks, a.filter), setOp: null } } };
     }
     if (kind === "but-not") {
       const positive = b.filter.kind === "value" ? ({ kind: "value", f: { ...b.filter.f, negated: false } } as Filter) : b.filter;
       const right = { ...without(picks, a.filter), setOp: null };
-      const rightPositive = positive.kind === "value" ? { ...right, values: right.values.map((v) => (v === b.filter.f ? (positive.f as SqlValueFilter) : v)) } : right;
+      const rightPositive =
+        positive.kind === "value"
+          ? { ...right, values: right.values.map((v) => (v === b.filter.f ? (positive.f as SqlValueFilter) : v)) }
+          : right;
       notes.push(`"but not": EXCEPT the rows that meet the second condition`);
       return { ...without(picks, b.filter), setOp: { op: "EXCEPT", right: rightPositive } };
     }
@@ -496,7 +559,9 @@ const NEGATION_WINDOW = 40;
 
 /** A negation cue shortly before the filter, with no other filter in between: "did not have a concert in 2014". */
 function negatedBefore(constructs: Constructs, at: number, previous: number, window = NEGATION_WINDOW): boolean {
-  return constructs.negations.some((n) => n.at < at && n.at > previous && at - n.at <= window && !/^(?:no|not)\s+(?:more|less|fewer)/i.test(`${n.cue} ${n.scope}`));
+  return constructs.negations.some(
+    (n) => n.at < at && n.at > previous && at - n.at <= window && !/^(?:no|not)\s+(?:more|less|fewer)/i.test(`${n.cue} ${n.scope}`),
+  );
 }
 
 /**
@@ -504,7 +569,14 @@ function negatedBefore(constructs: Constructs, at: number, previous: number, win
  * `<>` on the joined rows (a stadium with concerts in 2014 and 2015 would stay): the answer rows are
  * those NOT IN the ones that meet the filter.
  */
-function pickAntiJoins(p: SqlPicks, linking: SchemaLinking, constructs: Constructs, question: string, notes: string[], wider = false): SqlPicks {
+function pickAntiJoins(
+  p: SqlPicks,
+  linking: SchemaLinking,
+  constructs: Constructs,
+  question: string,
+  notes: string[],
+  wider = false,
+): SqlPicks {
   const pk = linking.structure.tables.find((t) => t.name === p.root)?.primaryKey ?? [];
   if (pk.length !== 1) return p;
   let picks = p;
@@ -516,10 +588,34 @@ function pickAntiJoins(p: SqlPicks, linking: SchemaLinking, constructs: Construc
     if (table === p.root) return;
     const previous = i > 0 ? filters[i - 1].at : (constructs.ask?.end ?? 0);
     const isNegatedValue = filter.kind === "value" && filter.f.negated;
-    if (negatedTables.has(table) || isNegatedValue || negatedBefore(constructs, at, previous, wider ? 2 * NEGATION_WINDOW : NEGATION_WINDOW)) moved.push(filter);
+    if (
+      negatedTables.has(table) ||
+      isNegatedValue ||
+      negatedBefore(constructs, at, previous, wider ? 2 * NEGATION_WINDOW : NEGATION_WINDOW)
+    )
+      moved.push(filter);
   });
   if (moved.length === 0) return p;
-  let inner: SqlPicks = { ...p, values: [], numeric: [], time: [], lookups: [], negations: [], antiJoins: [], setOp: null, having: [], aggregates: [], groupBy: [], order: null, top: null, select: null, orGroups: new Map(), rowLimit: null, flags: [], absent: [] };
+  let inner: SqlPicks = {
+    ...p,
+    values: [],
+    numeric: [],
+    time: [],
+    lookups: [],
+    negations: [],
+    antiJoins: [],
+    setOp: null,
+    having: [],
+    aggregates: [],
+    groupBy: [],
+    order: null,
+    top: null,
+    select: null,
+    orGroups: new Map(),
+    rowLimit: null,
+    flags: [],
+    absent: [],
+  };
   for (const m of moved) {
     picks = without(picks, m);
     if (m.kind === "value") inner = { ...inner, values: [...inner.values, { ...m.f, negated: false }] };
@@ -539,7 +635,12 @@ function pickAntiJoins(p: SqlPicks, linking: SchemaLinking, constructs: Construc
 
 const BOOLEAN_TYPE = /bool/i;
 
-function pickFlags(question: string, linking: SchemaLinking, tables: string[], positions: PositionedTerm[]): { column: ColumnFacts; value: boolean }[] {
+function pickFlags(
+  question: string,
+  linking: SchemaLinking,
+  tables: string[],
+  positions: PositionedTerm[],
+): { column: ColumnFacts; value: boolean }[] {
   const out: { column: ColumnFacts; value: boolean }[] = [];
   for (const c of columnsOf(linking, tables)) {
     if (!BOOLEAN_TYPE.test(c.type)) continue;
@@ -581,7 +682,9 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
   const reach = connected(linking);
   const tables = relevantTables(linking, reach);
   const root = linking.root;
-  const values: SqlValueFilter[] = linking.values.filter((v) => reach.has(v.column.table)).map((v) => ({ ...v, negated: isNegated(intent.completed, v.entity.mention, adj.widerNegation) }));
+  const values: SqlValueFilter[] = linking.values
+    .filter((v) => reach.has(v.column.table))
+    .map((v) => ({ ...v, negated: isNegated(intent.completed, v.entity.mention, adj.widerNegation) }));
   for (const v of values) notes.push(`linked "${v.entity.mention}" to ${label(v.column)} ${v.negated ? "<>" : "="} '${v.value}'`);
   const lookups = pickLookups(intent, linking, tables, positions, notes);
   const havingFound = adj.relax ? [] : pickHaving(constructs, linking, reach, notes);
@@ -598,7 +701,13 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
   const listLimit = constructs.limit;
   const ranked = RANKING.test(intent.completed.replace(/\b(?:top|first)\b/gi, ""));
   const superlative = explicit || (listLimit !== null && !ranked && !intent.superlative?.attribute) ? null : intent.superlative;
-  let groupBy = pickGrouping(intent, linking, reach, aggregates.length > 0 || superlative !== null || havingFound.length > 0 || adj.looserGrouping, adj.looserGrouping);
+  let groupBy = pickGrouping(
+    intent,
+    linking,
+    reach,
+    aggregates.length > 0 || superlative !== null || havingFound.length > 0 || adj.looserGrouping,
+    adj.looserGrouping,
+  );
   if (aggregates.length === 0 && havingFound.length === 0) groupBy = [];
   const extraTables: string[] = [];
   let order: SqlOrdering | null = null;
@@ -609,13 +718,29 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
   if (superlative) {
     const measurable = columnsOf(linking, nearTables(linking, tables)).filter((c) => (c.numeric || c.dateLike || c.yearLike) && !c.key);
     const counted = countedBySuperlative(intent, linking, reach, measurable);
-    const choice = counted ? null : chooseSuperlativeAttribute(superlative, measurable.map((c) => ({ item: c, terms: c.terms })), linking.bag, intent.completed);
+    const choice = counted
+      ? null
+      : chooseSuperlativeAttribute(
+          superlative,
+          measurable.map((c) => ({ item: c, terms: c.terms })),
+          linking.bag,
+          intent.completed,
+        );
     const direction = (max: boolean) => (max ? "DESC" : "ASC");
     // "the maximum accelerate (for each number of cylinders)": the superlative word is the aggregate itself
     // when nothing else about the extreme row is asked.
     const same = choice ? aggregates.find((a) => a.column === choice.item && (a.fn === "max" || a.fn === "min")) : undefined;
-    const preliminary = askedProjection(intent.completed, linking, constructs.ask, positions, reach, aggregateWords(aggregates, positions, linking));
-    const otherAsked = (preliminary?.columns ?? []).filter((a) => a.column !== choice?.item && !aggregates.some((g) => g.column === a.column));
+    const preliminary = askedProjection(
+      intent.completed,
+      linking,
+      constructs.ask,
+      positions,
+      reach,
+      aggregateWords(aggregates, positions, linking),
+    );
+    const otherAsked = (preliminary?.columns ?? []).filter(
+      (a) => a.column !== choice?.item && !aggregates.some((g) => g.column === a.column),
+    );
     // "the suppliers with the highest average unit price": groups of another table's rows, ranked by their aggregate.
     const rankingAggregate = choice ? aggregates.find((a) => a.column === choice.item && a.fn !== "max" && a.fn !== "min") : undefined;
     const rankedEntity = preliminary?.entity ?? root;
@@ -627,7 +752,9 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
       rankedBy = rankingAggregate;
       const descending = choice.direction === "max";
       order = { column: null, aggregate: rankingAggregate, descending, limit: superlative.limit, offset: 0 };
-      notes.push(`${rankedEntity} ranked by ${rankingAggregate.fn.toUpperCase()}(${label(choice.item)}) ${descending ? "DESC" : "ASC"} LIMIT ${superlative.limit}`);
+      notes.push(
+        `${rankedEntity} ranked by ${rankingAggregate.fn.toUpperCase()}(${label(choice.item)}) ${descending ? "DESC" : "ASC"} LIMIT ${superlative.limit}`,
+      );
     } else if (choice) {
       const descending = choice.direction === "max";
       const keyOf = linking.structure.tables.find((t) => t.name === choice.item.table)?.primaryKey ?? [];
@@ -636,12 +763,16 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
         // An aggregate of the superlative's rows: aggregate over the top rows, not order the aggregate.
         aggregates = aggregated;
         top = { column: choice.item, key: keyOf[0], descending, limit: superlative.limit };
-        notes.push(`over the ${superlative.limit === 1 ? "row" : `${superlative.limit} rows`} with the ${choice.direction === "max" ? "highest" : "lowest"} ${label(choice.item)} (${choice.reason})`);
+        notes.push(
+          `over the ${superlative.limit === 1 ? "row" : `${superlative.limit} rows`} with the ${choice.direction === "max" ? "highest" : "lowest"} ${label(choice.item)} (${choice.reason})`,
+        );
       } else {
         // "the age of the oldest dog" is the largest age: the top row's value, read from the ordered rows.
         aggregates = aggregated;
         order = { column: choice.item, descending, limit: superlative.limit, offset: 0 };
-        notes.push(`superlative "${superlative.attribute ?? superlative.direction}" → ORDER BY ${label(choice.item)} ${direction(descending)} LIMIT ${superlative.limit} (${choice.reason})`);
+        notes.push(
+          `superlative "${superlative.attribute ?? superlative.direction}" → ORDER BY ${label(choice.item)} ${direction(descending)} LIMIT ${superlative.limit} (${choice.reason})`,
+        );
       }
     } else if (counted) {
       const focusColumn = best(
@@ -651,8 +782,16 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
       );
       // Per what: the grouping asked for, else the focus noun's column ("which year…"), else the answer table's rows.
       // "the most common nationality": the rows are grouped by the column the attribute names.
-      const attributeTerms = new Set(terms(superlative.attribute ?? "").filter((t) => !["common", "frequent", "popular", "usual"].includes(t)));
-      const frequencyColumn = FREQUENCY.test(intent.completed) ? best(columnsOf(linking, [root]).filter((c) => !c.key), (c) => coverage(c.ownTerms, attributeTerms), 0.49) : null;
+      const attributeTerms = new Set(
+        terms(superlative.attribute ?? "").filter((t) => !["common", "frequent", "popular", "usual"].includes(t)),
+      );
+      const frequencyColumn = FREQUENCY.test(intent.completed)
+        ? best(
+            columnsOf(linking, [root]).filter((c) => !c.key),
+            (c) => coverage(c.ownTerms, attributeTerms),
+            0.49,
+          )
+        : null;
       let keys: ColumnFacts[] = [];
       if (groupBy.length > 0) keys = groupBy;
       else if (frequencyColumn) keys = [frequencyColumn];
@@ -679,7 +818,9 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
         extraTables.push(counted);
         const descending = superlative.direction === "max" && !/\b(?:fewest|least)\b/i.test(intent.completed);
         order = { column: null, descending, limit: superlative.limit, offset: 0 };
-        notes.push(`superlative over counts: ${counted} rows per ${groupBy.map(label).join(", ")}, ORDER BY the count ${direction(descending)} LIMIT ${superlative.limit}`);
+        notes.push(
+          `superlative over counts: ${counted} rows per ${groupBy.map(label).join(", ")}, ORDER BY the count ${direction(descending)} LIMIT ${superlative.limit}`,
+        );
       }
     }
   }
@@ -691,7 +832,13 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
     const column = pickTimeColumn(linking, tables, reach, positions, at);
     if (column) {
       // Periods joined by "and" on one column are read apart (both 2014 and 2015); "or" and lists stay one alternative.
-      const apart = cues.length === 2 && connectiveBetween(constructs, intent.completed.toLowerCase().indexOf(cues[0].text.toLowerCase()), intent.completed.toLowerCase().indexOf(cues[1].text.toLowerCase())) !== "or";
+      const apart =
+        cues.length === 2 &&
+        connectiveBetween(
+          constructs,
+          intent.completed.toLowerCase().indexOf(cues[0].text.toLowerCase()),
+          intent.completed.toLowerCase().indexOf(cues[1].text.toLowerCase()),
+        ) !== "or";
       if (apart) for (const cue of cues) time.push({ column, cues: [cue] });
       else time.push({ column, cues });
       notes.push(`time "${cues.map((c) => c.text).join(", ")}" on ${label(column)}`);
@@ -711,8 +858,20 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
   }
   // "the top 5 products with a reorder level above 20": "top" with no ranking word ranks by the one
   // attribute the question bounds from below, highest first ("the first 5 …" stays a plain list).
-  const lowerBound = numeric.length === 1 && (numeric[0].op === ">" || numeric[0].op === ">=") && !numeric[0].withAverage && !numeric[0].negated ? numeric[0] : null;
-  if (!order && !top && lowerBound && listLimit !== null && !ranked && TOP.test(intent.completed) && aggregates.length === 0 && havingFound.length === 0) {
+  const lowerBound =
+    numeric.length === 1 && (numeric[0].op === ">" || numeric[0].op === ">=") && !numeric[0].withAverage && !numeric[0].negated
+      ? numeric[0]
+      : null;
+  if (
+    !order &&
+    !top &&
+    lowerBound &&
+    listLimit !== null &&
+    !ranked &&
+    TOP.test(intent.completed) &&
+    aggregates.length === 0 &&
+    havingFound.length === 0
+  ) {
     order = { column: lowerBound.column, descending: true, limit: listLimit, offset: 0 };
     notes.push(`"top ${listLimit}" with ${label(lowerBound.column)} bounded below → ORDER BY it DESC LIMIT ${listLimit}`);
   }
@@ -730,7 +889,12 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
   // Bad input: an attribute two tables hold alike, with nothing in the question to tell which (an honest refusal, not a guess).
   for (const a of asked?.ambiguous ?? []) {
     const choices = a.columns.map((c) => label(c));
-    unresolved.push(`I could not tell which column '${a.words}' refers to: ${choices.slice(0, -1).join(", ")} or ${choices[choices.length - 1]}. Name the ${a.columns.map((c) => c.table).slice(0, 2).join(" or ")} you mean.`);
+    unresolved.push(
+      `I could not tell which column '${a.words}' refers to: ${choices.slice(0, -1).join(", ")} or ${choices[choices.length - 1]}. Name the ${a.columns
+        .map((c) => c.table)
+        .slice(0, 2)
+        .join(" or ")} you mean.`,
+    );
   }
   const entity = asked?.entity ?? root;
   const standIn = () => {
@@ -741,7 +905,15 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
 
   // Counting another table's rows with no grouping asked for: one count per answer row ("singers and their number of concerts").
   const count = aggregates.find((a) => a.fn === "count");
-  if (groupBy.length === 0 && !top && !rankedBy && count?.countOf && count.countOf !== root && aggregates.length === 1 && askedColumns.some((c) => c.table === root)) {
+  if (
+    groupBy.length === 0 &&
+    !top &&
+    !rankedBy &&
+    count?.countOf &&
+    count.countOf !== root &&
+    aggregates.length === 1 &&
+    askedColumns.some((c) => c.table === root)
+  ) {
     groupBy = [...new Set([...identity(linking, root), ...askedColumns.filter((c) => c.table === root)])];
     notes.push(`one count of ${count.countOf} rows per ${root} row`);
   }
@@ -766,15 +938,24 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
       // Groups ranked by a count: the entity's stand-in when the groups are its rows, else the grouping column.
       const stand = standIn();
       if (stand.length > 0 && groupBy.includes(stand[0])) return stand;
-      return groupBy.filter((c) => !c.key).slice(0, 1).concat(groupBy.every((c) => c.key) ? groupBy.slice(0, 1) : []);
+      return groupBy
+        .filter((c) => !c.key)
+        .slice(0, 1)
+        .concat(groupBy.every((c) => c.key) ? groupBy.slice(0, 1) : []);
     };
     const columns = askedColumns.length > 0 ? askedColumns : groupBy.length > 0 && rankedBy ? grouped() : standIn();
     select = columns.map((column) => ({ kind: "column", column }));
   } else {
     const keys = askedColumns.length > 0 ? askedColumns : groupBy.filter((c) => !c.key).slice(0, 1);
     const items: { item: SelectItem; at: number }[] = [
-      ...(groupBy.length > 0 ? keys : []).map((column) => ({ item: { kind: "column", column } as SelectItem, at: asked?.columns.find((a) => a.column === column)?.at ?? -1 })),
-      ...shownAggregates.map((aggregate) => ({ item: { kind: "aggregate", aggregate } as SelectItem, at: aggregate.at ?? Number.MAX_SAFE_INTEGER })),
+      ...(groupBy.length > 0 ? keys : []).map((column) => ({
+        item: { kind: "column", column } as SelectItem,
+        at: asked?.columns.find((a) => a.column === column)?.at ?? -1,
+      })),
+      ...shownAggregates.map((aggregate) => ({
+        item: { kind: "aggregate", aggregate } as SelectItem,
+        at: aggregate.at ?? Number.MAX_SAFE_INTEGER,
+      })),
     ];
     select = items.sort((a, b) => a.at - b.at).map((x) => x.item);
   }
@@ -793,7 +974,10 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
     // Details one foreign key away count when fully named and the answer table has no such column ("birth date of the poker player").
     const mentioned = columnsOf(linking, nearTables(linking, tables))
       .filter((c) => !c.key && linking.columnScore(c) >= MENTIONED)
-      .filter((c) => c.table === root || linking.tableCoverage(c.table) > 0 || (linking.columnScore(c) === 1 && !rootWords.has(c.ownTerms.join(" "))))
+      .filter(
+        (c) =>
+          c.table === root || linking.tableCoverage(c.table) > 0 || (linking.columnScore(c) === 1 && !rootWords.has(c.ownTerms.join(" "))),
+      )
       .sort((a, b) => linking.columnScore(b) - linking.columnScore(a));
     projection = [...identity(linking, root), ...askedColumns, ...mentioned];
     if (order?.column) projection.push(order.column);
@@ -848,7 +1032,10 @@ function answerTypeColumns(intent: Intent, linking: SchemaLinking, projected: Co
   const out: ColumnFacts[] = [];
   const types = new Set(intent.answerTypes);
   if ((types.has("number") || types.has("money") || types.has("percent")) && !projected.some((c) => c.numeric && !c.key)) {
-    const column = best(root.filter((c) => c.numeric && !c.key), linking.columnScore);
+    const column = best(
+      root.filter((c) => c.numeric && !c.key),
+      linking.columnScore,
+    );
     if (column) out.push(column);
   }
   if (types.has("date") && !projected.some((c) => c.dateLike || c.yearLike)) {

@@ -32,7 +32,23 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}/;
 const NAME_TERMS = new Set(["name", "titl", "label", "caption"]);
 const DATE_TERMS = new Set(["date", "time", "timestamp", "dai", "month", "datetim"]);
 /** Participles that date an event: a four-digit number so named is the year it happened. */
-const EVENT_TERMS = new Set(["born", "releas", "found", "built", "establish", "open", "start", "creat", "launch", "made", "join", "publish", "elect", "die", "end"]);
+const EVENT_TERMS = new Set([
+  "born",
+  "releas",
+  "found",
+  "built",
+  "establish",
+  "open",
+  "start",
+  "creat",
+  "launch",
+  "made",
+  "join",
+  "publish",
+  "elect",
+  "die",
+  "end",
+]);
 
 function isNumber(v: Scalar): boolean {
   return typeof v === "number" || (typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)));
@@ -49,7 +65,8 @@ export function columnFacts(table: SqlTable): ColumnFacts[] {
     const numeric = NUMERIC_TYPE.test(c.type) || (examples.length > 0 && examples.every(isNumber) && !DATE_TYPE.test(c.type));
     const fourDigits = examples.length > 0 && examples.every((v) => /^\d{4}$/.test(String(v)));
     // A year by name ("Year", "release_year"), or a number of years named by what happened then ("born", "released", "founded").
-    const yearLike = (terms.includes("year") && (numeric || fourDigits)) || (numeric && fourDigits && terms.some((t) => EVENT_TERMS.has(t)));
+    const yearLike =
+      (terms.includes("year") && (numeric || fourDigits)) || (numeric && fourDigits && terms.some((t) => EVENT_TERMS.has(t)));
     const dateLike =
       !yearLike &&
       (DATE_TYPE.test(c.type) ||
