@@ -2,7 +2,7 @@
 // Runs the answering pipeline as that user (default: the first admin) and prints the answer, or with
 // --json one object: {question, answer, refrained, confidence, citations, evidence, candidates, trace, iterations}.
 import { closeAllBackends } from "../lib/backends/registry";
-import { catalogDeps } from "../lib/catalog/deps";
+import { catalogDeps } from "../lib/deps";
 import { openAndBootstrap } from "../lib/db/bootstrap";
 import { seedDemoCatalogOnce } from "../lib/demo/seed-catalog";
 import { loadEnv } from "../lib/env";

@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { PrismaClient } from "../db/generated/client";
 import { log } from "../log";
-import { type EffectiveModelSettings, loadModelSettings } from "../settings/model-settings";
+import { type EffectiveModelSettings, loadModelSettings } from "./settings";
 import { defaultWorkerCount, type ModelsEnv, parseModelsEnv } from "./env";
 import { LocalModelRuntime, type LocalRuntimeConfig } from "./local-runtime";
 import { RemoteModelRuntime } from "./remote-runtime";

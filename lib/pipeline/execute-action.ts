@@ -5,7 +5,7 @@ import { openBackend, type KbRecord } from "../backends/registry";
 import { type EvidencePiece, type KbKind, LANGUAGE_OF, type NativeQuery, type Scalar } from "../backends/types";
 import { type AccessSubject, kbAccessWhere } from "../catalog/access";
 import { asAppError } from "../catalog/backend-errors";
-import type { CatalogDeps } from "../catalog/deps";
+import type { CatalogDeps } from "../deps";
 import type { PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
 import { QueryExecutionError } from "../backends/errors";

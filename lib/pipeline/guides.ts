@@ -1,7 +1,7 @@
 import type { KbRecord } from "../backends/registry";
 import type { KbKind, NativeQuery } from "../backends/types";
 import { type AccessSubject, kbAccessWhere } from "../catalog/access";
-import type { CatalogDeps } from "../catalog/deps";
+import type { CatalogDeps } from "../deps";
 import type { Prisma, PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
 import { runReadWhere } from "../feedback/run-access";

@@ -1,13 +1,13 @@
 import type { KbRecord } from "../backends/registry";
 import type { KbKind, KbStructure } from "../backends/types";
 import { type AccessSubject, kbAccessWhere } from "../catalog/access";
-import type { CatalogDeps } from "../catalog/deps";
+import type { CatalogDeps } from "../deps";
 import type { PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
 import { log } from "../log";
 import { type ModelHandles, NO_MODELS, resolveModels } from "../models/runtime";
 import { textEmbeddings } from "../models/text-embeddings";
-import { loadCatalogSnapshot } from "./catalog-snapshot";
+import { loadCatalogSnapshot } from "../catalog/snapshot";
 import { type PipelineConfig, pipelineConfigSchema } from "./config";
 import { prismaEntityLookup } from "./entity-lookup";
 import { mergeIdenticalEvidence } from "./merge-evidence";

@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
-import { catalogDeps } from "@/lib/catalog/deps";
+import { catalogDeps } from "@/lib/deps";
 import { db } from "@/lib/db/client";
 import { assertActionComplete, assertDraftActionsComplete } from "@/lib/guides/complete-actions";
 import { GUIDE_ACTION_KINDS, listGuidesSchema } from "@/lib/pipeline/guide-actions";

@@ -1,4 +1,4 @@
-import { catalogDeps } from "@/lib/catalog/deps";
+import { catalogDeps } from "@/lib/deps";
 import { db } from "@/lib/db/client";
 import { toClientError } from "@/lib/errors";
 import { withAuthRoute } from "@/lib/http/route";

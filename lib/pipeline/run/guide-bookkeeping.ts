@@ -1,7 +1,7 @@
 import type { KbRecord } from "../../backends/registry";
 import type { EvidencePiece } from "../../backends/types";
 import type { AccessSubject } from "../../catalog/access";
-import type { CatalogDeps } from "../../catalog/deps";
+import type { CatalogDeps } from "../../deps";
 import type { PrismaClient } from "../../db/generated/client";
 import type { PipelineConfig } from "../config";
 import { executeGuideAction } from "../execute-action";

@@ -1,7 +1,7 @@
 import { openBackend, type KbRecord } from "../../backends/registry";
 import type { EvidencePiece, KbStructure } from "../../backends/types";
-import type { CatalogDeps } from "../../catalog/deps";
-import type { CatalogEntry } from "../catalog-snapshot";
+import type { CatalogDeps } from "../../deps";
+import type { CatalogEntry } from "../../catalog/snapshot";
 import type { PipelineConfig } from "../config";
 import type { GuideHit } from "../guides";
 import type { ModelHandles } from "../../models/runtime";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeAllBackends } from "@/lib/backends/registry";
-import { registerKnowledgeBase } from "@/lib/catalog/register";
+import { registerKnowledgeBase } from "@/lib/ingest/register";
 import { forgetEndpointQuirks } from "@/lib/llm/client";
 import { llmConfig } from "@/lib/llm/config";
 import { runPipeline } from "@/lib/pipeline/run";

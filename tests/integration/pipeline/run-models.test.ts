@@ -3,14 +3,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeAllBackends } from "@/lib/backends/registry";
-import { drainJobs } from "@/lib/jobs/processor";
+import { drainJobs } from "@/lib/server/job-processor";
 import { LocalModelRuntime } from "@/lib/models/local-runtime";
 import { type ModelHandles, handlesFrom } from "@/lib/models/runtime";
 import { textEmbeddings } from "@/lib/models/text-embeddings";
 import { createGuide, findNearestGuides } from "@/lib/pipeline/guides";
 import { type RunEvent, runPipeline } from "@/lib/pipeline/run";
-import { catalogTexts } from "@/lib/pipeline/stages/select/catalog-texts";
-import { columnSemanticText } from "@/lib/pipeline/stages/select/semantic";
+import { catalogTexts } from "@/lib/ingest/catalog-embeddings.handler";
+import { columnSemanticText } from "@/lib/catalog/semantic-texts";
 import { EMBEDDER, SHARED_MODELS_DIR, fixtureModels, sharedModelsAvailable } from "@/tests/support/models/fixtures";
 import { type DemoWorkspace, DOCS, SALES, openDemoWorkspace } from "../llm/demo-fixture";
 

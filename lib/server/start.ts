@@ -1,17 +1,17 @@
-import { enqueueCatalogEmbedding, reconcileCollectionEmbeddings } from "./backends/documents/embedding-queue";
-import { reindexOutdatedCollections } from "./backends/documents/opensearch/reindex";
-import { closeAllBackends } from "./backends/registry";
-import { type CatalogDeps, catalogDeps } from "./catalog/deps";
-import { initDatabase } from "./db/client";
-import type { PrismaClient } from "./db/generated/client";
-import { seedDemoCatalogOnce } from "./demo/seed-catalog";
-import { DatabaseLockedError } from "./db/pglite-lock";
-import { withStartupLock } from "./db/startup-lock";
-import { EnvError, loadEnv } from "./env";
-import { getSecrets } from "./local-secrets";
-import { jobLease, startJobProcessor, stopJobProcessor } from "./jobs/processor";
-import { log } from "./log";
-import { resolveModels, shutdownModels } from "./models/runtime";
+import { enqueueCatalogEmbedding, reconcileCollectionEmbeddings } from "../ingest/documents/embedding-queue";
+import { reindexOutdatedCollections } from "../ingest/documents/reindex";
+import { closeAllBackends } from "../backends/registry";
+import { type CatalogDeps, catalogDeps } from "../deps";
+import { initDatabase } from "../db/client";
+import type { PrismaClient } from "../db/generated/client";
+import { seedDemoCatalogOnce } from "../demo/seed-catalog";
+import { DatabaseLockedError } from "../db/pglite-lock";
+import { withStartupLock } from "../db/startup-lock";
+import { EnvError, loadEnv } from "../env";
+import { getSecrets } from "../local-secrets";
+import { jobLease, startJobProcessor, stopJobProcessor } from "./job-processor";
+import { log } from "../log";
+import { resolveModels, shutdownModels } from "../models/runtime";
 
 /**
  * Server start: a bad environment or a database held by another process stops the server with a

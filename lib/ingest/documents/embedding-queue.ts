@@ -1,11 +1,9 @@
-import type { CatalogDeps } from "../../catalog/deps";
+import { readVectorState } from "../../backends/documents/vector-store";
 import type { PrismaClient } from "../../db/generated/client";
+import type { CatalogDeps } from "../../deps";
 import { CATALOG_TEXTS_JOB_KEY, embedCatalogTextsJob, embedCollectionJob } from "../../jobs/definitions";
 import { type EnqueueResult, type JobView, enqueueJob, latestJobsOfKb } from "../../jobs/queue";
-import { drainJobs } from "../../jobs/processor";
 import { log } from "../../log";
-import { resolveModels } from "../../models/runtime";
-import { readVectorState } from "./vector-store";
 
 /** Asks for the catalog's new or changed texts to be embedded (one job for the whole catalog). */
 export function enqueueCatalogEmbedding(prisma: PrismaClient): Promise<EnqueueResult> {
@@ -97,49 +95,4 @@ export async function collectionEmbeddingStatus(
     // An unreadable index is reported by the KB's health check; here it just has no vectors.
   }
   return { job: job ?? null, rows: vectors?.rows ?? 0, embedded: vectors?.embedded ?? 0, model: vectors?.model ?? "" };
-}
-
-/**
- * For command-line tools that load collections (benchmark catalog, benchmarks): there is no server to
- * hand the embedding jobs to, so they run here, now. Collections whose vectors are missing or of another
- * model are queued first; progress is reported every `everyMs`. Returns what happened in words.
- */
-export async function embedCollectionsNow(
-  prisma: PrismaClient,
-  deps: CatalogDeps,
-  opts: { exclusive: boolean; log?: (line: string) => void; everyMs?: number },
-): Promise<string> {
-  const log = opts.log ?? (() => undefined);
-  const models = await resolveModels(prisma);
-  if (!models.embedder)
-    return models.notes.length
-      ? `Collections were not embedded: ${models.notes.join(" ")}`
-      : "Collections were not embedded: models are switched off.";
-  const queued = await reconcileCollectionEmbeddings(prisma, deps, models.embedder.info.id);
-  await enqueueCatalogEmbedding(prisma);
-  const pending = await prisma.job.count({
-    where: { kind: { in: [embedCollectionJob.id, embedCatalogTextsJob.id] }, status: { in: ["QUEUED", "RUNNING"] } },
-  });
-  if (!queued && !pending) return `Every collection is embedded with ${models.embedder.info.id}.`;
-  const started = Date.now();
-  const timer = setInterval(() => {
-    void prisma.job
-      .findMany({
-        where: { kind: { in: [embedCollectionJob.id, embedCatalogTextsJob.id] }, status: "RUNNING" },
-        select: { message: true, kb: { select: { name: true } } },
-      })
-      .then((running) => running.forEach((j) => log(`${j.kb?.name ?? "catalog"}: ${j.message}`)))
-      .catch(() => undefined);
-  }, opts.everyMs ?? 15_000);
-  try {
-    await drainJobs({ prisma, deps }, { exclusive: opts.exclusive });
-  } finally {
-    clearInterval(timer);
-  }
-  const failed = await prisma.job.findMany({
-    where: { kind: embedCollectionJob.id, status: "FAILED", finishedAt: { gte: new Date(started) } },
-    select: { error: true, kb: { select: { name: true } } },
-  });
-  for (const f of failed) log(`${f.kb?.name ?? "collection"}: could not be embedded: ${f.error}`);
-  return `Collections embedded with ${models.embedder.info.id} in ${((Date.now() - started) / 1000).toFixed(1)} s${failed.length ? ` (${failed.length} failed)` : ""}.`;
 }

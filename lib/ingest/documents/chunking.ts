@@ -1,4 +1,4 @@
-import type { SentenceSpan } from "./sentences";
+import type { SentenceSpan } from "../../backends/documents/sentences";
 
 /** A passage: consecutive whole sentences of one text segment. */
 export interface SentenceChunk {

@@ -1,14 +1,15 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { periodsIn } from "../../../tables/periods";
-import { type ScaleNote, scaleInHeader, scaleInProse } from "../../../tables/scale";
-import { BackendConfigError } from "../../errors";
-import type { BackendContext } from "../../types";
-import { contentHash, type IngestReport } from "../ingest";
-import { mergeHeaderRows } from "../parsers/table-header";
-import type { ParsedDocument } from "../parsers/types";
-import { normalizeWhitespace } from "../sentences";
+import { periodsIn } from "../../tables/periods";
+import { type ScaleNote, scaleInHeader, scaleInProse } from "../../tables/scale";
+import { BackendConfigError } from "../../backends/errors";
+import type { BackendContext } from "../../backends/types";
+import { type IngestReport } from "../documents/ingest-files";
+import { contentHash } from "../../backends/documents/ingest-target";
+import { mergeHeaderRows } from "../documents/parsers/table-header";
+import type { ParsedDocument } from "../documents/parsers/types";
+import { normalizeWhitespace } from "../../backends/documents/sentences";
 import { commitDatasetRecords, type DatasetLoadOptions, type DatasetRecord } from "./batch-commit";
 
 export const TATQA_DEV = "tatqa/tatqa_dataset_dev.json";

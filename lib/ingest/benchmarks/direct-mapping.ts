@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
-import { BackendConfigError } from "../errors";
-import { RDF_TYPE, RDFS_LABEL, XSD, isSafeIri } from "./rdf-terms";
+import { BackendConfigError } from "../../backends/errors";
+import { RDF_TYPE, RDFS_LABEL, XSD, isSafeIri } from "../../backends/sparql/rdf-terms";
 
 /**
  * The W3C Direct Mapping of a relational database to RDF (https://www.w3.org/TR/rdb-direct-mapping/),

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
-import { loadEnv } from "../env";
-import { count } from "../format/count";
-import { type JobHandler, JobFailedError } from "../jobs/define";
-import { log } from "../log";
-import { loadBenchmarkCatalog } from "./benchmarks";
+import { loadEnv } from "../../env";
+import { count } from "../../format/count";
+import { type JobHandler, JobFailedError } from "../../jobs/define";
+import { log } from "../../log";
+import { loadBenchmarkCatalog } from "./load";
 
 /**
  * The benchmark catalog load as a job (lib/jobs): one knowledge base after another, the progress

@@ -1,6 +1,6 @@
 import { type JobContext, JobFailedError, type JobResult, JobSkippedError } from "../../jobs/define";
 import { resolveModels } from "../../models/runtime";
-import { embedMissingVectors, ModelChangedError, openVectorStore } from "./vector-store";
+import { embedMissingVectors, ModelChangedError, openVectorStore } from "../../backends/documents/vector-store";
 import { count } from "../../format/count";
 
 /** An ingestion step may wait for the model far longer than a question may. */

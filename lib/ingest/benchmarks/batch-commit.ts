@@ -1,9 +1,9 @@
-import type { BackendContext } from "../../types";
-import { assembleDocument } from "../assemble";
-import type { IngestOptions, IngestOutcome, IngestReport } from "../ingest";
-import { openCollectionForIngest, openSearchTarget } from "../ingest";
-import type { ParsedDocument } from "../parsers";
-import { CollectionWriter, type DocumentToCommit } from "../store";
+import type { BackendContext } from "../../backends/types";
+import { assembleDocument } from "../documents/assemble";
+import type { IngestOptions, IngestOutcome, IngestReport } from "../documents/ingest-files";
+import { openCollectionForIngest, openSearchTarget } from "../../backends/documents/ingest-target";
+import type { ParsedDocument } from "../documents/parsers/index";
+import { CollectionWriter, type DocumentToCommit } from "../../backends/documents/store";
 
 /** One record of a benchmark dataset, read lazily: skipped records are never parsed. */
 export interface DatasetRecord {

@@ -1,6 +1,6 @@
 import path from "node:path";
-import { loadEnv } from "../env";
-import { getSecrets } from "../local-secrets";
+import { loadEnv } from "./env";
+import { getSecrets } from "./local-secrets";
 
 /** Where KB files live and the key that opens stored secrets: resolved once from the validated env. */
 export interface CatalogDeps {

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
-import type { PrismaClient } from "../db/generated/client";
-import { AppError } from "../errors";
-import { loadBenchmarksJob } from "../jobs/definitions";
-import { type JobView, cancelJob, enqueueJob, getJob, latestJobOfKind } from "../jobs/queue";
-import type { CatalogDeps } from "./deps";
+import type { PrismaClient } from "../../db/generated/client";
+import { AppError } from "../../errors";
+import { loadBenchmarksJob } from "../../jobs/definitions";
+import { type JobView, cancelJob, enqueueJob, getJob, latestJobOfKind } from "../../jobs/queue";
+import type { CatalogDeps } from "../../deps";
 
 /**
  * Loading the benchmark catalog from the Evaluation page, as a job on the app database's queue (like

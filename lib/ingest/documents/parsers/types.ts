@@ -1,4 +1,4 @@
-import type { Scalar } from "../../types";
+import type { Scalar } from "../../../backends/types";
 
 /** A run of prose from a document, in reading order. */
 export interface TextBlock {

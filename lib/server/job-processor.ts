@@ -10,9 +10,9 @@ import {
   type JobServices,
   JobSkippedError,
   type ProgressUpdate,
-} from "./define";
-import { JOB_DEFINITIONS } from "./definitions";
-import { onJobEnqueued } from "./queue";
+} from "../jobs/define";
+import { JOB_HANDLERS } from "./job-handlers";
+import { onJobEnqueued } from "../jobs/queue";
 
 /**
  * Runs jobs from the application database. Claiming is one UPDATE over a sub-select with
@@ -74,7 +74,7 @@ export class JobProcessor {
       heartbeatMs: 10_000,
       staleMs: 60_000,
       retryBaseMs: 10_000,
-      definitions: JOB_DEFINITIONS,
+      definitions: JOB_HANDLERS,
       ...opts,
     };
   }
@@ -119,7 +119,7 @@ export class JobProcessor {
   /** Runs one claimed job to its end state. */
   async execute(row: ClaimedRow): Promise<void> {
     const definition = this.opts.definitions.get(row.kind);
-    if (!definition) {
+    if (!definition?.handler) {
       await this.finishFailed(row, `No handler for jobs of kind "${row.kind}" in this version of Mosaic.`, true);
       return;
     }
@@ -166,7 +166,7 @@ export class JobProcessor {
     };
     const done = (async () => {
       try {
-        const handler = await definition.handler();
+        const handler = await definition.handler!();
         const result = await handler(ctx);
         await this.finishSucceeded(row, result?.message ?? "Done.");
       } catch (e) {

@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "csv-parse/sync";
-import { BackendConfigError } from "../../errors";
-import type { BackendContext } from "../../types";
-import { contentHash, type IngestReport } from "../ingest";
+import { BackendConfigError } from "../../backends/errors";
+import type { BackendContext } from "../../backends/types";
+import { type IngestReport } from "../documents/ingest-files";
+import { contentHash } from "../../backends/documents/ingest-target";
 import { commitDatasetRecords, type DatasetLoadOptions, type DatasetRecord } from "./batch-commit";
 import { parsePythonStringList } from "./python-string-list";
 

@@ -1,8 +1,8 @@
-import { type JobContext, type JobResult, JobSkippedError } from "../../../jobs/define";
-import { resolveModels } from "../../../models/runtime";
-import { textEmbeddings } from "../../../models/text-embeddings";
-import { loadCatalogSnapshot } from "../../catalog-snapshot";
-import { columnSemanticText, kbSemanticText, objectSemanticText } from "./semantic";
+import { type JobContext, type JobResult, JobSkippedError } from "../jobs/define";
+import { resolveModels } from "../models/runtime";
+import { textEmbeddings } from "../models/text-embeddings";
+import { loadCatalogSnapshot } from "../catalog/snapshot";
+import { columnSemanticText, kbSemanticText, objectSemanticText } from "../catalog/semantic-texts";
 
 /** Texts embedded per step (each step stored before the next). */
 const STEP = 256;

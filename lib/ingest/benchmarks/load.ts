@@ -1,12 +1,15 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import neo4j from "neo4j-driver";
-import { loadSciFact, loadTatQa } from "../backends/documents";
-import { loadMoviesCypher, loadNorthwindCsv } from "../backends/cypher";
-import { directMappingFromSqlite, storeRdfFiles } from "../backends/sparql";
-import type { PrismaClient } from "../db/generated/client";
-import type { CatalogDeps } from "./deps";
-import { registerKnowledgeBase } from "./register";
+import { loadSciFact } from "./scifact";
+import { loadTatQa } from "./tatqa";
+import { loadMoviesCypher } from "./movies";
+import { loadNorthwindCsv } from "./northwind";
+import { storeRdfFiles } from "../../backends/sparql/index";
+import { directMappingFromSqlite } from "./direct-mapping";
+import type { PrismaClient } from "../../db/generated/client";
+import type { CatalogDeps } from "../../deps";
+import { registerKnowledgeBase } from "../register";
 
 /**
  * Registers the public benchmark data in DATASETS_DIR as knowledge bases (origin "benchmark"):

@@ -1,4 +1,4 @@
-import type { Scalar } from "../../types";
+import type { Scalar } from "../../../backends/types";
 import { DocumentParseError, type ParsedDocument, type ParsedTable, type TextBlock } from "./types";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
