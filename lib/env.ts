@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { modelsEnvShape } from "./models/env";
+import { modelsEnvShape } from "./models-env";
 
 /**
  * Every environment variable Mosaic reads, validated once at start (instrumentation.ts and each

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { PrismaClient } from "../db/generated/client";
-import type { ModelsEnv } from "./env";
+import type { ModelsEnv } from "../models-env";
 import type { Precision } from "./specs";
 
 /**

@@ -1,6 +1,6 @@
 import type { PrismaClient } from "../db/generated/client";
 import { enqueueCatalogEmbedding, enqueueCollectionEmbedding } from "../ingest/documents/embedding-queue";
-import type { ModelsEnv } from "../models/env";
+import type { ModelsEnv } from "../models-env";
 import {
   type EffectiveModelSettings,
   loadModelSettings,

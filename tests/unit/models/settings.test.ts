@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseModelsEnv } from "@/lib/models/env";
+import { parseModelsEnv } from "@/lib/models-env";
 import { runtimeChoice } from "@/lib/models/runtime";
 import { checkModelName, crossEncoderSpec, embedderSpec } from "@/lib/models/specs";
 import { resolveModelSettings } from "@/lib/models/settings";

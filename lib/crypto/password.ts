@@ -3,8 +3,6 @@ import { hash, verify } from "@node-rs/argon2";
 // argon2id with OWASP's recommended minimums (19 MiB, 2 iterations, 1 lane).
 const OPTIONS = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
-export { PASSWORD_MIN_LENGTH } from "./password-policy";
-
 export function hashPassword(password: string): Promise<string> {
   return hash(password, OPTIONS);
 }
