@@ -13,7 +13,7 @@ import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
 import { resetEnvCache } from "@/lib/env";
 import { type JobContext, type JobDefinition, JobLostError, type ProgressUpdate } from "@/lib/jobs/define";
-import { loadBenchmarksJob } from "@/lib/jobs/definitions";
+import { loadBenchmarksJob } from "@/lib/server/job-handlers";
 import { JobProcessor } from "@/lib/server/job-processor";
 import { smallDatasets } from "../../support/small-datasets";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
