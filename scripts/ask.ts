@@ -7,7 +7,8 @@ import { openAndBootstrap } from "../lib/db/bootstrap";
 import { seedDemoCatalogOnce } from "../lib/demo/seed-catalog";
 import { loadEnv } from "../lib/env";
 import { clipAtWord } from "../lib/format/clip";
-import { outcomeToJson, runPipeline } from "../lib/pipeline/run";
+import { outcomeToJson } from "../lib/pipeline/run";
+import { runPipeline } from "../lib/runs/run-pipeline";
 import { runCli } from "./cli";
 
 function parseArgs(argv: string[]) {

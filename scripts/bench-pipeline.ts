@@ -12,7 +12,7 @@ import { closeAllBackends } from "../lib/backends/registry";
 import { loadBenchmarkCatalog, spiderDevDatabases } from "../lib/ingest/benchmarks/load";
 import { openAndBootstrap } from "../lib/db/bootstrap";
 import { loadEnv } from "../lib/env";
-import { runPipeline } from "../lib/pipeline/run";
+import { runPipeline } from "../lib/runs/run-pipeline";
 import { getSecrets } from "../lib/local-secrets";
 import { NO_MODELS, resolveModels, shutdownModels } from "../lib/models/runtime";
 

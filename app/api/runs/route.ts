@@ -2,7 +2,8 @@ import { catalogDeps } from "@/lib/deps";
 import { db } from "@/lib/db/client";
 import { toClientError } from "@/lib/errors";
 import { withAuthRoute } from "@/lib/http/route";
-import { type RunEvent, outcomeToJson, runPipeline } from "@/lib/pipeline/run";
+import { type RunEvent, outcomeToJson } from "@/lib/pipeline/run";
+import { runPipeline } from "@/lib/runs/run-pipeline";
 import { askSchema } from "@/lib/pipeline/run.validation";
 
 export const runtime = "nodejs";

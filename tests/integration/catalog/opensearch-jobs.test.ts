@@ -15,7 +15,7 @@ import { registerKnowledgeBase } from "@/lib/ingest/register";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
 import { JobProcessor } from "@/lib/server/job-processor";
-import { runPipeline } from "@/lib/pipeline/run";
+import { runPipeline } from "@/lib/runs/run-pipeline";
 import { TARGET_ENGINE, createTestDatabase, type TestDatabase } from "../support/test-database";
 
 /**

@@ -22,7 +22,7 @@ import {
   resumeReport,
   startReport,
 } from "@/lib/eval/reports";
-import { runPipeline } from "@/lib/pipeline/run";
+import { runPipeline } from "@/lib/runs/run-pipeline";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
 
 type Subject = { id: string; role: "ADMIN" | "ANALYST" | "USER"; groupIds: string[] };

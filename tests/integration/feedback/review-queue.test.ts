@@ -10,8 +10,8 @@ import type { DatabaseHandle } from "@/lib/db/connect";
 import { DEMO_KB_NAMES, seedDemoCatalogOnce } from "@/lib/demo/seed-catalog";
 import { listReviewQueue } from "@/lib/feedback/queue";
 import { dismissReport, draftFromReport, resolveWithExistingGuide, resolveWithNewGuide } from "@/lib/feedback/resolve";
-import { getGuide } from "@/lib/pipeline/guides";
-import { runPipeline } from "@/lib/pipeline/run";
+import { getGuide } from "@/lib/guides/get";
+import { runPipeline } from "@/lib/runs/run-pipeline";
 import { TARGET_ENGINE, createTestDatabase, type TestDatabase } from "../support/test-database";
 
 /** Wrong-answer reports reaching analysts: listing, scoping by KB access, resolving into guides, dismissing. */

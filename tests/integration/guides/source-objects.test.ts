@@ -10,7 +10,7 @@ import { collectionDocumentSentences, listCollectionDocuments, listSourceObjects
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
 import { DEMO_KB_NAMES, seedDemoCatalogOnce } from "@/lib/demo/seed-catalog";
-import { runRetrievalAction } from "@/lib/pipeline/execute-action";
+import { runRetrievalAction } from "@/lib/guides/capture";
 import { TARGET_ENGINE, createTestDatabase, type TestDatabase } from "../support/test-database";
 
 /** The analyst's source-object workbench: filters, curation that survives re-indexing, documents and sentences to select from. */

@@ -8,7 +8,8 @@ import type { CatalogDeps } from "@/lib/deps";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
 import { scoreTatQa } from "@/lib/eval/metrics/tatqa";
-import { type RunOutcome, runPipeline } from "@/lib/pipeline/run";
+import type { RunOutcome } from "@/lib/pipeline/run";
+import { runPipeline } from "@/lib/runs/run-pipeline";
 import { DATASETS, useDemoWorkspace } from "../support/demo-workspace";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
 

@@ -8,7 +8,7 @@ import { registerKnowledgeBase } from "@/lib/ingest/register";
 import { decryptSecrets, encryptSecrets } from "@/lib/crypto/secrets";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
-import { runPipeline } from "@/lib/pipeline/run";
+import { runPipeline } from "@/lib/runs/run-pipeline";
 import { exportWorkspace } from "@/lib/workspace/export";
 import { importWorkspace, type ImportOptions } from "@/lib/workspace/import";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
