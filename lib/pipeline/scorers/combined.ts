@@ -1,6 +1,6 @@
 import type { EvidencePiece } from "../../backends/types";
 import type { Embedder } from "../../models/types";
-import type { EvidenceScorer, Intent } from "../types";
+import type { EvidenceScorer, Intent } from "../contracts";
 import { answerTypeFit } from "./answer-type";
 import { denseSimilarities, vectorFromSearch } from "./dense";
 import { entityOverlapParts } from "./entity-overlap";

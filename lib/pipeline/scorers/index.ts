@@ -1,5 +1,5 @@
 import type { CrossEncoder, Embedder } from "../../models/types";
-import type { EvidenceScorer } from "../types";
+import type { EvidenceScorer } from "../contracts";
 import { answerTypeScorer } from "./answer-type";
 import { combinedDenseScorer, combinedScorer } from "./combined";
 import { crossEncoderScorer } from "./cross-encoder";

@@ -1,7 +1,7 @@
 import type { EvidencePiece } from "../../backends/types";
 import { Bm25Index } from "../bm25";
 import { terms } from "../text";
-import { type Intent, intentText } from "../types";
+import { type Intent, intentText } from "../contracts";
 import type { CompositeScorer } from "./combined";
 import { mentionForms } from "./mentions";
 import { containsPhrase, pieceTokens, preparePiece } from "./piece-text";

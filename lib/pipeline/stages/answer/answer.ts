@@ -4,7 +4,7 @@ import { DEFAULT_PIPELINE_CONFIG } from "../../config";
 import { countOfOtherNoun, countedNounOfColumn, expectedUnit } from "../../units";
 import { isAggregateColumn } from "./value-types";
 import { normalizeLabel } from "../../text";
-import type { Answer, Intent, QueryResult, ScoredEvidence } from "../../types";
+import type { Answer, Intent, QueryResult, ScoredEvidence } from "../../contracts";
 import { type Bridge, findBridges, focusWithBridges } from "./bridge";
 import { extractOccurrences } from "./extract";
 import { type QuestionFocus, buildQuestionFocus, pieceMentionsEntity } from "./question-focus";

@@ -1,5 +1,5 @@
 import { RunCancelledError, type StageStrategy } from "../../stage";
-import type { Answer } from "../../types";
+import type { Answer } from "../../contracts";
 import { type AnswerInput, answerQuestion } from "./answer";
 
 export { type AnswerInput, type AnswerResult, answerQuestion, listMembers } from "./answer";

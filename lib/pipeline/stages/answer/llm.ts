@@ -1,11 +1,11 @@
 import type { EvidencePiece } from "../../../backends/types";
 import { LlmError } from "../../../llm/errors";
-import { UNKNOWN_ANSWER, answerPrompt } from "../../../llm/prompts/answer";
+import { UNKNOWN_ANSWER, answerPrompt } from "./prompt";
 import { clip } from "../../../llm/quote";
 import type { LlmSession } from "../../../llm/session";
 import { DEFAULT_PIPELINE_CONFIG } from "../../config";
 import { type StageContext, type StageStrategy, RunCancelledError } from "../../stage";
-import type { Answer, Derivation } from "../../types";
+import type { Answer, Derivation } from "../../contracts";
 import type { AnswerInput } from "./answer";
 import { looksLikeInstructions } from "../../../llm/quote";
 import { checkSupport } from "./llm-support";

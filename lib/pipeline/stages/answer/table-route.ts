@@ -1,5 +1,5 @@
 import { DEFAULT_PIPELINE_CONFIG } from "../../config";
-import type { Answer, Derivation } from "../../types";
+import type { Answer, Derivation } from "../../contracts";
 import type { AnswerInput, AnswerResult } from "./answer";
 import { refusal } from "./refusal";
 import { type TableAnswer, answerFromTables, asksForLineItems } from "./table-answer";

@@ -1,4 +1,4 @@
-import type { Critique, ExecutedQuery } from "../../types";
+import type { Critique, ExecutedQuery } from "../../contracts";
 import { count } from "../../../format/count";
 import { queryOutcomeInWords, strategyInWords } from "../../strategy-words";
 import type { EvidencePiece } from "../../../backends/types";

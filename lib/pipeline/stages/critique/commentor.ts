@@ -1,6 +1,6 @@
 import { queryOutcomeInWords, strategyInWords } from "../../strategy-words";
 import { normalizeLabel } from "../../text";
-import type { ExecutedQuery, Feedback, FeedbackType } from "../../types";
+import type { ExecutedQuery, Feedback, FeedbackType } from "../../contracts";
 import { queryNamesEntity } from "../answer";
 import { type RoundAnalysis, kbName, relationPresence } from "./analysis";
 import { CHECKS, type Check } from "./checks";

@@ -1,5 +1,5 @@
 import { normalizeLabel } from "../../text";
-import type { ExecutedQuery, Feedback } from "../../types";
+import type { ExecutedQuery, Feedback } from "../../contracts";
 import { analyzeConstructs } from "../understand/constructs";
 import type { RoundAnalysis } from "./analysis";
 import type { Check } from "./checks";

@@ -1,5 +1,5 @@
 import { RunCancelledError, type StageStrategy } from "../../stage";
-import type { Critique } from "../../types";
+import type { Critique } from "../../contracts";
 import { type CritiqueInput, analyzeRound } from "./analysis";
 import { type Check, validate } from "./checks";
 import { comment } from "./commentor";

@@ -1,4 +1,4 @@
-import type { Intent } from "../../../types";
+import type { Intent } from "../../../contracts";
 import { VIEW_ID } from "../plan/relational-view";
 import type { SchemaLinking } from "../sql/schema-linking";
 import type { SelectItem, SqlAggregate, SqlPicks } from "../sql/sql-picks";

@@ -3,7 +3,7 @@ import { readableName } from "../../../../backends/cypher/entity-index";
 import { quoteName } from "../../../../backends/cypher/schema";
 import type { KbStructure, NativeQuery } from "../../../../backends/types";
 import { terms } from "../../../text";
-import type { Candidate, FormulatedQuery, Intent } from "../../../types";
+import type { Candidate, FormulatedQuery, Intent } from "../../../contracts";
 import { type ResolvedEntity, resolveEntities } from "../entities";
 import { cypherAnswerQuery } from "./cypher-answer";
 import type { Adjustments } from "../feedback";

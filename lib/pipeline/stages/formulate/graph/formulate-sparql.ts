@@ -2,7 +2,7 @@ import { checkSparqlSafety } from "../../../../backends/sparql";
 import { isSafeIri, LABEL_PREDICATES, RDF_TYPE, XSD } from "../../../../backends/sparql/rdf-terms";
 import type { KbStructure } from "../../../../backends/types";
 import { terms } from "../../../text";
-import type { Candidate, FormulatedQuery, Intent } from "../../../types";
+import type { Candidate, FormulatedQuery, Intent } from "../../../contracts";
 import { resolveEntities } from "../entities";
 import type { Adjustments } from "../feedback";
 import { chooseSuperlativeAttribute, coverage, questionTerms, requestedAggregates } from "../lexicon";

@@ -1,5 +1,5 @@
 import { readableName } from "../../../../backends/cypher/entity-index";
-import type { EntityLink } from "../../../types";
+import type { EntityLink } from "../../../contracts";
 import { columnKey, type RelationalView, VIEW_ID, type ViewColumn, type ViewEdge } from "../plan/relational-view";
 import type { SqlStructure } from "../sql/sql-structure";
 import type { GraphStructure } from "./formulate-cypher";

@@ -1,5 +1,5 @@
 import { XSD } from "../../../../backends/sparql/rdf-terms";
-import type { TimeCue } from "../../../types";
+import type { TimeCue } from "../../../contracts";
 import { columnKey, VIEW_ID } from "../plan/relational-view";
 import { planJoins } from "../sql/join-path";
 import { aggregateAlias, period, selectAggregates, tablesOf } from "../sql/render-sql";

@@ -1,5 +1,5 @@
 import { checkSparqlSafety } from "../../../../backends/sparql";
-import type { Candidate, FormulatedQuery, Intent } from "../../../types";
+import type { Candidate, FormulatedQuery, Intent } from "../../../contracts";
 import type { Adjustments } from "../feedback";
 import { viewIntent } from "../plan/relational-view";
 import { fitOf, tautological } from "../sql/formulate-sql";

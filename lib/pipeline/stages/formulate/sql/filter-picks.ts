@@ -1,4 +1,4 @@
-import type { Intent, TimeCue } from "../../../types";
+import type { Intent, TimeCue } from "../../../contracts";
 import { chooseSuperlativeAttribute, coverage, textTerms } from "../lexicon";
 import { terms } from "../../../text";
 import { best, columnsOf, label, MENTIONED, namesTable, nearTables } from "./column-choice";

@@ -3,7 +3,7 @@ import { MIN_LINK_SCORE } from "../entities";
 import { terms } from "../../../text";
 import { questionCoverage } from "../coverage";
 import { quotedPhrases } from "./question-cues";
-import type { Candidate, FormulatedQuery, Intent, QueryFit } from "../../../types";
+import type { Candidate, FormulatedQuery, Intent, QueryFit } from "../../../contracts";
 import type { Adjustments } from "../feedback";
 import { linkSchema, type SchemaLinking } from "./schema-linking";
 import { identity } from "./column-choice";

@@ -1,4 +1,4 @@
-import type { Constructs } from "../constructs";
+import type { Constructs } from "../../../contracts";
 import { borrowedName, namesTable } from "./column-choice";
 import type { PositionedTerm } from "./question-cues";
 import type { SchemaLinking } from "./schema-linking";

@@ -1,4 +1,4 @@
-import type { TimeCue } from "../../../types";
+import type { TimeCue } from "../../../contracts";
 import { planJoins } from "./join-path";
 import type { SchemaLinking } from "./schema-linking";
 import { readable, type SqlAggregate, type SqlPicks } from "./sql-picks";

@@ -1,4 +1,4 @@
-import type { Candidate, EntityLink, Intent } from "../../../types";
+import type { Candidate, EntityLink, Intent } from "../../../contracts";
 import { terms } from "../../../text";
 import type { Adjustments } from "../feedback";
 import { type ResolvedEntity, resolveEntities } from "../entities";

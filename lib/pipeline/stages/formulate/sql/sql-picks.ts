@@ -1,5 +1,5 @@
 import { terms, words } from "../../../text";
-import type { Intent, TimeCue } from "../../../types";
+import type { Intent, TimeCue } from "../../../contracts";
 import type { Adjustments } from "../feedback";
 import {
   adjectiveSense,
@@ -25,7 +25,8 @@ import {
 } from "./column-choice";
 import { isNegated, periodCues, pickAbsent, pickLookups, pickNegations, pickNumericFilters, pickTimeColumn } from "./filter-picks";
 import { type ComparisonOp, type PositionedTerm, positionedTerms, type TextAnchor, wordDistance } from "./question-cues";
-import { type Constructs, constructsOf } from "../constructs";
+import type { Constructs } from "../../../contracts";
+import { constructsOf } from "../constructs";
 import { askedProjection, entityColumn } from "./projection";
 import type { LinkedValue, SchemaLinking } from "./schema-linking";
 import type { ColumnFacts } from "./sql-structure";
