@@ -2,7 +2,7 @@ import type { EvidencePiece } from "../../backends/types";
 import { Bm25Index } from "../bm25";
 import { terms } from "../text";
 import { type Intent, intentText } from "../contracts";
-import type { CompositeScorer } from "./combined";
+import type { CompositeScorer } from "./types";
 import { mentionForms } from "./mentions";
 import { containsPhrase, pieceTokens, preparePiece } from "./piece-text";
 

@@ -6,7 +6,8 @@ import { type StageContext, type StageStrategy, RunCancelledError } from "../../
 import { normalizeLabel } from "../../text";
 import type { Critique, Feedback } from "../../contracts";
 import { type CritiqueInput, analyzeRound } from "./analysis";
-import { type Check, validate } from "./checks";
+import { validate } from "./checks";
+import { type Check } from "./types";
 import { alreadyGiven, comment } from "./commentor";
 import { STOP_CHECK } from "./index";
 

@@ -5,7 +5,7 @@ import type { Candidate, Intent } from "../../contracts";
 import { graphView } from "./graph/graph-view";
 import { rdfView } from "./graph/rdf-view";
 import { columnMeaning } from "./sql/column-meaning";
-import type { LinkingCandidate } from "./sql/schema-linking";
+import type { LinkingCandidate } from "./sql/types";
 import type { SqlStructure } from "./sql/sql-structure";
 
 /**

@@ -3,7 +3,7 @@ import type { TimeCue } from "../../../contracts";
 import { VIEW_ID } from "../plan/relational-view";
 import { planJoins } from "../sql/join-path";
 import { aggregateAlias, period, selectAggregates, tablesOf } from "../sql/render-sql";
-import type { SqlAggregate, SqlPicks } from "../sql/sql-picks";
+import type { SqlAggregate, SqlPicks } from "../sql/types";
 import type { ColumnFacts } from "../sql/sql-structure";
 import type { GraphView } from "./graph-view";
 

@@ -5,7 +5,7 @@ import { viewIntent } from "../plan/relational-view";
 import { fitOf, tautological } from "../sql/formulate-sql";
 import { pickSql } from "../sql/sql-picks";
 import { linkSchema } from "../sql/schema-linking";
-import type { RdfStructure } from "./formulate-sparql";
+import type { RdfStructure } from "./types";
 import { rdfLinkInView, rdfView } from "./rdf-view";
 import { renderSparql } from "./render-sparql";
 

@@ -11,8 +11,7 @@ import {
   textAnchor,
   wordDistance,
 } from "./question-cues";
-import type { SchemaLinking } from "./schema-linking";
-import type { SqlLookup, SqlNegation, SqlNumericFilter } from "./sql-picks";
+import type { SchemaLinking, SqlLookup, SqlNegation, SqlNumericFilter } from "./types";
 import { type ColumnFacts, nameColumn } from "./sql-structure";
 
 /**
