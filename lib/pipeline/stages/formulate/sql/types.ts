@@ -1,8 +1,9 @@
-import type { Candidate, TimeCue } from "../../../contracts";
+import type { Candidate, Constructs, Intent, TimeCue } from "../../../contracts";
 import type { ResolvedEntity } from "../entities";
+import type { Adjustments } from "../feedback";
 import type { AggregateFn } from "../lexicon";
 import type { ColumnMeaning } from "./column-meaning";
-import type { ComparisonOp, TextAnchor } from "./question-cues";
+import type { ComparisonOp, PositionedTerm, TextAnchor } from "./question-cues";
 import type { ColumnFacts, SqlStructure } from "./sql-structure";
 
 // ---------------------------------------------------------------------------------------------
@@ -186,4 +187,41 @@ export interface SqlPicks {
   /** What the construct rules could not represent (the answer query is then not faithful). */
   unresolved: string[];
   notes: string[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Picking, clause by clause (sql-picks.ts composes the pickers)
+
+/** What every clause picker reads: the question, its reading, the linked schema; notes and unresolved collect in order. */
+export interface PickContext {
+  intent: Intent;
+  linking: SchemaLinking;
+  adj: Adjustments;
+  constructs: Constructs;
+  positions: PositionedTerm[];
+  /** The tables reachable from the answer table. */
+  reach: Set<string>;
+  /** The reachable tables the question is about. */
+  tables: string[];
+  root: string;
+  notes: string[];
+  unresolved: string[];
+}
+
+/** A count condition with where the question words it (numeric filters over the same words give way to it). */
+export interface WordedHaving {
+  having: SqlHaving;
+  at: number;
+  end: number;
+}
+
+/** The aggregation and ranking decided so far: the pickers after the superlative refine it in turn. */
+export interface SqlPlan {
+  aggregates: SqlAggregate[];
+  groupBy: ColumnFacts[];
+  order: SqlOrdering | null;
+  top: SqlTopRestriction | null;
+  /** The aggregate a superlative ranks by (a count per group), not shown unless asked. */
+  rankedBy: SqlAggregate | null;
+  extraTables: string[];
 }
