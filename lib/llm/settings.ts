@@ -15,9 +15,10 @@ import {
 
 /**
  * The LLM configuration a run uses: the environment (LLM_*) gives defaults, the admin's Settings
- * (edited through lib/settings/llm-settings.ts) override them. Stored in the `Setting` row "llm": plain values in `value`, the API key encrypted (AES-256-GCM with
- * the app's encryption key) in `secretCiphertext`. The key never leaves the server: the view for the
- * browser says only whether one is set and where it comes from.
+ * (edited through lib/settings/llm-settings.ts) override them. Stored in the `Setting` row "llm":
+ * plain values in `value`, the API key encrypted (AES-256-GCM with the app's encryption key) in
+ * `secretCiphertext`. The key never leaves the server: the view for the browser says only whether one
+ * is set and where it comes from.
  */
 
 export const LLM_SETTING_KEY = "llm";
