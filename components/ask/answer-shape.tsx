@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import type { AnswerShape } from "@/lib/pipeline/types";
+import type { AnswerShape } from "@/lib/pipeline/contracts";
 import { count } from "@/lib/format/count";
 
 /**

@@ -1,5 +1,5 @@
 import { queryStatusLabel, strategyInWords } from "@/lib/pipeline/strategy-words";
-import type { Iteration } from "@/lib/pipeline/types";
+import type { Iteration } from "@/lib/pipeline/contracts";
 import { QueryCode } from "../evidence/query-code";
 
 export const FEEDBACK_LABELS: Record<string, string> = {

@@ -1,7 +1,7 @@
 "use client";
 
 import type { ReactNode } from "react";
-import type { Derivation, DerivationOperand } from "@/lib/pipeline/types";
+import type { Derivation, DerivationOperand } from "@/lib/pipeline/contracts";
 
 const OPERATION_LABELS: Record<Derivation["operation"], string> = {
   sum: "Total",

@@ -2,9 +2,9 @@
 
 import { forwardRef } from "react";
 import type { PassageData, PathData, RowData, TripleData } from "@/lib/backends/types";
-import type { ScoredEvidence } from "@/lib/pipeline/types";
+import type { ScoredEvidence } from "@/lib/pipeline/contracts";
 import { count } from "@/lib/format/count";
-import { evidenceHeadline, locationLines } from "@/lib/format/evidence-location";
+import { evidenceHeadline, locationLines } from "./evidence-location";
 import { KindBadge } from "../kb/status-badge";
 import { PassageView } from "./passage-view";
 import { PathView } from "./path-view";

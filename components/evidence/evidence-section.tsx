@@ -1,6 +1,6 @@
 "use client";
 
-import type { ScoredEvidence } from "@/lib/pipeline/types";
+import type { ScoredEvidence } from "@/lib/pipeline/contracts";
 import { EvidencePanel } from "./evidence-panel";
 
 export interface EvidenceSectionProps {

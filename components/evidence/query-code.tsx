@@ -1,7 +1,7 @@
 "use client";
 
 import { useMemo } from "react";
-import { searchTextForPeople } from "@/lib/format/search-words";
+import { searchTextForPeople } from "./search-words";
 import { CopyButton } from "./copy-button";
 import { QUERY_LANGUAGE_LABELS, highlightQuery } from "./highlight";
 import styles from "./query-code.module.css";

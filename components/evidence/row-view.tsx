@@ -1,5 +1,5 @@
 import type { RowData, Scalar } from "@/lib/backends/types";
-import { isComputedTable } from "@/lib/format/evidence-location";
+import { isComputedTable } from "./evidence-location";
 import { MarkedText } from "./marked-text";
 
 function show(v: Scalar): string {

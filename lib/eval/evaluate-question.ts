@@ -5,7 +5,7 @@ import type { CatalogDeps } from "../deps";
 import type { PrismaClient } from "../db/generated/client";
 import type { PipelineConfig } from "../pipeline/config";
 import type { RunOutcome } from "../pipeline/run";
-import type { ExecutedQuery, ScoredEvidence } from "../pipeline/types";
+import type { ExecutedQuery, ScoredEvidence } from "../pipeline/contracts";
 import { runPipeline } from "../runs/run-pipeline";
 import type { SuiteCatalog } from "./catalog";
 import { GOLD_MAX_ROWS, type GoldResolver, rawToTable } from "./gold/resolve";

@@ -2,8 +2,8 @@ import { z } from "zod";
 
 /**
  * What the LLM strategies need to know about the endpoint, resolved from the environment (defaults)
- * and the admin's Settings (overrides) by lib/settings/llm-settings.ts. Plain data: the pipeline and
- * the tests build one directly.
+ * and the admin's Settings (overrides) by settings.ts. Plain data: the pipeline and the tests build
+ * one directly.
  */
 
 /** The stages that have an LLM strategy, in pipeline order. */

@@ -1,5 +1,4 @@
 import type { z } from "zod";
-import { type StageContext } from "../pipeline/stage";
 import { LlmClient } from "./client";
 import type { LlmConfig, LlmStage } from "./config";
 import { LlmError, type LlmErrorKind } from "./errors";
@@ -26,6 +25,17 @@ const BREAKS_ENDPOINT = new Set<LlmErrorKind>([
   "server",
   "rate_limited",
 ]);
+
+/**
+ * What a call needs from its caller: cancellation, the deadline to fit in, and where to trace the call.
+ * The pipeline's stage context is one.
+ */
+export interface LlmCallContext {
+  signal: AbortSignal;
+  /** Epoch ms by which the caller must finish. */
+  deadline: number;
+  trace(event: { stage: string; type: "INFO"; strategy: "llm"; summary: string; costUsd: number; payload: { llm: LlmCallRecord } }): void;
+}
 
 export interface LlmCall<T> {
   task: string;
@@ -70,7 +80,7 @@ export class LlmSession {
    * One validated completion. Throws LlmError (the caller falls back) or the run's cancellation
    * (propagated as is). The call and its cost are recorded either way.
    */
-  async call<T>(stage: LlmStage, ctx: StageContext, req: LlmCall<T>): Promise<T> {
+  async call<T>(stage: LlmStage, ctx: LlmCallContext, req: LlmCall<T>): Promise<T> {
     if (this.broken) throw new LlmError("unavailable", `skipped, the endpoint failed earlier in this run: ${this.broken.message}`);
     const model = this.model(stage);
     const outcome = await this.client.complete({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { rerankRoundSchema } from "./types";
+import { rerankRoundSchema } from "./contracts";
 
 /**
  * Pipeline settings. Defaults follow the papers (Quasar: pool of 1000, re-ranking 1000→100→30, answer

@@ -1,7 +1,7 @@
 import type { PrismaClient } from "../db/generated/client";
 import { distance } from "fastest-levenshtein";
 import { Prisma } from "../db/generated/client";
-import type { EntityLink } from "./types";
+import type { EntityLink } from "./contracts";
 import { normalizeLabel } from "./text";
 
 /**

@@ -1,5 +1,5 @@
 import type { EvidencePiece } from "../backends/types";
-import type { Answer, ScoredEvidence } from "./types";
+import type { Answer, ScoredEvidence } from "./contracts";
 
 /**
  * Every query of the round that returned a kept piece of evidence, listed on it. A row that the pipeline's

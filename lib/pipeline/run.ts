@@ -20,7 +20,7 @@ import { StageRunner } from "./run/stage-runner";
 import { type GuideHit, NO_ANSWER, type RunOutcome, type RunRequest } from "./run/types";
 import { type PipelineStrategies, resolveStrategies } from "./strategies";
 import { intentInWords } from "./strategy-words";
-import type { Intent, Iteration } from "./types";
+import type { Intent, Iteration } from "./contracts";
 
 export { NO_ANSWER, type RunEvent, type RunOutcome, type RunRequest } from "./run/types";
 

@@ -5,7 +5,7 @@ import type { LlmConfig, LlmStage } from "../llm/config";
 import { LlmError } from "../llm/errors";
 import { LlmSession } from "../llm/session";
 import { log } from "../log";
-import { loadLlmSettings, recordLlmFailure } from "../settings/llm-settings";
+import { loadLlmSettings, recordLlmFailure } from "../llm/settings";
 import { RunCancelledError, type StageContext, type StageStrategy, remainingMs } from "./stage";
 import { queryOutcomeInWords } from "./strategy-words";
 import { type AnswerInput, classicalAnswer } from "./stages/answer";
@@ -21,7 +21,7 @@ import { type SelectEvidenceInput, classicalSelectEvidence } from "./stages/sele
 import { llmSelectEvidence } from "./stages/select-evidence/llm";
 import { type UnderstandInput, classicalUnderstand } from "./stages/understand";
 import { llmUnderstand } from "./stages/understand/llm";
-import type { Answer, Candidate, Critique, EvidenceSelection, FormulatedQuery, Intent } from "./types";
+import type { Answer, Candidate, Critique, EvidenceSelection, FormulatedQuery, Intent } from "./contracts";
 
 /**
  * Which strategy each stage runs, decided once per run from the resolved LLM settings (environment

@@ -59,7 +59,7 @@ describe("candidate sources and document searches on the Ask screen", () => {
       await ask.open();
       await ask.ask("What is the refund policy for returned orders?");
       // What people read has the words alone, in the refinement path and on the evidence (the search that
-      // ran keeps its stems: lib/format/search-words.ts changes only what is shown).
+      // ran keeps its stems: components/evidence/search-words.ts changes only what is shown).
       const round = ask.refinementRounds().first();
       const search = round.locator("details").filter({ hasText: "· search" }).first();
       await search.locator("summary").click();

@@ -2,7 +2,7 @@ import type { AccessSubject } from "../../catalog/access";
 import type { Prisma, PrismaClient } from "../../db/generated/client";
 import { AppError } from "../../errors";
 import type { TraceEventInput } from "../stage";
-import type { Intent } from "../types";
+import type { Intent } from "../contracts";
 import type { GuideHit, RunOutcome } from "./types";
 
 /**

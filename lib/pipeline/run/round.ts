@@ -25,7 +25,7 @@ import type {
   Intent,
   Iteration,
   ScoredEvidence,
-} from "../types";
+} from "../contracts";
 import { withEveryQuery } from "../merge-evidence";
 import { withTimeout } from "./budget";
 import { formulationGuides, guideActionPieces, selectionGuides } from "./guide-bookkeeping";

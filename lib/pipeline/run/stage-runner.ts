@@ -1,7 +1,7 @@
 import { log } from "../../log";
 import { RunCancelledError, type StageContext, type StageStrategy, type TraceEventInput } from "../stage";
 import { strategyLabel } from "../strategies";
-import type { ScoredEvidence } from "../types";
+import type { ScoredEvidence } from "../contracts";
 import { BudgetSpent, raceAbort } from "./budget";
 import type { TraceStore } from "./persistence";
 import type { RunEvent, RunOutcome, RunRequest } from "./types";

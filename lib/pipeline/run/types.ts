@@ -8,7 +8,7 @@ import type { Embedder } from "../../models/types";
 import type { PipelineConfig } from "../config";
 import type { GuideActionInput } from "../guide-actions";
 import type { TraceEventInput } from "../stage";
-import type { Answer, Candidate, ExecutedQuery, Intent, Iteration, ScoredEvidence } from "../types";
+import type { Answer, Candidate, ExecutedQuery, Intent, Iteration, ScoredEvidence } from "../contracts";
 
 /** What a caller asks of a run, and what a run gives back (run.ts). */
 

@@ -1,7 +1,7 @@
 import * as chrono from "chrono-node";
 import type { EvidencePiece, PathData, RowData, Scalar, TripleData } from "../../backends/types";
 import { normalizeLabel } from "../text";
-import type { AnswerType, EvidenceScorer, Intent } from "../types";
+import type { AnswerType, EvidenceScorer, Intent } from "../contracts";
 import { type GazetteerCategory, isIn } from "./gazetteer";
 import { identifierWords } from "./piece-text";
 import { type ExpectedUnit, UNIT_CONTRADICTS, expectedUnit, unitAgreement, unitOfColumn } from "../units";

@@ -1,5 +1,5 @@
 import type { CrossEncoder } from "../../models/types";
-import type { EvidenceScorer } from "../types";
+import type { EvidenceScorer } from "../contracts";
 
 /** Logit → probability: scorers are read as "higher is better, 0 is irrelevant" and compared as ratios. */
 export function sigmoid(x: number): number {

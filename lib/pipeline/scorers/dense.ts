@@ -1,8 +1,8 @@
 import type { EvidencePiece } from "../../backends/types";
 import { knownVector, rememberVector } from "../../models/known-vectors";
 import type { Embedder } from "../../models/types";
-import type { EvidenceScorer, Intent } from "../types";
-import type { CompositeScorer } from "./combined";
+import type { EvidenceScorer, Intent } from "../contracts";
+import type { CompositeScorer } from "./types";
 import { ENTITY_MENTION_BOOST, bm25EntityScorer, lexicalCoverage, mentionMatches } from "./lexical";
 
 /**

@@ -1,6 +1,6 @@
 import type { EvidencePiece } from "../../backends/types";
 import { terms } from "../text";
-import type { EvidenceScorer, Intent } from "../types";
+import type { EvidenceScorer, Intent } from "../contracts";
 import { mentionForms } from "./mentions";
 import { type PreparedPiece, containsPhrase, preparePiece } from "./piece-text";
 

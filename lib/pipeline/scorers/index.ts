@@ -1,5 +1,5 @@
 import type { CrossEncoder, Embedder } from "../../models/types";
-import type { EvidenceScorer } from "../types";
+import type { EvidenceScorer } from "../contracts";
 import { answerTypeScorer } from "./answer-type";
 import { combinedDenseScorer, combinedScorer } from "./combined";
 import { crossEncoderScorer } from "./cross-encoder";
@@ -9,14 +9,7 @@ import { bm25EntityScorer, bm25Scorer } from "./lexical";
 import { relationFitScorer } from "./relation-fit";
 
 export { answerTypeFit, answerTypeScorer, expectedTypes, fieldsOf } from "./answer-type";
-export {
-  COMBINED_DENSE_WEIGHTS,
-  COMBINED_WEIGHTS,
-  type CompositeScorer,
-  combinedDenseScorer,
-  combinedScorer,
-  isCompositeScorer,
-} from "./combined";
+export { COMBINED_DENSE_WEIGHTS, COMBINED_WEIGHTS, combinedDenseScorer, combinedScorer } from "./combined";
 export { crossEncoderScorer, sigmoid } from "./cross-encoder";
 export {
   EMBED_BUDGET,
@@ -32,6 +25,7 @@ export { entityOverlap, entityOverlapScorer } from "./entity-overlap";
 export { ENTITY_MENTION_BOOST, bm25EntityScorer, bm25Scorer, lexicalCoverage, mentionedFraction } from "./lexical";
 export { identifierWords, pieceSearchText, pieceTokens } from "./piece-text";
 export { relationFit, relationFitScorer } from "./relation-fit";
+export { type CompositeScorer, isCompositeScorer } from "./types";
 export { FEW_RESULTS, FLOOR_SCORE_KEY, STRUCTURED_LANGUAGES, floorScore, structuredFewResultIds } from "./structured-floor";
 
 /**

@@ -1,8 +1,8 @@
 import type { EvidencePiece } from "../../backends/types";
 import { Bm25Index } from "../bm25";
 import { terms } from "../text";
-import { type Intent, intentText } from "../types";
-import type { CompositeScorer } from "./combined";
+import { type Intent, intentText } from "../contracts";
+import type { CompositeScorer } from "./types";
 import { mentionForms } from "./mentions";
 import { containsPhrase, pieceTokens, preparePiece } from "./piece-text";
 

@@ -1,7 +1,7 @@
 import { isOccurrenceRef } from "../../backends/documents/entity-index";
 import { definedAbbreviations } from "../abbreviations";
 import { normalizeLabel, terms } from "../text";
-import type { Intent } from "../types";
+import type { Intent } from "../contracts";
 
 export interface MentionForms {
   mention: string;

@@ -1,6 +1,6 @@
 import type { EvidencePiece, PathData, RowData, TripleData } from "../../backends/types";
 import { lemmaTerms } from "../lemma";
-import type { EvidenceScorer, Intent } from "../types";
+import type { EvidenceScorer, Intent } from "../contracts";
 import { identifierWords } from "./piece-text";
 
 /**

@@ -4,7 +4,7 @@ import type { EvidencePiece } from "../../backends/types";
 import type { CatalogDeps } from "../../deps";
 import type { Embedder } from "../../models/types";
 import { remainingMs, type StageContext, type StageStrategy } from "../stage";
-import type { ExecutedQuery, FormulatedQuery } from "../types";
+import type { ExecutedQuery, FormulatedQuery } from "../contracts";
 
 export interface ExecuteInput {
   queries: FormulatedQuery[];

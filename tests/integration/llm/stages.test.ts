@@ -9,7 +9,7 @@ import { llmAnswer } from "@/lib/pipeline/stages/answer/llm";
 import { LlmFormulate } from "@/lib/pipeline/stages/formulate/llm";
 import { LlmFirst } from "@/lib/pipeline/strategies";
 import { classicalAnswer } from "@/lib/pipeline/stages/answer";
-import type { Candidate } from "@/lib/pipeline/types";
+import type { Candidate } from "@/lib/pipeline/contracts";
 import { type FakeOpenAi, dataBlocks, startFakeOpenAi } from "../../support/fake-openai/server";
 import { EX, KB, docRow, intent, iri, link, mention, passage, scored, triple } from "../../unit/pipeline/answer-fixtures";
 

@@ -4,7 +4,7 @@ import { createCypherBackend } from "@/lib/backends/cypher";
 import type { EntityIndexEntry, EvidencePiece, KbStructure, KnowledgeBackend, PathData } from "@/lib/backends/types";
 import { classicalFormulate } from "@/lib/pipeline/stages/formulate";
 import type { StageContext } from "@/lib/pipeline/stage";
-import { type EntityMention, type Feedback, type FormulatedQuery, type Intent, intentSchema } from "@/lib/pipeline/types";
+import { type EntityMention, type Feedback, type FormulatedQuery, type Intent, intentSchema } from "@/lib/pipeline/contracts";
 import { loadMoviesGraph } from "../../support/services/neo4j";
 
 /**

@@ -7,7 +7,7 @@ import { ingestFiles } from "@/lib/ingest/documents/ingest-files";
 import type { EntityIndexEntry, KbStructure, KnowledgeBackend, RowData } from "@/lib/backends/types";
 import { classicalFormulate } from "@/lib/pipeline/stages/formulate";
 import type { StageContext } from "@/lib/pipeline/stage";
-import { type Candidate, type EntityMention, type Intent, intentSchema } from "@/lib/pipeline/types";
+import { type Candidate, type EntityMention, type Intent, intentSchema } from "@/lib/pipeline/contracts";
 
 /** Formulated searches executed on the demo document collection (FTS5 BM25). */
 

@@ -6,7 +6,7 @@ import { createSparqlBackend, storeRdfFiles } from "@/lib/backends/sparql";
 import type { EntityIndexEntry, EvidencePiece, KbStructure, KnowledgeBackend } from "@/lib/backends/types";
 import { classicalFormulate } from "@/lib/pipeline/stages/formulate";
 import type { StageContext } from "@/lib/pipeline/stage";
-import { type EntityMention, type Feedback, type FormulatedQuery, type Intent, intentSchema } from "@/lib/pipeline/types";
+import { type EntityMention, type Feedback, type FormulatedQuery, type Intent, intentSchema } from "@/lib/pipeline/contracts";
 
 /** Formulated SPARQL executed on the demo product/organisation graph in the embedded Oxigraph store. */
 

@@ -8,7 +8,7 @@ import type { EntityIndexEntry, KbStructure, KnowledgeBackend, RowData } from "@
 import { createDemoSalesDatabase } from "@/lib/demo/sales-database";
 import { classicalFormulate } from "@/lib/pipeline/stages/formulate";
 import type { StageContext } from "@/lib/pipeline/stage";
-import { type Candidate, type EntityMention, type FormulatedQuery, type Intent, intentSchema } from "@/lib/pipeline/types";
+import { type Candidate, type EntityMention, type FormulatedQuery, type Intent, intentSchema } from "@/lib/pipeline/contracts";
 
 /**
  * Formulated SQL executed on real SQLite files: the demo sales database and Spider's concert_singer.

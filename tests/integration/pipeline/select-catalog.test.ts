@@ -10,7 +10,7 @@ import { DEMO_KB_NAMES, seedDemoCatalogOnce } from "@/lib/demo/seed-catalog";
 import { loadCatalogSnapshot } from "@/lib/catalog/snapshot";
 import { catalogIndexFor, selectSources } from "@/lib/pipeline/stages/select";
 import { terms } from "@/lib/pipeline/text";
-import type { Intent } from "@/lib/pipeline/types";
+import type { Intent } from "@/lib/pipeline/contracts";
 import { TARGET_ENGINE, createTestDatabase, type TestDatabase } from "../support/test-database";
 
 function bareIntent(question: string): Intent {

@@ -6,7 +6,7 @@ import { BENCHMARK_NAMES } from "@/lib/ingest/benchmarks/load";
 import { type CatalogEntry, catalogEntryVersion } from "@/lib/catalog/snapshot";
 import { selectSources } from "@/lib/pipeline/stages/select";
 import { terms } from "@/lib/pipeline/text";
-import type { Intent } from "@/lib/pipeline/types";
+import type { Intent } from "@/lib/pipeline/contracts";
 
 const DATASETS = path.resolve(process.env.DATASETS_DIR ?? "../shared/datasets");
 const SPIDER = path.join(DATASETS, "spider");

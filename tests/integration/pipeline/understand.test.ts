@@ -9,7 +9,7 @@ import { DEMO_KB_NAMES, seedDemoCatalogOnce } from "@/lib/demo/seed-catalog";
 import { type EntityLookup, prismaEntityLookup } from "@/lib/pipeline/entity-lookup";
 import type { StageContext } from "@/lib/pipeline/stage";
 import { classicalUnderstand, understandQuestion } from "@/lib/pipeline/stages/understand";
-import type { EntityLink, Intent } from "@/lib/pipeline/types";
+import type { EntityLink, Intent } from "@/lib/pipeline/contracts";
 import { TARGET_ENGINE, createTestDatabase, type TestDatabase } from "../support/test-database";
 
 /** Wraps a lookup to measure the database time understand spends in it. */

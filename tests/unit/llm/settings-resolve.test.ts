@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EnvError, parseLlmEnv } from "@/lib/env";
-import { endpointNeedsKey, envPrices, envStages, resolveLlmSettings } from "@/lib/settings/llm-settings";
+import { endpointNeedsKey, envPrices, envStages, resolveLlmSettings } from "@/lib/llm/settings";
 
 const stored = (over: Record<string, unknown> = {}) => ({
   enabled: true,

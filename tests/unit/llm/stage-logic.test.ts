@@ -7,7 +7,7 @@ import { isKeywordQuery } from "@/lib/pipeline/stages/formulate/llm";
 import { promptCatalog } from "@/lib/pipeline/stages/select/llm";
 import { understandQuestion } from "@/lib/pipeline/stages/understand";
 import { mergeUnderstanding } from "@/lib/pipeline/stages/understand/llm";
-import type { Candidate } from "@/lib/pipeline/types";
+import type { Candidate } from "@/lib/pipeline/contracts";
 import { KB, EX, executed, iri, intent, literal, passage, sqlRow, triple } from "../pipeline/answer-fixtures";
 
 describe("an answer is accepted only when its citations support it", () => {

@@ -1,7 +1,7 @@
 import { evidenceId, linearizePath, linearizeRow, linearizeTriple } from "@/lib/backends/evidence";
 import type { EvidencePiece, PassageData, PathData, PathEdge, PathNode, RowData, Scalar, TermData, TripleData } from "@/lib/backends/types";
 import { isStopword, words } from "@/lib/pipeline/text";
-import type { EntityMention, ExecutedQuery, Intent, ScoredEvidence } from "@/lib/pipeline/types";
+import type { EntityMention, ExecutedQuery, Intent, ScoredEvidence } from "@/lib/pipeline/contracts";
 import { baseIntent } from "./intent-fixture";
 
 /**

@@ -15,7 +15,7 @@ import {
   typeFit,
   valueKey,
 } from "@/lib/pipeline/stages/answer";
-import { answerSchema, type ScoredEvidence } from "@/lib/pipeline/types";
+import { answerSchema, type ScoredEvidence } from "@/lib/pipeline/contracts";
 import { EX, KB, docRow, edge, intent, iri, link, literal, mention, node, passage, path, scored, sqlRow, triple } from "./answer-fixtures";
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { answerQuestion, buildQuestionFocus } from "@/lib/pipeline/stages/answer";
 import { findBridges } from "@/lib/pipeline/stages/answer/bridge";
-import type { ScoredEvidence } from "@/lib/pipeline/types";
+import type { ScoredEvidence } from "@/lib/pipeline/contracts";
 import { intent, mention, path, row, triple } from "./select-fixtures";
 
 const GRAPH = ["kb-graph", "Aurora product and organisation graph"] as const;

@@ -20,7 +20,7 @@ import {
   type Feedback,
   type Intent,
   type ScoredEvidence,
-} from "@/lib/pipeline/types";
+} from "@/lib/pipeline/contracts";
 import {
   EX,
   KB,

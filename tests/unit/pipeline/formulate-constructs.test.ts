@@ -3,7 +3,7 @@ import { checkSqlSafety } from "@/lib/backends/sql";
 import { checkSparqlSafety } from "@/lib/backends/sparql";
 import type { KbStructure } from "@/lib/backends/types";
 import { formulateCypher, formulateSparql, formulateSql, noAdjustments } from "@/lib/pipeline/stages/formulate";
-import type { FormulatedQuery, Intent } from "@/lib/pipeline/types";
+import type { FormulatedQuery, Intent } from "@/lib/pipeline/contracts";
 import { candidate, intent, link, mention, MOVIES } from "./formulate-fixtures";
 
 /**

@@ -1,5 +1,5 @@
 import type { KbStructure } from "@/lib/backends/types";
-import { type Candidate, type EntityLink, type EntityMention, type Intent, intentSchema } from "@/lib/pipeline/types";
+import { type Candidate, type EntityLink, type EntityMention, type Intent, intentSchema } from "@/lib/pipeline/contracts";
 import { baseIntent } from "./intent-fixture";
 
 /** Hand-made intents, links and KB structures for the formulate unit tests (no engine involved). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { adjustmentsFor, formulateSearch, noAdjustments, searchText } from "@/lib/pipeline/stages/formulate";
-import type { Feedback, Intent } from "@/lib/pipeline/types";
+import type { Feedback, Intent } from "@/lib/pipeline/contracts";
 import { candidate, DOCS, intent, link, mention } from "./formulate-fixtures";
 
 const KB = "kb-docs";

@@ -4,7 +4,7 @@ import { adjustmentsFor, formulateSql, noAdjustments } from "@/lib/pipeline/stag
 import { MENTIONED } from "@/lib/pipeline/stages/formulate/sql/column-choice";
 import { columnCloseness, columnKey } from "@/lib/pipeline/stages/formulate/sql/column-meaning";
 import { linkSchema, parseValueRef } from "@/lib/pipeline/stages/formulate/sql/schema-linking";
-import type { Feedback, Intent } from "@/lib/pipeline/types";
+import type { Feedback, Intent } from "@/lib/pipeline/contracts";
 import { candidate, intent, link, mention, SHOP } from "./formulate-fixtures";
 
 const KB = "kb-shop";

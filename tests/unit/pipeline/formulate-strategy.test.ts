@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { KbStructure } from "@/lib/backends/types";
 import { adjustmentsFor, classicalFormulate, type FormulateInput } from "@/lib/pipeline/stages/formulate";
 import { RunCancelledError, type StageContext, type TraceEventInput } from "@/lib/pipeline/stage";
-import type { Feedback } from "@/lib/pipeline/types";
+import type { Feedback } from "@/lib/pipeline/contracts";
 import { candidate, DOCS, intent, link, mention, SHOP } from "./formulate-fixtures";
 
 function context(signal = new AbortController().signal): { ctx: StageContext; events: TraceEventInput[] } {

@@ -1,4 +1,4 @@
-import type { Intent } from "@/lib/pipeline/types";
+import type { Intent } from "@/lib/pipeline/contracts";
 
 /** A plain intent for a question: nothing understood yet, every field at its empty value, then `over`. */
 export function baseIntent(question: string, over: Partial<Intent> = {}): Intent {

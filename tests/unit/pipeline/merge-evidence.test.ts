@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { mergeIdenticalEvidence } from "@/lib/pipeline/merge-evidence";
-import type { Answer, ScoredEvidence } from "@/lib/pipeline/types";
+import type { Answer, ScoredEvidence } from "@/lib/pipeline/contracts";
 import { passage, row } from "./select-fixtures";
 
 const SALES = ["kb-sales", "Aurora sales database"] as const;

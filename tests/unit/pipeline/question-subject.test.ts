@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { answerQuestion, sentenceSpans } from "@/lib/pipeline/stages/answer";
 import { questionCoverage } from "@/lib/pipeline/stages/formulate/coverage";
 import { countOfOtherNoun, countedNounOfColumn, expectedUnit } from "@/lib/pipeline/units";
-import type { ScoredEvidence } from "@/lib/pipeline/types";
+import type { ScoredEvidence } from "@/lib/pipeline/contracts";
 import { KB, docRow, intent, link, mention, passage, scored, sqlRow } from "./answer-fixtures";
 
 /**

@@ -3,7 +3,7 @@ import { FLOOR_SCORE_KEY, UnknownScorerError, scorerRegistry } from "@/lib/pipel
 import { RunCancelledError } from "@/lib/pipeline/stage";
 import { poolEvidence } from "@/lib/pipeline/stages/pool";
 import { DEFAULT_RERANK_ROUNDS, classicalRerank, rerankEvidence } from "@/lib/pipeline/stages/rerank";
-import type { EvidenceScorer } from "@/lib/pipeline/types";
+import type { EvidenceScorer } from "@/lib/pipeline/contracts";
 import { context, fillerPassages, intent, mention, passage, path, row } from "./select-fixtures";
 
 /** One search's results, in the engine's order. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { answerFromResult, resultValueType } from "@/lib/pipeline/stages/answer/result-answer";
 import { CHECKS, critique } from "@/lib/pipeline/stages/critique";
-import type { QueryResult } from "@/lib/pipeline/types";
+import type { QueryResult } from "@/lib/pipeline/contracts";
 import { KB, executed, intent, scored, sqlRow } from "./answer-fixtures";
 
 /** An answer drawn from a committed query result carries the kind of its value, which the critic type-checks. */

@@ -14,7 +14,7 @@ import {
   scorerByName,
   scorerRegistry,
 } from "@/lib/pipeline/scorers";
-import type { EvidenceScorer } from "@/lib/pipeline/types";
+import type { EvidenceScorer } from "@/lib/pipeline/contracts";
 import { intent, mention, passage, path, row, triple } from "./select-fixtures";
 
 const MOVIES = ["kb-movies", "Movies graph"] as const;

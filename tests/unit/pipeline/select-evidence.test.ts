@@ -7,7 +7,7 @@ import {
   plainEvidenceKind,
   selectEvidence,
 } from "@/lib/pipeline/stages/select-evidence";
-import type { Candidate, ExecutedQuery, ScoredEvidence } from "@/lib/pipeline/types";
+import type { Candidate, ExecutedQuery, ScoredEvidence } from "@/lib/pipeline/contracts";
 import { context, intent, mention, passage, path, row, triple } from "./select-fixtures";
 
 const SALES = ["kb-sales", "Aurora sales database"] as const;

@@ -4,7 +4,7 @@ import { evidenceId, linearizePath, linearizeRow, linearizeTriple } from "@/lib/
 import type { EvidencePiece, PathData, QueryLanguage, Scalar } from "@/lib/backends/types";
 import type { CatalogEntry } from "@/lib/catalog/snapshot";
 import type { StageContext, TraceEventInput } from "@/lib/pipeline/stage";
-import type { EntityLink, EntityMention, Intent } from "@/lib/pipeline/types";
+import type { EntityLink, EntityMention, Intent } from "@/lib/pipeline/contracts";
 import { baseIntent } from "./intent-fixture";
 
 export function intent(question: string, extra: Partial<Intent> = {}): Intent {

@@ -4,7 +4,7 @@ import { answerTextOf, expressionOf } from "@/lib/pipeline/stages/answer/derivat
 import { answerFromTables } from "@/lib/pipeline/stages/answer/table-answer";
 import { tablesInEvidence } from "@/lib/pipeline/stages/answer/table-cells";
 import { asksForReason, coordinatedItems, readTableQuestion } from "@/lib/pipeline/stages/answer/table-question";
-import type { DerivationOperand } from "@/lib/pipeline/types";
+import type { DerivationOperand } from "@/lib/pipeline/contracts";
 import { answerQuestion } from "@/lib/pipeline/stages/answer";
 import { KB, docRow, intent, passage, scored } from "./answer-fixtures";
 

@@ -7,7 +7,7 @@ import {
   labelMatchScore,
   rankLinks,
 } from "@/lib/pipeline/entity-lookup";
-import type { EntityLink } from "@/lib/pipeline/types";
+import type { EntityLink } from "@/lib/pipeline/contracts";
 
 const ROWS: Omit<LabelRow, "normalized">[] = [
   { kbId: "a", label: "Tom Hanks", kind: "node", ref: "p1", sourceObject: "Person" },

@@ -8,7 +8,7 @@ import {
   guessLanguage,
   understandQuestion,
 } from "@/lib/pipeline/stages/understand";
-import { type Intent, intentSchema } from "@/lib/pipeline/types";
+import { type Intent, intentSchema } from "@/lib/pipeline/contracts";
 
 /** A small catalog of labels across four KBs, in the shapes the real backends index. */
 const FIXTURE_LABELS: Omit<LabelRow, "normalized">[] = [

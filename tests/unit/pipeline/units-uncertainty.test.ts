@@ -3,7 +3,7 @@ import { answerQuestion } from "@/lib/pipeline/stages/answer";
 import { answerComplement } from "@/lib/pipeline/stages/answer/complement";
 import { quantityAsked } from "@/lib/pipeline/stages/answer/question-focus";
 import { UNIT_CONTRADICTS, expectedUnit, unitAgreement, unitOfValue } from "@/lib/pipeline/units";
-import type { ScoredEvidence } from "@/lib/pipeline/types";
+import type { ScoredEvidence } from "@/lib/pipeline/contracts";
 import { KB, docRow, intent, link, mention, passage, scored, sqlRow } from "./answer-fixtures";
 
 describe("units and answer types agree", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { explainUnreadQuestion, languageName, unreadQuestionReason } from "@/lib/pipeline/stages/answer/unread-question";
-import type { Answer, Candidate } from "@/lib/pipeline/types";
+import type { Answer, Candidate } from "@/lib/pipeline/contracts";
 import { intent } from "./select-fixtures";
 
 const refused: Answer = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ScoredEvidence } from "@/lib/pipeline/types";
+import type { ScoredEvidence } from "@/lib/pipeline/contracts";
 import { answeredFromKbs } from "@/lib/runs/answered-from";
 
 function piece(id: string, kb: string): ScoredEvidence {

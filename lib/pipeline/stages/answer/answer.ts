@@ -4,7 +4,7 @@ import { DEFAULT_PIPELINE_CONFIG } from "../../config";
 import { countOfOtherNoun, countedNounOfColumn, expectedUnit } from "../../units";
 import { isAggregateColumn } from "./value-types";
 import { normalizeLabel } from "../../text";
-import type { Answer, Intent, QueryResult, ScoredEvidence } from "../../types";
+import type { Answer, ScoredEvidence } from "../../contracts";
 import { type Bridge, findBridges, focusWithBridges } from "./bridge";
 import { extractOccurrences } from "./extract";
 import { type QuestionFocus, buildQuestionFocus, pieceMentionsEntity } from "./question-focus";
@@ -13,32 +13,9 @@ import { groupedRowsAnswer } from "./grouped-rows";
 import { answerFromResult, withSupportingEvidence } from "./result-answer";
 import { type ScoredCandidate, answerConfidence, scoreCandidates } from "./score";
 import { withTableAnswer } from "./table-route";
+import type { AnswerInput, AnswerResult } from "./types";
 import { belowTheBar, notFoundReason } from "./uncertainty";
 import { count } from "../../../format/count";
-
-export interface AnswerInput {
-  intent: Intent;
-  /** The selected evidence, best first (about 30 pieces). */
-  evidence: ScoredEvidence[];
-  /**
-   * Refrain below this confidence. Default: the pipeline config's `answerThreshold` (0.35). With the
-   * scoring in score.ts, one top-ranked piece that points squarely at a value of the right type gives
-   * 0.65; a value of merely plausible type (an untyped name for "who") about 0.45; a value only a
-   * mid-ranked piece supports, or two values supported equally, fall below 0.35. So the default keeps
-   * "at least one strong piece, or two weaker ones that agree" and refuses guesses.
-   */
-  threshold?: number;
-  /** The committed answer query's result (select-evidence): when set, it is the answer (result-answer.ts). */
-  result?: QueryResult | null;
-}
-
-export interface AnswerResult {
-  answer: Answer;
-  /** Every scored candidate, best first (the answer keeps the top 5). */
-  ranked: ScoredCandidate[];
-  /** Notes for the trace: counted answers and list gathering. */
-  notes: string[];
-}
 
 const MAX_CANDIDATES = 5;
 const MAX_CITATIONS = 5;

@@ -1,7 +1,7 @@
 import { formatScalar } from "../../../backends/evidence";
 import type { EvidencePiece } from "../../../backends/types";
 import { normalizeLabel } from "../../text";
-import type { ScoredEvidence } from "../../types";
+import type { ScoredEvidence } from "../../contracts";
 import { isPathPiece } from "./extract-paths";
 import { isRowPiece } from "./extract-rows";
 import { isTriplePiece, tripleEnds } from "./extract-triples";

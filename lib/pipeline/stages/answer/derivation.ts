@@ -1,5 +1,5 @@
 import { formatFigure } from "../../../tables/format";
-import type { Derivation, DerivationOperand } from "../../types";
+import type { Derivation, DerivationOperand } from "../../contracts";
 import type { Operation } from "./table-question";
 
 /**

@@ -1,4 +1,4 @@
-import type { ScoredEvidence } from "../../types";
+import type { ScoredEvidence } from "../../contracts";
 import { countedAnswer } from "./count-rows";
 import { isPassagePiece, passageOccurrences } from "./extract-passages";
 import { isPathPiece, pathOccurrences } from "./extract-paths";

@@ -1,7 +1,7 @@
 import { formatScalar } from "../../../backends/evidence";
 import type { EvidencePiece, RowData, Scalar } from "../../../backends/types";
 import { terms } from "../../text";
-import type { Answer, AnswerShape, Intent, ScoredEvidence } from "../../types";
+import type { Answer, AnswerShape, Intent, ScoredEvidence } from "../../contracts";
 import { analyzeConstructs } from "../understand/constructs";
 import { isRowPiece } from "./extract-rows";
 import { answerText, chartOf } from "./result-answer";

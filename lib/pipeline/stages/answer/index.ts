@@ -1,8 +1,10 @@
 import { RunCancelledError, type StageStrategy } from "../../stage";
-import type { Answer } from "../../types";
-import { type AnswerInput, answerQuestion } from "./answer";
+import type { Answer } from "../../contracts";
+import { answerQuestion } from "./answer";
+import type { AnswerInput } from "./types";
 
-export { type AnswerInput, type AnswerResult, answerQuestion, listMembers } from "./answer";
+export { answerQuestion, listMembers } from "./answer";
+export type { AnswerInput, AnswerResult } from "./types";
 export {
   buildQuestionFocus,
   type QuestionFocus,

@@ -1,13 +1,12 @@
 import type { EvidencePiece } from "../../../backends/types";
 import { LlmError } from "../../../llm/errors";
-import { UNKNOWN_ANSWER, answerPrompt } from "../../../llm/prompts/answer";
-import { clip } from "../../../llm/quote";
+import { UNKNOWN_ANSWER, answerPrompt } from "./prompt";
+import { clip, looksLikeInstructions } from "../../../llm/quote";
 import type { LlmSession } from "../../../llm/session";
 import { DEFAULT_PIPELINE_CONFIG } from "../../config";
 import { type StageContext, type StageStrategy, RunCancelledError } from "../../stage";
-import type { Answer, Derivation } from "../../types";
-import type { AnswerInput } from "./answer";
-import { looksLikeInstructions } from "../../../llm/quote";
+import type { Answer, Derivation } from "../../contracts";
+import type { AnswerInput } from "./types";
 import { checkSupport } from "./llm-support";
 import { computeProposal } from "./proposed-operation";
 import { NO_EVIDENCE_REASON, refusal } from "./refusal";

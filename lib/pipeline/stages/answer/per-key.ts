@@ -1,7 +1,7 @@
 import { formatScalar } from "../../../backends/evidence";
 import { periodsIn } from "../../../tables/periods";
 import type { RowData } from "../../../backends/types";
-import type { Answer, ScoredEvidence } from "../../types";
+import type { Answer, ScoredEvidence } from "../../contracts";
 import { documentTitleOf, documentTitles, isRowPiece } from "./extract-rows";
 import { terms } from "../../text";
 import { type QuestionFocus, focusMatches, matchesQuestionEntity } from "./question-focus";

@@ -1,6 +1,6 @@
-import type { ProposedComputation } from "../../../llm/prompts/answer";
+import type { ProposedComputation } from "./prompt";
 import { normalizeLabel } from "../../text";
-import type { ScoredEvidence } from "../../types";
+import type { ScoredEvidence } from "../../contracts";
 import { type CellRef, type Computed, computeOverCells } from "./table-answer";
 import { type TableView, tablesInEvidence } from "./table-cells";
 

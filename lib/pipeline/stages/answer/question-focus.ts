@@ -1,6 +1,6 @@
 import type { EvidencePiece } from "../../../backends/types";
 import { normalizeLabel, terms } from "../../text";
-import type { AnswerType, EntityLink, Intent } from "../../types";
+import type { AnswerType, EntityLink, Intent } from "../../contracts";
 import { lemmaTerms } from "../../lemma";
 import { type ExpectedUnit, expectedUnit } from "../../units";
 import { readsAsProse } from "./table-question";

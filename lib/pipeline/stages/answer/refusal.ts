@@ -1,4 +1,4 @@
-import type { Answer, ScoredEvidence } from "../../types";
+import type { Answer, ScoredEvidence } from "../../contracts";
 import { type QuestionFocus, pieceMentionsEntity } from "./question-focus";
 
 export const REFUSAL_TEXT = "Not found in the sources.";

@@ -1,6 +1,6 @@
 import { formatScalar } from "../../../backends/evidence";
 import type { Scalar } from "../../../backends/types";
-import type { Answer, AnswerShape, QueryResult, ScoredEvidence } from "../../types";
+import type { Answer, AnswerShape, QueryResult, ScoredEvidence } from "../../contracts";
 import { joinList, quoteList, refusal } from "./refusal";
 import { classifyValue, hintFromLabel, type ValueType } from "./value-types";
 

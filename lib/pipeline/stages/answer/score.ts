@@ -1,4 +1,4 @@
-import type { ScoredEvidence } from "../../types";
+import type { ScoredEvidence } from "../../contracts";
 import type { Occurrence } from "./occurrence";
 import { type QuestionFocus, isQuestionEntityValue, questionStates } from "./question-focus";
 import { isBareNumber } from "./value-key";

@@ -4,7 +4,7 @@ import type { ReportNumber } from "../../../tables/report-number";
 import { type Scale, exceptedRow, scaleInHeader, scaleOfFigure, SCALE_FACTOR } from "../../../tables/scale";
 import { unitFromColumn } from "./value-key";
 import { terms } from "../../text";
-import type { Derivation, DerivationOperand, ScoredEvidence } from "../../types";
+import type { Derivation, DerivationOperand, ScoredEvidence } from "../../contracts";
 import { compute } from "./arithmetic";
 import {
   type LocatedCell,

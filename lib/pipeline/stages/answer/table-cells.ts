@@ -4,7 +4,7 @@ import { type Period, periodsIn } from "../../../tables/periods";
 import { type CellReading, readCell } from "../../../tables/report-number";
 import { type ScaleNote, scaleInHeader, scaleInProse } from "../../../tables/scale";
 import { normalizeLabel } from "../../text";
-import type { ScoredEvidence } from "../../types";
+import type { ScoredEvidence } from "../../contracts";
 import { isRowPiece } from "./extract-rows";
 import { normalizeEvidenceScores } from "./score";
 

@@ -1,6 +1,6 @@
 import { DEFAULT_PIPELINE_CONFIG } from "../../config";
-import type { Answer, Derivation } from "../../types";
-import type { AnswerInput, AnswerResult } from "./answer";
+import type { Answer, Derivation } from "../../contracts";
+import type { AnswerInput, AnswerResult } from "./types";
 import { refusal } from "./refusal";
 import { type TableAnswer, answerFromTables, asksForLineItems } from "./table-answer";
 import { readTableQuestion } from "./table-question";

@@ -1,6 +1,6 @@
 import { formatScalar } from "../../../backends/evidence";
 import type { EvidencePiece, PassageData, RowData, TripleData } from "../../../backends/types";
-import type { Answer, ScoredEvidence } from "../../types";
+import type { Answer, ScoredEvidence } from "../../contracts";
 import type { QuestionFocus } from "./question-focus";
 import { columnTotal, perKeyAnswer } from "./per-key";
 import { refusal } from "./refusal";

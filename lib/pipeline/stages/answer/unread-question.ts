@@ -1,5 +1,5 @@
 import { isStopword, words } from "../../text";
-import type { Answer, Candidate, Intent } from "../../types";
+import type { Answer, Candidate, Intent } from "../../contracts";
 import { quoteList } from "./refusal";
 
 /**

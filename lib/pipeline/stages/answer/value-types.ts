@@ -2,7 +2,7 @@ import nlp from "compromise";
 import { labelFromIri } from "../../../backends/evidence";
 import type { Scalar } from "../../../backends/types";
 import { normalizeLabel } from "../../text";
-import type { AnswerType } from "../../types";
+import type { AnswerType } from "../../contracts";
 
 /** The type of a candidate value: an answer type without the "list" modifier. */
 export type ValueType = Exclude<AnswerType, "list">;

@@ -1,6 +1,6 @@
 import type { EvidencePiece } from "../../../backends/types";
 import { terms } from "../../text";
-import type { Answer, Candidate, ExecutedQuery, Feedback, Intent, ScoredEvidence } from "../../types";
+import type { Answer, Candidate, ExecutedQuery, Feedback, Intent, ScoredEvidence } from "../../contracts";
 import { type QuestionEntity, type QuestionFocus, buildQuestionFocus, pieceMentionsEntity, queryNamesEntity } from "../answer";
 import { type Bridge, findBridges } from "../answer/bridge";
 

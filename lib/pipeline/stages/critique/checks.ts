@@ -1,12 +1,11 @@
-import type { Critique, ExecutedQuery } from "../../types";
+import type { ExecutedQuery } from "../../contracts";
 import { count } from "../../../format/count";
 import { queryOutcomeInWords, strategyInWords } from "../../strategy-words";
 import type { EvidencePiece } from "../../../backends/types";
 import { type ValueType, connectsToEntityOf, pieceMentionsEntity, typeFit } from "../answer";
 import { type RoundAnalysis, isProductive } from "./analysis";
 import { constructChecks } from "./construct-checks";
-
-export type Check = Critique["checks"][number];
+import type { Check } from "./types";
 
 /** The validator's check names, in the order they are reported. */
 export const CHECKS = {

@@ -1,9 +1,10 @@
 import { queryOutcomeInWords, strategyInWords } from "../../strategy-words";
 import { normalizeLabel } from "../../text";
-import type { ExecutedQuery, Feedback, FeedbackType } from "../../types";
+import type { ExecutedQuery, Feedback, FeedbackType } from "../../contracts";
 import { queryNamesEntity } from "../answer";
 import { type RoundAnalysis, kbName, relationPresence } from "./analysis";
-import { CHECKS, type Check } from "./checks";
+import { CHECKS } from "./checks";
+import { type Check } from "./types";
 import { constructFeedback } from "./construct-checks";
 import { count } from "../../../format/count";
 

@@ -1,8 +1,8 @@
 import { normalizeLabel } from "../../text";
-import type { ExecutedQuery, Feedback } from "../../types";
+import type { ExecutedQuery, Feedback } from "../../contracts";
 import { analyzeConstructs } from "../understand/constructs";
 import type { RoundAnalysis } from "./analysis";
-import type { Check } from "./checks";
+import type { Check } from "./types";
 
 /**
  * The critic's construct checks: the answer query must express what the question's wording asks. A

@@ -1,5 +1,5 @@
 import { strategyInWords } from "../../strategy-words";
-import type { Feedback } from "../../types";
+import type { Feedback } from "../../contracts";
 
 /**
  * What the next round will do because of a feedback, in words for the refinement path shown to the

@@ -1,11 +1,13 @@
 import { RunCancelledError, type StageStrategy } from "../../stage";
-import type { Critique } from "../../types";
+import type { Critique } from "../../contracts";
 import { type CritiqueInput, analyzeRound } from "./analysis";
-import { type Check, validate } from "./checks";
+import { validate } from "./checks";
+import { type Check } from "./types";
 import { comment } from "./commentor";
 
 export { type CritiqueInput, analyzeRound, type RoundAnalysis } from "./analysis";
-export { CHECKS, type Check, validate } from "./checks";
+export { CHECKS, validate } from "./checks";
+export { type Check } from "./types";
 export { CONSTRUCT_CHECKS, answerQueryOf, constructChecks, constructFeedback } from "./construct-checks";
 export { RULES, alreadyGiven, comment } from "./commentor";
 export { describeChange } from "./describe-change";

@@ -1,12 +1,13 @@
 import { LlmError } from "../../../llm/errors";
-import { type CritiquePromptInput, type ReasoningPath, commentorPrompt, validatorPrompt } from "../../../llm/prompts/critique";
+import { type CritiquePromptInput, type ReasoningPath, commentorPrompt, validatorPrompt } from "./prompt";
 import { clip } from "../../../llm/quote";
 import type { LlmSession } from "../../../llm/session";
 import { type StageContext, type StageStrategy, RunCancelledError } from "../../stage";
 import { normalizeLabel } from "../../text";
-import type { Critique, Feedback } from "../../types";
+import type { Critique, Feedback } from "../../contracts";
 import { type CritiqueInput, analyzeRound } from "./analysis";
-import { type Check, validate } from "./checks";
+import { validate } from "./checks";
+import { type Check } from "./types";
 import { alreadyGiven, comment } from "./commentor";
 import { STOP_CHECK } from "./index";
 

@@ -1,11 +1,11 @@
 import type { KbStructure } from "../../../backends/types";
 import type { TextEmbeddings } from "../../../models/text-embeddings";
 import type { Embedder } from "../../../models/types";
-import type { Candidate, Intent } from "../../types";
+import type { Candidate, Intent } from "../../contracts";
 import { graphView } from "./graph/graph-view";
 import { rdfView } from "./graph/rdf-view";
 import { columnMeaning } from "./sql/column-meaning";
-import type { LinkingCandidate } from "./sql/schema-linking";
+import type { LinkingCandidate } from "./sql/types";
 import type { SqlStructure } from "./sql/sql-structure";
 
 /**

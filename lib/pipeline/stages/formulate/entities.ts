@@ -1,5 +1,5 @@
 import { normalizeLabel } from "../../text";
-import type { EntityLink, EntityMention, Intent } from "../../types";
+import type { EntityLink, EntityMention, Intent } from "../../contracts";
 import type { Adjustments } from "./feedback";
 
 /**

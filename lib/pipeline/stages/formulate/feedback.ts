@@ -1,5 +1,5 @@
 import { normalizeLabel } from "../../text";
-import type { Feedback, Intent } from "../../types";
+import type { Feedback, Intent } from "../../contracts";
 
 /**
  * How the critic's corrective feedback (HybGRAG's commentor) changes the next formulation. One place

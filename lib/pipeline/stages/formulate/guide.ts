@@ -4,7 +4,7 @@ import { isSafeIri } from "../../../backends/sparql/rdf-terms";
 import { checkSqlSafety } from "../../../backends/sql";
 import { LANGUAGE_OF, type KbStructure, type NativeQuery } from "../../../backends/types";
 import { normalizeLabel, terms, words } from "../../text";
-import type { Candidate, FormulatedQuery, Intent } from "../../types";
+import type { Candidate, FormulatedQuery, Intent } from "../../contracts";
 import { dice } from "./lexicon";
 import { semanticText } from "./search/formulate-search";
 

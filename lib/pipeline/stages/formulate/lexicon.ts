@@ -1,5 +1,5 @@
 import { identifierWords } from "../../../backends/sql/values";
-import type { Intent } from "../../types";
+import type { Intent } from "../../contracts";
 import { terms, words } from "../../text";
 import { constructsOf } from "./constructs";
 

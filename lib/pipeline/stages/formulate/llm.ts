@@ -1,12 +1,12 @@
 import { QueryRejectedError, QuerySyntaxError } from "../../../backends/errors";
 import { LANGUAGE_OF, type KbStructure, type NativeQuery } from "../../../backends/types";
 import { LlmError } from "../../../llm/errors";
-import { type FormulatePromptInput, formulatePrompt, passagePrompt } from "../../../llm/prompts/formulate";
+import { type FormulatePromptInput, formulatePrompt, passagePrompt } from "./prompt";
 import { clip } from "../../../llm/quote";
 import type { LlmSession } from "../../../llm/session";
 import { type StageContext, type StageStrategy, RunCancelledError } from "../../stage";
 import { isStopword, words } from "../../text";
-import type { Candidate, ExecutedQuery, FormulatedQuery, Intent } from "../../types";
+import type { Candidate, ExecutedQuery, FormulatedQuery, Intent } from "../../contracts";
 import { type CheckedQuery, type GeneratedLanguage, checkGeneratedQuery } from "./llm-safety";
 import { DEFAULT_MAX_QUERIES_PER_CANDIDATE, type FormulateInput, formulateCandidate } from "./strategy";
 

@@ -1,5 +1,5 @@
 import { lemmaBag, lemmaTerms } from "../../lemma";
-import type { Intent } from "../../types";
+import type { Intent } from "../../contracts";
 import { coverage, dice, questionTerms } from "./lexicon";
 
 /**

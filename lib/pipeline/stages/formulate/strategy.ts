@@ -3,7 +3,7 @@ import type { TextEmbeddings } from "../../../models/text-embeddings";
 import type { Embedder } from "../../../models/types";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
 import { normalizeLabel } from "../../text";
-import type { Candidate, Feedback, FormulatedQuery, Intent } from "../../types";
+import type { Candidate, Feedback, FormulatedQuery, Intent } from "../../contracts";
 import { type FormulationCandidate, withColumnMeaning } from "./dense-columns";
 import { type Adjustments, adjustmentsFor } from "./feedback";
 import { formulateCypher } from "./graph/formulate-cypher";

@@ -3,7 +3,7 @@ import { Bm25Index } from "../../bm25";
 import { FLOOR_SCORE_KEY, floorScore, pieceTokens, structuredFewResultIds } from "../../scorers";
 import { fusedOrder, inCollectionOrder, rankingUnitFor, retrievalRanks, withinSearchOrderScores } from "../../rank-fusion";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
-import { type Intent, type ScoredEvidence, intentText } from "../../types";
+import { type Intent, type ScoredEvidence, intentText } from "../../contracts";
 
 export interface PoolInput {
   intent: Intent;

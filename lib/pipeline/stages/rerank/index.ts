@@ -10,7 +10,7 @@ import {
 import type { EvidencePiece } from "../../../backends/types";
 import { type RankingUnit, fusedOrder, inSearchOrder, rankingUnitFor, searchOf } from "../../rank-fusion";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
-import type { EvidenceScorer, Intent, RerankRound, ScoredEvidence } from "../../types";
+import type { EvidenceScorer, Intent, RerankRound, ScoredEvidence } from "../../contracts";
 
 export interface RerankInput {
   intent: Intent;

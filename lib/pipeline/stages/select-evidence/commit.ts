@@ -1,5 +1,5 @@
 import type { EvidencePiece, RowData, Scalar } from "../../../backends/types";
-import type { Candidate, ExecutedQuery, QueryResult } from "../../types";
+import type { Candidate, ExecutedQuery, QueryResult } from "../../contracts";
 import { count } from "../../../format/count";
 
 /**

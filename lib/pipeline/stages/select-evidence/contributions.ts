@@ -1,5 +1,5 @@
 import type { EvidencePiece } from "../../../backends/types";
-import type { Candidate, ExecutedQuery, ScoredEvidence } from "../../types";
+import type { Candidate, ExecutedQuery, ScoredEvidence } from "../../contracts";
 
 /** What each candidate KB contributed to the ranked evidence (OmniRetrieval's cross-source view). */
 export interface KbContribution {

@@ -3,7 +3,7 @@ import { containsPhrase, preparePiece } from "../../scorers/piece-text";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
 import { normalizeLabel } from "../../text";
 import type { EvidencePiece } from "../../../backends/types";
-import type { Candidate, EvidenceSelection, ExecutedQuery, Intent, QueryResult, ScoredEvidence } from "../../types";
+import type { Candidate, EvidenceSelection, ExecutedQuery, Intent, QueryResult, ScoredEvidence } from "../../contracts";
 import { type Commitment, commitSource, committedResult } from "./commit";
 import { type KbContribution, TOP_WINDOW, evidenceKindLabel, kbContributions, plainEvidenceKind } from "./contributions";
 

@@ -1,10 +1,10 @@
 import { LlmError } from "../../../llm/errors";
-import { type SourceResults, selectEvidencePrompt } from "../../../llm/prompts/select-evidence";
+import { type SourceResults, selectEvidencePrompt } from "./prompt";
 import { clip } from "../../../llm/quote";
 import type { LlmSession } from "../../../llm/session";
 import { type StageContext, type StageStrategy, RunCancelledError } from "../../stage";
 import { normalizeLabel } from "../../text";
-import type { EvidenceSelection, ScoredEvidence } from "../../types";
+import type { EvidenceSelection, ScoredEvidence } from "../../contracts";
 import { kbContributions } from "./contributions";
 import { DEFAULT_SELECTED_EVIDENCE, MAX_SUPPORTING_SHARE, NEAR_BEST_RATIO, type SelectEvidenceInput, selectEvidence } from "./index";
 

@@ -2,7 +2,7 @@ import type { TextEmbeddings } from "../../../models/text-embeddings";
 import type { Embedder } from "../../../models/types";
 import type { CatalogEntry } from "../../../catalog/snapshot";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
-import { type Candidate, type Intent, type SelectionReason, intentText } from "../../types";
+import { type Candidate, type Intent, type SelectionReason, intentText } from "../../contracts";
 import { type CatalogIndex, catalogIndexFor } from "./catalog-index";
 import { type SemanticSignal, semanticSignal } from "./semantic";
 import { type GuideRef, entitySignal, guideSignal, kbTextSignal, objectSignal, surfaceWords } from "./signals";

@@ -1,11 +1,11 @@
 import { LlmError } from "../../../llm/errors";
-import { type CatalogForPrompt, selectPrompt } from "../../../llm/prompts/select";
+import { type CatalogForPrompt, selectPrompt } from "./prompt";
 import { approxTokens, clip } from "../../../llm/quote";
 import type { LlmSession } from "../../../llm/session";
 import type { CatalogEntry } from "../../../catalog/snapshot";
 import { type StageContext, type StageStrategy, RunCancelledError } from "../../stage";
 import { normalizeLabel } from "../../text";
-import type { Candidate, SelectionReason } from "../../types";
+import type { Candidate, SelectionReason } from "../../contracts";
 import { DEFAULT_SELECT_K, type SelectInput, selectSources } from "./index";
 
 /**

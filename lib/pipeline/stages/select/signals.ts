@@ -1,6 +1,6 @@
 import type { Bm25Index } from "../../bm25";
 import { isStopword, normalizeLabel, terms, words } from "../../text";
-import type { EntityLink, Intent } from "../../types";
+import type { EntityLink, Intent } from "../../contracts";
 import type { CatalogIndex } from "./catalog-index";
 
 /**

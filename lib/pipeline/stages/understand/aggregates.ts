@@ -1,4 +1,4 @@
-import type { Intent } from "../../types";
+import type { Intent } from "../../contracts";
 import { DETERMINERS, PREPOSITIONS, parseSmallNumber, singular } from "./lexicon";
 import type { Token } from "./tokens";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { Constructs } from "../../contracts";
 import { parseSmallNumber } from "./lexicon";
 
 /**
@@ -7,38 +7,8 @@ import { parseSmallNumber } from "./lexicon";
  * (and / or / but not / both … and / either … or), what it negates, conditions on how many rows a thing
  * has ("4 or more students" → a count condition, HAVING), whether the answer keeps ties ("which dogs are
  * the oldest"), and whether it wants distinct values. Formulation links these to a schema and renders
- * them in each query language (formulate/sql, formulate/graph).
+ * them in each query language (formulate/sql, formulate/graph). Their schema is a contract (contracts.ts).
  */
-
-const span = z.object({ start: z.number().int(), end: z.number().int(), text: z.string() });
-
-export const comparisonOps = [">", "<", ">=", "<=", "="] as const;
-
-export const constructsSchema = z.object({
-  /** What the question asks to be returned, as offsets into the completed question. */
-  ask: span.nullable(),
-  /** Connectives between conditions, in question order: "and", "or", "but-not" (except), "both" (both … and), "either" (either … or). */
-  connectives: z.array(z.object({ kind: z.enum(["and", "or", "but-not", "both", "either"]), at: z.number().int(), text: z.string() })),
-  /** Negation cues ("not", "never", "no", "without", "except"), each with the words it governs. */
-  negations: z.array(z.object({ cue: z.string(), at: z.number().int(), scope: z.string() })),
-  /** Conditions on how many of something a row has: "4 or more high schoolers" → {op: ">=", value: 4, noun: "high schoolers"}. */
-  counts: z.array(z.object({ op: z.enum(comparisonOps), value: z.number(), noun: z.string(), at: z.number().int(), text: z.string() })),
-  /** The superlative's answer is plural ("which dogs are the oldest"): every row tied at the extreme, not one. */
-  ties: z.boolean(),
-  /** "different", "distinct", "unique" in the ask: each value once. */
-  distinct: z.boolean(),
-  /** "the first 3 orders", "top 5 products": how many rows the answer lists, when the question says. */
-  limit: z.number().int().min(1).nullable().default(null),
-  /**
-   * What the answer is broken down by: "for each stadium", "per country" (kind "each"), or a closing
-   * "… by region" (kind "by": a breakdown only when something is aggregated).
-   */
-  grouping: z
-    .object({ kind: z.enum(["each", "by"]), text: z.string(), at: z.number().int() })
-    .nullable()
-    .default(null),
-});
-export type Constructs = z.infer<typeof constructsSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // The ask span
@@ -59,7 +29,7 @@ const FOR_EACH = /^for\s+(?:each|every)\b/i;
  * starts a condition ("What are the names of the singers [who …]", "Show name, country, age for all
  * singers [ordered by …]"). "of" and "for" keep going: they tie an attribute to its entity.
  */
-export function askSpan(question: string): z.infer<typeof span> | null {
+export function askSpan(question: string): Constructs["ask"] {
   // "How many countries does each continent have? List the continent id, name and the number of countries.":
   // a second sentence that asks explicitly says what to return.
   const sentences = [...question.matchAll(/[^?.!]+[?.!]*/g)];

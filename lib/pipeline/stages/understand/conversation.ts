@@ -1,5 +1,5 @@
 import { isStopword } from "../../text";
-import type { EntityMention, Intent, TimeCue } from "../../types";
+import type { EntityMention, Intent, TimeCue } from "../../contracts";
 import { looksLikePerson } from "./link-evidence";
 import { isNamedMention } from "./linking";
 import { PREPOSITIONS, WH_WORDS } from "./lexicon";

@@ -1,7 +1,7 @@
 import { DEFAULT_LINKS_PER_MENTION, type EntityLookup, type EntityLookupOptions } from "../../entity-lookup";
 import { normalizeLabel } from "../../text";
 import { type StageContext, type StageStrategy, RunCancelledError } from "../../stage";
-import { type EntityLink, type EntityMention, type Intent, intentSchema } from "../../types";
+import { type EntityLink, type EntityMention, type Intent, intentSchema } from "../../contracts";
 import { analyzeAggregates } from "./aggregates";
 import { analyzeConstructs } from "./constructs";
 import { type Completion, type Turn, completeEllipsis, completePronouns, ellipsisStart, selfContained } from "./conversation";
@@ -284,7 +284,7 @@ export const classicalUnderstand: StageStrategy<UnderstandInput, Intent> = {
 };
 
 export { analyzeAggregates } from "./aggregates";
-export { analyzeConstructs, askSpan, type Constructs, constructsSchema } from "./constructs";
+export { analyzeConstructs, askSpan } from "./constructs";
 export { type Completion, type Turn, completeEllipsis, completePronouns, ellipsisStart } from "./conversation";
 export { extractKeywords } from "./keywords";
 export { guessLanguage } from "./language";

@@ -1,4 +1,4 @@
-import type { AnswerType } from "../../types";
+import type { AnswerType } from "../../contracts";
 
 /**
  * The small closed-class vocabularies the linguistic analysis relies on. English only: a question in

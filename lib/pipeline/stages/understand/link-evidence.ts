@@ -1,4 +1,4 @@
-import type { EntityLink } from "../../types";
+import type { EntityLink } from "../../contracts";
 import { PLACE_WORDS } from "./lexicon";
 
 /** Words of an identifier or IRI: "customers.city" → customers, city; ".../PopulatedPlace" → populated, place. */

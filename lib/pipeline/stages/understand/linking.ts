@@ -1,5 +1,5 @@
 import { DEFAULT_LINKS_PER_MENTION, rankLinks } from "../../entity-lookup";
-import type { EntityLink } from "../../types";
+import type { EntityLink } from "../../contracts";
 import type { MentionCandidate } from "./mentions";
 
 /** A mention chosen for the intent, with its span in the analysed text. */

@@ -1,9 +1,9 @@
 import type { LlmSession } from "../../../llm/session";
-import { understandPrompt, type UnderstandOutput } from "../../../llm/prompts/understand";
+import { understandPrompt, type UnderstandOutput } from "./prompt";
 import { DEFAULT_LINKS_PER_MENTION } from "../../entity-lookup";
 import { type StageContext, type StageStrategy, RunCancelledError } from "../../stage";
 import { normalizeLabel } from "../../text";
-import { type EntityLink, type EntityMention, type Intent, intentSchema } from "../../types";
+import { type EntityLink, type EntityMention, type Intent, intentSchema } from "../../contracts";
 import { type UnderstandInput, type Understanding, understandQuestion } from "./index";
 import { extractTimeCues } from "./time-cues";
 

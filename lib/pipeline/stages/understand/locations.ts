@@ -1,4 +1,4 @@
-import type { EntityLink } from "../../types";
+import type { EntityLink } from "../../contracts";
 import { looksLikePlace } from "./link-evidence";
 import { KEEP_SCORE, SCHEMA_KINDS } from "./linking";
 import type { Token } from "./tokens";

@@ -1,4 +1,4 @@
-import type { AnswerType } from "../../types";
+import type { AnswerType } from "../../contracts";
 import {
   AUXILIARIES,
   COPULAS,

@@ -1,6 +1,6 @@
 import { unknownWords } from "../../spelling";
 import { isStopword, normalizeLabel } from "../../text";
-import type { EntityLink } from "../../types";
+import type { EntityLink } from "../../contracts";
 import type { Token } from "./tokens";
 
 /**

@@ -1,5 +1,5 @@
 import * as chrono from "chrono-node";
-import type { TimeCue } from "../../types";
+import type { TimeCue } from "../../contracts";
 import { NUMBER_WORDS, ORDINAL_WORDS } from "./lexicon";
 
 /** Time cues from question text: periods (absolute, relative to `now`, ranges) and ordinals. */

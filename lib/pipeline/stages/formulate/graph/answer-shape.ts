@@ -1,9 +1,8 @@
-import type { Intent } from "../../../types";
+import type { Intent } from "../../../contracts";
 import { VIEW_ID } from "../plan/relational-view";
-import type { SchemaLinking } from "../sql/schema-linking";
-import type { SelectItem, SqlAggregate, SqlPicks } from "../sql/sql-picks";
+import type { SchemaLinking, SelectItem, SqlAggregate, SqlPicks } from "../sql/types";
 import type { ColumnFacts } from "../sql/sql-structure";
-import type { GraphStructure } from "./formulate-cypher";
+import type { GraphStructure } from "./types";
 import type { GraphView } from "./graph-view";
 
 /**

@@ -1,11 +1,12 @@
-import type { Candidate, FormulatedQuery, Intent } from "../../../types";
+import type { Candidate, FormulatedQuery, Intent } from "../../../contracts";
 import type { Adjustments } from "../feedback";
 import { viewIntent } from "../plan/relational-view";
 import { fitOf, tautological } from "../sql/formulate-sql";
-import { linkSchema, type SchemaLinking } from "../sql/schema-linking";
+import { linkSchema } from "../sql/schema-linking";
+import { type SchemaLinking } from "../sql/types";
 import { tablesOf } from "../sql/render-sql";
 import { pickSql } from "../sql/sql-picks";
-import type { GraphStructure } from "./formulate-cypher";
+import type { GraphStructure } from "./types";
 import { graphAnswerShape } from "./answer-shape";
 import { type GraphView, graphLinkInView, graphView } from "./graph-view";
 import { renderCypher } from "./render-cypher";

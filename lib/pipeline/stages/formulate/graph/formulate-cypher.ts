@@ -1,14 +1,15 @@
 import { neighborhoodQuery } from "../../../../backends/cypher";
 import { readableName } from "../../../../backends/cypher/entity-index";
 import { quoteName } from "../../../../backends/cypher/schema";
-import type { KbStructure, NativeQuery } from "../../../../backends/types";
+import type { NativeQuery } from "../../../../backends/types";
 import { terms } from "../../../text";
-import type { Candidate, FormulatedQuery, Intent } from "../../../types";
+import type { Candidate, FormulatedQuery, Intent } from "../../../contracts";
 import { type ResolvedEntity, resolveEntities } from "../entities";
 import { cypherAnswerQuery } from "./cypher-answer";
 import type { Adjustments } from "../feedback";
 import { chooseSuperlativeAttribute, coverage, questionTerms, requestedAggregates } from "../lexicon";
 import { rankRelations } from "../relations";
+import type { GraphStructure } from "./types";
 
 /**
  * Neo4j formulation (HybGRAG's hybrid module): ego-graphs of the linked entities, 1 hop (2 when the
@@ -17,8 +18,6 @@ import { rankRelations } from "../relations";
  * intersection of their ego-graphs); counts and superlatives as aggregate/ordered queries. Paths are
  * returned so verbalize makes path evidence. Entity references travel as parameters, never as text.
  */
-
-export type GraphStructure = Extract<KbStructure, { kind: "graph" }>;
 
 /** Both relationship types must be named this clearly for a 2-hop chain along them. */
 const CHAIN_SCORE = 0.8;

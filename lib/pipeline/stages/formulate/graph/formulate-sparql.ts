@@ -1,14 +1,14 @@
 import { checkSparqlSafety } from "../../../../backends/sparql";
 import { isSafeIri, LABEL_PREDICATES, RDF_TYPE, XSD } from "../../../../backends/sparql/rdf-terms";
-import type { KbStructure } from "../../../../backends/types";
 import { terms } from "../../../text";
-import type { Candidate, FormulatedQuery, Intent } from "../../../types";
+import type { Candidate, FormulatedQuery, Intent } from "../../../contracts";
 import { resolveEntities } from "../entities";
 import type { Adjustments } from "../feedback";
 import { chooseSuperlativeAttribute, coverage, questionTerms, requestedAggregates } from "../lexicon";
 import { rankRelations } from "../relations";
 import { sparqlAnswerQuery } from "./sparql-answer";
 import { SparqlWriter, sparqlString } from "./sparql-writer";
+import type { RdfStructure } from "./types";
 
 /**
  * RDF formulation: SPARQL patterns over the linked resources. All facts of a resource (as subject
@@ -17,8 +17,6 @@ import { SparqlWriter, sparqlString } from "./sparql-writer";
  * facts that connect them (directly or through a shared neighbour). Results are ?s ?p ?o so every
  * row verbalizes as a triple; the backend adds the labels.
  */
-
-export type RdfStructure = Extract<KbStructure, { kind: "rdf" }>;
 
 /** Triples per query. */
 export const RDF_TRIPLE_LIMIT = 100;

@@ -1,8 +1,8 @@
 import { readableName } from "../../../../backends/cypher/entity-index";
-import type { EntityLink } from "../../../types";
+import type { EntityLink } from "../../../contracts";
 import { columnKey, type RelationalView, VIEW_ID, type ViewColumn, type ViewEdge } from "../plan/relational-view";
 import type { SqlStructure } from "../sql/sql-structure";
-import type { GraphStructure } from "./formulate-cypher";
+import type { GraphStructure } from "./types";
 
 /**
  * A property graph as tables (plan/relational-view.ts): each node label is a table of its nodes, each

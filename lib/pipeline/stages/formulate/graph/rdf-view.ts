@@ -1,8 +1,8 @@
 import { isSafeIri, LABEL_PREDICATES, RDF_TYPE, XSD } from "../../../../backends/sparql/rdf-terms";
-import type { EntityLink } from "../../../types";
+import type { EntityLink } from "../../../contracts";
 import { columnKey, type RelationalView, VIEW_ID, type ViewColumn, type ViewEdge } from "../plan/relational-view";
 import type { SqlStructure } from "../sql/sql-structure";
-import type { RdfStructure } from "./formulate-sparql";
+import type { RdfStructure } from "./types";
 
 /**
  * An RDF graph as tables (plan/relational-view.ts): each class with instances is a table whose rows

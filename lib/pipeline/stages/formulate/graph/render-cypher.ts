@@ -1,9 +1,9 @@
 import { quoteName } from "../../../../backends/cypher/schema";
-import type { TimeCue } from "../../../types";
+import type { TimeCue } from "../../../contracts";
 import { VIEW_ID } from "../plan/relational-view";
 import { planJoins } from "../sql/join-path";
 import { aggregateAlias, period, selectAggregates, tablesOf } from "../sql/render-sql";
-import type { SqlAggregate, SqlPicks } from "../sql/sql-picks";
+import type { SqlAggregate, SqlPicks } from "../sql/types";
 import type { ColumnFacts } from "../sql/sql-structure";
 import type { GraphView } from "./graph-view";
 

@@ -1,10 +1,9 @@
 import { XSD } from "../../../../backends/sparql/rdf-terms";
-import type { TimeCue } from "../../../types";
+import type { TimeCue } from "../../../contracts";
 import { columnKey, VIEW_ID } from "../plan/relational-view";
 import { planJoins } from "../sql/join-path";
 import { aggregateAlias, period, selectAggregates, tablesOf } from "../sql/render-sql";
-import type { SchemaLinking } from "../sql/schema-linking";
-import type { SqlAggregate, SqlPicks } from "../sql/sql-picks";
+import type { SchemaLinking, SqlAggregate, SqlPicks } from "../sql/types";
 import type { ColumnFacts } from "../sql/sql-structure";
 import type { RdfView } from "./rdf-view";
 import { SparqlWriter, sparqlString } from "./sparql-writer";

@@ -1,11 +1,11 @@
 import { checkSparqlSafety } from "../../../../backends/sparql";
-import type { Candidate, FormulatedQuery, Intent } from "../../../types";
+import type { Candidate, FormulatedQuery, Intent } from "../../../contracts";
 import type { Adjustments } from "../feedback";
 import { viewIntent } from "../plan/relational-view";
 import { fitOf, tautological } from "../sql/formulate-sql";
 import { pickSql } from "../sql/sql-picks";
 import { linkSchema } from "../sql/schema-linking";
-import type { RdfStructure } from "./formulate-sparql";
+import type { RdfStructure } from "./types";
 import { rdfLinkInView, rdfView } from "./rdf-view";
 import { renderSparql } from "./render-sparql";
 

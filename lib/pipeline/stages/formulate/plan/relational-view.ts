@@ -1,4 +1,4 @@
-import type { EntityLink, Intent } from "../../../types";
+import type { EntityLink, Intent } from "../../../contracts";
 import type { SqlStructure } from "../sql/sql-structure";
 
 /**

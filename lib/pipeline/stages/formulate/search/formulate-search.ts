@@ -1,6 +1,6 @@
 import type { KbStructure, SearchFilters } from "../../../../backends/types";
 import { isStopword, normalizeLabel } from "../../../text";
-import type { Candidate, FormulatedQuery, Intent } from "../../../types";
+import type { Candidate, FormulatedQuery, Intent } from "../../../contracts";
 import { resolveEntities } from "../entities";
 import type { Adjustments } from "../feedback";
 

@@ -1,7 +1,7 @@
 import { terms } from "../../../text";
 import { coverage, singularIrregulars } from "../lexicon";
 import { neighbours, planJoins } from "./join-path";
-import type { SchemaLinking } from "./schema-linking";
+import type { SchemaLinking } from "./types";
 import { type ColumnFacts, nameColumn } from "./sql-structure";
 
 /** Column and table choices every part of SQL formulation makes the same way. */

@@ -1,7 +1,7 @@
 import type { TextEmbeddings } from "../../../../models/text-embeddings";
 import type { Embedder } from "../../../../models/types";
 import { cosine, questionVector } from "../../../scorers/dense";
-import type { Intent } from "../../../types";
+import type { Intent } from "../../../contracts";
 import { UNRELATED_COSINE } from "../../select/semantic";
 import { columnSemanticText } from "../../../../catalog/semantic-texts";
 import { VIEW_ID, columnKey } from "../plan/relational-view";

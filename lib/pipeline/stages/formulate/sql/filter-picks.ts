@@ -1,4 +1,4 @@
-import type { Intent, TimeCue } from "../../../types";
+import type { Intent, TimeCue } from "../../../contracts";
 import { chooseSuperlativeAttribute, coverage, textTerms } from "../lexicon";
 import { terms } from "../../../text";
 import { best, columnsOf, label, MENTIONED, namesTable, nearTables } from "./column-choice";
@@ -11,13 +11,14 @@ import {
   textAnchor,
   wordDistance,
 } from "./question-cues";
-import type { SchemaLinking } from "./schema-linking";
-import type { SqlLookup, SqlNegation, SqlNumericFilter } from "./sql-picks";
+import { connectiveBetween } from "./nesting-picks";
+import type { PickContext, SchemaLinking, SqlLookup, SqlNegation, SqlNumericFilter, SqlTimeFilter, SqlValueFilter } from "./types";
 import { type ColumnFacts, nameColumn } from "./sql-structure";
 
 /**
  * The WHERE side of SQL formulation: which column a time cue, a numeric comparison or a quoted phrase
- * restricts, which tables the answers must lack, which linked values are negated.
+ * restricts, which tables the answers must lack, which linked values are negated, which yes/no
+ * properties the answers have.
  */
 
 function dateColumns(linking: SchemaLinking, tables: Iterable<string>): ColumnFacts[] {
@@ -208,4 +209,74 @@ export function isNegated(question: string, mention: string, wider = false): boo
     "iu",
   );
   return pattern.test(question.slice(Math.max(0, at - (wider ? 80 : 40)), at));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Linked values
+
+/** The linked values the answer table reaches, as filters: negated where the question negates the mention. */
+export function pickValueFilters(ctx: PickContext): SqlValueFilter[] {
+  const { intent, linking, reach, adj, notes } = ctx;
+  const values: SqlValueFilter[] = linking.values
+    .filter((v) => reach.has(v.column.table))
+    .map((v) => ({ ...v, negated: isNegated(intent.completed, v.entity.mention, adj.widerNegation) }));
+  for (const v of values) notes.push(`linked "${v.entity.mention}" to ${label(v.column)} ${v.negated ? "<>" : "="} '${v.value}'`);
+  return values;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Periods
+
+/** The question's periods on the date column they restrict; periods joined by "and" on one column are read apart. */
+export function pickTimeFilters(ctx: PickContext): SqlTimeFilter[] {
+  const { intent, linking, tables, reach, positions, constructs, adj, notes } = ctx;
+  const time: SqlTimeFilter[] = [];
+  const cues = adj.relax ? [] : periodCues(intent);
+  if (cues.length > 0) {
+    const at = intent.completed.toLowerCase().indexOf(cues[0].text.toLowerCase());
+    const column = pickTimeColumn(linking, tables, reach, positions, at);
+    if (column) {
+      // Periods joined by "and" on one column are read apart (both 2014 and 2015); "or" and lists stay one alternative.
+      const apart =
+        cues.length === 2 &&
+        connectiveBetween(
+          constructs,
+          intent.completed.toLowerCase().indexOf(cues[0].text.toLowerCase()),
+          intent.completed.toLowerCase().indexOf(cues[1].text.toLowerCase()),
+        ) !== "or";
+      if (apart) for (const cue of cues) time.push({ column, cues: [cue] });
+      else time.push({ column, cues });
+      notes.push(`time "${cues.map((c) => c.text).join(", ")}" on ${label(column)}`);
+    }
+  }
+  return time;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Yes/no properties: "discontinued products", "products that are not discontinued"
+
+const BOOLEAN_TYPE = /bool/i;
+
+function yesNoColumns(
+  question: string,
+  linking: SchemaLinking,
+  tables: string[],
+  positions: PositionedTerm[],
+): { column: ColumnFacts; value: boolean }[] {
+  const out: { column: ColumnFacts; value: boolean }[] = [];
+  for (const c of columnsOf(linking, tables)) {
+    if (!BOOLEAN_TYPE.test(c.type)) continue;
+    const hits = positions.filter((w) => c.ownTerms.includes(w.term));
+    if (hits.length === 0 || new Set(hits.map((h) => h.term)).size < c.ownTerms.length) continue;
+    const at = hits[0].at;
+    const before = question.slice(Math.max(0, at - 24), at);
+    out.push({ column: c, value: !/\b(?:not|no|non|never|n't|un)\b[\s-]*(?:\w+\s+)?$/i.test(before) });
+  }
+  return out;
+}
+
+export function pickFlags(ctx: PickContext): { column: ColumnFacts; value: boolean }[] {
+  const flags = yesNoColumns(ctx.intent.completed, ctx.linking, ctx.tables, ctx.positions);
+  for (const f of flags) ctx.notes.push(`"${f.column.name}" → ${label(f.column)} = ${f.value}`);
+  return flags;
 }

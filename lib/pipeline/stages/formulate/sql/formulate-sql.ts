@@ -3,11 +3,12 @@ import { MIN_LINK_SCORE } from "../entities";
 import { terms } from "../../../text";
 import { questionCoverage } from "../coverage";
 import { quotedPhrases } from "./question-cues";
-import type { Candidate, FormulatedQuery, Intent, QueryFit } from "../../../types";
+import type { Candidate, FormulatedQuery, Intent, QueryFit } from "../../../contracts";
 import type { Adjustments } from "../feedback";
-import { linkSchema, type SchemaLinking } from "./schema-linking";
+import { linkSchema } from "./schema-linking";
+import { type SchemaLinking, type SqlPicks } from "./types";
 import { identity } from "./column-choice";
-import { pickSql, type SqlPicks } from "./sql-picks";
+import { pickSql } from "./sql-picks";
 import { renderSql } from "./render-sql";
 import type { SqlStructure } from "./sql-structure";
 

@@ -1,7 +1,7 @@
-import type { Constructs } from "../constructs";
+import type { Constructs } from "../../../contracts";
 import { borrowedName, namesTable } from "./column-choice";
 import type { PositionedTerm } from "./question-cues";
-import type { SchemaLinking } from "./schema-linking";
+import type { SchemaLinking } from "./types";
 import { type ColumnFacts, nameColumn } from "./sql-structure";
 
 /**

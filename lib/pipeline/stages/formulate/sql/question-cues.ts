@@ -1,6 +1,6 @@
 import { terms } from "../../../text";
 import { singularIrregulars } from "../lexicon";
-import type { Intent } from "../../../types";
+import type { Intent } from "../../../contracts";
 
 /**
  * Cues SQL formulation reads from the question's wording besides the intent: where words are (to tie

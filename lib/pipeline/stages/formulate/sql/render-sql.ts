@@ -1,7 +1,7 @@
-import type { TimeCue } from "../../../types";
+import type { TimeCue } from "../../../contracts";
 import { planJoins } from "./join-path";
-import type { SchemaLinking } from "./schema-linking";
-import { readable, type SqlAggregate, type SqlPicks } from "./sql-picks";
+import { type SchemaLinking, type SqlAggregate, type SqlPicks } from "./types";
+import { readable } from "./sql-picks";
 import { type ColumnFacts, containsPattern, qualified, quoteIdent, sqlString } from "./sql-structure";
 
 /**

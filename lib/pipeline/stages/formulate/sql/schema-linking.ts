@@ -1,12 +1,13 @@
-import type { Candidate, EntityLink, Intent } from "../../../types";
+import type { EntityLink, Intent } from "../../../contracts";
 import { terms } from "../../../text";
 import type { Adjustments } from "../feedback";
-import { type ResolvedEntity, resolveEntities } from "../entities";
+import { resolveEntities } from "../entities";
 import { coverage, focusTerms, identifierTerms, questionTerms } from "../lexicon";
 import { MENTIONED } from "./column-choice";
-import { type ColumnMeaning, columnKey } from "./column-meaning";
+import { columnKey } from "./column-meaning";
 import { type PositionedTerm, positionedTerms } from "./question-cues";
 import { type ColumnFacts, columnFacts, type SqlStructure } from "./sql-structure";
+import type { LinkedValue, LinkingCandidate, SchemaLinking } from "./types";
 
 /**
  * Schema linking for SQL (the classical half of text-to-SQL): question terms against table and column
@@ -15,38 +16,6 @@ import { type ColumnFacts, columnFacts, type SqlStructure } from "./sql-structur
  * sentence embedder, closeness in meaning (tables: source selection's; columns: column-meaning.ts)
  * ranks what no word of the question names.
  */
-
-/** A candidate as formulation sees it: with its columns' closeness in meaning when an embedder runs. */
-export type LinkingCandidate = Pick<Candidate, "kbId" | "sourceObjects" | "meaning"> & { columnMeaning?: ColumnMeaning };
-
-export interface LinkedValue {
-  entity: ResolvedEntity;
-  column: ColumnFacts;
-  value: string;
-}
-
-export interface SchemaLinking {
-  structure: SqlStructure;
-  columns: Map<string, ColumnFacts[]>;
-  tableTerms: Map<string, string[]>;
-  tableScores: Map<string, number>;
-  /** How completely the question names each column (0..1), by table then column name. */
-  columnScore(column: ColumnFacts): number;
-  /** How completely the question names the table itself (0..1). */
-  tableCoverage(table: string): number;
-  /** The table the answer rows come from. */
-  root: string;
-  /** Tables that scored exactly as the root: nothing in the question preferred the root over them. */
-  rootTiedWith: string[];
-  values: LinkedValue[];
-  /** Mentions the critic asked to find by their text (no value link). */
-  lookups: ResolvedEntity[];
-  /** The question's terms without the words of linked values. */
-  bag: Set<string>;
-  focus: string[];
-  /** An entity asked for by name only is the row itself (a graph node), not its name column. */
-  entityIdentity?: boolean;
-}
 
 /** Splits an SQL entity-index ref "table.column=value" (sql/entity-index.ts) against the known tables. */
 export function parseValueRef(ref: string, structure: SqlStructure): { table: string; column: string; value: string } | null {

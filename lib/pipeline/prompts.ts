@@ -1,9 +1,9 @@
-import type { Intent } from "../../pipeline/types";
-import { dataRule } from "../quote";
+import type { Intent } from "./contracts";
+import { dataRule } from "../llm/quote";
 
 /**
- * Pieces every prompt shares. Each system prompt names its task as "(task: <kind>)" on the first line:
- * the trace and the test server read it, and it costs a few tokens.
+ * Pieces every stage's prompt (stages/<stage>/prompt.ts) shares. Each system prompt names its task as
+ * "(task: <kind>)" on the first line: the trace and the test server read it, and it costs a few tokens.
  */
 export function systemPrompt(task: string, role: string, body: string[], nonce: string): string {
   return [`${role} (task: ${task})`, "", ...body, "", dataRule(nonce)].join("\n");
@@ -40,3 +40,15 @@ export function intentSummary(intent: Intent, options: { onlyKb?: string; kbLabe
 }
 
 export const OUTPUT_HEADING = "Output, as JSON:";
+
+const KIND_WORDS: Record<string, string> = {
+  DOCUMENTS: "document collection (full-text search)",
+  SQL: "SQL database",
+  SPARQL: "RDF graph (SPARQL)",
+  CYPHER: "property graph (Cypher)",
+};
+
+/** A knowledge base's kind as the model reads it. */
+export function kindWords(kind: string): string {
+  return KIND_WORDS[kind] ?? kind;
+}

@@ -1,8 +1,7 @@
 import { z } from "zod";
-import type { Intent } from "../../pipeline/types";
-import { dataQuoter } from "../quote";
-import { OUTPUT_HEADING, intentSummary, systemPrompt } from "./common";
-import { kindWords } from "./select";
+import type { Intent } from "../../contracts";
+import { dataQuoter } from "../../../llm/quote";
+import { OUTPUT_HEADING, intentSummary, kindWords, systemPrompt } from "../../prompts";
 
 export const selectEvidenceOutputSchema = z.object({ kb: z.string().nullable(), reason: z.string() });
 export type SelectEvidenceOutput = z.infer<typeof selectEvidenceOutputSchema>;

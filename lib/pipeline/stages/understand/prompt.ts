@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ANSWER_TYPES } from "../../pipeline/types";
-import { dataQuoter } from "../quote";
-import { OUTPUT_HEADING, systemPrompt } from "./common";
+import { ANSWER_TYPES } from "../../contracts";
+import { dataQuoter } from "../../../llm/quote";
+import { OUTPUT_HEADING, systemPrompt } from "../../prompts";
 
 /** What the model returns; Mosaic then links the entities and resolves the time cues itself. */
 export const understandOutputSchema = z.object({

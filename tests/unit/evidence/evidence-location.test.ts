@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { evidenceHeadline, isComputedTable, locationLines } from "@/lib/format/evidence-location";
+import { evidenceHeadline, isComputedTable, locationLines } from "@/components/evidence/evidence-location";
 
 describe("locationLines", () => {
   it("labels a stored table row in words and leaves out the row index the row view shows", () => {

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { Intent } from "../../pipeline/types";
-import { dataQuoter } from "../quote";
-import { OUTPUT_HEADING, intentSummary, systemPrompt } from "./common";
+import type { Intent } from "../../contracts";
+import { dataQuoter } from "../../../llm/quote";
+import { OUTPUT_HEADING, intentSummary, kindWords, systemPrompt } from "../../prompts";
 
 export const selectOutputSchema = z.object({
   candidates: z.array(z.object({ kb: z.string(), sourceObjects: z.array(z.string()), reason: z.string() })),
@@ -27,17 +27,6 @@ export interface SelectPromptInput {
   omitted: number;
   /** The short id of a KB in this prompt's catalog (entity matches are shown under it). */
   kbLabel(kbId: string): string | undefined;
-}
-
-const KIND_WORDS: Record<string, string> = {
-  DOCUMENTS: "document collection (full-text search)",
-  SQL: "SQL database",
-  SPARQL: "RDF graph (SPARQL)",
-  CYPHER: "property graph (Cypher)",
-};
-
-export function kindWords(kind: string): string {
-  return KIND_WORDS[kind] ?? kind;
 }
 
 export function selectPrompt(input: SelectPromptInput) {

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ANSWER_TYPES, DERIVATION_OPERATIONS, type Intent } from "../../pipeline/types";
-import { dataQuoter } from "../quote";
-import { OUTPUT_HEADING, intentSummary, systemPrompt } from "./common";
+import { ANSWER_TYPES, DERIVATION_OPERATIONS, type Intent } from "../../contracts";
+import { dataQuoter } from "../../../llm/quote";
+import { OUTPUT_HEADING, intentSummary, systemPrompt } from "../../prompts";
 
 /**
  * An operation the model proposes over table cells: TagOp's operator and its operands, each a cell

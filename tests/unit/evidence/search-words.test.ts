@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { searchTextForPeople } from "@/lib/format/search-words";
+import { searchTextForPeople } from "@/components/evidence/search-words";
 
 describe("a document search text as people read it", () => {
   it("leaves out the stems the pipeline adds after each keyword", () => {

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { FEEDBACK_TYPES, type Feedback, type Intent } from "../../pipeline/types";
-import { dataQuoter } from "../quote";
-import { OUTPUT_HEADING, intentSummary, systemPrompt } from "./common";
+import { FEEDBACK_TYPES, type Feedback, type Intent } from "../../contracts";
+import { dataQuoter } from "../../../llm/quote";
+import { OUTPUT_HEADING, intentSummary, systemPrompt } from "../../prompts";
 
 export const validatorOutputSchema = z.object({ valid: z.boolean(), reason: z.string() });
 export type ValidatorOutput = z.infer<typeof validatorOutputSchema>;

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import type { EvidencePiece, KbKind, NativeQuery, Scalar } from "../backends/types";
-import { constructsSchema } from "./stages/understand/constructs";
 
 /**
- * Typed inputs and outputs of the pipeline stages (DESIGN.md "The pipeline"):
- * understand → select → formulate → execute → verbalize → pool → rerank → select evidence → answer → critique.
- * Every stage has a classical strategy (no LLM); LLM strategies plug into the same schemas later.
+ * The pipeline's contracts: the typed inputs and outputs the stages pass one another (DESIGN.md "The
+ * pipeline"): understand → select → formulate → execute → verbalize → pool → rerank → select evidence →
+ * answer → critique. Every stage has a classical strategy (no LLM); LLM strategies plug into the same
+ * schemas. A leaf: stages import it, it imports no stage.
  */
 
 // ---------------------------------------------------------------------------------------------
@@ -64,6 +64,41 @@ export const timeCueSchema = z.object({
   ordinal: z.number().int().nullable().default(null),
 });
 export type TimeCue = z.infer<typeof timeCueSchema>;
+
+/**
+ * The question's logical constructs, read from its wording (understand/constructs.ts): what it asks to
+ * be returned, how its conditions are joined, what it negates, conditions on counts, ties, distinctness,
+ * a row limit and a breakdown.
+ */
+const span = z.object({ start: z.number().int(), end: z.number().int(), text: z.string() });
+
+export const comparisonOps = [">", "<", ">=", "<=", "="] as const;
+
+export const constructsSchema = z.object({
+  /** What the question asks to be returned, as offsets into the completed question. */
+  ask: span.nullable(),
+  /** Connectives between conditions, in question order: "and", "or", "but-not" (except), "both" (both … and), "either" (either … or). */
+  connectives: z.array(z.object({ kind: z.enum(["and", "or", "but-not", "both", "either"]), at: z.number().int(), text: z.string() })),
+  /** Negation cues ("not", "never", "no", "without", "except"), each with the words it governs. */
+  negations: z.array(z.object({ cue: z.string(), at: z.number().int(), scope: z.string() })),
+  /** Conditions on how many of something a row has: "4 or more high schoolers" → {op: ">=", value: 4, noun: "high schoolers"}. */
+  counts: z.array(z.object({ op: z.enum(comparisonOps), value: z.number(), noun: z.string(), at: z.number().int(), text: z.string() })),
+  /** The superlative's answer is plural ("which dogs are the oldest"): every row tied at the extreme, not one. */
+  ties: z.boolean(),
+  /** "different", "distinct", "unique" in the ask: each value once. */
+  distinct: z.boolean(),
+  /** "the first 3 orders", "top 5 products": how many rows the answer lists, when the question says. */
+  limit: z.number().int().min(1).nullable().default(null),
+  /**
+   * What the answer is broken down by: "for each stadium", "per country" (kind "each"), or a closing
+   * "… by region" (kind "by": a breakdown only when something is aggregated).
+   */
+  grouping: z
+    .object({ kind: z.enum(["each", "by"]), text: z.string(), at: z.number().int() })
+    .nullable()
+    .default(null),
+});
+export type Constructs = z.infer<typeof constructsSchema>;
 
 export const intentSchema = z.object({
   /** The question as asked. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { Feedback, Intent } from "../../pipeline/types";
-import { clip, dataQuoter } from "../quote";
-import { OUTPUT_HEADING, intentSummary, systemPrompt } from "./common";
+import type { Feedback, Intent } from "../../contracts";
+import { clip, dataQuoter } from "../../../llm/quote";
+import { OUTPUT_HEADING, intentSummary, systemPrompt } from "../../prompts";
 
 export const queryOutputSchema = z.object({ query: z.string(), explanation: z.string() });
 export type QueryOutput = z.infer<typeof queryOutputSchema>;

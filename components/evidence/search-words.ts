@@ -1,4 +1,4 @@
-import { normalizeLabel, terms } from "../pipeline/text";
+import { normalizeLabel, terms } from "@/lib/pipeline/text";
 
 /**
  * A document search text as people read it: each word once, as first written, leaving out any word
