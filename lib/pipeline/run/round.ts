@@ -8,11 +8,11 @@ import type { textEmbeddings } from "../../models/text-embeddings";
 import { scorersFor } from "../scorers";
 import { count } from "../../format/count";
 import { queryOutcomeInWords, strategyInWords } from "../strategy-words";
-import { describeChange } from "../stages/critique";
+import { describeChange } from "../stages/critique/classical";
 import { explainUnreadQuestion } from "../stages/answer/unread-question";
 import type { ExecuteOutput } from "../stages/execute";
-import { classicalPool } from "../stages/pool";
-import { classicalRerank } from "../stages/rerank";
+import { classicalPool } from "../stages/pool/classical";
+import { classicalRerank } from "../stages/rerank/classical";
 import type { PipelineStrategies } from "../strategies";
 import type {
   Answer,

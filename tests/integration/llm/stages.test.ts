@@ -8,7 +8,7 @@ import type { StageContext, TraceEventInput } from "@/lib/pipeline/stage";
 import { llmAnswer } from "@/lib/pipeline/stages/answer/llm";
 import { LlmFormulate } from "@/lib/pipeline/stages/formulate/llm";
 import { LlmFirst } from "@/lib/pipeline/strategies";
-import { classicalAnswer } from "@/lib/pipeline/stages/answer";
+import { classicalAnswer } from "@/lib/pipeline/stages/answer/classical";
 import type { Candidate } from "@/lib/pipeline/contracts";
 import { type FakeOpenAi, dataBlocks, startFakeOpenAi } from "../../support/fake-openai/server";
 import { EX, KB, docRow, intent, iri, link, mention, passage, scored, triple } from "../../unit/pipeline/answer-fixtures";

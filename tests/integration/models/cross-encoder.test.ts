@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalModelRuntime } from "@/lib/models/local-runtime";
 import type { CrossEncoder, Embedder } from "@/lib/models/types";
 import { crossEncoderScorer, scorersFor, sigmoid } from "@/lib/pipeline/scorers";
-import { poolEvidence } from "@/lib/pipeline/stages/pool";
-import { classicalRerank } from "@/lib/pipeline/stages/rerank";
+import { poolEvidence } from "@/lib/pipeline/stages/pool/classical";
+import { classicalRerank } from "@/lib/pipeline/stages/rerank/classical";
 import { EMBEDDER, SHARED_MODELS_DIR, fixtureModels, sharedModelsAvailable } from "@/tests/support/models/fixtures";
 import { context, intent, passage } from "@/tests/unit/pipeline/select-fixtures";
 

@@ -2,7 +2,7 @@ import neo4j, { type Driver } from "neo4j-driver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCypherBackend } from "@/lib/backends/cypher";
 import type { EntityIndexEntry, EvidencePiece, KbStructure, KnowledgeBackend, PathData } from "@/lib/backends/types";
-import { classicalFormulate } from "@/lib/pipeline/stages/formulate";
+import { classicalFormulate } from "@/lib/pipeline/stages/formulate/classical";
 import type { StageContext } from "@/lib/pipeline/stage";
 import { type EntityMention, type Feedback, type FormulatedQuery, type Intent, intentSchema } from "@/lib/pipeline/contracts";
 import { loadMoviesGraph } from "../../support/services/neo4j";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDocumentsBackend, documentsConfigSchema } from "@/lib/backends/documents";
 import { ingestFiles } from "@/lib/ingest/documents/ingest-files";
 import type { EntityIndexEntry, KbStructure, KnowledgeBackend, RowData } from "@/lib/backends/types";
-import { classicalFormulate } from "@/lib/pipeline/stages/formulate";
+import { classicalFormulate } from "@/lib/pipeline/stages/formulate/classical";
 import type { StageContext } from "@/lib/pipeline/stage";
 import { type Candidate, type EntityMention, type Intent, intentSchema } from "@/lib/pipeline/contracts";
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSparqlBackend, storeRdfFiles } from "@/lib/backends/sparql";
 import type { EntityIndexEntry, EvidencePiece, KbStructure, KnowledgeBackend } from "@/lib/backends/types";
-import { classicalFormulate } from "@/lib/pipeline/stages/formulate";
+import { classicalFormulate } from "@/lib/pipeline/stages/formulate/classical";
 import type { StageContext } from "@/lib/pipeline/stage";
 import { type EntityMention, type Feedback, type FormulatedQuery, type Intent, intentSchema } from "@/lib/pipeline/contracts";
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqlBackend } from "@/lib/backends/sql";
 import type { EntityIndexEntry, KbStructure, KnowledgeBackend, RowData } from "@/lib/backends/types";
 import { createDemoSalesDatabase } from "@/lib/demo/sales-database";
-import { classicalFormulate } from "@/lib/pipeline/stages/formulate";
+import { classicalFormulate } from "@/lib/pipeline/stages/formulate/classical";
 import type { StageContext } from "@/lib/pipeline/stage";
 import { type Candidate, type EntityMention, type FormulatedQuery, type Intent, intentSchema } from "@/lib/pipeline/contracts";
 

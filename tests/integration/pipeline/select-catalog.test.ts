@@ -8,7 +8,7 @@ import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
 import { DEMO_KB_NAMES, seedDemoCatalogOnce } from "@/lib/demo/seed-catalog";
 import { loadCatalogSnapshot } from "@/lib/catalog/snapshot";
-import { catalogIndexFor, selectSources } from "@/lib/pipeline/stages/select";
+import { catalogIndexFor, selectSources } from "@/lib/pipeline/stages/select/classical";
 import { terms } from "@/lib/pipeline/text";
 import type { Intent } from "@/lib/pipeline/contracts";
 import { TARGET_ENGINE, createTestDatabase, type TestDatabase } from "../support/test-database";

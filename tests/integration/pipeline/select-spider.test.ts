@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createSqlBackend } from "@/lib/backends/sql";
 import { BENCHMARK_NAMES } from "@/lib/ingest/benchmarks/load";
 import { type CatalogEntry, catalogEntryVersion } from "@/lib/catalog/snapshot";
-import { selectSources } from "@/lib/pipeline/stages/select";
+import { selectSources } from "@/lib/pipeline/stages/select/classical";
 import { terms } from "@/lib/pipeline/text";
 import type { Intent } from "@/lib/pipeline/contracts";
 

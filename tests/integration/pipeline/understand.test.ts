@@ -8,7 +8,7 @@ import type { DatabaseHandle } from "@/lib/db/connect";
 import { DEMO_KB_NAMES, seedDemoCatalogOnce } from "@/lib/demo/seed-catalog";
 import { type EntityLookup, prismaEntityLookup } from "@/lib/pipeline/entity-lookup";
 import type { StageContext } from "@/lib/pipeline/stage";
-import { classicalUnderstand, understandQuestion } from "@/lib/pipeline/stages/understand";
+import { classicalUnderstand, understandQuestion } from "@/lib/pipeline/stages/understand/classical";
 import type { EntityLink, Intent } from "@/lib/pipeline/contracts";
 import { TARGET_ENGINE, createTestDatabase, type TestDatabase } from "../support/test-database";
 

@@ -5,7 +5,7 @@ import { checkSupport, listMembersOf } from "@/lib/pipeline/stages/answer/llm-su
 import { unusableFeedback } from "@/lib/pipeline/stages/critique/llm";
 import { isKeywordQuery } from "@/lib/pipeline/stages/formulate/llm";
 import { promptCatalog } from "@/lib/pipeline/stages/select/llm";
-import { understandQuestion } from "@/lib/pipeline/stages/understand";
+import { understandQuestion } from "@/lib/pipeline/stages/understand/classical";
 import { mergeUnderstanding } from "@/lib/pipeline/stages/understand/llm";
 import type { Candidate } from "@/lib/pipeline/contracts";
 import { KB, EX, executed, iri, intent, literal, passage, sqlRow, triple } from "../pipeline/answer-fixtures";

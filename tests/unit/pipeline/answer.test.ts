@@ -14,7 +14,7 @@ import {
   sentenceSpans,
   typeFit,
   valueKey,
-} from "@/lib/pipeline/stages/answer";
+} from "@/lib/pipeline/stages/answer/classical";
 import { answerSchema, type ScoredEvidence } from "@/lib/pipeline/contracts";
 import { EX, KB, docRow, edge, intent, iri, link, literal, mention, node, passage, path, scored, sqlRow, triple } from "./answer-fixtures";
 

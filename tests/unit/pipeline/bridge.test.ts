@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerQuestion, buildQuestionFocus } from "@/lib/pipeline/stages/answer";
+import { answerQuestion, buildQuestionFocus } from "@/lib/pipeline/stages/answer/classical";
 import { findBridges } from "@/lib/pipeline/stages/answer/bridge";
 import type { ScoredEvidence } from "@/lib/pipeline/contracts";
 import { intent, mention, path, row, triple } from "./select-fixtures";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { StageContext, TraceEventInput } from "@/lib/pipeline/stage";
 import { RunCancelledError } from "@/lib/pipeline/stage";
-import { answerQuestion } from "@/lib/pipeline/stages/answer";
+import { answerQuestion } from "@/lib/pipeline/stages/answer/classical";
 import {
   CHECKS,
   CONSTRUCT_CHECKS,
@@ -10,7 +10,7 @@ import {
   classicalCritique,
   critique,
   describeChange,
-} from "@/lib/pipeline/stages/critique";
+} from "@/lib/pipeline/stages/critique/classical";
 import {
   type Answer,
   type Candidate,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { checkSqlSafety } from "@/lib/backends/sql";
 import { checkSparqlSafety } from "@/lib/backends/sparql";
 import type { KbStructure } from "@/lib/backends/types";
-import { formulateCypher, formulateSparql, formulateSql, noAdjustments } from "@/lib/pipeline/stages/formulate";
+import { formulateCypher, formulateSparql, formulateSql, noAdjustments } from "@/lib/pipeline/stages/formulate/classical";
 import type { FormulatedQuery, Intent } from "@/lib/pipeline/contracts";
 import { candidate, intent, link, mention, MOVIES } from "./formulate-fixtures";
 

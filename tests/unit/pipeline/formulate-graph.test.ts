@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { neighborhoodQuery } from "@/lib/backends/cypher";
 import { checkSparqlSafety } from "@/lib/backends/sparql";
-import { adjustmentsFor, formulateCypher, formulateSparql, noAdjustments } from "@/lib/pipeline/stages/formulate";
+import { adjustmentsFor, formulateCypher, formulateSparql, noAdjustments } from "@/lib/pipeline/stages/formulate/classical";
 import type { Feedback, Intent } from "@/lib/pipeline/contracts";
 import { candidate, EX, intent, link, mention, MOVIES, PRODUCTS_RDF } from "./formulate-fixtures";
 

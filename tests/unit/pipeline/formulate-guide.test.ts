@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { checkSparqlSafety } from "@/lib/backends/sparql";
 import { checkSqlSafety } from "@/lib/backends/sql";
 import type { NativeQuery } from "@/lib/backends/types";
-import { adaptGuide, type FormulateGuide, guideQueries } from "@/lib/pipeline/stages/formulate";
+import { adaptGuide, type FormulateGuide, guideQueries } from "@/lib/pipeline/stages/formulate/classical";
 import { candidate, EX, intent, link, mention, PRODUCTS_RDF, SHOP } from "./formulate-fixtures";
 
 const SQL_KB = "kb-singers";

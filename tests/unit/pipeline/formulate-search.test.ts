@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { adjustmentsFor, formulateSearch, noAdjustments, searchText } from "@/lib/pipeline/stages/formulate";
+import { adjustmentsFor, formulateSearch, noAdjustments, searchText } from "@/lib/pipeline/stages/formulate/classical";
 import type { Feedback, Intent } from "@/lib/pipeline/contracts";
 import { candidate, DOCS, intent, link, mention } from "./formulate-fixtures";
 

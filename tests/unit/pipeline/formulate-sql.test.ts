@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkSqlSafety } from "@/lib/backends/sql";
-import { adjustmentsFor, formulateSql, noAdjustments } from "@/lib/pipeline/stages/formulate";
+import { adjustmentsFor, formulateSql, noAdjustments } from "@/lib/pipeline/stages/formulate/classical";
 import { MENTIONED } from "@/lib/pipeline/stages/formulate/sql/column-choice";
 import { columnCloseness, columnKey } from "@/lib/pipeline/stages/formulate/sql/column-meaning";
 import { linkSchema, parseValueRef } from "@/lib/pipeline/stages/formulate/sql/schema-linking";

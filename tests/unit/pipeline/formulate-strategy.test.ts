@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { KbStructure } from "@/lib/backends/types";
-import { adjustmentsFor, classicalFormulate, type FormulateInput } from "@/lib/pipeline/stages/formulate";
+import { adjustmentsFor, classicalFormulate, type FormulateInput } from "@/lib/pipeline/stages/formulate/classical";
 import { RunCancelledError, type StageContext, type TraceEventInput } from "@/lib/pipeline/stage";
 import type { Feedback } from "@/lib/pipeline/contracts";
 import { candidate, DOCS, intent, link, mention, SHOP } from "./formulate-fixtures";

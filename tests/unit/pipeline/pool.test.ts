@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FLOOR_SCORE_KEY, FEW_RESULTS } from "@/lib/pipeline/scorers";
-import { classicalPool, dedupePieces, poolEvidence } from "@/lib/pipeline/stages/pool";
+import { classicalPool, dedupePieces, poolEvidence } from "@/lib/pipeline/stages/pool/classical";
 import { context, fillerPassages, intent, passage, path, row, triple } from "./select-fixtures";
 
 const SALES = ["kb-sales", "Aurora sales database"] as const;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerQuestion, sentenceSpans } from "@/lib/pipeline/stages/answer";
+import { answerQuestion, sentenceSpans } from "@/lib/pipeline/stages/answer/classical";
 import { questionCoverage } from "@/lib/pipeline/stages/formulate/coverage";
 import { countOfOtherNoun, countedNounOfColumn, expectedUnit } from "@/lib/pipeline/units";
 import type { ScoredEvidence } from "@/lib/pipeline/contracts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RANK_FUSION_K, fusedOrder, inSearchOrder, retrievalRanks, searchOf, withinSearchOrderScores } from "@/lib/pipeline/rank-fusion";
-import { poolEvidence } from "@/lib/pipeline/stages/pool";
-import { rerankEvidence } from "@/lib/pipeline/stages/rerank";
+import { poolEvidence } from "@/lib/pipeline/stages/pool/classical";
+import { rerankEvidence } from "@/lib/pipeline/stages/rerank/classical";
 import { intent, passage, row } from "./select-fixtures";
 
 const DOCS = ["kb-docs", "Aurora policies and reports"] as const;

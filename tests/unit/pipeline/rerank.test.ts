@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { FLOOR_SCORE_KEY, UnknownScorerError, scorerRegistry } from "@/lib/pipeline/scorers";
 import { RunCancelledError } from "@/lib/pipeline/stage";
-import { poolEvidence } from "@/lib/pipeline/stages/pool";
-import { DEFAULT_RERANK_ROUNDS, classicalRerank, rerankEvidence } from "@/lib/pipeline/stages/rerank";
+import { poolEvidence } from "@/lib/pipeline/stages/pool/classical";
+import { DEFAULT_RERANK_ROUNDS, classicalRerank, rerankEvidence } from "@/lib/pipeline/stages/rerank/classical";
 import type { EvidenceScorer } from "@/lib/pipeline/contracts";
 import { context, fillerPassages, intent, mention, passage, path, row } from "./select-fixtures";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { answerFromResult, resultValueType } from "@/lib/pipeline/stages/answer/result-answer";
-import { CHECKS, critique } from "@/lib/pipeline/stages/critique";
+import { CHECKS, critique } from "@/lib/pipeline/stages/critique/classical";
 import type { QueryResult } from "@/lib/pipeline/contracts";
 import { KB, executed, intent, scored, sqlRow } from "./answer-fixtures";
 

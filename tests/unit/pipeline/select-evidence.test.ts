@@ -6,7 +6,7 @@ import {
   kbContributions,
   plainEvidenceKind,
   selectEvidence,
-} from "@/lib/pipeline/stages/select-evidence";
+} from "@/lib/pipeline/stages/select-evidence/classical";
 import type { Candidate, ExecutedQuery, ScoredEvidence } from "@/lib/pipeline/contracts";
 import { context, intent, mention, passage, path, row, triple } from "./select-fixtures";
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { RunCancelledError } from "@/lib/pipeline/stage";
-import { SELECTION_WEIGHTS, buildCatalogIndex, catalogIndexFor, classicalSelect, selectSources } from "@/lib/pipeline/stages/select";
+import {
+  SELECTION_WEIGHTS,
+  buildCatalogIndex,
+  catalogIndexFor,
+  classicalSelect,
+  selectSources,
+} from "@/lib/pipeline/stages/select/classical";
 import { CATALOG, context, intent, mention } from "./select-fixtures";
 
 const ids = (cs: { kbId: string }[]) => cs.map((c) => c.kbId);

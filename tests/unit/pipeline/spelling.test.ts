@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type LabelRow, fuzzyMatchScore, inMemoryEntityLookup, typingDistance } from "@/lib/pipeline/entity-lookup";
 import { unknownWords } from "@/lib/pipeline/spelling";
-import { understandQuestion } from "@/lib/pipeline/stages/understand";
+import { understandQuestion } from "@/lib/pipeline/stages/understand/classical";
 
 const KB = "kb-sales";
 const LABELS: Omit<LabelRow, "normalized">[] = [

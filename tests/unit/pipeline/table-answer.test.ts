@@ -5,7 +5,7 @@ import { answerFromTables } from "@/lib/pipeline/stages/answer/table-answer";
 import { tablesInEvidence } from "@/lib/pipeline/stages/answer/table-cells";
 import { asksForReason, coordinatedItems, readTableQuestion } from "@/lib/pipeline/stages/answer/table-question";
 import type { DerivationOperand } from "@/lib/pipeline/contracts";
-import { answerQuestion } from "@/lib/pipeline/stages/answer";
+import { answerQuestion } from "@/lib/pipeline/stages/answer/classical";
 import { KB, docRow, intent, passage, scored } from "./answer-fixtures";
 
 // A pension note as reports print it: a caption, period columns with a scale in the header.

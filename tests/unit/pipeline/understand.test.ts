@@ -7,7 +7,7 @@ import {
   extractTimeCues,
   guessLanguage,
   understandQuestion,
-} from "@/lib/pipeline/stages/understand";
+} from "@/lib/pipeline/stages/understand/classical";
 import { type Intent, intentSchema } from "@/lib/pipeline/contracts";
 
 /** A small catalog of labels across four KBs, in the shapes the real backends index. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerQuestion } from "@/lib/pipeline/stages/answer";
+import { answerQuestion } from "@/lib/pipeline/stages/answer/classical";
 import { answerComplement } from "@/lib/pipeline/stages/answer/complement";
 import { quantityAsked } from "@/lib/pipeline/stages/answer/question-focus";
 import { UNIT_CONTRADICTS, expectedUnit, unitAgreement, unitOfValue } from "@/lib/pipeline/units";

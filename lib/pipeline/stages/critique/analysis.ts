@@ -1,7 +1,7 @@
 import type { EvidencePiece } from "../../../backends/types";
 import { terms } from "../../text";
 import type { Answer, Candidate, ExecutedQuery, Feedback, Intent, ScoredEvidence } from "../../contracts";
-import { type QuestionEntity, type QuestionFocus, buildQuestionFocus, pieceMentionsEntity, queryNamesEntity } from "../answer";
+import { type QuestionEntity, type QuestionFocus, buildQuestionFocus, pieceMentionsEntity, queryNamesEntity } from "../answer/classical";
 import { type Bridge, findBridges } from "../answer/bridge";
 
 export interface CritiqueInput {

@@ -2,7 +2,7 @@ import type { ExecutedQuery } from "../../contracts";
 import { count } from "../../../format/count";
 import { queryOutcomeInWords, strategyInWords } from "../../strategy-words";
 import type { EvidencePiece } from "../../../backends/types";
-import { type ValueType, connectsToEntityOf, pieceMentionsEntity, typeFit } from "../answer";
+import { type ValueType, connectsToEntityOf, pieceMentionsEntity, typeFit } from "../answer/classical";
 import { type RoundAnalysis, isProductive } from "./analysis";
 import { constructChecks } from "./construct-checks";
 import type { Check } from "./types";

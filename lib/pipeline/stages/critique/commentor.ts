@@ -1,7 +1,7 @@
 import { queryOutcomeInWords, strategyInWords } from "../../strategy-words";
 import { normalizeLabel } from "../../text";
 import type { ExecutedQuery, Feedback, FeedbackType } from "../../contracts";
-import { queryNamesEntity } from "../answer";
+import { queryNamesEntity } from "../answer/classical";
 import { type RoundAnalysis, kbName, relationPresence } from "./analysis";
 import { CHECKS } from "./checks";
 import { type Check } from "./types";

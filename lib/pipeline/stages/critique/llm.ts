@@ -9,7 +9,7 @@ import { type CritiqueInput, analyzeRound } from "./analysis";
 import { validate } from "./checks";
 import { type Check } from "./types";
 import { alreadyGiven, comment } from "./commentor";
-import { STOP_CHECK } from "./index";
+import { STOP_CHECK } from "./classical";
 
 /**
  * The LLM critique strategy (HybGRAG's critic): a validator that judges the answer yes/no with the

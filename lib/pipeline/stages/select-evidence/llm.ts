@@ -6,7 +6,7 @@ import { type StageContext, type StageStrategy, RunCancelledError } from "../../
 import { normalizeLabel } from "../../text";
 import type { EvidenceSelection, ScoredEvidence } from "../../contracts";
 import { kbContributions } from "./contributions";
-import { DEFAULT_SELECTED_EVIDENCE, MAX_SUPPORTING_SHARE, NEAR_BEST_RATIO, type SelectEvidenceInput, selectEvidence } from "./index";
+import { DEFAULT_SELECTED_EVIDENCE, MAX_SUPPORTING_SHARE, NEAR_BEST_RATIO, type SelectEvidenceInput, selectEvidence } from "./classical";
 
 /**
  * The LLM select-evidence strategy (OmniRetrieval's cross-source selection by a model): the model reads

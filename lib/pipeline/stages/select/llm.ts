@@ -6,7 +6,7 @@ import type { CatalogEntry } from "../../../catalog/snapshot";
 import { type StageContext, type StageStrategy, RunCancelledError } from "../../stage";
 import { normalizeLabel } from "../../text";
 import type { Candidate, SelectionReason } from "../../contracts";
-import { DEFAULT_SELECT_K, type SelectInput, selectSources } from "./index";
+import { DEFAULT_SELECT_K, type SelectInput, selectSources } from "./classical";
 
 /**
  * The LLM select strategy (OmniRetrieval's source selection by a model): the model reads the catalog

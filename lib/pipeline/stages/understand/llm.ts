@@ -4,7 +4,7 @@ import { DEFAULT_LINKS_PER_MENTION } from "../../entity-lookup";
 import { type StageContext, type StageStrategy, RunCancelledError } from "../../stage";
 import { normalizeLabel } from "../../text";
 import { type EntityLink, type EntityMention, type Intent, intentSchema } from "../../contracts";
-import { type UnderstandInput, type Understanding, understandQuestion } from "./index";
+import { type UnderstandInput, type Understanding, understandQuestion } from "./classical";
 import { extractTimeCues } from "./time-cues";
 
 /**
