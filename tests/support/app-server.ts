@@ -2,12 +2,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { serverCommand } from "../../scripts/serve";
 import { freePort } from "./services/postgres";
 
 export interface AppServer {
   baseUrl: string;
   dataDir: string;
-  /** The server process (`next start`), for measuring it. */
+  /** The server process (scripts/server.ts: Next.js in Mosaic's HTTP server), for measuring it. */
   pid: number | undefined;
   logs(): string;
   stop(): Promise<void>;
@@ -23,12 +24,13 @@ export interface SpawnedApp {
   exited: Promise<number | null>;
 }
 
-/** Spawns the built app (`next start`) on a free port; the caller decides what to wait for. */
+/** Spawns the built app (scripts/server.ts, as `npm start` does) on a free port; the caller decides what to wait for. */
 export async function spawnApp(dataDir: string, extraEnv: Record<string, string> = {}): Promise<SpawnedApp> {
   const port = await freePort();
   const baseUrl = `http://localhost:${port}`;
   let output = "";
-  const child: ChildProcess = spawn(path.resolve("node_modules/.bin/next"), ["start", "-p", String(port)], {
+  const server = serverCommand("-p", String(port));
+  const child: ChildProcess = spawn(server.command, server.args, {
     env: {
       ...process.env,
       NODE_ENV: "production",
