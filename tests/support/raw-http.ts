@@ -85,14 +85,16 @@ export function rawRequest(url: string, opts: RawRequestOptions): Promise<RawAns
     }
     if (!opts.stream) return void req.end();
     let left = opts.stream.bytes;
+    // One chunk per turn of the event loop, as a real client that also reads its socket: the answer
+    // is noticed (and the upload stopped) as soon as it arrives.
     const pump = () => {
-      while (left > 0 && !answered && !req.destroyed) {
-        const piece = left >= CHUNK.length ? CHUNK : CHUNK.subarray(0, left);
-        left -= piece.length;
-        sent += piece.length;
-        if (!req.write(piece)) return void req.once("drain", pump);
-      }
-      if (left <= 0 && !req.destroyed) req.end();
+      if (answered || req.destroyed) return;
+      if (left <= 0) return void req.end();
+      const piece = left >= CHUNK.length ? CHUNK : CHUNK.subarray(0, left);
+      left -= piece.length;
+      sent += piece.length;
+      if (req.write(piece)) setImmediate(pump);
+      else req.once("drain", pump);
     };
     pump();
   });
