@@ -1,4 +1,4 @@
-// npm run bench -- attack [--seconds N] [--attackers N] [--base-url URL --pid PID]
+// npm run bench -- attack [--seconds N] [--attackers N] [--only http,sign-in] [--base-url URL --pid PID]
 // Sends the attack corpus (tests/support/attack-corpus.ts) in a loop against a running app while a second
 // client polls /api/health, then reports the health endpoint's latency during the attack and the server's
 // peak memory. Without --base-url it builds the app if needed and starts it (scripts/server.ts) with a fresh
@@ -24,10 +24,12 @@ interface Args {
   baseUrl?: string;
   pid?: number;
   pollMs: number;
+  /** Categories to send (all when empty): the corpus is sent in order, so a short run reaches only its first categories. */
+  only: string[];
 }
 
 function parseArgs(argv: string[]): Args {
-  const out: Args = { seconds: 60, attackers: 2, pollMs: 100 };
+  const out: Args = { seconds: 60, attackers: 2, pollMs: 100, only: [] };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
     if (argv[i] === "--seconds") out.seconds = Number(v);
@@ -35,6 +37,7 @@ function parseArgs(argv: string[]): Args {
     else if (argv[i] === "--base-url") out.baseUrl = v;
     else if (argv[i] === "--pid") out.pid = Number(v);
     else if (argv[i] === "--poll-ms") out.pollMs = Number(v);
+    else if (argv[i] === "--only") out.only = (v ?? "").split(",").filter(Boolean);
     else continue;
     i++;
   }
@@ -108,7 +111,7 @@ async function main() {
       if (expect === "refused") return r.error?.code === "VALIDATION" && says.test(said);
       return said.length < 2 * 1024 * 1024 && (!r.error || says.test(r.error.message));
     };
-    const jobs: Job[] = [
+    const allJobs: Job[] = [
       ...queryAttacks("sql-sqlite").map((a) => ({
         category: a.category,
         name: a.name,
@@ -155,6 +158,8 @@ async function main() {
       },
     ];
 
+    const jobs = args.only.length ? allJobs.filter((j) => args.only.includes(j.category)) : allJobs;
+    if (!jobs.length) throw new Error(`No attack in the categories ${args.only.join(", ")}.`);
     const tallies = new Map<string, Tally>();
     const health: number[] = [];
     let healthFailures = 0;
@@ -182,6 +187,8 @@ async function main() {
       }
     })();
 
+    /** Every distinct case that got through, with what the server said the first time. */
+    const through = new Map<string, string>();
     const attacker = async (id: number) => {
       for (let k = id; Date.now() < deadline; k += args.attackers) {
         const job = jobs[k % jobs.length]!;
@@ -192,12 +199,13 @@ async function main() {
         try {
           held = await job.run(n++);
         } catch (e) {
-          if (tally.examples.length < 3) tally.examples.push(`${job.name}: ${(e as Error).message.slice(0, 160)}`);
+          if (!through.has(job.name)) through.set(job.name, (e as Error).message.slice(0, 160));
         }
         if (held) tally.held++;
         else {
           tally.unexpected++;
-          if (tally.examples.length < 3) tally.examples.push(job.name);
+          if (!through.has(job.name)) through.set(job.name, "");
+          if (tally.examples.length < 3 && !tally.examples.includes(job.name)) tally.examples.push(job.name);
         }
       }
     };
@@ -216,6 +224,8 @@ async function main() {
         `  ${category.padEnd(12)} ${String(t.sent).padStart(6)} ${String(t.held).padStart(6)} ${String(t.unexpected).padStart(6)}${t.examples.length ? `   e.g. ${t.examples.join("; ")}` : ""}`,
       );
     }
+    console.log(`\ncases through (distinct): ${through.size} of ${jobs.length}`);
+    for (const [name, said] of through) console.log(`  - ${name}${said ? `: ${said}` : ""}`);
     console.log(
       `\n/api/health during the attack: n=${sorted.length}, p50 ${ms(50)} ms, p95 ${ms(95)} ms, p99 ${ms(99)} ms, max ${ms(100)} ms, failures ${healthFailures}`,
     );
@@ -234,6 +244,7 @@ async function main() {
       corpus: { ...Object.fromEntries(jobs.reduce((m, j) => m.set(j.category, (m.get(j.category) ?? 0) + 1), new Map<string, number>())) },
       sent: [...tallies.values()].reduce((s, t) => s + t.sent, 0),
       unexpected: [...tallies.values()].reduce((s, t) => s + t.unexpected, 0),
+      casesThrough: through.size,
       health: { n: sorted.length, p50: ms(50), p95: ms(95), p99: ms(99), max: ms(100), failures: healthFailures },
       memoryMb:
         baseline && peak

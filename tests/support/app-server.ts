@@ -60,7 +60,7 @@ export async function startAppServer(
   const { child } = app;
   const baseUrl = `http://localhost:${app.port}`;
   const output = app.output;
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + 240_000; // a loaded 2-core machine starts slowly
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`The app exited during start (code ${child.exitCode}):\n${output()}`);
     try {
@@ -71,7 +71,7 @@ export async function startAppServer(
     }
     await new Promise((r) => setTimeout(r, 300));
   }
-  if (Date.now() >= deadline) throw new Error(`The app did not become healthy in 90 s:\n${output()}`);
+  if (Date.now() >= deadline) throw new Error(`The app did not become healthy in 240 s:\n${output()}`);
   return {
     baseUrl,
     dataDir,
