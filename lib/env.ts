@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { modelsEnvShape } from "./models/env";
+import { modelsEnvShape } from "./models-env";
 import { parseTrustProxy, type TrustedProxies } from "./net/ip";
 
 /**

@@ -2,12 +2,13 @@
 // Runs the answering pipeline as that user (default: the first admin) and prints the answer, or with
 // --json one object: {question, answer, refrained, confidence, citations, evidence, candidates, trace, iterations}.
 import { closeAllBackends } from "../lib/backends/registry";
-import { catalogDeps } from "../lib/catalog/deps";
+import { catalogDeps } from "../lib/deps";
 import { openAndBootstrap } from "../lib/db/bootstrap";
 import { seedDemoCatalogOnce } from "../lib/demo/seed-catalog";
 import { loadEnv } from "../lib/env";
 import { clipAtWord } from "../lib/format/clip";
-import { outcomeToJson, runPipeline } from "../lib/pipeline/run";
+import { outcomeToJson } from "../lib/pipeline/run";
+import { runPipeline } from "../lib/runs/run-pipeline";
 import { runCli } from "./cli";
 
 function parseArgs(argv: string[]) {

@@ -7,12 +7,12 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parse } from "csv-parse/sync";
-import { embedCollectionsNow } from "../lib/backends/documents/embedding-queue";
+import { embedCollectionsNow } from "../lib/server/embed-now";
 import { closeAllBackends } from "../lib/backends/registry";
-import { loadBenchmarkCatalog, spiderDevDatabases } from "../lib/catalog/benchmarks";
+import { loadBenchmarkCatalog, spiderDevDatabases } from "../lib/ingest/benchmarks/load";
 import { openAndBootstrap } from "../lib/db/bootstrap";
 import { loadEnv } from "../lib/env";
-import { runPipeline } from "../lib/pipeline/run";
+import { runPipeline } from "../lib/runs/run-pipeline";
 import { getSecrets } from "../lib/local-secrets";
 import { NO_MODELS, resolveModels, shutdownModels } from "../lib/models/runtime";
 

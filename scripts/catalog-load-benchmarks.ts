@@ -2,10 +2,10 @@
 // Spider database, RDF versions of the Spider dev databases, and the Neo4j graphs when NEO4J_URI is set).
 // Options: --spider-limit N, --scifact-limit N, --tatqa-limit N (quick partial catalogs).
 import { existsSync } from "node:fs";
-import { embedCollectionsNow } from "../lib/backends/documents/embedding-queue";
+import { embedCollectionsNow } from "../lib/server/embed-now";
 import { closeAllBackends } from "../lib/backends/registry";
-import { loadBenchmarkCatalog } from "../lib/catalog/benchmarks";
-import { catalogDeps } from "../lib/catalog/deps";
+import { loadBenchmarkCatalog } from "../lib/ingest/benchmarks/load";
+import { catalogDeps } from "../lib/deps";
 import { openAndBootstrap } from "../lib/db/bootstrap";
 import { loadEnv } from "../lib/env";
 import { shutdownModels } from "../lib/models/runtime";

@@ -2,7 +2,7 @@
 import { loadEnv } from "../lib/env";
 import { openAndBootstrap } from "../lib/db/bootstrap";
 import { closeAllBackends } from "../lib/backends/registry";
-import { catalogDeps } from "../lib/catalog/deps";
+import { catalogDeps } from "../lib/deps";
 import { seedDemoCatalogOnce } from "../lib/demo/seed-catalog";
 import { runCli } from "./cli";
 

@@ -10,9 +10,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
-import { embedCollectionsNow } from "../lib/backends/documents/embedding-queue";
+import { embedCollectionsNow } from "../lib/server/embed-now";
 import { closeAllBackends } from "../lib/backends/registry";
-import { catalogDeps } from "../lib/catalog/deps";
+import { catalogDeps } from "../lib/deps";
 import { openAndBootstrap } from "../lib/db/bootstrap";
 import { loadEnv } from "../lib/env";
 import { AppError } from "../lib/errors";

@@ -5,7 +5,7 @@
 // MODEL_BATCH_*, MODEL_QUEUE_LIMIT, MODEL_TIMEOUT_MS); INFERENCE_HOST (default 127.0.0.1) and
 // INFERENCE_PORT (default 3100) say where it listens. SIGTERM/SIGINT drain and stop it.
 import { z } from "zod";
-import { parseModelsEnv } from "../lib/models/env";
+import { parseModelsEnv } from "../lib/models-env";
 import { LocalModelRuntime } from "../lib/models/local-runtime";
 import { runtimeChoice } from "../lib/models/runtime";
 import { createInferenceService } from "../lib/models/service-server";

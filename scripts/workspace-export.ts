@@ -2,7 +2,7 @@
 // collections, knowledge-base files) into a new folder for npm run workspace:import. Stop the app first
 // when it runs on the embedded database (PGlite allows one process).
 import { parseArgs } from "node:util";
-import { catalogDeps } from "../lib/catalog/deps";
+import { catalogDeps } from "../lib/deps";
 import { openAndBootstrap } from "../lib/db/bootstrap";
 import { loadEnv } from "../lib/env";
 import { exportWorkspace } from "../lib/workspace/export";

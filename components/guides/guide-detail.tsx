@@ -3,7 +3,7 @@ import { count } from "@/lib/format/count";
 import { guideLikeness } from "@/lib/format/strength";
 import { describeActionPlainly, languageName } from "@/lib/guides/action-names";
 import { parseGuideAction } from "@/lib/pipeline/guide-actions";
-import type { GuideDetail } from "@/lib/pipeline/guides";
+import type { GuideDetail } from "@/lib/guides/types";
 import { StatusPill } from "../ask/status-pill";
 import { KindBadge } from "../kb/status-badge";
 import { ActionKindBadge } from "./action-kind-badge";

@@ -10,8 +10,9 @@ import { listSourceObjectsAction } from "@/app/(workspace)/source-objects/action
 import { ActionFailure, unwrap } from "@/lib/actions/unwrap";
 import { INCOMPLETE_ACTIONS, actionFieldProblems, draftActionProblems } from "@/lib/guides/action-fields";
 import { ACTION_NAME } from "@/lib/guides/action-names";
-import type { CapturedContext } from "@/lib/pipeline/execute-action";
-import type { GuideActionKind, GuideDraftInput } from "@/lib/pipeline/guide-actions";
+import type { CapturedContext } from "@/lib/guides/capture";
+import type { GuideDraftInput } from "@/lib/guides/guides.validation";
+import type { GuideActionKind } from "@/lib/pipeline/guide-actions";
 import { KindBadge } from "../kb/status-badge";
 import { ContextResult } from "../source-objects/context-result";
 import { Alert } from "../ui/alert";

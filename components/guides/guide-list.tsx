@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useDeferredValue, useState } from "react";
 import { listGuidesAction } from "@/app/(workspace)/guides/actions";
 import { unwrap } from "@/lib/actions/unwrap";
-import type { GuideListRow } from "@/lib/pipeline/guides";
+import type { GuideListRow } from "@/lib/guides/types";
 import { Alert } from "../ui/alert";
 import { Field, SelectInput, TextInput } from "../ui/field";
 import { ActionKindBadge } from "./action-kind-badge";

@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { queuedUploadsAction, retryUploadsAction } from "@/app/(workspace)/knowledge-bases/actions";
 import { ActionFailure, unwrap } from "@/lib/actions/unwrap";
-import type { QueuedUploads } from "@/lib/backends/documents/upload-queue";
+import type { QueuedUploads } from "@/lib/ingest/documents/upload-queue";
 import { count } from "@/lib/format/count";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";

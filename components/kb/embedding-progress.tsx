@@ -4,7 +4,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { count } from "@/lib/format/count";
 import { embedAgainAction, embeddingStatusAction } from "@/app/(workspace)/knowledge-bases/actions";
 import { unwrap } from "@/lib/actions/unwrap";
-import type { EmbeddingStatus } from "@/lib/backends/documents/embedding-queue";
+import type { EmbeddingStatus } from "@/lib/ingest/documents/embedding-queue";
 import { Button } from "../ui/button";
 
 const POLL_MS = 2_000;

@@ -1,6 +1,6 @@
 import { count } from "@/lib/format/count";
 import { describeActionPlainly, languageName } from "@/lib/guides/action-names";
-import type { CapturedContext } from "@/lib/pipeline/execute-action";
+import type { CapturedContext } from "@/lib/guides/capture";
 import { type GuideActionKind, parseGuideAction } from "@/lib/pipeline/guide-actions";
 
 /**

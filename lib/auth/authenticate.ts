@@ -1,5 +1,5 @@
 import type { PrismaClient } from "../db/generated/client";
-import { dummyPasswordHash, verifyPassword } from "./password";
+import { dummyPasswordHash, verifyPassword } from "../crypto/password";
 
 /**
  * Checks an email and password. Unknown email, wrong password and a deactivated account all return

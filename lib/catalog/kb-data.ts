@@ -3,7 +3,7 @@ import { dropCollectionIndexes } from "../backends/documents/opensearch/cluster"
 import { kbStorageDir, parseKbConfig, removeKbStorage } from "../backends/registry";
 import { decryptSecrets } from "../crypto/secrets";
 import { log } from "../log";
-import type { CatalogDeps } from "./deps";
+import type { CatalogDeps } from "../deps";
 
 /**
  * Removes what a KB keeps outside the application database: its storage directory and, for a

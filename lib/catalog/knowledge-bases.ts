@@ -5,7 +5,7 @@ import { AppError } from "../errors";
 import { type AccessSubject, kbAccessWhere } from "./access";
 import { withBackendErrors } from "./backend-errors";
 import { connectionSummary } from "./connection";
-import type { CatalogDeps } from "./deps";
+import type { CatalogDeps } from "../deps";
 import { removeKbData } from "./kb-data";
 import { privilegeRiskSchema, updateKbSchema } from "./knowledge-bases.validation";
 import { checkKnowledgeBase } from "./refresh";

@@ -1,15 +1,16 @@
-import { enqueueCatalogEmbedding, enqueueCollectionEmbedding } from "../backends/documents/embedding-queue";
 import { closeBackend, openBackend } from "../backends/registry";
 import type { KbKind, SourceUnit } from "../backends/types";
 import type { PrismaClient, Prisma } from "../db/generated/client";
 import { AppError } from "../errors";
-import type { CatalogDeps } from "./deps";
+import type { CatalogDeps } from "../deps";
 import { normalizeLabel } from "./normalize";
 
 export const ENTITY_INDEX_LIMIT = 50_000;
 
 export interface RefreshReport {
   status: "HEALTHY" | "UNREACHABLE" | "ERROR";
+  /** Set when the KB was described: what the caller may need to do next depends on its kind (vectors for a collection's passages). */
+  kind?: KbKind;
   message: string;
   /** The source answered but its connection may do more than read, and no admin accepted that. */
   refused?: boolean;
@@ -59,9 +60,10 @@ export async function checkKnowledgeBase(prisma: PrismaClient, deps: CatalogDeps
 /**
  * Re-describe: check the connection, store the descriptor c_b, sync source objects with the KB's
  * units (analyst-edited descriptions and dynamic objects are kept), and rebuild the entity index.
- * A KB that cannot be reached is marked so and keeps its previous descriptor.
+ * A KB that cannot be reached is marked so and keeps its previous descriptor. Returns what happened;
+ * what the new content needs next (vectors) is the caller's to ask for (lib/ingest/refresh.ts).
  */
-export async function refreshKnowledgeBase(
+export async function refreshCatalogEntry(
   prisma: PrismaClient,
   deps: CatalogDeps,
   kbId: string,
@@ -72,7 +74,7 @@ export async function refreshKnowledgeBase(
   const kb = await loadKb(prisma, kbId);
   const backend = openBackend(kb, deps);
   try {
-    const report: RefreshReport = { status: "HEALTHY", message };
+    const report: RefreshReport = { status: "HEALTHY", kind: kb.kind, message };
     if (parts.describe) {
       const descriptor = await backend.describe();
       await prisma.knowledgeBase.update({
@@ -100,9 +102,6 @@ export async function refreshKnowledgeBase(
       });
       report.entities = entities.length;
     }
-    // New or changed passages and catalog texts get vectors in the background (semantic signals use them once there).
-    if (kb.kind === "DOCUMENTS") await enqueueCollectionEmbedding(prisma, kbId);
-    await enqueueCatalogEmbedding(prisma);
     return report;
   } catch (e) {
     const msg = (e as Error).message;

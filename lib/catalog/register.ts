@@ -1,9 +1,7 @@
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
-import { ingestFiles } from "../backends/documents";
 import type { DocumentsConfig } from "../backends/documents";
 import { closeBackend, kbStorageDir, openBackendFrom, parseKbConfig } from "../backends/registry";
-import { storeRdfFiles } from "../backends/sparql";
 import type { BackendContext, HealthResult } from "../backends/types";
 import { encryptSecrets } from "../crypto/secrets";
 import { Prisma, type PrismaClient } from "../db/generated/client";
@@ -12,15 +10,9 @@ import { asAppError } from "./backend-errors";
 import { checkOpenSearchCluster } from "../backends/documents/opensearch/cluster";
 import { splitConnection } from "./connection";
 import { removeKbData } from "./kb-data";
-import type { CatalogDeps } from "./deps";
+import type { CatalogDeps } from "../deps";
 import { type RegisterKbInput, needsUpload, registerKbSchema } from "./knowledge-bases.validation";
-import { type RefreshReport, refreshKnowledgeBase } from "./refresh";
-
-export interface UploadedFile {
-  name: string;
-  bytes: Buffer;
-  mediaType?: string;
-}
+import { type RefreshReport, refreshCatalogEntry } from "./refresh";
 
 export interface RegisterResult {
   id: string;
@@ -29,73 +21,37 @@ export interface RegisterResult {
   warnings: string[];
 }
 
-const SQLITE_MAGIC = Buffer.from("SQLite format 3\0", "latin1");
-
-/** Puts uploads where the backend expects them; returns per-file warnings. Throws when nothing usable was uploaded. */
-async function placeUploads(
-  kind: "documents" | "sqlite" | "rdf",
+/** Where a KB built from files gets them (lib/ingest/register.ts places uploads; loaders fill it directly). */
+export type PopulateKb = (
   ctx: BackendContext,
-  files: UploadedFile[],
-  config: Record<string, unknown>,
-  secrets: Record<string, string>,
-): Promise<string[]> {
-  if (!files.length) {
-    const what = {
-      documents: "at least one document",
-      sqlite: "a SQLite database file",
-      rdf: "at least one RDF file (Turtle, N-Triples or RDF/XML)",
-    }[kind];
-    throw new AppError("VALIDATION", `Upload ${what}.`, { files: "Required." });
-  }
-  if (kind === "sqlite") {
-    if (files.length > 1) throw new AppError("VALIDATION", "Upload exactly one SQLite database file.", { files: "One file only." });
-    const [file] = files;
-    if (file.bytes.length < 100 || !file.bytes.subarray(0, 16).equals(SQLITE_MAGIC)) {
-      throw new AppError("VALIDATION", `${file.name} is not a SQLite database (its header does not start with "SQLite format 3").`, {
-        files: "Not a SQLite file.",
-      });
-    }
-    writeFileSync(path.join(ctx.storageDir, "database.sqlite"), file.bytes);
-    return [];
-  }
-  if (kind === "documents") {
-    // The stored config names the engine (SQLite file or OpenSearch cluster) and its settings.
-    const report = await ingestFiles(ctx, files, { config: parseKbConfig("DOCUMENTS", config) as Partial<DocumentsConfig>, secrets });
-    const warnings = report.failed.map((f) => `${f.name}: ${f.error}`);
-    if (report.added + report.skipped === 0) {
-      throw new AppError("VALIDATION", `None of the files could be ingested. ${warnings.join(" ")}`, { files: "No usable document." });
-    }
-    return warnings;
-  }
-  try {
-    await storeRdfFiles(
-      ctx,
-      files.map((f) => ({ name: f.name, bytes: f.bytes })),
-    );
-  } catch (e) {
-    throw asAppError(e);
-  }
-  return [];
+  source: {
+    /** What the kind is built from, when it is built from files. */
+    upload: ReturnType<typeof needsUpload>;
+    config: Record<string, unknown>;
+    secrets: Record<string, string>;
+  },
+) => Promise<string[] | void>;
+
+export interface RegisterOptions {
+  origin?: "user" | "demo" | "benchmark";
+  /** Register a SQLite file already on disk (copied, never read into memory). */
+  sqliteSourcePath?: string;
+  /** Fills the KB's storage (uploads, a benchmark loader); returns per-file warnings. */
+  populate?: PopulateKb;
 }
 
 /**
- * Registers a KB: validates, stores the row (secrets encrypted), places uploads, checks the connection,
- * then describes it and creates its source objects. If the source cannot be reached or nothing usable
- * was uploaded, everything is rolled back and the error says what to fix.
+ * Registers a KB: validates, stores the row (secrets encrypted), fills its storage (`populate`),
+ * checks the connection, then describes it and creates its source objects. If the source cannot be
+ * reached or nothing usable was given, everything is rolled back and the error says what to fix.
+ * Uploads come through lib/ingest/register.ts, which also asks for the new content's vectors.
  */
-export async function registerKnowledgeBase(
+export async function registerCatalogEntry(
   prisma: PrismaClient,
   deps: CatalogDeps,
   actorId: string | null,
   raw: RegisterKbInput,
-  files: UploadedFile[] = [],
-  opts: {
-    origin?: "user" | "demo" | "benchmark";
-    /** Register a SQLite file already on disk (copied, never read into memory). */
-    sqliteSourcePath?: string;
-    /** Fill the KB's storage with a loader instead of uploads (benchmark datasets). */
-    populate?: (ctx: BackendContext) => Promise<void>;
-  } = {},
+  opts: RegisterOptions = {},
 ): Promise<RegisterResult> {
   const input = registerKbSchema.parse(raw);
   const { config, secrets } = splitConnection(input);
@@ -134,14 +90,14 @@ export async function registerKnowledgeBase(
     const upload = needsUpload(input);
     let warnings: string[] = [];
     if (opts.populate) {
-      await opts.populate(ctx);
+      warnings = (await opts.populate(ctx, { upload, config, secrets })) ?? [];
     } else if (upload === "sqlite" && opts.sqliteSourcePath) {
       // Benchmark/demo loaders register files already on disk without reading them into memory.
       copyFileSync(opts.sqliteSourcePath, path.join(ctx.storageDir, "database.sqlite"));
     } else if (upload) {
-      warnings = await placeUploads(upload, ctx, files, config, secrets);
+      throw new Error(`A ${input.kind} knowledge base is built from files: register it through lib/ingest/register.ts.`);
     }
-    const refresh = await refreshKnowledgeBase(prisma, deps, kb.id);
+    const refresh = await refreshCatalogEntry(prisma, deps, kb.id);
     if (refresh.refused) {
       throw new AppError("VALIDATION", refresh.message, {
         acceptPrivilegeRisk: "Tick this to register the knowledge base with this role anyway.",

@@ -6,7 +6,7 @@ import type { Prisma, PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
 import { type AccessSubject, kbAccessWhere, sourceObjectAccessWhere } from "./access";
 import { asAppError } from "./backend-errors";
-import type { CatalogDeps } from "./deps";
+import type { CatalogDeps } from "../deps";
 import { createDynamicSourceObjectSchema, listSourceObjectsSchema, updateSourceObjectSchema } from "./source-objects.validation";
 import { count } from "../format/count";
 

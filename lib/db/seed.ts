@@ -1,6 +1,6 @@
 import type { Role } from "./generated/enums";
 import type { PrismaClient } from "./generated/client";
-import { hashPassword } from "../auth/password";
+import { hashPassword } from "../crypto/password";
 
 /**
  * Development-only demo accounts, one per role, created on first start (an empty users table).

@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { CatalogDeps } from "../catalog/deps";
-import { registerKnowledgeBase } from "../catalog/register";
+import type { CatalogDeps } from "../deps";
+import { registerKnowledgeBase } from "../ingest/register";
 import type { PrismaClient } from "../db/generated/client";
 import { createDemoSalesDatabase } from "./sales-database";
 

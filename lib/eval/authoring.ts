@@ -2,7 +2,7 @@ import type { AccessSubject } from "../catalog/access";
 import { kbAccessWhere } from "../catalog/access";
 import { Prisma, type PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
-import { guideAccessWhere } from "../pipeline/guides";
+import { guideAccessWhere } from "../guides/access";
 import { type CreateSuiteInput, createSuiteSchema } from "./eval.validation";
 
 /**

@@ -1,5 +1,5 @@
 import type { AccessSubject } from "../catalog/access";
-import type { CatalogDeps } from "../catalog/deps";
+import type { CatalogDeps } from "../deps";
 import type { PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
 import { log } from "../log";

@@ -1,7 +1,7 @@
 import type { KbRecord } from "../backends/registry";
 import type { KbKind } from "../backends/types";
 import { type AccessSubject, kbAccessWhere } from "../catalog/access";
-import { BENCHMARK_NAMES } from "../catalog/benchmarks";
+import { BENCHMARK_NAMES } from "../ingest/benchmarks/load";
 import type { PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
 import type { EvalQuestion, SuiteDefinition } from "./types";

@@ -1,11 +1,12 @@
 import { openBackend } from "../backends/registry";
 import type { EvidencePiece } from "../backends/types";
 import type { AccessSubject } from "../catalog/access";
-import type { CatalogDeps } from "../catalog/deps";
+import type { CatalogDeps } from "../deps";
 import type { PrismaClient } from "../db/generated/client";
 import type { PipelineConfig } from "../pipeline/config";
-import { type RunOutcome, runPipeline } from "../pipeline/run";
+import type { RunOutcome } from "../pipeline/run";
 import type { ExecutedQuery, ScoredEvidence } from "../pipeline/types";
+import { runPipeline } from "../runs/run-pipeline";
 import type { SuiteCatalog } from "./catalog";
 import { GOLD_MAX_ROWS, type GoldResolver, rawToTable } from "./gold/resolve";
 import { scoreAnswer } from "./metrics/answer";

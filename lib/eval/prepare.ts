@@ -1,9 +1,10 @@
 import neo4j, { type Session } from "neo4j-driver";
 import { closeBackend } from "../backends/registry";
-import { loadMoviesCypher, loadNorthwindCsv } from "../backends/cypher";
-import { BENCHMARK_NAMES, loadBenchmarkCatalog } from "../catalog/benchmarks";
-import type { CatalogDeps } from "../catalog/deps";
-import { refreshKnowledgeBase } from "../catalog/refresh";
+import { loadMoviesCypher } from "../ingest/benchmarks/movies";
+import { loadNorthwindCsv } from "../ingest/benchmarks/northwind";
+import { BENCHMARK_NAMES, loadBenchmarkCatalog } from "../ingest/benchmarks/load";
+import type { CatalogDeps } from "../deps";
+import { refreshKnowledgeBase } from "../ingest/refresh";
 import { encryptSecrets } from "../crypto/secrets";
 import type { Prisma, PrismaClient } from "../db/generated/client";
 import { DEMO_KB_NAMES, seedDemoCatalogOnce } from "../demo/seed-catalog";

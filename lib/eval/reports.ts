@@ -1,6 +1,6 @@
 import type { AccessSubject } from "../catalog/access";
 import { kbAccessWhere } from "../catalog/access";
-import type { CatalogDeps } from "../catalog/deps";
+import type { CatalogDeps } from "../deps";
 import { existsSync } from "node:fs";
 import type { PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";

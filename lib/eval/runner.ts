@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { AccessSubject } from "../catalog/access";
-import type { CatalogDeps } from "../catalog/deps";
+import type { CatalogDeps } from "../deps";
 import type { Prisma, PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
 import { log } from "../log";

@@ -1,9 +1,13 @@
 import type { AccessSubject } from "../catalog/access";
-import type { CatalogDeps } from "../catalog/deps";
+import type { CatalogDeps } from "../deps";
 import type { Prisma, PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
-import type { GuideDraftInput } from "../pipeline/guide-actions";
-import { type GuideCorrection, guideAccessWhere, guideDraftFromRun, parseGuideDraft, saveGuide } from "../pipeline/guides";
+import { guideAccessWhere } from "../guides/access";
+import { parseGuideDraft } from "../guides/drafts";
+import { guideDraftFromRun } from "../guides/from-run";
+import type { GuideDraftInput } from "../guides/guides.validation";
+import { saveGuide } from "../guides/save";
+import type { GuideCorrection } from "../guides/types";
 import { getReviewItem, type ReviewItem } from "./queue";
 
 async function openItem(prisma: PrismaClient, user: AccessSubject, feedbackId: string): Promise<ReviewItem> {

@@ -1,11 +1,12 @@
 import type { z } from "zod";
-import type { CatalogDeps } from "../catalog/deps";
+import type { CatalogDeps } from "../deps";
 import type { PrismaClient } from "../db/generated/client";
 
 /**
- * A job definition: an id, a zod schema for its payload, and a lazily imported handler, so the queue
- * and the processor never load what a job needs (models, engines) until a job of that kind runs
- * (documenso's packages/lib/jobs, langfuse's worker queues).
+ * A job definition: an id and a zod schema for its payload (lib/jobs/definitions.ts, a leaf that pages,
+ * actions and ingestion import to enqueue). The handler is attached only by the server's handler map
+ * (lib/server/job-handlers.ts), which imports it lazily, so the queue never loads what a job needs
+ * (models, engines) until a job of that kind runs (documenso's packages/lib/jobs, langfuse's queues).
  */
 
 export interface JobServices {
@@ -46,7 +47,8 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   payload: S;
   /** Runs (first included) before the job is marked failed. */
   maxAttempts: number;
-  handler: () => Promise<JobHandler<z.infer<S>>>;
+  /** Attached by the handler map; a processor given a definition without one fails its jobs as unknown. */
+  handler?: () => Promise<JobHandler<z.infer<S>>>;
 }
 
 export function defineJob<S extends z.ZodType>(definition: JobDefinition<S>): JobDefinition<S> {

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { openSearchSettingsSchema } from "../backends/documents/config";
-import { type JobDefinition, defineJob } from "./define";
+import { defineJob } from "./define";
 
 /**
- * Every kind of background job, by id. Handlers are imported when a job of their kind runs, so the
- * queue (imported by pages and actions) never loads model or engine code.
+ * Every kind of background job: its id, payload schema and attempts. A leaf: pages, actions and
+ * ingestion import it to enqueue; the handlers live in lib/ingest and are attached, lazily imported,
+ * by the server's handler map (lib/server/job-handlers.ts).
  */
 
 /** Embeds a document collection's passages and table rows into its vector table; resumable batch by batch. */
@@ -12,7 +12,6 @@ export const embedCollectionJob = defineJob({
   id: "documents.embed",
   payload: z.object({ kbId: z.string().min(1) }),
   maxAttempts: 3,
-  handler: () => import("../backends/documents/embedding-job").then((m) => m.embedCollection),
 });
 
 /** Embeds the catalog's texts (descriptors, source objects, guide questions) for source selection; one at a time. */
@@ -20,7 +19,6 @@ export const embedCatalogTextsJob = defineJob({
   id: "catalog.embed-texts",
   payload: z.object({}),
   maxAttempts: 3,
-  handler: () => import("../pipeline/stages/select/catalog-texts").then((m) => m.embedCatalogTexts),
 });
 
 export const CATALOG_TEXTS_JOB_KEY = embedCatalogTextsJob.id;
@@ -30,11 +28,15 @@ export const moveToOpenSearchJob = defineJob({
   id: "documents.move-to-opensearch",
   payload: z.object({
     kbId: z.string().min(1),
-    opensearch: openSearchSettingsSchema,
+    /**
+     * The target cluster's settings. Checked by the documents backend's own schema when the move is
+     * asked for and again when the job starts (lib/ingest/documents/move-to-opensearch.ts), so this
+     * leaf needs no engine code.
+     */
+    opensearch: z.record(z.string(), z.unknown()),
     secretsCiphertext: z.string().nullable(),
   }),
   maxAttempts: 3,
-  handler: () => import("../backends/documents/move-to-opensearch").then((m) => m.moveCollectionToOpenSearch),
 });
 
 /**
@@ -45,7 +47,6 @@ export const ingestUploadsJob = defineJob({
   id: "documents.ingest",
   payload: z.object({ kbId: z.string().min(1) }),
   maxAttempts: 40,
-  handler: () => import("../backends/documents/upload-queue").then((m) => m.ingestQueuedUploads),
 });
 
 /** Builds a collection's OpenSearch indexes again beside the current ones, fills and checks them, then switches its aliases. */
@@ -53,7 +54,6 @@ export const reindexCollectionJob = defineJob({
   id: "documents.reindex",
   payload: z.object({ kbId: z.string().min(1) }),
   maxAttempts: 3,
-  handler: () => import("../backends/documents/opensearch/reindex").then((m) => m.reindexCollection),
 });
 
 /** Registers the benchmark datasets as knowledge bases (the Evaluation page's button); resumable, skipping what is there. */
@@ -61,15 +61,7 @@ export const loadBenchmarksJob = defineJob({
   id: "catalog.load-benchmarks",
   payload: z.object({}).strict(),
   maxAttempts: 2,
-  handler: () => import("../catalog/benchmark-load-handler").then((m) => m.loadBenchmarks),
 });
-
-export const JOB_DEFINITIONS = new Map<string, JobDefinition>(
-  [embedCollectionJob, embedCatalogTextsJob, moveToOpenSearchJob, ingestUploadsJob, reindexCollectionJob, loadBenchmarksJob].map((d) => [
-    d.id,
-    d as unknown as JobDefinition,
-  ]),
-);
 
 /** Human names for the kinds (the knowledge base page, the health overview). */
 export const JOB_LABELS: Record<string, string> = {

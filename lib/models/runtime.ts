@@ -1,8 +1,8 @@
 import path from "node:path";
 import type { PrismaClient } from "../db/generated/client";
 import { log } from "../log";
-import { type EffectiveModelSettings, loadModelSettings } from "../settings/model-settings";
-import { defaultWorkerCount, type ModelsEnv, parseModelsEnv } from "./env";
+import { type EffectiveModelSettings, loadModelSettings } from "./settings";
+import { defaultWorkerCount, type ModelsEnv, parseModelsEnv } from "../models-env";
 import { LocalModelRuntime, type LocalRuntimeConfig } from "./local-runtime";
 import { RemoteModelRuntime } from "./remote-runtime";
 import type { CrossEncoder, Embedder, ModelRuntime, RuntimeStatus } from "./types";

@@ -4,7 +4,8 @@ import { count } from "../format/count";
 
 /**
  * AU-RAG's retrieval actions, as stored in GuideAction.params (validated on write and on read: a
- * malformed guide is reported and skipped, never crashes a run).
+ * malformed guide is reported and skipped, never crashes a run). They are defined here because the
+ * pipeline runs them (execute-action.ts); lib/guides stores, edits and captures them.
  */
 export const guideActionParamsSchema = {
   NATIVE_QUERY: z.object({ query: nativeQuerySchema }),
@@ -59,58 +60,6 @@ export const ACTION_LABEL: Record<GuideActionKind, string> = {
   NEIGHBORHOOD: "Neighborhood",
 };
 
-/** A stored context is a demonstration, not a dump: long results are cut (the action can be re-run). */
-export const MAX_CONTEXT_CHARS = 20_000;
-
-/**
- * An extraction guide as an analyst writes it. Action params stay `unknown` here and are checked per
- * kind by the domain (so an error can name the action it is about); contexts are what running the
- * action produced, and are captured again on the server when missing.
- */
-export const guideDraftSchema = z.object({
-  question: z.string().trim().min(1, "Enter the question this guide answers.").max(2000, "Keep the question under 2,000 characters."),
-  answer: z
-    .string()
-    .trim()
-    .max(4000, "Keep the answer under 4,000 characters.")
-    .nullish()
-    .transform((a) => a || null),
-  notes: z.string().trim().max(4000, "Keep the notes under 4,000 characters.").default(""),
-  fromRunId: z
-    .string()
-    .min(1)
-    .nullish()
-    .transform((v) => v ?? null),
-  sources: z
-    .array(
-      z.object({
-        kbId: z.string().min(1, "Choose a knowledge base."),
-        sourceObjectId: z
-          .string()
-          .min(1)
-          .nullish()
-          .transform((v) => v ?? null),
-        actions: z
-          .array(
-            z.object({
-              kind: z.enum(GUIDE_ACTION_KINDS),
-              params: z.unknown(),
-              context: z
-                .string()
-                .max(MAX_CONTEXT_CHARS * 2)
-                .default(""),
-            }),
-          )
-          .min(1, "Add at least one retrieval action to each source.")
-          .max(20, "At most 20 actions per source."),
-      }),
-    )
-    .min(1, "Add at least one source.")
-    .max(10, "At most 10 sources per guide."),
-});
-export type GuideDraftInput = z.input<typeof guideDraftSchema>;
-export type GuideDraftParsed = z.output<typeof guideDraftSchema>;
-
 function list(values: readonly (string | number)[], max = 12): string {
   return values.length > max ? `${values.slice(0, max).join(", ")}, … (${values.length})` : values.join(", ");
 }
@@ -128,17 +77,3 @@ export function describeAction(action: GuideActionInput): string {
       return `${ACTION_LABEL.NEIGHBORHOOD}(${list(action.params.entities, 4)}, ${count(action.params.hops, "hop")})`;
   }
 }
-
-export const listGuidesSchema = z.object({
-  q: z
-    .string()
-    .trim()
-    .max(200, "Keep the search under 200 characters.")
-    .optional()
-    .transform((q) => q || undefined),
-  kbId: z
-    .string()
-    .optional()
-    .transform((k) => k || undefined),
-  take: z.number().int().min(1).max(200).default(100),
-});

@@ -1,24 +1,23 @@
 import type { KbRecord } from "../backends/registry";
 import type { KbKind, KbStructure } from "../backends/types";
 import { type AccessSubject, kbAccessWhere } from "../catalog/access";
-import type { CatalogDeps } from "../catalog/deps";
+import type { CatalogDeps } from "../deps";
 import type { PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
 import { log } from "../log";
 import { type ModelHandles, NO_MODELS, resolveModels } from "../models/runtime";
 import { textEmbeddings } from "../models/text-embeddings";
-import { loadCatalogSnapshot } from "./catalog-snapshot";
+import { loadCatalogSnapshot } from "../catalog/snapshot";
 import { type PipelineConfig, pipelineConfigSchema } from "./config";
 import { prismaEntityLookup } from "./entity-lookup";
 import { mergeIdenticalEvidence } from "./merge-evidence";
 import { languageName } from "./stages/answer/unread-question";
-import type { GuideHit } from "./guides";
 import { BudgetSpent } from "./run/budget";
 import { loadRunGuides } from "./run/guide-bookkeeping";
 import { openRun, storeIntent, storeOutcome, TraceStore, type Turn } from "./run/persistence";
 import { firstState, nextState, type RoundResult, runRound, type RunContext } from "./run/round";
 import { StageRunner } from "./run/stage-runner";
-import { NO_ANSWER, type RunOutcome, type RunRequest } from "./run/types";
+import { type GuideHit, NO_ANSWER, type RunOutcome, type RunRequest } from "./run/types";
 import { type PipelineStrategies, resolveStrategies } from "./strategies";
 import { intentInWords } from "./strategy-words";
 import type { Intent, Iteration } from "./types";
@@ -70,6 +69,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
       await storeIntent(prisma, opened.runId, intent);
       const loaded = await loadRunGuides(
         prisma,
+        req.guides,
         req.user,
         opened.runId,
         intent.completed,

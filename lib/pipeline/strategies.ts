@@ -1,4 +1,4 @@
-import type { CatalogDeps } from "../catalog/deps";
+import type { CatalogDeps } from "../deps";
 import type { PrismaClient } from "../db/generated/client";
 import { parseLlmEnv } from "../env";
 import type { LlmConfig, LlmStage } from "../llm/config";

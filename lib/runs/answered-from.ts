@@ -1,4 +1,4 @@
-import type { RunOutcome } from "../pipeline/run";
+import type { RunOutcome } from "../pipeline/run/types";
 
 type AnsweredOutcome = Pick<RunOutcome, "status" | "answer" | "evidence" | "winner">;
 

@@ -1,7 +1,7 @@
 import { type AccessSubject, kbAccessWhere } from "../catalog/access";
 import type { PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
-import type { RunOutcome } from "../pipeline/run";
+import type { RunOutcome } from "../pipeline/run/types";
 import { runReadableWhere } from "./access";
 import { redactOutcome } from "./redact";
 import type { FeedbackView, RunStatusName, RunView, TraceEventView, TurnView } from "./types";

@@ -1,4 +1,4 @@
-import type { RunOutcome } from "../pipeline/run";
+import type { RunOutcome } from "../pipeline/run/types";
 import type { HiddenNotice } from "./types";
 
 /** Every knowledge base a stored outcome read from or reports on (not counting entity-link candidates). */

@@ -1,4 +1,4 @@
-import type { RunOutcome } from "../pipeline/run";
+import type { RunOutcome } from "../pipeline/run/types";
 
 /**
  * What the browser gets for a stored run and for history lists. Plain JSON (ISO dates), safe to pass

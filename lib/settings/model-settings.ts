@@ -1,56 +1,17 @@
-import { z } from "zod";
-import { enqueueCatalogEmbedding, enqueueCollectionEmbedding } from "../backends/documents/embedding-queue";
 import type { PrismaClient } from "../db/generated/client";
-import type { ModelsEnv } from "../models/env";
+import { enqueueCatalogEmbedding, enqueueCollectionEmbedding } from "../ingest/documents/embedding-queue";
+import type { ModelsEnv } from "../models-env";
+import {
+  type EffectiveModelSettings,
+  loadModelSettings,
+  MODEL_SETTING_KEY,
+  parseStoredModelSettings,
+  readModelSettingsRow,
+  resolveModelSettings,
+  type StoredModelSettings,
+} from "../models/settings";
 import type { Precision } from "../models/specs";
 import type { ModelSettingsInput } from "./model-settings.validation";
-
-/**
- * Which models run: the environment (MODELS_*, EMBEDDING_MODEL, CROSS_ENCODER_MODEL) gives defaults,
- * the admin's Settings override them. Stored in the `Setting` row "models" (no secrets). Every app
- * instance reads the row, so a change made on one instance reaches the others at their next run.
- */
-
-export const MODEL_SETTING_KEY = "models";
-
-const storedSchema = z.object({
-  enabled: z.boolean().nullable().default(null),
-  precision: z.enum(["int8", "fp32"]).nullable().default(null),
-  embedder: z.string().nullable().default(null),
-  crossEncoder: z.string().nullable().default(null),
-});
-export type StoredModelSettings = z.infer<typeof storedSchema>;
-
-const EMPTY: StoredModelSettings = storedSchema.parse({});
-
-function parseStored(value: unknown): StoredModelSettings {
-  const parsed = storedSchema.safeParse(value ?? {});
-  return parsed.success ? parsed.data : EMPTY;
-}
-
-export interface EffectiveModelSettings {
-  enabled: boolean;
-  precision: Precision;
-  embedder: string;
-  crossEncoder: string | null;
-}
-
-export function resolveModelSettings(stored: StoredModelSettings, env: ModelsEnv): EffectiveModelSettings {
-  return {
-    enabled: stored.enabled ?? env.MODELS_ENABLED,
-    precision: stored.precision ?? env.MODELS_PRECISION,
-    embedder: stored.embedder || env.EMBEDDING_MODEL,
-    crossEncoder: stored.crossEncoder || env.CROSS_ENCODER_MODEL || null,
-  };
-}
-
-async function readRow(prisma: PrismaClient) {
-  return prisma.setting.findUnique({ where: { key: MODEL_SETTING_KEY }, select: { value: true, updatedAt: true } });
-}
-
-export async function loadModelSettings(prisma: PrismaClient, env: ModelsEnv): Promise<EffectiveModelSettings> {
-  return resolveModelSettings(parseStored((await readRow(prisma))?.value), env);
-}
 
 export interface ModelSettingsForm {
   enabled: boolean;
@@ -63,8 +24,8 @@ export interface ModelSettingsForm {
 }
 
 export async function getModelSettingsForm(prisma: PrismaClient, env: ModelsEnv): Promise<ModelSettingsForm> {
-  const row = await readRow(prisma);
-  const stored = parseStored(row?.value);
+  const row = await readModelSettingsRow(prisma);
+  const stored = parseStoredModelSettings(row?.value);
   return {
     enabled: stored.enabled ?? env.MODELS_ENABLED,
     precision: stored.precision ?? env.MODELS_PRECISION,

@@ -1,6 +1,6 @@
 import type { PrismaClient } from "../db/generated/client";
 import { embedCollectionJob } from "../jobs/definitions";
-import type { ModelsEnv } from "../models/env";
+import type { ModelsEnv } from "../models-env";
 import { type ModelsOverview, modelsOverview } from "../models/runtime";
 import { type ModelSettingsForm, getModelSettingsForm } from "./model-settings";
 

@@ -1,5 +1,5 @@
 import { AppError } from "../errors";
-import { hashPassword } from "../auth/password";
+import { hashPassword } from "../crypto/password";
 import { Prisma, type PrismaClient } from "../db/generated/client";
 import {
   createGroupSchema,

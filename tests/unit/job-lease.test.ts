@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EnvError, parseEnv } from "@/lib/env";
-import { jobLease } from "@/lib/jobs/processor";
+import { jobLease } from "@/lib/server/job-processor";
 
 describe("the job lease (JOB_LEASE_MS)", () => {
   it("is a minute unless set, and heartbeats come well within it", () => {

@@ -4,7 +4,7 @@ import { Suspense } from "react";
 import { EvaluationDashboard } from "@/components/evaluation/evaluation-dashboard";
 import { PageHeader } from "@/components/ui/page-header";
 import { requireRole } from "@/lib/auth/session";
-import { catalogDeps } from "@/lib/catalog/deps";
+import { catalogDeps } from "@/lib/deps";
 import { db } from "@/lib/db/client";
 import { loadEnv } from "@/lib/env";
 import { MAX_APP_CONCURRENCY } from "@/lib/eval/eval.validation";

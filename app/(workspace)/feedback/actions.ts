@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
-import { catalogDeps } from "@/lib/catalog/deps";
+import { catalogDeps } from "@/lib/deps";
 import { db } from "@/lib/db/client";
 import { assertDraftActionsComplete } from "@/lib/guides/complete-actions";
 import { feedbackIdSchema, feedbackQueueSchema, linkFeedbackSchema } from "@/lib/feedback/feedback.validation";

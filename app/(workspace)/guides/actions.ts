@@ -2,12 +2,15 @@
 
 import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
-import { catalogDeps } from "@/lib/catalog/deps";
+import { catalogDeps } from "@/lib/deps";
 import { db } from "@/lib/db/client";
 import { assertActionComplete, assertDraftActionsComplete } from "@/lib/guides/complete-actions";
-import { GUIDE_ACTION_KINDS, listGuidesSchema } from "@/lib/pipeline/guide-actions";
-import { deleteGuide, listGuides, saveGuide } from "@/lib/pipeline/guides";
-import { runRetrievalAction } from "@/lib/pipeline/execute-action";
+import { listGuidesSchema } from "@/lib/guides/guides.validation";
+import { GUIDE_ACTION_KINDS } from "@/lib/pipeline/guide-actions";
+import { deleteGuide } from "@/lib/guides/delete";
+import { listGuides } from "@/lib/guides/list";
+import { saveGuide } from "@/lib/guides/save";
+import { runRetrievalAction } from "@/lib/guides/capture";
 
 const CURATORS = ["ADMIN", "ANALYST"] as ("ADMIN" | "ANALYST")[];
 

@@ -6,7 +6,7 @@ import { requireRole } from "@/lib/auth/session";
 import { listKbsForPicker } from "@/lib/catalog/source-objects";
 import { db } from "@/lib/db/client";
 import { rolesFor } from "@/lib/navigation";
-import { listGuides } from "@/lib/pipeline/guides";
+import { listGuides } from "@/lib/guides/list";
 
 export const metadata: Metadata = { title: "Extraction guides" };
 

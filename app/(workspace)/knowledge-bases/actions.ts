@@ -2,12 +2,12 @@
 
 import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
-import { collectionEmbeddingStatus, enqueueCollectionEmbedding } from "@/lib/backends/documents/embedding-queue";
-import { latestMove, requestMoveToOpenSearch } from "@/lib/backends/documents/move-to-opensearch";
-import { latestReindex, requestReindex } from "@/lib/backends/documents/opensearch/reindex";
-import { queuedUploads, retryQueuedUploads } from "@/lib/backends/documents/upload-queue";
+import { collectionEmbeddingStatus, enqueueCollectionEmbedding } from "@/lib/ingest/documents/embedding-queue";
+import { latestMove, requestMoveToOpenSearch } from "@/lib/ingest/documents/move-to-opensearch";
+import { latestReindex, requestReindex } from "@/lib/ingest/documents/reindex";
+import { queuedUploads, retryQueuedUploads } from "@/lib/ingest/documents/upload-queue";
 import { withBackendErrors } from "@/lib/catalog/backend-errors";
-import { catalogDeps } from "@/lib/catalog/deps";
+import { catalogDeps } from "@/lib/deps";
 import { deleteKnowledgeBase, setPrivilegeRiskAcceptance, updateKnowledgeBase } from "@/lib/catalog/knowledge-bases";
 import {
   moveToOpenSearchSchema,
@@ -15,7 +15,8 @@ import {
   testConnectionSchema,
   updateKbSchema,
 } from "@/lib/catalog/knowledge-bases.validation";
-import { checkKnowledgeBase, refreshKnowledgeBase } from "@/lib/catalog/refresh";
+import { checkKnowledgeBase } from "@/lib/catalog/refresh";
+import { refreshKnowledgeBase } from "@/lib/ingest/refresh";
 import { testConnection } from "@/lib/catalog/register";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";

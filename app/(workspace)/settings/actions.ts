@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
-import { catalogDeps } from "@/lib/catalog/deps";
+import { catalogDeps } from "@/lib/deps";
 import { db } from "@/lib/db/client";
 import { loadEnv } from "@/lib/env";
 import { modelsEnv } from "@/lib/models/runtime";

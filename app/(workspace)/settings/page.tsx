@@ -4,7 +4,7 @@ import { LlmSettingsForm } from "@/components/settings/llm-settings-form";
 import { ModelSettings } from "@/components/settings/model-settings";
 import { PageHeader } from "@/components/ui/page-header";
 import { requireRole } from "@/lib/auth/session";
-import { catalogDeps } from "@/lib/catalog/deps";
+import { catalogDeps } from "@/lib/deps";
 import { db } from "@/lib/db/client";
 import { loadEnv } from "@/lib/env";
 import { rolesFor } from "@/lib/navigation";

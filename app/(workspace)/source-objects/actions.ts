@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
-import { catalogDeps } from "@/lib/catalog/deps";
+import { catalogDeps } from "@/lib/deps";
 import {
   collectionDocumentSentences,
   createDynamicSourceObject,

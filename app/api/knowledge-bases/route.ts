@@ -1,6 +1,6 @@
-import { catalogDeps } from "@/lib/catalog/deps";
+import { catalogDeps } from "@/lib/deps";
 import { registerKbSchema } from "@/lib/catalog/knowledge-bases.validation";
-import { registerKnowledgeBase } from "@/lib/catalog/register";
+import { registerKnowledgeBase } from "@/lib/ingest/register";
 import { db } from "@/lib/db/client";
 import { withAuthRoute } from "@/lib/http/route";
 

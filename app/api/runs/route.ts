@@ -1,9 +1,10 @@
-import { catalogDeps } from "@/lib/catalog/deps";
+import { catalogDeps } from "@/lib/deps";
 import { db } from "@/lib/db/client";
 import { loadEnv } from "@/lib/env";
 import { toClientError } from "@/lib/errors";
 import { withAuthRoute } from "@/lib/http/route";
-import { type RunEvent, outcomeToJson, runPipeline } from "@/lib/pipeline/run";
+import { type RunEvent, outcomeToJson } from "@/lib/pipeline/run";
+import { runPipeline } from "@/lib/runs/run-pipeline";
 import { askSchema } from "@/lib/pipeline/run.validation";
 import { holdRunSlot } from "@/lib/runs/run-slots";
 import { maxConcurrentRuns } from "@/lib/settings/fair-use";

@@ -3,6 +3,4 @@ export { createCypherBackend } from "./backend";
 export { cypherConfigSchema, cypherSecretsSchema, type CypherConfig, type CypherSecrets } from "./config";
 export { checkCypherSafety, inspectExplainSummary, ALLOWED_PROCEDURES, type SafetyReport } from "./safety";
 export { neighborhoodQuery, type NeighborhoodRequest } from "./neighborhood";
-export { loadNorthwindCsv, type NorthwindLoadReport } from "./datasets/northwind";
-export { loadMoviesCypher } from "./datasets/movies";
 export { toJsonValue, type GraphNodeValue, type GraphPathValue, type GraphRelationshipValue } from "./values";

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { linearizeRow } from "../evidence";
-import type { AssembledDocument } from "./assemble";
+import type { AssembledDocument } from "./assembled";
 import type { IndexDb } from "./index-db";
 
 export type CommitOutcome = "added" | "replaced" | "skipped";

@@ -5,7 +5,7 @@ import { kbStorageDir, parseKbConfig } from "../registry";
 import type { BackendContext } from "../types";
 import { type DocumentsConfig, documentsSecretsSchema } from "./config";
 import { indexPath, openIndexForRead, readMeta } from "./index-db";
-import { openCollectionForIngest } from "./ingest";
+import { openCollectionForIngest } from "./ingest-target";
 import { OpenSearchCollection } from "./opensearch/collection";
 import {
   openSearchRowsWithoutVectors,

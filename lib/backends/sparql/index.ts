@@ -13,7 +13,6 @@ import { count } from "../../format/count";
 export { sparqlConfigSchema, sparqlSecretsSchema, type SparqlConfig, type SparqlSecrets } from "./config";
 export { checkSparqlSafety, type CheckedSparql, type SparqlQueryForm } from "./safety";
 export { storeRdfFiles, rdfDataFile, rdfFormatOf, type RdfUpload, type RdfFormat, type StoredRdf } from "./rdf-files";
-export { directMappingFromSqlite } from "./direct-mapping";
 export type { RdfTerm, RdfTriple } from "./rdf-terms";
 
 /** The embedded store answers from memory; a remote endpoint may be large and slow, so steps are shorter. */

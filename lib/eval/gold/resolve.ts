@@ -1,6 +1,6 @@
 import { openBackend, type KbRecord } from "../../backends/registry";
 import type { RawResult } from "../../backends/types";
-import type { CatalogDeps } from "../../catalog/deps";
+import type { CatalogDeps } from "../../deps";
 import { tatQaAnswerText } from "../metrics/tatqa";
 import type { EvalQuestion, ResolvedGold, ResultTable } from "../types";
 import { tableAnswers } from "./answers";

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { BENCHMARK_NAMES } from "../../catalog/benchmarks";
+import { BENCHMARK_NAMES } from "../../ingest/benchmarks/load";
 import { queryOrders } from "../metrics/execution";
 import { spiderHardness } from "../metrics/spider-hardness";
 import { parseItems, parseJsonText } from "../question-file-errors";

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { TATQA_DEV } from "../../backends/documents/datasets/tatqa";
-import { BENCHMARK_NAMES } from "../../catalog/benchmarks";
+import { TATQA_DEV } from "../../ingest/benchmarks/tatqa";
+import { BENCHMARK_NAMES } from "../../ingest/benchmarks/load";
 import { parseItems, parseJsonText, QuestionFileError } from "../question-file-errors";
 import type { EvalQuestion, SuiteDefinition } from "../types";
 

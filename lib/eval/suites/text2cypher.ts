@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { BENCHMARK_NAMES } from "../../catalog/benchmarks";
+import { BENCHMARK_NAMES } from "../../ingest/benchmarks/load";
 import { queryOrders } from "../metrics/execution";
 import { type CsvRecord, parseCsvRecords, QuestionFileError } from "../question-file-errors";
 import type { EvalQuestion, SuiteDefinition } from "../types";

@@ -1,14 +1,14 @@
 import type { KbRecord } from "../../backends/registry";
 import type { EvidencePiece } from "../../backends/types";
 import type { AccessSubject } from "../../catalog/access";
-import type { CatalogDeps } from "../../catalog/deps";
+import type { CatalogDeps } from "../../deps";
 import type { PrismaClient } from "../../db/generated/client";
 import type { PipelineConfig } from "../config";
 import { executeGuideAction } from "../execute-action";
-import { findNearestGuides, type GuideHit, type GuideSemantics } from "../guides";
 import type { FormulateGuide } from "../stages/formulate";
 import type { SelectInput } from "../stages/select";
 import { storeGuideUse } from "./persistence";
+import type { GuideHit, GuideSemantics, GuideSource } from "./types";
 import { count } from "../../format/count";
 
 /**
@@ -28,13 +28,14 @@ export interface RunGuides {
 
 export async function loadRunGuides(
   prisma: PrismaClient,
+  source: GuideSource,
   user: AccessSubject,
   runId: string,
   question: string,
   kbIds: string[],
   semantic: GuideSemantics | null = null,
 ): Promise<RunGuides> {
-  const hits = await findNearestGuides(prisma, user, question, kbIds, 3, 0.2, semantic);
+  const hits = await source({ user, question, kbIds, limit: 3, minScore: 0.2, semantic });
   const notes = hits
     .filter((g) => g.invalidActions > 0)
     .map(

@@ -1,10 +1,9 @@
 import type { AccessSubject } from "../../catalog/access";
 import type { Prisma, PrismaClient } from "../../db/generated/client";
 import { AppError } from "../../errors";
-import type { GuideHit } from "../guides";
 import type { TraceEventInput } from "../stage";
 import type { Intent } from "../types";
-import type { RunOutcome } from "./types";
+import type { GuideHit, RunOutcome } from "./types";
 
 /**
  * What a run stores as it goes: its conversation, the run row (intent, then the outcome), the guides it

@@ -1,9 +1,8 @@
 import { openBackend, type KbRecord } from "../../backends/registry";
 import type { EvidencePiece, KbStructure } from "../../backends/types";
-import type { CatalogDeps } from "../../catalog/deps";
-import type { CatalogEntry } from "../catalog-snapshot";
+import type { CatalogDeps } from "../../deps";
+import type { CatalogEntry } from "../../catalog/snapshot";
 import type { PipelineConfig } from "../config";
-import type { GuideHit } from "../guides";
 import type { ModelHandles } from "../../models/runtime";
 import type { textEmbeddings } from "../../models/text-embeddings";
 import { scorersFor } from "../scorers";
@@ -31,6 +30,7 @@ import { withEveryQuery } from "../merge-evidence";
 import { withTimeout } from "./budget";
 import { formulationGuides, guideActionPieces, selectionGuides } from "./guide-bookkeeping";
 import type { StageRunner } from "./stage-runner";
+import type { GuideHit } from "./types";
 
 /**
  * One round of the pipeline (DESIGN.md): select → formulate → execute → pool → rerank → select evidence

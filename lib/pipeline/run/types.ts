@@ -1,8 +1,12 @@
+import type { NativeQuery } from "../../backends/types";
 import type { AccessSubject } from "../../catalog/access";
 import type { LlmConfig } from "../../llm/config";
 import type { LlmUsageTotals } from "../../llm/usage";
 import type { ModelHandles } from "../../models/runtime";
+import type { TextEmbeddings } from "../../models/text-embeddings";
+import type { Embedder } from "../../models/types";
 import type { PipelineConfig } from "../config";
+import type { GuideActionInput } from "../guide-actions";
 import type { TraceEventInput } from "../stage";
 import type { Answer, Candidate, ExecutedQuery, Intent, Iteration, ScoredEvidence } from "../types";
 
@@ -37,7 +41,46 @@ export interface RunRequest {
    * settings (lib/models/runtime.ts).
    */
   models?: ModelHandles | null;
+  /** Where the run finds extraction guides; the pipeline reads none itself. */
+  guides: GuideSource;
 }
+
+/** An extraction guide close to the run's question, with what the run may take from it. */
+export interface GuideHit {
+  guideId: string;
+  question: string;
+  /** 0..1: BM25 of the new question against the guide's question, relative to the guide's own self-match. */
+  score: number;
+  kbIds: string[];
+  /** The guide's native queries, as demonstrations and for adaptation. */
+  examples: { kbId: string; sourceObject: string | null; query: NativeQuery }[];
+  /** Every valid action with its KB (and the source object the analyst tied it to), executable directly. */
+  actions: { kbId: string; sourceObjectId: string | null; sourceObjectKey: string | null; action: GuideActionInput }[];
+  /** Actions that failed validation (a malformed guide): reported in the trace, skipped. */
+  invalidActions: number;
+}
+
+/** A sentence embedder, for comparing questions by meaning as well as by words. */
+export interface GuideSemantics {
+  embedder: Embedder;
+  texts: TextEmbeddings;
+}
+
+/** What a run asks for: at most `limit` guides the user may use on these KBs, each scoring at least `minScore`. */
+export interface GuideQuery {
+  user: AccessSubject;
+  question: string;
+  kbIds: string[];
+  limit: number;
+  minScore: number;
+  semantic: GuideSemantics | null;
+}
+
+/**
+ * The guides nearest to a question, best first (AU-RAG's Think Tank). Guides are a product domain
+ * above the pipeline, so the caller that starts a run passes this in (lib/runs/run-pipeline.ts).
+ */
+export type GuideSource = (query: GuideQuery) => Promise<GuideHit[]>;
 
 export interface RunEvent extends TraceEventInput {
   runId: string;

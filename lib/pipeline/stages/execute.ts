@@ -1,7 +1,7 @@
 import { isBackendError } from "../../backends/errors";
 import { openBackend, type KbRecord } from "../../backends/registry";
 import type { EvidencePiece } from "../../backends/types";
-import type { CatalogDeps } from "../../catalog/deps";
+import type { CatalogDeps } from "../../deps";
 import type { Embedder } from "../../models/types";
 import { remainingMs, type StageContext, type StageStrategy } from "../stage";
 import type { ExecutedQuery, FormulatedQuery } from "../types";

@@ -1,6 +1,7 @@
 import neo4j, { type Driver } from "neo4j-driver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCypherBackend, loadNorthwindCsv, neighborhoodQuery } from "@/lib/backends/cypher";
+import { createCypherBackend, neighborhoodQuery } from "@/lib/backends/cypher";
+import { loadNorthwindCsv } from "@/lib/ingest/benchmarks/northwind";
 import { readCypher, recordToJson } from "@/lib/backends/cypher/read";
 import {
   BackendUnavailableError,
@@ -11,11 +12,12 @@ import {
 } from "@/lib/backends/errors";
 import type { KnowledgeBackend, PathData, RowData } from "@/lib/backends/types";
 import { closeAllBackends } from "@/lib/backends/registry";
-import { registerKnowledgeBase } from "@/lib/catalog/register";
-import type { CatalogDeps } from "@/lib/catalog/deps";
+import { registerKnowledgeBase } from "@/lib/ingest/register";
+import type { CatalogDeps } from "@/lib/deps";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
-import { type RunOutcome, runPipeline } from "@/lib/pipeline/run";
+import type { RunOutcome } from "@/lib/pipeline/run";
+import { runPipeline } from "@/lib/runs/run-pipeline";
 import { datasetsDir, loadMoviesGraph } from "../../support/services/neo4j";
 import { freePort } from "../../support/services/postgres";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";

@@ -4,16 +4,10 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createDocumentsBackend,
-  documentsConfigSchema,
-  indexPath,
-  loadSciFact,
-  loadTatQa,
-  selectCoordinates,
-  selectSentences,
-} from "@/lib/backends/documents";
-import { parsePythonStringList } from "@/lib/backends/documents/datasets/python-string-list";
+import { createDocumentsBackend, documentsConfigSchema, indexPath, selectCoordinates, selectSentences } from "@/lib/backends/documents";
+import { loadSciFact } from "@/lib/ingest/benchmarks/scifact";
+import { loadTatQa } from "@/lib/ingest/benchmarks/tatqa";
+import { parsePythonStringList } from "@/lib/ingest/benchmarks/python-string-list";
 import type { BackendContext, KnowledgeBackend, PassageData, RowData } from "@/lib/backends/types";
 
 const DATASETS_DIR = path.resolve(process.env.DATASETS_DIR ?? "../shared/datasets");

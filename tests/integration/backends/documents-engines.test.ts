@@ -6,12 +6,11 @@ import {
   createDocumentsBackend,
   type DocumentsConfig,
   documentsConfigSchema,
-  ingestFiles,
-  type IngestReport,
-  loadSciFact,
   selectCoordinates,
   selectSentences,
 } from "@/lib/backends/documents";
+import { ingestFiles, type IngestReport } from "@/lib/ingest/documents/ingest-files";
+import { loadSciFact } from "@/lib/ingest/benchmarks/scifact";
 import { collectionActions } from "@/lib/backends/documents/actions";
 import { OpenSearchDocumentsBackend } from "@/lib/backends/documents/opensearch/backend";
 import { OpenSearchCollection } from "@/lib/backends/documents/opensearch/collection";

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { indexPath, ingestFiles } from "@/lib/backends/documents";
+import { indexPath } from "@/lib/backends/documents";
+import { ingestFiles } from "@/lib/ingest/documents/ingest-files";
 import type { BackendContext } from "@/lib/backends/types";
 import { memoFiles } from "@/tests/fixtures/documents/fixture-files";
 

@@ -8,13 +8,12 @@ import {
   createDocumentsBackend,
   documentsConfigSchema,
   indexPath,
-  ingestFiles,
-  initCollection,
   readSentences,
   selectCoordinates,
   selectSentences,
-  type IngestReport,
 } from "@/lib/backends/documents";
+import { ingestFiles, type IngestReport } from "@/lib/ingest/documents/ingest-files";
+import { initCollection } from "@/lib/backends/documents/ingest-target";
 import {
   BackendUnavailableError,
   QueryExecutionError,

@@ -6,7 +6,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMPACT_MAX_CHARS, DESCRIPTOR_MAX_CHARS } from "@/lib/backends/descriptor";
 import { BackendConfigError, QueryRejectedError, QuerySyntaxError, QueryTimeoutError } from "@/lib/backends/errors";
-import { createSparqlBackend, directMappingFromSqlite, rdfDataFile, storeRdfFiles } from "@/lib/backends/sparql";
+import { createSparqlBackend, rdfDataFile, storeRdfFiles } from "@/lib/backends/sparql";
+import { directMappingFromSqlite } from "@/lib/ingest/benchmarks/direct-mapping";
 import type { RdfTerm } from "@/lib/backends/sparql";
 import type { BackendContext, KnowledgeBackend, RowData, TripleData } from "@/lib/backends/types";
 

@@ -5,17 +5,17 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, connectOpenSearch } from "@/lib/backends/documents/opensearch/connection";
 import { collectionIndexes, indexesBehind } from "@/lib/backends/documents/opensearch/layout";
-import { latestReindex, reindexOutdatedCollections, requestReindex } from "@/lib/backends/documents/opensearch/reindex";
-import { queuedUploads, queueUploads } from "@/lib/backends/documents/upload-queue";
+import { latestReindex, reindexOutdatedCollections, requestReindex } from "@/lib/ingest/documents/reindex";
+import { queuedUploads, queueUploads } from "@/lib/ingest/documents/upload-queue";
 import { closeAllBackends } from "@/lib/backends/registry";
-import type { CatalogDeps } from "@/lib/catalog/deps";
+import type { CatalogDeps } from "@/lib/deps";
 import { deleteKnowledgeBase } from "@/lib/catalog/knowledge-bases";
 import { checkKnowledgeBase } from "@/lib/catalog/refresh";
-import { registerKnowledgeBase } from "@/lib/catalog/register";
+import { registerKnowledgeBase } from "@/lib/ingest/register";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
-import { JobProcessor } from "@/lib/jobs/processor";
-import { runPipeline } from "@/lib/pipeline/run";
+import { JobProcessor } from "@/lib/server/job-processor";
+import { runPipeline } from "@/lib/runs/run-pipeline";
 import { TARGET_ENGINE, createTestDatabase, type TestDatabase } from "../support/test-database";
 
 /**

@@ -4,9 +4,10 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeAllBackends, kbStorageDir } from "@/lib/backends/registry";
 import { kbAccessWhere } from "@/lib/catalog/access";
-import type { CatalogDeps } from "@/lib/catalog/deps";
+import type { CatalogDeps } from "@/lib/deps";
 import { deleteKnowledgeBase, getKnowledgeBase, listKnowledgeBases, updateKnowledgeBase } from "@/lib/catalog/knowledge-bases";
-import { registerKnowledgeBase, testConnection } from "@/lib/catalog/register";
+import { testConnection } from "@/lib/catalog/register";
+import { registerKnowledgeBase } from "@/lib/ingest/register";
 import {
   createDynamicSourceObject,
   listSourceObjects,
@@ -14,7 +15,7 @@ import {
   refreshDynamicSourceObject,
   updateSourceObject,
 } from "@/lib/catalog/source-objects";
-import { refreshKnowledgeBase } from "@/lib/catalog/refresh";
+import { refreshKnowledgeBase } from "@/lib/ingest/refresh";
 import { decryptSecrets } from "@/lib/crypto/secrets";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeAllBackends } from "@/lib/backends/registry";
-import type { CatalogDeps } from "@/lib/catalog/deps";
+import type { CatalogDeps } from "@/lib/deps";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
 import { DEMO_KB_NAMES, seedDemoCatalogOnce } from "@/lib/demo/seed-catalog";
@@ -22,7 +22,7 @@ import {
   resumeReport,
   startReport,
 } from "@/lib/eval/reports";
-import { runPipeline } from "@/lib/pipeline/run";
+import { runPipeline } from "@/lib/runs/run-pipeline";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
 
 type Subject = { id: string; role: "ADMIN" | "ANALYST" | "USER"; groupIds: string[] };

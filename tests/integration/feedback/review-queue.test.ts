@@ -4,14 +4,14 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeAllBackends } from "@/lib/backends/registry";
 import type { AccessSubject } from "@/lib/catalog/access";
-import type { CatalogDeps } from "@/lib/catalog/deps";
+import type { CatalogDeps } from "@/lib/deps";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
 import { DEMO_KB_NAMES, seedDemoCatalogOnce } from "@/lib/demo/seed-catalog";
 import { listReviewQueue } from "@/lib/feedback/queue";
 import { dismissReport, draftFromReport, resolveWithExistingGuide, resolveWithNewGuide } from "@/lib/feedback/resolve";
-import { getGuide } from "@/lib/pipeline/guides";
-import { runPipeline } from "@/lib/pipeline/run";
+import { getGuide } from "@/lib/guides/get";
+import { runPipeline } from "@/lib/runs/run-pipeline";
 import { TARGET_ENGINE, createTestDatabase, type TestDatabase } from "../support/test-database";
 
 /** Wrong-answer reports reaching analysts: listing, scoping by KB access, resolving into guides, dismissing. */

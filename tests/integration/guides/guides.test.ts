@@ -4,13 +4,17 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeAllBackends } from "@/lib/backends/registry";
 import type { AccessSubject } from "@/lib/catalog/access";
-import type { CatalogDeps } from "@/lib/catalog/deps";
+import type { CatalogDeps } from "@/lib/deps";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
 import { DEMO_KB_NAMES, seedDemoCatalogOnce } from "@/lib/demo/seed-catalog";
-import { runRetrievalAction } from "@/lib/pipeline/execute-action";
-import { deleteGuide, getGuide, guideDraftFromRun, listGuides, saveGuide } from "@/lib/pipeline/guides";
-import { runPipeline } from "@/lib/pipeline/run";
+import { runRetrievalAction } from "@/lib/guides/capture";
+import { deleteGuide } from "@/lib/guides/delete";
+import { guideDraftFromRun } from "@/lib/guides/from-run";
+import { getGuide } from "@/lib/guides/get";
+import { listGuides } from "@/lib/guides/list";
+import { saveGuide } from "@/lib/guides/save";
+import { runPipeline } from "@/lib/runs/run-pipeline";
 
 import { TARGET_ENGINE, createTestDatabase, type TestDatabase } from "../support/test-database";
 

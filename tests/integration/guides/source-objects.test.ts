@@ -4,13 +4,13 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeAllBackends } from "@/lib/backends/registry";
 import type { AccessSubject } from "@/lib/catalog/access";
-import type { CatalogDeps } from "@/lib/catalog/deps";
-import { refreshKnowledgeBase } from "@/lib/catalog/refresh";
+import type { CatalogDeps } from "@/lib/deps";
+import { refreshKnowledgeBase } from "@/lib/ingest/refresh";
 import { collectionDocumentSentences, listCollectionDocuments, listSourceObjects, updateSourceObject } from "@/lib/catalog/source-objects";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
 import { DEMO_KB_NAMES, seedDemoCatalogOnce } from "@/lib/demo/seed-catalog";
-import { runRetrievalAction } from "@/lib/pipeline/execute-action";
+import { runRetrievalAction } from "@/lib/guides/capture";
 import { TARGET_ENGINE, createTestDatabase, type TestDatabase } from "../support/test-database";
 
 /** The analyst's source-object workbench: filters, curation that survives re-indexing, documents and sentences to select from. */

@@ -2,13 +2,13 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { queuedUploads, queueUploads, retryQueuedUploads } from "@/lib/backends/documents/upload-queue";
+import { queuedUploads, queueUploads, retryQueuedUploads } from "@/lib/ingest/documents/upload-queue";
 import { closeAllBackends } from "@/lib/backends/registry";
-import type { CatalogDeps } from "@/lib/catalog/deps";
-import { registerKnowledgeBase } from "@/lib/catalog/register";
+import type { CatalogDeps } from "@/lib/deps";
+import { registerKnowledgeBase } from "@/lib/ingest/register";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
-import { drainJobs } from "@/lib/jobs/processor";
+import { drainJobs } from "@/lib/server/job-processor";
 import { createTestDatabase, TARGET_ENGINE, type TestDatabase } from "../support/test-database";
 
 /**

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
 import { type JobDefinition, JobFailedError, defineJob } from "@/lib/jobs/define";
-import { JobProcessor } from "@/lib/jobs/processor";
+import { JobProcessor } from "@/lib/server/job-processor";
 import { cancelJob, enqueueJob, getJob } from "@/lib/jobs/queue";
 import { TARGET_ENGINE, createTestDatabase, type TestDatabase } from "../support/test-database";
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeAllBackends } from "@/lib/backends/registry";
-import { registerKnowledgeBase } from "@/lib/catalog/register";
+import { registerKnowledgeBase } from "@/lib/ingest/register";
 import { forgetEndpointQuirks } from "@/lib/llm/client";
 import { llmConfig } from "@/lib/llm/config";
-import { runPipeline } from "@/lib/pipeline/run";
+import { runPipeline } from "@/lib/runs/run-pipeline";
 import { type FakeOpenAi, startFakeOpenAi } from "../../support/fake-openai/server";
 import { type DemoWorkspace, blocks, evidenceIds, openDemoWorkspace } from "./demo-fixture";
 

@@ -5,9 +5,10 @@ import { closeAllBackends } from "@/lib/backends/registry";
 import { forgetEndpointQuirks } from "@/lib/llm/client";
 import { type LlmConfig, llmConfig } from "@/lib/llm/config";
 import { parseLlmEnv } from "@/lib/env";
-import { createGuide } from "@/lib/pipeline/guides";
+import { createGuide } from "@/lib/guides/create";
 import { LLM_FAILURE_KEY, LLM_SETTING_KEY, getLlmSettingsView, saveLlmSettings } from "@/lib/settings/llm-settings";
-import { type RunOutcome, outcomeToJson, runPipeline } from "@/lib/pipeline/run";
+import { type RunOutcome, outcomeToJson } from "@/lib/pipeline/run";
+import { runPipeline } from "@/lib/runs/run-pipeline";
 import { type FakeOpenAi, type FakeReply, type FakeRequest, startFakeOpenAi } from "../../support/fake-openai/server";
 import {
   DOCS,

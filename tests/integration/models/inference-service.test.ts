@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseModelsEnv } from "@/lib/models/env";
+import { parseModelsEnv } from "@/lib/models-env";
 import { ModelUnavailableError } from "@/lib/models/files";
 import { LocalModelRuntime } from "@/lib/models/local-runtime";
 import { RemoteModelRuntime } from "@/lib/models/remote-runtime";

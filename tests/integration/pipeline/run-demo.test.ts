@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type RunOutcome, runPipeline } from "@/lib/pipeline/run";
+import type { RunOutcome } from "@/lib/pipeline/run";
+import { runPipeline } from "@/lib/runs/run-pipeline";
 import { useDemoWorkspace } from "../support/demo-workspace";
 import { TARGET_ENGINE } from "../support/test-database";
 
@@ -201,7 +202,7 @@ describe("extraction guides at run time", () => {
 
   it("saves a run as a guide and the next similar question retrieves and uses it", async () => {
     const first = await runPipeline(ws.handle.prisma, ws.deps, { question: "How many orders were returned?", user: analyst });
-    const { saveRunAsGuide } = await import("@/lib/pipeline/guides");
+    const { saveRunAsGuide } = await import("@/lib/guides/from-run");
     const guide = await saveRunAsGuide(ws.handle.prisma, analyst, first.runId);
     const stored = await ws.handle.prisma.extractionGuide.findUniqueOrThrow({
       where: { id: guide.id },

@@ -3,12 +3,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeAllBackends } from "@/lib/backends/registry";
-import { loadBenchmarkCatalog } from "@/lib/catalog/benchmarks";
-import type { CatalogDeps } from "@/lib/catalog/deps";
+import { loadBenchmarkCatalog } from "@/lib/ingest/benchmarks/load";
+import type { CatalogDeps } from "@/lib/deps";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
 import { scoreTatQa } from "@/lib/eval/metrics/tatqa";
-import { type RunOutcome, runPipeline } from "@/lib/pipeline/run";
+import type { RunOutcome } from "@/lib/pipeline/run";
+import { runPipeline } from "@/lib/runs/run-pipeline";
 import { DATASETS, useDemoWorkspace } from "../support/demo-workspace";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
 

@@ -3,11 +3,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { closeAllBackends } from "@/lib/backends/registry";
-import type { CatalogDeps } from "@/lib/catalog/deps";
+import type { CatalogDeps } from "@/lib/deps";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
 import { seedDemoCatalogOnce } from "@/lib/demo/seed-catalog";
-import { type RunOutcome, runPipeline } from "@/lib/pipeline/run";
+import type { RunOutcome } from "@/lib/pipeline/run";
+import { runPipeline } from "@/lib/runs/run-pipeline";
 import { createTestDatabase, type TestDatabase } from "./test-database";
 
 export const DATASETS = path.resolve(process.env.DATASETS_DIR ?? "../shared/datasets");

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import neo4j, { type Driver } from "neo4j-driver";
-import { loadMoviesCypher } from "../../../lib/backends/cypher/datasets/movies";
+import { loadMoviesCypher } from "../../../lib/ingest/benchmarks/movies";
 import { prepareMavenProject, startJvm } from "./jvm-service";
 import { freePort } from "./postgres";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { assembleDocument } from "@/lib/backends/documents/assemble";
-import { chunkSentences } from "@/lib/backends/documents/chunking";
+import { assembleDocument } from "@/lib/ingest/documents/assemble";
+import { chunkSentences } from "@/lib/ingest/documents/chunking";
 import { splitSentences } from "@/lib/backends/documents/sentences";
 
 describe("splitSentences", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PythonListSyntaxError, parsePythonStringList } from "@/lib/backends/documents/datasets/python-string-list";
+import { PythonListSyntaxError, parsePythonStringList } from "@/lib/ingest/benchmarks/python-string-list";
 
 describe("parsePythonStringList (SciFact abstracts)", () => {
   it("reads NumPy's whitespace-separated form", () => {

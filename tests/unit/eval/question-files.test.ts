@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BENCHMARK_NAMES } from "@/lib/catalog/benchmarks";
+import { BENCHMARK_NAMES } from "@/lib/ingest/benchmarks/load";
 import { loadQuestionFile, questionCollectionName } from "@/lib/eval/question-files";
 
 const dir = mkdtempSync(path.join(tmpdir(), "mosaic-question-files-"));

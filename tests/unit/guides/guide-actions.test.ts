@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { describeAction, guideDraftSchema, listGuidesSchema, parseGuideAction } from "@/lib/pipeline/guide-actions";
-import { parseGuideDraft } from "@/lib/pipeline/guides";
+import { parseGuideDraft } from "@/lib/guides/drafts";
+import { guideDraftSchema, listGuidesSchema } from "@/lib/guides/guides.validation";
+import { describeAction, parseGuideAction } from "@/lib/pipeline/guide-actions";
 
 describe("retrieval actions in AU-RAG notation", () => {
   it("describes each kind in one readable line, shortening long selections", () => {

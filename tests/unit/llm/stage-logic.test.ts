@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CatalogEntry } from "@/lib/pipeline/catalog-snapshot";
+import type { CatalogEntry } from "@/lib/catalog/snapshot";
 import { inMemoryEntityLookup } from "@/lib/pipeline/entity-lookup";
 import { checkSupport, listMembersOf } from "@/lib/pipeline/stages/answer/llm-support";
 import { unusableFeedback } from "@/lib/pipeline/stages/critique/llm";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { parseModelsEnv } from "@/lib/models/env";
+import { parseModelsEnv } from "@/lib/models-env";
 import { runtimeChoice } from "@/lib/models/runtime";
 import { checkModelName, crossEncoderSpec, embedderSpec } from "@/lib/models/specs";
-import { resolveModelSettings } from "@/lib/settings/model-settings";
+import { resolveModelSettings } from "@/lib/models/settings";
 import { modelSettingsInputSchema } from "@/lib/settings/model-settings.validation";
 
 describe("model settings", () => {

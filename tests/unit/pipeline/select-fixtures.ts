@@ -2,7 +2,7 @@
 // with distractors, and evidence pieces of all four kinds built the way the backends build them.
 import { evidenceId, linearizePath, linearizeRow, linearizeTriple } from "@/lib/backends/evidence";
 import type { EvidencePiece, PathData, QueryLanguage, Scalar } from "@/lib/backends/types";
-import type { CatalogEntry } from "@/lib/pipeline/catalog-snapshot";
+import type { CatalogEntry } from "@/lib/catalog/snapshot";
 import type { StageContext, TraceEventInput } from "@/lib/pipeline/stage";
 import type { EntityLink, EntityMention, Intent } from "@/lib/pipeline/types";
 import { baseIntent } from "./intent-fixture";

@@ -9,7 +9,7 @@ import { requireRole } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { rolesFor } from "@/lib/navigation";
-import { getGuide } from "@/lib/pipeline/guides";
+import { getGuide } from "@/lib/guides/get";
 
 export const metadata: Metadata = { title: "Extraction guide" };
 

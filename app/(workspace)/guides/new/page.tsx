@@ -11,8 +11,10 @@ import { AppError } from "@/lib/errors";
 import type { ReviewItem } from "@/lib/feedback/queue";
 import { draftFromReport } from "@/lib/feedback/resolve";
 import { rolesFor } from "@/lib/navigation";
-import { type GuideDraftInput, guideActionSchema } from "@/lib/pipeline/guide-actions";
-import { guideAccessWhere, guideDraftFromRun } from "@/lib/pipeline/guides";
+import type { GuideDraftInput } from "@/lib/guides/guides.validation";
+import { guideActionSchema } from "@/lib/pipeline/guide-actions";
+import { guideAccessWhere } from "@/lib/guides/access";
+import { guideDraftFromRun } from "@/lib/guides/from-run";
 
 export const metadata: Metadata = { title: "New extraction guide" };
 

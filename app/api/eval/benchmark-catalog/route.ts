@@ -1,5 +1,5 @@
-import { benchmarkLoadStatus, cancelBenchmarkLoad, startBenchmarkLoad } from "@/lib/catalog/benchmark-load-job";
-import { catalogDeps } from "@/lib/catalog/deps";
+import { benchmarkLoadStatus, cancelBenchmarkLoad, startBenchmarkLoad } from "@/lib/ingest/benchmarks/load-job";
+import { catalogDeps } from "@/lib/deps";
 import { db } from "@/lib/db/client";
 import { withAuthRoute } from "@/lib/http/route";
 import { rolesFor } from "@/lib/navigation";

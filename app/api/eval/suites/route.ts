@@ -1,4 +1,4 @@
-import { catalogDeps } from "@/lib/catalog/deps";
+import { catalogDeps } from "@/lib/deps";
 import { db } from "@/lib/db/client";
 import { loadEnv } from "@/lib/env";
 import { createAuthoredSuite } from "@/lib/eval/authoring";

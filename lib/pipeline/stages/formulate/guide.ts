@@ -20,7 +20,7 @@ import { semanticText } from "./search/formulate-search";
 export interface FormulateGuide {
   guideId: string;
   question: string;
-  /** 0..1: BM25 of this question against the guide's, relative to the guide's self-match (lib/pipeline/guides.ts). */
+  /** 0..1: BM25 of this question against the guide's, relative to the guide's self-match (GuideHit.score). */
   score: number;
   kbId: string;
   /** The source object the analyst tied the query to (its key), if any: the evidence it returns is placed there. */

@@ -1,5 +1,5 @@
 import { Bm25Index } from "../../bm25";
-import { type CatalogEntry, type CatalogSourceObject, catalogEntryVersion } from "../../catalog-snapshot";
+import { type CatalogEntry, type CatalogSourceObject, catalogEntryVersion } from "../../../catalog/snapshot";
 import { identifierWords } from "../../scorers/piece-text";
 
 /**

@@ -1,6 +1,6 @@
 import type { TextEmbeddings } from "../../../models/text-embeddings";
 import type { Embedder } from "../../../models/types";
-import type { CatalogEntry } from "../../catalog-snapshot";
+import type { CatalogEntry } from "../../../catalog/snapshot";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
 import { type Candidate, type Intent, type SelectionReason, intentText } from "../../types";
 import { type CatalogIndex, catalogIndexFor } from "./catalog-index";
@@ -10,7 +10,7 @@ import { guideLikeness } from "../../../format/strength";
 import { questionVector } from "../../scorers/dense";
 
 export { type CatalogIndex, buildCatalogIndex, catalogIndexFor } from "./catalog-index";
-export { type SemanticSignal, UNRELATED_COSINE, calibrated, kbSemanticText, objectSemanticText, semanticSignal } from "./semantic";
+export { type SemanticSignal, UNRELATED_COSINE, calibrated, semanticSignal } from "./semantic";
 export {
   type GuideRef,
   OBJECT_DECAY,

@@ -2,7 +2,7 @@ import { LlmError } from "../../../llm/errors";
 import { type CatalogForPrompt, selectPrompt } from "../../../llm/prompts/select";
 import { approxTokens, clip } from "../../../llm/quote";
 import type { LlmSession } from "../../../llm/session";
-import type { CatalogEntry } from "../../catalog-snapshot";
+import type { CatalogEntry } from "../../../catalog/snapshot";
 import { type StageContext, type StageStrategy, RunCancelledError } from "../../stage";
 import { normalizeLabel } from "../../text";
 import type { Candidate, SelectionReason } from "../../types";

@@ -1,7 +1,7 @@
-import { identifierWords } from "../../../backends/sql/values";
 import type { TextEmbeddings } from "../../../models/text-embeddings";
 import type { Embedder } from "../../../models/types";
-import type { CatalogEntry, CatalogSourceObject } from "../../catalog-snapshot";
+import type { CatalogEntry } from "../../../catalog/snapshot";
+import { kbSemanticText, objectSemanticText } from "../../../catalog/semantic-texts";
 import { cosine } from "../../scorers/dense";
 import { OBJECT_DECAY } from "./signals";
 
@@ -22,24 +22,6 @@ export const UNRELATED_COSINE = 0.2;
 
 export function calibrated(similarity: number, floor = UNRELATED_COSINE): number {
   return Math.max(0, Math.min(1, (similarity - floor) / (1 - floor)));
-}
-
-export function kbSemanticText(entry: CatalogEntry): string {
-  return [entry.kbName, entry.description, entry.descriptor].filter(Boolean).join(". ");
-}
-
-export function objectSemanticText(object: CatalogSourceObject): string {
-  return [object.name, object.description, object.tags.join(", ")].filter(Boolean).join(". ");
-}
-
-/**
- * A column as words for the sentence embedder ("Song_release_year" of "singer" → "song release year of
- * singer"): the table's words give the column its subject; a catalog description follows when one exists.
- * The catalog job and query formulation both build it here, so both compute the same text (and vector).
- */
-export function columnSemanticText(table: string, column: string, description?: string): string {
-  const text = `${identifierWords(column)} of ${identifierWords(table)}`.toLowerCase();
-  return description ? `${text}. ${description}` : text;
 }
 
 export interface SemanticObjectHit {

@@ -8,7 +8,8 @@ import { listKbsForPicker } from "@/lib/catalog/source-objects";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { rolesFor } from "@/lib/navigation";
-import { draftOfGuide, getGuide } from "@/lib/pipeline/guides";
+import { draftOfGuide } from "@/lib/guides/drafts";
+import { getGuide } from "@/lib/guides/get";
 
 export const metadata: Metadata = { title: "Edit extraction guide" };
 

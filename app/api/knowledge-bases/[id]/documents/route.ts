@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { queuedUploads, queueUploads } from "@/lib/backends/documents/upload-queue";
+import { queuedUploads, queueUploads } from "@/lib/ingest/documents/upload-queue";
 import { db } from "@/lib/db/client";
 import { withAuthRoute } from "@/lib/http/route";
 

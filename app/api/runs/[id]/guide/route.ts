@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { withAuthRoute } from "@/lib/http/route";
-import { saveRunAsGuide } from "@/lib/pipeline/guides";
+import { saveRunAsGuide } from "@/lib/guides/from-run";
 
 const bodySchema = z.object({
   question: z.string().trim().min(1).max(2000).optional(),

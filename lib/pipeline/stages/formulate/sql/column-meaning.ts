@@ -2,7 +2,8 @@ import type { TextEmbeddings } from "../../../../models/text-embeddings";
 import type { Embedder } from "../../../../models/types";
 import { cosine, questionVector } from "../../../scorers/dense";
 import type { Intent } from "../../../types";
-import { UNRELATED_COSINE, columnSemanticText } from "../../select/semantic";
+import { UNRELATED_COSINE } from "../../select/semantic";
+import { columnSemanticText } from "../../../../catalog/semantic-texts";
 import { VIEW_ID, columnKey } from "../plan/relational-view";
 import type { SqlStructure } from "./sql-structure";
 
