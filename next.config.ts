@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { SERVER_ACTION_MAX_BYTES } from "./lib/http/limits";
 import { API_CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from "./lib/http/security-headers";
 
 const nextConfig: NextConfig = {
@@ -25,7 +26,15 @@ const nextConfig: NextConfig = {
     "@huggingface/tokenizers",
   ],
   // forbidden() renders app/forbidden.tsx with HTTP 403 for signed-in users without the role.
-  experimental: { authInterrupts: true },
+  experimental: {
+    authInterrupts: true,
+    // Server actions (issue 31): Next.js counts an action's body while it streams and stops at this limit
+    // (413); it does not look at Content-Length, so scripts/server.ts refuses a larger declared page body
+    // at the door. Same-origin: Next.js compares Origin with Host; proxy.ts adds Sec-Fetch-Site.
+    serverActions: { bodySizeLimit: SERVER_ACTION_MAX_BYTES },
+    // proxy.ts never reads bodies, but Next.js buffers a copy of each page request's body for it: no more than an action may send.
+    proxyClientMaxBodySize: SERVER_ACTION_MAX_BYTES,
+  },
   poweredByHeader: false,
   outputFileTracingRoot: process.cwd(),
   // Pages get their Content-Security-Policy (with a per-request nonce) and HSTS from proxy.ts.

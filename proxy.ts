@@ -1,4 +1,5 @@
 import { type NextRequest, NextResponse } from "next/server";
+import { sameOriginVerdict } from "@/lib/http/same-origin";
 import { contentSecurityPolicy, transportSecurity } from "@/lib/http/security-headers";
 
 /**
@@ -6,6 +7,9 @@ import { contentSecurityPolicy, transportSecurity } from "@/lib/http/security-he
  * - a fresh nonce and a strict Content-Security-Policy per request. Next.js reads the nonce from the
  *   request's CSP header and puts it on its own scripts; nothing else may run (no inline script an
  *   attacker could inject, no script from another origin, no plugin, no framing).
+ * - the same-origin rule route handlers apply (lib/http/same-origin.ts) for every state-changing request
+ *   to a page, i.e. every server action: Next.js compares an action's Origin with its Host, and this adds
+ *   Sec-Fetch-Site, so the two kinds of endpoint answer a cross-site request alike (403).
  * - convenience only: a visitor with no session cookie at all goes straight to sign-in, remembering the
  *   page they asked for. Every page, action and route still checks the session and role on the server.
  */
@@ -23,6 +27,13 @@ function servedOverHttps(req: NextRequest): boolean {
 }
 
 export function proxy(req: NextRequest) {
+  const origin = sameOriginVerdict(req.method, (n) => req.headers.get(n), process.env.NEXTAUTH_URL);
+  if (!origin.ok) {
+    return NextResponse.json(
+      { error: { code: "FORBIDDEN", message: `Refused ${origin.reason}: changes may only be made from Mosaic's own pages.` } },
+      { status: 403 },
+    );
+  }
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
   const https = servedOverHttps(req);
   const csp = contentSecurityPolicy(nonce, { development: process.env.NODE_ENV === "development", https });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { modelsEnvShape } from "./models-env";
+import { parseTrustProxy, type TrustedProxies } from "./net/ip";
 
 /**
  * Every environment variable Mosaic reads, validated once at start (instrumentation.ts and each
@@ -78,6 +79,46 @@ function queryLimitsEnvShape() {
   };
 }
 
+/**
+ * Requests (issue 31): body limits of route handlers, the proxies whose X-Forwarded-For may be read,
+ * and how many questions one person (or API key) may have running at once.
+ */
+function httpEnvShape() {
+  return {
+    /**
+     * Proxies in front of Mosaic (addresses, CIDR ranges, or loopback / private / linklocal), comma-separated.
+     * Unset: X-Forwarded-For is never read, and the address a request came from is the socket's.
+     */
+    TRUST_PROXY: z
+      .string()
+      .optional()
+      .superRefine((v, ctx) => {
+        const parsed = parseTrustProxy(v);
+        if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.problem });
+      })
+      .transform((v): TrustedProxies => {
+        const parsed = parseTrustProxy(v);
+        return parsed.ok ? parsed.proxies : { ranges: [] };
+      }),
+    /** The largest JSON (or other non-upload) body a route handler reads. */
+    HTTP_MAX_BODY_BYTES: z.coerce
+      .number()
+      .int()
+      .min(16 * 1024)
+      .max(64 * 1024 * 1024)
+      .default(1024 * 1024),
+    /** The largest upload request (registering a knowledge base, adding documents), all files together. */
+    UPLOAD_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024 * 1024)
+      .max(4 * 1024 * 1024 * 1024)
+      .default(200_000_000),
+    /** Questions one person (or API key) may have running at once; admins can change it on Settings. */
+    RUNS_MAX_CONCURRENT: z.coerce.number().int().min(1).max(100).default(3),
+  };
+}
+
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
@@ -122,6 +163,7 @@ const envSchema = z.object({
   ...llmEnvShape(),
   ...modelsEnvShape(),
   ...queryLimitsEnvShape(),
+  ...httpEnvShape(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -188,6 +230,14 @@ export function parseLlmEnv(source: Record<string, string | undefined>): LlmEnv 
 
 const queryLimitsEnvSchema = z.object(queryLimitsEnvShape());
 export type QueryLimitsEnv = z.infer<typeof queryLimitsEnvSchema>;
+
+const httpEnvSchema = z.object(httpEnvShape());
+export type HttpEnv = z.infer<typeof httpEnvSchema>;
+
+/** Only the request variables, for Mosaic's HTTP server (scripts/server.ts) before the app is loaded. */
+export function parseHttpEnv(source: Record<string, string | undefined>): HttpEnv {
+  return parsePartialEnv(httpEnvSchema, source);
+}
 
 /** Only the query limits, for the backends (used by the app, scripts and tests alike). */
 export function parseQueryLimitsEnv(source: Record<string, string | undefined>): QueryLimitsEnv {

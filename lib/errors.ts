@@ -13,6 +13,8 @@ export const APP_ERROR_CODES = [
   "CONFLICT",
   "UNAVAILABLE",
   "RATE_LIMITED",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
 ] as const;
 export type AppErrorCode = (typeof APP_ERROR_CODES)[number];
 
@@ -24,6 +26,8 @@ const HTTP_STATUS: Record<AppErrorCode | "INTERNAL", number> = {
   CONFLICT: 409,
   UNAVAILABLE: 503,
   RATE_LIMITED: 429,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   INTERNAL: 500,
 };
 
@@ -44,6 +48,8 @@ export class AppError extends Error {
     message: string,
     /** Field-level messages for forms, keyed by input field name. */
     public readonly fields?: Record<string, string>,
+    /** RATE_LIMITED: when to try again (sent as Retry-After by route handlers). */
+    public readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = "AppError";
@@ -57,11 +63,18 @@ export interface ClientError {
   fields?: Record<string, string>;
   /** Present for unexpected errors: the id under which the server logged the details. */
   ref?: string;
+  /** RATE_LIMITED: seconds to wait before trying again. */
+  retryAfterSeconds?: number;
 }
 
 export function toClientError(error: unknown, context: Record<string, unknown> = {}): ClientError {
   if (AppError.is(error)) {
-    return { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}) };
+    return {
+      code: error.code,
+      message: error.message,
+      ...(error.fields ? { fields: error.fields } : {}),
+      ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
+    };
   }
   const ref = randomUUID().slice(0, 8);
   log.error({ err: error, ref, ...context }, "unexpected error");

@@ -93,9 +93,11 @@ export async function benchInstances(): Promise<void> {
   const servers: AppServer[] = [];
   try {
     shared = await startSharedServices();
-    const modelEnv: Record<string, string> = MODELS
-      ? { MODELS_ENABLED: "true", MODEL_WORKERS: "1", MODELS_PRECISION: "int8" }
-      : { MODELS_ENABLED: "false" };
+    // All clients ask as one admin: allow them all at once (fair use would otherwise refuse the excess with 429).
+    const modelEnv: Record<string, string> = {
+      RUNS_MAX_CONCURRENT: String(Math.max(3, CLIENTS)),
+      ...(MODELS ? { MODELS_ENABLED: "true", MODEL_WORKERS: "1", MODELS_PRECISION: "int8" } : { MODELS_ENABLED: "false" }),
+    };
     const s = shared;
     servers.push(...(await Promise.all([startInstance(s, modelEnv), startInstance(s, modelEnv)])));
     const [a] = servers;

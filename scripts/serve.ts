@@ -2,6 +2,8 @@ import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { constants } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { lockPathFor, readLock } from "../lib/db/pglite-lock";
 
 /**
@@ -12,6 +14,15 @@ import { lockPathFor, readLock } from "../lib/db/pglite-lock";
 export function nextCommand(...args: string[]): { command: string; args: string[] } {
   const bin = createRequire(import.meta.url).resolve("next/dist/bin/next");
   return { command: process.execPath, args: [bin, ...args] };
+}
+
+/**
+ * Mosaic's HTTP server (scripts/server.ts: Next.js behind a Node server that stamps each request with
+ * its socket's address and bounds bodies at the door), run by this same Node binary through tsx.
+ */
+export function serverCommand(...args: string[]): { command: string; args: string[] } {
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), "server.ts");
+  return { command: process.execPath, args: ["--import", "tsx", script, ...args] };
 }
 
 /**

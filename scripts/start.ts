@@ -1,11 +1,11 @@
 // npm start: validates the environment, builds the app when the sources changed since the last build,
-// then serves it on PORT (the server itself migrates and seeds the database at start) and stops it
+// then serves it on PORT through scripts/server.ts (the server itself migrates and seeds the database at start) and stops it
 // cleanly on SIGINT/SIGTERM, or at once on a second signal.
 import { pgliteDir } from "../lib/db/connect";
 import { readLock } from "../lib/db/pglite-lock";
 import { EnvError, type Env, loadEnv } from "../lib/env";
 import { buildIfNeeded } from "./build-if-needed";
-import { nextCommand, superviseServer } from "./serve";
+import { serverCommand, superviseServer } from "./serve";
 
 let env: Env;
 try {
@@ -41,7 +41,7 @@ if (!buildIfNeeded()) {
   process.exit(1);
 }
 
-superviseServer(nextCommand("start", "-p", String(env.PORT)), {
+superviseServer(serverCommand("-p", String(env.PORT)), {
   env: { ...process.env, NODE_ENV: "production", NEXTAUTH_URL: env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}` },
   lockDir,
 });

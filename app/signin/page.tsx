@@ -2,18 +2,14 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/auth/sign-in-form";
 import { getCurrentUser } from "@/lib/auth/session";
+import { safeCallbackPath } from "@/lib/http/safe-redirect";
 
 export const metadata: Metadata = { title: "Sign in" };
 
-/** Only same-site paths are honoured, so the form cannot be turned into an open redirect. */
-function safeCallback(value: string | string[] | undefined): string {
-  const v = Array.isArray(value) ? value[0] : value;
-  return v && v.startsWith("/") && !v.startsWith("//") ? v : "/ask";
-}
-
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = await searchParams;
-  const callbackUrl = safeCallback(params.callbackUrl);
+  // Only a path on this origin, as a browser would parse it: the form cannot be turned into an open redirect.
+  const callbackUrl = safeCallbackPath(params.callbackUrl);
   if (await getCurrentUser()) redirect(callbackUrl);
   return (
     <main className="flex min-h-screen items-center justify-center px-4">

@@ -3,6 +3,7 @@
 import { signIn } from "next-auth/react";
 import { type FormEvent, useState } from "react";
 import { signInSchema } from "@/lib/auth/sign-in.validation";
+import { safeCallbackPath } from "@/lib/http/safe-redirect";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Field, TextInput } from "../ui/field";
@@ -54,7 +55,8 @@ export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string;
         return;
       }
       // A full navigation, so every server component renders with the new session cookie.
-      window.location.assign(callbackUrl);
+      // (The page sent a checked path; checked again here, so the form alone can never leave the origin.)
+      window.location.assign(safeCallbackPath(callbackUrl));
     } catch {
       setError("Could not reach the server. Check your connection and try again.");
     } finally {

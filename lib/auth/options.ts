@@ -3,8 +3,11 @@ import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { db } from "../db/client";
 import { loadEnv } from "../env";
+import { requestClientAddress } from "../http/client-address";
+import { safeRedirectUrl } from "../http/safe-redirect";
 import { getSecrets } from "../local-secrets";
-import { SignInThrottle, clientAddress, tooManyAttemptsCode } from "./sign-in-throttle";
+import { log } from "../log";
+import { SignInThrottle, tooManyAttemptsCode } from "./sign-in-throttle";
 import { throttledSignIn } from "./throttled-sign-in";
 import { signInSchema } from "./sign-in.validation";
 
@@ -27,7 +30,8 @@ export function authOptions(): NextAuthOptions {
             new SignInThrottle(prisma),
             parsed.data.email,
             parsed.data.password,
-            clientAddress(req?.headers),
+            // The socket's address (or, behind a proxy named in TRUST_PROXY, the client it forwarded for).
+            requestClientAddress(req?.headers, env.TRUST_PROXY, (m) => log.warn(m)),
           );
           if (outcome.ok) return { id: outcome.user.id, email: outcome.user.email, name: outcome.user.name, role: outcome.user.role };
           if (outcome.reason === "throttled") throw new Error(tooManyAttemptsCode(outcome.retryAfterMs));
@@ -36,6 +40,10 @@ export function authOptions(): NextAuthOptions {
       }),
     ],
     callbacks: {
+      // After sign-in or sign-out: only a path on this origin (lib/http/safe-redirect.ts), never another site.
+      redirect({ url, baseUrl }) {
+        return safeRedirectUrl(url, baseUrl);
+      },
       jwt({ token, user }) {
         if (user) {
           token.uid = user.id;

@@ -212,15 +212,3 @@ export const TOO_MANY_ATTEMPTS = "TooManyAttempts";
 export function tooManyAttemptsCode(retryAfterMs: number): string {
   return `${TOO_MANY_ATTEMPTS}:${Math.max(1, Math.ceil(retryAfterMs / 1000))}`;
 }
-
-/**
- * The client's address as the closest hop saw it: the last entry of X-Forwarded-For (Next.js sets it
- * from the socket when no proxy did; a reverse proxy appends the address it saw). Behind no proxy a
- * client can write its own header, which is why the account's own count never depends on it.
- */
-export function clientAddress(headers: Record<string, unknown> | Headers | undefined): string {
-  const raw = headers instanceof Headers ? headers.get("x-forwarded-for") : (headers?.["x-forwarded-for"] as string | string[] | undefined);
-  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-  const last = value?.split(",").pop()?.trim() ?? "";
-  return /^[0-9a-fA-F:.]{2,45}$/.test(last) ? last.replace(/^::ffff:/, "") : "unknown";
-}

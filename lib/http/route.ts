@@ -1,9 +1,26 @@
 import "server-only";
-import { NextResponse, type NextRequest } from "next/server";
+import { NextRequest, NextResponse } from "next/server";
 import type { z } from "zod";
 import { type CurrentUser, getCurrentUser } from "../auth/session";
 import type { Role } from "../db/generated/enums";
-import { AppError, httpStatusFor, toClientError } from "../errors";
+import { loadEnv } from "../env";
+import { AppError, type ClientError, httpStatusFor, toClientError } from "../errors";
+import { log } from "../log";
+import { BodyTooLargeError, mediaType, readBoundedBody } from "./body";
+import { type RequestCredentials, requestCredentials } from "./credentials";
+import { sameOriginVerdict } from "./same-origin";
+
+/**
+ * The one wrapper every route handler under app/api goes through (tests/unit/http/routes-wrapped.test.ts
+ * checks that each exported method does). Before a handler runs it:
+ * 1. refuses a state-changing request from another origin (lib/http/same-origin.ts) unless it carries
+ *    only a bearer credential, which no other site can make a browser send;
+ * 2. authenticates (withAuthRoute) and checks the role;
+ * 3. bounds the body: a declared length over the route's limit is refused before reading, a chunked
+ *    body is cut at the limit (lib/http/body.ts), and the refusal closes the connection so the rest is
+ *    never received; JSON is read only when sent as application/json (415 otherwise);
+ * and maps errors to the allow-listed typed set (lib/errors.ts) with the matching status.
+ */
 
 interface RouteOptions<S extends z.ZodType | undefined> {
   name: string;
@@ -12,9 +29,9 @@ interface RouteOptions<S extends z.ZodType | undefined> {
   input?: S;
   /**
    * multipart/form-data: the input is the JSON in the `payload` field and the uploads (field `files`)
-   * are handed to the handler; `maxUploadBytes` bounds their total size.
+   * are handed to the handler; the whole request is bounded by UPLOAD_MAX_BYTES.
    */
-  multipart?: { maxUploadBytes: number };
+  multipart?: boolean;
 }
 
 export interface UploadedFormFile {
@@ -26,18 +43,90 @@ export interface UploadedFormFile {
 type Handler<S extends z.ZodType | undefined, P> = (args: {
   req: NextRequest;
   user: CurrentUser;
+  /**
+   * Who is acting, for per-principal limits (lib/runs/run-slots.ts): "user:<id>" for a session; an API
+   * key (issue 29) will be "key:<id>", so a key has its own allowance beside its owner's browser.
+   */
+  principal: string;
   input: S extends z.ZodType ? z.infer<S> : undefined;
   files: UploadedFormFile[];
   params: P;
 }) => Promise<Response | unknown>;
 
-async function readMultipart(req: NextRequest, maxBytes: number): Promise<{ raw: unknown; files: UploadedFormFile[] }> {
-  const declared = Number(req.headers.get("content-length") ?? 0);
-  if (declared > maxBytes + 1_000_000)
-    throw new AppError("VALIDATION", `The upload is too large (limit ${Math.round(maxBytes / 1e6)} MB).`);
+type RouteContext<P> = { params: Promise<P> };
+
+/** Marks the functions this module made, for the test that checks every route uses it. */
+export const GUARDED_ROUTE = Symbol.for("mosaic.http.guardedRoute");
+
+function mark<F extends object>(fn: F): F {
+  (fn as Record<symbol, unknown>)[GUARDED_ROUTE] = true;
+  return fn;
+}
+
+function errorResponse(error: unknown, route: string): Response {
+  const clientError: ClientError = toClientError(error, { route });
+  const headers: Record<string, string> = {};
+  // A refused body may still be arriving: close the connection rather than let the server drain it.
+  if (error instanceof BodyTooLargeError || clientError.code === "PAYLOAD_TOO_LARGE") headers.connection = "close";
+  if (clientError.retryAfterSeconds !== undefined) headers["retry-after"] = String(clientError.retryAfterSeconds);
+  return NextResponse.json({ error: clientError }, { status: httpStatusFor(clientError), headers });
+}
+
+/** Step 1: the same-origin rule, for every credential but a bare bearer token. */
+function checkOrigin(req: Request, credentials: RequestCredentials, route: string): void {
+  if (credentials.kind === "bearer") return;
+  const verdict = sameOriginVerdict(req.method, (n) => req.headers.get(n), loadEnv().NEXTAUTH_URL);
+  if (!verdict.ok) {
+    log.warn({ route, reason: verdict.reason }, "cross-origin request refused");
+    throw new AppError("FORBIDDEN", `Refused ${verdict.reason}: changes may only be made from Mosaic's own pages (or with an API key).`);
+  }
+}
+
+/**
+ * Step 2: who is calling. A session cookie (or nothing) goes through next-auth; a bearer token is where
+ * personal access tokens (issue 29) plug in: until they exist no token is valid.
+ */
+async function authenticate(credentials: RequestCredentials): Promise<{ user: CurrentUser; principal: string }> {
+  if (credentials.kind === "bearer") {
+    throw new AppError("UNAUTHENTICATED", "This endpoint takes a signed-in session; API keys are not accepted here yet.");
+  }
+  const user = await getCurrentUser();
+  if (!user) throw new AppError("UNAUTHENTICATED", "Sign in to use this endpoint.");
+  return { user, principal: `user:${user.id}` };
+}
+
+/** Whether a body follows the headers: a non-zero declared length, or a body of undeclared length (chunked). */
+function hasBody(req: Request): boolean {
+  const length = req.headers.get("content-length");
+  return length !== null ? length.trim() !== "0" : req.body !== null;
+}
+
+async function readJson(req: Request): Promise<unknown> {
+  const { HTTP_MAX_BODY_BYTES } = loadEnv();
+  if (mediaType(req.headers.get("content-type")) !== "application/json") {
+    // Read nothing: a cross-site form or a "simple" text/plain request never gets its body parsed as JSON.
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send the request body as JSON with Content-Type: application/json.");
+  }
+  if (!hasBody(req)) throw new AppError("VALIDATION", "The request body must be JSON.");
+  const bytes = await readBoundedBody(req, HTTP_MAX_BODY_BYTES, "JSON body");
+  try {
+    return JSON.parse(bytes.toString("utf8"));
+  } catch {
+    throw new AppError("VALIDATION", "The request body must be JSON.");
+  }
+}
+
+async function readMultipart(req: Request): Promise<{ raw: unknown; files: UploadedFormFile[] }> {
+  const { UPLOAD_MAX_BYTES } = loadEnv();
+  if (mediaType(req.headers.get("content-type")) !== "multipart/form-data") {
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send the upload as multipart/form-data.");
+  }
+  const bytes = await readBoundedBody(req, UPLOAD_MAX_BYTES, "upload");
   let form: FormData;
   try {
-    form = await req.formData();
+    form = await new Response(new Uint8Array(bytes), {
+      headers: { "content-type": req.headers.get("content-type")! },
+    }).formData();
   } catch {
     throw new AppError("VALIDATION", "The upload could not be read. Send it as multipart/form-data.");
   }
@@ -51,12 +140,8 @@ async function readMultipart(req: NextRequest, maxBytes: number): Promise<{ raw:
     }
   }
   const files: UploadedFormFile[] = [];
-  let total = 0;
   for (const entry of form.getAll("files")) {
     if (typeof entry === "string") continue;
-    total += entry.size;
-    if (total > maxBytes)
-      throw new AppError("VALIDATION", `The upload is too large (limit ${Math.round(maxBytes / 1e6)} MB).`, { files: "Too large." });
     files.push({
       name: entry.name || "upload",
       bytes: Buffer.from(await entry.arrayBuffer()),
@@ -66,51 +151,101 @@ async function readMultipart(req: NextRequest, maxBytes: number): Promise<{ raw:
   return { raw, files };
 }
 
+const READS_QUERY = new Set(["GET", "HEAD"]);
+
+/** A body the route does not read is still bounded, and consumed, so it cannot stream on unread. */
+async function discardBody(req: Request): Promise<void> {
+  if (hasBody(req)) await readBoundedBody(req, loadEnv().HTTP_MAX_BODY_BYTES);
+}
+
 /**
- * The route-handler twin of authActionClient: session and role check, input validation, and the same
- * allow-listed error mapping (JSON `{error: ClientError}` with the matching HTTP status).
+ * The route-handler twin of authActionClient: origin rule, session and role check, bounded input, and
+ * the same allow-listed error mapping (JSON `{error: ClientError}` with the matching HTTP status).
  */
 export function withAuthRoute<S extends z.ZodType | undefined = undefined, P = Record<string, string>>(
   options: RouteOptions<S>,
   handler: Handler<S, P>,
 ) {
-  return async (req: NextRequest, ctx: { params: Promise<P> }): Promise<Response> => {
+  return mark(async (req: NextRequest, ctx: RouteContext<P>): Promise<Response> => {
     try {
-      const user = await getCurrentUser();
-      if (!user) throw new AppError("UNAUTHENTICATED", "Sign in to use this endpoint.");
+      const credentials = requestCredentials((n) => req.headers.get(n));
+      checkOrigin(req, credentials, options.name);
+      const { user, principal } = await authenticate(credentials);
       if (options.roles && !options.roles.includes(user.role)) {
         throw new AppError("FORBIDDEN", "You do not have permission to do this.");
       }
       let input: unknown = undefined;
       let files: UploadedFormFile[] = [];
-      if (options.input) {
+      if (options.multipart) {
         let raw: unknown;
-        if (options.multipart) {
-          ({ raw, files } = await readMultipart(req, options.multipart.maxUploadBytes));
-        } else if (req.method === "GET" || req.method === "HEAD") {
-          raw = Object.fromEntries(req.nextUrl.searchParams);
-        } else {
-          try {
-            raw = await req.json();
-          } catch {
-            throw new AppError("VALIDATION", "The request body must be JSON.");
-          }
-        }
-        const parsed = options.input.safeParse(raw);
-        if (!parsed.success) {
-          throw new AppError(
-            "VALIDATION",
-            "Some fields are invalid.",
-            Object.fromEntries(parsed.error.issues.map((i) => [i.path.join(".") || "body", i.message])),
-          );
-        }
-        input = parsed.data;
+        ({ raw, files } = await readMultipart(req));
+        input = parseInput(options.input, raw);
+      } else if (options.input && !READS_QUERY.has(req.method)) {
+        input = parseInput(options.input, await readJson(req));
+      } else {
+        if (options.input) input = parseInput(options.input, Object.fromEntries(req.nextUrl.searchParams));
+        await discardBody(req);
       }
-      const result = await handler({ req, user, input: input as never, files, params: await ctx.params });
+      const result = await handler({ req, user, principal, input: input as never, files, params: await ctx.params });
       return result instanceof Response ? result : NextResponse.json(result);
     } catch (error) {
-      const clientError = toClientError(error, { route: options.name });
-      return NextResponse.json({ error: clientError }, { status: httpStatusFor(clientError) });
+      return errorResponse(error, options.name);
     }
-  };
+  });
+}
+
+function parseInput(schema: z.ZodType | undefined, raw: unknown): unknown {
+  if (!schema) return undefined;
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    throw new AppError(
+      "VALIDATION",
+      "Some fields are invalid.",
+      Object.fromEntries(parsed.error.issues.map((i) => [i.path.join(".") || "body", i.message])),
+    );
+  }
+  return parsed.data;
+}
+
+interface PublicRouteOptions {
+  name: string;
+  /**
+   * For a handler that parses the body itself (next-auth): the body is read here under this limit
+   * and handed on in a fresh request, so the handler never sees more than the limit.
+   */
+  bodyLimitBytes?: number;
+}
+
+/**
+ * Routes without a session (the health probe, next-auth's own endpoints): the same origin rule and
+ * body bounds, no authentication.
+ */
+export function withPublicRoute<P = Record<string, string>>(
+  options: PublicRouteOptions,
+  handler: (args: { req: NextRequest; ctx: RouteContext<P> }) => Promise<Response>,
+) {
+  return mark(async (req: NextRequest, ctx: RouteContext<P>): Promise<Response> => {
+    try {
+      checkOrigin(
+        req,
+        requestCredentials((n) => req.headers.get(n)),
+        options.name,
+      );
+      let forwarded = req;
+      if (hasBody(req)) {
+        const bytes = await readBoundedBody(req, options.bodyLimitBytes ?? loadEnv().HTTP_MAX_BODY_BYTES);
+        if (options.bodyLimitBytes !== undefined) {
+          forwarded = new NextRequest(req.url, {
+            method: req.method,
+            headers: req.headers,
+            body: new Uint8Array(bytes),
+            signal: req.signal,
+          });
+        }
+      }
+      return await handler({ req: forwarded, ctx });
+    } catch (error) {
+      return errorResponse(error, options.name);
+    }
+  });
 }

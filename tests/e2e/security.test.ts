@@ -4,6 +4,9 @@ import { DEMO_USERS } from "@/lib/db/seed";
 import { DEMO_KB_NAMES } from "@/lib/demo/seed-catalog";
 import { AppClient } from "../support/app-client";
 import { type Actor, HTTP_ATTACKS, queryAttacks, sqlText, UPLOAD_ATTACKS } from "../support/attack-corpus";
+import { runHttpAttack, staysOnOrigin } from "../support/http-attack-runner";
+import { rawRequest } from "../support/raw-http";
+import { AskPage } from "./pages/ask-page";
 import { SignInPage } from "./pages/sign-in-page";
 import { baseUrl, launchBrowser, newPage, screenshot } from "./support/browser";
 
@@ -34,25 +37,10 @@ afterAll(async () => {
   await browser?.close();
 });
 
-describe("HTTP access without a session or with the wrong role", () => {
+describe("HTTP access without a session or with the wrong role, across sites, and past the body limits", () => {
   it.each(HTTP_ATTACKS.map((a) => [a.name, a] as const))("%s is refused", async (_, attack) => {
-    const cookie = attack.name.includes("forged")
-      ? "next-auth.session-token=eyJhbGciOiJub25lIn0.eyJ1aWQiOiJ4In0."
-      : (cookies[attack.as] ?? null);
-    let answer: string;
-    let refusedBy: number | string;
-    if ("action" in attack.request) {
-      const input = JSON.parse(JSON.stringify(attack.request.input).replaceAll("{sqlKb}", sqlKb));
-      const r = await client.action(cookie, attack.request.action, input);
-      refusedBy = r.error?.code ?? r.status;
-      answer = JSON.stringify(r);
-    } else {
-      const r = await client.request(cookie, attack.request.method, attack.request.path, attack.request.json);
-      refusedBy = r.status;
-      answer = r.text;
-    }
-    expect(attack.refusedWith, answer.slice(0, 300)).toContain(refusedBy);
-    expect(answer).not.toMatch(attack.mustNotContain ?? SECRET);
+    const outcome = await runHttpAttack(attack, { client, cookies, sqlKb });
+    expect(outcome.held, outcome.said.slice(0, 400)).toBe(true);
   });
 });
 
@@ -195,9 +183,11 @@ describe("browser walls", () => {
 });
 
 describe("sign-in throttling", () => {
-  // A made-up client address (X-Forwarded-For), so this test's failures never slow the other tests' sign-ins.
-  const attacker = { "X-Forwarded-For": "203.0.113.77" };
-  const owner = { "X-Forwarded-For": "198.51.100.23" };
+  // Guesses come from loopback addresses of their own (the server sees 127.0.0.77, not the browser's
+  // 127.0.0.1), so this test's failures never slow the other tests' sign-ins. X-Forwarded-For is
+  // written by the attacker, and ignored: no proxy is trusted (TRUST_PROXY unset).
+  const attacker = { from: "127.0.0.77" };
+  const owner = { from: "127.0.0.23" };
   const analyst = demo("ANALYST");
 
   it("slows an attacker's guesses without locking the owner out; the admin sees the throttle and clears it", async () => {
@@ -217,7 +207,7 @@ describe("sign-in throttling", () => {
       await page.waitForURL(/\/ask$/);
       await page.goto("/users");
       const rows = page.getByTestId("sign-in-throttle");
-      await expect.poll(() => rows.filter({ hasText: "203.0.113.77" }).count()).toBeGreaterThan(0);
+      await expect.poll(() => rows.filter({ hasText: "127.0.0.77" }).count()).toBeGreaterThan(0);
       await screenshot(page, "users-sign-in-throttles");
       await page.getByRole("button", { name: "Clear all" }).click();
       await page.getByText(/^Cleared \d+ throttles?\.$/).waitFor();
@@ -229,8 +219,30 @@ describe("sign-in throttling", () => {
     expect(await client.signInOutcome(analyst.email, analyst.password, attacker)).toBe("ok");
   });
 
+  it("keys on the address the server sees: a forged X-Forwarded-For neither spreads the guesses nor locks out its owner (case 8)", async () => {
+    const user = demo("USER");
+    const guesser = "127.0.0.88";
+    const victim = "127.0.0.99";
+    // Rotating forged addresses, and the victim's own: all counted on the guesser's real address.
+    const outcomes: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const forged = i % 2 ? victim : `198.51.100.${i + 1}`;
+      outcomes.push(await client.signInOutcome(user.email, `guess-${i}`, { from: guesser, headers: { "X-Forwarded-For": forged } }));
+    }
+    expect(outcomes.slice(0, 6)).toEqual(Array(6).fill("CredentialsSignin"));
+    expect(outcomes[6]).toMatch(/^TooManyAttempts:\d+$/);
+    // The victim, at the address the guesser wrote into the header, is not slowed.
+    expect(await client.signInOutcome(user.email, user.password, { from: victim })).toBe("ok");
+    // The admin's list (Users) names the guesser's real address only.
+    const usersPage = (await client.request(cookies.ADMIN!, "GET", "/users")).text;
+    expect(usersPage).toContain(guesser);
+    expect(usersPage).not.toContain(victim);
+    expect(usersPage).not.toContain("198.51.100.");
+    await client.action(cookies.ADMIN!, "clearSignInThrottlesAction", {});
+  });
+
   it("tells the person on the form how long to wait", async () => {
-    const someone = { "X-Forwarded-For": "203.0.113.99" };
+    const someone = { from: "127.0.0.99" };
     for (let i = 0; i < 7; i++) await client.signInOutcome(demo("USER").email, "wrong", someone);
     const { context, page } = await newPage(browser);
     try {
@@ -241,5 +253,151 @@ describe("sign-in throttling", () => {
       await context.close();
     }
     await client.action(cookies.ADMIN!, "clearSignInThrottlesAction", {});
+  });
+});
+
+describe("requests bounded before they are read (issue 31)", () => {
+  it("creates no admin from a cross-origin text/plain POST carrying the admin's cookie", async () => {
+    const r = await rawRequest(`${client.baseUrl}/api/admin/users`, {
+      method: "POST",
+      headers: { cookie: cookies.ADMIN!, "content-type": "text/plain", origin: "http://localhost:1", "sec-fetch-site": "same-site" },
+      body: JSON.stringify({ email: "made-elsewhere@evil.example", name: "x", password: "made-elsewhere-123", role: "ADMIN" }),
+    });
+    expect(r.status).toBe(403);
+    expect(JSON.parse(r.text).error.message).toMatch(/^Refused a same-site request.*Mosaic's own pages/);
+    const users = await client.request(cookies.ADMIN!, "GET", "/api/admin/users");
+    expect(users.text).not.toContain("made-elsewhere@evil.example");
+    // The app's own pages still can: same origin, JSON.
+    const own = await rawRequest(`${client.baseUrl}/api/admin/users`, {
+      method: "POST",
+      headers: { cookie: cookies.ADMIN!, "content-type": "application/json", origin: client.baseUrl, "sec-fetch-site": "same-origin" },
+      body: JSON.stringify({ email: "made-here@mosaic.local", name: "Made here", password: "made-here-pass-123", role: "USER" }),
+    });
+    expect(own.status, own.text).toBe(201);
+  });
+
+  it("refuses 300 MB of JSON from its Content-Length, and cuts a chunked one while it streams", async () => {
+    const declared = await rawRequest(`${client.baseUrl}/api/runs`, {
+      method: "POST",
+      headers: { cookie: cookies.USER!, "content-type": "application/json" },
+      body: '{"question":"',
+      stream: { bytes: 300 * 1024 * 1024, declare: true },
+    });
+    expect(declared.status).toBe(413);
+    expect(declared.headers.connection).toBe("close");
+    expect(JSON.parse(declared.text).error.message).toMatch(/larger than 200 MB|larger than 1 MB/);
+    expect(declared.sentBytes).toBeLessThan(64 * 1024 * 1024);
+
+    const chunked = await rawRequest(`${client.baseUrl}/api/runs`, {
+      method: "POST",
+      headers: { cookie: cookies.USER!, "content-type": "application/json" },
+      body: '{"question":"',
+      stream: { bytes: 300 * 1024 * 1024, declare: false },
+    });
+    expect(chunked.status).toBe(413);
+    expect(JSON.parse(chunked.text).error).toEqual({
+      code: "PAYLOAD_TOO_LARGE",
+      message: "The JSON body is larger than 1 MB, the most this endpoint accepts.",
+    });
+    expect(chunked.sentBytes).toBeLessThan(64 * 1024 * 1024);
+    expect((await client.request(null, "GET", "/api/health")).status).toBe(200);
+  });
+
+  it("asks for JSON as application/json", async () => {
+    const r = await rawRequest(`${client.baseUrl}/api/runs`, {
+      method: "POST",
+      headers: { cookie: cookies.USER!, "content-type": "text/plain" },
+      body: JSON.stringify({ question: "How many orders were returned?" }),
+    });
+    expect(r.status).toBe(415);
+    expect(JSON.parse(r.text).error.message).toBe("Send the request body as JSON with Content-Type: application/json.");
+  });
+
+  it("keeps a hostile callbackUrl on the origin through a real sign-in (case 7)", async () => {
+    const { context, page } = await newPage(browser);
+    try {
+      for (const hostile of ["/%5Cevil.example/x", "/%09/evil.example/x", "//evil.example/x"]) {
+        await page.goto(`/signin?callbackUrl=${hostile}`);
+        await new SignInPage(page).signIn(demo("USER").email, demo("USER").password);
+        await page.waitForURL((u) => u.pathname === "/ask");
+        expect(staysOnOrigin(page.url(), client.baseUrl)).toBe(true);
+        // Signed in now: the page redirects at once, and still only here.
+        await page.goto(`/signin?callbackUrl=${hostile}`);
+        await page.waitForURL((u) => u.pathname === "/ask");
+        expect(new URL(page.url()).origin).toBe(new URL(client.baseUrl).origin);
+        await context.clearCookies();
+      }
+      // A same-origin path is still honoured.
+      await page.goto("/signin?callbackUrl=%2Fhistory");
+      await new SignInPage(page).signIn(demo("USER").email, demo("USER").password);
+      await page.waitForURL((u) => u.pathname === "/history");
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe("fair use (issue 31, case 15)", () => {
+  it("an admin sets the questions per person on Settings; one more is refused on the Ask page with a clear message", async () => {
+    const admin = await newPage(browser);
+    const asker = await newPage(browser);
+    let busy = true;
+    const keepBusy = (async () => {
+      // Runs back to back on the business user's account: its one slot is taken almost all the time.
+      while (busy) {
+        await rawRequest(`${client.baseUrl}/api/runs`, {
+          method: "POST",
+          headers: { cookie: cookies.USER!, "content-type": "application/json" },
+          body: JSON.stringify({ question: "How many orders were returned?" }),
+        }).catch(() => undefined);
+      }
+    })();
+    try {
+      await new SignInPage(admin.page).open();
+      await new SignInPage(admin.page).signIn(demo("ADMIN").email, demo("ADMIN").password);
+      await admin.page.waitForURL(/\/ask$/);
+      await admin.page.goto("/settings");
+      const form = admin.page.getByRole("form", { name: "Fair use" });
+      await form.getByLabel("Questions running at once, per person").fill("0");
+      await form.getByRole("button", { name: "Save fair use" }).click();
+      await form.getByText("At least one question must be allowed.").waitFor();
+      await form.getByLabel("Questions running at once, per person").fill("1");
+      await form.getByRole("button", { name: "Save fair use" }).click();
+      await admin.page.getByTestId("fair-use-current").filter({ hasText: "Now: 1 at once." }).waitFor();
+      await screenshot(admin.page, "settings-fair-use");
+
+      await new SignInPage(asker.page).open();
+      await new SignInPage(asker.page).signIn(demo("USER").email, demo("USER").password);
+      await asker.page.waitForURL(/\/ask$/);
+      const message = "You already have 1 question running, the most one person may have at once. Ask again when one of them has finished.";
+      const ask = new AskPage(asker.page);
+      await expect
+        .poll(
+          async () => {
+            await ask.submit("Which customers are in Munich?");
+            const said = asker.page.getByText(message);
+            const answered = ask.result();
+            await Promise.race([said.waitFor({ timeout: 30_000 }), answered.waitFor({ timeout: 30_000 })]).catch(() => undefined);
+            return said.isVisible();
+          },
+          { timeout: 90_000, interval: 100 },
+        )
+        .toBe(true);
+      await screenshot(asker.page, "ask-fair-use-refused");
+    } finally {
+      busy = false;
+      await keepBusy;
+      await client.action(cookies.ADMIN!, "saveFairUseAction", { maxConcurrentRuns: null });
+      await admin.context.close();
+      await asker.context.close();
+    }
+    // With the default back, the same person asks again.
+    const r = await rawRequest(`${client.baseUrl}/api/runs`, {
+      method: "POST",
+      headers: { cookie: cookies.USER!, "content-type": "application/json" },
+      body: JSON.stringify({ question: "How many orders were returned?" }),
+    });
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('"result"');
   });
 });

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { rawRequest } from "./raw-http";
 
 /**
  * A plain HTTP client for the running app, without a browser: signs in through next-auth's credentials
@@ -7,6 +8,12 @@ import path from "node:path";
  * with the action's id from the build's server-reference manifest). Used by the security e2e test and
  * `npm run bench -- attack`.
  */
+
+/** How a sign-in reaches the server: extra headers, and the loopback address it comes from (127.x.y.z). */
+export interface SignInVia {
+  headers?: Record<string, string>;
+  from?: string;
+}
 
 export interface ActionAnswer {
   status: number;
@@ -31,8 +38,8 @@ function routeOf(worker: string): string {
   return `/${parts.map((p) => (p.startsWith("[") ? "x" : p)).join("/")}`;
 }
 
-function cookiesFrom(res: Response): string[] {
-  return res.headers.getSetCookie().map((c) => c.split(";")[0]!);
+function setCookies(header: string[] | undefined): string[] {
+  return (header ?? []).map((c) => c.split(";")[0]!);
 }
 
 export class AppClient {
@@ -49,30 +56,41 @@ export class AppClient {
     }
   }
 
-  /** Signs in and returns the session cookie header ("name=value; …"), or throws with what next-auth said. */
-  async signIn(email: string, password: string, headers: Record<string, string> = {}): Promise<string> {
-    const csrfRes = await fetch(`${this.baseUrl}/api/auth/csrf`, { headers });
-    const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };
-    const jar = cookiesFrom(csrfRes);
-    const res = await fetch(`${this.baseUrl}/api/auth/callback/credentials`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { ...headers, "Content-Type": "application/x-www-form-urlencoded", Cookie: jar.join("; ") },
-      body: new URLSearchParams({ csrfToken, email, password, json: "true", callbackUrl: `${this.baseUrl}/ask` }),
-    });
-    const session = cookiesFrom(res).find((c) => c.includes("session-token="));
+  /**
+   * Signs in and returns the session cookie header ("name=value; …"), or throws with what next-auth said.
+   * With `via.from` the requests leave from that loopback address: the server throttles by the address
+   * it sees, so tests that guess passwords do it from an address of their own.
+   */
+  async signIn(email: string, password: string, via: SignInVia = {}): Promise<string> {
+    const send = (method: string, route: string, headers: Record<string, string>, body?: string) =>
+      rawRequest(`${this.baseUrl}${route}`, { method, headers: { ...via.headers, ...headers }, body, from: via.from });
+    const csrfRes = await send("GET", "/api/auth/csrf", {});
+    const { csrfToken } = JSON.parse(csrfRes.text) as { csrfToken: string };
+    const jar = setCookies(csrfRes.headers["set-cookie"]);
+    const res = await send(
+      "POST",
+      "/api/auth/callback/credentials",
+      { "Content-Type": "application/x-www-form-urlencoded", Cookie: jar.join("; ") },
+      new URLSearchParams({ csrfToken, email, password, json: "true", callbackUrl: `${this.baseUrl}/ask` }).toString(),
+    );
+    const session = setCookies(res.headers["set-cookie"]).find((c) => c.includes("session-token="));
     if (!session) {
       // next-auth answers a refused sign-in with the error page's URL (?error=CredentialsSignin).
-      const body = (await res.json().catch(() => null)) as { url?: string } | null;
-      throw new Error(`sign-in refused: ${body?.url ?? res.headers.get("location") ?? res.status}`);
+      let url: string | undefined;
+      try {
+        url = (JSON.parse(res.text) as { url?: string }).url;
+      } catch {
+        // not JSON
+      }
+      throw new Error(`sign-in refused: ${url ?? res.headers.location ?? res.status}`);
     }
     return [...jar, session].join("; ");
   }
 
   /** The error code next-auth gives a refused sign-in ("CredentialsSignin", "TooManyAttempts:12"), or "ok". */
-  async signInOutcome(email: string, password: string, headers: Record<string, string> = {}): Promise<string> {
+  async signInOutcome(email: string, password: string, via: SignInVia = {}): Promise<string> {
     try {
-      await this.signIn(email, password, headers);
+      await this.signIn(email, password, via);
       return "ok";
     } catch (e) {
       const m = /error=([^&]+)/.exec((e as Error).message);
@@ -109,7 +127,7 @@ export class AppClient {
   }
 
   /** Calls a server action by its exported name, as the browser would. */
-  async action(cookie: string | null, name: string, input: unknown): Promise<ActionAnswer> {
+  async action(cookie: string | null, name: string, input: unknown, headers: Record<string, string> = {}): Promise<ActionAnswer> {
     const action = this.actions.get(name);
     if (!action) throw new Error(`No server action named ${name} in this build.`);
     const res = await fetch(`${this.baseUrl}${action.page}`, {
@@ -121,6 +139,7 @@ export class AppClient {
         "Content-Type": "text/plain;charset=UTF-8",
         Accept: "text/x-component",
         Origin: this.baseUrl,
+        ...headers,
       },
       body: JSON.stringify([input]),
     });

@@ -2,12 +2,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { serverCommand } from "../../scripts/serve";
 import { freePort } from "./services/postgres";
 
 export interface AppServer {
   baseUrl: string;
   dataDir: string;
-  /** The server process (`next start`), for measuring it. */
+  /** The server process (scripts/server.ts: Next.js in Mosaic's HTTP server), for measuring it. */
   pid: number | undefined;
   logs(): string;
   stop(): Promise<void>;
@@ -23,12 +24,13 @@ export interface SpawnedApp {
   exited: Promise<number | null>;
 }
 
-/** Spawns the built app (`next start`) on a free port; the caller decides what to wait for. */
+/** Spawns the built app (scripts/server.ts, as `npm start` does) on a free port; the caller decides what to wait for. */
 export async function spawnApp(dataDir: string, extraEnv: Record<string, string> = {}): Promise<SpawnedApp> {
   const port = await freePort();
   const baseUrl = `http://localhost:${port}`;
   let output = "";
-  const child: ChildProcess = spawn(path.resolve("node_modules/.bin/next"), ["start", "-p", String(port)], {
+  const server = serverCommand("-p", String(port));
+  const child: ChildProcess = spawn(server.command, server.args, {
     env: {
       ...process.env,
       NODE_ENV: "production",
@@ -58,7 +60,7 @@ export async function startAppServer(
   const { child } = app;
   const baseUrl = `http://localhost:${app.port}`;
   const output = app.output;
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + 240_000; // a loaded 2-core machine starts slowly
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`The app exited during start (code ${child.exitCode}):\n${output()}`);
     try {
@@ -69,7 +71,7 @@ export async function startAppServer(
     }
     await new Promise((r) => setTimeout(r, 300));
   }
-  if (Date.now() >= deadline) throw new Error(`The app did not become healthy in 90 s:\n${output()}`);
+  if (Date.now() >= deadline) throw new Error(`The app did not become healthy in 240 s:\n${output()}`);
   return {
     baseUrl,
     dataDir,

@@ -597,11 +597,303 @@ export interface HttpAttack {
   category: "http";
   name: string;
   as: Actor;
-  request: { method: "GET" | "POST" | "PUT" | "DELETE"; path: string; json?: unknown } | { action: string; input: unknown };
+  request:
+    | { method: "GET" | "POST" | "PUT" | "DELETE"; path: string; json?: unknown }
+    | { action: string; input: unknown; headers?: Record<string, string> }
+    | { raw: RawHttpRequest }
+    | { signOutTo: string };
   /** Acceptable HTTP statuses (routes), or the action error codes that count as refused. */
   refusedWith: (number | string)[];
   /** Text the answer must not contain (secrets). */
   mustNotContain?: RegExp;
+  /** Streamed bodies: the server must have stopped the upload before the client sent this much. */
+  maxSentBytes?: number;
+  /** Redirects: the Location (or next-auth's JSON url) must stay on the app's origin. */
+  staysOnOrigin?: boolean;
+}
+
+/**
+ * A request sent as it is (tests/support/raw-http.ts): any headers, a declared length that is never
+ * sent, a chunked body without end, from a chosen loopback address, or `concurrent` copies at once
+ * (then at least one must be refused with 429 and Retry-After, and none may fail otherwise).
+ */
+export interface RawHttpRequest {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  stream?: { bytes: number; declare: boolean };
+  from?: string;
+  concurrent?: number;
+}
+
+// ------------------------------------------------------------------------------------------------
+// HTTP, issue 31: requests nobody bounded. Cross-site requests riding on a session cookie (6), hostile
+// sign-in redirects (7), guessing behind a forged X-Forwarded-For (8), bodies too large to read (9), and
+// one account asking many questions at once (15). Sent raw where fetch cannot (lying lengths, endless
+// chunked bodies, chosen source addresses).
+
+const MB = 1024 * 1024;
+const ELSEWHERE = "http://localhost:1";
+const CROSS_PORT = { origin: ELSEWHERE, "sec-fetch-site": "same-site", "sec-fetch-mode": "no-cors" };
+const CROSS_SITE = { origin: "https://evil.example", "sec-fetch-site": "cross-site", "sec-fetch-mode": "no-cors" };
+const NEW_ADMIN = JSON.stringify({
+  email: "csrf-made@evil.example",
+  name: "Made elsewhere",
+  password: "csrf-made-pass-123",
+  role: "ADMIN",
+});
+const ASK = JSON.stringify({ question: "How many orders were returned?" });
+/**
+ * Hostile callbackUrl values (case 7), as they stand in a query string: each one, decoded and parsed
+ * as a browser parses URLs ("\\" read as "/", tabs and newlines dropped), leads to another site.
+ */
+export const HOSTILE_CALLBACKS = [
+  "/\\evil.example/x",
+  "/%5Cevil.example/x",
+  "/%5C/evil.example/x",
+  "/%09/evil.example/x",
+  "/%0A/evil.example",
+  "//evil.example/x",
+  "%2F%2Fevil.example",
+  "%5C%5Cevil.example",
+  "/.//evil.example",
+  "https:evil.example",
+  "https://evil.example/x",
+  "javascript:alert(document.domain)",
+];
+
+function REQUEST_BOUND_ATTACKS(): HttpAttack[] {
+  const raw = (r: RawHttpRequest) => ({ raw: r });
+  return [
+    {
+      category: "http",
+      name: "create an admin from another port of the host, text/plain, with the admin's cookie (case 6)",
+      as: "ADMIN",
+      request: raw({ method: "POST", path: "/api/admin/users", headers: { ...CROSS_PORT, "content-type": "text/plain" }, body: NEW_ADMIN }),
+      refusedWith: [403],
+    },
+    {
+      category: "http",
+      name: "create an admin from another site, Origin only (an older browser)",
+      as: "ADMIN",
+      request: raw({
+        method: "POST",
+        path: "/api/admin/users",
+        headers: { origin: "https://evil.example", "content-type": "text/plain" },
+        body: NEW_ADMIN,
+      }),
+      refusedWith: [403],
+    },
+    {
+      category: "http",
+      name: "create an admin from a sandboxed frame (Origin: null)",
+      as: "ADMIN",
+      request: raw({
+        method: "POST",
+        path: "/api/admin/users",
+        headers: { origin: "null", "content-type": "application/x-www-form-urlencoded" },
+        body: "a=b",
+      }),
+      refusedWith: [403],
+    },
+    {
+      category: "http",
+      name: "create an admin cross-site with the JSON type, and a bearer token beside the cookie",
+      as: "ADMIN",
+      request: raw({
+        method: "POST",
+        path: "/api/admin/users",
+        headers: { ...CROSS_SITE, "content-type": "application/json", authorization: "Bearer mos_forged" },
+        body: NEW_ADMIN,
+      }),
+      refusedWith: [403],
+    },
+    {
+      category: "http",
+      name: "delete an evaluation report cross-site",
+      as: "ADMIN",
+      request: raw({ method: "DELETE", path: "/api/eval/reports/clxxxxxxxxxxxxxxxxxxxxxxx", headers: CROSS_SITE }),
+      refusedWith: [403],
+    },
+    {
+      category: "http",
+      name: "start a run from another port as a business user",
+      as: "USER",
+      request: raw({ method: "POST", path: "/api/runs", headers: { ...CROSS_PORT, "content-type": "text/plain" }, body: ASK }),
+      refusedWith: [403],
+    },
+    {
+      category: "http",
+      name: "cancel the benchmark load cross-site (a route that reads no body)",
+      as: "ADMIN",
+      request: raw({ method: "DELETE", path: "/api/eval/benchmark-catalog", headers: CROSS_SITE }),
+      refusedWith: [403],
+    },
+    {
+      category: "http",
+      name: "a server action from another port (Sec-Fetch-Site: same-site)",
+      as: "ADMIN",
+      request: { action: "clearSignInThrottlesAction", input: {}, headers: { origin: ELSEWHERE, "sec-fetch-site": "same-site" } },
+      refusedWith: [403, 500, "403", "500"],
+    },
+    {
+      category: "http",
+      name: "sign in cross-site (login CSRF)",
+      as: "anonymous",
+      request: raw({
+        method: "POST",
+        path: "/api/auth/callback/credentials",
+        headers: { ...CROSS_SITE, "content-type": "application/x-www-form-urlencoded" },
+        body: "email=user%40mosaic.local&password=x&csrfToken=x",
+      }),
+      refusedWith: [403],
+    },
+    {
+      category: "http",
+      name: "JSON sent as text/plain from the app's own origin (415, unread)",
+      as: "USER",
+      request: raw({ method: "POST", path: "/api/runs", headers: { "content-type": "text/plain" }, body: ASK }),
+      refusedWith: [415],
+    },
+    {
+      category: "http",
+      name: "JSON sent as a form",
+      as: "ADMIN",
+      request: raw({
+        method: "POST",
+        path: "/api/admin/users",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: NEW_ADMIN,
+      }),
+      refusedWith: [415],
+    },
+    {
+      category: "http",
+      name: "JSON without a Content-Type",
+      as: "ADMIN",
+      request: raw({ method: "POST", path: "/api/eval/suites", body: JSON.stringify({ name: "x", questions: [] }) }),
+      refusedWith: [415],
+    },
+    {
+      category: "http",
+      name: "300 MB of JSON to /api/runs, declared in Content-Length (case 9)",
+      as: "USER",
+      request: raw({
+        method: "POST",
+        path: "/api/runs",
+        headers: { "content-type": "application/json" },
+        body: '{"question":"',
+        stream: { bytes: 300 * MB, declare: true },
+      }),
+      refusedWith: [413],
+      maxSentBytes: 64 * MB,
+    },
+    {
+      category: "http",
+      name: "300 MB of JSON to /api/runs, chunked without a length",
+      as: "USER",
+      request: raw({
+        method: "POST",
+        path: "/api/runs",
+        headers: { "content-type": "application/json" },
+        body: '{"question":"',
+        stream: { bytes: 300 * MB, declare: false },
+      }),
+      refusedWith: [413],
+      maxSentBytes: 64 * MB,
+    },
+    {
+      category: "http",
+      name: "2 MB of JSON, just past the route limit, declared",
+      as: "ADMIN",
+      request: raw({
+        method: "POST",
+        path: "/api/admin/users",
+        headers: { "content-type": "application/json" },
+        body: "[",
+        stream: { bytes: 2 * MB, declare: true },
+      }),
+      refusedWith: [413],
+      maxSentBytes: 64 * MB,
+    },
+    {
+      category: "http",
+      name: "a chunked body to a route that reads none",
+      as: "ADMIN",
+      request: raw({
+        method: "POST",
+        path: "/api/eval/reports/clxxxxxxxxxxxxxxxxxxxxxxx/cancel",
+        stream: { bytes: 300 * MB, declare: false },
+      }),
+      refusedWith: [413],
+      maxSentBytes: 64 * MB,
+    },
+    {
+      category: "http",
+      name: "a 300 MB upload, declared past the upload limit",
+      as: "ADMIN",
+      request: raw({
+        method: "POST",
+        path: "/api/knowledge-bases",
+        headers: { "content-type": "multipart/form-data; boundary=x" },
+        body: "--x\r\n",
+        stream: { bytes: 300 * MB, declare: true },
+      }),
+      refusedWith: [413],
+      maxSentBytes: 64 * MB,
+    },
+    {
+      category: "http",
+      name: "a 2 MB server-action body to a page, declared",
+      as: "ADMIN",
+      request: raw({
+        method: "POST",
+        path: "/ask",
+        headers: { "next-action": "0".repeat(42), "content-type": "text/plain;charset=UTF-8" },
+        body: "[",
+        stream: { bytes: 2 * MB, declare: true },
+      }),
+      refusedWith: [413],
+      maxSentBytes: 64 * MB,
+    },
+    {
+      category: "http",
+      name: "an endless chunked body to a page",
+      as: "ADMIN",
+      request: raw({
+        method: "POST",
+        path: "/ask",
+        headers: { "next-action": "0".repeat(42), "content-type": "text/plain;charset=UTF-8" },
+        stream: { bytes: 300 * MB, declare: false },
+      }),
+      refusedWith: [411, 413],
+      maxSentBytes: 64 * MB,
+    },
+    ...HOSTILE_CALLBACKS.map((to): HttpAttack => ({
+      category: "http",
+      name: `signed in, /signin?callbackUrl=${to} (case 7)`,
+      as: "USER",
+      request: raw({ method: "GET", path: `/signin?callbackUrl=${to}` }),
+      refusedWith: [303, 307, 308],
+      staysOnOrigin: true,
+    })),
+    ...HOSTILE_CALLBACKS.slice(1, 8).map((to): HttpAttack => ({
+      category: "http",
+      name: `next-auth's redirect after sign-out to ${to}`,
+      as: "USER",
+      request: { signOutTo: decodeURIComponent(to) },
+      refusedWith: [200],
+      staysOnOrigin: true,
+    })),
+    {
+      category: "http",
+      name: "20 questions at once on one business account (case 15)",
+      as: "USER",
+      request: raw({ method: "POST", path: "/api/runs", headers: { "content-type": "application/json" }, body: ASK, concurrent: 20 }),
+      refusedWith: [429],
+    },
+  ];
 }
 
 const SECRET = /passwordHash|secretsCiphertext|argon2|"password"\s*:|apiKey"\s*:\s*"[^"]/;
@@ -785,6 +1077,7 @@ export const HTTP_ATTACKS: HttpAttack[] = [
     request: { action: "saveLlmSettingsAction", input: { baseUrl: "http://evil.example/v1" } },
     refusedWith: ["FORBIDDEN", "VALIDATION"],
   },
+  ...REQUEST_BOUND_ATTACKS(),
 ];
 
 // ------------------------------------------------------------------------------------------------

@@ -104,7 +104,11 @@ describe("withAuthRoute", () => {
     const bad = await call(route, "http://x/api", { method: "POST", body: "{not json", headers: { "content-type": "application/json" } });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error.message).toBe("The request body must be JSON.");
-    const good = await call(route, "http://x/api", { method: "POST", body: JSON.stringify({ q: "body" }) });
+    const good = await call(route, "http://x/api", {
+      method: "POST",
+      body: JSON.stringify({ q: "body" }),
+      headers: { "content-type": "application/json; charset=utf-8" },
+    });
     expect(await good.json()).toEqual({ q: "body", who: "a1" });
   });
 

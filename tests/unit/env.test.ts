@@ -51,6 +51,10 @@ describe("parseEnv", () => {
       "NEO4J_USER",
       "NEO4J_PASSWORD",
       "NEO4J_DATABASE",
+      "TRUST_PROXY",
+      "HTTP_MAX_BODY_BYTES",
+      "UPLOAD_MAX_BYTES",
+      "RUNS_MAX_CONCURRENT",
     ]) {
       expect(example).toMatch(new RegExp(`^${key}=`, "m"));
     }

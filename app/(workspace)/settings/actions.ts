@@ -6,6 +6,8 @@ import { catalogDeps } from "@/lib/deps";
 import { db } from "@/lib/db/client";
 import { loadEnv } from "@/lib/env";
 import { modelsEnv } from "@/lib/models/runtime";
+import { getFairUseView, saveFairUseSettings } from "@/lib/settings/fair-use";
+import { fairUseInputSchema } from "@/lib/settings/fair-use.validation";
 import { getLlmSettingsView, keyForTest, saveLlmSettings } from "@/lib/settings/llm-settings";
 import { llmSettingsInputSchema, testConnectionInputSchema } from "@/lib/settings/llm-settings.validation";
 import { applyModelSettings } from "@/lib/settings/model-settings";
@@ -58,3 +60,13 @@ export const getModelsViewAction = authActionClient
   .metadata({ name: "settings.models.get", roles: ADMIN })
   .inputSchema(z.object({}))
   .action(async () => getModelsView(await db(), modelsEnv()));
+
+/** Fair use: questions one person may have running at once (null = RUNS_MAX_CONCURRENT). */
+export const saveFairUseAction = authActionClient
+  .metadata({ name: "settings.fairUse.save", roles: ADMIN })
+  .inputSchema(fairUseInputSchema)
+  .action(async ({ parsedInput }) => {
+    const prisma = await db();
+    await saveFairUseSettings(prisma, parsedInput);
+    return getFairUseView(prisma, loadEnv());
+  });

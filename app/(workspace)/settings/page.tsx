@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { FairUseForm } from "@/components/settings/fair-use-form";
 import { LlmSettingsForm } from "@/components/settings/llm-settings-form";
 import { ModelSettings } from "@/components/settings/model-settings";
 import { PageHeader } from "@/components/ui/page-header";
@@ -8,6 +9,7 @@ import { db } from "@/lib/db/client";
 import { loadEnv } from "@/lib/env";
 import { rolesFor } from "@/lib/navigation";
 import { modelsEnv } from "@/lib/models/runtime";
+import { getFairUseView } from "@/lib/settings/fair-use";
 import { getLlmSettingsView } from "@/lib/settings/llm-settings";
 import { getModelsView } from "@/lib/settings/models-view";
 
@@ -16,19 +18,21 @@ export const metadata: Metadata = { title: "Settings" };
 export default async function SettingsPage() {
   await requireRole(rolesFor("/settings"), "/settings");
   const prisma = await db();
-  const [view, models] = await Promise.all([
+  const [view, models, fairUse] = await Promise.all([
     getLlmSettingsView(prisma, catalogDeps().encryptionKey, loadEnv()),
     getModelsView(prisma, modelsEnv()),
+    getFairUseView(prisma, loadEnv()),
   ]);
   return (
     <>
       <PageHeader
         title="Settings"
-        description="The LLM endpoint Mosaic's stages may use (any OpenAI-compatible server: OpenAI, vLLM, Ollama, llama.cpp), the model per stage, and which stages use it; and the local models that rank evidence by meaning. Every stage keeps its classical strategy as the fallback."
+        description="The LLM endpoint Mosaic's stages may use (any OpenAI-compatible server: OpenAI, vLLM, Ollama, llama.cpp), the model per stage, and which stages use it; the local models that rank evidence by meaning, and how many questions one person may have running at once. Every stage keeps its classical strategy as the fallback."
       />
       <div className="space-y-10">
         <LlmSettingsForm initial={view} />
         <ModelSettings initial={models} />
+        <FairUseForm initial={fairUse} />
       </div>
     </>
   );

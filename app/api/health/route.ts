@@ -1,12 +1,13 @@
 import { NextResponse } from "next/server";
 import { initDatabase } from "@/lib/db/client";
+import { withPublicRoute } from "@/lib/http/route";
 import { modelsOverview } from "@/lib/models/runtime";
 
 /**
  * Public liveness/readiness probe: the process is up and the database answers; and whether ranking is
  * semantic or classical (models off, missing or refused). Reveals no data, paths or model files.
  */
-export async function GET() {
+export const GET = withPublicRoute({ name: "health" }, async () => {
   try {
     const { handle } = await initDatabase();
     await handle.prisma.$queryRaw`SELECT 1`;
@@ -27,4 +28,4 @@ export async function GET() {
   } catch {
     return NextResponse.json({ status: "unavailable" }, { status: 503 });
   }
-}
+});

@@ -10,7 +10,7 @@ export const maxDuration = 300;
 
 // Registers a knowledge base: JSON settings in `payload`, uploads in `files` (multipart/form-data).
 export const POST = withAuthRoute(
-  { name: "kb.register", roles: ["ADMIN"], input: registerKbSchema, multipart: { maxUploadBytes: 200_000_000 } },
+  { name: "kb.register", roles: ["ADMIN"], input: registerKbSchema, multipart: true },
   async ({ user, input, files }) => {
     const result = await registerKnowledgeBase(await db(), catalogDeps(), user.id, input, files);
     return Response.json(result, { status: 201 });

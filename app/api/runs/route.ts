@@ -1,20 +1,25 @@
 import { catalogDeps } from "@/lib/deps";
 import { db } from "@/lib/db/client";
+import { loadEnv } from "@/lib/env";
 import { toClientError } from "@/lib/errors";
 import { withAuthRoute } from "@/lib/http/route";
 import { type RunEvent, outcomeToJson } from "@/lib/pipeline/run";
 import { runPipeline } from "@/lib/runs/run-pipeline";
 import { askSchema } from "@/lib/pipeline/run.validation";
+import { holdRunSlot } from "@/lib/runs/run-slots";
+import { maxConcurrentRuns } from "@/lib/settings/fair-use";
 
 export const runtime = "nodejs";
 export const maxDuration = 120;
 
 /**
  * Asks a question: streams the run as NDJSON, one line per trace event ({"event": …}) as each stage
- * starts and ends, then one {"result": …} line. Closing the request cancels the run.
+ * starts and ends, then one {"result": …} line. Closing the request cancels the run. A caller who already
+ * has as many runs going as Settings allow gets 429 with Retry-After before anything starts (fair use).
  */
-export const POST = withAuthRoute({ name: "runs.create", input: askSchema }, async ({ req, user, input }) => {
+export const POST = withAuthRoute({ name: "runs.create", input: askSchema }, async ({ req, user, principal, input }) => {
   const prisma = await db();
+  const slot = await holdRunSlot(prisma, principal, await maxConcurrentRuns(prisma, loadEnv()));
   const encoder = new TextEncoder();
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
@@ -38,6 +43,7 @@ export const POST = withAuthRoute({ name: "runs.create", input: askSchema }, asy
       } catch (e) {
         send({ error: toClientError(e, { route: "runs.create" }) });
       } finally {
+        await slot.release();
         try {
           controller.close();
         } catch {

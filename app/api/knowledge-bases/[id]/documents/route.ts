@@ -7,7 +7,7 @@ export const runtime = "nodejs";
 
 // Adds documents to an existing collection: the files are kept in the database and added by a background job.
 export const POST = withAuthRoute<z.ZodObject, { id: string }>(
-  { name: "kb.documents.add", roles: ["ADMIN"], input: z.object({}), multipart: { maxUploadBytes: 200_000_000 } },
+  { name: "kb.documents.add", roles: ["ADMIN"], input: z.object({}), multipart: true },
   async ({ files, params }) => {
     const prisma = await db();
     await queueUploads(prisma, params.id, files);
