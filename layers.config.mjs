@@ -46,6 +46,7 @@ export const LAYERS = [
       "lib/crypto",
       "lib/format",
       "lib/tables",
+      "lib/net",
     ],
   },
 ];

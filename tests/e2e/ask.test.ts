@@ -425,17 +425,15 @@ describe("access", () => {
       await form.getByText("Documents", { exact: true }).click();
       await form.getByLabel("Name").fill(kbName);
       await form.getByLabel("Description").fill("Confidential plans of Project Nightjar");
-      await form
-        .getByLabel(/^Files?$/)
-        .setInputFiles([
-          {
-            name: "nightjar.md",
-            mimeType: "text/markdown",
-            buffer: Buffer.from(
-              "# Project Nightjar\n\nProject Nightjar is a confidential expansion plan into Iceland.\n\nThe budget of Project Nightjar is 4.2 million EUR, approved in March 2025.\n",
-            ),
-          },
-        ]);
+      await form.getByLabel(/^Files?$/).setInputFiles([
+        {
+          name: "nightjar.md",
+          mimeType: "text/markdown",
+          buffer: Buffer.from(
+            "# Project Nightjar\n\nProject Nightjar is a confidential expansion plan into Iceland.\n\nThe budget of Project Nightjar is 4.2 million EUR, approved in March 2025.\n",
+          ),
+        },
+      ]);
       await form.getByRole("group", { name: "Who may use it" }).getByLabel("Analysts", { exact: true }).check();
       await form.getByRole("button", { name: "Register" }).click();
       await admin.page.waitForURL(/\/knowledge-bases\/(?!new$)[^/]+$/, { timeout: 60_000 });

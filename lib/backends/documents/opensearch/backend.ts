@@ -114,16 +114,14 @@ export class OpenSearchDocumentsBackend implements KnowledgeBackend, CollectionA
       counts: outline.counts,
       stats: stats!,
       titles: outline.documents.slice(0, DESCRIPTOR_SAMPLE_TITLES).map((d) => ({ id: d.id, title: d.title })),
-      tables: outline.tables
-        .slice(0, DESCRIPTOR_LISTED_TABLES)
-        .map((t) => ({
-          key: t.key,
-          caption: t.caption,
-          section: t.section,
-          header: t.header,
-          rowCount: t.rows.length,
-          title: t.documentTitle,
-        })),
+      tables: outline.tables.slice(0, DESCRIPTOR_LISTED_TABLES).map((t) => ({
+        key: t.key,
+        caption: t.caption,
+        section: t.section,
+        header: t.header,
+        rowCount: t.rows.length,
+        title: t.documentTitle,
+      })),
       // Most frequent first, ties in the order the SQLite collection lists them (name descending).
       formats: [...formats]
         .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0))
