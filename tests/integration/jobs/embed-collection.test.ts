@@ -4,7 +4,7 @@ import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { indexPath } from "@/lib/backends/documents";
-import { closeAllBackends, kbStorageDir, openBackend } from "@/lib/backends/registry";
+import { closeAllBackends, kbStorageDir, openBackend, type KbRecord } from "@/lib/backends/registry";
 import type { KbKind } from "@/lib/backends/types";
 import { registerKnowledgeBase } from "@/lib/catalog/register";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
@@ -80,7 +80,7 @@ function embedAndKill(dataDir: string, file: string, databaseUrl: string | undef
 describe.skipIf(!sharedModelsAvailable())("embedding a collection as a background job (PGlite, SQLite + sqlite-vec, onnxruntime)", () => {
   let db: TestDatabase;
   let handle: DatabaseHandle;
-  let kb: { id: string; name: string; kind: KbKind; config: unknown; secretsCiphertext: string | null; updatedAt: Date };
+  let kb: KbRecord;
   let file: string;
   const saved = { ...process.env };
   const deps = () => ({ dataDir: db.env.DATA_DIR, encryptionKey: Buffer.alloc(32, 7), datasetsDir: "/nonexistent" });
