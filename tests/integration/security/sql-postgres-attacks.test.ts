@@ -139,7 +139,9 @@ describe.skipIf(!ADMIN_URL)("PostgreSQL knowledge bases under attack", () => {
       const kb = open(roles.writer, true);
       const health = await kb.check();
       expect(health.ok).toBe(true);
-      expect(health.message).toMatch(/can change data \(public\.customer\)\. An admin accepted this risk\.$/);
+      expect(health.message).toMatch(
+        /can change data \(public\.customer\)\. An admin accepted this risk\. The PostgreSQL user "\w+" may execute pg_sleep\(\)/,
+      );
       expect((await kb.execute({ language: "sql", text: "SELECT count(*) AS n FROM customer" })).records).toEqual([{ n: 2 }]);
     });
   });

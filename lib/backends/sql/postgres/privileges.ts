@@ -230,7 +230,8 @@ export async function inspectPrivileges(client: PoolClient, schema: string): Pro
   }
   const session = SESSION_FUNCTIONS.filter((f) => executable.has(f));
   const notes =
-    session.length > 0
+    // A superuser's risk already says it may do all of this.
+    !role.rolsuper && session.length > 0
       ? [
           `The PostgreSQL user "${role.rolname}" may execute ${session.map((f) => `${f}()`).join(", ")}, as every role may unless a database administrator revokes them (REVOKE EXECUTE ON FUNCTION … FROM PUBLIC); Mosaic refuses every call to them in queries.`,
         ]
