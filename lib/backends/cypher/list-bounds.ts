@@ -8,8 +8,9 @@ import { QueryRejectedError } from "../errors";
  * lifts every literal into an $autoparameter), so the query text is read for the two generators of
  * unbounded values that need no data:
  *
- * - range(): its length must be computable from literals and parameters (or bounded by the data, as
- *   range(0, size(list) - 1) is) and at most MAX_RANGE_VALUES;
+ * - range() as a value (not the source of UNWIND, which streams): its length must be computable from
+ *   literals and parameters (or bounded by the data, as range(0, size(list) - 1) is) and at most
+ *   MAX_RANGE_VALUES;
  * - reduce(): a body that adds its accumulator to itself (s + s, l + x + l) doubles it at every step.
  *
  * The reading is a tokenizer for Cypher's strings, comments and quoted names, so a "range(" inside a
@@ -226,6 +227,9 @@ export function checkListBounds(
     if (toks[k - 1]?.kind === "op" && toks[k - 1]!.text === ".") continue;
     const fn = t.text.toLowerCase();
     if (fn === "range") {
+      // UNWIND range(…) streams its values one row at a time (the transaction's deadline bounds it); a list is
+      // built only where the range is a value: in a list comprehension, reduce(), size(), RETURN …
+      if (toks[k - 1]?.kind === "name" && /^unwind$/i.test(toks[k - 1]!.text)) continue;
       const { args } = callArguments(toks, k + 1);
       if (args.length < 2 || args.length > 3) continue; // Neo4j refuses the call itself.
       const bounds = args.map((a) => rangeBound(a, params));
