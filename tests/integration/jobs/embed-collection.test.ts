@@ -5,7 +5,6 @@ import * as sqliteVec from "sqlite-vec";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { indexPath } from "@/lib/backends/documents";
 import { closeAllBackends, kbStorageDir, openBackend, type KbRecord } from "@/lib/backends/registry";
-import type { KbKind } from "@/lib/backends/types";
 import { registerKnowledgeBase } from "@/lib/catalog/register";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
