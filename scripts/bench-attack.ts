@@ -252,6 +252,13 @@ async function attack(args: Args, postgres: PostgresServer | null, neo4jServer: 
       },
     ];
 
+    // Categories take turns, so every one is reached in a short run whatever the size of the others.
+    const byCategory = new Map<string, Job[]>();
+    for (const j of jobs) byCategory.set(j.category, [...(byCategory.get(j.category) ?? []), j]);
+    const interleaved: Job[] = [];
+    for (let i = 0; interleaved.length < jobs.length; i++) for (const list of byCategory.values()) if (list[i]) interleaved.push(list[i]!);
+    jobs.splice(0, jobs.length, ...interleaved);
+
     const tallies = new Map<string, Tally>();
     const health: number[] = [];
     let healthFailures = 0;
