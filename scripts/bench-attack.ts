@@ -1,8 +1,11 @@
-// npm run bench -- attack [--seconds N] [--attackers N] [--only http,sign-in] [--base-url URL --pid PID]
+// npm run bench -- attack [--seconds N] [--attackers N] [--only http,sign-in] [--base-url URL --pid PID] [--services]
 // Sends the attack corpus (tests/support/attack-corpus.ts) in a loop against a running app while a second
 // client polls /api/health, then reports the health endpoint's latency during the attack and the server's
 // peak memory. Without --base-url it builds the app if needed and starts it (scripts/server.ts) with a fresh
 // embedded database, as the e2e tests do. Goals (issue 16): health p99 < 500 ms, memory growth < 300 MB.
+// With --services it also starts a throw-away PostgreSQL and Neo4j (tests/support/services), registers a
+// knowledge base on each through the app, and adds the sql-postgres and cypher cases (issue 31); it reports
+// whether both servers still answer afterwards.
 import { readFileSync, readdirSync } from "node:fs";
 import { loadavg } from "node:os";
 import { DEMO_USERS } from "../lib/db/seed";
@@ -12,6 +15,9 @@ import { type AppServer, startAppServer } from "../tests/support/app-server";
 import { HTTP_ATTACKS, queryAttacks, sqlText, UPLOAD_ATTACKS, type AttackCategory } from "../tests/support/attack-corpus";
 import { runHttpAttack } from "../tests/support/http-attack-runner";
 import { buildIfNeeded } from "./build-if-needed";
+import pg from "pg";
+import { type Neo4jServer, startNeo4j } from "../tests/support/services/neo4j";
+import { type PostgresServer, startPostgres } from "../tests/support/services/postgres";
 
 function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;
@@ -24,14 +30,19 @@ interface Args {
   baseUrl?: string;
   pid?: number;
   pollMs: number;
-  /** Categories to send (all when empty): the corpus is sent in order, so a short run reaches only its first categories. */
+  /** Categories to send (all when empty). */
   only: string[];
+  services: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const out: Args = { seconds: 60, attackers: 2, pollMs: 100, only: [] };
+  const out: Args = { seconds: 60, attackers: 2, pollMs: 100, only: [], services: false };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
+    if (argv[i] === "--services") {
+      out.services = true;
+      continue;
+    }
     if (argv[i] === "--seconds") out.seconds = Number(v);
     else if (argv[i] === "--attackers") out.attackers = Number(v);
     else if (argv[i] === "--base-url") out.baseUrl = v;
@@ -77,8 +88,50 @@ interface Tally {
   examples: string[];
 }
 
+/** The PostgreSQL database the bench attacks: a table, a schema outside the knowledge base and a view over it, a read-only role. */
+async function preparePostgres(
+  server: PostgresServer,
+): Promise<{ host: string; port: number; database: string; user: string; password: string }> {
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  const password = "bench-reader-pass";
+  await admin.query("CREATE DATABASE mosaic_bench");
+  await admin.query(`CREATE ROLE bench_reader LOGIN PASSWORD '${password}'`);
+  await admin.end();
+  const url = new URL(server.url);
+  url.pathname = "/mosaic_bench";
+  const owner = new pg.Client({ connectionString: url.toString() });
+  await owner.connect();
+  await owner.query(`
+    REVOKE CREATE ON SCHEMA public FROM PUBLIC;
+    CREATE TABLE customers (customer_id serial PRIMARY KEY, name text NOT NULL, country text);
+    INSERT INTO customers (name, country) SELECT 'Customer ' || g, 'Country ' || (g % 7) FROM generate_series(1, 500) g;
+    CREATE FUNCTION forget_customers() RETURNS int LANGUAGE sql AS 'DELETE FROM customers RETURNING 1';
+    CREATE SCHEMA private; CREATE TABLE private.secrets (secret text); INSERT INTO private.secrets VALUES ('the launch code');
+    CREATE VIEW leak AS SELECT secret FROM private.secrets;
+    GRANT USAGE ON SCHEMA public TO bench_reader; GRANT SELECT ON ALL TABLES IN SCHEMA public TO bench_reader;`);
+  await owner.end();
+  return { host: url.hostname, port: Number(url.port), database: "mosaic_bench", user: "bench_reader", password };
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
+  let postgres: PostgresServer | null = null;
+  let neo4j: Neo4jServer | null = null;
+  if (args.services) {
+    postgres = await startPostgres();
+    neo4j = await startNeo4j();
+    console.log(`services: PostgreSQL at ${postgres.url}, Neo4j at ${neo4j.uri}`);
+  }
+  try {
+    await attack(args, postgres, neo4j);
+  } finally {
+    await neo4j?.stop().catch(() => undefined);
+    postgres?.stop();
+  }
+}
+
+async function attack(args: Args, postgres: PostgresServer | null, neo4jServer: Neo4jServer | null) {
   let app: AppServer | null = null;
   let pid = args.pid;
   if (!args.baseUrl) {
@@ -100,8 +153,33 @@ async function main() {
     const sqlKb = objects.find((o) => o.kbName === DEMO_KB_NAMES.sql)!.kbId;
     const rdfKb = objects.find((o) => o.kbName === DEMO_KB_NAMES.sparql)!.kbId;
 
+    let pgKb: string | null = null;
+    let cypherKb: string | null = null;
+    if (postgres && neo4jServer) {
+      const c = await preparePostgres(postgres);
+      const registered = await client.register(
+        cookie.ADMIN!,
+        { kind: "SQL", name: "Bench PostgreSQL", connection: { dialect: "postgres", ...c, schema: "public", ssl: false } },
+        [],
+      );
+      if (registered.status !== 201)
+        throw new Error(`registering the PostgreSQL knowledge base failed: ${JSON.stringify(registered.json)}`);
+      pgKb = registered.json!.id as string;
+      const graph = await client.register(
+        cookie.ADMIN!,
+        {
+          kind: "CYPHER",
+          name: "Bench Neo4j",
+          connection: { uri: neo4jServer.uri, user: neo4jServer.user, password: neo4jServer.password },
+        },
+        [],
+      );
+      if (graph.status !== 201) throw new Error(`registering the Neo4j knowledge base failed: ${JSON.stringify(graph.json)}`);
+      cypherKb = graph.json!.id as string;
+    }
+
     type Job = { category: AttackCategory | "sign-in"; name: string; run: (n: number) => Promise<boolean> };
-    const query = (kbId: string, language: "sql" | "sparql", text: string, expect: string, says: RegExp) => async () => {
+    const query = (kbId: string, language: "sql" | "sparql" | "cypher", text: string, expect: string, says: RegExp) => async () => {
       const r = await client.action(cookie.ANALYST, "captureContextAction", {
         kbId,
         kind: "NATIVE_QUERY",
@@ -118,6 +196,27 @@ async function main() {
         run: query(sqlKb, "sql", sqlText(a, { table: "customers", column: "name" }), a.expect, a.says),
       })),
       ...queryAttacks("sparql").map((a) => ({ category: a.category, name: a.name, run: query(rdfKb, "sparql", a.text, a.expect, a.says) })),
+      // The bench's role reads only public: what reaches further is stopped by PostgreSQL's permissions first (contained).
+      ...(pgKb
+        ? queryAttacks("sql-postgres").map((a) => ({
+            category: a.category,
+            name: a.name,
+            run: query(
+              pgKb!,
+              "sql",
+              sqlText(a, { table: "customers", column: "name" }),
+              a.reaches ? "contained" : a.expect,
+              a.reaches ? /may not read this|is not allowed/ : a.says,
+            ),
+          }))
+        : []),
+      ...(cypherKb
+        ? queryAttacks("cypher").map((a) => ({
+            category: a.category,
+            name: a.name,
+            run: query(cypherKb!, "cypher", a.text, a.expect, a.says),
+          }))
+        : []),
       ...HTTP_ATTACKS.map((a) => ({
         category: a.category,
         name: a.name,
@@ -160,6 +259,13 @@ async function main() {
 
     const jobs = args.only.length ? allJobs.filter((j) => args.only.includes(j.category)) : allJobs;
     if (!jobs.length) throw new Error(`No attack in the categories ${args.only.join(", ")}.`);
+    // Categories take turns, so every one is reached in a short run whatever the size of the others.
+    const byCategory = new Map<string, Job[]>();
+    for (const j of jobs) byCategory.set(j.category, [...(byCategory.get(j.category) ?? []), j]);
+    const interleaved: Job[] = [];
+    for (let i = 0; interleaved.length < jobs.length; i++) for (const list of byCategory.values()) if (list[i]) interleaved.push(list[i]!);
+    jobs.splice(0, jobs.length, ...interleaved);
+
     const tallies = new Map<string, Tally>();
     const health: number[] = [];
     let healthFailures = 0;
@@ -237,6 +343,15 @@ async function main() {
     } else {
       console.log("server memory: not measured (pass --pid with --base-url)");
     }
+    let servicesAnswer: Record<string, boolean> | null = null;
+    if (pgKb && cypherKb) {
+      // Each engine's own health after the attack: the servers are still up and answering.
+      const alive = async (id: string) => (await client.action(cookie.ADMIN, "checkKbAction", { id })).data as { ok?: boolean } | undefined;
+      servicesAnswer = { postgres: (await alive(pgKb))?.ok === true, neo4j: (await alive(cypherKb))?.ok === true };
+      console.log(
+        `services after the attack: PostgreSQL ${servicesAnswer.postgres ? "answers" : "DOES NOT ANSWER"}, Neo4j ${servicesAnswer.neo4j ? "answers" : "DOES NOT ANSWER"}`,
+      );
+    }
     const growth = baseline && peak ? peak.process - baseline.process : null;
     const summary = {
       seconds: args.seconds,
@@ -256,6 +371,7 @@ async function main() {
               treePeak: Math.round(peak.tree),
             }
           : null,
+      servicesAnswer,
       goals: { healthP99Under500ms: ms(99) < 500, memoryGrowthUnder300MB: growth === null ? null : growth < 300 },
     };
     console.log(`\n${JSON.stringify(summary)}`);

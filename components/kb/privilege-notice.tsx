@@ -47,7 +47,7 @@ export function PrivilegeNotice({
       <p className="mt-2 text-slate-700" suppressHydrationWarning>
         {accepted
           ? `Accepted by ${acceptedBy ?? "an admin"} on ${new Date(acceptedAt).toLocaleString("en-GB")}. Queries still only read, but a flaw in the checks would reach the data or the server. Connect with a user that may only read to remove this risk.`
-          : "Queries to this knowledge base are refused. Connect with a user that may only read (GRANT SELECT on its tables), or accept the risk."}
+          : "Queries to this knowledge base are refused. Connect with a user that may only read this schema (GRANT SELECT on its tables, nothing more), or accept the risk."}
       </p>
       {decide.error && <Alert tone="error">{decide.error.message}</Alert>}
       <div className="mt-3">

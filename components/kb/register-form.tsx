@@ -259,9 +259,10 @@ export function RegisterKbForm({ groups }: { groups: { id: string; name: string 
             <span>
               <span className="font-medium">I accept the risk if this user may do more than read</span>
               <span id="kb-risk-explained" className="mt-0.5 block text-slate-700">
-                Mosaic only reads, but it checks what the user could do. A superuser, or a user that can change tables, create objects or
-                read the server&apos;s files, is refused unless you tick this: any flaw in the query checks would then reach your data or
-                the server. Prefer a user with SELECT on the tables only.
+                Mosaic only reads, but it checks what the user could do. A superuser, or a user that can change tables, create objects, read
+                tables outside the schema you name or run functions that reach the server&apos;s files or other servers, is refused unless
+                you tick this: any flaw in the query checks would then reach your data or the server. Prefer a user with SELECT on the
+                schema&apos;s tables only.
               </span>
             </span>
           </label>

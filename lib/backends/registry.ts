@@ -35,7 +35,7 @@ export interface KbRecord {
   secretsCiphertext: string | null;
   updatedAt: Date;
   /** Set when an admin accepted that the connection may do more than read. */
-  riskAcceptedAt?: Date | null;
+  riskAcceptedAt: Date | null;
 }
 
 export function kbStorageDir(dataDir: string, kbId: string): string {

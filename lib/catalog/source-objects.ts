@@ -1,6 +1,6 @@
 import { type CollectionDocument, collectionActions } from "../backends/documents/actions";
 import { COLLECTION_UNIT } from "../backends/documents/records";
-import { openBackend } from "../backends/registry";
+import { openBackend, type KbRecord } from "../backends/registry";
 import { LANGUAGE_OF, type KbKind, type Preview, type RawResult, type Scalar } from "../backends/types";
 import type { Prisma, PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
@@ -126,11 +126,7 @@ function snapshotOf(result: RawResult): Snapshot {
   };
 }
 
-async function runSavedQuery(
-  deps: CatalogDeps,
-  kb: { id: string; name: string; kind: string; config: unknown; secretsCiphertext: string | null; updatedAt: Date },
-  query: string,
-) {
+async function runSavedQuery(deps: CatalogDeps, kb: Omit<KbRecord, "kind"> & { kind: string }, query: string) {
   const kind = kb.kind as KbKind;
   const backend = openBackend({ ...kb, kind }, deps);
   return backend.execute({ language: LANGUAGE_OF[kind], text: query }, { maxRows: SNAPSHOT_ROWS, timeoutMs: 15_000 });

@@ -40,7 +40,16 @@ export function catalogHint(suiteKey: string): string {
 export async function resolveSuiteCatalog(prisma: PrismaClient, user: AccessSubject, suite: SuiteDefinition): Promise<SuiteCatalog> {
   const rows = await prisma.knowledgeBase.findMany({
     where: kbAccessWhere(user),
-    select: { id: true, name: true, kind: true, origin: true, config: true, secretsCiphertext: true, updatedAt: true },
+    select: {
+      id: true,
+      name: true,
+      kind: true,
+      origin: true,
+      config: true,
+      secretsCiphertext: true,
+      updatedAt: true,
+      riskAcceptedAt: true,
+    },
   });
   const kbs: EvalKb[] = rows.map((r) => ({ ...r, kind: r.kind as KbKind }));
   const byName = new Map(kbs.map((k) => [k.name, k]));

@@ -27,7 +27,7 @@ export async function findVisibleGuide(prisma: PrismaClient, user: AccessSubject
 export async function accessibleKb(prisma: PrismaClient, user: AccessSubject, kbId: string): Promise<KbRecord> {
   const kb = await prisma.knowledgeBase.findFirst({
     where: { AND: [{ id: kbId }, kbAccessWhere(user)] },
-    select: { id: true, name: true, kind: true, config: true, secretsCiphertext: true, updatedAt: true },
+    select: { id: true, name: true, kind: true, config: true, secretsCiphertext: true, updatedAt: true, riskAcceptedAt: true },
   });
   if (!kb) throw new AppError("NOT_FOUND", "That knowledge base does not exist or is not shared with you.");
   return { ...kb, kind: kb.kind as KbKind };

@@ -163,7 +163,16 @@ function boundedQuestion(raw: string, config: PipelineConfig, degradations: stri
 async function usableKbs(prisma: PrismaClient, user: AccessSubject, requested: string[] | null): Promise<Map<string, KbRecord>> {
   const rows = await prisma.knowledgeBase.findMany({
     where: { AND: [kbAccessWhere(user), requested ? { id: { in: requested } } : {}] },
-    select: { id: true, name: true, kind: true, config: true, secretsCiphertext: true, updatedAt: true, status: true },
+    select: {
+      id: true,
+      name: true,
+      kind: true,
+      config: true,
+      secretsCiphertext: true,
+      updatedAt: true,
+      riskAcceptedAt: true,
+      status: true,
+    },
   });
   if (requested && rows.length !== requested.length)
     throw new AppError("NOT_FOUND", "One of the chosen knowledge bases does not exist or is not shared with you.");

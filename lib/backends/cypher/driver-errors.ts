@@ -1,3 +1,4 @@
+import { log } from "../../log";
 import {
   BackendUnavailableError,
   QueryExecutionError,
@@ -117,7 +118,19 @@ export function mapNeo4jError(error: unknown, ctx: ErrorContext): BackendError {
     case "Neo.ClientError.Procedure.ProcedureNotFound":
     case "Neo.ClientError.Statement.FunctionNotFound":
       return new QuerySyntaxError(firstParagraph(message), query);
+    case "Neo.TransientError.General.MemoryPoolOutOfMemoryError":
+      // The server's per-transaction limit (db.memory.transaction.max) stopped it; the server itself is fine.
+      log.warn({ code, detail: message, uri: ctx.uri }, "Neo4j stopped a query at its memory limit");
+      return new QueryExecutionError(
+        "The query needed more memory than one graph query may use, so Neo4j stopped it. Ask for fewer or shorter values, or aggregate.",
+        query,
+      );
     default:
-      return new QueryExecutionError(`Neo4j could not run the query: ${firstParagraph(message) || code || "unknown error"}`, query);
+      // The server's own words go to the log only; the person gets what to do.
+      log.warn({ code, detail: message, uri: ctx.uri }, "Neo4j failed to run a query");
+      return new QueryExecutionError(
+        `Neo4j could not run the query${code ? ` (${code})` : ""}. Try again; if it fails again, check the query against the graph's labels and relationship types.`,
+        query,
+      );
   }
 }

@@ -1,6 +1,7 @@
 import neo4j, { type Driver } from "neo4j-driver";
 import { QueryRejectedError } from "../errors";
 import { queryLimits } from "../limits";
+import { checkListBounds } from "./list-bounds";
 
 /**
  * DESIGN.md's Cypher rule: a query must be read-only, one statement, without LOAD CSV, apoc.* or dbms.*.
@@ -217,7 +218,22 @@ export async function checkCypherSafety(
   } catch (error) {
     throw withPositionsOfQuery(error);
   }
-  return inspectExplainSummary(result.summary, query);
+  const report = inspectExplainSummary(result.summary, query);
+  // Values an expression builds are not counted against the transaction's memory limit: bound them here.
+  checkListBounds(query, params, planMentions(result.summary.plan || null));
+  return report;
+}
+
+/** Which of range() and reduce() the plan calls, so the text check can be held to having seen them. */
+function planMentions(plan: PlanLike | null): { range: boolean; reduce: boolean } {
+  const seen = { range: false, reduce: false };
+  if (plan)
+    walk(plan, (p) => {
+      const text = details(p);
+      if (/(?<![\w.`$])range\s*\(/i.test(text)) seen.range = true;
+      if (/(?<![\w.`$])reduce\s*\(/i.test(text)) seen.reduce = true;
+    });
+  return seen;
 }
 
 /**

@@ -88,17 +88,19 @@ export class SqlBackend implements KnowledgeBackend {
       const count = countOf(tables.length, "table");
       const connected = `Connected (${version}, ${count}${tables.length === 0 ? ": the database holds no tables" : ""}).`;
       const privileges = this.engine.privileges ? await this.engine.privileges() : null;
+      // Said without refusing: what every role may do by default, and the query checks refuse anyway.
+      const notes = privileges?.notes.length ? ` ${privileges.notes.join(" ")}` : "";
       if (!privileges || privileges.risks.length === 0)
-        return { ok: true, message: connected, latencyMs, ...(privileges ? { privilegeRisks: [] } : {}) };
+        return { ok: true, message: `${connected}${notes}`, latencyMs, ...(privileges ? { privilegeRisks: [] } : {}) };
       const risks = privileges.risks.map((r) => r.text);
       const said = describeRisks(privileges.role, privileges.risks);
       if (this.engine.privilegeRiskAccepted)
-        return { ok: true, message: `${connected} ${said} An admin accepted this risk.`, latencyMs, privilegeRisks: risks };
+        return { ok: true, message: `${connected} ${said} An admin accepted this risk.${notes}`, latencyMs, privilegeRisks: risks };
       return {
         ok: false,
         refused: true,
         privilegeRisks: risks,
-        message: `Refused: ${said} Connect with a role that may only read (GRANT SELECT on the knowledge base's tables), or, as an admin, accept the risk for this knowledge base.`,
+        message: `Refused: ${said} Connect with a role that may only read (GRANT SELECT on the knowledge base's tables), or, as an admin, accept the risk for this knowledge base.${notes}`,
         latencyMs,
       };
     } catch (e) {

@@ -1,5 +1,5 @@
 import type { ExecuteOptions } from "../types";
-import type { PrivilegeRisk } from "./postgres/privileges";
+import type { PrivilegeReport } from "./postgres/privileges";
 import type { SqlDialect } from "./dialect";
 import type { TableInfo } from "./schema";
 
@@ -39,7 +39,7 @@ export interface SqlEngine {
    * What the connecting role may do beyond reading (PostgreSQL); absent where the engine opens files
    * read-only itself (SQLite).
    */
-  privileges?(): Promise<{ role: string; risks: PrivilegeRisk[] }>;
+  privileges?(): Promise<PrivilegeReport>;
   /** Whether an admin accepted those risks for this knowledge base. */
   readonly privilegeRiskAccepted?: boolean;
   /** Changes when the data may have changed, so cached summaries are recomputed. */

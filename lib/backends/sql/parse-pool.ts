@@ -1,5 +1,5 @@
 import { BackendUnavailableError } from "../errors";
-import { ChildChannel, type ChildChannelOptions, helperFilePath } from "../child-channel";
+import { ChildChannel, type ChildChannelOptions, helperFilePath, residentMb } from "../child-channel";
 
 /**
  * Parses SQL texts in helper processes (parse-child.mjs), never on the server's main thread, each within
@@ -34,6 +34,8 @@ const POOL_SIZE = 2;
 /** The helper's own heap cap; the resident-memory watch below stops it a little later at the latest. */
 const HEAP_MB = 256;
 const MEMORY_LIMIT_MB = 384;
+/** A helper this large after a reply is replaced before the next query (see run()). */
+const RECYCLE_ABOVE_MB = Math.floor(MEMORY_LIMIT_MB * 0.6);
 
 interface Job {
   request: ParseRequest;
@@ -86,6 +88,13 @@ export class SqlParsePool {
     const outcome = await channel.call({ ...job.request }, { timeoutMs: job.timeoutMs });
     switch (outcome.kind) {
       case "reply": {
+        // A parse that grew the helper (its WebAssembly memory never shrinks) would get the next, innocent
+        // query killed by the memory watch mid-parse and refused as too complex: start afresh instead.
+        const rss = channel.pid ? residentMb(channel.pid) : null;
+        if (rss !== null && rss > RECYCLE_ABOVE_MB) {
+          channel.kill();
+          slot.channel = null;
+        }
         const reply = outcome.reply as { ok: boolean; grammar?: Grammar; json?: string; error?: ParseFailure };
         if (reply.ok)
           job.resolve({ kind: "parsed", grammar: reply.grammar ?? job.request.grammars[0]!, tree: JSON.parse(reply.json ?? "null") });

@@ -204,6 +204,12 @@ describe.skipIf(!uri)("Cypher backend on a real Neo4j", () => {
       expect(outcome).toMatch(attack.says);
       expect(await snapshot()).toEqual(before);
     });
+
+    it("leaves the server answering: nothing in the corpus exhausted its memory (issue 31, case 5)", async () => {
+      const health = await backend.check();
+      expect(health.ok).toBe(true);
+      expect(health.message).toMatch(/^Connected \(Neo4j 5\./);
+    });
   });
 
   describe("the attack corpus: each attempt is refused and the graph is untouched", () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { QueryRejectedError, QuerySyntaxError, QueryTimeoutError } from "@/lib/backends/errors";
+import { QueryRejectedError, QueryTimeoutError } from "@/lib/backends/errors";
 import { createSqlBackend, type PostgresConfig } from "@/lib/backends/sql";
 import { PostgresEngine } from "@/lib/backends/sql/postgres/engine";
 import { DEFAULT_EXECUTE_OPTIONS, type KnowledgeBackend, type RowData } from "@/lib/backends/types";
@@ -41,6 +41,7 @@ describe.skipIf(!ADMIN_URL)("SQL backend on PostgreSQL", () => {
   const suffix = randomBytes(4).toString("hex");
   const database = `mosaic_sql_${suffix}`;
   const role = `mosaic_reader_${suffix}`;
+  const salesRole = `mosaic_sales_${suffix}`;
   const password = `pw-${randomBytes(8).toString("hex")}`;
   let server: URL;
   let owner: pg.Client;
@@ -75,13 +76,16 @@ describe.skipIf(!ADMIN_URL)("SQL backend on PostgreSQL", () => {
     await admin.connect();
     await admin.query(`CREATE DATABASE ${database}`);
     await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`);
+    await admin.query(`CREATE ROLE ${salesRole} LOGIN PASSWORD '${password}'`);
     await admin.end();
     const url = new URL(ADMIN_URL!);
     url.pathname = `/${database}`;
     owner = new pg.Client({ connectionString: url.toString() });
     await owner.connect();
     await owner.query(SCHEMA);
-    await owner.query(`GRANT USAGE ON SCHEMA public, sales TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA public, sales TO ${role}`);
+    // A role per schema: a role that could read both would be a risk for either knowledge base (privileges.ts).
+    await owner.query(`GRANT USAGE ON SCHEMA public TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`);
+    await owner.query(`GRANT USAGE ON SCHEMA sales TO ${salesRole}; GRANT SELECT ON ALL TABLES IN SCHEMA sales TO ${salesRole}`);
     config = { dialect: "postgres", host: server.hostname, port: Number(server.port), database, user: role, schema: "public", ssl: false };
     kb = open();
   });
@@ -94,13 +98,19 @@ describe.skipIf(!ADMIN_URL)("SQL backend on PostgreSQL", () => {
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin.query(`DROP ROLE IF EXISTS ${role}`);
+    await admin.query(`DROP ROLE IF EXISTS ${salesRole}`);
     await admin.end();
   });
 
   it("checks the connection", async () => {
     const health = await kb.check();
     expect(health.ok).toBe(true);
-    expect(health.message).toMatch(/^Connected \(PostgreSQL \d+\.\d+, 4 tables\)\.$/);
+    expect(health.message).toMatch(/^Connected \(PostgreSQL \d+\.\d+, 4 tables\)\. /);
+    // What every role may execute by default is said, not refused: the query checks refuse the calls.
+    expect(health.message).toMatch(
+      /The PostgreSQL user "\w+" may execute pg_sleep\(\), .*pg_terminate_backend\(\), .*ts_stat\(\), .* as every role may unless a database administrator revokes them/,
+    );
+    expect(health.privilegeRisks).toEqual([]);
   });
 
   it("describes the schema as CREATE TABLE statements with keys, row counts and examples", async () => {
@@ -118,7 +128,7 @@ describe.skipIf(!ADMIN_URL)("SQL backend on PostgreSQL", () => {
     expect(d.text).not.toContain("sales.region");
     expect(d.stats).toEqual({ tables: 4, columns: 18, rows: 1011, foreignKeys: 2 });
     expect((await open().describe()).version).toBe(d.version);
-    const sales = await open({ schema: "sales" }).describe();
+    const sales = await open({ schema: "sales", user: salesRole }).describe();
     expect(sales.compact).toBe('PostgreSQL "Shop": 1 table.\nregion(region_id, name)');
   });
 
@@ -160,14 +170,17 @@ describe.skipIf(!ADMIN_URL)("SQL backend on PostgreSQL", () => {
     ]);
     const placed = await kb.execute(sql('SELECT placed_at FROM "Order" WHERE order_id = 100'));
     expect(placed.records).toEqual([{ placed_at: "2024-03-01 09:30:00" }]);
-    // current_setting is not for queries (it reads server settings); the engine itself may call it.
+    // current_setting is not for queries (it reads server settings, and the plan check refuses it); the engine's own reads may call it.
     const engine = new PostgresEngine(config, password);
     try {
-      const readOnly = await engine.runQuery(
-        "SELECT current_setting('transaction_read_only') AS ro, current_setting('statement_timeout') AS timeout",
-        { ...DEFAULT_EXECUTE_OPTIONS, timeoutMs: 1_500 },
+      await expect(engine.runQuery("SELECT current_setting('work_mem')", DEFAULT_EXECUTE_OPTIONS)).rejects.toThrow(
+        /current_setting\(\) is not allowed/,
       );
-      expect(readOnly.rows).toEqual([["on", "1500ms"]]);
+      const readOnly = await engine.readInternal(
+        "SELECT current_setting('transaction_read_only'), current_setting('statement_timeout'), current_setting('lock_timeout'), current_setting('work_mem')",
+        { timeoutMs: 1_500, maxRows: 1 },
+      );
+      expect(readOnly.rows).toEqual([["on", "1500ms", "1500ms", "32MB"]]);
     } finally {
       await engine.close();
     }
@@ -285,8 +298,12 @@ describe.skipIf(!ADMIN_URL)("SQL backend on PostgreSQL", () => {
     const run = (text: string) => engine.runQuery(text, DEFAULT_EXECUTE_OPTIONS);
     try {
       await expect(run("SELECT nextval('customer_customer_id_seq')")).rejects.toBeInstanceOf(QueryRejectedError);
-      await expect(run("SELECT forget_customers()")).rejects.toThrow(/PostgreSQL refused it: the query tried to change something/);
-      await expect(run("DELETE FROM customer RETURNING *")).rejects.toBeInstanceOf(QuerySyntaxError);
+      // The plan names the call (the second wall); our own reads skip that check, and the READ ONLY transaction refuses the write.
+      await expect(run("SELECT forget_customers()")).rejects.toThrow(/forget_customers\(\) is not allowed/);
+      await expect(engine.readInternal("SELECT forget_customers()", { timeoutMs: 5_000, maxRows: 1 })).rejects.toThrow(
+        /PostgreSQL refused it: the query tried to change something/,
+      );
+      await expect(run("DELETE FROM customer RETURNING *")).rejects.toThrow(/a write is not allowed/);
       await expect(run("SELECT 1; DELETE FROM customer")).rejects.toThrow(/cannot insert multiple commands|syntax/);
       await expect(run("SELECT * INTO stolen FROM customer")).rejects.toThrow();
     } finally {

@@ -4,8 +4,7 @@ import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { indexPath } from "@/lib/backends/documents";
-import { closeAllBackends, kbStorageDir, openBackend } from "@/lib/backends/registry";
-import type { KbKind } from "@/lib/backends/types";
+import { closeAllBackends, kbStorageDir, openBackend, type KbRecord } from "@/lib/backends/registry";
 import { registerKnowledgeBase } from "@/lib/ingest/register";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
@@ -80,7 +79,7 @@ function embedAndKill(dataDir: string, file: string, databaseUrl: string | undef
 describe.skipIf(!sharedModelsAvailable())("embedding a collection as a background job (PGlite, SQLite + sqlite-vec, onnxruntime)", () => {
   let db: TestDatabase;
   let handle: DatabaseHandle;
-  let kb: { id: string; name: string; kind: KbKind; config: unknown; secretsCiphertext: string | null; updatedAt: Date };
+  let kb: KbRecord;
   let file: string;
   const saved = { ...process.env };
   const deps = () => ({ dataDir: db.env.DATA_DIR, encryptionKey: Buffer.alloc(32, 7), datasetsDir: "/nonexistent" });

@@ -3,6 +3,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BackendUnavailableError } from "@/lib/backends/errors";
 import { createSqlBackend, type PostgresConfig } from "@/lib/backends/sql";
+import { PostgresEngine } from "@/lib/backends/sql/postgres/engine";
 import type { KnowledgeBackend } from "@/lib/backends/types";
 import { queryAttackOutcome, queryAttacks, sqlText } from "../../support/attack-corpus";
 
@@ -22,6 +23,11 @@ const SCHEMA = `
   INSERT INTO numbers SELECT generate_series(1, 1000);
   CREATE INDEX customer_name_idx ON customer (name);
   CREATE FUNCTION forget_customers() RETURNS int LANGUAGE sql AS 'DELETE FROM customer RETURNING 1';
+  -- Issue 31, case 4: a schema the knowledge base was not registered with, and a view of its schema over it.
+  CREATE SCHEMA private;
+  CREATE TABLE private.secrets (secret text);
+  INSERT INTO private.secrets VALUES ('the launch code');
+  CREATE VIEW leak AS SELECT secret FROM private.secrets;
 `;
 
 describe.skipIf(!ADMIN_URL)("PostgreSQL knowledge bases under attack", () => {
@@ -32,6 +38,8 @@ describe.skipIf(!ADMIN_URL)("PostgreSQL knowledge bases under attack", () => {
     writer: `mosaic_writer_${suffix}`,
     creator: `mosaic_creator_${suffix}`,
     files: `mosaic_files_${suffix}`,
+    wide: `mosaic_wide_${suffix}`,
+    given: `mosaic_given_${suffix}`,
   };
   const password = `pw-${randomBytes(8).toString("hex")}`;
   let owner: pg.Client;
@@ -53,7 +61,8 @@ describe.skipIf(!ADMIN_URL)("PostgreSQL knowledge bases under attack", () => {
              (SELECT count(*) FROM numbers) AS numbers,
              (SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname = 'public') AS tables,
              (SELECT last_value FROM customer_customer_id_seq) AS seq,
-             (SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()) > 0 AS alive`);
+             (SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()) > 0 AS alive,
+             (SELECT count(*) FROM pg_locks WHERE locktype = 'advisory') AS advisory_locks`);
     return JSON.stringify(r.rows[0]);
   }
 
@@ -74,6 +83,7 @@ describe.skipIf(!ADMIN_URL)("PostgreSQL knowledge bases under attack", () => {
       await owner.query(`GRANT USAGE ON SCHEMA public TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`);
     await owner.query(`GRANT INSERT, UPDATE ON customer TO ${roles.writer}`);
     await owner.query(`GRANT CREATE ON SCHEMA public TO ${roles.creator}`);
+    await owner.query(`GRANT USAGE ON SCHEMA private TO ${roles.wide}; GRANT SELECT ON private.secrets TO ${roles.wide}`);
     const server = new URL(ADMIN_URL!);
     base = {
       dialect: "postgres",
@@ -135,20 +145,40 @@ describe.skipIf(!ADMIN_URL)("PostgreSQL knowledge bases under attack", () => {
       expect(health.privilegeRisks).toEqual(["is a member of pg_read_server_files (it can read any file the server can)"]);
     });
 
+    it("refuses a role that can read another schema, naming the tables (issue 31, case 4)", async () => {
+      const health = await open(roles.wide).check();
+      expect(health).toMatchObject({ ok: false, refused: true });
+      expect(health.privilegeRisks).toEqual(['can read tables outside the schema "public" (private.secrets)']);
+    });
+
+    it("says which session functions every role may execute, and refuses a role given server-file functions", async () => {
+      const health = await open(roles.reader).check();
+      expect(health.message).toMatch(
+        /may execute pg_sleep\(\), .*pg_terminate_backend\(\), .*pg_advisory_lock\(\), .*current_setting\(\), set_config\(\), .*ts_stat\(\), .*query_to_xml\(\)/,
+      );
+      await owner.query(`GRANT EXECUTE ON FUNCTION pg_read_file(text) TO ${roles.given}`);
+      const given = await open(roles.given).check();
+      expect(given.privilegeRisks).toContain("may execute functions that reach outside the database (pg_read_file())");
+    });
+
     it("lets an admin accept the risk, and keeps saying so", async () => {
       const kb = open(roles.writer, true);
       const health = await kb.check();
       expect(health.ok).toBe(true);
-      expect(health.message).toMatch(/can change data \(public\.customer\)\. An admin accepted this risk\.$/);
+      expect(health.message).toMatch(
+        /can change data \(public\.customer\)\. An admin accepted this risk\. The PostgreSQL user "\w+" may execute pg_sleep\(\)/,
+      );
       expect((await kb.execute({ language: "sql", text: "SELECT count(*) AS n FROM customer" })).records).toEqual([{ n: 2 }]);
     });
   });
 
   const cases = queryAttacks("sql-postgres");
-  const SECRET = /SCRAM-SHA-256|md5[0-9a-f]{32}|root:x:0:0|PRIVATE KEY|pw-[0-9a-f]{16}/;
+  const SECRET = /SCRAM-SHA-256|md5[0-9a-f]{32}|root:x:0:0|PRIVATE KEY|pw-[0-9a-f]{16}|the launch code/;
 
-  async function attack(kb: KnowledgeBackend, a: (typeof cases)[number]) {
+  async function attack(kb: KnowledgeBackend, a: (typeof cases)[number], roleCanReach = true) {
     const before = await fingerprint();
+    // A role without the privilege is stopped by PostgreSQL first; the checks must refuse it where the role could read.
+    if (a.reaches && !roleCanReach) a = { ...a, expect: "contained", says: /may not read this|is not allowed/ };
     const outcome = await queryAttackOutcome(a, () =>
       kb.execute({ language: "sql", text: sqlText(a, { table: "customer", column: "name" }) }, { timeoutMs: a.timeoutMs ?? 5_000 }),
     );
@@ -157,8 +187,47 @@ describe.skipIf(!ADMIN_URL)("PostgreSQL knowledge bases under attack", () => {
     expect(await fingerprint()).toBe(before);
   }
 
+  describe("nothing of a query outlives it (issue 31, case 3)", () => {
+    it("releases session-level advisory locks, settings and cursors when the connection goes back to the pool", async () => {
+      // Our own reads skip the query checks, so they can take what a query that slipped through would.
+      const engine = new PostgresEngine({ ...base, user: roles.reader }, password);
+      try {
+        const read = (sql: string) => engine.readInternal(sql, { timeoutMs: 5_000, maxRows: 1 });
+        await read("SELECT pg_advisory_lock(987654), set_config('work_mem', '1GB', false), set_config('search_path', 'private', false)");
+        const locks = await owner.query("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'");
+        expect(locks.rows[0].n).toBe(0);
+        // The pool hands the same connection back (one at a time here): its settings are the connection's own again.
+        const after = await read("SELECT current_setting('work_mem'), pg_backend_pid()");
+        const again = await read("SELECT current_setting('work_mem'), pg_backend_pid()");
+        expect(after.rows[0]![1]).toBe(again.rows[0]![1]);
+        expect(after.rows[0]![0]).not.toBe("1GB");
+      } finally {
+        await engine.close();
+      }
+    });
+
+    it("runs queries under SET LOCAL limits", async () => {
+      const engine = new PostgresEngine({ ...base, user: roles.reader }, password);
+      try {
+        const r = await engine.readInternal(
+          "SELECT current_setting('statement_timeout'), current_setting('lock_timeout'), current_setting('work_mem'), current_setting('idle_in_transaction_session_timeout')",
+          { timeoutMs: 3_000, maxRows: 1 },
+        );
+        expect(r.rows[0]).toEqual(["3s", "3s", "32MB", "10s"]);
+      } finally {
+        await engine.close();
+      }
+    });
+  });
+
   describe("the corpus through a read-only role", () => {
-    it.each(cases.map((c) => [c.name, c] as const))("%s", async (_, a) => attack(open(roles.reader), a));
+    it.each(cases.map((c) => [c.name, c] as const))("%s", async (_, a) => attack(open(roles.reader), a, false));
+  });
+
+  describe("what reaches other schemas, through a role that can read them whose risk an admin accepted", () => {
+    it.each(cases.filter((c) => c.reaches === "other-schemas").map((c) => [c.name, c] as const))("%s", async (_, a) =>
+      attack(open(roles.wide, true), a),
+    );
   });
 
   describe("the corpus through a superuser whose risk an admin accepted (the worst case)", () => {

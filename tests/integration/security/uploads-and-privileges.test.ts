@@ -15,6 +15,10 @@ import { registerKnowledgeBase } from "@/lib/ingest/register";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
 import { AppError } from "@/lib/errors";
+import { createDynamicSourceObject, refreshDynamicSourceObject } from "@/lib/catalog/source-objects";
+import { accessibleKb } from "@/lib/guides/access";
+import { captureAction } from "@/lib/guides/capture";
+import { runPipeline } from "@/lib/runs/run-pipeline";
 import { UPLOAD_ATTACKS } from "../../support/attack-corpus";
 import { TARGET_ENGINE, createTestDatabase, type TestDatabase } from "../support/test-database";
 
@@ -165,6 +169,28 @@ describe(`registering from hostile uploads and risky roles (${TARGET_ENGINE})`, 
       expect(detail.config).not.toHaveProperty("acceptPrivilegeRisk");
       expect((await checkKnowledgeBase(handle.prisma, deps, r.id)).message).toMatch(/An admin accepted this risk\.$/);
 
+      // The acceptance takes effect where people use the knowledge base (issue 31, part 6): an analyst's
+      // native query and a business user's question load it with riskAcceptedAt. Backends opened so far
+      // came from full rows: start from none, as after a restart.
+      await closeAllBackends();
+      const analyst = { id: adminId, role: "ANALYST" as const, groupIds: [] };
+      const captured = await captureAction(
+        await accessibleKb(handle.prisma, analyst, r.id),
+        { kind: "NATIVE_QUERY", params: { query: { language: "sql", text: "SELECT name FROM city" } } },
+        deps,
+      );
+      expect(JSON.stringify(captured.pieces)).toContain("Oslo");
+      const asked = await runPipeline(handle.prisma, deps, {
+        question: "Which cities are there?",
+        user: { id: adminId, role: "USER", groupIds: [] },
+        kbIds: [r.id],
+        llm: null,
+        models: null,
+      });
+      expect(asked.queries.length).toBeGreaterThan(0);
+      for (const q of asked.queries) expect(q.error ?? "").not.toMatch(/refused until an admin accepts/);
+      expect(asked.queries.some((q) => q.status === "ok")).toBe(true);
+
       // Withdrawn: the knowledge base is refused again, and says why.
       const withdrawn = await setPrivilegeRiskAcceptance(handle.prisma, deps, { email: "admin@mosaic.local" }, { id: r.id, accept: false });
       expect(withdrawn).toMatchObject({ ok: false, refused: true });
@@ -175,6 +201,65 @@ describe(`registering from hostile uploads and risky roles (${TARGET_ENGINE})`, 
       await expect(openBackend({ ...kb, kind: "SQL" }, deps).execute({ language: "sql", text: "SELECT name FROM city" })).rejects.toThrow(
         /Queries are refused until an admin accepts this risk/,
       );
+    });
+
+    it("re-checks stored queries every time they run: a dynamic source object and a guide saved before the check (issue 31, case 14)", async () => {
+      const r = await registerKnowledgeBase(handle.prisma, deps, adminId, {
+        kind: "SQL",
+        name: "Cities (stored queries)",
+        connection: connection(reader),
+      });
+      const analyst = { id: adminId, role: "ANALYST" as const, groupIds: [] };
+      const saved = await createDynamicSourceObject(handle.prisma, deps, analyst, {
+        kbId: r.id,
+        name: "All cities",
+        query: "SELECT name FROM city",
+      });
+      // Stored as an earlier version would have let it through: the plan shows the call the text hides.
+      const hostile = "WITH s AS (SELECT u.pg_sleep FROM unnest(ARRAY[6.0::float8]) u) SELECT count(*) AS n FROM s";
+      await handle.prisma.sourceObject.update({ where: { id: saved.id }, data: { refreshQuery: hostile } });
+      const started = performance.now();
+      const refreshed = await refreshDynamicSourceObject(handle.prisma, deps, analyst, saved.id);
+      expect(refreshed).toMatchObject({ ok: false, message: expect.stringMatching(/pg_sleep\(\) is not allowed/) });
+      expect((await handle.prisma.sourceObject.findUniqueOrThrow({ where: { id: saved.id } })).refreshError).toMatch(
+        /pg_sleep\(\) is not allowed/,
+      );
+      expect(performance.now() - started).toBeLessThan(5_000);
+
+      // The alias form passes the parse-tree check: the plan, checked when the query runs, shows the call.
+      const question = "How many cities are listed in the guide?";
+      const guideQuery = "WITH s AS (SELECT u.pg_sleep FROM unnest(ARRAY[6.0::float8]) u) SELECT count(*) AS n FROM city, s";
+      await handle.prisma.extractionGuide.create({
+        data: {
+          question,
+          sources: {
+            create: [
+              {
+                kbId: r.id,
+                actions: {
+                  create: [
+                    {
+                      kind: "NATIVE_QUERY",
+                      params: { query: { language: "sql", text: guideQuery } },
+                    },
+                  ],
+                },
+              },
+            ],
+          },
+        },
+      });
+      const replayed = await runPipeline(handle.prisma, deps, {
+        question,
+        user: { id: adminId, role: "USER", groupIds: [] },
+        kbIds: [r.id],
+        llm: null,
+        models: null,
+      });
+      expect(replayed.totalMs).toBeLessThan(6_000);
+      const replay = replayed.queries.find((q) => q.query.text === guideQuery);
+      expect(replay).toMatchObject({ status: "refused", guideId: expect.any(String) });
+      expect(replay!.error).toMatch(/pg_sleep\(\) is not allowed/);
     });
   });
 });

@@ -227,6 +227,12 @@ describe("mapNeo4jError", () => {
     expect(mapNeo4jError(own, ctx)).toBe(own);
     const other = mapNeo4jError(err("Neo.DatabaseError.General.UnknownError", "boom"), ctx);
     expect(other).toBeInstanceOf(QueryExecutionError);
-    expect(other.message).toBe("Neo4j could not run the query: boom");
+    // The server's own text ("boom") goes to the log, not to the person.
+    expect(other.message).toBe(
+      "Neo4j could not run the query (Neo.DatabaseError.General.UnknownError). Try again; if it fails again, check the query against the graph's labels and relationship types.",
+    );
+    const memory = mapNeo4jError(err("Neo.TransientError.General.MemoryPoolOutOfMemoryError", "The allocation of an extra 2.0 MiB …"), ctx);
+    expect(memory).toBeInstanceOf(QueryExecutionError);
+    expect(memory.message).toMatch(/^The query needed more memory than one graph query may use, so Neo4j stopped it\./);
   });
 });

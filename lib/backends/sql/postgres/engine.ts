@@ -1,6 +1,6 @@
 import pg from "pg";
 import type { FieldDef, PoolClient, QueryConfig } from "pg";
-import { BackendUnavailableError, isBackendError, QueryTimeoutError, ResultTooLargeError } from "../../errors";
+import { BackendUnavailableError, isBackendError, QueryRejectedError, QueryTimeoutError, ResultTooLargeError } from "../../errors";
 import { queryLimits, type QueryLimits } from "../../limits";
 import { cutMark } from "../../value-budget";
 import type { ExecuteOptions } from "../../types";
@@ -9,7 +9,8 @@ import { quoteIdent } from "../dialect";
 import type { RowCount, RowsResult, SqlEngine } from "../engine";
 import type { TableInfo } from "../schema";
 import { connectionFailure, queryFailure, type ServerAddress } from "./errors";
-import { describeRisks, inspectPrivileges, type PrivilegeRisk } from "./privileges";
+import { inspectPostgresPlan, type PlanCalls, shadowedName } from "./plan-check";
+import { describeRisks, inspectPrivileges, type PrivilegeReport } from "./privileges";
 import { pgTypes } from "./type-parsers";
 import { log } from "../../../log";
 
@@ -26,6 +27,32 @@ const CURSOR = "mosaic_rows";
 const PROBE = "mosaic_probe";
 /** A role's privileges are looked at again after this long (grants can change behind our back). */
 const PRIVILEGES_TTL_MS = 10 * 60_000;
+/**
+ * Per-transaction bounds set with SET LOCAL (set_config(…, true)), whatever the role's or database's own
+ * defaults say: memory for each sort or hash before it spills, and how long to wait for a lock.
+ */
+const WORK_MEM = "32MB";
+const LOCK_TIMEOUT_MS = 5_000;
+
+/**
+ * Names the plan printed without a schema, looked up where the search path finds them: each must be
+ * pg_catalog's, and the knowledge base's schema (the only other schema on the path for functions and
+ * operators) must not define one of the same name. Types outside the plan's value types must be the
+ * knowledge base's own (an enum a column uses).
+ */
+const PLAN_CATALOG_SQL = `
+SELECT 'shadowed-function' AS kind, p.proname::text AS name FROM pg_catalog.pg_proc p
+  WHERE p.pronamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = $1) AND p.proname = ANY($2::text[])
+UNION ALL
+SELECT 'unknown-function', f FROM unnest($2::text[]) f
+  WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_proc p WHERE p.pronamespace = 'pg_catalog'::regnamespace AND p.proname = f)
+UNION ALL
+SELECT 'shadowed-operator', o.oprname::text FROM pg_catalog.pg_operator o
+  WHERE o.oprnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = $1) AND o.oprname = ANY($3::text[])
+UNION ALL
+SELECT 'foreign-type', t FROM unnest($4::text[]) t
+  WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_type y JOIN pg_catalog.pg_namespace n ON n.oid = y.typnamespace
+                    WHERE n.nspname = $1 AND y.typname = t)`;
 
 /**
  * Types whose values have a small fixed size on the wire; every other column (text, bytea, numeric,
@@ -101,7 +128,7 @@ export class PostgresEngine implements SqlEngine {
   private pool: pg.Pool | null = null;
   private readonly address: ServerAddress;
   private readonly estimates = new Map<string, number>();
-  private privilegeCache: { at: number; promise: Promise<{ role: string; risks: PrivilegeRisk[] }> } | null = null;
+  private privilegeCache: { at: number; promise: Promise<PrivilegeReport> } | null = null;
 
   constructor(
     private readonly config: PostgresConfig,
@@ -190,13 +217,58 @@ export class PostgresEngine implements SqlEngine {
         `${describeRisks(role, risks)} Queries are refused until an admin accepts this risk on the knowledge base's page, or the knowledge base connects with a role that may only read.`,
       );
     }
-    return this.inReadOnlyTransaction(timeoutMs, sql, (client) => this.fetchThroughCursor(client, sql, timeoutMs, maxRows), signal);
+    return this.inReadOnlyTransaction(
+      timeoutMs,
+      sql,
+      async (client) => {
+        // Every run, not only when a query is first saved: a stored query (guide, dynamic source object) comes here too.
+        await this.checkPlan(client, sql, timeoutMs);
+        return this.fetchThroughCursor(client, sql, timeoutMs, maxRows);
+      },
+      signal,
+    );
+  }
+
+  /**
+   * The server's plan of the query, in the transaction that will run it, walked by plan-check.ts, then the
+   * names it printed without a schema confirmed in the catalog. Planning runs no volatile function (those
+   * are the dangerous ones); the statement timeout set before it bounds what planning evaluates.
+   */
+  private async checkPlan(client: PoolClient, sql: string, timeoutMs: number): Promise<PlanCalls> {
+    const explained = await client.query<{ "QUERY PLAN": unknown }>({
+      text: `EXPLAIN (VERBOSE, FORMAT JSON) ${sql}`,
+      queryMode: "extended",
+      query_timeout: timeoutMs + CLIENT_GRACE_MS,
+    } as PgQueryConfig);
+    const calls = inspectPostgresPlan(explained.rows[0]?.["QUERY PLAN"], sql, this.config.schema);
+    if (calls.functions.length + calls.operators.length + calls.types.length === 0) return calls;
+    const found = await client.query<{ kind: string; name: string }>(PLAN_CATALOG_SQL, [
+      this.config.schema,
+      calls.functions,
+      calls.operators,
+      calls.types,
+    ]);
+    const first = found.rows[0];
+    if (first) {
+      const reason =
+        first.kind === "shadowed-function"
+          ? shadowedName("function", first.name, this.config.schema)
+          : first.kind === "shadowed-operator"
+            ? shadowedName("operator", first.name, this.config.schema)
+            : first.kind === "unknown-function"
+              ? `the function ${first.name}() is not a built-in function of this server, so it may not be called`
+              : `casting to ${first.name} is not allowed; only built-in value types and the knowledge base's own types may be used`;
+      throw new QueryRejectedError(reason, sql);
+    }
+    return calls;
   }
 
   /** What the role may do beyond reading (cached for a few minutes); an empty list for a read-only role. */
-  privileges(): Promise<{ role: string; risks: PrivilegeRisk[] }> {
+  privileges(): Promise<PrivilegeReport> {
     if (!this.privilegeCache || Date.now() - this.privilegeCache.at > PRIVILEGES_TTL_MS) {
-      const promise = this.inReadOnlyTransaction(CATALOG_TIMEOUT_MS, "-- privileges", (client) => inspectPrivileges(client));
+      const promise = this.inReadOnlyTransaction(CATALOG_TIMEOUT_MS, "-- privileges", (client) =>
+        inspectPrivileges(client, this.config.schema),
+      );
       this.privilegeCache = { at: Date.now(), promise };
       promise.catch(() => {
         if (this.privilegeCache?.promise === promise) this.privilegeCache = null;
@@ -339,8 +411,15 @@ export class PostgresEngine implements SqlEngine {
     try {
       await client.query("BEGIN TRANSACTION READ ONLY");
       await client.query(
-        "SELECT set_config('statement_timeout', $1, true), set_config('idle_in_transaction_session_timeout', $2, true), set_config('search_path', $3, true)",
-        [`${timeoutMs}ms`, `${Math.max(2 * timeoutMs, 10_000)}ms`, quoteIdent(this.config.schema)],
+        "SELECT set_config('statement_timeout', $1, true), set_config('idle_in_transaction_session_timeout', $2, true), " +
+          "set_config('search_path', $3, true), set_config('lock_timeout', $4, true), set_config('work_mem', $5, true)",
+        [
+          `${timeoutMs}ms`,
+          `${Math.max(2 * timeoutMs, 10_000)}ms`,
+          quoteIdent(this.config.schema),
+          `${Math.min(timeoutMs, LOCK_TIMEOUT_MS)}ms`,
+          WORK_MEM,
+        ],
       );
       return await work(client);
     } catch (e) {
@@ -355,6 +434,9 @@ export class PostgresEngine implements SqlEngine {
       if (!discard) {
         try {
           await client.query("ROLLBACK");
+          // Nothing of this session outlives the work: session-level advisory locks, settings changed without
+          // LOCAL, temporary tables, prepared statements, LISTENs. The settings return to the connection's own.
+          await client.query("DISCARD ALL");
         } catch {
           discard = true;
         }

@@ -262,6 +262,24 @@ function checkNode(kind: string, body: TreeNode, dialect: SqlDialect, refuse: (r
       }
       return;
     }
+    case "A_Indirection": {
+      // PostgreSQL reads (expr).f as the call f(expr) when the value has no field f: a function call the
+      // allow-list above would never see as one. Subscripts (x)[1] and (x).* stay allowed.
+      if (dialect === "sqlite") return;
+      const fields = Array.isArray(body.indirection) ? body.indirection : [];
+      for (const item of fields) {
+        const field = isTreeNode(item) && isTreeNode(item.String) && typeof item.String.sval === "string" ? item.String.sval : null;
+        if (field === null) continue;
+        if (!ALLOWED_FUNCTIONS.postgres.has(field.toLowerCase()))
+          refuse(
+            `(…).${field} is not allowed: PostgreSQL runs it as the function ${field}() when the value has no field ${field}, and ${field}() is not allowed in queries`,
+          );
+        refuse(
+          `(…).${field} is not allowed: PostgreSQL may run it as the function ${field}(); write ${field}(…) directly, or name a column as table.column`,
+        );
+      }
+      return;
+    }
     case "SQLValueFunction": {
       const op = String(body.op ?? "");
       if (!ALLOWED_POSTGRES_VALUE_FUNCTIONS.has(op)) refuse(`${VALUE_FUNCTION_WORDS[op] ?? op} is not allowed in a query`);

@@ -44,6 +44,11 @@ public final class TestNeo4j {
             .withConfig(BoltConnector.encryption_level, BoltConnector.EncryptionLevel.DISABLED)
             .withConfig(GraphDatabaseSettings.auth_enabled, auth)
             .withConfig(GraphDatabaseSettings.plugin_dir, pluginDir.toAbsolutePath())
+            // Bounded memory, as a deployment should be (README, deploy/): a transaction past its share is
+            // stopped with Neo.TransientError.General.MemoryPoolOutOfMemoryError instead of exhausting the
+            // heap and ending the server (the JVM exits on OutOfMemoryError). Heap 512 MB (neo4j.ts).
+            .withConfig(GraphDatabaseSettings.memory_transaction_max_size, megabytes("NEO4J_TEST_TX_MEMORY_MB", 128))
+            .withConfig(GraphDatabaseSettings.memory_transaction_global_max_size, megabytes("NEO4J_TEST_TX_TOTAL_MEMORY_MB", 256))
             // Small graphs only: keep the page cache and transaction logs small.
             .withConfig(GraphDatabaseSettings.pagecache_memory, 64L * 1024 * 1024)
             .withConfig(GraphDatabaseSettings.preallocate_logical_logs, false)
@@ -74,6 +79,12 @@ public final class TestNeo4j {
     waitForEndOfInput(System.in);
     close.run();
     System.exit(0);
+  }
+
+  private static long megabytes(String variable, long fallback) {
+    String value = System.getenv(variable);
+    long mb = value == null || value.isEmpty() ? fallback : Long.parseLong(value);
+    return mb * 1024L * 1024L;
   }
 
   private static void waitForEndOfInput(InputStream in) {
