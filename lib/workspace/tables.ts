@@ -45,6 +45,7 @@ export const WORKSPACE_TABLES: TableSpec[] = [
     skip: "Work in progress, not content: the import asks again for what the new deployment must do (embedding, queued documents).",
   },
   { model: "SignInThrottle", delegate: "signInThrottle", skip: "Failed sign-in counters of the old deployment's clients." },
+  { model: "RunSlot", delegate: "runSlot", skip: "Leases of runs in flight on the old deployment; they expire on their own." },
 ];
 
 export const CARRIED_TABLES = WORKSPACE_TABLES.filter((t) => !t.skip);
