@@ -30,6 +30,8 @@ export interface AnswerInput {
   threshold?: number;
   /** The committed answer query's result (select-evidence): when set, it is the answer (result-answer.ts). */
   result?: QueryResult | null;
+  /** What the result's source says about the tables it read (descriptions): where the unit of its figures may be stated. */
+  sourceTexts?: string[];
 }
 
 export interface AnswerResult {
@@ -156,7 +158,7 @@ export function candidateAnswer(input: AnswerInput): AnswerResult {
       const reason = `${input.result.kbName} counts ${countedNounOfColumn(counted)} records, not ${expected?.noun}; none of the sources states that number.`;
       return { answer: refusal(reason, 0, []), ranked: [], notes: [reason] };
     }
-    const answer = withSupportingEvidence(answerFromResult(input.result, threshold), input.result, input.evidence);
+    const answer = withSupportingEvidence(answerFromResult(input.result, threshold, input.sourceTexts ?? []), input.result, input.evidence);
     return {
       answer,
       ranked: [],
