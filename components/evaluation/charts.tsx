@@ -164,7 +164,15 @@ export function BreakdownChart({
         {/* Room on the left for the first slanted group name, which otherwise runs off the card. */}
         <BarChart data={data} margin={{ left: 24, right: 16, top: 4, bottom: 4 }}>
           <CartesianGrid vertical={false} stroke="#e2e8f0" />
-          <XAxis dataKey="name" fontSize={10} interval={0} angle={many ? -25 : -15} textAnchor="end" height={many ? 72 : 44} />
+          {/* Up to three names fit side by side; more are slanted so that each stays readable. */}
+          <XAxis
+            dataKey="name"
+            fontSize={10}
+            interval={0}
+            angle={many ? -25 : groups.length > 3 ? -15 : 0}
+            textAnchor={many || groups.length > 3 ? "end" : "middle"}
+            height={many ? 72 : groups.length > 3 ? 44 : 24}
+          />
           <YAxis domain={[0, 1]} tickFormatter={pct} fontSize={11} width={40} />
           <Tooltip formatter={tooltipPct} />
           <Legend wrapperStyle={{ fontSize: 11 }} />
