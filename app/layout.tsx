@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { connection } from "next/server";
 import type { ReactNode } from "react";
 import { Providers } from "@/components/providers";
+import { requestLocale } from "@/components/ui/request-locale";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -12,10 +13,12 @@ export const metadata: Metadata = {
 export default async function RootLayout({ children }: { children: ReactNode }) {
   // Every page renders per request: its scripts carry that request's CSP nonce (proxy.ts).
   await connection();
+  // Dates and numbers follow the reader's browser; the words stay English (lang="en").
+  const locale = await requestLocale();
   return (
     <html lang="en">
       <body className="min-h-screen">
-        <Providers>{children}</Providers>
+        <Providers locale={locale}>{children}</Providers>
       </body>
     </html>
   );

@@ -5,6 +5,8 @@ import type { RunOutcome } from "@/lib/pipeline/run";
 import type { RunStatusName } from "@/lib/runs/types";
 import { DerivationPanel } from "../evidence/derivation-panel";
 import { AnswerShapeView } from "./answer-shape";
+import { shapeSentence } from "./figures";
+import { useLocale } from "../ui/locale";
 
 function confidenceWord(c: number): "high" | "medium" | "low" {
   return c >= 0.7 ? "high" : c >= 0.45 ? "medium" : "low";
@@ -34,6 +36,7 @@ export function AnswerCard({
   onOperand?: (pieceId: string, column: string) => void;
   canSaveGuide: boolean;
 }) {
+  const locale = useLocale();
   const a = outcome.answer;
   const answered = status === "ANSWERED" && !a.refrained;
   // Supported by the evidence but not firmly: shown as the closest answer, marked, never as plain fact.
@@ -61,7 +64,8 @@ export function AnswerCard({
         <h2 id="answer-heading" className="text-xs font-semibold uppercase tracking-wide text-slate-500">
           {heading}
         </h2>
-        {(answered || a.confidence > 0) && (
+        {/* A refusal has no confidence to show: there is no answer to be confident in. */}
+        {answered && (
           <div className="flex items-center gap-2 text-xs text-slate-600" data-testid="answer-confidence">
             <span>Confidence</span>
             <span aria-hidden className="h-1.5 w-20 overflow-hidden rounded-full bg-slate-100">
@@ -80,7 +84,7 @@ export function AnswerCard({
           >
             {/* A list or a table is shown in full below: the sentence form stays short, its citations visible. */}
             <span data-testid="answer-text" className={listed ? "line-clamp-3" : undefined}>
-              {a.text}
+              {a.shape ? shapeSentence(a.shape, locale) : a.text}
             </span>{" "}
             {citations.map((c) => (
               <button

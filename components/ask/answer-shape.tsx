@@ -4,6 +4,10 @@ import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { AnswerShape } from "@/lib/pipeline/contracts";
 import { count } from "@/lib/format/count";
+import { formatQuantity } from "@/lib/format/quantity";
+import { formatInteger } from "@/lib/format/number";
+import { useLocale } from "../ui/locale";
+import { columnDecimals, columnHeader, formatCell } from "./figures";
 
 /**
  * The answer's shape when it is a query result: a list shows how many values it holds and every one of
@@ -33,19 +37,27 @@ function toNumber(v: AnswerShape["rows"][number][number]): number | null {
 }
 
 function CapNote({ shape }: { shape: AnswerShape }) {
+  const locale = useLocale();
   if (!shape.truncated) return null;
   return (
     <p className="mt-2 rounded border border-amber-200 bg-amber-50 px-2 py-1 text-xs text-amber-900" data-testid="answer-cap-note">
-      More rows exist: the first {shape.total.toLocaleString("en")} are shown, because answers list at most{" "}
-      {(shape.cap ?? shape.total).toLocaleString("en")} rows (the answer row cap, a setting an admin can raise). Narrow the question to see
+      More rows exist: the first {formatInteger(shape.total, locale)} are shown, because answers list at most{" "}
+      {formatInteger(shape.cap ?? shape.total, locale)} rows (the answer row cap, a setting an admin can raise). Narrow the question to see
       the rest.
     </p>
   );
 }
 
 function ShapeChart({ shape }: { shape: AnswerShape }) {
+  const locale = useLocale();
   const chart = shape.chart;
   if (!chart) return null;
+  // One unit on the axis (the first measure's), each value with its own in the tooltip.
+  const axisUnit = shape.units?.[chart.y[0]] ?? null;
+  const unitOf = new Map(chart.y.map((i) => [shape.columns[i], shape.units?.[i] ?? null]));
+  const tick = (v: number) => formatQuantity(v, axisUnit, locale);
+  const tooltip = (v: unknown, name: unknown) =>
+    typeof v === "number" ? formatQuantity(v, unitOf.get(String(name)) ?? null, locale) : "–";
   const data = shape.rows.map((r) => ({
     key: cellText(r[chart.x]),
     ...Object.fromEntries(chart.y.map((i) => [shape.columns[i], toNumber(r[i])])),
@@ -65,8 +77,8 @@ function ShapeChart({ shape }: { shape: AnswerShape }) {
             <LineChart data={data} margin={{ left: 0, right: 16, top: 4, bottom: 4 }}>
               <CartesianGrid stroke="#e2e8f0" />
               <XAxis dataKey="key" fontSize={11} />
-              <YAxis fontSize={11} />
-              <Tooltip />
+              <YAxis fontSize={11} tickFormatter={tick} width={64} />
+              <Tooltip formatter={tooltip} />
               {series.map((s, i) => (
                 <Line key={s} dataKey={s} stroke={COLORS[i % COLORS.length]} isAnimationActive={false} dot />
               ))}
@@ -75,8 +87,8 @@ function ShapeChart({ shape }: { shape: AnswerShape }) {
             <BarChart data={data} margin={{ left: 0, right: 16, top: 4, bottom: 4 }}>
               <CartesianGrid vertical={false} stroke="#e2e8f0" />
               <XAxis dataKey="key" fontSize={11} interval={0} />
-              <YAxis fontSize={11} />
-              <Tooltip />
+              <YAxis fontSize={11} tickFormatter={tick} width={64} />
+              <Tooltip formatter={tooltip} />
               {series.map((s, i) => (
                 <Bar key={s} dataKey={s} fill={COLORS[i % COLORS.length]} isAnimationActive={false} />
               ))}
@@ -89,14 +101,15 @@ function ShapeChart({ shape }: { shape: AnswerShape }) {
 }
 
 function ListView({ shape }: { shape: AnswerShape }) {
+  const locale = useLocale();
   const [shown, setShown] = useState(PREVIEW_ROWS);
-  const values = shape.rows.map((r) => cellText(r[0]));
+  const values = shape.rows.map((r) => formatCell(r[0], shape.units?.[0], locale, { column: shape.columns[0] }));
   const visible = values.slice(0, shown);
   return (
     <div className="mt-3" data-testid="answer-list">
       <p className="text-sm text-slate-600">
         <span className="font-semibold text-slate-900" data-testid="answer-count">
-          {values.length.toLocaleString("en")} {values.length === 1 ? "value" : "values"}
+          {formatInteger(values.length, locale)} {values.length === 1 ? "value" : "values"}
         </span>{" "}
         <span className="text-slate-500">({shape.columns[0]})</span>
       </p>
@@ -115,7 +128,7 @@ function ListView({ shape }: { shape: AnswerShape }) {
           data-testid="answer-show-all"
         >
           {shown === PREVIEW_ROWS
-            ? `Show all ${values.length.toLocaleString("en")}`
+            ? `Show all ${formatInteger(values.length, locale)}`
             : `Show ${Math.min(PAGE_ROWS, values.length - shown)} more`}
         </button>
       )}
@@ -125,13 +138,17 @@ function ListView({ shape }: { shape: AnswerShape }) {
 }
 
 function TableView({ shape }: { shape: AnswerShape }) {
+  const locale = useLocale();
   const [shown, setShown] = useState(PREVIEW_ROWS);
   const visible = shape.rows.slice(0, shown);
+  const unit = (i: number) => shape.units?.[i] ?? null;
+  const numeric = (i: number) => shape.rows.some((r) => typeof r[i] === "number") || !!unit(i) || shape.totalRow?.values[i] != null;
+  const total = shape.totalRow;
   return (
     <div className="mt-3" data-testid="answer-table">
       <p className="text-sm text-slate-600">
         <span className="font-semibold text-slate-900" data-testid="answer-count">
-          {shape.rows.length.toLocaleString("en")} {shape.rows.length === 1 ? "row" : "rows"}
+          {formatInteger(shape.rows.length, locale)} {shape.rows.length === 1 ? "row" : "rows"}
         </span>
       </p>
       <div className="mt-2 overflow-x-auto rounded border border-slate-200">
@@ -139,8 +156,8 @@ function TableView({ shape }: { shape: AnswerShape }) {
           <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-slate-500">
             <tr>
               {shape.columns.map((c, i) => (
-                <th key={i} scope="col" className="px-3 py-1.5 font-semibold">
-                  {c}
+                <th key={i} scope="col" className={`px-3 py-1.5 font-semibold ${numeric(i) ? "text-right" : ""}`}>
+                  {columnHeader(c, unit(i))}
                 </th>
               ))}
             </tr>
@@ -149,13 +166,30 @@ function TableView({ shape }: { shape: AnswerShape }) {
             {visible.map((r, i) => (
               <tr key={i} className="border-t border-slate-100" data-testid="answer-table-row">
                 {r.map((v, j) => (
-                  <td key={j} className={`px-3 py-1.5 ${typeof v === "number" ? "text-right tabular-nums" : ""}`}>
-                    {cellText(v)}
+                  <td key={j} className={`px-3 py-1.5 ${numeric(j) ? "text-right tabular-nums" : ""}`}>
+                    {formatCell(v, unit(j), locale, { unit: false, column: shape.columns[j] })}
                   </td>
                 ))}
               </tr>
             ))}
           </tbody>
+          {total && shown >= shape.rows.length && (
+            <tfoot>
+              <tr className="border-t-2 border-slate-300 font-semibold" data-testid="answer-total-row">
+                {shape.columns.map((_, j) => (
+                  <td key={j} className={`px-3 py-1.5 ${numeric(j) ? "text-right tabular-nums" : ""}`}>
+                    {j === 0 ? (
+                      <span title={total.stated ? "As the source states it" : "The sum of the rows above"}>{total.label}</span>
+                    ) : total.values[j] === null || total.values[j] === undefined ? (
+                      ""
+                    ) : (
+                      formatQuantity(total.values[j]!, unit(j), locale, { unit: false, decimals: columnDecimals(shape.rows, j) })
+                    )}
+                  </td>
+                ))}
+              </tr>
+            </tfoot>
+          )}
         </table>
       </div>
       {shape.rows.length > shown && (
@@ -166,7 +200,7 @@ function TableView({ shape }: { shape: AnswerShape }) {
           data-testid="answer-show-all"
         >
           {shown === PREVIEW_ROWS
-            ? `Show all ${shape.rows.length.toLocaleString("en")} rows`
+            ? `Show all ${formatInteger(shape.rows.length, locale)} rows`
             : `Show ${count(Math.min(PAGE_ROWS, shape.rows.length - shown), "more row")}`}
         </button>
       )}

@@ -16,12 +16,14 @@ import { applyEvent, emptyProgress } from "./progress";
 import { RunResult } from "./run-result";
 import { RunStreamError, streamRun } from "./run-stream";
 import { Thread } from "./thread";
+import { turnOutcome } from "@/lib/runs/turn-outcome";
 
 function toTurn(v: RunView): TurnView {
   return {
     id: v.id,
     question: v.question,
     status: v.status,
+    outcome: turnOutcome({ status: v.status, refrained: v.outcome?.answer.refrained ?? false, certainty: v.outcome?.answer.certainty }),
     answer: v.outcome && !v.outcome.answer.refrained ? v.outcome.answer.text : null,
     refrainReason: v.outcome?.answer.reason ?? null,
     confidence: v.outcome?.answer.confidence ?? null,
@@ -46,6 +48,9 @@ export interface AskWorkspaceProps {
 
 /** The Ask screen: conversation thread, question box, the live run and the finished result. */
 export function AskWorkspace({ kbs, initialRun, initialTurns, initialConversationId, canSaveGuide, openError }: AskWorkspaceProps) {
+  // Ids, scores, linked names, the refinement path and the trace sit behind "Details": open by default for
+  // analysts and admins, who review runs; a business user sees the answer, its citations and evidence in words.
+  const [details, setDetails] = useState(canSaveGuide);
   const [conversationId, setConversationId] = useState(initialConversationId);
   const [turns, setTurns] = useState(initialTurns);
   const [currentRunId, setCurrentRunId] = useState<string | null>(initialRun?.id ?? null);
@@ -159,7 +164,7 @@ export function AskWorkspace({ kbs, initialRun, initialTurns, initialConversatio
       {showLive ? (
         <LiveRunPanel live={live} />
       ) : run.data ? (
-        <RunResult key={run.data.id} view={run.data} canSaveGuide={canSaveGuide} />
+        <RunResult key={run.data.id} view={run.data} canSaveGuide={canSaveGuide} details={details} onDetails={setDetails} />
       ) : run.error ? (
         <Alert tone="error">
           {run.error.message}{" "}

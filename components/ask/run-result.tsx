@@ -4,7 +4,7 @@ import Link from "next/link";
 import { type ReactNode, useCallback, useMemo, useRef, useState } from "react";
 import { flushSync } from "react-dom";
 import type { RunView } from "@/lib/runs/types";
-import { EVIDENCE_KIND_LABELS } from "../evidence/evidence-panel";
+import { evidenceKindLabel } from "../evidence/evidence-panel";
 import { EvidenceSection } from "../evidence/evidence-section";
 import { questionTerms } from "../evidence/highlight-terms";
 import { Alert } from "../ui/alert";
@@ -16,6 +16,7 @@ import { RefinementPath } from "./refinement-path";
 import { StageProgress } from "./stage-progress";
 import { TraceView } from "./trace-view";
 import { count } from "@/lib/format/count";
+import { DateTime } from "../ui/locale";
 
 function Section({ id, title, children, hint }: { id: string; title: string; children: ReactNode; hint?: string }) {
   return (
@@ -44,8 +45,22 @@ export function QuestionHeading({ question, meta }: { question: string; meta?: R
   );
 }
 
-/** A finished (or reopened) run in full: answer, feedback, evidence, refinement path, candidates, trace. */
-export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide: boolean }) {
+/**
+ * A finished (or reopened) run: the answer, its citations and the evidence in words; with `details`, also
+ * what a reviewer needs (source object ids, native queries, the refinement path, candidate sources with
+ * their linked names and match strengths, the trace).
+ */
+export function RunResult({
+  view,
+  canSaveGuide,
+  details = true,
+  onDetails,
+}: {
+  view: RunView;
+  canSaveGuide: boolean;
+  details?: boolean;
+  onDetails?: (open: boolean) => void;
+}) {
   const outcome = view.outcome;
   const [openIds, setOpenIds] = useState<Set<string>>(() => new Set());
   const headers = useRef(new Map<string, HTMLButtonElement>());
@@ -107,9 +122,23 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
   const meta = (
     <>
       <p>
-        {view.viewerIsOwner ? "Asked" : `Asked by ${view.ownerName}`}{" "}
-        {new Date(view.createdAt).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })}
-        {outcome ? ` · ${count(outcome.evidence.length, "evidence piece")} · ${count(outcome.iterations.length, "round")}` : ""}
+        {view.viewerIsOwner ? "Asked" : `Asked by ${view.ownerName}`} <DateTime value={view.createdAt} />
+        {outcome && details ? ` · ${count(outcome.evidence.length, "evidence piece")} · ${count(outcome.iterations.length, "round")}` : ""}
+        {outcome && onDetails && (
+          <>
+            {" · "}
+            <button
+              type="button"
+              className="font-medium text-brand-700 hover:underline"
+              aria-expanded={details}
+              aria-controls="run-details"
+              onClick={() => onDetails(!details)}
+              data-testid="details-toggle"
+            >
+              {details ? "Hide details" : "Details"}
+            </button>
+          </>
+        )}
       </p>
       {understood && (
         <p className="truncate" data-testid="understood-as" title={understood}>
@@ -120,7 +149,12 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
   );
 
   return (
-    <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_18rem]" data-testid="run-result" data-run-id={view.id}>
+    <div
+      className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_18rem]"
+      data-testid="run-result"
+      data-run-id={view.id}
+      data-details={details ? "open" : "closed"}
+    >
       <div className="min-w-0 space-y-6">
         <QuestionHeading question={view.question} meta={meta} />
         {view.hidden?.wholeResult && (
@@ -155,7 +189,7 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
               citations={cited.map((c) => ({
                 pieceId: c.evidence.piece.id,
                 number: c.number,
-                label: `${EVIDENCE_KIND_LABELS[c.evidence.piece.kind] ?? c.evidence.piece.kind} from ${c.evidence.piece.provenance.kbName}`,
+                label: `${evidenceKindLabel(c.evidence.piece)} from ${c.evidence.piece.provenance.kbName}`,
               }))}
               onCite={cite}
               onOperand={showOperand}
@@ -205,7 +239,12 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
               answer={outcome.answer.refrained ? null : outcome.answer.text}
               operandColumns={operandColumns}
               activeOperand={operandCell}
+              details={details}
             />
+          </>
+        )}
+        {outcome && details && (
+          <div id="run-details" className="space-y-6" data-testid="run-details">
             <Section
               id="refinement-heading"
               title="Refinement path"
@@ -225,14 +264,16 @@ export function RunResult({ view, canSaveGuide }: { view: RunView; canSaveGuide:
             >
               <CandidateSources outcome={outcome} />
             </Section>
-          </>
-        )}
-        <details className="rounded-lg border border-slate-200 bg-white p-4">
-          <summary className="cursor-pointer text-sm font-semibold">Trace ({count(view.trace.length, "event")})</summary>
-          <div className="mt-3">
-            <TraceView events={view.trace} />
           </div>
-        </details>
+        )}
+        {(details || !outcome) && (
+          <details className="rounded-lg border border-slate-200 bg-white p-4">
+            <summary className="cursor-pointer text-sm font-semibold">Trace ({count(view.trace.length, "event")})</summary>
+            <div className="mt-3">
+              <TraceView events={view.trace} />
+            </div>
+          </details>
+        )}
       </div>
       <aside className="lg:sticky lg:top-4 lg:self-start" aria-label="Run stages">
         <StageProgress progress={progress} live={false} />

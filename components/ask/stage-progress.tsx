@@ -3,7 +3,6 @@
 import { useEffect, useState } from "react";
 import { clipAtWord } from "@/lib/format/clip";
 import { type Progress, STAGES } from "./progress";
-import { count } from "@/lib/format/count";
 
 export function formatMs(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -65,8 +64,8 @@ export function StageProgress({
         </p>
       </header>
       <p className="flex h-7 items-center border-b border-slate-100 px-4 text-xs text-slate-600" data-testid="progress-round">
+        {/* The run's notes are in the trace; those that matter to the reader are listed under the answer. */}
         {progress.round > 1 ? `Critic round ${progress.round} of up to ${maxRounds}` : "Round 1"}
-        {progress.notes.length > 0 && <span className="ml-auto text-amber-700">{count(progress.notes.length, "note")}</span>}
       </p>
       <ol className="divide-y divide-slate-100" aria-live={live ? "polite" : undefined} aria-relevant="text">
         {STAGES.map((s) => {

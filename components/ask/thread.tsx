@@ -1,9 +1,14 @@
+"use client";
+
 import Link from "next/link";
 import type { TurnView } from "@/lib/runs/types";
 import { StatusPill } from "./status-pill";
+import { readableAnswerText } from "./figures";
+import { useLocale } from "../ui/locale";
 
 /** The earlier questions of the conversation, compact; each reopens in full. */
 export function Thread({ turns }: { turns: TurnView[] }) {
+  const locale = useLocale();
   if (!turns.length) return null;
   return (
     <section aria-labelledby="thread-heading" className="space-y-2">
@@ -21,9 +26,13 @@ export function Thread({ turns }: { turns: TurnView[] }) {
               <p className="truncate font-medium text-slate-900" title={t.question}>
                 {t.question}
               </p>
-              <p className="truncate text-slate-600">{t.status === "ANSWERED" && t.answer ? t.answer : (t.refrainReason ?? "No answer")}</p>
+              <p className="truncate text-slate-600">
+                {(t.outcome === "answered" || t.outcome === "uncertain") && t.answer
+                  ? `${t.outcome === "uncertain" ? "Closest answer, not certain: " : ""}${readableAnswerText(t.answer, locale)}`
+                  : (t.refrainReason ?? "No answer")}
+              </p>
             </div>
-            <StatusPill status={t.status} />
+            <StatusPill status={t.status} outcome={t.outcome} />
             <Link
               href={`/ask?run=${encodeURIComponent(t.id)}`}
               prefetch={false}

@@ -2,6 +2,7 @@
 
 import type { ReactNode } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { count } from "@/lib/format/count";
 import { formatMetric, metricInfo, rankingLabel, rankingRank, sortedEntries, stageRank } from "@/lib/eval/metric-labels";
 import type { MetricValue, SuiteMetrics } from "@/lib/eval/types";
 
@@ -138,7 +139,12 @@ export function BreakdownChart({
   rank?: (group: string) => number;
   metrics?: string[];
 }) {
-  const groups = sortedEntries(by, rank);
+  // Questions whose group is unknown (no gold source: the questions to refrain from; a Spider query the
+  // hardness rules cannot class) are no group of their own; the description says how many are left out.
+  const all = sortedEntries(by, rank);
+  const groups = all.filter(([name]) => name.toLowerCase() !== "unknown");
+  const left = all.filter(([name]) => name.toLowerCase() === "unknown").reduce((n, [, g]) => n + g.n, 0);
+  // One group is no comparison: the headline metrics already say it.
   if (groups.length < 2) return null;
   const keys = metrics.filter((k) => groups.some(([, g]) => typeof g.values[k] === "number"));
   const data = groups.map(([name, g]) => ({
@@ -148,11 +154,25 @@ export function BreakdownChart({
   // Many groups (Spider's databases, Text2Cypher's types) get the whole row, so their bars and names stay readable.
   const many = groups.length > 4;
   return (
-    <ChartCard title={title} description={description} wide={many} height={many ? 300 : 240}>
+    <ChartCard
+      title={title}
+      description={left > 0 ? `${description}; ${count(left, "question")} without one not shown` : description}
+      wide={many}
+      height={many ? 300 : 240}
+    >
       <ResponsiveContainer width="100%" height="100%">
-        <BarChart data={data} margin={{ left: 0, right: 16, top: 4, bottom: 4 }}>
+        {/* Room on the left for the first slanted group name, which otherwise runs off the card. */}
+        <BarChart data={data} margin={{ left: 24, right: 16, top: 4, bottom: 4 }}>
           <CartesianGrid vertical={false} stroke="#e2e8f0" />
-          <XAxis dataKey="name" fontSize={10} interval={0} angle={many ? -25 : -15} textAnchor="end" height={many ? 72 : 36} />
+          {/* Up to three names fit side by side; more are slanted so that each stays readable. */}
+          <XAxis
+            dataKey="name"
+            fontSize={10}
+            interval={0}
+            angle={many ? -25 : groups.length > 3 ? -15 : 0}
+            textAnchor={many || groups.length > 3 ? "end" : "middle"}
+            height={many ? 72 : groups.length > 3 ? 44 : 24}
+          />
           <YAxis domain={[0, 1]} tickFormatter={pct} fontSize={11} width={40} />
           <Tooltip formatter={tooltipPct} />
           <Legend wrapperStyle={{ fontSize: 11 }} />
@@ -198,7 +218,8 @@ export function SuiteOverviewChart({ rows }: { rows: { suite: string; headline: 
   const keys = ["source.rankedFirst", "retrieval.ndcg@10", "execution.match", "answer.p@1", "answer.f1", "refrain.accuracy"].filter((k) =>
     rows.some((r) => typeof r.headline[k] === "number"),
   );
-  if (!rows.length || !keys.length) return null;
+  // A single suite is one group of bars that says nothing the report's own figures do not.
+  if (rows.length < 2 || !keys.length) return null;
   const data = rows.map((r) => ({ suite: r.suite, ...Object.fromEntries(keys.map((k) => [k, r.headline[k] ?? null])) }));
   return (
     <ChartCard title="Per suite" description="The latest finished report of each suite">

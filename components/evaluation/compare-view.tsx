@@ -10,9 +10,11 @@ import { Alert } from "../ui/alert";
 import { Field, SelectInput } from "../ui/field";
 import { evalApi } from "./api";
 import { count } from "@/lib/format/count";
+import { formatDateTime } from "@/lib/format/date";
+import { useLocale, useTimeZone } from "../ui/locale";
 
-function reportOption(r: ReportSummary) {
-  return `${r.suiteLabel}${r.label ? ` · ${r.label}` : ""} · ${r.done} q · seed ${r.seed} · ${new Date(r.createdAt).toLocaleString("en-GB", { dateStyle: "short", timeStyle: "short" })}`;
+function reportOption(r: ReportSummary, locale: string, timeZone: string) {
+  return `${r.suiteLabel}${r.label ? ` · ${r.label}` : ""} · ${r.done} q · seed ${r.seed} · ${formatDateTime(r.createdAt, locale, timeZone)}`;
 }
 
 function deltaTone(m: MetricDelta): string {
@@ -79,6 +81,8 @@ function ChangeList({
 /** Two reports side by side: per-metric deltas (B − A) and the questions that changed. */
 /** Runs open for their author and admins: a report's `canManage`. */
 export function CompareView({ reports }: { reports: ReportSummary[] }) {
+  const locale = useLocale();
+  const timeZone = useTimeZone();
   const comparable = reports.filter((r) => r.done > 0 && r.status !== "RUNNING" && r.status !== "QUEUED");
   const [a, setA] = useState(comparable[1]?.id ?? "");
   const [b, setB] = useState(comparable[0]?.id ?? "");
@@ -105,7 +109,7 @@ export function CompareView({ reports }: { reports: ReportSummary[] }) {
           <SelectInput id="cmp-a" value={a} onChange={(e) => setA(e.target.value)}>
             {comparable.map((r) => (
               <option key={r.id} value={r.id}>
-                {reportOption(r)}
+                {reportOption(r, locale, timeZone)}
               </option>
             ))}
           </SelectInput>
@@ -114,7 +118,7 @@ export function CompareView({ reports }: { reports: ReportSummary[] }) {
           <SelectInput id="cmp-b" value={b} onChange={(e) => setB(e.target.value)}>
             {comparable.map((r) => (
               <option key={r.id} value={r.id}>
-                {reportOption(r)}
+                {reportOption(r, locale, timeZone)}
               </option>
             ))}
           </SelectInput>

@@ -4,6 +4,7 @@ import { formatMetric, metricInfo } from "@/lib/eval/metric-labels";
 import type { ReportStatus, ReportSummary, SuiteOption } from "@/lib/eval/reports";
 import { defaultSuiteKey } from "@/lib/eval/suite-availability";
 import { count } from "@/lib/format/count";
+import { DateTime } from "../ui/locale";
 
 const STATUS: Record<ReportStatus, { label: string; className: string }> = {
   QUEUED: { label: "Queued", className: "bg-slate-100 text-slate-700" },
@@ -91,7 +92,7 @@ export function ReportList({
               {r.label && <span className="text-slate-600">· {r.label}</span>}
               <StatusBadge status={r.status} />
               <span className="ml-auto text-xs text-slate-500">
-                {new Date(r.createdAt).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })}
+                <DateTime value={r.createdAt} />
               </span>
             </span>
             <span className="mt-1 block text-xs text-slate-600">

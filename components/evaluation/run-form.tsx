@@ -11,6 +11,19 @@ import { Field, SelectInput, TextInput } from "../ui/field";
 import { evalApi } from "./api";
 import { BenchmarkCatalogLoad } from "./benchmark-catalog-load";
 import { count } from "@/lib/format/count";
+import { formatInteger } from "@/lib/format/number";
+
+/** Questions a large suite's first run takes unless the field says otherwise. */
+const QUICK_SAMPLE = 25;
+
+/** What the Questions field's value will run: "All 28 questions", "25 of 1,034 (empty: all)". */
+function limitHint(limit: string, total: number | null): string {
+  const n = Number(limit.trim());
+  if (!limit.trim()) return total === null ? "Empty: all" : `Empty: all ${count(total, "question")}`;
+  if (!Number.isInteger(n) || n < 1) return "A whole number, or empty for all";
+  if (total !== null && n >= total) return `All ${count(total, "question")}`;
+  return total === null ? `${formatInteger(n)} (empty: all)` : `${formatInteger(n)} of ${formatInteger(total)} (empty: all)`;
+}
 
 /** Starts a suite on the server; the report appears in the list and its progress is polled. */
 export function RunForm({
@@ -27,7 +40,12 @@ export function RunForm({
 }) {
   const queryClient = useQueryClient();
   const [suite, setSuite] = useState(() => defaultSuiteKey(suites));
-  const [limit, setLimit] = useState("25");
+  // A small suite runs whole by default; a benchmark of hundreds of questions starts as a quick sample.
+  // The field's hint always says which of the two the current value means.
+  const defaultLimit = (key: string) =>
+    (suites.find((s) => s.key === key)?.questions ?? 0) > QUICK_SAMPLE * 2 ? String(QUICK_SAMPLE) : "";
+  const [limit, setLimit] = useState(() => defaultLimit(defaultSuiteKey(suites)));
+  const [limitEdited, setLimitEdited] = useState(false);
   const [seed, setSeed] = useState("1");
   const [concurrency, setConcurrency] = useState(String(Math.min(2, maxConcurrency)));
   const [config, setConfig] = useState("");
@@ -69,7 +87,14 @@ export function RunForm({
         error={errs.suite}
         hint={chosen ? `${count(chosen.questions, "question")}. ${chosen.description}` : undefined}
       >
-        <SelectInput id="eval-suite" value={suite} onChange={(e) => setSuite(e.target.value)}>
+        <SelectInput
+          id="eval-suite"
+          value={suite}
+          onChange={(e) => {
+            setSuite(e.target.value);
+            if (!limitEdited) setLimit(defaultLimit(e.target.value));
+          }}
+        >
           {suites.map((s) => (
             <option key={s.key} value={s.key}>
               {s.label}
@@ -89,8 +114,18 @@ export function RunForm({
       )}
       <BenchmarkCatalogLoad offer={!!chosen?.unavailable?.loadable} canStart={canLoadCatalog} />
       <div className="grid grid-cols-3 gap-3">
-        <Field id="eval-limit" label="Questions" error={errs.limit} hint="Empty = all">
-          <TextInput id="eval-limit" inputMode="numeric" value={limit} onChange={(e) => setLimit(e.target.value)} invalid={!!errs.limit} />
+        <Field id="eval-limit" label="Questions" error={errs.limit} hint={limitHint(limit, chosen?.questions ?? null)}>
+          <TextInput
+            id="eval-limit"
+            inputMode="numeric"
+            value={limit}
+            placeholder={chosen ? `all ${formatInteger(chosen.questions)}` : "all"}
+            onChange={(e) => {
+              setLimit(e.target.value);
+              setLimitEdited(true);
+            }}
+            invalid={!!errs.limit}
+          />
         </Field>
         <Field id="eval-seed" label="Seed" error={errs.seed} hint="Which questions">
           <TextInput id="eval-seed" inputMode="numeric" value={seed} onChange={(e) => setSeed(e.target.value)} invalid={!!errs.seed} />

@@ -5,6 +5,8 @@ import type { PassageData, PathData, RowData, TripleData } from "@/lib/backends/
 import type { ScoredEvidence } from "@/lib/pipeline/contracts";
 import { count } from "@/lib/format/count";
 import { evidenceHeadline, locationLines } from "./evidence-location";
+import { readableAnswerText } from "../ask/figures";
+import { useLocale } from "../ui/locale";
 import { KindBadge } from "../kb/status-badge";
 import { PassageView } from "./passage-view";
 import { PathView } from "./path-view";
@@ -18,6 +20,12 @@ export const EVIDENCE_KIND_LABELS: Record<string, string> = {
   triple: "Graph fact",
   path: "Graph path",
 };
+
+/** What a piece of evidence is, in words: a row that a SPARQL or Cypher query returned is a fact of the graph, not a table row. */
+export function evidenceKindLabel(piece: Pick<ScoredEvidence["piece"], "kind" | "provenance">): string {
+  if (piece.kind === "row" && (piece.provenance.language === "sparql" || piece.provenance.language === "cypher")) return "Graph fact";
+  return EVIDENCE_KIND_LABELS[piece.kind] ?? piece.kind;
+}
 const KB_KIND_OF_LANGUAGE: Record<string, string> = { search: "DOCUMENTS", sql: "SQL", sparql: "SPARQL", cypher: "CYPHER" };
 
 export function evidenceDomId(pieceId: string): string {
@@ -40,11 +48,14 @@ export const EvidencePanel = forwardRef<
     answer: string | null;
     operandColumns?: string[];
     activeColumn?: string | null;
+    /** With details: the source object's id and the native queries that found it (a business user's default view has neither). */
+    details?: boolean;
   }
->(function EvidencePanel({ evidence, number, open, onToggle, terms, answer, operandColumns, activeColumn }, headerRef) {
+>(function EvidencePanel({ evidence, number, open, onToggle, terms, answer, operandColumns, activeColumn, details = true }, headerRef) {
   const { piece } = evidence;
   const domId = evidenceDomId(piece.id);
-  const kindLabel = EVIDENCE_KIND_LABELS[piece.kind] ?? piece.kind;
+  const locale = useLocale();
+  const kindLabel = evidenceKindLabel(piece);
   const location = locationLines(piece.provenance.location);
   // Identical evidence that several queries returned is one panel listing each query (lib/pipeline/merge-evidence.ts).
   const queries = [piece.provenance.query, ...(piece.provenance.alsoQueries ?? [])];
@@ -74,13 +85,15 @@ export const EvidencePanel = forwardRef<
             <span className="flex flex-wrap items-center gap-2">
               <span className="font-semibold text-slate-900">{kindLabel}</span>
               <span className="text-xs text-slate-500">{piece.provenance.kbName}</span>
-              {queries.length > 1 && (
+              {details && queries.length > 1 && (
                 <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-600" data-testid="evidence-query-count">
                   returned by {count(queries.length, "query", "queries")}
                 </span>
               )}
             </span>
-            <span className={`mt-0.5 block text-slate-600 ${open ? "" : "truncate"}`}>{evidenceHeadline(piece.text)}</span>
+            <span className={`mt-0.5 block text-slate-600 ${open ? "" : "truncate"}`}>
+              {readableAnswerText(evidenceHeadline(piece.text), locale)}
+            </span>
           </span>
           <span aria-hidden className={`mt-1 text-slate-400 transition-transform ${open ? "rotate-90" : ""}`}>
             ▶
@@ -106,10 +119,14 @@ export const EvidencePanel = forwardRef<
             <dd className="flex items-center gap-2" data-testid="evidence-kb">
               <KindBadge kind={KB_KIND_OF_LANGUAGE[piece.provenance.language] ?? ""} /> {piece.provenance.kbName}
             </dd>
-            <dt className="text-slate-500">Source object</dt>
-            <dd className="break-all font-mono" data-testid="evidence-source-object">
-              {piece.provenance.sourceObject ?? "—"}
-            </dd>
+            {details && (
+              <>
+                <dt className="text-slate-500">Source object</dt>
+                <dd className="break-all font-mono" data-testid="evidence-source-object">
+                  {piece.provenance.sourceObject ?? "—"}
+                </dd>
+              </>
+            )}
             {location.length > 0 && (
               <>
                 <dt className="text-slate-500">Location</dt>
@@ -117,7 +134,7 @@ export const EvidencePanel = forwardRef<
               </>
             )}
           </dl>
-          {queries.length === 1 ? (
+          {!details ? null : queries.length === 1 ? (
             <QueryCode text={piece.provenance.query} language={piece.provenance.language} />
           ) : (
             queries.map((q, i) => (

@@ -17,6 +17,8 @@ export interface EvidenceSectionProps {
   operandColumns?: ReadonlyMap<string, string[]>;
   /** The operand the reader last opened: its cell is highlighted. */
   activeOperand?: { pieceId: string; column: string } | null;
+  /** Show ids and native queries (the "Details" view). */
+  details?: boolean;
 }
 
 /** The evidence-explanation panels: one per cited piece, then the rest of what the run considered. */
@@ -31,6 +33,7 @@ export function EvidenceSection({
   answer,
   operandColumns,
   activeOperand,
+  details = true,
 }: EvidenceSectionProps) {
   const panel = (e: ScoredEvidence, number: number | null) => (
     <EvidencePanel
@@ -44,6 +47,7 @@ export function EvidenceSection({
       answer={answer}
       operandColumns={operandColumns?.get(e.piece.id)}
       activeColumn={activeOperand?.pieceId === e.piece.id ? activeOperand.column : null}
+      details={details}
     />
   );
   return (

@@ -1,6 +1,8 @@
 import type { RowData, Scalar } from "@/lib/backends/types";
 import { isComputedTable } from "./evidence-location";
 import { MarkedText } from "./marked-text";
+import { formatCell } from "../ask/figures";
+import { useLocale } from "../ui/locale";
 
 function show(v: Scalar): string {
   if (v === null) return "—";
@@ -33,6 +35,7 @@ export function RowView({
   operandColumns?: string[];
   activeColumn?: string | null;
 }) {
+  const locale = useLocale();
   const answerTokens = answer ? tokens(answer) : new Set<string>();
   const answerLower = answer?.toLowerCase().trim() ?? "";
   const holdsAnswer = (v: Scalar) => {
@@ -96,7 +99,7 @@ export function RowView({
                     data-operand-cell={operand || undefined}
                     data-active-operand={active || undefined}
                   >
-                    {show(v)}
+                    {typeof v === "number" ? formatCell(v, null, locale, { column: data.columns[i] }) : show(v)}
                   </td>
                 );
               })}

@@ -8,6 +8,7 @@ import { unwrap } from "@/lib/actions/unwrap";
 import type { ReviewItem } from "@/lib/feedback/queue";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
+import { DateTime } from "../ui/locale";
 
 type Status = "OPEN" | "RESOLVED";
 
@@ -77,7 +78,7 @@ function ReviewCard({ item }: { item: ReviewItem }) {
           {item.run.question}
         </h2>
         <span className="text-xs text-slate-500">
-          Reported by {item.reporter.name} · {new Date(item.createdAt).toLocaleString("en-GB")}
+          Reported by {item.reporter.name} · <DateTime value={item.createdAt} />
         </span>
       </div>
       <dl className="mt-3 grid gap-x-4 gap-y-1.5 sm:grid-cols-[9rem_minmax(0,1fr)]">
@@ -108,7 +109,7 @@ function ReviewCard({ item }: { item: ReviewItem }) {
           ) : (
             "Dismissed"
           )}
-          {item.resolution.by ? ` by ${item.resolution.by}` : ""} on {new Date(item.resolution.at).toLocaleString("en-GB")}.
+          {item.resolution.by ? ` by ${item.resolution.by}` : ""} on <DateTime value={item.resolution.at} />.
         </p>
       ) : (
         <div className="mt-4 flex flex-wrap items-center gap-2 border-t border-slate-100 pt-3">

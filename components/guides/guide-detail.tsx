@@ -7,6 +7,7 @@ import type { GuideDetail } from "@/lib/guides/types";
 import { StatusPill } from "../ask/status-pill";
 import { KindBadge } from "../kb/status-badge";
 import { ActionKindBadge } from "./action-kind-badge";
+import { DateTime } from "../ui/locale";
 
 function nativeQueryLabel(params: unknown): string {
   const q = (params as { query: { language: string; filters?: { sourceObject?: string; contentType?: string } } }).query;
@@ -137,7 +138,7 @@ export function GuideDetailView({ guide }: { guide: GuideDetail }) {
                   </Link>
                   <span className="mt-0.5 flex flex-wrap items-center gap-1.5 text-xs text-slate-500">
                     <StatusPill status={r.status} />
-                    {guideLikeness(r.score)} · {r.askedBy} · {new Date(r.createdAt).toLocaleDateString("en-GB")}
+                    {guideLikeness(r.score)} · {r.askedBy} · <DateTime value={r.createdAt} dateOnly />
                   </span>
                 </li>
               ))}
@@ -153,11 +154,13 @@ export function GuideDetailView({ guide }: { guide: GuideDetail }) {
           <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">
             <dt>Created</dt>
             <dd>
-              {new Date(guide.createdAt).toLocaleString("en-GB")}
+              <DateTime value={guide.createdAt} />
               {guide.createdBy ? ` by ${guide.createdBy}` : ""}
             </dd>
             <dt>Updated</dt>
-            <dd>{new Date(guide.updatedAt).toLocaleString("en-GB")}</dd>
+            <dd>
+              <DateTime value={guide.updatedAt} />
+            </dd>
             {guide.fromRunId && (
               <>
                 <dt>From run</dt>

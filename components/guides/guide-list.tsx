@@ -10,6 +10,7 @@ import { Alert } from "../ui/alert";
 import { Field, SelectInput, TextInput } from "../ui/field";
 import { ActionKindBadge } from "./action-kind-badge";
 import { count } from "@/lib/format/count";
+import { DateTime } from "../ui/locale";
 
 /** The guide library: search by words (ranked like the pipeline ranks guides) and filter by knowledge base. */
 export function GuideList({ initial, kbs }: { initial: GuideListRow[]; kbs: { id: string; name: string }[] }) {
@@ -86,7 +87,7 @@ export function GuideList({ initial, kbs }: { initial: GuideListRow[]; kbs: { id
                 </Link>
                 <span className="text-xs text-slate-500">
                   {g.helpedRuns ? `Helped ${count(g.helpedRuns, "run")}` : "Not used yet"} · updated{" "}
-                  {new Date(g.updatedAt).toLocaleDateString("en-GB")}
+                  <DateTime value={g.updatedAt} dateOnly />
                   {g.createdBy ? ` · by ${g.createdBy}` : ""}
                 </span>
               </div>

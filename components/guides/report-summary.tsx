@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { ReviewItem } from "@/lib/feedback/queue";
+import { DateTime } from "../ui/locale";
 
 /** The wrong-answer report being resolved: what was asked, what the run said, what the reporter says is right. */
 export function ReportSummary({ item, headingLevel = 2 }: { item: ReviewItem; headingLevel?: 2 | 3 }) {
@@ -8,7 +9,9 @@ export function ReportSummary({ item, headingLevel = 2 }: { item: ReviewItem; he
     <section aria-label="Wrong-answer report" className="rounded-lg border border-amber-200 bg-amber-50/60 p-4 text-sm">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <H className="font-semibold text-amber-900">Reported wrong by {item.reporter.name}</H>
-        <span className="text-xs text-slate-600">{new Date(item.createdAt).toLocaleString("en-GB")}</span>
+        <span className="text-xs text-slate-600">
+          <DateTime value={item.createdAt} />
+        </span>
       </div>
       <dl className="mt-2 grid gap-x-4 gap-y-1.5 sm:grid-cols-[9rem_minmax(0,1fr)]">
         <dt className="text-slate-600">Question</dt>

@@ -8,16 +8,14 @@ import { unwrap } from "@/lib/actions/unwrap";
 import type { HistoryViewName } from "@/lib/runs/runs.validation";
 import type { HistoryConversation, HistoryRun, Page } from "@/lib/runs/types";
 import { StatusPill } from "../ask/status-pill";
+import { readableAnswerText } from "../ask/figures";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Field, TextInput } from "../ui/field";
 import { count } from "@/lib/format/count";
+import { DateTime, useLocale } from "../ui/locale";
 
 export type HistoryData = { view: "questions"; page: Page<HistoryRun> } | { view: "conversations"; page: Page<HistoryConversation> };
-
-function when(iso: string): string {
-  return new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
-}
 
 function useDebounced<T>(value: T, ms: number): T {
   const [v, setV] = useState(value);
@@ -30,6 +28,7 @@ function useDebounced<T>(value: T, ms: number): T {
 
 /** Past questions and conversations, searched on the server, a page at a time; each reopens in full. */
 export function HistoryBrowser({ initial, initialQ, initialPage }: { initial: HistoryData; initialQ: string; initialPage: number }) {
+  const locale = useLocale();
   const [view, setView] = useState<HistoryViewName>(initial.view);
   const [q, setQ] = useState(initialQ);
   const [page, setPage] = useState(initialPage);
@@ -128,7 +127,11 @@ export function HistoryBrowser({ initial, initialQ, initialPage }: { initial: Hi
                 <span className="min-w-0 flex-1">
                   <span className="block truncate font-medium text-slate-900">{r.question}</span>
                   <span className="block truncate text-sm text-slate-600">
-                    {r.status === "ANSWERED" && r.answer ? r.answer : (r.refrainReason ?? "No answer")}
+                    {r.outcome === "uncertain" && r.answer
+                      ? `Closest answer, not certain: ${readableAnswerText(r.answer, locale)}`
+                      : r.outcome === "answered" && r.answer
+                        ? readableAnswerText(r.answer, locale)
+                        : (r.refrainReason ?? "No answer")}
                   </span>
                 </span>
                 <span className="flex shrink-0 flex-col items-end gap-1">
@@ -140,9 +143,11 @@ export function HistoryBrowser({ initial, initialQ, initialPage }: { initial: Hi
                         {r.feedback === "WRONG" ? "Reported wrong" : "Marked helpful"}
                       </span>
                     )}
-                    <StatusPill status={r.status} />
+                    <StatusPill status={r.status} outcome={r.outcome} />
                   </span>
-                  <span className="text-xs text-slate-500">{when(r.createdAt)}</span>
+                  <span className="text-xs text-slate-500">
+                    <DateTime value={r.createdAt} />
+                  </span>
                 </span>
               </Link>
             </li>
@@ -164,13 +169,18 @@ export function HistoryBrowser({ initial, initialQ, initialPage }: { initial: Hi
                   <span className="block truncate font-medium text-slate-900">{c.title}</span>
                   {c.last && (
                     <span className="block truncate text-sm text-slate-600">
-                      Latest: {c.last.question} → {c.last.status === "ANSWERED" && c.last.answer ? c.last.answer : "no answer"}
+                      Latest: {c.last.question} →{" "}
+                      {c.last.outcome === "answered" || c.last.outcome === "uncertain"
+                        ? `${c.last.outcome === "uncertain" ? "not certain: " : ""}${readableAnswerText(c.last.answer ?? "", locale)}`
+                        : "no answer"}
                     </span>
                   )}
                 </span>
                 <span className="flex shrink-0 flex-col items-end gap-1 text-xs text-slate-500">
                   <span className="rounded bg-slate-100 px-1.5 py-0.5 text-slate-700">{count(c.turns, "question")}</span>
-                  <span>{when(c.updatedAt)}</span>
+                  <span>
+                    <DateTime value={c.updatedAt} />
+                  </span>
                 </span>
               </Link>
             </li>

@@ -1,5 +1,6 @@
 import type { Preview } from "@/lib/backends/types";
 import { count } from "@/lib/format/count";
+import { ScrollArea } from "../ui/scroll-area";
 
 function cell(v: unknown): string {
   if (v === null || v === undefined) return "";
@@ -11,7 +12,7 @@ export function PreviewView({ preview }: { preview: Preview }) {
   if (preview.kind === "table") {
     return (
       <div>
-        <div className="max-h-96 overflow-auto rounded border border-slate-200">
+        <ScrollArea label={`${preview.title}: preview, scrolls sideways`} className="max-h-96">
           <table className="min-w-full text-left text-xs" aria-label={`Preview of ${preview.title}`}>
             <thead className="sticky top-0 bg-slate-100">
               <tr>
@@ -40,7 +41,7 @@ export function PreviewView({ preview }: { preview: Preview }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollArea>
         <p className="mt-1 text-xs text-slate-500">
           {count(preview.rows.length, "row")} shown{preview.totalRows !== undefined ? ` of ${preview.totalRows.toLocaleString("en")}` : ""}
           {preview.truncated ? " (more not shown)" : ""}.

@@ -6,6 +6,7 @@ import { setPrivilegeRiskAction } from "@/app/(workspace)/knowledge-bases/action
 import { unwrap } from "@/lib/actions/unwrap";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
+import { DateTime } from "../ui/locale";
 
 /**
  * What a PostgreSQL knowledge base's user may do beyond reading, on the knowledge base's page, for as
@@ -44,10 +45,15 @@ export function PrivilegeNotice({
           <li key={r}>{r}</li>
         ))}
       </ul>
-      <p className="mt-2 text-slate-700" suppressHydrationWarning>
-        {accepted
-          ? `Accepted by ${acceptedBy ?? "an admin"} on ${new Date(acceptedAt).toLocaleString("en-GB")}. Queries still only read, but a flaw in the checks would reach the data or the server. Connect with a user that may only read to remove this risk.`
-          : "Queries to this knowledge base are refused. Connect with a user that may only read this schema (GRANT SELECT on its tables, nothing more), or accept the risk."}
+      <p className="mt-2 text-slate-700">
+        {accepted ? (
+          <>
+            Accepted by {acceptedBy ?? "an admin"} on <DateTime value={acceptedAt} />. Queries still only read, but a flaw in the checks
+            would reach the data or the server. Connect with a user that may only read to remove this risk.
+          </>
+        ) : (
+          "Queries to this knowledge base are refused. Connect with a user that may only read (GRANT SELECT on its tables), or accept the risk."
+        )}
       </p>
       {decide.error && <Alert tone="error">{decide.error.message}</Alert>}
       <div className="mt-3">

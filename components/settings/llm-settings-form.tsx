@@ -10,6 +10,7 @@ import { type ApiKeyChange, type LlmSettingsInput, llmSettingsInputSchema } from
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Field, SelectInput, TextInput } from "../ui/field";
+import { DateTime } from "../ui/locale";
 
 type KeyMode = "keep" | "replace" | "clear";
 
@@ -82,11 +83,10 @@ function errorsOf(issues: { path: PropertyKey[]; message: string }[]): Record<st
 }
 
 function LastFailure({ failure }: { failure: NonNullable<LlmSettingsView["lastFailure"]> }) {
-  const at = new Date(failure.at).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
   return (
     <Alert tone="error">
       <span data-testid="llm-last-failure">
-        A run on {at} could not use the LLM: {failure.message}.
+        A run on <DateTime value={failure.at} /> could not use the LLM: {failure.message}.
       </span>{" "}
       It ran its classical strategies instead. Fix the settings below, check them with Test connection, and save.
     </Alert>
@@ -118,10 +118,15 @@ function StatusBanner({ view }: { view: LlmSettingsView }) {
       </Alert>
     );
   }
+  const ticked = view.stages.length - off.length;
   return (
     <Alert tone="info">
-      <span data-testid="llm-status">Off</span>: every stage runs its classical strategy.{" "}
-      {view.enabled ? "Enter an endpoint and a model below to use an LLM." : "Turn the LLM on below to use it."}
+      <span data-testid="llm-status">Off</span>:{" "}
+      {!view.enabled
+        ? "the LLM is switched off (Use an LLM, below), so every stage runs its classical strategy."
+        : ticked === 0
+          ? "no stage is ticked to use the LLM, so every stage runs its classical strategy."
+          : `no endpoint and model are saved, so every stage runs its classical strategy. The ${ticked === view.stages.length ? "stages" : `${ticked} stages`} ticked below will ask the LLM once an endpoint and a model are saved.`}
       {problems.length > 0 && <span className="block">{problems.join(" ")}</span>}
     </Alert>
   );
@@ -319,6 +324,9 @@ export function LlmSettingsForm({ initial }: { initial: LlmSettingsView }) {
                 <th scope="col" className="py-2 pr-4">
                   Use the LLM
                 </th>
+                <th scope="col" className="py-2 pr-4">
+                  Runs now
+                </th>
                 <th scope="col" className="py-2">
                   Model (empty: the default model)
                 </th>
@@ -338,6 +346,12 @@ export function LlmSettingsForm({ initial }: { initial: LlmSettingsView }) {
                       checked={s.enabled}
                       onChange={(e) => update({ stages: f.stages.map((x, j) => (j === i ? { ...x, enabled: e.target.checked } : x)) })}
                     />
+                  </td>
+                  <td className="py-2 pr-4 text-xs text-slate-600" data-testid={`llm-stage-now-${s.stage}`}>
+                    {/* What the saved settings do now, whatever the boxes say before saving. */}
+                    {view.effective.status === "ready" && view.stages.find((v) => v.stage === s.stage)?.enabled
+                      ? "LLM, classical as fallback"
+                      : "Classical"}
                   </td>
                   <td className="py-2">
                     <TextInput

@@ -68,23 +68,15 @@ function ModelRow({ role, slot }: { role: string; slot: ModelSlotStatus }) {
           <td className="py-2 pr-4">
             {m.name}
             {m.note && <span className="block text-xs text-amber-700">{m.note}</span>}
-            {m.graph && (
-              <span className="block text-xs text-slate-500" data-testid="model-graph">
-                Graph: {m.graph}
-              </span>
-            )}
           </td>
           <td className="py-2 pr-4">{m.precision}</td>
-          <td className="py-2 pr-4 font-mono text-xs" title={m.sha256}>
-            {m.sha256.slice(0, 16)}…
-          </td>
           <td className="py-2 pr-4 tabular-nums">{fmtMb(m.bytes)}</td>
           <td className="py-2" title={m.file}>
             {SOURCE_LABELS[m.source] ?? m.source}
           </td>
         </>
       ) : (
-        <td colSpan={5} className="py-2 text-slate-600">
+        <td colSpan={4} className="py-2 text-slate-600">
           {slot.state === "off" ? "None configured" : slot.state === "loading" ? "Loads on first use" : `Not available: ${slot.reason}`}
         </td>
       )}
@@ -92,10 +84,63 @@ function ModelRow({ role, slot }: { role: string; slot: ModelSlotStatus }) {
   );
 }
 
-function Runtime({ view }: { view: ModelsView }) {
+/** What an operator checks when something is off: checksums, which graph runs, the threads and the queue. */
+function TechnicalDetails({ view }: { view: ModelsView }) {
   const status = view.overview.status;
   if (!status) return null;
   const q = status.queues.embedder;
+  const models = [
+    ["Embedding", status.embedder.model],
+    ["Re-ranking", status.crossEncoder.model],
+  ] as const;
+  return (
+    <details className="rounded-md border border-slate-200 p-3 text-sm" data-testid="model-technical">
+      <summary className="cursor-pointer font-medium text-slate-700">Technical details</summary>
+      <dl className="mt-2 grid grid-cols-[auto_minmax(0,1fr)] gap-x-6 gap-y-1">
+        {models.map(([role, m]) =>
+          m ? (
+            <div key={role} className="contents">
+              <dt className="text-slate-500">{role} model file</dt>
+              <dd className="break-all">
+                <span className="font-mono text-xs" data-testid="model-checksum">
+                  sha256 {m.sha256}
+                </span>
+                {m.graph && (
+                  <span className="block text-xs text-slate-600" data-testid="model-graph">
+                    Graph: {m.graph}
+                  </span>
+                )}
+              </dd>
+            </div>
+          ) : null,
+        )}
+        {status.pool && (
+          <>
+            <dt className="text-slate-500">Worker threads</dt>
+            <dd>
+              {status.pool.threads} of {status.pool.maxThreads} running, busy {Math.round(status.pool.utilization * 100)}% of the time
+              {status.pool.replacedThreads > 0 && `, ${count(status.pool.replacedThreads, "thread")} replaced after a crash`}
+            </dd>
+          </>
+        )}
+        {q && (
+          <>
+            <dt className="text-slate-500">Queue</dt>
+            <dd data-testid="model-queue">
+              {count(q.waiting, "text")} waiting, {count(q.running, "text")} being embedded; {count(q.batches, "batch", "batches")} so far (
+              {q.meanBatchSize.toFixed(1)} texts each)
+              {q.refused + q.timedOut > 0 && `; ${q.refused} refused while busy, ${q.timedOut} timed out`}
+            </dd>
+          </>
+        )}
+      </dl>
+    </details>
+  );
+}
+
+function Runtime({ view }: { view: ModelsView }) {
+  const status = view.overview.status;
+  if (!status) return null;
   const jobs = view.embeddingJobs;
   return (
     <div className="space-y-4">
@@ -111,9 +156,6 @@ function Runtime({ view }: { view: ModelsView }) {
               </th>
               <th scope="col" className="py-2 pr-4">
                 Precision
-              </th>
-              <th scope="col" className="py-2 pr-4">
-                Checksum (sha256)
               </th>
               <th scope="col" className="py-2 pr-4">
                 Size
@@ -140,25 +182,6 @@ function Runtime({ view }: { view: ModelsView }) {
             "this server's worker threads"
           )}
         </dd>
-        {status.pool && (
-          <>
-            <dt className="text-slate-500">Worker threads</dt>
-            <dd>
-              {status.pool.threads} of {status.pool.maxThreads} running, busy {Math.round(status.pool.utilization * 100)}% of the time
-              {status.pool.replacedThreads > 0 && `, ${count(status.pool.replacedThreads, "thread")} replaced after a crash`}
-            </dd>
-          </>
-        )}
-        {q && (
-          <>
-            <dt className="text-slate-500">Queue</dt>
-            <dd data-testid="model-queue">
-              {count(q.waiting, "text")} waiting, {count(q.running, "text")} being embedded; {count(q.batches, "batch", "batches")} so far (
-              {q.meanBatchSize.toFixed(1)} texts each)
-              {q.refused + q.timedOut > 0 && `; ${q.refused} refused while busy, ${q.timedOut} timed out`}
-            </dd>
-          </>
-        )}
         <dt className="text-slate-500">Collections</dt>
         <dd data-testid="embedding-jobs">
           {jobs.running + jobs.queued === 0
@@ -170,6 +193,7 @@ function Runtime({ view }: { view: ModelsView }) {
           </Link>
         </dd>
       </dl>
+      <TechnicalDetails view={view} />
     </div>
   );
 }

@@ -18,6 +18,7 @@ import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Field, SelectInput, TextInput } from "../ui/field";
 import { CoordinatesWorkbench, NativeQueryWorkbench, SentencesWorkbench } from "./retrieval-workbench";
+import { DateTime } from "../ui/locale";
 
 const TYPE_LABEL = { TEXT: "Text", TABLE: "Table", GRAPH: "Graph" } as const;
 /** The key of a document collection's own text unit (lib/backends/documents/records.ts). */
@@ -242,7 +243,13 @@ function SourceObjectDetail({ object }: { object: SourceObjectRow }) {
             {object.refreshQuery}
           </pre>
           <p className="mt-1">
-            {object.lastRefreshedAt ? `Last refreshed ${new Date(object.lastRefreshedAt).toLocaleString("en-GB")}.` : "Never refreshed."}
+            {object.lastRefreshedAt ? (
+              <>
+                Last refreshed <DateTime value={object.lastRefreshedAt} />.
+              </>
+            ) : (
+              "Never refreshed."
+            )}
           </p>
         </div>
       )}

@@ -2,6 +2,7 @@
 
 import type { Scalar } from "@/lib/backends/types";
 import { count } from "@/lib/format/count";
+import { ScrollArea } from "../ui/scroll-area";
 
 function cell(v: Scalar): string {
   return v === null || v === undefined ? "" : String(v);
@@ -40,7 +41,7 @@ export function TableSelector({
   const allColumns = columns.length > 0 && selectedColumns.length === columns.length;
   return (
     <div>
-      <div className="max-h-[28rem] overflow-auto rounded border border-slate-200 bg-white">
+      <ScrollArea label={`${title}: preview, scrolls sideways`} className="max-h-[28rem]">
         <table className="min-w-full text-left text-xs" aria-label={`Preview of ${title}`}>
           <thead className="sticky top-0 z-30 bg-slate-100">
             <tr>
@@ -114,7 +115,7 @@ export function TableSelector({
             })}
           </tbody>
         </table>
-      </div>
+      </ScrollArea>
       <p className="mt-1 flex flex-wrap items-center gap-x-3 text-xs text-slate-500">
         <span>
           {count(rows.length, "row")} shown{totalRows !== undefined ? ` of ${totalRows.toLocaleString("en")}` : ""}

@@ -7,6 +7,7 @@ import { unwrap } from "@/lib/actions/unwrap";
 import type { SignInThrottleView } from "@/lib/auth/sign-in-throttle";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
+import { DateTime } from "../ui/locale";
 
 const KIND_LABELS: Record<SignInThrottleView["kind"], string> = {
   pair: "Account from one address",
@@ -19,9 +20,9 @@ function who(t: SignInThrottleView): string {
   return (t.kind === "account" ? t.email : t.address) ?? "—";
 }
 
-function nextAttempt(t: SignInThrottleView, shownAt: string): string {
+function nextAttempt(t: SignInThrottleView, shownAt: string) {
   if (!t.blockedUntil || t.blockedUntil <= shownAt) return "Now";
-  return new Date(t.blockedUntil).toLocaleString("en-GB");
+  return <DateTime value={t.blockedUntil} />;
 }
 
 /**

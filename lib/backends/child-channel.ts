@@ -15,9 +15,23 @@ import { fileURLToPath } from "node:url";
  * node-sql-parser's exponential backtracking). A process that dies takes nothing else with it.
  */
 
+/**
+ * The helper files, each at its repository path spelled out: Next.js traces the files a server module
+ * reads, and a path joined from arguments onto the working directory made it trace (and warn about)
+ * the whole project. A new helper gets its line here.
+ */
+const HELPER_FILES: Record<string, () => string> = {
+  "lib/backends/sql/parse-child.mjs": () => path.join(process.cwd(), "lib", "backends", "sql", "parse-child.mjs"),
+  "lib/backends/sql/sqlite/query-child.mjs": () => path.join(process.cwd(), "lib", "backends", "sql", "sqlite", "query-child.mjs"),
+  "lib/backends/sparql/oxigraph-child.mjs": () => path.join(process.cwd(), "lib", "backends", "sparql", "oxigraph-child.mjs"),
+};
+
 /** Resolves a helper file the way Node must load it: the repository copy first (Next.js bundles server code elsewhere), then the caller's folder. */
 export function helperFilePath(repoFolder: string[], fileName: string, moduleUrl: string): string {
-  const candidates = [path.join(process.cwd(), ...repoFolder, fileName)];
+  const repoPath = [...repoFolder, fileName].join("/");
+  const inRepository = HELPER_FILES[repoPath];
+  if (!inRepository) throw new Error(`${repoPath} is not a known helper file (lib/backends/child-channel.ts lists them).`);
+  const candidates = [inRepository()];
   try {
     candidates.push(path.join(path.dirname(fileURLToPath(moduleUrl)), fileName));
   } catch {

@@ -62,7 +62,8 @@ export async function seedDemoCatalogOnce(prisma: PrismaClient, deps: CatalogDep
         {
           kind: "SQL",
           name: DEMO_KB_NAMES.sql,
-          description: "Orders, order lines, products, customers and sales regions of Aurora Outfitters for 2024 and 2025.",
+          description:
+            "Orders, order lines, products, customers and sales regions of Aurora Outfitters for 2024 and 2025. Prices are in euros.",
           connection: { dialect: "sqlite" },
         },
         [],

@@ -32,12 +32,42 @@ export async function registerKnowledgeBase(
     (opts.sqliteSourcePath
       ? undefined
       : async (ctx, { upload, config, secrets }) => (upload ? placeUploads(upload, ctx, files, config, secrets) : []));
-  const result = await registerCatalogEntry(prisma, deps, actorId, raw, { ...opts, populate });
+  let result: RegisterResult;
+  try {
+    result = await registerCatalogEntry(prisma, deps, actorId, raw, { ...opts, populate });
+  } catch (e) {
+    // The engine names the file it opened, which is Mosaic's own copy; the person uploaded theirs.
+    const sqlite = files.length === 1 && !opts.sqliteSourcePath ? files[0].name : null;
+    if (sqlite && e instanceof AppError && e.message.includes(SQLITE_FILE)) {
+      throw new AppError(e.code, e.message.split(SQLITE_FILE).join(sqlite), e.fields);
+    }
+    throw e;
+  }
   await queueEmbeddingsAfterRefresh(prisma, result.id, result.refresh);
   return result;
 }
 
 const SQLITE_MAGIC = Buffer.from("SQLite format 3\0", "latin1");
+/** Where an uploaded SQLite database is kept (lib/catalog/connection.ts names it in the knowledge base's settings). */
+const SQLITE_FILE = "database.sqlite";
+
+/**
+ * The size a SQLite file's header declares (page size × page count), or null when the header does not
+ * say reliably (the count is valid only when the change counter matches "version-valid-for"). A file
+ * shorter than that lost its end on the way (an interrupted copy or upload).
+ */
+export function declaredSqliteSize(bytes: Buffer): number | null {
+  if (bytes.length < 100) return null;
+  const raw = bytes.readUInt16BE(16);
+  const pageSize = raw === 1 ? 65536 : raw;
+  const pages = bytes.readUInt32BE(28);
+  const valid = pages > 0 && bytes.readUInt32BE(24) === bytes.readUInt32BE(92);
+  return valid && pageSize >= 512 ? pageSize * pages : null;
+}
+
+function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KB` : `${n} bytes`;
+}
 
 /** Puts uploads where the backend expects them; returns per-file warnings. Throws when nothing usable was uploaded. */
 async function placeUploads(
@@ -63,7 +93,15 @@ async function placeUploads(
         files: "Not a SQLite file.",
       });
     }
-    writeFileSync(path.join(ctx.storageDir, "database.sqlite"), file.bytes);
+    const declared = declaredSqliteSize(file.bytes);
+    if (declared !== null && file.bytes.length < declared) {
+      throw new AppError(
+        "VALIDATION",
+        `${file.name} is cut short: its header says the database is ${formatBytes(declared)}, but the upload has ${formatBytes(file.bytes.length)}. Upload the whole file again.`,
+        { files: "The file is incomplete." },
+      );
+    }
+    writeFileSync(path.join(ctx.storageDir, SQLITE_FILE), file.bytes);
     return [];
   }
   if (kind === "documents") {

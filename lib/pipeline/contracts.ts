@@ -1,3 +1,4 @@
+import { quantitySchema } from "../format/quantity";
 import { z } from "zod";
 import type { EvidencePiece, KbKind, NativeQuery, Scalar } from "../backends/types";
 
@@ -311,6 +312,13 @@ export const answerShapeSchema = z.object({
   chart: z.object({ kind: z.enum(["bar", "line"]), x: z.number().int().min(0), y: z.array(z.number().int().min(0)).min(1) }).nullable(),
   /** Where the rows came from: the native query (evidence = query + rows). */
   source: z.object({ kbName: z.string(), language: z.string(), query: z.string() }),
+  /** Per column: the currency, scale or percentage its figures are in, as the source states it (null: plain or not figures). */
+  units: z.array(quantitySchema.nullable()).optional(),
+  /** A grouped answer whose measures add up: its total row (the source's own where it states one), null per column without a total. */
+  totalRow: z
+    .object({ label: z.string(), values: z.array(z.number().nullable()), stated: z.boolean() })
+    .nullable()
+    .optional(),
 });
 export type AnswerShape = z.infer<typeof answerShapeSchema>;
 

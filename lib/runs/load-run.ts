@@ -4,6 +4,7 @@ import { AppError } from "../errors";
 import type { RunOutcome } from "../pipeline/run/types";
 import { runReadableWhere } from "./access";
 import { redactOutcome } from "./redact";
+import { turnOutcome } from "./turn-outcome";
 import type { FeedbackView, RunStatusName, RunView, TraceEventView, TurnView } from "./types";
 
 /** The KB ids a person may use now; admins may use every KB (null = no restriction). */
@@ -62,6 +63,8 @@ export const TURN_SELECT = {
   question: true,
   status: true,
   answer: true,
+  refrained: true,
+  certainty: true,
   refrainReason: true,
   confidence: true,
   createdAt: true,
@@ -73,6 +76,8 @@ export function turnView(r: {
   question: string;
   status: RunStatusName;
   answer: string | null;
+  refrained: boolean;
+  certainty: string | null;
   refrainReason: string | null;
   confidence: number | null;
   createdAt: Date;
@@ -83,6 +88,7 @@ export function turnView(r: {
     question: r.question,
     status: r.status,
     answer: r.answer,
+    outcome: turnOutcome(r),
     refrainReason: r.refrainReason,
     confidence: r.confidence,
     createdAt: r.createdAt.toISOString(),

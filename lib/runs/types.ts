@@ -26,11 +26,16 @@ export interface FeedbackView {
   createdAt: string;
 }
 
+/** What a finished run's answer card said: an answer, the closest answer (not certain), or none. */
+export type TurnOutcome = "answered" | "uncertain" | "refused" | "cancelled" | "failed" | "running";
+
 /** One question of a conversation, compact: the thread above the current run, and history rows. */
 export interface TurnView {
   id: string;
   question: string;
   status: RunStatusName;
+  /** The answer card's verdict, which the status alone does not tell (an uncertain answer is ANSWERED). */
+  outcome: TurnOutcome;
   answer: string | null;
   refrainReason: string | null;
   confidence: number | null;

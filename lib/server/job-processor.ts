@@ -22,10 +22,12 @@ import { onJobEnqueued } from "../jobs/queue";
  * embedded PGlite only one process can open the database, so a job found RUNNING at start belongs to
  * a process that crashed: it is re-queued at once (`exclusive`).
  *
- * Why not a queue library: pg-boss (current major) needs Node ≥ 22.12 (Mosaic keeps Node 20), and both it
- * and graphile-worker (Node ≥ 22.18) need a `pg` pool, LISTEN/NOTIFY and their own schema migrations
- * outside Prisma's; the embedded database is PGlite inside the Prisma adapter. A table with SKIP LOCKED
- * is the same technique those libraries use, on the database and migrations Mosaic already has.
+ * Why not a queue library: Node no longer decides it (pg-boss needs Node ≥ 22.12, graphile-worker
+ * ≥ 22.18, and Mosaic runs on 24). What does: both keep their own schema and migrations beside Prisma's,
+ * which the workspace export and import, the migration lock and the embedded database would all have
+ * to learn, and both expect a `pg` connection pool (graphile-worker also LISTEN/NOTIFY), while the
+ * embedded database is PGlite behind the Prisma adapter on one connection. A table claimed with SKIP
+ * LOCKED is the technique those libraries use, on the database and migrations Mosaic already has.
  */
 
 export interface ProcessorOptions {

@@ -12,6 +12,7 @@ import { getSecrets } from "../local-secrets";
 import { jobLease, startJobProcessor, stopJobProcessor } from "./job-processor";
 import { log } from "../log";
 import { resolveModels, shutdownModels } from "../models/runtime";
+import { exitAfter } from "./exit-after";
 
 /**
  * Server start: a bad environment or a database held by another process stops the server with a
@@ -52,11 +53,15 @@ export async function startServer(): Promise<void> {
       .catch((err) => log.warn({ err }, "could not check the collections' index layouts"));
     const shutdown = async (signal: string) => {
       log.info({ signal }, "shutting down");
-      await stopJobProcessor();
-      await shutdownModels().catch((e) => log.error({ err: e }, "stopping the model workers failed"));
-      await closeAllBackends();
-      await handle.close().catch((e) => log.error({ err: e }, "closing the database failed"));
-      process.exit(0);
+      // Next.js's own handler for the same signal exits once its requests have finished; that exit waits for this.
+      await exitAfter(
+        (async () => {
+          await stopJobProcessor();
+          await shutdownModels().catch((e) => log.error({ err: e }, "stopping the model workers failed"));
+          await closeAllBackends();
+          await handle.close().catch((e) => log.error({ err: e }, "closing the database failed"));
+        })(),
+      );
     };
     process.once("SIGINT", () => void shutdown("SIGINT"));
     process.once("SIGTERM", () => void shutdown("SIGTERM"));

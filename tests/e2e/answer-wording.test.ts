@@ -43,6 +43,7 @@ describe("answer wording", () => {
       const card = await ask.answerCard().innerText();
       expect(card).toMatch(/From Aurora sales database: [a-z ,]+ matched the question best/);
       expect(card).not.toMatch(INTERNAL);
+      await ask.showDetails();
       const panel = await ask.openCitationOfKind("row");
       // Retrieval modules are named in words, in the refinement path and in the stage list alike.
       const shown = await page.locator("main").innerText();
@@ -87,6 +88,7 @@ describe("answer wording", () => {
       await ask.ask("How many orders were returned?");
       expect(await ask.answerText()).toBe("7");
       expect(await ask.citations().count()).toBe(1);
+      await ask.showDetails();
       const panel = await ask.openCitationOfKind("row");
       await expect.poll(() => panel.getByTestId("row-view").isVisible()).toBe(true);
       // One panel for the row, nowhere else among the evidence, naming every query that returned it.
@@ -110,6 +112,7 @@ describe("answer wording", () => {
       await ask.open();
       // (A misspelling of the sources' words is read as them: "How many oders were retruned?" is answered.)
       await ask.ask("How many zorblaxes were frobnicated?");
+      await ask.showDetails();
       // With the models' catalog embeddings such a question may still reach a source by meaning; when no
       // source matched, the answer and Candidate sources say the same thing.
       if ((await ask.result().getByTestId("no-candidate-sources").count()) > 0) {

@@ -102,6 +102,7 @@ describe("asking on the demo catalog", () => {
         );
       }
       expect(await ask.result().getByTestId("progress-total").innerText()).toMatch(/Total \d/);
+      await ask.showDetails();
 
       // Keyboard: focus the citation marker, press Enter; the panel opens and takes focus.
       const labels = await ask.citations().evaluateAll((els) => els.map((e) => e.getAttribute("aria-label") ?? ""));
@@ -155,6 +156,8 @@ describe("asking on the demo catalog", () => {
       await ask.ask("How many orders were returned?");
       expect(await ask.answerText()).toMatch(/^7\b/);
       expect(await ask.answerCard().getByTestId("answer-source").innerText()).toBe(DEMO_KB_NAMES.sql);
+      // The native query is a detail: a business user opens "Details" to see it.
+      await ask.showDetails();
       const panel = await ask.openCitationOfKind("row");
       await expect.poll(() => panel.getByTestId("row-view").isVisible()).toBe(true);
       // The answer query returns exactly the count asked for.
@@ -186,6 +189,7 @@ describe("asking on the demo catalog", () => {
       await ask.open();
       await ask.ask("Who is the chief executive of Aurora Outfitters GmbH?");
       expect(await ask.answerText()).toContain("Anke Vogel");
+      await ask.showDetails();
       const panel = await ask.openCitationOfKind("triple");
       await expect.poll(() => panel.getByTestId("triple-view").isVisible()).toBe(true);
       expect(await panel.getByTestId("triple-subject").innerText()).toBe("Anke Vogel");
@@ -250,11 +254,14 @@ describe("asking on the demo catalog", () => {
       await ask.ask("What was total revenue in 2024 by region?");
       const table = ask.answerCard().getByTestId("answer-table");
       expect(await table.getByRole("columnheader").allTextContents()).toEqual(["Region", "Revenue 2024 (EUR million)"]);
+      // The header states the unit, the cells the figures; the breakdown adds up, so it has a total row.
       expect(await table.getByTestId("answer-table-row").allInnerTexts()).toEqual([
         "Nordics\t24.1",
         "Central Europe\t11.0",
         "United Kingdom\t7.9",
       ]);
+      expect(await table.getByTestId("answer-total-row").innerText()).toBe("Total\t43.0");
+      expect(await ask.answerText()).toMatch(/^Nordics: €24\.1m; Central Europe: €11\.0m; United Kingdom: €7\.9m$/);
       const chart = ask.answerCard().getByTestId("answer-chart");
       expect(await chart.getAttribute("data-chart-kind")).toBe("bar");
       await expect.poll(() => chart.locator(".recharts-bar-rectangle").count()).toBe(3);
@@ -272,6 +279,7 @@ describe("asking on the demo catalog", () => {
       await ask.open();
       await ask.ask("In which city is the company that makes the Fjord Down Jacket located?");
       expect(await ask.answerText()).toContain("Oslo");
+      await ask.showDetails();
       const panel = await ask.openCitationOfKind("path");
       const view = panel.getByTestId("path-view");
       await expect.poll(() => view.isVisible()).toBe(true);

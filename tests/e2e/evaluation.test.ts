@@ -40,13 +40,31 @@ describe("evaluation dashboard", () => {
         /not loaded yet[\s\S]*Ask an admin to load the benchmark catalog|datasets folder was not found/,
       );
 
+      // The form's defaults are what its labels say: a small suite runs whole when Questions is empty.
+      await evaluation.runForm().getByLabel("Suite").selectOption({ label: "Demo workspace" });
+      expect(await evaluation.runForm().getByLabel("Questions").inputValue()).toBe("");
+      expect(
+        await evaluation
+          .runForm()
+          .getByText(/^Empty: all \d+ questions$/)
+          .count(),
+      ).toBe(1);
+      await evaluation.runForm().getByLabel("Questions").fill("8");
+      expect(
+        await evaluation
+          .runForm()
+          .getByText(/^8 of \d+ \(empty: all\)$/)
+          .count(),
+      ).toBe(1);
       await evaluation.startRun({ suite: "Demo workspace", questions: "8", seed: "2", label: "baseline" });
       await expect.poll(() => evaluation.report().isVisible(), { timeout: 15_000 }).toBe(true);
       await waitForDone(evaluation, /Demo workspace\s*· baseline/);
       expect(await evaluation.metricCards().innerText()).toMatch(/P@1 \(answer correct\)/);
-      for (const title of ["Metrics", "Answer presence (AP@k)", "By source kind", "Latency per stage", "Per suite"]) {
+      for (const title of ["Metrics", "Answer presence (AP@k)", "By source kind", "Latency per stage"]) {
         await expect.poll(() => evaluation.chart(title).count(), { timeout: 10_000 }).toBe(1);
       }
+      // No "unknown" group: questions without a gold source (to refrain from) are left out, and counted.
+      expect(await evaluation.chart("By source kind").innerText()).not.toMatch(/unknown/i);
       await expect
         .poll(() => evaluation.chart("Metrics").locator(".recharts-bar-rectangle").count(), { timeout: 10_000 })
         .toBeGreaterThan(3);

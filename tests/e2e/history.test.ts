@@ -90,6 +90,7 @@ describe("history", () => {
       await page.waitForURL(new RegExp(`/ask\\?run=${returned.runId}$`));
       const ask = new AskPage(page);
       expect(await ask.answerText()).toMatch(/^7\b/);
+      await ask.showDetails();
       const panel = await ask.openCitationOfKind("row");
       expect(await panel.getByTestId("query-language").first().innerText()).toBe("SQL");
       expect(await ask.refinementRounds().count()).toBeGreaterThanOrEqual(1);

@@ -1,12 +1,17 @@
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_USERS } from "@/lib/db/seed";
 import { DEMO_KB_NAMES } from "@/lib/demo/seed-catalog";
+import { createDemoSalesDatabase } from "@/lib/demo/sales-database";
 import { KnowledgeBasesPage } from "./pages/knowledge-bases-page";
 import { SignInPage } from "./pages/sign-in-page";
 import { launchBrowser, newPage, screenshot } from "./support/browser";
 import { type OpenSearchServer, startOpenSearch } from "../support/services/opensearch";
+import { startAppServer } from "../support/app-server";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -59,9 +64,14 @@ describe("admin knowledge-base registry", () => {
       );
       await screenshot(page, "knowledge-bases-list");
       await kbs.openKb(DEMO_KB_NAMES.sql);
-      expect(await kbs.descriptor().innerText()).toContain("CREATE TABLE");
+      // The page opens with what a person needs; the descriptor (DDL and all) is behind "Descriptor".
+      expect(await page.getByTestId("kb-descriptor").isVisible()).toBe(false);
+      expect(await page.getByTestId("kb-overview").innerText()).toMatch(
+        /Health\s+Healthy[\s\S]+Size\s+\d+ tables[\s\S]+Who may use it\s+Everyone/,
+      );
+      expect(await (await kbs.descriptor()).innerText()).toContain("CREATE TABLE");
       expect(await kbs.contents().innerText()).toMatch(
-        /Tables\s+\d+\s+Columns\s+\d+\s+Rows\s+[\d,]+\s+Foreign keys\s+\d+\s+Source objects\s+5\s+Indexed entities/,
+        /Tables\s+\d+\s+Columns\s+\d+\s+Rows\s+[\d,]+\s+Foreign keys\s+\d+\s+Source objects\s+5\s+Indexed names/,
       );
       expect(await page.getByRole("region", { name: "Contents" }).innerText()).toContain("Engine");
       expect(await kbs.sourceObjects().count()).toBe(5);
@@ -232,9 +242,30 @@ describe("admin knowledge-base registry", () => {
     240_000,
   );
 
-  it("offers to move a collection kept on this server to OpenSearch, as a background job", async () => {
-    const { page, close } = await signedIn("ADMIN");
+  it("offers to move a collection kept on this server to OpenSearch only where a cluster is configured, as a background job", async () => {
+    // This server has no cluster (SEARCH_URL unset): a collection's page shows no OpenSearch panel.
+    const plain = await signedIn("ADMIN");
     try {
+      const kbs = new KnowledgeBasesPage(plain.page);
+      await kbs.open();
+      await kbs.openKb(DEMO_KB_NAMES.documents);
+      expect(await plain.page.getByTestId("move-to-opensearch").count()).toBe(0);
+      expect(await plain.page.getByText(/OpenSearch/).count()).toBe(0);
+    } finally {
+      await plain.close();
+    }
+    // A server configured with a cluster (here an address that refuses) offers the move.
+    const configured = await startAppServer({ SEARCH_URL: "http://127.0.0.1:9" });
+    const context = await browser.newContext({ baseURL: configured.baseUrl, viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const close = async () => {
+      await context.close();
+      await configured.stop();
+    };
+    try {
+      await new SignInPage(page).open();
+      await new SignInPage(page).signIn("admin@mosaic.local", "admin-demo-pass");
+      await page.waitForURL(/\/ask$/);
       const kbs = new KnowledgeBasesPage(page);
       await kbs.register({
         source: "Documents",
@@ -258,6 +289,84 @@ describe("admin knowledge-base registry", () => {
       await page.getByLabel('Type "Field guides" to confirm').fill("Field guides");
       await page.getByRole("button", { name: "Delete permanently" }).click();
       await page.waitForURL(/\/knowledge-bases$/);
+    } finally {
+      await close();
+    }
+    // A second app instance starts and seeds on top of the test itself.
+  }, 300_000);
+
+  it("lists a collection's documents with their preview, and removes one after a confirmation", async () => {
+    const { page, close } = await signedIn("ADMIN");
+    try {
+      const kbs = new KnowledgeBasesPage(page);
+      const md = (name: string, text: string) => ({ name, mimeType: "text/markdown", buffer: Buffer.from(text) });
+      await kbs.register({
+        source: "Documents",
+        name: "Orchard notes",
+        files: [
+          md("apples.md", "# Apples\n\nThe orchard grows apples on the north slope.\n"),
+          md("pears.md", "# Pears\n\nPears ripen on the south slope in August.\n"),
+        ],
+      });
+      await page.waitForURL(/\/knowledge-bases\/(?!new$)[^/]+$/, { timeout: 60_000 });
+      expect(await kbs.documents().count()).toBe(2);
+      expect(await page.getByTestId("kb-size").innerText()).toMatch(/^2 documents · /);
+
+      const apples = kbs.document("Apples");
+      await apples.getByRole("button", { name: "Preview Apples" }).click();
+      await expect.poll(() => apples.getByTestId("document-preview").count()).toBe(1);
+      expect(await apples.getByTestId("document-preview").innerText()).toContain("The orchard grows apples on the north slope.");
+
+      // Removing asks first; "Keep it" keeps it.
+      await apples.getByRole("button", { name: "Remove Apples" }).click();
+      const dialog = page.getByRole("alertdialog", { name: "Remove Apples?" });
+      expect(await dialog.innerText()).toContain("Its passages and vectors are deleted");
+      await screenshot(page, "knowledge-base-document-remove-confirm");
+      await dialog.getByRole("button", { name: "Keep it" }).click();
+      expect(await dialog.count()).toBe(0);
+      expect(await kbs.documents().count()).toBe(2);
+
+      await apples.getByRole("button", { name: "Remove Apples" }).click();
+      await page.getByRole("alertdialog", { name: "Remove Apples?" }).getByRole("button", { name: "Remove document" }).click();
+      await expect.poll(() => page.getByTestId("document-removed").count(), { timeout: 30_000 }).toBe(1);
+      expect(await page.getByTestId("document-removed").innerText()).toBe("Removed “Apples” from the collection.");
+      await expect.poll(() => kbs.documents().allInnerTexts()).toEqual([expect.stringMatching(/^Pears\n/)]);
+      await expect.poll(() => page.getByTestId("kb-size").innerText()).toMatch(/^1 document · /);
+      expect(await (await kbs.descriptor()).innerText()).not.toContain("Apples");
+      await screenshot(page, "knowledge-base-documents");
+
+      await page.getByRole("button", { name: "Delete knowledge base…" }).click();
+      await page.getByLabel('Type "Orchard notes" to confirm').fill("Orchard notes");
+      await page.getByRole("button", { name: "Delete permanently" }).click();
+      await page.waitForURL(/\/knowledge-bases$/);
+    } finally {
+      await close();
+    }
+  });
+
+  it("names the uploaded file when a SQLite upload is cut short", async () => {
+    const { page, close } = await signedIn("ADMIN");
+    try {
+      const kbs = new KnowledgeBasesPage(page);
+      const dir = mkdtempSync(path.join(tmpdir(), "mosaic-e2e-sqlite-"));
+      const file = path.join(dir, "shop-2025.sqlite");
+      createDemoSalesDatabase(file);
+      const bytes = readFileSync(file).subarray(0, 3000);
+      rmSync(dir, { recursive: true, force: true });
+      await kbs.register(
+        {
+          source: "SQLite database",
+          name: "Shop copy",
+          files: [{ name: "shop-2025.sqlite", mimeType: "application/octet-stream", buffer: Buffer.from(bytes) }],
+        },
+        true,
+      );
+      const alert = page.getByRole("alert").filter({ hasText: "shop-2025.sqlite is cut short" });
+      await expect.poll(() => alert.count(), { timeout: 30_000 }).toBe(1);
+      expect(await alert.innerText()).not.toContain("database.sqlite");
+      await screenshot(page, "knowledge-base-upload-truncated-sqlite");
+      await kbs.open();
+      expect(await kbs.row("Shop copy").count()).toBe(0);
     } finally {
       await close();
     }

@@ -42,6 +42,11 @@ describe("LLM settings", () => {
       expect((await settings.open())?.status()).toBe(200);
       await expect.poll(() => settings.status().innerText()).toBe("Off");
       expect(await settings.keyStatus().innerText()).toBe("Not set");
+      // "Off" above ticked stages says why, and what each stage runs now.
+      expect(await settings.status().locator("..").innerText()).toMatch(
+        /^Off: no endpoint and model are saved, so every stage runs its classical strategy\. The stages ticked below will ask the LLM once an endpoint and a model are saved\./,
+      );
+      expect(await page.getByTestId("llm-stage-now-answer").innerText()).toBe("Classical");
       await screenshot(page, "settings-llm-empty");
 
       // A malformed URL is caught in the form.

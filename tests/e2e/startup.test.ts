@@ -242,6 +242,9 @@ describe("npm start", () => {
       await eventually(() => portIsFree(app.port));
       expect(existsSync(app.lockFile)).toBe(false);
       expect(app.output()).toContain("stopping Mosaic");
+      // Stopped while the demo collection's embedding job was likely mid-batch: Mosaic's shutdown ran to
+      // its end before the process exited (an exit during an onnxruntime batch aborts with this message).
+      expect(app.output()).not.toMatch(/terminate called|Napi::Error/);
     } finally {
       app.cleanup();
     }

@@ -6,6 +6,8 @@ import { collectionEmbeddingStatus, enqueueCollectionEmbedding } from "@/lib/ing
 import { latestMove, requestMoveToOpenSearch } from "@/lib/ingest/documents/move-to-opensearch";
 import { latestReindex, requestReindex } from "@/lib/ingest/documents/reindex";
 import { queuedUploads, retryQueuedUploads } from "@/lib/ingest/documents/upload-queue";
+import { removeCollectionDocument } from "@/lib/ingest/documents/remove-document";
+import { previewKbDocument } from "@/lib/catalog/collection-documents";
 import { withBackendErrors } from "@/lib/catalog/backend-errors";
 import { catalogDeps } from "@/lib/deps";
 import { deleteKnowledgeBase, setPrivilegeRiskAcceptance, updateKnowledgeBase } from "@/lib/catalog/knowledge-bases";
@@ -130,3 +132,22 @@ export const setPrivilegeRiskAction = authActionClient
   .metadata({ name: "kb.privilegeRisk", roles: ADMIN })
   .inputSchema(privilegeRiskSchema)
   .action(async ({ parsedInput, ctx }) => setPrivilegeRiskAcceptance(await db(), catalogDeps(), ctx.user, parsedInput));
+
+const documentSchema = idSchema.extend({ documentId: z.string().min(1).max(500) });
+
+/** The first sentences of one document of a collection (its preview on the collection's page). */
+export const documentPreviewAction = authActionClient
+  .metadata({ name: "kb.documents.preview", roles: ADMIN })
+  .inputSchema(documentSchema)
+  .action(async ({ parsedInput, ctx }) => previewKbDocument(await db(), catalogDeps(), ctx.user, parsedInput.id, parsedInput.documentId));
+
+/** Removes one document from a collection (the page asks for confirmation first); the collection is described again. */
+export const removeDocumentAction = authActionClient
+  .metadata({ name: "kb.documents.remove", roles: ADMIN })
+  .inputSchema(documentSchema)
+  .action(async ({ parsedInput }) =>
+    withBackendErrors(async () => {
+      const { refresh } = await removeCollectionDocument(await db(), catalogDeps(), parsedInput.id, parsedInput.documentId);
+      return { removed: parsedInput.documentId, status: refresh.status, message: refresh.message };
+    }),
+  );

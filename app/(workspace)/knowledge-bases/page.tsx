@@ -8,6 +8,7 @@ import { listKnowledgeBases } from "@/lib/catalog/knowledge-bases";
 import { db } from "@/lib/db/client";
 import { count } from "@/lib/format/count";
 import { rolesFor } from "@/lib/navigation";
+import { DateTime } from "@/components/ui/locale";
 
 export const metadata: Metadata = { title: "Knowledge bases" };
 
@@ -73,7 +74,9 @@ export default async function KnowledgeBasesPage() {
                   <td className="px-4 py-3">
                     <StatusBadge status={kb.status} title={kb.lastCheckMessage} />
                     {kb.lastCheckAt && (
-                      <div className="text-xs text-slate-500">checked {new Date(kb.lastCheckAt).toLocaleString("en-GB")}</div>
+                      <div className="text-xs text-slate-500">
+                        checked <DateTime value={kb.lastCheckAt} />
+                      </div>
                     )}
                   </td>
                   <td className="px-4 py-3 text-slate-600">

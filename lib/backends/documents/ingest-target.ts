@@ -44,6 +44,8 @@ export interface IngestTarget {
   /** Several documents at once (dataset loads), with the outcomes of committing them in order. */
   commitMany(inputs: DocumentToCommit[]): Promise<CommitOutcome[]>;
   recordFailure(input: { sourceName: string; mediaType: string; contentHash: string; error: string }): Promise<void>;
+  /** Removes one document with everything stored for it; false when there is none with this id. */
+  remove(documentId: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ export function sqliteTarget(ctx: BackendContext, config?: Partial<DocumentsConf
     commit: async (input) => db.transaction(() => writer.commit(input).outcome).immediate(),
     commitMany: async (inputs) => db.transaction(() => inputs.map((input) => writer.commit(input).outcome)).immediate(),
     recordFailure: async (input) => db.transaction(() => writer.recordFailure(input)).immediate(),
+    remove: async (documentId) => db.transaction(() => writer.remove(documentId)).immediate(),
     close: async () => {
       db.close();
     },
@@ -81,6 +84,7 @@ export async function openSearchTarget(
       commit: async (input) => (await writer.commit(input)).outcome,
       commitMany: async (inputs) => (await writer.commitMany(inputs)).map((r) => r.outcome),
       recordFailure: (input) => writer.recordFailure(input),
+      remove: (documentId) => writer.remove(documentId),
       close: async () => {
         try {
           await collection.refresh();

@@ -71,6 +71,7 @@ export class CollectionWriter {
       deleteVectors: p("DELETE FROM search_vectors WHERE rowid IN (SELECT rowid FROM search_rows WHERE document_id = ?)"),
       deleteChunks: p("DELETE FROM chunks WHERE document_id = ?"),
       deleteTables: p("DELETE FROM doc_tables WHERE document_id = ?"),
+      deleteDocument: p("DELETE FROM documents WHERE id = ?"),
       // Bumped in every committing transaction, so cached statistics know when they are stale.
       bumpContentVersion: p("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'content_version'"),
     };
@@ -132,6 +133,18 @@ export class CollectionWriter {
     };
     if (existing) this.s.updateDocument.run(row);
     else this.s.insertDocument.run(row);
+  }
+
+  /**
+   * Removes a document and everything stored for it (passages, tables, search rows, vectors), whether it
+   * was read or listed as unreadable. Returns false when the collection holds no document with this id.
+   */
+  remove(documentId: string): boolean {
+    if (!this.s.idTaken.get(documentId)) return false;
+    this.deleteContent(documentId);
+    this.s.deleteDocument.run(documentId);
+    this.s.bumpContentVersion.run();
+    return true;
   }
 
   private freshId(base: string): string {

@@ -70,6 +70,7 @@ export async function storeOutcome(prisma: PrismaClient, outcome: RunOutcome): P
       status: outcome.status,
       answer: a.refrained ? null : a.text,
       refrained: a.refrained,
+      certainty: a.refrained ? null : (a.certainty ?? null),
       refrainReason: a.reason,
       confidence: a.confidence,
       timings: { ...outcome.timings, total: outcome.totalMs } as Prisma.InputJsonValue,

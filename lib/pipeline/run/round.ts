@@ -286,12 +286,32 @@ async function answerFrom(
   const answer = await run.runner.stage(
     "answer",
     run.strategies.answer,
-    { intent: run.intent, evidence, threshold: run.config.answerThreshold, result: selection.result ?? null },
+    {
+      intent: run.intent,
+      evidence,
+      threshold: run.config.answerThreshold,
+      result: selection.result ?? null,
+      sourceTexts: sourceTextsOf(run.catalog, selection.result),
+    },
     (a) => (a.refrained ? `No answer: ${a.reason}` : a.certainty === "uncertain" ? `Not certain: ${a.text}` : a.text),
     (a) => a,
   );
   // A refusal caused before any evidence was weighed (another language, words no source knows) says so.
   return explainUnreadQuestion(answer, run.intent, candidates);
+}
+
+/**
+ * What the committed result's source says about what its query read: the descriptions of the source
+ * objects the query names, then the knowledge base's own. The answer reads the unit of its figures there
+ * ("Amounts are in euros.") when the column names do not state one.
+ */
+function sourceTextsOf(catalog: CatalogEntry[], result: EvidenceSelection["result"]): string[] {
+  if (!result) return [];
+  const entry = catalog.find((c) => c.kbId === result.kbId);
+  if (!entry) return [];
+  const query = result.query.toLowerCase();
+  const read = entry.sourceObjects.filter((o) => query.includes(o.key.toLowerCase()) || query.includes(o.name.toLowerCase()));
+  return [...read.map((o) => o.description), entry.description].filter(Boolean);
 }
 
 function critiqueRound(

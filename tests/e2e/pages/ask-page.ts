@@ -91,6 +91,12 @@ export class AskPage {
     return this.page.getByTestId("evidence-panel");
   }
 
+  /** Opens "Details" (ids, native queries, refinement path, candidate sources, trace) where it is closed: a business user's default. */
+  async showDetails() {
+    if ((await this.result().getAttribute("data-details")) === "closed") await this.result().getByTestId("details-toggle").click();
+    await this.page.waitForFunction(() => document.querySelector('[data-testid="run-result"]')?.getAttribute("data-details") === "open");
+  }
+
   refinementRounds() {
     return this.result().getByTestId("refinement-round");
   }

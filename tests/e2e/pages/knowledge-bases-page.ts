@@ -86,8 +86,20 @@ export class KnowledgeBasesPage {
     return this.page.getByTestId("kb-contents");
   }
 
-  descriptor() {
+  /** The descriptor, behind its "Descriptor" disclosure (opened here). */
+  async descriptor() {
+    const section = this.page.getByTestId("kb-descriptor-section");
+    if ((await section.getAttribute("open")) === null) await section.locator("summary").click();
     return this.page.getByTestId("kb-descriptor");
+  }
+
+  /** The collection's documents, each with Preview and Remove. */
+  documents() {
+    return this.page.getByTestId("kb-document");
+  }
+
+  document(title: string) {
+    return this.documents().filter({ has: this.page.getByText(title, { exact: true }) });
   }
 
   sourceObjects() {

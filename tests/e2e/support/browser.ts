@@ -30,8 +30,15 @@ export function baseUrl(): string {
   return inject("baseUrl");
 }
 
-export async function newPage(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 800 } });
+/**
+ * A signed-out page. Dates and figures follow the browser's language and time zone, so the tests fix
+ * them (a British reader in Berlin) unless a test asks for another reader.
+ */
+export async function newPage(
+  browser: Browser,
+  reader: { locale: string; timezoneId: string } = { locale: "en-GB", timezoneId: "Europe/Berlin" },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 800 }, ...reader });
   const page = await context.newPage();
   return { context, page };
 }

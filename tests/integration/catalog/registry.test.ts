@@ -20,6 +20,7 @@ import { decryptSecrets } from "@/lib/crypto/secrets";
 import { openAndBootstrap } from "@/lib/db/bootstrap";
 import type { DatabaseHandle } from "@/lib/db/connect";
 import { DEMO_KB_NAMES, seedDemoCatalogOnce } from "@/lib/demo/seed-catalog";
+import { createDemoSalesDatabase } from "@/lib/demo/sales-database";
 import { AppError } from "@/lib/errors";
 import { TARGET_ENGINE, createTestDatabase, type TestDatabase } from "../support/test-database";
 
@@ -142,6 +143,31 @@ describe(`knowledge-base registry (${TARGET_ENGINE})`, () => {
     ).catch((e) => e);
     expect(rdfErr).toBeInstanceOf(AppError);
     expect(rdfErr.message).toContain("bad.ttl");
+    expect(await handle.prisma.knowledgeBase.count()).toBe(before);
+  });
+
+  it("names the uploaded file, not Mosaic's copy of it, when a SQLite upload is cut short or damaged", async () => {
+    const before = await handle.prisma.knowledgeBase.count();
+    const file = path.join(deps.dataDir, "shop-2025.sqlite");
+    createDemoSalesDatabase(file);
+    const whole = readFileSync(file);
+    const register = (name: string, bytes: Buffer) =>
+      registerKnowledgeBase(handle.prisma, deps, admin.id, { kind: "SQL", name, connection: { dialect: "sqlite" } }, [
+        { name: "shop-2025.sqlite", bytes },
+      ]).catch((e) => e);
+
+    const truncated = await register("Shop cut short", whole.subarray(0, 3000));
+    expect(truncated).toBeInstanceOf(AppError);
+    expect(truncated.message).toMatch(
+      /^shop-2025\.sqlite is cut short: its header says the database is [\d.]+ KB, but the upload has 2\.9 KB\. Upload the whole file again\.$/,
+    );
+    // Whole, but its first page (the schema) overwritten: SQLite finds it damaged when it reads it.
+    const damaged = Buffer.from(whole);
+    damaged.fill(0xff, 100, 4096);
+    const broken = await register("Shop damaged", damaged);
+    expect(broken).toBeInstanceOf(AppError);
+    expect(broken.message).toContain("shop-2025.sqlite");
+    expect(broken.message).not.toContain("database.sqlite");
     expect(await handle.prisma.knowledgeBase.count()).toBe(before);
   });
 

@@ -299,6 +299,31 @@ export class OpenSearchCollectionWriter {
     });
   }
 
+  /**
+   * Removes a document: its record first, which hides its passages, rows and tables from every reader
+   * at once (they are read only at the record's version), then those parts. A crash in between leaves
+   * invisible parts that the next removal or write of that id deletes. False: no document has this id.
+   */
+  async remove(documentId: string): Promise<boolean> {
+    const res = await call(
+      this.c.conn,
+      "DELETE",
+      `/${this.c.names.contentAlias}/_doc/${encodeURIComponent(documentRecordId(documentId))}`,
+      undefined,
+      { ignore: [404], querystring: { refresh: "true" } },
+    );
+    const found = res.status !== 404;
+    await call(
+      this.c.conn,
+      "POST",
+      `/${this.c.names.unitsAlias},${this.c.names.contentAlias}/_delete_by_query`,
+      { query: { bool: { filter: [{ term: { document_id: documentId } }] } } },
+      { querystring: { conflicts: "proceed", refresh: "true" } },
+    );
+    if (found) await this.c.bumpContentVersion();
+    return found;
+  }
+
   /** An id no stored document has (nor one already `claimed` in the same batch). */
   private async freshId(base: string, claimed: Set<string> = new Set()): Promise<string> {
     let id = base;

@@ -133,7 +133,7 @@ export function candidateAnswer(input: AnswerInput): AnswerResult {
       const reason = `${input.result.kbName} counts ${countedNounOfColumn(counted)} records, not ${expected?.noun}; none of the sources states that number.`;
       return { answer: refusal(reason, 0, []), ranked: [], notes: [reason] };
     }
-    const answer = withSupportingEvidence(answerFromResult(input.result, threshold), input.result, input.evidence);
+    const answer = withSupportingEvidence(answerFromResult(input.result, threshold, input.sourceTexts ?? []), input.result, input.evidence);
     return {
       answer,
       ranked: [],

@@ -5,6 +5,7 @@ import type { Answer, AnswerShape, Intent, ScoredEvidence } from "../../contract
 import { analyzeConstructs } from "../understand/constructs";
 import { isRowPiece } from "./extract-rows";
 import { answerText, chartOf } from "./result-answer";
+import { columnUnits, totalRowOf } from "./figures";
 
 /**
  * A breakdown asked of a table in a document ("What was total revenue in 2024 by region?"): the rows of
@@ -80,6 +81,9 @@ export function groupedRowsAnswer(intent: Intent, evidence: ScoredEvidence[]): A
       grouped: { keys: [0], measures: [1] },
     };
     const first = kept[0];
+    // The table's own total row, where it has one, is the total the answer shows (as the report states it).
+    const stated = groups.length === rows.length ? null : rows.find((r) => TOTAL_ROW.test(formatScalar(r.data.values[keyColumn])));
+    const units = columnUnits(result.columns, result.rows);
     const shape: AnswerShape = {
       kind: "table",
       columns: result.columns,
@@ -93,6 +97,13 @@ export function groupedRowsAnswer(intent: Intent, evidence: ScoredEvidence[]): A
         language: "search",
         query: `${first.data.table}${first.data.section ? ` / ${first.data.section}` : ""}`,
       },
+      units,
+      totalRow: totalRowOf(
+        { ...result, truncated: false },
+        result.grouped,
+        units,
+        stated ? [stated.data.values[keyColumn], stated.data.values[measure]] : null,
+      ),
     };
     return {
       text: answerText(shape),

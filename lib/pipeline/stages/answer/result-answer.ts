@@ -3,6 +3,7 @@ import type { Scalar } from "../../../backends/types";
 import type { Answer, AnswerShape, QueryResult, ScoredEvidence } from "../../contracts";
 import { joinList, quoteList, refusal } from "./refusal";
 import { classifyValue, hintFromLabel, type ValueType } from "./value-types";
+import { columnUnits, totalRowOf } from "./figures";
 
 /**
  * An answer drawn from a committed answer query's result (select-evidence/commit.ts): the result IS the
@@ -79,8 +80,13 @@ export function answerText(shape: AnswerShape): string {
   return `${shown.join("; ")}${rest > 0 || shape.truncated ? `; and ${shape.truncated ? "more" : `${rest} more`} rows` : ""}`;
 }
 
-export function shapeOf(result: QueryResult): AnswerShape {
+/**
+ * The answer's shape from the committed result. `context` is what the source says about the tables the
+ * query read (their descriptions, the knowledge base's): a currency it names is the unit of money columns.
+ */
+export function shapeOf(result: QueryResult, context: string[] = []): AnswerShape {
   const kind: AnswerShape["kind"] = result.columns.length > 1 ? "table" : result.rows.length === 1 ? "scalar" : "list";
+  const units = columnUnits(result.columns, result.rows, context);
   return {
     kind,
     columns: result.columns,
@@ -90,6 +96,8 @@ export function shapeOf(result: QueryResult): AnswerShape {
     cap: result.truncated ? result.cap : null,
     chart: kind === "table" ? chartOf(result) : null,
     source: { kbName: result.kbName, language: result.language, query: result.query },
+    units,
+    totalRow: kind === "table" ? totalRowOf(result, result.grouped, units) : null,
   };
 }
 
@@ -123,7 +131,7 @@ export function resultValueType(result: Pick<QueryResult, "columns" | "rows" | "
   return classifyValue(value, hintFromLabel(column));
 }
 
-export function answerFromResult(result: QueryResult, threshold: number): Answer {
+export function answerFromResult(result: QueryResult, threshold: number, context: string[] = []): Answer {
   const fit = result.fit;
   if (fit && fit.unresolved.length > 0) {
     return refusal(`${fit.unresolved.join(" ")} (in ${result.kbName})`, 0, []);
@@ -137,7 +145,7 @@ export function answerFromResult(result: QueryResult, threshold: number): Answer
   }
   const missed = fit?.valuesMissed ?? [];
   const confidence = Math.max(0, Math.round((FAITHFUL_CONFIDENCE - MISSED_VALUE_COST * missed.length) * 1000) / 1000);
-  const shape = shapeOf(result);
+  const shape = shapeOf(result, context);
   const text = answerText(shape);
   const candidates: Answer["candidates"] = [
     { value: text, score: confidence, support: result.pieceIds.slice(0, 5), type: resultValueType(result) },

@@ -15,6 +15,8 @@ export interface AnswerInput {
   threshold?: number;
   /** The committed answer query's result (select-evidence): when set, it is the answer (result-answer.ts). */
   result?: QueryResult | null;
+  /** What the result's source says about the tables it read (descriptions): where the unit of its figures may be stated. */
+  sourceTexts?: string[];
 }
 
 export interface AnswerResult {
