@@ -3,14 +3,15 @@
 // The robustness suite's upkeep (eval/robustness/README.md). `sample` prints the dev items the seed draws
 // (the worklist the rewrites were written from). `check` loads each overlay against DATASETS_DIR (every
 // broken item is named with its reason), says whether its items come from the seed's sample, and runs
-// every changed gold: Spider's on the dataset's SQLite files, Text2Cypher's on Neo4j (NEO4J_URI, or a
-// throw-away one with --neo4j-harness; skipped otherwise). It exits 1 when anything is wrong.
+// each dev item's gold (an item whose gold fails cannot be paired) and every changed gold: Spider's on
+// the dataset's SQLite files, Text2Cypher's on Neo4j (NEO4J_URI, or a throw-away one with
+// --neo4j-harness; skipped otherwise). It exits 1 when anything is wrong.
 import neo4j from "neo4j-driver";
 import { catalogDeps } from "../lib/deps";
 import { loadEnv } from "../lib/env";
 import { AppError } from "../lib/errors";
 import { ensureNeo4jGraphs } from "../lib/eval/prepare";
-import { checkChangedGold, type GoldRunner, sqliteGoldRunner } from "../lib/eval/robustness/check";
+import { checkChangedGold, checkDevGold, type GoldRunner, sqliteGoldRunner } from "../lib/eval/robustness/check";
 import {
   isRobustnessSuite,
   loadRobustnessSet,
@@ -112,6 +113,10 @@ await runCli(async () => {
       if (suite === "tatqa")
         console.log("  changed TAT-QA answers are recomputed by hand from the report (eval/robustness/README.md); nothing to run.");
       if (!run) continue;
+      const devProblems = await checkDevGold(set, run);
+      console.log(`  ${set.dev.length} dev gold queries run: ${devProblems.length ? `${devProblems.length} fail` : "each runs"}.`);
+      for (const p of devProblems) console.log(`    ${p.id}: ${p.detail}`);
+      if (devProblems.length) failed = true;
       const { checked, problems } = await checkChangedGold(set, run);
       if (suite === "spider") (run as ReturnType<typeof sqliteGoldRunner>).close();
       console.log(

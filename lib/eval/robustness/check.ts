@@ -68,3 +68,21 @@ export async function checkChangedGold(set: RobustnessSet, run: GoldRunner): Pro
   }
   return { checked: items.length, problems };
 }
+
+/** Every dev item of a query suite must have a gold that runs: a rewrite of an item without one can never be paired. */
+export async function checkDevGold(set: RobustnessSet, run: GoldRunner): Promise<GoldCheck[]> {
+  const problems: GoldCheck[] = [];
+  for (const q of set.dev) {
+    if (q.gold.type !== "query") continue;
+    try {
+      await run(q);
+    } catch (e) {
+      problems.push({
+        id: q.id,
+        problem: "error",
+        detail: `the dev item's gold fails, so its rewrites cannot be paired: ${(e as Error).message.split("\n")[0]}`,
+      });
+    }
+  }
+  return problems;
+}
