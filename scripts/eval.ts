@@ -5,6 +5,9 @@
 // all (every built-in suite in turn, a summary table at the end; --json then names a folder).
 // --questions FILE runs spider, sparql-from-spider, tatqa, scifact or text2cypher on another question
 // file of the dataset's own format (lib/eval/question-files.ts).
+// --robustness runs the hand-written rewrites of dev questions (eval/robustness/<suite>.json) for spider,
+// tatqa, text2cypher or all three: first the dev items as worded in dev, then the rewrites, then a
+// comparison per rewrite class with the paired counts (docs/EVALUATION.md, "Robustness suite").
 // Runs up to --concurrency questions at a time (default: the machine's cores), records each finished
 // question, and resumes an interrupted run of the same suite, config and seed (--fresh starts over).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -28,13 +31,23 @@ import {
 } from "../lib/eval/question-files";
 import { executeEvalRun, openReport, planEvalRun } from "../lib/eval/runner";
 import { loadSuite } from "../lib/eval/suites";
-import { BUILTIN_SUITES, type BuiltinSuite, type ReportJson } from "../lib/eval/types";
+import { isRobustnessSuite, loadRobustnessSet, ROBUSTNESS_SUITES } from "../lib/eval/robustness/overlay";
+import { formatRobustness, formatRobustnessOverview, robustnessSummary } from "../lib/eval/robustness/summary";
+import { robustnessRun } from "../lib/eval/robustness/suites";
+import {
+  BUILTIN_SUITES,
+  type BuiltinSuite,
+  type QuestionsFileRef,
+  type ReportJson,
+  type RobustnessSummary,
+  type SuiteDefinition,
+} from "../lib/eval/types";
 import { runCli } from "./cli";
 
 /** --suite all: cheapest first, mixed (which needs all the others' KBs) last. */
 const ALL_SUITES: BuiltinSuite[] = ["demo", "spider", "sparql-from-spider", "tatqa", "scifact", "text2cypher", "mixed"];
 
-const USAGE = `Usage: npm run eval -- --suite <${BUILTIN_SUITES.join("|")}|all|custom:<id>> [--questions FILE] [--limit N] [--seed S] [--config <file.json>] [--json <out.json>] [--concurrency N] [--llm default|off] [--fresh] [--user <email>] [--neo4j-harness] [--quiet]`;
+const USAGE = `Usage: npm run eval -- --suite <${BUILTIN_SUITES.join("|")}|all|custom:<id>> [--questions FILE | --robustness] [--limit N] [--seed S] [--config <file.json>] [--json <out.json>] [--concurrency N] [--llm default|off] [--fresh] [--user <email>] [--neo4j-harness] [--quiet]`;
 
 interface Args {
   suite?: string;
@@ -49,6 +62,7 @@ interface Args {
   neo4jHarness: boolean;
   quiet: boolean;
   llm: "default" | "off";
+  robustness: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -60,6 +74,7 @@ function parseArgs(argv: string[]): Args {
     neo4jHarness: false,
     quiet: false,
     llm: "default",
+    robustness: false,
   };
   const value = (i: number, flag: string) => {
     const v = argv[i + 1];
@@ -115,11 +130,22 @@ function parseArgs(argv: string[]): Args {
       case "--quiet":
         out.quiet = true;
         break;
+      case "--robustness":
+        out.robustness = true;
+        break;
       default:
         throw new AppError("VALIDATION", `Unknown option ${a}. ${USAGE}`);
     }
   }
   if (!out.suite) throw new AppError("VALIDATION", `Name a suite. ${USAGE}`);
+  if (out.robustness && out.questions)
+    throw new AppError("VALIDATION", "--robustness runs the committed rewrites of the dev split; it does not take --questions.");
+  if (out.robustness && out.suite !== "all" && !isRobustnessSuite(out.suite)) {
+    throw new AppError(
+      "VALIDATION",
+      `--robustness has rewrites for ${ROBUSTNESS_SUITES.join(", ")} (or all three with --suite all), not "${out.suite}".`,
+    );
+  }
   if (out.questions && !isQuestionFileSuite(out.suite)) {
     throw new AppError(
       "VALIDATION",
@@ -203,10 +229,19 @@ await runCli(async () => {
       throw new AppError("VALIDATION", args.user ? `No active user ${args.user}.` : "No active admin exists; pass --user <email>.");
     const user = { id: userRow.id, role: userRow.role, groupIds: userRow.memberships.map((m) => m.groupId) };
 
-    const runSuite = async (key: string, jsonOut: string | undefined): Promise<ReportJson> => {
+    /**
+     * One suite run. `given` is a suite built here (a robustness run) with the question file it stands
+     * for; `extend` adds to the finished report before it is printed and written.
+     */
+    const runSuite = async (
+      key: string,
+      jsonOut: string | undefined,
+      given?: { suite: SuiteDefinition; ref: QuestionsFileRef },
+      extend?: (report: ReportJson) => { report: ReportJson; text: string },
+    ): Promise<ReportJson> => {
       const fromFile = args.questions ? loadQuestionFile(key, path.resolve(args.questions), deps.datasetsDir) : null;
       for (const note of fromFile?.notes ?? []) console.log(note);
-      const suite = fromFile?.suite ?? (await loadSuite(prisma, key, deps.datasetsDir));
+      const suite = given?.suite ?? fromFile?.suite ?? (await loadSuite(prisma, key, deps.datasetsDir));
       if (fromFile?.collection) {
         // The file's own contexts, as a throw-away collection removed when the run ends (below), fails or is stopped.
         const registered = await registerQuestionCollection(prisma, deps, user, fromFile, (line) => console.log(line));
@@ -227,15 +262,16 @@ await runCli(async () => {
         {
           suite: key,
           seed: args.seed,
-          limit: args.limit,
+          // A robustness run's suites are already drawn (the pairs must stay whole).
+          limit: given ? null : args.limit,
           configInput,
           concurrency: args.concurrency,
           origin: "cli",
           fresh: args.fresh,
           llm: args.llm,
-          questionsFile: fromFile?.ref,
+          questionsFile: given?.ref ?? fromFile?.ref,
         },
-        fromFile?.suite,
+        given?.suite ?? fromFile?.suite,
       );
       const { reportId, resumedFrom } = await openReport(prisma, user, plan, { sharedDatabase: !!env.DATABASE_URL });
       const total = plan.questions.length;
@@ -248,7 +284,7 @@ await runCli(async () => {
         );
       }
       if (resumedFrom) console.log(`Resuming: ${resumedFrom} of ${total} questions are already done (--fresh starts over).`);
-      const report = await executeEvalRun(prisma, deps, user, plan, reportId, {
+      let report = await executeEvalRun(prisma, deps, user, plan, reportId, {
         signal: controller.signal,
         sharedDatabase: !!env.DATABASE_URL,
         onQuestion: (r, p) => {
@@ -270,7 +306,10 @@ await runCli(async () => {
           );
         },
       });
+      const extended = extend?.(report);
+      if (extended) report = extended.report;
       console.log(`\n${formatReport(report)}`);
+      if (extended) console.log(`\n${extended.text}`);
       if (jsonOut) {
         const out = path.resolve(jsonOut);
         mkdirSync(path.dirname(out), { recursive: true });
@@ -287,7 +326,44 @@ await runCli(async () => {
       return report;
     };
 
-    if (args.suite !== "all") {
+    /** The dev items, then their rewrites, then the comparison (added to the rewrites' report). */
+    const runRobustness = async (key: string, jsonOut: string | undefined): Promise<{ summary: RobustnessSummary; wallMs: number }> => {
+      if (!isRobustnessSuite(key)) throw new AppError("VALIDATION", `There are no rewrites for ${key}.`);
+      const started = Date.now();
+      const set = loadRobustnessSet(key, deps.datasetsDir);
+      const runs = robustnessRun(set, deps.datasetsDir, { seed: args.seed, limit: args.limit });
+      console.log(
+        `\nRobustness set ${set.ref.name}: ${runs.rewritten.questions.length} rewrites of ${runs.dev.questions.length} dev items (drawn with seed ${set.seed}); the dev items run first.`,
+      );
+      const devOut = jsonOut ? jsonOut.replace(/(\.json)?$/, ".dev.json") : undefined;
+      const devReport = await runSuite(key, devOut, { suite: runs.dev, ref: set.devRef });
+      if (devReport.status === "CANCELLED")
+        throw new AppError("CONFLICT", "Stopped before the rewrites ran: run the same command to resume.");
+      let summary: RobustnessSummary | null = null;
+      await runSuite(key, jsonOut, { suite: runs.rewritten, ref: set.ref }, (report) => {
+        summary = robustnessSummary(key, set.ref, devReport.perQuestion, report.perQuestion);
+        return { report: { ...report, robustness: summary }, text: formatRobustness(summary) };
+      });
+      return { summary: summary!, wallMs: Date.now() - started };
+    };
+
+    if (args.robustness) {
+      const keys = args.suite === "all" ? [...ROBUSTNESS_SUITES] : [args.suite!];
+      const done: { suite: string; summary?: RobustnessSummary; skipped?: string; wallMs: number }[] = [];
+      for (const key of keys) {
+        if (controller.signal.aborted) break;
+        const started = Date.now();
+        try {
+          const out = args.json ? (keys.length > 1 ? path.join(args.json, `${key}.json`) : args.json) : undefined;
+          done.push({ suite: key, ...(await runRobustness(key, out)) });
+        } catch (e) {
+          if (keys.length === 1 || !(e instanceof AppError) || e.code !== "UNAVAILABLE") throw e;
+          console.log(`\nSKIPPED ${key}: ${e.message}`);
+          done.push({ suite: key, skipped: e.message, wallMs: Date.now() - started });
+        }
+      }
+      if (keys.length > 1) console.log(`\nRobustness, all sets\n${formatRobustnessOverview(done)}`);
+    } else if (args.suite !== "all") {
       await runSuite(args.suite!, args.json);
     } else {
       // Every built-in suite in turn (CI): --json names a folder that gets one <suite>.json each.

@@ -1,3 +1,4 @@
+import { ROBUSTNESS_CLASSES } from "./robustness/classes";
 import type { MetricValue } from "./types";
 
 /**
@@ -186,12 +187,18 @@ export function compareMetricKeys(a: string, b: string): number {
 }
 
 /** What each tag breakdown is called in tables. */
-export const BREAKDOWN_TITLES: Record<string, string> = { db: "database", hardness: "Spider hardness", type: "type" };
+export const BREAKDOWN_TITLES: Record<string, string> = {
+  db: "database",
+  hardness: "Spider hardness",
+  type: "type",
+  class: "rewrite class",
+};
 
 const HARDNESS_ORDER = ["easy", "medium", "hard", "extra", "unknown"];
 
-/** Values of a breakdown in reading order: Spider's hardness classes from easy to extra, anything else by name. */
+/** Values of a breakdown in reading order: Spider's hardness classes from easy to extra, rewrite classes as listed, anything else by name. */
 export function breakdownValueRank(tag: string): (value: string) => number {
   if (tag === "hardness") return (v) => HARDNESS_ORDER.indexOf(v);
+  if (tag === "class") return (v) => (ROBUSTNESS_CLASSES as readonly string[]).indexOf(v);
   return () => 0;
 }

@@ -245,6 +245,45 @@ export interface ReportJson {
   error: string | null;
   /** The question file the run read instead of the suite's own split (--questions), or null. */
   questionsFile?: QuestionsFileRef | null;
+  /** A robustness run (--robustness): the rewritten questions' report carries the comparison with their dev items. */
+  robustness?: RobustnessSummary;
+}
+
+/** Right in both wordings, only as worded in dev, only rewritten, in neither: each rewrite with its dev item. */
+export interface PairedCounts {
+  n: number;
+  both: number;
+  devOnly: number;
+  rewrittenOnly: number;
+  neither: number;
+}
+
+export interface RobustnessRow {
+  /** A rewrite class, or "all". */
+  label: string;
+  /** Pairs whose dev item and rewrite were both scored. */
+  n: number;
+  /** The headline (and TAT-QA's F1) over those pairs' dev items, as worded in dev (an item counts once per rewrite). */
+  dev: Record<string, MetricValue>;
+  rewritten: Record<string, MetricValue>;
+  paired: PairedCounts;
+}
+
+/**
+ * The robustness comparison (issue 27): the suite's headline on the sampled dev items as worded in dev
+ * and on their rewrites, overall and per rewrite class, and the paired counts.
+ */
+export interface RobustnessSummary {
+  suite: string;
+  overlay: QuestionsFileRef;
+  /** The headline metrics compared ("execution.match"; TAT-QA: "answer.em" and "answer.f1"). */
+  metrics: string[];
+  /** Over the distinct dev items (as the dev items' own report gives them) and over all rewrites (as this report gives them). */
+  devItems: { n: number; values: Record<string, MetricValue> };
+  rewrites: { n: number; values: Record<string, MetricValue> };
+  rows: RobustnessRow[];
+  /** Rewrites left out of the pairs: not run, or their gold (or their dev item's) could not be computed. */
+  unpaired: number;
 }
 
 /** A question file by name and content: the checksum tells which version of the file a report measured. */

@@ -217,8 +217,8 @@ function breakdown(results: QuestionResult[], key: (r: QuestionResult) => string
   );
 }
 
-/** Question tags that break the metrics down: database, Spider hardness class, answer or question type. */
-export const BREAKDOWN_TAGS = ["db", "hardness", "type"] as const;
+/** Question tags that break the metrics down: database, Spider hardness class, answer or question type, robustness rewrite class. */
+export const BREAKDOWN_TAGS = ["db", "hardness", "type", "class"] as const;
 /** What each breakdown row shows (those that apply to the suite). */
 export const BREAKDOWN_KEYS = [
   "execution.match",
