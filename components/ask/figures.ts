@@ -1,6 +1,6 @@
 import type { Quantity } from "@/lib/format/quantity";
 import { formatQuantity, quantityLabel } from "@/lib/format/quantity";
-import type { AnswerShape } from "@/lib/pipeline/types";
+import type { AnswerShape } from "@/lib/pipeline/contracts";
 
 /**
  * A result-shaped answer's values as its reader reads them: figures in the reader's locale with their

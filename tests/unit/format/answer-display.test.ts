@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { columnHeader, formatCell, readableAnswerText, shapeSentence } from "@/components/ask/figures";
-import type { AnswerShape } from "@/lib/pipeline/types";
+import type { AnswerShape } from "@/lib/pipeline/contracts";
 
 const eur = { currency: "EUR", scale: null, percent: false } as const;
 const eurMillion = { currency: "EUR", scale: "million", percent: false } as const;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { columnUnits, isAdditive, totalRowOf } from "@/lib/pipeline/stages/answer/figures";
 import { shapeOf } from "@/lib/pipeline/stages/answer/result-answer";
-import type { QueryResult } from "@/lib/pipeline/types";
+import type { QueryResult } from "@/lib/pipeline/contracts";
 
 const eurMillion = { currency: "EUR", scale: "million", percent: false } as const;
 

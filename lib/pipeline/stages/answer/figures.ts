@@ -1,7 +1,7 @@
 import type { Scalar } from "../../../backends/types";
 import { type Quantity, quantityOfColumn } from "../../../format/quantity";
 import { readCell } from "../../../tables/report-number";
-import type { AnswerShape } from "../../types";
+import type { AnswerShape } from "../../contracts";
 
 /**
  * What the figures of a result-shaped answer are: each numeric column's currency, scale or percentage
