@@ -171,6 +171,7 @@ function formulate(run: RunContext, candidates: Candidate[], state: RoundState):
       feedback: state.feedback,
       embedder: run.models.embedder,
       textEmbeddings: run.texts,
+      schemaLinker: run.models.schemaLinker ?? null,
     },
     (qs) =>
       `${count(qs.length, "query", "queries")}: ${qs.map((q) => `${q.kbName} (${strategyInWords(q.strategy)}${q.role === "answer" ? ", answer" : ""})`).join(", ")}`,

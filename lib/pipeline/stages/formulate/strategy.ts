@@ -1,6 +1,6 @@
 import type { KbStructure } from "../../../backends/types";
 import type { TextEmbeddings } from "../../../models/text-embeddings";
-import type { Embedder } from "../../../models/types";
+import type { CrossEncoder, Embedder } from "../../../models/types";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
 import { normalizeLabel } from "../../text";
 import type { Candidate, Feedback, FormulatedQuery, Intent } from "../../contracts";
@@ -31,6 +31,8 @@ export interface FormulateInput {
   /** The sentence embedder and the catalog texts' embeddings: schema linking also ranks columns by meaning when given. */
   embedder?: Embedder | null;
   textEmbeddings?: TextEmbeddings | null;
+  /** The learned question–schema scorer (lib/models/schema-linker.ts): with it, columns are linked by what it learned. */
+  schemaLinker?: CrossEncoder | null;
 }
 
 export const DEFAULT_MAX_QUERIES_PER_CANDIDATE = 3;
@@ -91,7 +93,10 @@ export async function formulateCandidate(
     candidate,
     structure,
   );
-  const models = input.embedder && input.textEmbeddings ? { embedder: input.embedder, texts: input.textEmbeddings } : null;
+  const models =
+    input.embedder && input.textEmbeddings
+      ? { embedder: input.embedder, texts: input.textEmbeddings, linker: input.schemaLinker ?? null }
+      : null;
   const linked = await withColumnMeaning(models, input.intent, candidate, structure, signal);
   const own = await generated(input.intent, linked.candidate, structure, adj, max);
   // With room for two or more, one slot at least stays with the generated queries, so a misleading
