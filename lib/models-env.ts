@@ -23,12 +23,14 @@ export function modelsEnvShape() {
     CROSS_ENCODER_MODEL: z.string().min(1).optional(),
     /**
      * The question–schema scorer shipped in models/schema-linker (lib/models/schema-linker.ts) ranks
-     * columns for schema linking; "false" leaves that to the embedder's closeness alone.
+     * columns for schema linking instead of the embedder's closeness. Off by default: measured on Spider
+     * dev and the robustness suite it did not move execution match (docs/EVALUATION.md, "Schema linker"),
+     * so it waits for an integration that turns its better column ranking into better queries.
      */
     SCHEMA_LINKER: z
       .enum(["true", "false", "1", "0", "yes", "no"])
       .transform((v) => v === "true" || v === "1" || v === "yes")
-      .default(true),
+      .default(false),
     /** An inference service (npm run worker:inference) to use instead of in-process workers. */
     INFERENCE_URL: z
       .url({ protocol: /^https?$/, error: "must be the http(s) URL of an inference service, such as http://localhost:3100" })

@@ -19,7 +19,8 @@ export function objectSemanticText(object: CatalogSourceObject): string {
  * Short forms in identifiers read out ("fname" → "first name"): derived from the Spider training
  * databases, where each column's identifier stands beside the words its annotators gave it
  * (training/schema_linking/abbreviations.py keeps a reading seen on two columns of two databases or
- * more). The schema linker was trained on texts read this way, so the texts it is given must be too.
+ * more). The schema linker was trained on texts read this way, so the texts it is given must be too
+ * (linkerColumnText); the embedder's column texts keep the identifiers' own words.
  */
 const ABBREVIATIONS: Readonly<Record<string, string>> = lexicon.abbreviations;
 
@@ -38,6 +39,11 @@ export function readableIdentifier(name: string): string {
  * The catalog job and query formulation both build it here, so both compute the same text (and vector).
  */
 export function columnSemanticText(table: string, column: string, description?: string): string {
-  const text = `${readableIdentifier(column)} of ${readableIdentifier(table)}`;
+  const text = `${identifierWords(column)} of ${identifierWords(table)}`.toLowerCase();
   return description ? `${text}. ${description}` : text;
+}
+
+/** A column as the schema linker reads it ("fname" of "Emp" → "first name of emp"): its training texts (training/schema_linking/schema_text.py). */
+export function linkerColumnText(table: string, column: string): string {
+  return `${readableIdentifier(column)} of ${readableIdentifier(table)}`;
 }

@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { columnSemanticText } from "@/lib/catalog/semantic-texts";
+import { linkerColumnText } from "@/lib/catalog/semantic-texts";
 import { LocalModelRuntime } from "@/lib/models/local-runtime";
 import { SchemaLinkerMissingError, schemaLinkerDir, schemaLinkerFiles } from "@/lib/models/schema-linker";
 import type { CrossEncoder } from "@/lib/models/types";
@@ -80,7 +80,7 @@ describe("the shipped schema linker", () => {
       ["List the staff by how much they are paid", "annual_salary_eur"],
       ["When was each employee born?", "birth_date"],
     ] as const) {
-      const logits = await linker.score(attributes.map((c) => [question, columnSemanticText(staff.name, c)]));
+      const logits = await linker.score(attributes.map((c) => [question, linkerColumnText(staff.name, c)]));
       const best = attributes[logits.indexOf(Math.max(...logits))];
       expect(best, question).toBe(asked);
     }

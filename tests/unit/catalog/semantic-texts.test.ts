@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { columnSemanticText, readableIdentifier } from "@/lib/catalog/semantic-texts";
+import { columnSemanticText, linkerColumnText, readableIdentifier } from "@/lib/catalog/semantic-texts";
 import lexicon from "@/lib/data/identifier-abbreviations.json";
 
 describe("identifiers in words for the models", () => {
@@ -8,9 +8,11 @@ describe("identifiers in words for the models", () => {
     expect(readableIdentifier("emp_fname")).toBe("emp first name");
     expect(readableIdentifier("StuID")).toBe("student id");
     expect(readableIdentifier("Song_release_year")).toBe("song release year");
-    expect(columnSemanticText("Faculty_Member", "Lname")).toBe("last name of faculty member");
+    expect(linkerColumnText("Faculty_Member", "Lname")).toBe("last name of faculty member");
+    // The embedder's texts (and their stored vectors) keep the identifiers' own words.
+    expect(columnSemanticText("Faculty_Member", "Lname")).toBe("lname of faculty member");
     expect(columnSemanticText("orders", "num_items", "How many articles the order holds")).toBe(
-      "number items of orders. How many articles the order holds",
+      "num items of orders. How many articles the order holds",
     );
   });
 

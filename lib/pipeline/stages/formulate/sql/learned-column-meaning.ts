@@ -1,6 +1,6 @@
 import type { CrossEncoder } from "../../../../models/types";
 import type { Intent } from "../../../contracts";
-import { columnSemanticText } from "../../../../catalog/semantic-texts";
+import { linkerColumnText } from "../../../../catalog/semantic-texts";
 import { VIEW_ID, columnKey } from "../plan/relational-view";
 import type { ColumnMeaning } from "./column-meaning";
 import type { SqlStructure } from "./sql-structure";
@@ -43,7 +43,7 @@ export async function learnedColumnMeaning(
   if (columns.length === 0 || columns.length > MAX_LINKER_PAIRS) return null;
   const question = intent.completed || intent.question;
   const logits = await linker.score(
-    columns.map((c) => [question, columnSemanticText(c.table, c.column)]),
+    columns.map((c) => [question, linkerColumnText(c.table, c.column)]),
     { signal },
   );
   const meaning = new Map<string, number>();
