@@ -4,6 +4,7 @@ import type { Prisma, PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
 import { guideAccessWhere } from "../guides/access";
 import { parseGuideDraft } from "../guides/drafts";
+import { draftFromCorrection } from "../guides/from-correction";
 import { guideDraftFromRun } from "../guides/from-run";
 import type { GuideDraftInput } from "../guides/guides.validation";
 import { saveGuide } from "../guides/save";
@@ -34,8 +35,14 @@ export async function draftFromReport(
   prisma: PrismaClient,
   user: AccessSubject,
   feedbackId: string,
+  deps?: CatalogDeps,
 ): Promise<{ item: ReviewItem; draft: GuideDraftInput; note: string | null }> {
   const item = await getReviewItem(prisma, user, feedbackId);
+  if (deps && item.correctAnswer) {
+    // A corrected answer: the draft holds the run's query whose result is that answer, or none to write.
+    const fromCorrection = await draftFromCorrection(prisma, deps, user, item.run.id, item.correctAnswer);
+    if (fromCorrection) return { item, draft: fromCorrection.draft, note: fromCorrection.note };
+  }
   let draft: GuideDraftInput;
   let note: string | null = null;
   try {
