@@ -36,6 +36,9 @@ await runCli(async () => {
   const guides: typeof items = [];
   const asked: typeof items = [];
   const rand = mulberry32(seed);
+  // A text asked of two databases ("How many singers do we have?") keeps the side it was first drawn to:
+  // the split is by question, so no asked question is itself a guide anywhere.
+  const sideOf = new Map<string, "guide" | "asked">();
   for (const [, qs] of [...byDb].sort(([a], [b]) => a.localeCompare(b))) {
     // Distinct question texts are the unit drawn (Fisher–Yates with the seed).
     const texts = [...new Set(qs.map((q) => q.question.trim()))];
@@ -45,8 +48,9 @@ await runCli(async () => {
     }
     const cut = Math.round(texts.length * share);
     // --swap: the other half are the guides (the protocol's "both ways").
-    const guideTexts = new Set(values.swap ? texts.slice(cut) : texts.slice(0, cut));
-    for (const q of qs) (guideTexts.has(q.question.trim()) ? guides : asked).push(q);
+    const drawn = new Set(values.swap ? texts.slice(cut) : texts.slice(0, cut));
+    for (const t of texts) if (!sideOf.has(t)) sideOf.set(t, drawn.has(t) ? "guide" : "asked");
+    for (const q of qs) (sideOf.get(q.question.trim()) === "guide" ? guides : asked).push(q);
   }
   const write = (file: string, data: unknown) => {
     mkdirSync(path.dirname(path.resolve(file)), { recursive: true });

@@ -7,6 +7,7 @@ import { tokenize } from "../../../backends/sql/lexical";
 import { LANGUAGE_OF, type KbStructure, type NativeQuery } from "../../../backends/types";
 import { normalizeLabel, terms, words } from "../../text";
 import type { Candidate, FormulatedQuery, Intent } from "../../contracts";
+import { analyzeConstructs } from "../understand/constructs";
 import { dice } from "./lexicon";
 import { semanticText } from "./search/formulate-search";
 
@@ -353,6 +354,17 @@ function fits(literal: Literal, r: Replacement): boolean {
   return literal.kind === "string" && r.kind === "number" && NUMERIC_TEXT.test(literal.value);
 }
 
+/**
+ * Whether both questions negate, or neither: "who have not treated any" and "who have ever treated"
+ * share every content word, and a guide's NOT IN answers only the first. Read by the construct rules
+ * (understand/constructs.ts), as the critic reads a question's negation.
+ */
+function samePolarity(guideQuestion: string, question: string): boolean {
+  const negates = (q: string) =>
+    analyzeConstructs(q).negations.some((n) => n.scope.trim() !== "" && !/^(?:only|just|even)\b/i.test(n.scope.trim()));
+  return negates(guideQuestion) === negates(question);
+}
+
 /** The question's own values: linked things and numbers (what must be in a matching guide's query). */
 function namedValues(intent: Intent, kbId: string, language: NativeQuery["language"]): Replacement[] {
   return replacementsFor(intent, kbId, language === "cypher" ? "sql" : language);
@@ -366,7 +378,7 @@ export function adaptGuide(
   structure: KbStructure | null = null,
 ): GuideAdaptation | null {
   if (guide.kbId !== candidate.kbId || guide.query.language !== LANGUAGE_OF[candidate.kind] || guide.score < GUIDE_MIN_SCORE) return null;
-  const close = guide.score >= GUIDE_MATCH_SCORE;
+  const close = guide.score >= GUIDE_MATCH_SCORE && samePolarity(guide.question, intent.completed);
   const questionValues = namedValues(intent, candidate.kbId, guide.query.language);
   const inGuideQuestion = (r: Replacement) => containsPhrase(guide.question, r.mention) >= 0;
   const nearlyIdentical =
@@ -452,7 +464,7 @@ export function adaptGuide(
   return {
     query,
     explanation: `Adapted guide "${guide.question}": ${what}`,
-    matches: (close || matchingTemplate) && agree,
+    matches: (close || matchingTemplate) && agree && samePolarity(guide.question, intent.completed),
     valuesUsed: [...new Set(pairs.map((p) => p.replacement.mention))],
   };
 }
