@@ -2,7 +2,6 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_KB_NAMES } from "@/lib/demo/seed-catalog";
 import { draftFromReport, resolveWithNewGuide } from "@/lib/feedback/resolve";
 import { submitFeedback } from "@/lib/runs/feedback";
-import { runPipeline } from "@/lib/runs/run-pipeline";
 import { useDemoWorkspace } from "../support/demo-workspace";
 import { TARGET_ENGINE } from "../support/test-database";
 
