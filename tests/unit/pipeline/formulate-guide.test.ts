@@ -216,4 +216,16 @@ describe("a matching guide is a template", () => {
       fit: { valuesUsed: ["Bergen"], valuesMissed: [], unresolved: [] },
     });
   });
+
+  it("keeps the guide's own spelling of a value the question names the same way", () => {
+    const g = payGuide("Who works in oslo?", "SELECT full_name FROM staff WHERE city = 'oslo'");
+    const q = "Who works in Oslo?";
+    const adapted = adaptGuide(
+      g,
+      intent(q, { entities: [mention(q, "Oslo", [link(PAY_KB, "value", "office.town=Oslo", "Oslo", 1, "office")])] }),
+      candidate(PAY_KB, "SQL"),
+    );
+    expect(adapted?.query.text).toBe("SELECT full_name FROM staff WHERE city = 'oslo'");
+    expect(adapted?.matches).toBe(true);
+  });
 });

@@ -446,9 +446,12 @@ export function adaptGuide(
   // Right to left, so earlier offsets stay valid.
   for (const { literal, replacement } of [...pairs].sort((a, b) => b.literal.start - a.literal.start)) {
     const shown = literal.kind === "iri" ? labelFromIri(literal.value) : literal.value;
-    if (literal.param) {
+    // The same value (another column's spelling of it, "Oslo" for "oslo"): the guide's literal stays as
+    // its author wrote it, the way the column its query reads stores it.
+    const same = literal.kind !== "iri" && normalizeLabel(literal.value) === normalizeLabel(replacement.value);
+    if (!same && literal.param) {
       params[literal.param] = replacement.value;
-    } else {
+    } else if (!same) {
       const written = writeLiteral(guide.query.language, replacement, literal, guide.query.text);
       if (written === null) return asIs;
       text = `${text.slice(0, literal.start)}${written}${text.slice(literal.end)}`;
