@@ -76,4 +76,32 @@ describe(`a matching guide answers (${TARGET_ENGINE})`, () => {
     expect(o.answer.shape?.source.guide ?? null).toBeNull();
     expect(o.answer.text).toMatch(/\b7\b/);
   }, 120_000);
+
+  it("a guide whose query no longer runs is skipped, the trace says why, and the question is answered as without it", async () => {
+    const question = "How many customers are there?";
+    // Stored directly: saving through the editor would refuse the query (it names a column the source lacks).
+    await ws.handle.prisma.extractionGuide.create({
+      data: {
+        question,
+        createdById: analyst.id,
+        sources: {
+          create: [
+            {
+              kbId: sqlKb,
+              actions: {
+                create: [
+                  { kind: "NATIVE_QUERY", params: { query: { language: "sql", text: "SELECT COUNT(loyalty_tier) FROM customers" } } },
+                ],
+              },
+            },
+          ],
+        },
+      },
+    });
+    const o = await ask(question);
+    expect(o.answer.shape?.source.guide ?? null).toBeNull();
+    expect(o.answer.text).toMatch(/\b12\b/);
+    const trace = await ws.handle.prisma.traceEvent.findMany({ where: { runId: o.runId }, select: { summary: true } });
+    expect(trace.some((t) => t.summary.includes(`the analyst's guide '${question}' was not used: its query could not run`))).toBe(true);
+  }, 120_000);
 });

@@ -89,6 +89,18 @@ function whyNot(q: ExecutedQuery): string {
 export function commitSource(candidates: Candidate[], executed: ExecutedQuery[]): Commitment | null {
   const byGuide = guideCommitment(candidates, executed);
   if (byGuide) return byGuide;
+  const committed = generatedCommitment(candidates, executed);
+  // A matching guide whose query no longer runs (a renamed column, a dropped table) or finds nothing is skipped; the trace says why.
+  const skipped = executed
+    .filter((q) => q.strategy === "guide" && q.role === "answer" && !productive(q))
+    .map(
+      (q) =>
+        `the analyst's guide '${q.guideQuestion ?? ""}' was not used: its query ${q.status === "ok" || q.status === "empty" ? "found no rows" : `could not run (${q.status}; the run's query list says more)`}`,
+    );
+  return committed && skipped.length ? { ...committed, reason: `${committed.reason}; ${skipped.join("; ")}` } : committed;
+}
+
+function generatedCommitment(candidates: Candidate[], executed: ExecutedQuery[]): Commitment | null {
   const ranked = candidates.filter((c) => STRUCTURED.has(c.kind));
   if (ranked.length === 0 || !STRUCTURED.has(candidates[0]?.kind ?? "")) return null;
   const withQuery = ranked
