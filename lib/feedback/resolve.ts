@@ -38,11 +38,10 @@ export async function draftFromReport(
   deps?: CatalogDeps,
 ): Promise<{ item: ReviewItem; draft: GuideDraftInput; note: string | null }> {
   const item = await getReviewItem(prisma, user, feedbackId);
-  if (deps && item.correctAnswer) {
-    // A corrected answer: the draft holds the run's query whose result is that answer, or none to write.
-    const fromCorrection = await draftFromCorrection(prisma, deps, user, item.run.id, item.correctAnswer);
-    if (fromCorrection) return { item, draft: fromCorrection.draft, note: fromCorrection.note };
-  }
+  // A corrected answer: the draft holds the run's query whose result is that answer. When none has it,
+  // the draft is the run's as before (its cited queries, to correct), with a note saying so.
+  const fromCorrection = deps && item.correctAnswer ? await draftFromCorrection(prisma, deps, user, item.run.id, item.correctAnswer) : null;
+  if (fromCorrection && fromCorrection.matching > 0) return { item, draft: fromCorrection.draft, note: fromCorrection.note };
   let draft: GuideDraftInput;
   let note: string | null = null;
   try {
@@ -55,7 +54,7 @@ export async function draftFromReport(
     draft = { question: item.run.question, answer: null, sources: [], fromRunId: item.run.id };
     note = "The run has no stored result: add the sources and actions that answer the question.";
   }
-  return { item, draft: { ...draft, answer: item.correctAnswer ?? draft.answer ?? null }, note };
+  return { item, draft: { ...draft, answer: item.correctAnswer ?? draft.answer ?? null }, note: fromCorrection?.note ?? note };
 }
 
 /**

@@ -94,7 +94,7 @@ export async function draftFromCorrection(
   if (!found.length) {
     return {
       draft: { ...base, sources: [] },
-      note: `None of the run's ${queries.length} queries returns "${correctAnswer}" as its result${among ? ` (${among} list it among other rows)` : ""}: write the query that answers the question and run it to check its result.`,
+      note: `None of the run's ${queries.length} structured queries returns "${correctAnswer}" as its result${among ? ` (${among} list it among other rows)` : ""}: write the query that answers the question (or correct the run's query below) and run it to check its result.`,
       matching: 0,
     };
   }
