@@ -1,8 +1,12 @@
 import "server-only";
+import { headers } from "next/headers";
 import { createSafeActionClient } from "next-safe-action";
+import type { AuditActor } from "../audit/audit";
 import { z } from "zod";
 import { getCurrentUser } from "../auth/session";
+import { loadEnv } from "../env";
 import { AppError, type ClientError, toClientError } from "../errors";
+import { requestClientAddress } from "../http/client-address";
 
 const metadataSchema = z.object({
   /** Logged with unexpected errors. */
@@ -26,5 +30,11 @@ export const authActionClient = actionClient.use(async ({ next, metadata }) => {
   if (metadata.roles && !metadata.roles.includes(user.role)) {
     throw new AppError("FORBIDDEN", "You do not have permission to do this.");
   }
-  return next({ ctx: { user } });
+  // Who acts and from where, for the audit records the action writes (lib/audit).
+  const actor: AuditActor = {
+    actorId: user.id,
+    actorEmail: user.email,
+    address: requestClientAddress(await headers(), loadEnv().TRUST_PROXY),
+  };
+  return next({ ctx: { user, actor } });
 });
