@@ -76,7 +76,9 @@ export function audit(event: AuditEventInput, prisma: PrismaSource = db): void {
     const client = typeof prisma === "function" ? await prisma() : prisma;
     await recordAudit(client, event);
   })()
-    .catch((err: unknown) => log.error({ err, audit: { ...event, before: undefined, after: undefined } }, "could not write an audit record"))
+    .catch((err: unknown) =>
+      log.error({ err, audit: { ...event, before: undefined, after: undefined } }, "could not write an audit record"),
+    )
     .finally(() => pending.delete(write));
   pending.add(write);
 }

@@ -53,7 +53,11 @@ function where(f: AuditFilter): Prisma.AuditEventWhereInput {
   return and.length ? { AND: and } : {};
 }
 
-export async function listAuditEvents(prisma: PrismaClient, filter: AuditFilter, limit = 200): Promise<{ rows: AuditRow[]; total: number }> {
+export async function listAuditEvents(
+  prisma: PrismaClient,
+  filter: AuditFilter,
+  limit = 200,
+): Promise<{ rows: AuditRow[]; total: number }> {
   const w = where(filter);
   const [rows, total] = await Promise.all([
     prisma.auditEvent.findMany({ where: w, orderBy: [{ at: "desc" }, { id: "desc" }], take: limit }),

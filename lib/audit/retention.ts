@@ -1,6 +1,8 @@
-import { z } from "zod";
 import type { PrismaClient } from "../db/generated/client";
 import { SYSTEM_ACTOR, recordAudit } from "./audit";
+import { type AuditRetentionInput, DEFAULT_AUDIT_RETENTION_DAYS, auditRetentionInputSchema } from "./retention.validation";
+
+export { DEFAULT_AUDIT_RETENTION_DAYS };
 
 /**
  * How long audit records are kept (Settings → Audit log). The purge job (lib/server/job-handlers.ts,
@@ -9,16 +11,6 @@ import { SYSTEM_ACTOR, recordAudit } from "./audit";
  */
 
 export const AUDIT_RETENTION_SETTING_KEY = "auditRetention";
-export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
-
-export const auditRetentionInputSchema = z.object({
-  days: z
-    .number({ error: "Enter a whole number of days from 7 to 3650." })
-    .int("Enter a whole number of days.")
-    .min(7, "Keep records at least 7 days.")
-    .max(3650, "At most 3650 days (ten years)."),
-});
-export type AuditRetentionInput = z.infer<typeof auditRetentionInputSchema>;
 
 export async function auditRetentionDays(prisma: PrismaClient): Promise<number> {
   const row = await prisma.setting.findUnique({ where: { key: AUDIT_RETENTION_SETTING_KEY }, select: { value: true } });
@@ -36,7 +28,10 @@ export async function saveAuditRetention(prisma: PrismaClient, raw: AuditRetenti
 }
 
 /** Deletes records older than the retention, then records the purge (awaited: the job's own work). */
-export async function purgeAuditEvents(prisma: PrismaClient, now: Date = new Date()): Promise<{ deleted: number; before: Date; days: number }> {
+export async function purgeAuditEvents(
+  prisma: PrismaClient,
+  now: Date = new Date(),
+): Promise<{ deleted: number; before: Date; days: number }> {
   const days = await auditRetentionDays(prisma);
   const before = new Date(now.getTime() - days * 86_400_000);
   const { count } = await prisma.auditEvent.deleteMany({ where: { at: { lt: before } } });

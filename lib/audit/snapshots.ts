@@ -8,7 +8,14 @@ import type { PrismaClient } from "../db/generated/client";
 export async function userSnapshot(prisma: PrismaClient, id: string) {
   const u = await prisma.user.findUnique({
     where: { id },
-    select: { email: true, name: true, role: true, active: true, oidcSubject: true, memberships: { select: { group: { select: { name: true } } } } },
+    select: {
+      email: true,
+      name: true,
+      role: true,
+      active: true,
+      oidcSubject: true,
+      memberships: { select: { group: { select: { name: true } } } },
+    },
   });
   if (!u) return null;
   return {
@@ -54,7 +61,12 @@ export async function kbSnapshot(prisma: PrismaClient, id: string) {
 export async function guideSnapshot(prisma: PrismaClient, id: string) {
   const g = await prisma.extractionGuide.findUnique({
     where: { id },
-    select: { question: true, answer: true, notes: true, sources: { select: { kb: { select: { name: true } }, actions: { select: { kind: true, params: true } } } } },
+    select: {
+      question: true,
+      answer: true,
+      notes: true,
+      sources: { select: { kb: { select: { name: true } }, actions: { select: { kind: true, params: true } } } },
+    },
   });
   if (!g) return null;
   return {

@@ -54,7 +54,9 @@ export function claimMapping(env: {
 export function claimValues(claims: Record<string, unknown>, path: string): string[] {
   let value: unknown = path in claims ? claims[path] : undefined;
   if (value === undefined) {
-    value = path.split(".").reduce<unknown>((o, key) => (o && typeof o === "object" ? (o as Record<string, unknown>)[key] : undefined), claims);
+    value = path
+      .split(".")
+      .reduce<unknown>((o, key) => (o && typeof o === "object" ? (o as Record<string, unknown>)[key] : undefined), claims);
   }
   if (typeof value === "string") return value.split(/[\s,]+/).filter(Boolean);
   if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string");
@@ -76,8 +78,6 @@ export function mappedRole(claims: Record<string, unknown>, mapping: ClaimMappin
 
 /** The Mosaic group names the claim values map to (lower-cased for matching); unknown values are dropped. */
 export function mappedGroupNames(claims: Record<string, unknown>, mapping: ClaimMapping): string[] {
-  const names = claimValues(claims, mapping.groupsClaim).map((v) =>
-    mapping.groupMap ? mapping.groupMap.get(v.toLowerCase()) : v,
-  );
+  const names = claimValues(claims, mapping.groupsClaim).map((v) => (mapping.groupMap ? mapping.groupMap.get(v.toLowerCase()) : v));
   return [...new Set(names.filter((n): n is string => !!n).map((n) => n.toLowerCase()))];
 }

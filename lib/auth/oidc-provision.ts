@@ -54,7 +54,8 @@ export async function provisionOidcUser(prisma: PrismaClient, identity: OidcIden
         select: { id: true, active: true, role: true, oidcSubject: true, memberships: { select: { group: { select: { name: true } } } } },
       });
       if (byEmail) {
-        if (byEmail.oidcSubject || claims.email_verified !== true) return { ok: false as const, reason: "email-taken" as const, email, userId: byEmail.id };
+        if (byEmail.oidcSubject || claims.email_verified !== true)
+          return { ok: false as const, reason: "email-taken" as const, email, userId: byEmail.id };
         await tx.user.update({ where: { id: byEmail.id }, data: { oidcSubject: subject } });
         existing = byEmail;
       }

@@ -39,8 +39,13 @@ export const auditPurgeJob = withHandler(jobs.auditPurgeJob, async () => async (
 });
 
 export const JOB_HANDLERS = new Map<string, JobDefinition>(
-  [embedCollectionJob, embedCatalogTextsJob, moveToOpenSearchJob, ingestUploadsJob, reindexCollectionJob, loadBenchmarksJob, auditPurgeJob].map((d) => [
-    d.id,
-    d as unknown as JobDefinition,
-  ]),
+  [
+    embedCollectionJob,
+    embedCatalogTextsJob,
+    moveToOpenSearchJob,
+    ingestUploadsJob,
+    reindexCollectionJob,
+    loadBenchmarksJob,
+    auditPurgeJob,
+  ].map((d) => [d.id, d as unknown as JobDefinition]),
 );

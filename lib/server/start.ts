@@ -87,8 +87,8 @@ const DAY_MS = 24 * 60 * 60_000;
 
 function scheduleAuditPurge(prisma: PrismaClient): NodeJS.Timeout {
   const enqueue = () =>
-    void enqueueJob(prisma, auditPurgeJob, {}, { activeKey: AUDIT_PURGE_JOB_KEY, message: "Waiting to delete old audit records." }).catch((err) =>
-      log.warn({ err }, "could not queue the audit log purge"),
+    void enqueueJob(prisma, auditPurgeJob, {}, { activeKey: AUDIT_PURGE_JOB_KEY, message: "Waiting to delete old audit records." }).catch(
+      (err) => log.warn({ err }, "could not queue the audit log purge"),
     );
   enqueue();
   const timer = setInterval(enqueue, DAY_MS);

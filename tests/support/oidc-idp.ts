@@ -26,7 +26,12 @@ export interface TestIdp {
   stop(): Promise<void>;
 }
 
-export async function startTestIdp(opts: { redirectUris: string[]; port?: number; clientId?: string; clientSecret?: string }): Promise<TestIdp> {
+export async function startTestIdp(opts: {
+  redirectUris: string[];
+  port?: number;
+  clientId?: string;
+  clientSecret?: string;
+}): Promise<TestIdp> {
   const port = opts.port ?? (await freePort());
   const issuer = `http://127.0.0.1:${port}`;
   const clientId = opts.clientId ?? "mosaic";

@@ -36,7 +36,12 @@ export const resolveWithExistingGuideAction = authActionClient
     await auditedChange(
       prisma,
       ctx.actor,
-      { action: "feedback.resolveWithGuide", targetType: "feedback", targetId: parsedInput.feedbackId, detail: { guideId: parsedInput.guideId } },
+      {
+        action: "feedback.resolveWithGuide",
+        targetType: "feedback",
+        targetId: parsedInput.feedbackId,
+        detail: { guideId: parsedInput.guideId },
+      },
       () => resolveWithExistingGuide(prisma, ctx.user, parsedInput.feedbackId, parsedInput.guideId),
     );
     return { ok: true };

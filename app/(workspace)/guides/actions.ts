@@ -56,8 +56,11 @@ export const deleteGuideAction = authActionClient
   .inputSchema(z.object({ id: z.string().min(1) }))
   .action(async ({ parsedInput, ctx }) => {
     const prisma = await db();
-    await auditedChange(prisma, ctx.actor, { action: "guides.delete", targetType: "guide", targetId: parsedInput.id, snapshot: guideSnapshot }, () =>
-      deleteGuide(prisma, ctx.user, parsedInput.id),
+    await auditedChange(
+      prisma,
+      ctx.actor,
+      { action: "guides.delete", targetType: "guide", targetId: parsedInput.id, snapshot: guideSnapshot },
+      () => deleteGuide(prisma, ctx.user, parsedInput.id),
     );
     return { ok: true };
   });

@@ -31,7 +31,13 @@ const ADMIN = ["ADMIN"] as "ADMIN"[];
 const idSchema = z.object({ id: z.string().min(1) });
 
 /** Records a change to one knowledge base (with its state before and after when `snapshot`), then runs it. */
-async function kbChange<T>(actor: AuditActor, action: string, kbId: string, change: (prisma: PrismaClient) => Promise<T>, opts: { snapshot?: boolean; detail?: unknown } = {}) {
+async function kbChange<T>(
+  actor: AuditActor,
+  action: string,
+  kbId: string,
+  change: (prisma: PrismaClient) => Promise<T>,
+  opts: { snapshot?: boolean; detail?: unknown } = {},
+) {
   const prisma = await db();
   return auditedChange(
     prisma,
@@ -61,7 +67,12 @@ export const refreshKbAction = authActionClient
       parsedInput.id,
       (prisma) =>
         withBackendErrors(async () =>
-          refreshKnowledgeBase(prisma, catalogDeps(), parsedInput.id, parsedInput.parts === "describe" ? { describe: true } : { index: true }),
+          refreshKnowledgeBase(
+            prisma,
+            catalogDeps(),
+            parsedInput.id,
+            parsedInput.parts === "describe" ? { describe: true } : { index: true },
+          ),
         ),
       { detail: { parts: parsedInput.parts } },
     ),
@@ -86,7 +97,9 @@ export const deleteKbAction = authActionClient
     if (kb.name !== parsedInput.confirmName) {
       throw new AppError("VALIDATION", "Type the knowledge base's name exactly to confirm.", { confirmName: "The name does not match." });
     }
-    return kbChange(ctx.actor, "kb.delete", parsedInput.id, (p) => deleteKnowledgeBase(p, catalogDeps(), parsedInput.id), { snapshot: true });
+    return kbChange(ctx.actor, "kb.delete", parsedInput.id, (p) => deleteKnowledgeBase(p, catalogDeps(), parsedInput.id), {
+      snapshot: true,
+    });
   });
 
 /** A collection's embedding progress (its page polls it while a job is waiting or running). */
@@ -116,7 +129,9 @@ export const moveToOpenSearchAction = authActionClient
   .metadata({ name: "kb.moveToOpenSearch", roles: ADMIN })
   .inputSchema(moveToOpenSearchSchema)
   .action(async ({ parsedInput, ctx }) =>
-    kbChange(ctx.actor, "kb.moveToOpenSearch", parsedInput.id, (p) => requestMoveToOpenSearch(p, catalogDeps(), parsedInput), { snapshot: true }),
+    kbChange(ctx.actor, "kb.moveToOpenSearch", parsedInput.id, (p) => requestMoveToOpenSearch(p, catalogDeps(), parsedInput), {
+      snapshot: true,
+    }),
   );
 
 export const moveStatusAction = authActionClient
@@ -145,7 +160,9 @@ export const queuedUploadsAction = authActionClient
 export const retryUploadsAction = authActionClient
   .metadata({ name: "kb.documents.retry", roles: ADMIN })
   .inputSchema(idSchema)
-  .action(async ({ parsedInput, ctx }) => kbChange(ctx.actor, "kb.documents.retry", parsedInput.id, (p) => retryQueuedUploads(p, parsedInput.id)));
+  .action(async ({ parsedInput, ctx }) =>
+    kbChange(ctx.actor, "kb.documents.retry", parsedInput.id, (p) => retryQueuedUploads(p, parsedInput.id)),
+  );
 
 /** An admin accepts (or withdraws) the risk of a PostgreSQL role that may do more than read; the connection is checked again. */
 export const setPrivilegeRiskAction = authActionClient

@@ -3,7 +3,8 @@
 import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
 import { auditedChange } from "@/lib/audit/change";
-import { AUDIT_RETENTION_SETTING_KEY, auditRetentionInputSchema, auditRetentionDays, saveAuditRetention } from "@/lib/audit/retention";
+import { AUDIT_RETENTION_SETTING_KEY, auditRetentionDays, saveAuditRetention } from "@/lib/audit/retention";
+import { auditRetentionInputSchema } from "@/lib/audit/retention.validation";
 import { settingSnapshot } from "@/lib/audit/snapshots";
 import { catalogDeps } from "@/lib/deps";
 import { db } from "@/lib/db/client";

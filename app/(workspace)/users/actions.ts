@@ -38,8 +38,11 @@ export const updateUserAction = authActionClient
   .inputSchema(updateUserSchema)
   .action(async ({ parsedInput, ctx }) => {
     const prisma = await db();
-    return auditedChange(prisma, ctx.actor, { action: "users.update", targetType: "user", targetId: parsedInput.id, snapshot: userSnapshot }, () =>
-      updateUser(prisma, parsedInput),
+    return auditedChange(
+      prisma,
+      ctx.actor,
+      { action: "users.update", targetType: "user", targetId: parsedInput.id, snapshot: userSnapshot },
+      () => updateUser(prisma, parsedInput),
     );
   });
 
