@@ -24,6 +24,17 @@ export const actionClient = createSafeActionClient({
   handleServerError: (error, { metadata }): ClientError => toClientError(error, { action: metadata?.name }),
 });
 
+/** The client's address (lib/http/client-address.ts); null when called outside a request (a test calling the action directly). */
+async function clientAddress(): Promise<string | null> {
+  let h: Headers;
+  try {
+    h = await headers();
+  } catch {
+    return null;
+  }
+  return requestClientAddress(h, loadEnv().TRUST_PROXY);
+}
+
 export const authActionClient = actionClient.use(async ({ next, metadata }) => {
   const user = await getCurrentUser();
   if (!user) throw new AppError("UNAUTHENTICATED", "Your session has ended. Sign in again.");
@@ -31,10 +42,6 @@ export const authActionClient = actionClient.use(async ({ next, metadata }) => {
     throw new AppError("FORBIDDEN", "You do not have permission to do this.");
   }
   // Who acts and from where, for the audit records the action writes (lib/audit).
-  const actor: AuditActor = {
-    actorId: user.id,
-    actorEmail: user.email,
-    address: requestClientAddress(await headers(), loadEnv().TRUST_PROXY),
-  };
+  const actor: AuditActor = { actorId: user.id, actorEmail: user.email, address: await clientAddress() };
   return next({ ctx: { user, actor } });
 });

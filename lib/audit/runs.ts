@@ -15,17 +15,25 @@ export function queriedKbIds(queries: readonly { kbId?: unknown }[] | undefined)
   return [...new Set((queries ?? []).map((q) => q.kbId).filter((id): id is string => typeof id === "string"))];
 }
 
-export function auditAsk(actor: AuditActor, question: string, outcome: Pick<RunOutcome, "runId" | "status" | "queries">): void {
-  audit({
-    ...actor,
-    action: "ask",
-    outcome: outcome.status === "FAILED" ? "failure" : "success",
-    targetType: "run",
-    targetId: outcome.runId,
-    runId: outcome.runId,
-    kbIds: queriedKbIds(outcome.queries),
-    detail: { question: question.slice(0, 2000), status: outcome.status },
-  });
+export function auditAsk(
+  actor: AuditActor,
+  question: string,
+  outcome: Pick<RunOutcome, "runId" | "status" | "queries">,
+  prisma: PrismaClient | (() => Promise<PrismaClient>) = db,
+): void {
+  audit(
+    {
+      ...actor,
+      action: "ask",
+      outcome: outcome.status === "FAILED" ? "failure" : "success",
+      targetType: "run",
+      targetId: outcome.runId,
+      runId: outcome.runId,
+      kbIds: queriedKbIds(outcome.queries),
+      detail: { question: question.slice(0, 2000), status: outcome.status },
+    },
+    prisma,
+  );
 }
 
 /** A run's evidence was opened (the run reopened on Ask or History, or read through the API). */
