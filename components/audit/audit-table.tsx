@@ -2,7 +2,9 @@ import type { AuditRow } from "@/lib/audit/query";
 
 function Json({ value }: { value: unknown }) {
   if (value === null || value === undefined) return null;
-  return <pre className="max-h-40 overflow-auto whitespace-pre-wrap break-all text-xs text-slate-700">{JSON.stringify(value, null, 1)}</pre>;
+  return (
+    <pre className="max-h-40 overflow-auto whitespace-pre-wrap break-all text-xs text-slate-700">{JSON.stringify(value, null, 1)}</pre>
+  );
 }
 
 /** The audit records, newest first; before/after and details fold open per row. */
@@ -43,7 +45,9 @@ export function AuditTable({ rows, kbNames }: { rows: AuditRow[]; kbNames: Recor
               <td className="px-3 py-2">
                 {(r.before != null || r.after != null || r.detail != null) && (
                   <details>
-                    <summary className="cursor-pointer text-xs text-brand-700">{r.before != null || r.after != null ? "Before and after" : "Details"}</summary>
+                    <summary className="cursor-pointer text-xs text-brand-700">
+                      {r.before != null || r.after != null ? "Before and after" : "Details"}
+                    </summary>
                     <div className="mt-1 grid gap-2 md:grid-cols-2">
                       {r.before != null && (
                         <div>

@@ -81,7 +81,11 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         </div>
       </form>
       <p className="mb-2 text-sm text-slate-600" data-testid="audit-count">
-        {total === 0 ? "No records match." : total > rows.length ? `The newest ${rows.length} of ${total} records (export for all).` : `${total} records.`}
+        {total === 0
+          ? "No records match."
+          : total > rows.length
+            ? `The newest ${rows.length} of ${total} records (export for all).`
+            : `${total} records.`}
       </p>
       <AuditTable rows={rows} kbNames={kbNames} />
     </>
