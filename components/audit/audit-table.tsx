@@ -1,9 +1,55 @@
 import type { AuditRow } from "@/lib/audit/query";
 
-function Json({ value }: { value: unknown }) {
-  if (value === null || value === undefined) return null;
+function show(value: unknown): string {
+  return value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === "object" && !Array.isArray(v);
+}
+
+/** Before and after side by side, one field a line; the fields that changed are marked. */
+function Changes({ before, after }: { before: unknown; after: unknown }) {
+  const b = isRecord(before) ? before : before == null ? {} : { value: before };
+  const a = isRecord(after) ? after : after == null ? {} : { value: after };
+  const keys = [...new Set([...Object.keys(b), ...Object.keys(a)])];
   return (
-    <pre className="max-h-40 overflow-auto whitespace-pre-wrap break-all text-xs text-slate-700">{JSON.stringify(value, null, 1)}</pre>
+    <table className="mt-1 w-full text-xs" aria-label="Before and after">
+      <thead className="text-left text-slate-500">
+        <tr>
+          <th className="pr-2 font-semibold">Field</th>
+          <th className="pr-2 font-semibold">Before</th>
+          <th className="font-semibold">After</th>
+        </tr>
+      </thead>
+      <tbody>
+        {keys.map((k) => {
+          const changed = show(b[k]) !== show(a[k]);
+          return (
+            <tr key={k} className={changed ? "bg-amber-50 font-medium text-slate-900" : "text-slate-600"}>
+              <td className="pr-2 align-top font-mono">{k}</td>
+              <td className="break-all pr-2 align-top font-mono">{before == null ? "—" : show(b[k])}</td>
+              <td className="break-all align-top font-mono">{after == null ? "—" : show(a[k])}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+function Detail({ value }: { value: unknown }) {
+  if (value === null || value === undefined) return null;
+  const entries: [string, unknown][] = isRecord(value) ? Object.entries(value) : [["value", value]];
+  return (
+    <dl className="mt-1 text-xs text-slate-600">
+      {entries.map(([k, v]) => (
+        <div key={k} className="flex gap-2">
+          <dt className="font-mono text-slate-500">{k}</dt>
+          <dd className="break-all font-mono">{show(v)}</dd>
+        </div>
+      ))}
+    </dl>
   );
 }
 
@@ -21,7 +67,7 @@ export function AuditTable({ rows, kbNames }: { rows: AuditRow[]; kbNames: Recor
             <th className="px-3 py-2">Address</th>
             <th className="px-3 py-2">Target</th>
             <th className="px-3 py-2">Knowledge bases</th>
-            <th className="px-3 py-2">Changes and details</th>
+            <th className="min-w-[24rem] px-3 py-2">Changes and details</th>
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100 align-top">
@@ -48,21 +94,8 @@ export function AuditTable({ rows, kbNames }: { rows: AuditRow[]; kbNames: Recor
                     <summary className="cursor-pointer text-xs text-brand-700">
                       {r.before != null || r.after != null ? "Before and after" : "Details"}
                     </summary>
-                    <div className="mt-1 grid gap-2 md:grid-cols-2">
-                      {r.before != null && (
-                        <div>
-                          <p className="text-xs font-semibold text-slate-500">Before</p>
-                          <Json value={r.before} />
-                        </div>
-                      )}
-                      {r.after != null && (
-                        <div>
-                          <p className="text-xs font-semibold text-slate-500">After</p>
-                          <Json value={r.after} />
-                        </div>
-                      )}
-                    </div>
-                    <Json value={r.detail} />
+                    {(r.before != null || r.after != null) && <Changes before={r.before} after={r.after} />}
+                    <Detail value={r.detail} />
                   </details>
                 )}
               </td>

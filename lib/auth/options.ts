@@ -1,5 +1,6 @@
 import "server-only";
 import type { NextAuthOptions } from "next-auth";
+import { headers } from "next/headers";
 import CredentialsProvider from "next-auth/providers/credentials";
 import type { OAuthConfig } from "next-auth/providers/oauth";
 import { audit } from "../audit/audit";
@@ -40,6 +41,18 @@ function oidcProvider(env: ReturnType<typeof loadEnv>): OAuthConfig<OidcClaims> 
   };
 }
 
+/**
+ * The client's address inside next-auth's callbacks, which run in the request's scope but are not
+ * handed the request; null outside a request.
+ */
+async function callbackAddress(env: ReturnType<typeof loadEnv>): Promise<string | null> {
+  try {
+    return requestClientAddress(await headers(), env.TRUST_PROXY);
+  } catch {
+    return null;
+  }
+}
+
 export function authOptions(): NextAuthOptions {
   const env = loadEnv();
   const sso = oidcConfigured(env);
@@ -77,12 +90,15 @@ export function authOptions(): NextAuthOptions {
         log.error({ code, err: metadata instanceof Error ? metadata : (metadata as { error?: unknown })?.error }, "sign-in error");
         if (code.startsWith("OAUTH")) {
           const err = metadata instanceof Error ? metadata : (metadata as { error?: Error })?.error;
-          audit({
-            action: "signin.failure",
-            outcome: "failure",
-            targetType: "user",
-            detail: { method: "oidc", provider: env.OIDC_NAME, code, reason: err?.message?.slice(0, 300) ?? null },
-          });
+          void callbackAddress(env).then((address) =>
+            audit({
+              address,
+              action: "signin.failure",
+              outcome: "failure",
+              targetType: "user",
+              detail: { method: "oidc", provider: env.OIDC_NAME, code, reason: err?.message?.slice(0, 300) ?? null },
+            }),
+          );
         }
       },
       warn(code) {
@@ -97,8 +113,10 @@ export function authOptions(): NextAuthOptions {
         const prisma = await db();
         const outcome = await provisionOidcUser(prisma, { issuer: String(claims.iss ?? env.OIDC_ISSUER), claims }, mapping);
         const email = typeof claims.email === "string" ? claims.email.toLowerCase() : null;
+        const address = await callbackAddress(env);
         if (!outcome.ok) {
           audit({
+            address,
             action: "signin.failure",
             outcome: "failure",
             actorId: outcome.userId ?? null,
@@ -110,6 +128,7 @@ export function authOptions(): NextAuthOptions {
           return `/signin?error=${ssoErrorCode(outcome.reason)}`;
         }
         audit({
+          address,
           action: outcome.created ? "signin.success.created" : "signin.success",
           actorId: outcome.user.id,
           actorEmail: outcome.user.email,

@@ -85,7 +85,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           ? "No records match."
           : total > rows.length
             ? `The newest ${rows.length} of ${total} records (export for all).`
-            : `${total} records.`}
+            : `${total} ${total === 1 ? "record" : "records"}.`}
       </p>
       <AuditTable rows={rows} kbNames={kbNames} />
     </>
