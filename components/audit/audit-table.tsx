@@ -67,7 +67,7 @@ export function AuditTable({ rows, kbNames }: { rows: AuditRow[]; kbNames: Recor
             <th className="px-3 py-2">Address</th>
             <th className="px-3 py-2">Target</th>
             <th className="px-3 py-2">Knowledge bases</th>
-            <th className="min-w-[24rem] px-3 py-2">Changes and details</th>
+            <th className="min-w-[20rem] px-3 py-2">Changes and details</th>
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100 align-top">
@@ -83,7 +83,7 @@ export function AuditTable({ rows, kbNames }: { rows: AuditRow[]; kbNames: Recor
               <td className="px-3 py-2 text-xs">
                 {r.targetType && (
                   <>
-                    {r.targetType} <span className="font-mono text-slate-500">{r.targetId}</span>
+                    {r.targetType} <span className="break-all font-mono text-slate-500">{r.targetId}</span>
                   </>
                 )}
               </td>

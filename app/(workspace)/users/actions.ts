@@ -24,7 +24,8 @@ export const createUserAction = authActionClient
   .inputSchema(createUserSchema)
   .action(async ({ parsedInput, ctx }) => {
     const prisma = await db();
-    const { password: _password, ...detail } = parsedInput;
+    // The password is never recorded.
+    const detail = { email: parsedInput.email, name: parsedInput.name, role: parsedInput.role, groupIds: parsedInput.groupIds };
     return auditedChange(
       prisma,
       ctx.actor,

@@ -13,7 +13,8 @@ export const POST = withAuthRoute(
   { name: "admin.users.create", roles: ["ADMIN"], input: createUserSchema },
   async ({ req, user: admin, input }) => {
     const prisma = await db();
-    const { password: _password, ...detail } = input;
+    // The password is never recorded.
+    const detail = { email: input.email, name: input.name, role: input.role, groupIds: input.groupIds };
     const user = await auditedChange(
       prisma,
       requestActor(admin, req.headers),
