@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { db } from "../db/client";
 import type { Prisma, PrismaClient } from "../db/generated/client";
 import { log } from "../log";
 
@@ -63,7 +62,13 @@ export async function recordAudit(prisma: PrismaClient, raw: AuditEventInput): P
   });
 }
 
-type PrismaSource = PrismaClient | (() => Promise<PrismaClient>);
+export type PrismaSource = PrismaClient | (() => Promise<PrismaClient>);
+
+/**
+ * The app's database, loaded on first use: lib/db/client is server-only, and a script or test that
+ * passes its own client (the admin command line, the benchmark) must be able to import this module.
+ */
+export const appDatabase = (): Promise<PrismaClient> => import("../db/client").then((m) => m.db());
 
 let pending = new Set<Promise<void>>();
 
@@ -71,7 +76,7 @@ let pending = new Set<Promise<void>>();
  * Records an event without waiting: the caller goes on at once. A failed write is logged (error level,
  * with the event) and never thrown. `prisma` defaults to the app's database.
  */
-export function audit(event: AuditEventInput, prisma: PrismaSource = db): void {
+export function audit(event: AuditEventInput, prisma: PrismaSource = appDatabase): void {
   const write = (async () => {
     const client = typeof prisma === "function" ? await prisma() : prisma;
     await recordAudit(client, event);

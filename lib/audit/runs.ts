@@ -1,8 +1,6 @@
-import { db } from "../db/client";
-import type { PrismaClient } from "../db/generated/client";
 import { log } from "../log";
 import type { RunOutcome } from "../pipeline/run";
-import { type AuditActor, audit } from "./audit";
+import { type AuditActor, type PrismaSource, appDatabase, audit } from "./audit";
 
 /**
  * Audit records for questions and evidence (issue 29): who asked, which knowledge bases the run
@@ -19,7 +17,7 @@ export function auditAsk(
   actor: AuditActor,
   question: string,
   outcome: Pick<RunOutcome, "runId" | "status" | "queries">,
-  prisma: PrismaClient | (() => Promise<PrismaClient>) = db,
+  prisma: PrismaSource = appDatabase,
 ): void {
   audit(
     {
@@ -37,7 +35,7 @@ export function auditAsk(
 }
 
 /** A run's evidence was opened (the run reopened on Ask or History, or read through the API). */
-export function auditEvidenceOpened(actor: AuditActor, runId: string, prisma: PrismaClient | (() => Promise<PrismaClient>) = db): void {
+export function auditEvidenceOpened(actor: AuditActor, runId: string, prisma: PrismaSource = appDatabase): void {
   void (async () => {
     const client = typeof prisma === "function" ? await prisma() : prisma;
     const run = await client.run.findUnique({ where: { id: runId }, select: { userId: true, result: true } });
