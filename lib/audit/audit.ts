@@ -7,7 +7,7 @@ import { log } from "../log";
  * `audit(event)`, which returns at once and writes in the background: a slow or failing audit write
  * never delays or fails the sign-in, question or change it records (a failure is logged with the event,
  * so nothing is lost silently). Records are append-only: this module has no update or delete, the
- * table's trigger refuses UPDATE, and the retention purge (retention.ts) is the only deletion.
+ * table's rule turns an UPDATE into nothing, and the retention purge (retention.ts) is the only deletion.
  */
 
 export const auditEventSchema = z.object({

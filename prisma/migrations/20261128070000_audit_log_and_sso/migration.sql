@@ -33,13 +33,7 @@ CREATE INDEX "AuditEvent_actorId_at_idx" ON "AuditEvent"("actorId", "at");
 -- CreateIndex
 CREATE INDEX "AuditEvent_action_at_idx" ON "AuditEvent"("action", "at");
 
--- Append-only: a record, once written, is never changed. (Deletion is the retention purge's alone; the
--- application has no other delete path, and the purge records itself.)
-CREATE FUNCTION "audit_event_refuse_update"() RETURNS trigger AS $$
-BEGIN
-  RAISE EXCEPTION 'audit records are append-only';
-END;
-$$ LANGUAGE plpgsql;
-
-CREATE TRIGGER "AuditEvent_append_only" BEFORE UPDATE ON "AuditEvent"
-  FOR EACH ROW EXECUTE FUNCTION "audit_event_refuse_update"();
+-- Append-only: a record, once written, is never changed. An UPDATE of an audit record does nothing.
+-- (A rule, not a PL/pgSQL trigger: the PostgreSQL adapter runs a migration split at every semicolon.)
+-- Deletion is the retention purge's alone, and the purge records itself.
+CREATE RULE "AuditEvent_append_only" AS ON UPDATE TO "AuditEvent" DO INSTEAD NOTHING;
