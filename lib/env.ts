@@ -119,52 +119,108 @@ function httpEnvShape() {
   };
 }
 
-const envSchema = z.object({
-  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
-  /** Unset: embedded PGlite under DATA_DIR. Set: a PostgreSQL server. */
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// connection URL")
-    .optional(),
-  DATA_DIR: z.string().min(1).default(".data"),
-  /**
-   * Where uploaded files that must be kept live (SQLite databases, RDF files, document collections kept
-   * on this server), under <STORAGE_DIR>/kbs. Unset: DATA_DIR. Several instances on one DATABASE_URL
-   * must share it (a network mount); collections on OpenSearch keep nothing there.
-   */
-  STORAGE_DIR: z.string().min(1).optional(),
-  /**
-   * How long a background job may go without a heartbeat before another instance takes it over (its
-   * instance is presumed dead). Heartbeats come at a sixth of it.
-   */
-  JOB_LEASE_MS: z.coerce.number().int().min(3_000).max(3_600_000).default(60_000),
-  NEXTAUTH_URL: z.url("must be an absolute URL such as http://localhost:3000").optional(),
-  /** Signs session tokens. Unset: generated once and kept in DATA_DIR/secrets.json. */
-  NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-  /** 32 bytes as 64 hex characters or base64; encrypts connection secrets at rest. Unset: generated once into DATA_DIR/secrets.json. */
-  MOSAIC_ENCRYPTION_KEY: z
-    .string()
-    .refine((v) => decodeKey(v) !== null, "must be 32 bytes, as 64 hex characters or base64")
-    .optional(),
-  SEED_DEMO: booleanFromString.default(true),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  DATASETS_DIR: z.string().default("../shared/datasets"),
-  /** Neo4j holding the benchmark graphs (npm run catalog:load-benchmarks); unset = skip them. */
-  NEO4J_URI: z
-    .string()
-    .regex(/^(bolt|neo4j)(\+s|\+ssc)?:\/\//, "must be a bolt:// or neo4j:// URI")
-    .optional(),
-  NEO4J_USER: z.string().default("neo4j"),
-  NEO4J_PASSWORD: z.string().optional(),
-  NEO4J_DATABASE: z.string().optional(),
-  /** OpenSearch cluster for document collections registered on that engine (their own URL, if set, wins). */
-  SEARCH_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as http://localhost:9200" }).optional(),
-  ...llmEnvShape(),
-  ...modelsEnvShape(),
-  ...queryLimitsEnvShape(),
-  ...httpEnvShape(),
-});
+/**
+ * Single sign-on through OpenID Connect (issue 29; lib/auth/oidc.ts). Set OIDC_ISSUER, OIDC_CLIENT_ID and
+ * OIDC_CLIENT_SECRET together to show "Sign in with <OIDC_NAME>"; roles and groups come from the named
+ * claims of the ID token, mapped as docs/SSO.md describes.
+ */
+function oidcEnvShape() {
+  const mapping = (example: string) =>
+    z
+      .string()
+      .regex(/^\s*[^=,]+=[^=,]+(\s*,\s*[^=,]+=[^=,]+)*\s*$/, `must be comma-separated claim=value pairs such as ${example}`)
+      .optional();
+  return {
+    OIDC_ISSUER: z
+      .url({ protocol: /^https?$/, error: "must be the identity provider's issuer URL, such as https://login.example.com/realms/acme" })
+      .optional(),
+    OIDC_CLIENT_ID: z.string().min(1).optional(),
+    OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+    /** The provider's name on the sign-in button: "Sign in with <name>". */
+    OIDC_NAME: z.string().min(1).max(60).default("single sign-on"),
+    OIDC_SCOPES: z.string().min(1).default("openid email profile"),
+    /** The ID-token claim holding role names (a string or a list); dotted paths reach nested claims (realm_access.roles). */
+    OIDC_ROLES_CLAIM: z.string().min(1).default("roles"),
+    /** The ID-token claim holding group names (a string or a list). */
+    OIDC_GROUPS_CLAIM: z.string().min(1).default("groups"),
+    /** Claim value → Mosaic role (ADMIN, ANALYST or USER). Unset: admin, analyst and user map to themselves. */
+    OIDC_ROLE_MAP: mapping("mosaic-admins=ADMIN,data-team=ANALYST").refine(
+      (v) => !v || v.split(",").every((pair) => /^(ADMIN|ANALYST|USER)$/i.test(pair.split("=")[1].trim())),
+      "each role must be ADMIN, ANALYST or USER",
+    ),
+    /** Claim value → Mosaic group name. Unset: a claim value names the Mosaic group of that name (case-insensitive). */
+    OIDC_GROUP_MAP: mapping("hr-staff=HR,finance=Finance"),
+    /** Hide the email-and-password form: people sign in only through the identity provider. */
+    OIDC_ONLY: booleanFromString.default(false),
+  };
+}
+
+const envSchema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+    /** Unset: embedded PGlite under DATA_DIR. Set: a PostgreSQL server. */
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// connection URL")
+      .optional(),
+    DATA_DIR: z.string().min(1).default(".data"),
+    /**
+     * Where uploaded files that must be kept live (SQLite databases, RDF files, document collections kept
+     * on this server), under <STORAGE_DIR>/kbs. Unset: DATA_DIR. Several instances on one DATABASE_URL
+     * must share it (a network mount); collections on OpenSearch keep nothing there.
+     */
+    STORAGE_DIR: z.string().min(1).optional(),
+    /**
+     * How long a background job may go without a heartbeat before another instance takes it over (its
+     * instance is presumed dead). Heartbeats come at a sixth of it.
+     */
+    JOB_LEASE_MS: z.coerce.number().int().min(3_000).max(3_600_000).default(60_000),
+    NEXTAUTH_URL: z.url("must be an absolute URL such as http://localhost:3000").optional(),
+    /** Signs session tokens. Unset: generated once and kept in DATA_DIR/secrets.json. */
+    NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+    /** 32 bytes as 64 hex characters or base64; encrypts connection secrets at rest. Unset: generated once into DATA_DIR/secrets.json. */
+    MOSAIC_ENCRYPTION_KEY: z
+      .string()
+      .refine((v) => decodeKey(v) !== null, "must be 32 bytes, as 64 hex characters or base64")
+      .optional(),
+    SEED_DEMO: booleanFromString.default(true),
+    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    DATASETS_DIR: z.string().default("../shared/datasets"),
+    /** Neo4j holding the benchmark graphs (npm run catalog:load-benchmarks); unset = skip them. */
+    NEO4J_URI: z
+      .string()
+      .regex(/^(bolt|neo4j)(\+s|\+ssc)?:\/\//, "must be a bolt:// or neo4j:// URI")
+      .optional(),
+    NEO4J_USER: z.string().default("neo4j"),
+    NEO4J_PASSWORD: z.string().optional(),
+    NEO4J_DATABASE: z.string().optional(),
+    /** OpenSearch cluster for document collections registered on that engine (their own URL, if set, wins). */
+    SEARCH_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as http://localhost:9200" }).optional(),
+    ...llmEnvShape(),
+    ...modelsEnvShape(),
+    ...queryLimitsEnvShape(),
+    ...httpEnvShape(),
+    ...oidcEnvShape(),
+  })
+  .superRefine((env, ctx) => {
+    const set = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET].filter(Boolean).length;
+    if (set > 0 && set < 3) {
+      for (const k of ["OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET"] as const)
+        if (!env[k])
+          ctx.addIssue({
+            code: "custom",
+            path: [k],
+            message: "must be set together with the other OIDC_ variables (issuer, client id and secret)",
+          });
+    }
+    if (env.OIDC_ONLY && set < 3)
+      ctx.addIssue({
+        code: "custom",
+        path: ["OIDC_ONLY"],
+        message: "needs single sign-on configured (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET): otherwise nobody could sign in",
+      });
+  });
 
 export type Env = z.infer<typeof envSchema>;
 

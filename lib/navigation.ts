@@ -27,6 +27,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { href: "/evaluation", label: "Evaluation", roles: CURATORS, description: "Benchmark suites and metrics." },
   { href: "/users", label: "Users", roles: ADMINS, description: "People, roles and groups." },
   { href: "/settings", label: "Settings", roles: ADMINS, description: "Workspace, model and LLM settings." },
+  { href: "/audit", label: "Audit log", roles: ADMINS, description: "Who signed in, asked, opened evidence and changed what." },
 ];
 
 export function navItemsFor(role: Role): NavItem[] {

@@ -5,7 +5,7 @@
 //     engines' NDCG@10 / Recall@100 on the training claims; the cluster is SEARCH_URL, or with --opensearch-harness
 //     a throw-away test node (Java 17 + Maven, tests/support/opensearch). With --models on, both collections are
 //     also embedded (all-MiniLM-L6-v2 int8 from MODELS_DIR) and hybrid search is measured the same way.
-//   pipeline: scripts/bench-pipeline.ts; models: scripts/bench-models.ts.
+//   pipeline: scripts/bench-pipeline.ts; models: scripts/bench-models.ts; audit: what the audit record costs a question (scripts/bench-audit.ts).
 //   attack: the attack corpus in a loop against the running app while /api/health is polled (scripts/bench-attack.ts).
 //   instances: two app instances on one PostgreSQL and one OpenSearch node behind a round-robin client (scripts/bench-instances.ts).
 import { spawnSync } from "node:child_process";
@@ -264,6 +264,11 @@ if (phaseIdx >= 0) {
     await benchPipeline(args.slice(1));
     process.exit(0);
   }
+  if (suite === "audit") {
+    const { benchAudit } = await import("./bench-audit");
+    await benchAudit(args.slice(1));
+    process.exit(0);
+  }
   if (suite === "models") {
     const { benchModels } = await import("./bench-models");
     await benchModels(args.slice(1));
@@ -280,7 +285,7 @@ if (phaseIdx >= 0) {
   }
   if (suite !== "sources") {
     console.error(
-      "Usage: npm run bench -- sources [--engine sqlite|opensearch] [--opensearch-harness] [--models on] | pipeline [--questions N] [--data-dir DIR] [--models on|off] | models [--runs N] [--threads N] [--data-dir DIR] | attack [--seconds N] [--attackers N] [--base-url URL --pid PID] | instances [--questions N] [--clients N] [--documents N] [--models on]",
+      "Usage: npm run bench -- sources [--engine sqlite|opensearch] [--opensearch-harness] [--models on] | pipeline [--questions N] [--data-dir DIR] [--models on|off] | models [--runs N] [--threads N] [--data-dir DIR] | attack [--seconds N] [--attackers N] [--base-url URL --pid PID] | instances [--questions N] [--clients N] [--documents N] [--models on] | audit [--questions N]",
     );
     process.exit(2);
   }

@@ -3,6 +3,7 @@
 import { signIn } from "next-auth/react";
 import { type FormEvent, useState } from "react";
 import { signInSchema } from "@/lib/auth/sign-in.validation";
+import { OIDC_PROVIDER_ID, SSO_ERROR_MESSAGES } from "@/lib/auth/sso";
 import { safeCallbackPath } from "@/lib/http/safe-redirect";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
@@ -25,10 +26,22 @@ function tooManyAttempts(code: string): string | undefined {
 
 function errorMessage(code: string | undefined, fallback: string): string {
   if (!code) return fallback;
-  return NEXT_AUTH_ERRORS[code] ?? tooManyAttempts(code) ?? fallback;
+  return NEXT_AUTH_ERRORS[code] ?? SSO_ERROR_MESSAGES[code] ?? tooManyAttempts(code) ?? fallback;
 }
 
-export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string; initialError?: string }) {
+export function SignInForm({
+  callbackUrl,
+  initialError,
+  sso = null,
+  passwordForm = true,
+}: {
+  callbackUrl: string;
+  initialError?: string;
+  /** Single sign-on, when configured: its provider's name for the button. */
+  sso?: { name: string } | null;
+  /** False under OIDC_ONLY: no email and password fields. */
+  passwordForm?: boolean;
+}) {
   const [fieldErrors, setFieldErrors] = useState<{ email?: string; password?: string }>({});
   const [error, setError] = useState<string | undefined>(
     initialError ? errorMessage(initialError, "Sign-in failed. Try again.") : undefined,
@@ -64,6 +77,31 @@ export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string;
     }
   }
 
+  const ssoButton = sso && (
+    <Button
+      type="button"
+      variant={passwordForm ? "secondary" : undefined}
+      className="w-full"
+      disabled={pending}
+      onClick={() => {
+        setPending(true);
+        // A full redirect to the identity provider and back; next-auth keeps state and PKCE in cookies.
+        void signIn(OIDC_PROVIDER_ID, { callbackUrl: safeCallbackPath(callbackUrl) });
+      }}
+    >
+      Sign in with {sso.name}
+    </Button>
+  );
+
+  if (!passwordForm) {
+    return (
+      <div className="space-y-4 rounded-lg border border-slate-200 bg-white p-6 shadow-sm" role="form" aria-label="Sign in">
+        {error && <Alert tone="error">{error}</Alert>}
+        {ssoButton}
+      </div>
+    );
+  }
+
   return (
     <form
       onSubmit={onSubmit}
@@ -88,6 +126,12 @@ export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string;
       <Button type="submit" className="w-full" disabled={pending}>
         {pending ? "Signing in…" : "Sign in"}
       </Button>
+      {ssoButton && (
+        <>
+          <p className="text-center text-xs text-slate-500">or</p>
+          {ssoButton}
+        </>
+      )}
     </form>
   );
 }

@@ -63,6 +63,15 @@ export const loadBenchmarksJob = defineJob({
   maxAttempts: 2,
 });
 
+/** Deletes audit records older than the retention set on Settings (lib/audit/retention.ts); enqueued daily by each server. */
+export const auditPurgeJob = defineJob({
+  id: "audit.purge",
+  payload: z.object({}).strict(),
+  maxAttempts: 3,
+});
+
+export const AUDIT_PURGE_JOB_KEY = auditPurgeJob.id;
+
 /** Human names for the kinds (the knowledge base page, the health overview). */
 export const JOB_LABELS: Record<string, string> = {
   [embedCollectionJob.id]: "Embedding for semantic search",
@@ -71,4 +80,5 @@ export const JOB_LABELS: Record<string, string> = {
   [ingestUploadsJob.id]: "Adding documents",
   [reindexCollectionJob.id]: "Re-indexing in OpenSearch",
   [loadBenchmarksJob.id]: "Loading the benchmark catalog",
+  [auditPurgeJob.id]: "Deleting audit records past their retention",
 };

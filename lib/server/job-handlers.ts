@@ -32,9 +32,20 @@ export const loadBenchmarksJob = withHandler(jobs.loadBenchmarksJob, () =>
   import("../ingest/benchmarks/load.handler").then((m) => m.loadBenchmarks),
 );
 
+export const auditPurgeJob = withHandler(jobs.auditPurgeJob, async () => async ({ services }) => {
+  const { purgeAuditEvents } = await import("../audit/retention");
+  const { deleted, days } = await purgeAuditEvents(services.prisma);
+  return { message: `Deleted ${deleted} audit records older than ${days} days.` };
+});
+
 export const JOB_HANDLERS = new Map<string, JobDefinition>(
-  [embedCollectionJob, embedCatalogTextsJob, moveToOpenSearchJob, ingestUploadsJob, reindexCollectionJob, loadBenchmarksJob].map((d) => [
-    d.id,
-    d as unknown as JobDefinition,
-  ]),
+  [
+    embedCollectionJob,
+    embedCatalogTextsJob,
+    moveToOpenSearchJob,
+    ingestUploadsJob,
+    reindexCollectionJob,
+    loadBenchmarksJob,
+    auditPurgeJob,
+  ].map((d) => [d.id, d as unknown as JobDefinition]),
 );

@@ -13,6 +13,9 @@ import { jobLease, startJobProcessor, stopJobProcessor } from "./job-processor";
 import { log } from "../log";
 import { resolveModels, shutdownModels } from "../models/runtime";
 import { exitAfter } from "./exit-after";
+import { flushAudit } from "../audit/audit";
+import { AUDIT_PURGE_JOB_KEY, auditPurgeJob } from "../jobs/definitions";
+import { enqueueJob } from "../jobs/queue";
 
 /**
  * Server start: a bad environment or a database held by another process stops the server with a
@@ -47,6 +50,8 @@ export async function startServer(): Promise<void> {
       ...jobLease(env.JOB_LEASE_MS),
     });
     void reconcileEmbeddingsAtStart(handle.prisma, deps);
+    // The audit log's retention: a purge job now and every day (one job at a time across instances).
+    const purgeTimer = scheduleAuditPurge(handle.prisma);
     // Collections in OpenSearch whose indexes an older version built are re-indexed in the background.
     void reindexOutdatedCollections(handle.prisma, deps)
       .then((asked) => asked && log.info({ collections: asked }, "collections queued for re-indexing"))
@@ -56,6 +61,8 @@ export async function startServer(): Promise<void> {
       // Next.js's own handler for the same signal exits once its requests have finished; that exit waits for this.
       await exitAfter(
         (async () => {
+          clearInterval(purgeTimer);
+          await flushAudit();
           await stopJobProcessor();
           await shutdownModels().catch((e) => log.error({ err: e }, "stopping the model workers failed"));
           await closeAllBackends();
@@ -74,6 +81,19 @@ export async function startServer(): Promise<void> {
     }
     process.exit(1);
   }
+}
+
+const DAY_MS = 24 * 60 * 60_000;
+
+function scheduleAuditPurge(prisma: PrismaClient): NodeJS.Timeout {
+  const enqueue = () =>
+    void enqueueJob(prisma, auditPurgeJob, {}, { activeKey: AUDIT_PURGE_JOB_KEY, message: "Waiting to delete old audit records." }).catch(
+      (err) => log.warn({ err }, "could not queue the audit log purge"),
+    );
+  enqueue();
+  const timer = setInterval(enqueue, DAY_MS);
+  timer.unref();
+  return timer;
 }
 
 /**

@@ -39,6 +39,8 @@ export const WORKSPACE_TABLES: TableSpec[] = [
   { model: "EvalResult", delegate: "evalResult" },
   { model: "TextEmbedding", delegate: "textEmbedding" },
   { model: "PendingUpload", delegate: "pendingUpload" },
+  // The history an auditor asks for moves with the workspace (no references: users and KBs are named by id and email).
+  { model: "AuditEvent", delegate: "auditEvent", nullableJson: ["before", "after", "detail"] },
   {
     model: "Job",
     delegate: "job",

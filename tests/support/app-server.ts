@@ -25,8 +25,8 @@ export interface SpawnedApp {
 }
 
 /** Spawns the built app (scripts/server.ts, as `npm start` does) on a free port; the caller decides what to wait for. */
-export async function spawnApp(dataDir: string, extraEnv: Record<string, string> = {}): Promise<SpawnedApp> {
-  const port = await freePort();
+export async function spawnApp(dataDir: string, extraEnv: Record<string, string> = {}, fixedPort?: number): Promise<SpawnedApp> {
+  const port = fixedPort ?? (await freePort());
   const baseUrl = `http://localhost:${port}`;
   let output = "";
   const server = serverCommand("-p", String(port));
@@ -53,10 +53,11 @@ export async function spawnApp(dataDir: string, extraEnv: Record<string, string>
 /** Starts the built app on a free port with its own embedded data directory (fresh unless given) and waits until healthy. */
 export async function startAppServer(
   extraEnv: Record<string, string> = {},
-  opts: { dataDir?: string; keepData?: boolean } = {},
+  opts: { dataDir?: string; keepData?: boolean; port?: number } = {},
 ): Promise<AppServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), "mosaic-e2e-"));
-  const app = await spawnApp(dataDir, extraEnv);
+  // A port chosen beforehand when something must know the app's address before it starts (an identity provider's redirect URI).
+  const app = await spawnApp(dataDir, extraEnv, opts.port);
   const { child } = app;
   const baseUrl = `http://localhost:${app.port}`;
   const output = app.output;

@@ -22,6 +22,7 @@ describe("role-aware navigation", () => {
       "/evaluation",
       "/users",
       "/settings",
+      "/audit",
     ]);
   });
 

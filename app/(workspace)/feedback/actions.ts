@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
+import { auditedChange } from "@/lib/audit/change";
 import { catalogDeps } from "@/lib/deps";
 import { db } from "@/lib/db/client";
 import { assertDraftActionsComplete } from "@/lib/guides/complete-actions";
@@ -20,7 +21,10 @@ export const dismissReportAction = authActionClient
   .metadata({ name: "feedback.dismiss", roles: CURATORS })
   .inputSchema(feedbackIdSchema)
   .action(async ({ parsedInput, ctx }) => {
-    await dismissReport(await db(), ctx.user, parsedInput.feedbackId);
+    const prisma = await db();
+    await auditedChange(prisma, ctx.actor, { action: "feedback.dismiss", targetType: "feedback", targetId: parsedInput.feedbackId }, () =>
+      dismissReport(prisma, ctx.user, parsedInput.feedbackId),
+    );
     return { ok: true };
   });
 
@@ -28,7 +32,18 @@ export const resolveWithExistingGuideAction = authActionClient
   .metadata({ name: "feedback.resolveWithGuide", roles: CURATORS })
   .inputSchema(linkFeedbackSchema)
   .action(async ({ parsedInput, ctx }) => {
-    await resolveWithExistingGuide(await db(), ctx.user, parsedInput.feedbackId, parsedInput.guideId);
+    const prisma = await db();
+    await auditedChange(
+      prisma,
+      ctx.actor,
+      {
+        action: "feedback.resolveWithGuide",
+        targetType: "feedback",
+        targetId: parsedInput.feedbackId,
+        detail: { guideId: parsedInput.guideId },
+      },
+      () => resolveWithExistingGuide(prisma, ctx.user, parsedInput.feedbackId, parsedInput.guideId),
+    );
     return { ok: true };
   });
 
@@ -37,6 +52,12 @@ export const resolveWithNewGuideAction = authActionClient
   .inputSchema(feedbackIdSchema.extend({ draft: z.unknown() }))
   .action(async ({ parsedInput, ctx }) => {
     assertDraftActionsComplete(parsedInput.draft);
-    const { guideId } = await resolveWithNewGuide(await db(), catalogDeps(), ctx.user, parsedInput.feedbackId, parsedInput.draft);
+    const prisma = await db();
+    const { guideId } = await auditedChange(
+      prisma,
+      ctx.actor,
+      { action: "feedback.resolveWithNewGuide", targetType: "feedback", targetId: parsedInput.feedbackId },
+      () => resolveWithNewGuide(prisma, catalogDeps(), ctx.user, parsedInput.feedbackId, parsedInput.draft),
+    );
     return { id: guideId };
   });

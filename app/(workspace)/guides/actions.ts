@@ -2,6 +2,8 @@
 
 import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
+import { auditedChange } from "@/lib/audit/change";
+import { guideSnapshot } from "@/lib/audit/snapshots";
 import { catalogDeps } from "@/lib/deps";
 import { db } from "@/lib/db/client";
 import { assertActionComplete, assertDraftActionsComplete } from "@/lib/guides/complete-actions";
@@ -34,13 +36,31 @@ export const saveGuideAction = authActionClient
   .inputSchema(z.object({ guideId: z.string().min(1).optional(), draft: z.unknown() }))
   .action(async ({ parsedInput, ctx }) => {
     assertDraftActionsComplete(parsedInput.draft);
-    return saveGuide(await db(), catalogDeps(), ctx.user, parsedInput.draft, { guideId: parsedInput.guideId });
+    const prisma = await db();
+    return auditedChange(
+      prisma,
+      ctx.actor,
+      {
+        action: parsedInput.guideId ? "guides.update" : "guides.create",
+        targetType: "guide",
+        targetId: parsedInput.guideId,
+        snapshot: guideSnapshot,
+        idFrom: (r) => (r as { id?: string }).id,
+      },
+      () => saveGuide(prisma, catalogDeps(), ctx.user, parsedInput.draft, { guideId: parsedInput.guideId }),
+    );
   });
 
 export const deleteGuideAction = authActionClient
   .metadata({ name: "guides.delete", roles: CURATORS })
   .inputSchema(z.object({ id: z.string().min(1) }))
   .action(async ({ parsedInput, ctx }) => {
-    await deleteGuide(await db(), ctx.user, parsedInput.id);
+    const prisma = await db();
+    await auditedChange(
+      prisma,
+      ctx.actor,
+      { action: "guides.delete", targetType: "guide", targetId: parsedInput.id, snapshot: guideSnapshot },
+      () => deleteGuide(prisma, ctx.user, parsedInput.id),
+    );
     return { ok: true };
   });

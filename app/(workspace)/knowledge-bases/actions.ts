@@ -2,6 +2,9 @@
 
 import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
+import type { AuditActor } from "@/lib/audit/audit";
+import { auditedChange } from "@/lib/audit/change";
+import { kbSnapshot } from "@/lib/audit/snapshots";
 import { collectionEmbeddingStatus, enqueueCollectionEmbedding } from "@/lib/ingest/documents/embedding-queue";
 import { latestMove, requestMoveToOpenSearch } from "@/lib/ingest/documents/move-to-opensearch";
 import { latestReindex, requestReindex } from "@/lib/ingest/documents/reindex";
@@ -21,10 +24,28 @@ import { checkKnowledgeBase } from "@/lib/catalog/refresh";
 import { refreshKnowledgeBase } from "@/lib/ingest/refresh";
 import { testConnection } from "@/lib/catalog/register";
 import { db } from "@/lib/db/client";
+import type { PrismaClient } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
 
 const ADMIN = ["ADMIN"] as "ADMIN"[];
 const idSchema = z.object({ id: z.string().min(1) });
+
+/** Records a change to one knowledge base (with its state before and after when `snapshot`), then runs it. */
+async function kbChange<T>(
+  actor: AuditActor,
+  action: string,
+  kbId: string,
+  change: (prisma: PrismaClient) => Promise<T>,
+  opts: { snapshot?: boolean; detail?: unknown } = {},
+) {
+  const prisma = await db();
+  return auditedChange(
+    prisma,
+    actor,
+    { action, targetType: "kb", targetId: kbId, kbIds: [kbId], snapshot: opts.snapshot ? kbSnapshot : undefined, detail: opts.detail },
+    () => change(prisma),
+  );
+}
 
 export const testConnectionAction = authActionClient
   .metadata({ name: "kb.testConnection", roles: ADMIN })
@@ -39,36 +60,46 @@ export const checkKbAction = authActionClient
 export const refreshKbAction = authActionClient
   .metadata({ name: "kb.refresh", roles: ADMIN })
   .inputSchema(idSchema.extend({ parts: z.enum(["describe", "index"]) }))
-  .action(async ({ parsedInput }) =>
-    withBackendErrors(async () =>
-      refreshKnowledgeBase(
-        await db(),
-        catalogDeps(),
-        parsedInput.id,
-        parsedInput.parts === "describe" ? { describe: true } : { index: true },
-      ),
+  .action(async ({ parsedInput, ctx }) =>
+    kbChange(
+      ctx.actor,
+      "kb.refresh",
+      parsedInput.id,
+      (prisma) =>
+        withBackendErrors(async () =>
+          refreshKnowledgeBase(
+            prisma,
+            catalogDeps(),
+            parsedInput.id,
+            parsedInput.parts === "describe" ? { describe: true } : { index: true },
+          ),
+        ),
+      { detail: { parts: parsedInput.parts } },
     ),
   );
 
 export const updateKbAction = authActionClient
   .metadata({ name: "kb.update", roles: ADMIN })
   .inputSchema(updateKbSchema)
-  .action(async ({ parsedInput }) => {
-    await updateKnowledgeBase(await db(), parsedInput);
+  .action(async ({ parsedInput, ctx }) => {
+    // Name, description and access (the groups that may use it): before and after are recorded.
+    await kbChange(ctx.actor, "kb.update", parsedInput.id, (prisma) => updateKnowledgeBase(prisma, parsedInput), { snapshot: true });
     return { ok: true };
   });
 
 export const deleteKbAction = authActionClient
   .metadata({ name: "kb.delete", roles: ADMIN })
   .inputSchema(idSchema.extend({ confirmName: z.string() }))
-  .action(async ({ parsedInput }) => {
+  .action(async ({ parsedInput, ctx }) => {
     const prisma = await db();
     const kb = await prisma.knowledgeBase.findUnique({ where: { id: parsedInput.id }, select: { name: true } });
     if (!kb) throw new AppError("NOT_FOUND", "That knowledge base no longer exists.");
     if (kb.name !== parsedInput.confirmName) {
       throw new AppError("VALIDATION", "Type the knowledge base's name exactly to confirm.", { confirmName: "The name does not match." });
     }
-    return deleteKnowledgeBase(prisma, catalogDeps(), parsedInput.id);
+    return kbChange(ctx.actor, "kb.delete", parsedInput.id, (p) => deleteKnowledgeBase(p, catalogDeps(), parsedInput.id), {
+      snapshot: true,
+    });
   });
 
 /** A collection's embedding progress (its page polls it while a job is waiting or running). */
@@ -85,11 +116,11 @@ export const embeddingStatusAction = authActionClient
 export const embedAgainAction = authActionClient
   .metadata({ name: "kb.embedding.retry", roles: ADMIN })
   .inputSchema(idSchema)
-  .action(async ({ parsedInput }) => {
+  .action(async ({ parsedInput, ctx }) => {
     const prisma = await db();
     const kb = await prisma.knowledgeBase.findUnique({ where: { id: parsedInput.id }, select: { id: true, name: true, kind: true } });
     if (!kb || kb.kind !== "DOCUMENTS") throw new AppError("NOT_FOUND", "That document collection no longer exists.");
-    await enqueueCollectionEmbedding(prisma, kb.id);
+    await kbChange(ctx.actor, "kb.embedding.retry", kb.id, (p) => enqueueCollectionEmbedding(p, kb.id));
     return collectionEmbeddingStatus(prisma, catalogDeps(), kb);
   });
 
@@ -97,7 +128,11 @@ export const embedAgainAction = authActionClient
 export const moveToOpenSearchAction = authActionClient
   .metadata({ name: "kb.moveToOpenSearch", roles: ADMIN })
   .inputSchema(moveToOpenSearchSchema)
-  .action(async ({ parsedInput }) => requestMoveToOpenSearch(await db(), catalogDeps(), parsedInput));
+  .action(async ({ parsedInput, ctx }) =>
+    kbChange(ctx.actor, "kb.moveToOpenSearch", parsedInput.id, (p) => requestMoveToOpenSearch(p, catalogDeps(), parsedInput), {
+      snapshot: true,
+    }),
+  );
 
 export const moveStatusAction = authActionClient
   .metadata({ name: "kb.moveToOpenSearch.status", roles: ADMIN })
@@ -108,7 +143,7 @@ export const moveStatusAction = authActionClient
 export const reindexAction = authActionClient
   .metadata({ name: "kb.reindex", roles: ADMIN })
   .inputSchema(idSchema)
-  .action(async ({ parsedInput }) => requestReindex(await db(), parsedInput.id));
+  .action(async ({ parsedInput, ctx }) => kbChange(ctx.actor, "kb.reindex", parsedInput.id, (p) => requestReindex(p, parsedInput.id)));
 
 export const reindexStatusAction = authActionClient
   .metadata({ name: "kb.reindex.status", roles: ADMIN })
@@ -125,13 +160,19 @@ export const queuedUploadsAction = authActionClient
 export const retryUploadsAction = authActionClient
   .metadata({ name: "kb.documents.retry", roles: ADMIN })
   .inputSchema(idSchema)
-  .action(async ({ parsedInput }) => retryQueuedUploads(await db(), parsedInput.id));
+  .action(async ({ parsedInput, ctx }) =>
+    kbChange(ctx.actor, "kb.documents.retry", parsedInput.id, (p) => retryQueuedUploads(p, parsedInput.id)),
+  );
 
 /** An admin accepts (or withdraws) the risk of a PostgreSQL role that may do more than read; the connection is checked again. */
 export const setPrivilegeRiskAction = authActionClient
   .metadata({ name: "kb.privilegeRisk", roles: ADMIN })
   .inputSchema(privilegeRiskSchema)
-  .action(async ({ parsedInput, ctx }) => setPrivilegeRiskAcceptance(await db(), catalogDeps(), ctx.user, parsedInput));
+  .action(async ({ parsedInput, ctx }) =>
+    kbChange(ctx.actor, "kb.privilegeRisk", parsedInput.id, (p) => setPrivilegeRiskAcceptance(p, catalogDeps(), ctx.user, parsedInput), {
+      snapshot: true,
+    }),
+  );
 
 const documentSchema = idSchema.extend({ documentId: z.string().min(1).max(500) });
 
@@ -145,9 +186,16 @@ export const documentPreviewAction = authActionClient
 export const removeDocumentAction = authActionClient
   .metadata({ name: "kb.documents.remove", roles: ADMIN })
   .inputSchema(documentSchema)
-  .action(async ({ parsedInput }) =>
-    withBackendErrors(async () => {
-      const { refresh } = await removeCollectionDocument(await db(), catalogDeps(), parsedInput.id, parsedInput.documentId);
-      return { removed: parsedInput.documentId, status: refresh.status, message: refresh.message };
-    }),
+  .action(async ({ parsedInput, ctx }) =>
+    kbChange(
+      ctx.actor,
+      "kb.documents.remove",
+      parsedInput.id,
+      (prisma) =>
+        withBackendErrors(async () => {
+          const { refresh } = await removeCollectionDocument(prisma, catalogDeps(), parsedInput.id, parsedInput.documentId);
+          return { removed: parsedInput.documentId, status: refresh.status, message: refresh.message };
+        }),
+      { detail: { documentId: parsedInput.documentId } },
+    ),
   );

@@ -2,17 +2,23 @@
 
 import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
+import { auditedChange } from "@/lib/audit/change";
+import { AUDIT_RETENTION_SETTING_KEY, auditRetentionDays, saveAuditRetention } from "@/lib/audit/retention";
+import { auditRetentionInputSchema } from "@/lib/audit/retention.validation";
+import { settingSnapshot } from "@/lib/audit/snapshots";
 import { catalogDeps } from "@/lib/deps";
 import { db } from "@/lib/db/client";
 import { loadEnv } from "@/lib/env";
 import { modelsEnv } from "@/lib/models/runtime";
-import { getFairUseView, saveFairUseSettings } from "@/lib/settings/fair-use";
+import { FAIR_USE_SETTING_KEY, getFairUseView, saveFairUseSettings } from "@/lib/settings/fair-use";
 import { fairUseInputSchema } from "@/lib/settings/fair-use.validation";
 import { getLlmSettingsView, keyForTest, saveLlmSettings } from "@/lib/settings/llm-settings";
 import { llmSettingsInputSchema, testConnectionInputSchema } from "@/lib/settings/llm-settings.validation";
 import { applyModelSettings } from "@/lib/settings/model-settings";
 import { modelSettingsInputSchema } from "@/lib/settings/model-settings.validation";
 import { getModelsView } from "@/lib/settings/models-view";
+import { LLM_SETTING_KEY } from "@/lib/llm/settings";
+import { MODEL_SETTING_KEY } from "@/lib/models/settings";
 import { testLlmConnection } from "@/lib/settings/test-connection";
 
 const ADMIN = ["ADMIN"] as "ADMIN"[];
@@ -25,10 +31,12 @@ export const getLlmSettingsAction = authActionClient
 export const saveLlmSettingsAction = authActionClient
   .metadata({ name: "settings.llm.save", roles: ADMIN })
   .inputSchema(llmSettingsInputSchema)
-  .action(async ({ parsedInput }) => {
+  .action(async ({ parsedInput, ctx }) => {
     const prisma = await db();
     const { encryptionKey } = catalogDeps();
-    await saveLlmSettings(prisma, encryptionKey, parsedInput);
+    await auditedChange(prisma, ctx.actor, settingChange("settings.llm.save", LLM_SETTING_KEY), () =>
+      saveLlmSettings(prisma, encryptionKey, parsedInput),
+    );
     return getLlmSettingsView(prisma, encryptionKey, loadEnv());
   });
 
@@ -50,9 +58,11 @@ export const testLlmConnectionAction = authActionClient
 export const saveModelSettingsAction = authActionClient
   .metadata({ name: "settings.models.save", roles: ADMIN })
   .inputSchema(modelSettingsInputSchema)
-  .action(async ({ parsedInput }) => {
+  .action(async ({ parsedInput, ctx }) => {
     const prisma = await db();
-    const { queued } = await applyModelSettings(prisma, modelsEnv(), parsedInput);
+    const { queued } = await auditedChange(prisma, ctx.actor, settingChange("settings.models.save", MODEL_SETTING_KEY), () =>
+      applyModelSettings(prisma, modelsEnv(), parsedInput),
+    );
     return { view: await getModelsView(prisma, modelsEnv()), queued };
   });
 
@@ -65,8 +75,26 @@ export const getModelsViewAction = authActionClient
 export const saveFairUseAction = authActionClient
   .metadata({ name: "settings.fairUse.save", roles: ADMIN })
   .inputSchema(fairUseInputSchema)
-  .action(async ({ parsedInput }) => {
+  .action(async ({ parsedInput, ctx }) => {
     const prisma = await db();
-    await saveFairUseSettings(prisma, parsedInput);
+    await auditedChange(prisma, ctx.actor, settingChange("settings.fairUse.save", FAIR_USE_SETTING_KEY), () =>
+      saveFairUseSettings(prisma, parsedInput),
+    );
     return getFairUseView(prisma, loadEnv());
   });
+
+/** Audit log retention in days (the daily purge job deletes older records). */
+export const saveAuditRetentionAction = authActionClient
+  .metadata({ name: "settings.auditRetention.save", roles: ADMIN })
+  .inputSchema(auditRetentionInputSchema)
+  .action(async ({ parsedInput, ctx }) => {
+    const prisma = await db();
+    await auditedChange(prisma, ctx.actor, settingChange("settings.auditRetention.save", AUDIT_RETENTION_SETTING_KEY), () =>
+      saveAuditRetention(prisma, parsedInput),
+    );
+    return { days: await auditRetentionDays(prisma) };
+  });
+
+function settingChange(action: string, key: string) {
+  return { action, targetType: "setting", targetId: key, snapshot: settingSnapshot };
+}

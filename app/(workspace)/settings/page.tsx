@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
+import { AuditRetentionForm } from "@/components/settings/audit-retention-form";
 import { FairUseForm } from "@/components/settings/fair-use-form";
+import { auditRetentionDays } from "@/lib/audit/retention";
 import { LlmSettingsForm } from "@/components/settings/llm-settings-form";
 import { ModelSettings } from "@/components/settings/model-settings";
 import { PageHeader } from "@/components/ui/page-header";
@@ -18,10 +20,11 @@ export const metadata: Metadata = { title: "Settings" };
 export default async function SettingsPage() {
   await requireRole(rolesFor("/settings"), "/settings");
   const prisma = await db();
-  const [view, models, fairUse] = await Promise.all([
+  const [view, models, fairUse, retentionDays] = await Promise.all([
     getLlmSettingsView(prisma, catalogDeps().encryptionKey, loadEnv()),
     getModelsView(prisma, modelsEnv()),
     getFairUseView(prisma, loadEnv()),
+    auditRetentionDays(prisma),
   ]);
   return (
     <>
@@ -33,6 +36,7 @@ export default async function SettingsPage() {
         <LlmSettingsForm initial={view} />
         <ModelSettings initial={models} />
         <FairUseForm initial={fairUse} />
+        <AuditRetentionForm initialDays={retentionDays} />
       </div>
     </>
   );

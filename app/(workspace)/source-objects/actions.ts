@@ -2,6 +2,8 @@
 
 import { z } from "zod";
 import { authActionClient } from "@/lib/actions/safe-action";
+import { auditedChange } from "@/lib/audit/change";
+import { sourceObjectSnapshot } from "@/lib/audit/snapshots";
 import { catalogDeps } from "@/lib/deps";
 import {
   collectionDocumentSentences,
@@ -35,19 +37,44 @@ export const updateSourceObjectAction = authActionClient
   .metadata({ name: "sourceObjects.update", roles: CURATORS })
   .inputSchema(updateSourceObjectSchema)
   .action(async ({ parsedInput, ctx }) => {
-    await updateSourceObject(await db(), ctx.user, parsedInput);
+    const prisma = await db();
+    await auditedChange(
+      prisma,
+      ctx.actor,
+      { action: "sourceObjects.update", targetType: "sourceObject", targetId: parsedInput.id, snapshot: sourceObjectSnapshot },
+      () => updateSourceObject(prisma, ctx.user, parsedInput),
+    );
     return { ok: true };
   });
 
 export const createDynamicSourceObjectAction = authActionClient
   .metadata({ name: "sourceObjects.createDynamic", roles: CURATORS })
   .inputSchema(createDynamicSourceObjectSchema)
-  .action(async ({ parsedInput, ctx }) => createDynamicSourceObject(await db(), catalogDeps(), ctx.user, parsedInput));
+  .action(async ({ parsedInput, ctx }) => {
+    const prisma = await db();
+    return auditedChange(
+      prisma,
+      ctx.actor,
+      {
+        action: "sourceObjects.createDynamic",
+        targetType: "sourceObject",
+        kbIds: [parsedInput.kbId],
+        snapshot: sourceObjectSnapshot,
+        idFrom: (r) => (r as { id?: string }).id,
+      },
+      () => createDynamicSourceObject(prisma, catalogDeps(), ctx.user, parsedInput),
+    );
+  });
 
 export const refreshSourceObjectAction = authActionClient
   .metadata({ name: "sourceObjects.refresh", roles: CURATORS })
   .inputSchema(z.object({ id: z.string().min(1) }))
-  .action(async ({ parsedInput, ctx }) => refreshDynamicSourceObject(await db(), catalogDeps(), ctx.user, parsedInput.id));
+  .action(async ({ parsedInput, ctx }) => {
+    const prisma = await db();
+    return auditedChange(prisma, ctx.actor, { action: "sourceObjects.refresh", targetType: "sourceObject", targetId: parsedInput.id }, () =>
+      refreshDynamicSourceObject(prisma, catalogDeps(), ctx.user, parsedInput.id),
+    );
+  });
 
 export const listCollectionDocumentsAction = authActionClient
   .metadata({ name: "sourceObjects.documents", roles: CURATORS })

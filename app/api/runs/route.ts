@@ -3,6 +3,8 @@ import { db } from "@/lib/db/client";
 import { loadEnv } from "@/lib/env";
 import { toClientError } from "@/lib/errors";
 import { withAuthRoute } from "@/lib/http/route";
+import { requestActor } from "@/lib/audit/request-actor";
+import { auditAsk } from "@/lib/audit/runs";
 import { type RunEvent, outcomeToJson } from "@/lib/pipeline/run";
 import { runPipeline } from "@/lib/runs/run-pipeline";
 import { askSchema } from "@/lib/pipeline/run.validation";
@@ -40,6 +42,8 @@ export const POST = withAuthRoute({ name: "runs.create", input: askSchema }, asy
           onEvent: (event: RunEvent) => send({ event }),
         });
         send({ result: { ...outcomeToJson(outcome), status: outcome.status } });
+        // After the answer is sent, and without waiting for the write (lib/audit).
+        auditAsk(requestActor(user, req.headers), input.question, outcome);
       } catch (e) {
         send({ error: toClientError(e, { route: "runs.create" }) });
       } finally {

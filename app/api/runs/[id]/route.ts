@@ -1,5 +1,7 @@
 import { db } from "@/lib/db/client";
 import { withAuthRoute } from "@/lib/http/route";
+import { requestActor } from "@/lib/audit/request-actor";
+import { auditEvidenceOpened } from "@/lib/audit/runs";
 import { loadRunView } from "@/lib/runs/load-run";
 
 /**
@@ -7,9 +9,10 @@ import { loadRunView } from "@/lib/runs/load-run";
  * what they see follow the Ask screen's rules (lib/runs): the owner, admins, analysts for reported
  * runs; a run that read a KB the viewer may no longer use has its result and trace text withheld.
  */
-export const GET = withAuthRoute<undefined, { id: string }>({ name: "runs.get" }, async ({ user, params }) => {
+export const GET = withAuthRoute<undefined, { id: string }>({ name: "runs.get" }, async ({ req, user, params }) => {
   const prisma = await db();
   const view = await loadRunView(prisma, user, params.id);
+  if (!view.hidden?.wholeResult) auditEvidenceOpened(requestActor(user, req.headers), view.id, prisma);
   const run = await prisma.run.findUniqueOrThrow({
     where: { id: view.id },
     select: {
