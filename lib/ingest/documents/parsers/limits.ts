@@ -17,6 +17,11 @@ export const DOCUMENT_LIMITS = {
   pdfPageChars: 100_000,
   /** Seconds to read one PDF page's text (a normal page takes milliseconds). */
   pdfPageSeconds: 10,
+  /**
+   * Seconds to read all of a PDF's pages. pdfjs keeps only the text inside the page, but interprets all
+   * of it: case 13's pages each yield 3,172 characters and cost about 4 s, so no text cap sees them.
+   */
+  pdfDocumentSeconds: 30,
   /** Characters of text in one PDF (2,000 dense pages). */
   pdfDocumentChars: 10_000_000,
   /** Characters in one CSV record, and columns of a CSV file. */

@@ -38,9 +38,10 @@ export async function parsePdf(bytes: Buffer, fallbackTitle: string): Promise<Pa
     const blocks: TextBlock[] = [];
     const pages = Math.min(doc.numPages, MAX_PAGES);
     let documentChars = 0;
+    const deadline = performance.now() + DOCUMENT_LIMITS.pdfDocumentSeconds * 1000;
     for (let n = 1; n <= pages; n++) {
       const page = await doc.getPage(n);
-      const raw = await pageText(page, n, DOCUMENT_LIMITS.pdfDocumentChars - documentChars);
+      const raw = await pageText(page, n, DOCUMENT_LIMITS.pdfDocumentChars - documentChars, deadline);
       documentChars += raw.length;
       // Words hyphenated across a line break are joined back ("inform-\nation" → "information").
       const text = raw.replace(/(\p{Ll})-\n(\p{Ll})/gu, "$1$2");
@@ -69,22 +70,26 @@ interface PdfPage {
  * A page's text, read as pdfjs streams it and abandoned at the cap: 60 pages sharing one content stream
  * that draws 4 M characters took 127 s and 1.4 GB when every page was read whole (case 13 of issue 31).
  */
-async function pageText(page: PdfPage, n: number, documentLeft: number): Promise<string> {
+async function pageText(page: PdfPage, n: number, documentLeft: number, documentDeadline: number): Promise<string> {
   const reader = page.streamTextContent().getReader();
   const parts: string[] = [];
   let length = 0;
   // pdfjs interprets every drawing instruction of the page, shown or not: a page whose instructions run
   // for megabytes takes seconds however little text it yields, so each page also has a time budget.
   let timer: NodeJS.Timeout | undefined;
+  const pageMs = DOCUMENT_LIMITS.pdfPageSeconds * 1000;
+  const documentMs = Math.max(0, documentDeadline - performance.now());
   const overTime = new Promise<never>((_, reject) => {
     timer = setTimeout(
       () =>
         reject(
           new DocumentParseError(
-            `page ${n} of the PDF took longer than ${DOCUMENT_LIMITS.pdfPageSeconds} s to read (its drawing instructions are unusually large); a file drawn this way is not read`,
+            documentMs < pageMs
+              ? `the PDF took longer than ${DOCUMENT_LIMITS.pdfDocumentSeconds} s to read (by page ${n}; its drawing instructions are unusually large); a file drawn this way is not read`
+              : `page ${n} of the PDF took longer than ${DOCUMENT_LIMITS.pdfPageSeconds} s to read (its drawing instructions are unusually large); a file drawn this way is not read`,
           ),
         ),
-      DOCUMENT_LIMITS.pdfPageSeconds * 1000,
+      Math.min(pageMs, documentMs),
     );
   });
   try {
