@@ -74,9 +74,12 @@ export class SqliteEngine implements SqlEngine {
       )
       .all() as { name: string; type: "table" | "view"; sql: string | null }[];
     const objects = listed.filter((o) => {
-      const module = virtualModule(o.sql);
-      if (module === null || PLAIN_MODULES.has(module)) return true;
-      log.info({ table: o.name, module }, "a virtual table of a module that reads outside the file or the schema is not described");
+      const vmodule = virtualModule(o.sql);
+      if (vmodule === null || PLAIN_MODULES.has(vmodule)) return true;
+      log.info(
+        { table: o.name, module: vmodule },
+        "a virtual table of a module that reads outside the file or the schema is not described",
+      );
       return false;
     });
     // table_xinfo also lists generated columns (hidden 2 or 3), whose expressions run on every read.
