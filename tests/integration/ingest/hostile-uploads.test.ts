@@ -117,29 +117,25 @@ describe("hostile documents are read off the main thread and fail alone", () => 
 });
 
 describe("SQLite uploads are inspected in the killable query process", () => {
-  it(
-    "case 11: an FTS5 table over an endless recursive view is counted without freezing the server",
-    { timeout: 120_000 },
-    async () => {
-      const file = path.join(tempDir(), "notes.sqlite");
-      writeFileSync(file, sqliteFts5OverEndlessView());
-      const engine = new SqliteEngine(file);
-      try {
-        const tables = await engine.loadTables();
-        const notes = tables.find((t) => t.name === "notes")!;
-        expect(notes).toMatchObject({ computed: true });
-        const { result, worstLateMs } = await whileTimed(() => engine.countRows(notes));
-        // The count ran until the inspection deadline in the query process and is shown as unknown.
-        expect(result).toEqual({ rows: null, approximate: true });
-        expect(worstLateMs).toBeLessThan(RESPONSIVE_MS);
-        // The plain table beside it still reads.
-        const t = tables.find((x) => x.name === "t")!;
-        expect(await engine.countRows(t)).toEqual({ rows: 1, approximate: false });
-      } finally {
-        await engine.close();
-      }
-    },
-  );
+  it("case 11: an FTS5 table over an endless recursive view is counted without freezing the server", { timeout: 120_000 }, async () => {
+    const file = path.join(tempDir(), "notes.sqlite");
+    writeFileSync(file, sqliteFts5OverEndlessView());
+    const engine = new SqliteEngine(file);
+    try {
+      const tables = await engine.loadTables();
+      const notes = tables.find((t) => t.name === "notes")!;
+      expect(notes).toMatchObject({ computed: true });
+      const { result, worstLateMs } = await whileTimed(() => engine.countRows(notes));
+      // The count ran until the inspection deadline in the query process and is shown as unknown.
+      expect(result).toEqual({ rows: null, approximate: true });
+      expect(worstLateMs).toBeLessThan(RESPONSIVE_MS);
+      // The plain table beside it still reads.
+      const t = tables.find((x) => x.name === "t")!;
+      expect(await engine.countRows(t)).toEqual({ rows: 1, approximate: false });
+    } finally {
+      await engine.close();
+    }
+  });
 
   it("describes full-text and R*Tree tables but not dbstat, fts5vocab or modules this SQLite lacks", async () => {
     const file = path.join(tempDir(), "modules.sqlite");
