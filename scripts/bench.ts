@@ -6,6 +6,7 @@
 //     a throw-away test node (Java 17 + Maven, tests/support/opensearch). With --models on, both collections are
 //     also embedded (all-MiniLM-L6-v2 int8 from MODELS_DIR) and hybrid search is measured the same way.
 //   pipeline: scripts/bench-pipeline.ts; models: scripts/bench-models.ts; audit: what the audit record costs a question (scripts/bench-audit.ts).
+//   uploads: main-thread timer lateness while the hostile uploads of issue 31 are read (scripts/bench-hostile-uploads.ts).
 //   attack: the attack corpus in a loop against the running app while /api/health is polled (scripts/bench-attack.ts).
 //   instances: two app instances on one PostgreSQL and one OpenSearch node behind a round-robin client (scripts/bench-instances.ts).
 import { spawnSync } from "node:child_process";
@@ -274,6 +275,10 @@ if (phaseIdx >= 0) {
     await benchModels(args.slice(1));
     process.exit(0);
   }
+  if (suite === "uploads") {
+    // Runs on import (its own arguments follow "uploads").
+    await import("./bench-hostile-uploads");
+  }
   if (suite === "attack") {
     // Runs on import (its own arguments follow "attack").
     await import("./bench-attack");
@@ -285,7 +290,7 @@ if (phaseIdx >= 0) {
   }
   if (suite !== "sources") {
     console.error(
-      "Usage: npm run bench -- sources [--engine sqlite|opensearch] [--opensearch-harness] [--models on] | pipeline [--questions N] [--data-dir DIR] [--models on|off] | models [--runs N] [--threads N] [--data-dir DIR] | attack [--seconds N] [--attackers N] [--base-url URL --pid PID] | instances [--questions N] [--clients N] [--documents N] [--models on] | audit [--questions N]",
+      "Usage: npm run bench -- sources [--engine sqlite|opensearch] [--opensearch-harness] [--models on] | pipeline [--questions N] [--data-dir DIR] [--models on|off] | models [--runs N] [--threads N] [--data-dir DIR] | attack [--seconds N] [--attackers N] [--base-url URL --pid PID] | uploads [--parsers PATH] [--limit S] | instances [--questions N] [--clients N] [--documents N] [--models on] | audit [--questions N]",
     );
     process.exit(2);
   }

@@ -23,6 +23,8 @@ import { fileURLToPath } from "node:url";
 const HELPER_FILES: Record<string, () => string> = {
   "lib/backends/sql/parse-child.mjs": () => path.join(process.cwd(), "lib", "backends", "sql", "parse-child.mjs"),
   "lib/backends/sql/sqlite/query-child.mjs": () => path.join(process.cwd(), "lib", "backends", "sql", "sqlite", "query-child.mjs"),
+  "lib/ingest/documents/parsers/parse-child.mjs": () =>
+    path.join(process.cwd(), "lib", "ingest", "documents", "parsers", "parse-child.mjs"),
   "lib/backends/sparql/oxigraph-child.mjs": () => path.join(process.cwd(), "lib", "backends", "sparql", "oxigraph-child.mjs"),
 };
 

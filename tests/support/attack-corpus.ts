@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { deepHtml, deepMarkdownList, sqliteFts5OverEndlessView } from "./hostile-files";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -1539,6 +1540,34 @@ export const UPLOAD_ATTACKS: UploadAttack[] = [
       { name: "b.sqlite", bytes: () => Buffer.from("SQLite format 3\0") },
     ],
     says: /exactly one SQLite database file/,
+  },
+  // Issue 31, cases 10–12: read in the document reader's and the SQLite query processes, never on the server's thread.
+  {
+    category: "upload",
+    name: "a collection with 200,000 nested <div> beside a good page (case 10)",
+    kind: "DOCUMENTS",
+    files: [
+      { name: "deep.html", bytes: () => deepHtml(200_000) },
+      { name: "returns.md", bytes: () => Buffer.from("# Returns\n\nReturns are accepted within 30 days.") },
+    ],
+    says: /contained/,
+  },
+  {
+    category: "upload",
+    name: "a collection with Markdown lists 1,000 levels deep beside a good page (case 12)",
+    kind: "DOCUMENTS",
+    files: [
+      { name: "deep.md", bytes: () => deepMarkdownList(1_000) },
+      { name: "returns.md", bytes: () => Buffer.from("# Returns\n\nReturns are accepted within 30 days.") },
+    ],
+    says: /contained/,
+  },
+  {
+    category: "upload",
+    name: "a SQLite file with an FTS5 table over an endless recursive view (case 11)",
+    kind: "SQL",
+    files: [{ name: "fts5-endless.sqlite", bytes: sqliteFts5OverEndlessView }],
+    says: /contained/,
   },
   { category: "upload", name: "an empty upload", kind: "SPARQL", files: [], says: /Upload at least one RDF file/ },
 ];

@@ -1,9 +1,10 @@
+import { AppError } from "../../errors";
 import type { BackendContext } from "../../backends/types";
 import type { AssembledDocument, ChunkingSettings } from "../../backends/documents/assembled";
 import { contentHash, openSearchTarget, sqliteTarget } from "../../backends/documents/ingest-target";
 import { assembleDocument } from "./assemble";
 import type { DocumentsConfig, DocumentsSecrets } from "../../backends/documents/config";
-import { DocumentParseError, MEDIA_TYPES, detectFormat, parseDocument } from "./parsers/index";
+import { MEDIA_TYPES, UnreadableUploadError, detectFormat, parseDocument } from "./parsers/index";
 import type { CommitOutcome } from "../../backends/documents/store";
 
 export interface UploadedFile {
@@ -82,14 +83,17 @@ export async function ingestFiles(ctx: BackendContext, files: UploadedFile[], op
 
 /**
  * Parsing problems belong to the file (reported, the batch goes on); storage problems belong to the
- * collection and stop the run, since every following document would fail the same way.
+ * collection and stop the run, since every following document would fail the same way. Files are read
+ * in the document reader's process (parsers/parse-process.ts), never on this thread.
  */
 async function readFile(file: UploadedFile, settings: ChunkingSettings): Promise<{ document: AssembledDocument } | { error: string }> {
   try {
     const { parsed } = await parseDocument(file);
     return { document: assembleDocument(parsed, settings) };
   } catch (e) {
-    if (e instanceof DocumentParseError) return { error: e.message };
+    if (e instanceof UnreadableUploadError) return { error: e.reason };
+    // The reader itself is unavailable: no file's fault, so the run stops and is tried again later.
+    if (AppError.is(e) && e.code === "UNAVAILABLE") throw e;
     return { error: `could not be read (${e instanceof Error ? e.message : String(e)})` };
   }
 }

@@ -15,15 +15,30 @@ const COMPUTED_COUNT_TIMEOUT_MS = 5_000;
 /** Each round turns one unresolved "name" into a string (see double-quoted-strings.ts). */
 const MAX_STRING_REWRITES = 20;
 
+/**
+ * Virtual-table modules whose tables hold their own data in the file: full-text and R*Tree indexes.
+ * Their columns are read through the query process like views (an FTS table with external content runs
+ * its content view). Any other module (dbstat, fts5vocab, csv, one this SQLite lacks) reads the file's
+ * pages, other tables' internals or files outside it, or fails to load: such a table is not described,
+ * so neither summaries nor generated queries name it.
+ */
+const PLAIN_MODULES = new Set(["fts3", "fts4", "fts5", "rtree", "rtree_i32"]);
+
+/** The module of a `CREATE VIRTUAL TABLE … USING module(…)`, lower-cased; null for other objects. */
+export function virtualModule(sql: string | null): string | null {
+  const m = sql ? /^\s*CREATE\s+VIRTUAL\s+TABLE\s+[\s\S]*?\bUSING\s+["'`\[]?([A-Za-z_][A-Za-z0-9_]*)/i.exec(sql) : null;
+  return m ? m[1]!.toLowerCase() : null;
+}
+
 interface SqliteError {
   code?: string;
   message: string;
 }
 
 /**
- * A SQLite file opened read-only. Catalog reads, previews and samples (SQL we write ourselves, which
- * reads a bounded number of rows) use a read-only connection in this process; user queries run in a
- * child process that can be killed at the deadline (query-process.ts).
+ * A SQLite file opened read-only. The catalog (names and columns from sqlite_schema and pragmas) is read
+ * with a read-only connection in this process; every read of rows (counts, previews, samples, user
+ * queries) runs in a child process that can be killed at the deadline (query-process.ts).
  */
 export class SqliteEngine implements SqlEngine {
   readonly dialect = "sqlite" as const;
@@ -53,11 +68,20 @@ export class SqliteEngine implements SqlEngine {
 
   async loadTables(): Promise<TableInfo[]> {
     const db = this.connection();
-    const objects = db
+    const listed = db
       .prepare(
-        "SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid",
+        "SELECT name, type, sql FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid",
       )
-      .all() as { name: string; type: "table" | "view" }[];
+      .all() as { name: string; type: "table" | "view"; sql: string | null }[];
+    const objects = listed.filter((o) => {
+      const vmodule = virtualModule(o.sql);
+      if (vmodule === null || PLAIN_MODULES.has(vmodule)) return true;
+      log.info(
+        { table: o.name, module: vmodule },
+        "a virtual table of a module that reads outside the file or the schema is not described",
+      );
+      return false;
+    });
     // table_xinfo also lists generated columns (hidden 2 or 3), whose expressions run on every read.
     const columnsOf = db.prepare(
       'SELECT name, type, "notnull" AS not_null, pk, hidden FROM pragma_table_xinfo(?) WHERE hidden <> 1 ORDER BY cid',
@@ -65,8 +89,18 @@ export class SqliteEngine implements SqlEngine {
     const keysOf = db.prepare(
       'SELECT id, seq, "table" AS refTable, "from" AS col, "to" AS refCol FROM pragma_foreign_key_list(?) ORDER BY id, seq',
     );
-    const tables = objects.map((o): TableInfo => {
-      const cols = columnsOf.all(o.name) as { name: string; type: string | null; not_null: number; pk: number; hidden: number }[];
+    const tables = objects.flatMap((o): TableInfo[] => {
+      let cols: { name: string; type: string | null; not_null: number; pk: number; hidden: number }[];
+      try {
+        cols = columnsOf.all(o.name) as typeof cols;
+      } catch (e) {
+        // A view of a table that is gone, a virtual table whose module fails: nothing to describe or ask.
+        log.info(
+          { table: o.name, detail: e instanceof Error ? e.message : String(e) },
+          "a SQLite object that cannot be read is not described",
+        );
+        return [];
+      }
       const fks = new Map<number, ForeignKeyInfo & { partialRefs: (string | null)[] }>();
       for (const k of keysOf.all(o.name) as { id: number; refTable: string; col: string; refCol: string | null }[]) {
         const fk = fks.get(k.id) ?? { columns: [], refTable: k.refTable, refColumns: [], partialRefs: [] };
@@ -74,20 +108,22 @@ export class SqliteEngine implements SqlEngine {
         fk.partialRefs.push(k.refCol);
         fks.set(k.id, fk);
       }
-      return {
-        name: o.name,
-        kind: o.type,
-        computed: o.type === "view" || cols.some((c) => c.hidden === 2 || c.hidden === 3),
-        columns: cols.map((c) => ({ name: c.name, type: c.type ?? "", notNull: c.not_null === 1 })),
-        primaryKey: cols
-          .filter((c) => c.pk > 0)
-          .sort((a, b) => a.pk - b.pk)
-          .map((c) => c.name),
-        foreignKeys: [...fks.values()].map(({ partialRefs, ...fk }) => ({
-          ...fk,
-          refColumns: partialRefs.every((r): r is string => typeof r === "string") ? partialRefs : [],
-        })),
-      };
+      return [
+        {
+          name: o.name,
+          kind: o.type,
+          computed: o.type === "view" || virtualModule(o.sql) !== null || cols.some((c) => c.hidden === 2 || c.hidden === 3),
+          columns: cols.map((c) => ({ name: c.name, type: c.type ?? "", notNull: c.not_null === 1 })),
+          primaryKey: cols
+            .filter((c) => c.pk > 0)
+            .sort((a, b) => a.pk - b.pk)
+            .map((c) => c.name),
+          foreignKeys: [...fks.values()].map(({ partialRefs, ...fk }) => ({
+            ...fk,
+            refColumns: partialRefs.every((r): r is string => typeof r === "string") ? partialRefs : [],
+          })),
+        },
+      ];
     });
     // `REFERENCES parent` without columns means the parent's primary key.
     for (const t of tables) {
@@ -101,13 +137,11 @@ export class SqliteEngine implements SqlEngine {
   }
 
   async countRows(table: TableInfo): Promise<RowCount> {
+    // Counting runs whatever the table is made of (a view, an FTS table over a view): always in the
+    // killable query process, and a count that does not finish in time is shown as unknown.
     const sql = `SELECT count(*) AS n FROM ${this.tableRef(table)}`;
-    if (table.computed) {
-      const res = await this.readInternal(sql, { timeoutMs: COMPUTED_COUNT_TIMEOUT_MS, maxRows: 1, table }).catch(() => null);
-      return res ? { rows: Number(res.rows[0]?.[0] ?? 0), approximate: false } : { rows: null, approximate: true };
-    }
-    const row = this.connection().prepare(sql).get() as { n: number };
-    return { rows: Number(row.n), approximate: false };
+    const res = await this.readInternal(sql, { timeoutMs: COMPUTED_COUNT_TIMEOUT_MS, maxRows: 1, table }).catch(() => null);
+    return res ? { rows: Number(res.rows[0]?.[0] ?? 0), approximate: false } : { rows: null, approximate: true };
   }
 
   tableRef(table: TableInfo): string {
@@ -115,27 +149,13 @@ export class SqliteEngine implements SqlEngine {
   }
 
   /**
-   * Our own SQL. On a plain table it reads a bounded number of rows in this process, where no time limit
-   * is needed; on a view or generated columns it runs code from the file, so it goes through the
-   * killable query process with its time, memory and byte limits like any query.
+   * Our own SQL (previews, samples, counts). It runs in the killable query process with its time, memory
+   * and byte limits like any query, whatever it reads: a plain table is cheap there too, while a view, a
+   * generated column or a virtual table runs code from the uploaded file (issue 31, case 11: an FTS5
+   * table whose content is an endless recursive view froze the server when counted in this process).
    */
-  async readInternal(
-    sql: string,
-    { timeoutMs, maxRows, table }: { timeoutMs: number; maxRows: number; table?: TableInfo },
-  ): Promise<RowsResult> {
-    if (!table || table.computed) return this.queries.run(sql, { timeoutMs, maxRows });
-    const stmt = this.connection().prepare(sql).raw(true).safeIntegers(true);
-    const columns = stmt.columns().map((c) => c.name);
-    const rows: unknown[][] = [];
-    let truncated = false;
-    for (const row of stmt.iterate() as IterableIterator<unknown[]>) {
-      if (rows.length === maxRows) {
-        truncated = true;
-        break;
-      }
-      rows.push(row);
-    }
-    return { columns, rows, truncated };
+  async readInternal(sql: string, { timeoutMs, maxRows }: { timeoutMs: number; maxRows: number; table?: TableInfo }): Promise<RowsResult> {
+    return this.queries.run(sql, { timeoutMs, maxRows });
   }
 
   async runQuery(sql: string, options: ExecuteOptions): Promise<RowsResult> {

@@ -1,5 +1,6 @@
 import * as cheerio from "cheerio";
 import type { AnyNode, Element } from "domhandler";
+import { checkHtmlDepth } from "./limits";
 import { mergeHeaderRows } from "./table-header";
 import type { ParsedDocument, ParsedTable, TextBlock } from "./types";
 
@@ -44,6 +45,8 @@ function isElement(node: AnyNode): node is Element {
  * everything else is read in document order as paragraphs.
  */
 export function parseHtml(source: string, fallbackTitle: string): ParsedDocument {
+  // parse5 (under cheerio) is quadratic in nesting depth: 200,000 nested <div> held a thread for 21 minutes.
+  checkHtmlDepth(source);
   const $ = cheerio.load(source);
   const pageTitle = $("title").first().text().trim();
   $(DROPPED).remove();

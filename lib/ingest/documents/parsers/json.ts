@@ -1,4 +1,5 @@
 import type { Scalar } from "../../../backends/types";
+import { checkJsonDepth } from "./limits";
 import { DocumentParseError, type ParsedDocument, type ParsedTable, type TextBlock } from "./types";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -39,6 +40,8 @@ function arrayToTable(items: Json[], caption: string, beforeBlock: number): Pars
  * field names the document.
  */
 export function parseJson(source: string, title: string): ParsedDocument {
+  // cell() writes nested values back out recursively: deep nesting would overflow its stack.
+  checkJsonDepth(source);
   let value: Json;
   try {
     value = JSON.parse(source.replace(/^\uFEFF/, "")) as Json;

@@ -1,4 +1,5 @@
 import { marked, type Token, type Tokens } from "marked";
+import { checkMarkdownDepth } from "./limits";
 import type { ParsedDocument, ParsedTable, TextBlock } from "./types";
 
 /** Plain text of inline markdown (bold, links, code spans): what a reader sees, not the markup. */
@@ -24,6 +25,8 @@ function captionLike(text: string): boolean {
  * become tables (caption from a caption-like paragraph just above, else none), lists and code stay text.
  */
 export function parseMarkdown(source: string, fallbackTitle: string): ParsedDocument {
+  // marked re-lexes each nested list's text: 1,000 levels took 24 s of CPU, 8,000 exhausted the heap.
+  checkMarkdownDepth(source);
   const tokens = marked.lexer(source);
   const blocks: TextBlock[] = [];
   const tables: ParsedTable[] = [];

@@ -1,3 +1,4 @@
+import { DOCUMENT_LIMITS } from "./limits";
 import { DocumentParseError, type ParsedDocument, type TextBlock } from "./types";
 
 /** pdfjs is large: load it only when a PDF arrives. The legacy build is the one meant for Node. */
@@ -36,14 +37,14 @@ export async function parsePdf(bytes: Buffer, fallbackTitle: string): Promise<Pa
   try {
     const blocks: TextBlock[] = [];
     const pages = Math.min(doc.numPages, MAX_PAGES);
+    let documentChars = 0;
+    const deadline = performance.now() + DOCUMENT_LIMITS.pdfDocumentSeconds * 1000;
     for (let n = 1; n <= pages; n++) {
       const page = await doc.getPage(n);
-      const content = await page.getTextContent();
-      const text = (content.items as PositionedText[])
-        .map((item) => (typeof item.str === "string" ? item.str + (item.hasEOL ? "\n" : "") : ""))
-        .join("")
-        // Words hyphenated across a line break are joined back ("inform-\nation" → "information").
-        .replace(/(\p{Ll})-\n(\p{Ll})/gu, "$1$2");
+      const raw = await pageText(page, n, DOCUMENT_LIMITS.pdfDocumentChars - documentChars, deadline);
+      documentChars += raw.length;
+      // Words hyphenated across a line break are joined back ("inform-\nation" → "information").
+      const text = raw.replace(/(\p{Ll})-\n(\p{Ll})/gu, "$1$2");
       if (text.trim()) blocks.push({ text, location: { page: n } });
       page.cleanup();
     }
@@ -60,6 +61,64 @@ export async function parsePdf(bytes: Buffer, fallbackTitle: string): Promise<Pa
     await doc.destroy();
   }
 }
+
+interface PdfPage {
+  streamTextContent(): ReadableStream<{ items: unknown[] }>;
+}
+
+/**
+ * A page's text, read as pdfjs streams it and abandoned at the cap: 60 pages sharing one content stream
+ * that draws 4 M characters took 127 s and 1.4 GB when every page was read whole (case 13 of issue 31).
+ */
+async function pageText(page: PdfPage, n: number, documentLeft: number, documentDeadline: number): Promise<string> {
+  const reader = page.streamTextContent().getReader();
+  const parts: string[] = [];
+  let length = 0;
+  // pdfjs interprets every drawing instruction of the page, shown or not: a page whose instructions run
+  // for megabytes takes seconds however little text it yields, so each page also has a time budget.
+  let timer: NodeJS.Timeout | undefined;
+  const pageMs = DOCUMENT_LIMITS.pdfPageSeconds * 1000;
+  const documentMs = Math.max(0, documentDeadline - performance.now());
+  const overTime = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new DocumentParseError(
+            documentMs < pageMs
+              ? `the PDF took longer than ${DOCUMENT_LIMITS.pdfDocumentSeconds} s to read (by page ${n}; its drawing instructions are unusually large); a file drawn this way is not read`
+              : `page ${n} of the PDF took longer than ${DOCUMENT_LIMITS.pdfPageSeconds} s to read (its drawing instructions are unusually large); a file drawn this way is not read`,
+          ),
+        ),
+      Math.min(pageMs, documentMs),
+    );
+  });
+  try {
+    for (;;) {
+      const { value, done } = await Promise.race([reader.read(), overTime]);
+      if (done) return parts.join("");
+      for (const item of value.items as PositionedText[]) {
+        if (typeof item.str !== "string") continue;
+        const s = item.str + (item.hasEOL ? "\n" : "");
+        length += s.length;
+        parts.push(s);
+        if (length > DOCUMENT_LIMITS.pdfPageChars)
+          throw new DocumentParseError(
+            `page ${n} of the PDF holds more than ${fmt(DOCUMENT_LIMITS.pdfPageChars)} characters of text (a full page holds about 5,000); a file drawn this way is not read`,
+          );
+        if (length > documentLeft)
+          throw new DocumentParseError(
+            `the PDF holds more than ${fmt(DOCUMENT_LIMITS.pdfDocumentChars)} characters of text (by page ${n}); split it and upload the parts`,
+          );
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+    // Stops pdfjs from reading the rest of the content stream.
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+const fmt = (n: number) => n.toLocaleString("en");
 
 function errorText(e: unknown): string {
   return (e instanceof Error ? e.message : String(e)).replace(/\.$/, "");
