@@ -9,11 +9,11 @@ export type ApiScope = (typeof API_SCOPES)[number];
 
 export const API_SCOPE_LABELS: Record<ApiScope, string> = {
   ask: "Ask questions",
-  "runs:read": "Read runs and their evidence",
+  "runs:read": "Read runs, their evidence and evaluation reports",
   "kbs:read": "List knowledge bases and their health",
   "kbs:write": "Refresh knowledge bases (admins)",
   "guides:write": "Import and edit extraction guides (analysts and admins)",
-  admin: "Admin endpoints: evaluation reports, other people's keys (admins)",
+  admin: "Admin endpoints: list and revoke anyone's API keys (admins)",
 };
 
 /** How long a new key lasts; "never" is allowed but not the default. */

@@ -26,7 +26,7 @@ import { sameOriginVerdict } from "./same-origin";
  * and maps errors to the allow-listed typed set (lib/errors.ts) with the matching status.
  */
 
-interface RouteOptions<S extends z.ZodType | undefined> {
+export interface RouteOptions<S extends z.ZodType | undefined> {
   name: string;
   roles?: readonly Role[];
   /** Validates the JSON body (POST/PUT/PATCH) or, for GET, the query string. */
@@ -52,7 +52,7 @@ export interface UploadedFormFile {
   mediaType: string;
 }
 
-type Handler<S extends z.ZodType | undefined, P> = (args: {
+export type Handler<S extends z.ZodType | undefined, P> = (args: {
   req: NextRequest;
   user: CurrentUser;
   /**
