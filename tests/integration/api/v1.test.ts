@@ -257,6 +257,12 @@ describe(`/api/v1 with API keys (${TARGET_ENGINE})`, () => {
     expect(user.length).toBe(3);
     expect(user.every((k) => k.access === null && k.health.message === null)).toBe(true);
 
+    expect(
+      (await call(routes.kb!.GET!, `/api/v1/knowledge-bases/${plansId}`, { token: keys.ANALYST, params: { id: plansId } })).status,
+    ).toBe(200);
+    expect((await call(routes.kb!.GET!, `/api/v1/knowledge-bases/${plansId}`, { token: keys.USER, params: { id: plansId } })).status).toBe(
+      404,
+    );
     const hidden = await call(routes.kb!.GET!, `/api/v1/knowledge-bases/${hrId}`, { token: keys.USER, params: { id: hrId } });
     expect(hidden.status).toBe(404);
     await problem(hidden);
