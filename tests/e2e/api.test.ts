@@ -82,7 +82,7 @@ describe("private by default, API keys and the API (issue 29)", () => {
       // Shown once: after a reload only the prefix is listed.
       await user.page.reload();
       expect(await user.page.locator("main").innerText()).not.toContain(userKey);
-      expect(await user.page.getByTestId("api-key-row").first().innerText()).toContain(userKey.slice(0, 16));
+      expect(await user.page.getByTestId("api-key-row").first().innerText()).toContain(userKey.slice(0, "mosaic_".length + 8)); // mosaic_ and the 8-character prefix
     } finally {
       await user.close();
     }
