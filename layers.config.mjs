@@ -47,6 +47,7 @@ export const LAYERS = [
       "lib/format",
       "lib/tables",
       "lib/net",
+      "lib/data",
     ],
   },
 ];

@@ -21,6 +21,16 @@ export function modelsEnvShape() {
     EMBEDDING_MODEL: z.string().min(1).default("all-MiniLM-L6-v2"),
     /** A sequence-classification cross-encoder as "<folder or hub repo>", e.g. cross-encoder/ms-marco-MiniLM-L-6-v2. Unset: none. */
     CROSS_ENCODER_MODEL: z.string().min(1).optional(),
+    /**
+     * The question–schema scorer shipped in models/schema-linker (lib/models/schema-linker.ts) ranks
+     * columns for schema linking instead of the embedder's closeness. Off by default: measured on Spider
+     * dev and the robustness suite it did not move execution match (docs/EVALUATION.md, "Schema linker"),
+     * so it waits for an integration that turns its better column ranking into better queries.
+     */
+    SCHEMA_LINKER: z
+      .enum(["true", "false", "1", "0", "yes", "no"])
+      .transform((v) => v === "true" || v === "1" || v === "yes")
+      .default(false),
     /** An inference service (npm run worker:inference) to use instead of in-process workers. */
     INFERENCE_URL: z
       .url({ protocol: /^https?$/, error: "must be the http(s) URL of an inference service, such as http://localhost:3100" })

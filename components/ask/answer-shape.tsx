@@ -214,18 +214,26 @@ const LANGUAGE_NAMES: Record<string, string> = { sql: "an SQL query", sparql: "a
 
 /** The query whose result is the answer, and where it ran: the evidence of a result-shaped answer. */
 function QuerySource({ shape }: { shape: AnswerShape }) {
+  const guide = shape.source.guide;
   return (
-    <details className="mt-3 text-sm" data-testid="answer-query">
-      <summary className="cursor-pointer text-slate-600 hover:text-slate-900">
-        {shape.source.language === "search"
-          ? "Read from a table in"
-          : `Computed by ${LANGUAGE_NAMES[shape.source.language] ?? shape.source.language} on`}{" "}
-        <span className="font-medium text-slate-800">{shape.source.kbName}</span>
-      </summary>
-      <pre className="mt-2 max-h-60 overflow-auto whitespace-pre-wrap rounded bg-slate-900 p-3 font-mono text-xs text-slate-100">
-        {shape.source.query}
-      </pre>
-    </details>
+    <>
+      {guide && (
+        <p className="mt-3 text-sm text-slate-700" data-testid="answer-guide">
+          Answered with the analyst&apos;s guide <span className="font-medium text-slate-900">&lsquo;{guide.question}&rsquo;</span>
+        </p>
+      )}
+      <details className="mt-3 text-sm" data-testid="answer-query">
+        <summary className="cursor-pointer text-slate-600 hover:text-slate-900">
+          {shape.source.language === "search"
+            ? "Read from a table in"
+            : `Computed by ${LANGUAGE_NAMES[shape.source.language] ?? shape.source.language} on`}{" "}
+          <span className="font-medium text-slate-800">{shape.source.kbName}</span>
+        </summary>
+        <pre className="mt-2 max-h-60 overflow-auto whitespace-pre-wrap rounded bg-slate-900 p-3 font-mono text-xs text-slate-100">
+          {shape.source.query}
+        </pre>
+      </details>
+    </>
   );
 }
 

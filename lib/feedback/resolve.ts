@@ -4,6 +4,7 @@ import type { Prisma, PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
 import { guideAccessWhere } from "../guides/access";
 import { parseGuideDraft } from "../guides/drafts";
+import { draftFromCorrection } from "../guides/from-correction";
 import { guideDraftFromRun } from "../guides/from-run";
 import type { GuideDraftInput } from "../guides/guides.validation";
 import { saveGuide } from "../guides/save";
@@ -34,8 +35,13 @@ export async function draftFromReport(
   prisma: PrismaClient,
   user: AccessSubject,
   feedbackId: string,
+  deps?: CatalogDeps,
 ): Promise<{ item: ReviewItem; draft: GuideDraftInput; note: string | null }> {
   const item = await getReviewItem(prisma, user, feedbackId);
+  // A corrected answer: the draft holds the run's query whose result is that answer. When none has it,
+  // the draft is the run's as before (its cited queries, to correct), with a note saying so.
+  const fromCorrection = deps && item.correctAnswer ? await draftFromCorrection(prisma, deps, user, item.run.id, item.correctAnswer) : null;
+  if (fromCorrection && fromCorrection.matching > 0) return { item, draft: fromCorrection.draft, note: fromCorrection.note };
   let draft: GuideDraftInput;
   let note: string | null = null;
   try {
@@ -48,7 +54,7 @@ export async function draftFromReport(
     draft = { question: item.run.question, answer: null, sources: [], fromRunId: item.run.id };
     note = "The run has no stored result: add the sources and actions that answer the question.";
   }
-  return { item, draft: { ...draft, answer: item.correctAnswer ?? draft.answer ?? null }, note };
+  return { item, draft: { ...draft, answer: item.correctAnswer ?? draft.answer ?? null }, note: fromCorrection?.note ?? note };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { AccessSubject } from "../catalog/access";
 import type { Prisma, PrismaClient } from "../db/generated/client";
 import { Bm25Index } from "../pipeline/bm25";
 import { parseGuideAction } from "../pipeline/guide-actions";
-import type { GuideHit, GuideSemantics, GuideSource } from "../pipeline/run/types";
+import type { GuideExamplesSource, GuideHit, GuideSemantics, GuideSource } from "../pipeline/run/types";
 import { cosine } from "../pipeline/scorers/dense";
 import { calibrated, catalogVectors } from "../pipeline/stages/select/semantic";
 import { guideAccessWhere } from "./access";
@@ -89,6 +89,27 @@ export async function findNearestGuides(
     });
   });
   return hits.sort((a, b) => b.score - a.score).slice(0, limit);
+}
+
+/** Every guide query the user may use on these KBs (the pipeline's GuideExamplesSource: the vocabulary guides teach). */
+export function guideExamples(prisma: PrismaClient): GuideExamplesSource {
+  return async ({ user, kbIds }) => {
+    const guides = await prisma.extractionGuide.findMany({
+      where: { AND: [guideAccessWhere(user), { sources: { some: { kbId: { in: kbIds } } } }] },
+      select: { question: true, sources: { select: { kbId: true, actions: { select: { kind: true, params: true } } } } },
+      take: 5000,
+    });
+    return guides.flatMap((g) =>
+      g.sources.flatMap((s) =>
+        !kbIds.includes(s.kbId)
+          ? []
+          : s.actions.flatMap((a) => {
+              const parsed = parseGuideAction(a.kind, a.params);
+              return parsed?.kind === "NATIVE_QUERY" ? [{ kbId: s.kbId, question: g.question, query: parsed.params.query }] : [];
+            }),
+      ),
+    );
+  };
 }
 
 /** The run's guide source (the pipeline's GuideSource): the nearest guides, read from this database. */

@@ -28,7 +28,8 @@ export interface ModelFiles {
   precision: Precision;
   sha256: string;
   bytes: number;
-  source: "models-dir" | "cache" | "hub";
+  /** "repository": shipped with Mosaic (models/, e.g. the schema linker). */
+  source: "models-dir" | "cache" | "hub" | "repository";
   /** Set when the precision asked for was not available and the other one is used. */
   note: string | null;
 }

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { DynamicBatcher } from "./batcher";
 import { type ModelFiles, type ModelLocations, locateModel } from "./files";
+import { SCHEMA_LINKER_SPEC, schemaLinkerFiles } from "./schema-linker";
 import { type CrossEncoderSpec, type EmbedderSpec, type ModelSpec, type Precision, crossEncoderSpec, embedderSpec } from "./specs";
 import type { CrossEncoder, Embedder, LoadedModelInfo, ModelCallOptions, ModelRuntime, ModelSlotStatus, RuntimeStatus } from "./types";
 import { InferencePool } from "./worker-pool";
@@ -18,6 +19,8 @@ export interface LocalRuntimeConfig {
   precision: Precision;
   embedder: string;
   crossEncoder: string | null;
+  /** Load the shipped question–schema scorer (schema-linker.ts) for schema linking; default on. */
+  schemaLinker?: boolean;
   locations: ModelLocations;
   threads: number;
   /**
@@ -106,12 +109,15 @@ export class LocalModelRuntime implements ModelRuntime {
   private pool: InferencePool | null = null;
   private readonly embedderSlot: Slot<Embedder> = { loading: null, info: null, failure: null };
   private readonly crossSlot: Slot<CrossEncoder> = { loading: null, info: null, failure: null };
+  private readonly linkerSlot: Slot<CrossEncoder> = { loading: null, info: null, failure: null };
   private readonly batchers: {
     embedder: DynamicBatcher<string, Float32Array> | null;
     crossEncoder: DynamicBatcher<[string, string], number> | null;
+    schemaLinker: DynamicBatcher<[string, string], number> | null;
   } = {
     embedder: null,
     crossEncoder: null,
+    schemaLinker: null,
   };
   private closed = false;
 
@@ -212,27 +218,44 @@ export class LocalModelRuntime implements ModelRuntime {
     return this.load(this.crossSlot, async () => {
       const spec: CrossEncoderSpec = crossEncoderSpec(name);
       const files = await locateModel(spec, this.config.precision, this.config.locations);
-      const { descriptor, graph } = await this.loadInWorker(spec, files, {});
-      const info = describeFiles(spec, files, null, descriptor.maxTokens, graph);
-      const batcher = new DynamicBatcher<[string, string], number>({
-        label: `The re-ranking model (${spec.name})`,
-        maxWaitMs: this.config.batchWaitMs,
-        maxBatch: this.config.batchSize,
-        queueLimit: this.config.queueLimit,
-        concurrency: this.config.threads + 1,
-        mixRequests: this.config.precision !== "int8",
-        sizeOf: ([q, p]) => q.length + p.length,
-        run: async (pairs) => [...(await this.workers().run<Float32Array>({ op: "score", model: descriptor, pairs }))],
-      });
-      this.batchers.crossEncoder = batcher;
-      this.crossSlot.info = info;
-      const timeoutMs = this.config.timeoutMs;
-      return {
-        info,
-        score: (pairs: [string, string][], options: ModelCallOptions = {}) =>
-          batcher.submit(pairs, { timeoutMs: options.timeoutMs ?? timeoutMs, signal: options.signal }),
-      } satisfies CrossEncoder;
+      return this.openCrossEncoder(spec, files, "crossEncoder", `The re-ranking model (${spec.name})`, this.crossSlot);
     });
+  }
+
+  schemaLinker(): Promise<CrossEncoder | null> {
+    if (this.config.schemaLinker === false) return Promise.resolve(null);
+    return this.load(this.linkerSlot, async () =>
+      this.openCrossEncoder(SCHEMA_LINKER_SPEC, await schemaLinkerFiles(), "schemaLinker", "The schema linker", this.linkerSlot),
+    );
+  }
+
+  private async openCrossEncoder(
+    spec: CrossEncoderSpec,
+    files: ModelFiles,
+    which: "crossEncoder" | "schemaLinker",
+    label: string,
+    slot: Slot<CrossEncoder>,
+  ): Promise<CrossEncoder> {
+    const { descriptor, graph } = await this.loadInWorker(spec, files, {});
+    const info = describeFiles(spec, files, null, descriptor.maxTokens, graph);
+    const batcher = new DynamicBatcher<[string, string], number>({
+      label,
+      maxWaitMs: this.config.batchWaitMs,
+      maxBatch: this.config.batchSize,
+      queueLimit: this.config.queueLimit,
+      concurrency: this.config.threads + 1,
+      mixRequests: files.precision !== "int8",
+      sizeOf: ([q, p]) => q.length + p.length,
+      run: async (pairs) => [...(await this.workers().run<Float32Array>({ op: "score", model: descriptor, pairs }))],
+    });
+    this.batchers[which] = batcher;
+    slot.info = info;
+    const timeoutMs = this.config.timeoutMs;
+    return {
+      info,
+      score: (pairs: [string, string][], options: ModelCallOptions = {}) =>
+        batcher.submit(pairs, { timeoutMs: options.timeoutMs ?? timeoutMs, signal: options.signal }),
+    } satisfies CrossEncoder;
   }
 
   async status(): Promise<RuntimeStatus> {
@@ -251,6 +274,7 @@ export class LocalModelRuntime implements ModelRuntime {
     this.closed = true;
     this.batchers.embedder?.close();
     this.batchers.crossEncoder?.close();
+    this.batchers.schemaLinker?.close();
     const pool = this.pool;
     this.pool = null;
     await pool?.close();

@@ -27,6 +27,7 @@ export function runtimeChoice(settings: EffectiveModelSettings, env: ModelsEnv, 
       precision: settings.precision,
       embedder: settings.embedder,
       crossEncoder: settings.crossEncoder,
+      schemaLinker: env.SCHEMA_LINKER,
       locations: { modelsDir: path.resolve(env.MODELS_DIR), cacheDir: path.resolve(dataDir, "models"), hubUrl: env.MODELS_HUB_URL ?? null },
       threads: defaultWorkerCount(env),
       threadsPerWorker: env.MODEL_THREADS_PER_WORKER,
@@ -83,10 +84,12 @@ export async function shutdownModels(): Promise<void> {
 export interface ModelHandles {
   embedder: Embedder | null;
   crossEncoder: CrossEncoder | null;
+  /** The question–schema scorer for schema linking (lib/models/schema-linker.ts); absent = the embedder alone. */
+  schemaLinker?: CrossEncoder | null;
   notes: string[];
 }
 
-export const NO_MODELS: ModelHandles = { embedder: null, crossEncoder: null, notes: [] };
+export const NO_MODELS: ModelHandles = { embedder: null, crossEncoder: null, schemaLinker: null, notes: [] };
 
 export function modelsEnv(): ModelsEnv {
   return parseModelsEnv(process.env);
@@ -144,7 +147,7 @@ export function withQueryCache(embedder: Embedder): Embedder {
 export async function handlesFrom(runtime: ModelRuntime | null): Promise<ModelHandles> {
   if (!runtime) return NO_MODELS;
   const notes: string[] = [];
-  const [embedder, crossEncoder] = await Promise.all([
+  const [embedder, crossEncoder, schemaLinker] = await Promise.all([
     runtime.embedder().catch((e: Error) => {
       notes.push(`The embedding model is unavailable, so ranking is lexical only: ${e.message}`);
       return null;
@@ -153,8 +156,12 @@ export async function handlesFrom(runtime: ModelRuntime | null): Promise<ModelHa
       notes.push(`The re-ranking model is unavailable, so the last re-ranking round uses the classical fusion: ${e.message}`);
       return null;
     }),
+    (runtime.schemaLinker?.() ?? Promise.resolve(null)).catch((e: Error) => {
+      notes.push(`The schema linker is unavailable, so columns are matched by the embedder's closeness alone: ${e.message}`);
+      return null;
+    }),
   ]);
-  return { embedder: embedder ? withQueryCache(embedder) : null, crossEncoder, notes };
+  return { embedder: embedder ? withQueryCache(embedder) : null, crossEncoder, schemaLinker, notes };
 }
 
 export interface ModelsOverview {

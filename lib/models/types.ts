@@ -72,6 +72,11 @@ export interface ModelRuntime {
   embedder(): Promise<Embedder>;
   /** The cross-encoder, or null when none is configured; throws when one is configured but cannot run. */
   crossEncoder(): Promise<CrossEncoder | null>;
+  /**
+   * The question–schema scorer (schema-linker.ts), or null where the runtime has none (an inference
+   * service, SCHEMA_LINKER=false): schema linking then closes in on columns with the embedder alone.
+   */
+  schemaLinker?(): Promise<CrossEncoder | null>;
   status(): Promise<RuntimeStatus>;
   close(): Promise<void>;
 }

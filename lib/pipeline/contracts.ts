@@ -186,6 +186,8 @@ export interface FormulatedQuery {
   explanation: string;
   /** Guide this query was adapted from, if any. */
   guideId?: string;
+  /** That guide's question, as the analyst wrote it (the answer says which guide answered). */
+  guideQuestion?: string;
   /**
    * "answer": the query renders the whole question (projection, filters, grouping, order), so its result
    * is the answer itself; "context" (the default): evidence around it (the rows behind an aggregate, a
@@ -279,6 +281,8 @@ export interface QueryResult {
   fit: QueryFit | null;
   /** Grouping keys and aggregates of the query, by result column index, when the query grouped. */
   grouped: { keys: number[]; measures: number[] } | null;
+  /** The analyst's guide whose query this is (a matching guide wins), or absent. */
+  guide?: { id: string; question: string } | null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -311,7 +315,13 @@ export const answerShapeSchema = z.object({
   /** A grouped numeric answer also reads as a chart: category column x, numeric columns y. */
   chart: z.object({ kind: z.enum(["bar", "line"]), x: z.number().int().min(0), y: z.array(z.number().int().min(0)).min(1) }).nullable(),
   /** Where the rows came from: the native query (evidence = query + rows). */
-  source: z.object({ kbName: z.string(), language: z.string(), query: z.string() }),
+  source: z.object({
+    kbName: z.string(),
+    language: z.string(),
+    query: z.string(),
+    /** The analyst's guide the query came from ("Answered with the analyst's guide '…'"). */
+    guide: z.object({ id: z.string(), question: z.string() }).nullable().optional(),
+  }),
   /** Per column: the currency, scale or percentage its figures are in, as the source states it (null: plain or not figures). */
   units: z.array(quantitySchema.nullable()).optional(),
   /** A grouped answer whose measures add up: its total row (the source's own where it states one), null per column without a total. */

@@ -92,6 +92,8 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
         intent,
         catalog: await loadCatalogSnapshot(prisma, [...kbs.keys()]),
         guides,
+        // A failing read leaves the linker without the guides' vocabulary, as it was before guides taught any.
+        guideExamples: req.guideExamples ? await req.guideExamples({ user: req.user, kbIds: [...kbs.keys()] }).catch(() => []) : [],
         structures: new Map<string, KbStructure>(),
         degradations,
         models,

@@ -1,4 +1,5 @@
 import { openBackend, type KbRecord } from "../../backends/registry";
+import type { GuideExample } from "../stages/formulate/vocabulary";
 import type { EvidencePiece, KbStructure } from "../../backends/types";
 import type { CatalogDeps } from "../../deps";
 import type { CatalogEntry } from "../../catalog/snapshot";
@@ -48,6 +49,8 @@ export interface RunContext {
   intent: Intent;
   catalog: CatalogEntry[];
   guides: GuideHit[];
+  /** Every guide query on the run's sources (the vocabulary they teach). */
+  guideExamples: GuideExample[];
   /** KB structures read so far (a KB is read once per run). */
   structures: Map<string, KbStructure>;
   /** Things that went wrong without stopping the run. */
@@ -168,9 +171,11 @@ function formulate(run: RunContext, candidates: Candidate[], state: RoundState):
       candidates: candidates.filter((c) => run.structures.has(c.kbId)),
       structures: run.structures,
       guides: formulationGuides(run.guides),
+      guideExamples: run.guideExamples,
       feedback: state.feedback,
       embedder: run.models.embedder,
       textEmbeddings: run.texts,
+      schemaLinker: run.models.schemaLinker ?? null,
     },
     (qs) =>
       `${count(qs.length, "query", "queries")}: ${qs.map((q) => `${q.kbName} (${strategyInWords(q.strategy)}${q.role === "answer" ? ", answer" : ""})`).join(", ")}`,

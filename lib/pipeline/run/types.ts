@@ -7,6 +7,7 @@ import type { TextEmbeddings } from "../../models/text-embeddings";
 import type { Embedder } from "../../models/types";
 import type { PipelineConfig } from "../config";
 import type { GuideActionInput } from "../guide-actions";
+import type { GuideExample } from "../stages/formulate/vocabulary";
 import type { TraceEventInput } from "../stage";
 import type { Answer, Candidate, ExecutedQuery, Intent, Iteration, ScoredEvidence } from "../contracts";
 
@@ -43,7 +44,12 @@ export interface RunRequest {
   models?: ModelHandles | null;
   /** Where the run finds extraction guides; the pipeline reads none itself. */
   guides: GuideSource;
+  /** Every guide query on the run's sources, whatever its question: the vocabulary the guides teach (formulate/vocabulary.ts). */
+  guideExamples?: GuideExamplesSource;
 }
+
+/** The questions and native queries of every guide the user may use on these KBs. */
+export type GuideExamplesSource = (q: { user: AccessSubject; kbIds: string[] }) => Promise<GuideExample[]>;
 
 /** An extraction guide close to the run's question, with what the run may take from it. */
 export interface GuideHit {

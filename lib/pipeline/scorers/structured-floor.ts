@@ -1,8 +1,8 @@
 import type { EvidencePiece } from "../../backends/types";
 
 /**
- * Structured answers cannot be judged by word overlap. "How many singers are there?" answered by
- * `SELECT count(*) FROM singer` gives one piece, "count(*): 6", that shares no word with the question;
+ * Structured answers cannot be judged by word overlap. "How many suppliers are there?" answered by
+ * `SELECT count(*) FROM supplier` gives one piece, "count(*): 6", that shares no word with the question;
  * a Cypher path between the two linked actors shares only their names. Such pieces come from a query
  * that was formulated for this question and returned little, which is itself evidence of relevance, so
  * they get a floor score (the middle of the lexical ranking) instead of being cut for having no terms.

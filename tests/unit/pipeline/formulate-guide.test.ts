@@ -153,3 +153,79 @@ describe("extraction-guide adaptation", () => {
     expect(notes.every((n) => n.includes("cannot run"))).toBe(true);
   });
 });
+
+describe("a matching guide is a template", () => {
+  const PAY_KB = "kb-payroll";
+  const payGuide = (question: string, text: string, score = 0.6): FormulateGuide => ({
+    guideId: "g-pay",
+    question,
+    score,
+    kbId: PAY_KB,
+    query: { language: "sql", text },
+  });
+  const city = (value: string) => link(PAY_KB, "value", `staff.city=${value}`, value, 1, "staff");
+
+  it("fills the LIMIT and a year compared as text from the new question's numbers, and matches it", () => {
+    const g = payGuide(
+      "Which 3 staff were paid most in 2021?",
+      "SELECT full_name FROM staff WHERE strftime('%Y', paid_on) = '2021' ORDER BY pay DESC LIMIT 3",
+    );
+    const adapted = adaptGuide(g, intent("Which 5 staff were paid most in 2019?"), candidate(PAY_KB, "SQL"));
+    expect(adapted?.query.text).toBe("SELECT full_name FROM staff WHERE strftime('%Y', paid_on) = '2019' ORDER BY pay DESC LIMIT 5");
+    expect(adapted?.matches).toBe(true);
+  });
+
+  it("reads literals by the engine's rules: quotes inside identifiers and comments are not slots", () => {
+    const g = payGuide("Who works in Oslo?", `SELECT "it's" FROM staff -- not 'Oslo' here\nWHERE city = 'Oslo'`);
+    const q = "Who works in Bergen?";
+    const adapted = adaptGuide(g, intent(q, { entities: [mention(q, "Bergen", [city("Bergen")])] }), candidate(PAY_KB, "SQL"));
+    expect(adapted?.query.text).toBe(`SELECT "it's" FROM staff -- not 'Oslo' here\nWHERE city = 'Bergen'`);
+    expect(adapted?.matches).toBe(true);
+  });
+
+  it("does not match a question that negates what the guide's question does not (or the reverse)", () => {
+    const g = payGuide(
+      "Which staff in Oslo have a manager?",
+      "SELECT full_name FROM staff WHERE city = 'Oslo' AND manager_id IS NOT NULL",
+      0.9,
+    );
+    const q = "Which staff in Oslo have no manager?";
+    const adapted = adaptGuide(g, intent(q, { entities: [mention(q, "Oslo", [city("Oslo")])] }), candidate(PAY_KB, "SQL"));
+    expect(adapted?.matches ?? false).toBe(false);
+  });
+
+  it("does not match when the new question names a value the adapted query leaves out", () => {
+    const g = payGuide("How many staff are there?", "SELECT COUNT(*) FROM staff", 0.9);
+    const q = "How many staff are there in Bergen?";
+    const adapted = adaptGuide(g, intent(q, { entities: [mention(q, "Bergen", [city("Bergen")])] }), candidate(PAY_KB, "SQL"));
+    expect(adapted?.matches ?? false).toBe(false);
+  });
+
+  it("a matching guide's query is the answer query, with the values it uses", async () => {
+    const g = payGuide("Who works in Oslo?", "SELECT full_name FROM staff WHERE city = 'Oslo'");
+    const q = "Who works in Bergen?";
+    const { queries } = await guideQueries(
+      [g],
+      intent(q, { entities: [mention(q, "Bergen", [city("Bergen")])] }),
+      candidate(PAY_KB, "SQL"),
+      null,
+    );
+    expect(queries[0]).toMatchObject({
+      role: "answer",
+      guideQuestion: "Who works in Oslo?",
+      fit: { valuesUsed: ["Bergen"], valuesMissed: [], unresolved: [] },
+    });
+  });
+
+  it("keeps the guide's own spelling of a value the question names the same way", () => {
+    const g = payGuide("Who works in oslo?", "SELECT full_name FROM staff WHERE city = 'oslo'");
+    const q = "Who works in Oslo?";
+    const adapted = adaptGuide(
+      g,
+      intent(q, { entities: [mention(q, "Oslo", [link(PAY_KB, "value", "office.town=Oslo", "Oslo", 1, "office")])] }),
+      candidate(PAY_KB, "SQL"),
+    );
+    expect(adapted?.query.text).toBe("SELECT full_name FROM staff WHERE city = 'oslo'");
+    expect(adapted?.matches).toBe(true);
+  });
+});

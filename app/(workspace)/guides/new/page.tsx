@@ -7,6 +7,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { requireRole } from "@/lib/auth/session";
 import { listKbsForPicker } from "@/lib/catalog/source-objects";
 import { db } from "@/lib/db/client";
+import { catalogDeps } from "@/lib/deps";
 import { AppError } from "@/lib/errors";
 import type { ReviewItem } from "@/lib/feedback/queue";
 import { draftFromReport } from "@/lib/feedback/resolve";
@@ -48,7 +49,7 @@ export default async function NewGuidePage({ searchParams }: { searchParams: Pro
   let existing: { id: string; question: string } | null = null;
   try {
     if (search.fromFeedback) {
-      const r = await draftFromReport(prisma, user, search.fromFeedback);
+      const r = await draftFromReport(prisma, user, search.fromFeedback, catalogDeps());
       ({ draft: initial, note } = r);
       report = r.item;
       origin = "run";

@@ -11,6 +11,7 @@ import { type QuestionFocus, buildQuestionFocus, pieceMentionsEntity } from "./q
 import { REFUSAL_TEXT, joinList, noEvidenceReason, quoteList, refusal, unknownEntities } from "./refusal";
 import { groupedRowsAnswer } from "./grouped-rows";
 import { answerFromResult, withSupportingEvidence } from "./result-answer";
+import { answeredWithGuide } from "../select-evidence/commit";
 import { type ScoredCandidate, answerConfidence, scoreCandidates } from "./score";
 import { withTableAnswer } from "./table-route";
 import type { AnswerInput, AnswerResult } from "./types";
@@ -138,7 +139,7 @@ export function candidateAnswer(input: AnswerInput): AnswerResult {
       answer,
       ranked: [],
       notes: [
-        `Answer read from the committed query on ${input.result.kbName}: ${count(input.result.rows.length, "row")} × ${count(input.result.columns.length, "column")}.`,
+        `${input.result.guide ? `${answeredWithGuide(input.result.guide.question)}: ` : ""}Answer read from the committed query on ${input.result.kbName}: ${count(input.result.rows.length, "row")} × ${count(input.result.columns.length, "column")}.`,
       ],
     };
   }

@@ -95,7 +95,7 @@ export function shapeOf(result: QueryResult, context: string[] = []): AnswerShap
     truncated: result.truncated,
     cap: result.truncated ? result.cap : null,
     chart: kind === "table" ? chartOf(result) : null,
-    source: { kbName: result.kbName, language: result.language, query: result.query },
+    source: { kbName: result.kbName, language: result.language, query: result.query, guide: result.guide ?? null },
     units,
     totalRow: kind === "table" ? totalRowOf(result, result.grouped, units) : null,
   };

@@ -625,14 +625,14 @@ function columnForItem(
 }
 
 /**
- * "What are the respective sales and purchases for 2018?", "the values … less than one year and
+ * "What were the respective revenue and cost of sales in 2021?", "the values … due within one year and
  * between 2-5 years": two items the question coordinates, each naming its own row of the table (or,
  * failing that, its own column of the row), answered as a list in the question's order. A label that
  * itself holds both items ("Research and development", "Property, plant and equipment") is one row, not two.
  */
 function coordinatedAnswer(ctx: Context, m: RowMatch, asked: Period[]): TableOutcome {
   const { q, qt, language, rival } = ctx;
-  // "What was the fair value of trademarks and tradenames?" asks one figure of two things; a list is asked for in the plural or "respectively".
+  // "What was the carrying amount of patents and licences?" asks one figure of two things; a list is asked for in the plural or "respectively".
   if (!MANY_ANSWERS.test(q.text)) return null;
   const cellPeriods = asked.filter((p) => p.to === null);
   if (cellPeriods.length > 1) return null;

@@ -53,8 +53,8 @@ const STRUCTURE_ROWS =
 
 /**
  * Questions after a reason, a cause or what something is made of, whatever period they name: "In 2019,
- * why did the margin fall?", "What caused the increase in interest expense in 2019?", "What was the
- * reclassification in 2019 primarily due to?", "What did total lease liabilities as of 2020 exclude?".
+ * why did the margin fall?", "What caused the rise in freight costs in 2022?", "What was the
+ * write-down in 2021 mainly due to?", "What did the pension obligation as of 2023 exclude?".
  * A figure of the period is never their answer.
  */
 const REASON_OR_MAKEUP =

@@ -20,7 +20,8 @@ export const CONSTRUCT_CHECKS = {
 
 /** The query whose result is the answer: the answer query behind the first citation, or the winning source's. */
 export function answerQueryOf(a: RoundAnalysis): ExecutedQuery | null {
-  const answerQueries = a.input.executed.filter((q) => q.role === "answer");
+  // The analyst's guide query is the answer as they wrote it: the construct rules check generated queries.
+  const answerQueries = a.input.executed.filter((q) => q.role === "answer" && q.strategy !== "guide");
   if (answerQueries.length === 0 || a.input.answer.refrained) return null;
   const first = a.input.answer.citations[0];
   return answerQueries.find((q) => first !== undefined && q.evidenceIds.includes(first)) ?? null;

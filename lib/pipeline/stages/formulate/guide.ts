@@ -2,9 +2,12 @@ import { labelFromIri } from "../../../backends/evidence";
 import { checkSparqlSafety } from "../../../backends/sparql";
 import { isSafeIri } from "../../../backends/sparql/rdf-terms";
 import { checkSqlSafety } from "../../../backends/sql";
+import type { SqlDialect } from "../../../backends/sql/dialect";
+import { tokenize } from "../../../backends/sql/lexical";
 import { LANGUAGE_OF, type KbStructure, type NativeQuery } from "../../../backends/types";
 import { normalizeLabel, terms, words } from "../../text";
 import type { Candidate, FormulatedQuery, Intent } from "../../contracts";
+import { analyzeConstructs } from "../understand/constructs";
 import { dice } from "./lexicon";
 import { semanticText } from "./search/formulate-search";
 
@@ -61,6 +64,8 @@ interface Literal {
   column?: string;
   /** For Cypher parameters: the parameter name (value lives in params, not in the text). */
   param?: string;
+  /** A LIMIT / TOP count: only a whole positive number replaces it. */
+  limit?: boolean;
 }
 
 interface Replacement {
@@ -77,30 +82,64 @@ interface Replacement {
 
 const NUMBER = /(?<![\w.$?:"'`-])\d+(?:\.\d+)?(?![\w.])/g;
 
-function sqlLiterals(text: string): Literal[] {
+/**
+ * A SQL query's literals, read by the engine's own lexical rules (lib/backends/sql/lexical.ts: strings,
+ * quoted identifiers and comments as SQLite or PostgreSQL reads them), never by a pattern over the
+ * text: a quote inside an identifier or a comment is not a literal. Plain '…' strings and bare numbers
+ * are the slots; E'' and $$ strings stay as written. A LIMIT's count is a slot too ("top 3" → "top 5"),
+ * used only when the guide's question states that number (mentionedAt).
+ */
+function sqlLiterals(text: string, dialect: SqlDialect): Literal[] {
+  const tokens = tokenize(text, dialect);
   const out: Literal[] = [];
-  const strings = /'((?:[^']|'')*)'/g;
   const covered: [number, number][] = [];
-  for (let m = strings.exec(text); m; m = strings.exec(text)) {
-    const before = text.slice(Math.max(0, m.index - 80), m.index);
-    const column = /"?([\p{L}_][\p{L}\p{N}_]*)"?\s*(?:=|<>|!=|LIKE|IN\s*\(|,)\s*$/iu.exec(before)?.[1];
-    out.push({ kind: "string", value: m[1].replace(/''/g, "'"), start: m.index, end: m.index + m[0].length, column });
-    covered.push([m.index, m.index + m[0].length]);
+  for (const [i, t] of tokens.entries()) {
+    if (t.kind === "string" || t.kind === "quoted") covered.push([t.start, t.end]);
+    if (t.kind !== "string" || text[t.start] !== "'") continue;
+    // The column compared with it, when the text says ("country" = 'France', city IN ('Oslo', …)).
+    let j = i - 1;
+    while (
+      j >= 0 &&
+      (tokens[j].kind === "other" || tokens[j].kind === "open-paren" || /^(?:IN|LIKE)$/i.test(text.slice(tokens[j].start, tokens[j].end)))
+    )
+      j--;
+    const prev = j >= 0 ? tokens[j] : null;
+    const column =
+      prev && (prev.kind === "word" || prev.kind === "quoted")
+        ? text.slice(prev.start, prev.end).replace(/^["`[]|["`\]]$/g, "")
+        : undefined;
+    out.push({ kind: "string", value: text.slice(t.start + 1, t.end - 1).replace(/''/g, "'"), start: t.start, end: t.end, column });
   }
-  out.push(...numbersOutside(text, covered, /"(?:[^"]|"")*"/g));
+  const comments = commentSpans(text, tokens);
+  out.push(...numbersOutside(text, [...covered, ...comments], /$^/g, true));
+  return out.sort((a, b) => a.start - b.start);
+}
+
+/** Stretches between tokens that hold something other than spaces: comments, which hold no literals. */
+function commentSpans(text: string, tokens: { start: number; end: number }[]): [number, number][] {
+  const out: [number, number][] = [];
+  let at = 0;
+  for (const t of [...tokens, { start: text.length, end: text.length }]) {
+    if (text.slice(at, t.start).trim()) out.push([at, t.start]);
+    at = t.end;
+  }
   return out;
 }
 
-function numbersOutside(text: string, covered: [number, number][], identifiers: RegExp): Literal[] {
+function numbersOutside(text: string, covered: [number, number][], identifiers: RegExp, limits = false): Literal[] {
   const blocked = [...covered];
-  for (let m = identifiers.exec(text); m; m = identifiers.exec(text)) blocked.push([m.index, m.index + m[0].length]);
+  for (let m = identifiers.exec(text); m; m = identifiers.exec(text)) {
+    if (m[0] === "") break;
+    blocked.push([m.index, m.index + m[0].length]);
+  }
   const out: Literal[] = [];
   for (let m = NUMBER.exec(text); m; m = NUMBER.exec(text)) {
     const at = m.index;
-    // LIMIT/OFFSET counts are the query's shape, not the question's entities.
-    if (blocked.some(([a, b]) => at >= a && at < b) || /\b(?:LIMIT|OFFSET|SKIP|TOP)\s*$/i.test(text.slice(Math.max(0, at - 8), at)))
-      continue;
-    out.push({ kind: "number", value: m[0], start: at, end: at + m[0].length });
+    if (blocked.some(([a, b]) => at >= a && at < b)) continue;
+    // LIMIT/OFFSET counts are the query's shape, unless the question states them (SQL slots, above).
+    const limit = /\b(?:LIMIT|OFFSET|SKIP|TOP)\s*$/i.test(text.slice(Math.max(0, at - 8), at));
+    if (limit && !limits) continue;
+    out.push({ kind: "number", value: m[0], start: at, end: at + m[0].length, ...(limit ? { limit: true } : {}) });
   }
   NUMBER.lastIndex = 0;
   return out;
@@ -152,10 +191,10 @@ function cypherLiterals(query: NativeQuery): Literal[] {
   return out;
 }
 
-function literalsOf(query: NativeQuery): Literal[] {
+function literalsOf(query: NativeQuery, dialect: SqlDialect): Literal[] {
   switch (query.language) {
     case "sql":
-      return sqlLiterals(query.text);
+      return sqlLiterals(query.text, dialect);
     case "sparql":
       return sparqlLiterals(query.text);
     case "cypher":
@@ -247,21 +286,27 @@ function masked(text: string, phrases: string[]): string[] {
   return terms(t);
 }
 
+/** How much two questions share their template once the entities are masked (Dice of the remaining terms). */
+function templateAgreement(guideQuestion: string, guideEntities: string[], question: string, mentions: string[]): number {
+  return dice(masked(guideQuestion, guideEntities), masked(question, mentions));
+}
+
 /** Whether two questions share their template once the entities are masked (see the thresholds above). */
 function sameTemplate(guideQuestion: string, guideEntities: string[], question: string, mentions: string[]): boolean {
-  const a = masked(guideQuestion, guideEntities);
   const b = masked(question, mentions);
-  if (dice(a, b) >= GUIDE_MIN_TEMPLATE) return true;
+  if (templateAgreement(guideQuestion, guideEntities, question, mentions) >= GUIDE_MIN_TEMPLATE) return true;
   const guideTerms = new Set(terms(guideQuestion));
   const distinct = [...new Set(b)];
   return distinct.length >= 2 && distinct.filter((t) => guideTerms.has(t)).length / distinct.length >= GUIDE_MIN_CONTAINMENT;
 }
 
 function writeLiteral(language: NativeQuery["language"], r: Replacement, original: Literal, originalText: string): string | null {
-  if (r.kind === "number") return /^\d+(?:\.\d+)?$/.test(r.value) ? r.value : null;
+  if (original.limit) return /^[1-9]\d{0,5}$/.test(r.value) ? r.value : null;
+  if (r.kind === "number" && original.kind === "number") return /^\d+(?:\.\d+)?$/.test(r.value) ? r.value : null;
   if (r.kind === "iri") return isSafeIri(r.value) ? `<${r.value}>` : null;
   switch (language) {
     case "sql":
+      // Standard SQL quoting, as both engines read it: '' inside; no NUL (neither engine keeps one in text).
       return `'${r.value.replace(/\u0000/g, "").replace(/'/g, "''")}'`;
     case "sparql":
       return JSON.stringify(r.value);
@@ -277,6 +322,52 @@ function writeLiteral(language: NativeQuery["language"], r: Replacement, origina
 export interface GuideAdaptation {
   query: NativeQuery;
   explanation: string;
+  /**
+   * The guide matches the question (A matching guide wins): close enough in words or meaning
+   * (GUIDE_MATCH_SCORE), the same template, and the entities agree: every value the guide's question
+   * names found its counterpart in this question, and every value this question names is in the
+   * adapted query. Its query is then the answer query, not one more piece of evidence.
+   */
+  matches: boolean;
+  /** The question's values the adapted query uses (substituted, or the guide's own when the same). */
+  valuesUsed: string[];
+}
+
+/**
+ * A guide this close to the question (BM25 relative to its self-match, or the calibrated cosine of the
+ * two questions by the shared embedder) and agreeing on the entities answers it. Below it the guide's
+ * query is one more candidate query, as before.
+ */
+export const GUIDE_MATCH_SCORE = 0.7;
+/**
+ * Or the two questions' templates, their values masked, agree this much (Dice): the same question
+ * about other values ("in 2024" / "in 2025", "top 3" / "top 5"), whose values weigh most in BM25.
+ */
+export const GUIDE_MATCH_TEMPLATE = 0.8;
+
+/** A string literal that holds a number (a year compared as text: strftime('%Y', d) = '2024') takes a number's place. */
+const NUMERIC_TEXT = /^\d+(?:\.\d+)?$/;
+
+function fits(literal: Literal, r: Replacement): boolean {
+  if (literal.limit) return r.kind === "number" && /^[1-9]\d*$/.test(r.value);
+  if (r.kind === literal.kind) return true;
+  return literal.kind === "string" && r.kind === "number" && NUMERIC_TEXT.test(literal.value);
+}
+
+/**
+ * Whether both questions negate, or neither: "who have not treated any" and "who have ever treated"
+ * share every content word, and a guide's NOT IN answers only the first. Read by the construct rules
+ * (understand/constructs.ts), as the critic reads a question's negation.
+ */
+function samePolarity(guideQuestion: string, question: string): boolean {
+  const negates = (q: string) =>
+    analyzeConstructs(q).negations.some((n) => n.scope.trim() !== "" && !/^(?:only|just|even)\b/i.test(n.scope.trim()));
+  return negates(guideQuestion) === negates(question);
+}
+
+/** The question's own values: linked things and numbers (what must be in a matching guide's query). */
+function namedValues(intent: Intent, kbId: string, language: NativeQuery["language"]): Replacement[] {
+  return replacementsFor(intent, kbId, language === "cypher" ? "sql" : language);
 }
 
 /** The guide's query for this question, or null when the guide does not fit it. */
@@ -287,38 +378,62 @@ export function adaptGuide(
   structure: KbStructure | null = null,
 ): GuideAdaptation | null {
   if (guide.kbId !== candidate.kbId || guide.query.language !== LANGUAGE_OF[candidate.kind] || guide.score < GUIDE_MIN_SCORE) return null;
+  const close = guide.score >= GUIDE_MATCH_SCORE && samePolarity(guide.question, intent.completed);
+  const questionValues = namedValues(intent, candidate.kbId, guide.query.language);
+  const inGuideQuestion = (r: Replacement) => containsPhrase(guide.question, r.mention) >= 0;
   const nearlyIdentical =
     guide.score >= GUIDE_NEARLY_IDENTICAL && dice(terms(guide.question), terms(intent.completed)) >= GUIDE_NEARLY_IDENTICAL;
-  const asIs = nearlyIdentical
-    ? { query: guide.query, explanation: `Guide "${guide.question}" used as written (nearly the same question)` }
+  const asIs: GuideAdaptation | null = nearlyIdentical
+    ? {
+        query: guide.query,
+        explanation: `Guide "${guide.question}" used as written (nearly the same question)`,
+        // As written, it answers only a question naming no value the guide's question does not name.
+        matches: close && questionValues.every(inGuideQuestion),
+        valuesUsed: questionValues.map((r) => r.mention),
+      }
     : null;
 
   if (guide.query.language === "search") {
     // The guide's plain-words form is of its own question: the vector half embeds this one.
     const found = adaptSearch(guide, intent) ?? asIs;
     const semantic = semanticText(intent);
-    return found && { ...found, query: { ...found.query, ...(semantic ? { semantic } : {}) } };
+    // A search finds passages; it never is the answer itself.
+    return found && { ...found, matches: false, query: { ...found.query, ...(semantic ? { semantic } : {}) } };
   }
 
-  const literals = literalsOf(guide.query)
+  const dialect: SqlDialect = structure?.kind === "sql" ? structure.dialect : "sqlite";
+  const literals = literalsOf(guide.query, dialect)
     .map((l) => ({ literal: l, at: mentionedAt(guide.question, l, schemaIrisOf(structure)) }))
     .filter((x) => x.at >= 0)
     .sort((a, b) => a.at - b.at);
   if (literals.length === 0) return asIs;
 
   const guideEntities = literals.map((x) => (x.literal.kind === "iri" ? labelFromIri(x.literal.value) : x.literal.value));
-  const mentions = intent.entities.map((e) => e.mention);
-  if (!sameTemplate(guide.question, guideEntities, intent.completed, mentions)) return asIs;
-
   const pool = replacementsFor(intent, candidate.kbId, guide.query.language);
+  // The question's values are its slots as the guide's are: masked on both sides before the templates are compared.
+  const mentions = [...new Set([...intent.entities.map((e) => e.mention), ...pool.map((r) => r.mention)])];
+  if (!sameTemplate(guide.question, guideEntities, intent.completed, mentions)) return asIs;
+  // Close by the guide's score (words or meaning), or by the template itself once the slots are masked.
+  const matchingTemplate =
+    templateAgreement(
+      guide.question,
+      guideEntities,
+      intent.completed,
+      pool.map((r) => r.mention),
+    ) >= GUIDE_MATCH_TEMPLATE;
+
   const used = new Set<Replacement>();
   // The same guide value written twice (a filter and a projection) is one entity: one replacement.
   const byValue = new Map<string, Replacement>();
   const pairs: { literal: Literal; replacement: Replacement }[] = [];
   for (const { literal } of literals) {
     const key = `${literal.kind}\u0000${literal.value}`;
-    const sameKind = pool.filter((r) => !used.has(r) && r.kind === literal.kind);
-    const match = byValue.get(key) ?? sameKind.find((r) => literal.column !== undefined && r.column === literal.column) ?? sameKind[0];
+    const candidates = pool.filter((r) => !used.has(r) && fits(literal, r));
+    const match =
+      byValue.get(key) ??
+      candidates.find((r) => literal.column !== undefined && r.column !== undefined && sameColumn(r.column, literal.column)) ??
+      candidates.find((r) => r.kind === literal.kind) ??
+      candidates[0];
     if (!match) return asIs;
     used.add(match);
     byValue.set(key, match);
@@ -331,9 +446,12 @@ export function adaptGuide(
   // Right to left, so earlier offsets stay valid.
   for (const { literal, replacement } of [...pairs].sort((a, b) => b.literal.start - a.literal.start)) {
     const shown = literal.kind === "iri" ? labelFromIri(literal.value) : literal.value;
-    if (literal.param) {
+    // The same value (another column's spelling of it, "Oslo" for "oslo"): the guide's literal stays as
+    // its author wrote it, the way the column its query reads stores it.
+    const same = literal.kind !== "iri" && normalizeLabel(literal.value) === normalizeLabel(replacement.value);
+    if (!same && literal.param) {
       params[literal.param] = replacement.value;
-    } else {
+    } else if (!same) {
       const written = writeLiteral(guide.query.language, replacement, literal, guide.query.text);
       if (written === null) return asIs;
       text = `${text.slice(0, literal.start)}${written}${text.slice(literal.end)}`;
@@ -344,7 +462,19 @@ export function adaptGuide(
   }
   const query: NativeQuery = { ...guide.query, text, ...(guide.query.params ? { params } : {}) };
   const what = changes.length > 0 ? `substituted ${[...new Set(changes.reverse())].join(", ")}` : "same entities";
-  return { query, explanation: `Adapted guide "${guide.question}": ${what}` };
+  // Every value this question names is in the query: substituted, or the guide's own (named by both questions).
+  const agree = questionValues.every((r) => used.has(r) || [...used].some((u) => u.value === r.value) || inGuideQuestion(r));
+  return {
+    query,
+    explanation: `Adapted guide "${guide.question}": ${what}`,
+    matches: (close || matchingTemplate) && agree && samePolarity(guide.question, intent.completed),
+    valuesUsed: [...new Set(pairs.map((p) => p.replacement.mention))],
+  };
+}
+
+function sameColumn(a: string, b: string): boolean {
+  const bare = (x: string) => normalizeLabel(x.slice(x.lastIndexOf(".") + 1));
+  return bare(a) === bare(b);
 }
 
 /** Search texts are words: the guide's entity words give way to the new question's mentions. */
@@ -373,6 +503,8 @@ function adaptSearch(guide: FormulateGuide, intent: Intent): GuideAdaptation | n
     ? {
         query: { ...guide.query, text: adapted },
         explanation: `Adapted guide "${guide.question}": search words "${stale.join(" ")}" → "${intent.entities.map((e) => e.mention).join(", ")}"`,
+        matches: false,
+        valuesUsed: intent.entities.map((e) => e.mention),
       }
     : null;
 }
@@ -405,6 +537,9 @@ export async function guideQueries(
       continue;
     }
     seen.add(adapted.query.text);
+    // A matching guide's query is the answer query (select-evidence/commit.ts commits to it first): the
+    // analyst's query renders the whole question, so the values it uses are the question's and nothing is left over.
+    const answers = adapted.matches && adapted.query.language !== "search" && !queries.some((q) => q.role === "answer");
     queries.push({
       kbId: candidate.kbId,
       kbName: candidate.kbName,
@@ -415,6 +550,14 @@ export async function guideQueries(
       sourceObject: adapted.query.language === "search" ? null : (guide.sourceObject ?? null),
       explanation: `${adapted.explanation}.`,
       guideId: guide.guideId,
+      guideQuestion: guide.question,
+      ...(answers
+        ? {
+            role: "answer" as const,
+            fit: { valuesUsed: adapted.valuesUsed, valuesMissed: [], unresolved: [], coverage: 1, uncovered: [] },
+            grouped: null,
+          }
+        : {}),
     });
   }
   return { queries, notes };

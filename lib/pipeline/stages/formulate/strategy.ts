@@ -1,6 +1,6 @@
 import type { KbStructure } from "../../../backends/types";
 import type { TextEmbeddings } from "../../../models/text-embeddings";
-import type { Embedder } from "../../../models/types";
+import type { CrossEncoder, Embedder } from "../../../models/types";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
 import { normalizeLabel } from "../../text";
 import type { Candidate, Feedback, FormulatedQuery, Intent } from "../../contracts";
@@ -9,6 +9,7 @@ import { type Adjustments, adjustmentsFor } from "./feedback";
 import { formulateCypher } from "./graph/formulate-cypher";
 import { formulateSparql } from "./graph/formulate-sparql";
 import { type FormulateGuide, guideQueries } from "./guide";
+import { type GuideExample, learnVocabulary, withVocabulary } from "./vocabulary";
 import { formulateSearch } from "./search/formulate-search";
 import { formulateSql } from "./sql/formulate-sql";
 
@@ -25,12 +26,16 @@ export interface FormulateInput {
   /** KbStructure per KB id (KnowledgeBackend.structure()); a KB without one gets only guides (documents: search). */
   structures: Map<string, KbStructure>;
   guides: FormulateGuide[];
+  /** Every guide query on the candidates' sources: the vocabulary they teach the linker (vocabulary.ts). */
+  guideExamples?: GuideExample[];
   feedback?: Feedback | null;
   /** Queries per candidate, best first; default 3. */
   maxQueriesPerCandidate?: number;
   /** The sentence embedder and the catalog texts' embeddings: schema linking also ranks columns by meaning when given. */
   embedder?: Embedder | null;
   textEmbeddings?: TextEmbeddings | null;
+  /** The learned question–schema scorer (lib/models/schema-linker.ts): with it, columns are linked by what it learned. */
+  schemaLinker?: CrossEncoder | null;
 }
 
 export const DEFAULT_MAX_QUERIES_PER_CANDIDATE = 3;
@@ -91,9 +96,19 @@ export async function formulateCandidate(
     candidate,
     structure,
   );
-  const models = input.embedder && input.textEmbeddings ? { embedder: input.embedder, texts: input.textEmbeddings } : null;
+  const models =
+    input.embedder && input.textEmbeddings
+      ? { embedder: input.embedder, texts: input.textEmbeddings, linker: input.schemaLinker ?? null }
+      : null;
   const linked = await withColumnMeaning(models, input.intent, candidate, structure, signal);
-  const own = await generated(input.intent, linked.candidate, structure, adj, max);
+  const vocabulary = learnVocabulary(
+    (input.guideExamples ?? []).filter((g) => g.kbId === candidate.kbId),
+    structure,
+  );
+  const taught = withVocabulary(input.intent, vocabulary);
+  const own = await generated(taught.intent, linked.candidate, structure, adj, max);
+  if (taught.learned.length)
+    own.notes.push(`${candidate.kbName}: the analysts' guides name ${taught.learned.join(", ")} by words of this question`);
   // With room for two or more, one slot at least stays with the generated queries, so a misleading
   // guide never fills the list alone (with room for one, the guide's proven shape wins).
   const guideSlots = own.queries.length > 0 && max > 1 ? max - 1 : max;

@@ -22,8 +22,28 @@ export interface Commitment {
 
 const STRUCTURED = new Set(["SQL", "SPARQL", "CYPHER"]);
 
+/** A source's answer query: its schema-linked one (a matching guide's is committed before, by guideCommitment). */
 function answerQueryOf(executed: ExecutedQuery[], kbId: string): ExecutedQuery | null {
-  return executed.find((q) => q.kbId === kbId && q.role === "answer") ?? null;
+  return executed.find((q) => q.kbId === kbId && q.role === "answer" && q.strategy !== "guide") ?? null;
+}
+
+/** The words the answer card and the trace use for a guide's answer. */
+export function answeredWithGuide(question: string): string {
+  return `Answered with the analyst's guide '${question}'`;
+}
+
+/**
+ * A matching guide wins: the analyst's query for this question (formulate/guide.ts marks it the answer
+ * query only when the guide matches) is committed whenever it ran and returned rows, on the
+ * best-ranked source that has one. A guide query that failed or found nothing falls back to the
+ * generated answer queries; the trace says why.
+ */
+function guideCommitment(candidates: Candidate[], executed: ExecutedQuery[]): Commitment | null {
+  for (const c of candidates.filter((x) => STRUCTURED.has(x.kind))) {
+    const q = executed.find((x) => x.kbId === c.kbId && x.role === "answer" && x.strategy === "guide" && productive(x));
+    if (q) return { kbId: c.kbId, kbName: c.kbName, query: q, reason: `${answeredWithGuide(q.guideQuestion ?? "")} on ${c.kbName}` };
+  }
+  return null;
 }
 
 /**
@@ -67,6 +87,20 @@ function whyNot(q: ExecutedQuery): string {
  * answer query (document collections keep the evidence-based selection).
  */
 export function commitSource(candidates: Candidate[], executed: ExecutedQuery[]): Commitment | null {
+  const byGuide = guideCommitment(candidates, executed);
+  if (byGuide) return byGuide;
+  const committed = generatedCommitment(candidates, executed);
+  // A matching guide whose query no longer runs (a renamed column, a dropped table) or finds nothing is skipped; the trace says why.
+  const skipped = executed
+    .filter((q) => q.strategy === "guide" && q.role === "answer" && !productive(q))
+    .map(
+      (q) =>
+        `the analyst's guide '${q.guideQuestion ?? ""}' was not used: its query ${q.status === "ok" || q.status === "empty" ? "found no rows" : `could not run (${q.status}; the run's query list says more)`}`,
+    );
+  return committed && skipped.length ? { ...committed, reason: `${committed.reason}; ${skipped.join("; ")}` } : committed;
+}
+
+function generatedCommitment(candidates: Candidate[], executed: ExecutedQuery[]): Commitment | null {
   const ranked = candidates.filter((c) => STRUCTURED.has(c.kind));
   if (ranked.length === 0 || !STRUCTURED.has(candidates[0]?.kind ?? "")) return null;
   const withQuery = ranked
@@ -148,5 +182,6 @@ export function committedResult(commitment: Commitment, pieces: EvidencePiece[],
     cap,
     fit: q.fit ?? null,
     grouped: q.grouped ?? null,
+    guide: q.strategy === "guide" && q.guideId ? { id: q.guideId, question: q.guideQuestion ?? "" } : null,
   };
 }

@@ -142,7 +142,7 @@ const COUNT_PATTERNS: { re: RegExp; op: Constructs["counts"][number]["op"] }[] =
 ];
 
 /**
- * "Which grades have 4 or more high schoolers?", "conductors who conducted more than one orchestra":
+ * "Which regions have 3 or more warehouses?", "customers who placed more than one order":
  * a bound on how many of a noun a row has. Whether the noun names rows to count (a table, a label) or a
  * numeric attribute ("more than 3500 weight") is for formulation to decide against the schema.
  */

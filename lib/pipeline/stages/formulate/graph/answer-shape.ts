@@ -132,7 +132,7 @@ export function graphAnswerShape(
     };
   }
   // "Who …" asks for people by name: the caption of the doer (the plan's root node), not the node
-  // ("Who reviewed The Matrix?"); for groups ("Who has directed more than one movie?") each group's caption.
+  // ("Who cited this paper?"); for groups ("Who has supervised more than one thesis?") each group's caption.
   if (/^who\b/i.test(intent.wh ?? "")) {
     const doer = view.relationships.has(p.root) ? caption : (captionColumn(linking, structure, p.root) ?? caption);
     if (p.groupBy.length === 0)

@@ -12,7 +12,7 @@ import { type GraphView, graphLinkInView, graphView } from "./graph-view";
 import { renderCypher } from "./render-cypher";
 
 /**
- * "Who reviewed the most movies?", "Who are the first 3 directors of movies released in the 2000s?": "who"
+ * "Who wrote the most papers?", "Who are the first 3 authors of papers published in the 1990s?": "who"
  * asks for the doer of the verb, the start of the relationship the question names, though the question
  * names only the nodes at its end. The root stays when it already starts a named relationship.
  */

@@ -124,7 +124,7 @@ export function aggregateWords(aggregates: SqlAggregate[], positions: Positioned
 // Conditions on counts: HAVING
 
 /**
- * "Which grades have 4 or more high schoolers?", "conductors who conducted more than one orchestra":
+ * "Which regions have 3 or more warehouses?", "customers who placed more than one order":
  * a count condition whose noun names a table is a HAVING on the number of that table's rows per group.
  */
 export function pickHaving(constructs: Constructs, linking: SchemaLinking, reach: Set<string>, notes: string[]): WordedHaving[] {

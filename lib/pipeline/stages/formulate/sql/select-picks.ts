@@ -76,7 +76,7 @@ export function pickSelectList(
     ];
     select = items.sort((a, b) => a.at - b.at).map((x) => x.item);
   }
-  // Grouped answers show their key: a grouping column the question named outside the ask ("How many singers are from each country?").
+  // Grouped answers show their key: a grouping column the question named outside the ask ("How many suppliers are based in each country?").
   if (groupBy.length > 0 && shownAggregates.length > 0 && !select.some((s) => s.kind === "column")) {
     const key = groupBy.find((c) => !c.key) ?? groupBy[0];
     select.unshift({ kind: "column", column: key });

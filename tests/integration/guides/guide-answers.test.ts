@@ -1,0 +1,107 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { openBackend } from "@/lib/backends/registry";
+import { saveGuide } from "@/lib/guides/save";
+import { DEMO_KB_NAMES } from "@/lib/demo/seed-catalog";
+import { runPipeline } from "@/lib/runs/run-pipeline";
+import { useDemoWorkspace } from "../support/demo-workspace";
+import { TARGET_ENGINE } from "../support/test-database";
+
+/**
+ * The issue's scenario on the demo workspace: an analyst saves a guide with a correct query, and the
+ * next ask of the same question (or one of its shape with other values) answers from that query.
+ */
+describe(`a matching guide answers (${TARGET_ENGINE})`, () => {
+  const ws = useDemoWorkspace("mosaic-guide-answers-");
+  let analyst: { id: string; role: "ANALYST"; groupIds: string[] };
+  let sqlKb = "";
+  const ask = (question: string) => runPipeline(ws.handle.prisma, ws.deps, { question, user: analyst });
+  const topProduct = (year: number, limit = 1) =>
+    `SELECT p.name, SUM(oi.quantity * oi.unit_price) AS revenue FROM order_items oi JOIN orders o ON o.order_id = oi.order_id JOIN products p ON p.product_id = oi.product_id WHERE strftime('%Y', o.order_date) = '${year}' GROUP BY p.name ORDER BY revenue DESC LIMIT ${limit}`;
+
+  beforeAll(async () => {
+    const a = await ws.handle.prisma.user.findUniqueOrThrow({ where: { email: "analyst@mosaic.local" }, include: { memberships: true } });
+    analyst = { id: a.id, role: "ANALYST", groupIds: a.memberships.map((m) => m.groupId) };
+    sqlKb = (await ws.handle.prisma.knowledgeBase.findFirstOrThrow({ where: { name: DEMO_KB_NAMES.sql } })).id;
+  });
+
+  /** What the guide's own query returns, read through the engine (the expected answer, not a constant). */
+  const expected = async (sql: string) => {
+    const kb = await ws.handle.prisma.knowledgeBase.findUniqueOrThrow({ where: { id: sqlKb } });
+    const backend = openBackend(kb, ws.deps);
+    const r = await backend.execute({ language: "sql", text: sql }, { timeoutMs: 10_000, maxRows: 50 });
+    return r.records.map((rec) => rec[r.columns[0]]);
+  };
+
+  it("asked word for word, the guide's query is the committed answer query and the answer says so", async () => {
+    const question = "What was the highest-selling product in 2024?";
+    const guide = await saveGuide(ws.handle.prisma, ws.deps, analyst, {
+      question,
+      notes: "",
+      sources: [
+        { kbId: sqlKb, actions: [{ kind: "NATIVE_QUERY", params: { query: { language: "sql", text: topProduct(2024) } }, context: "" }] },
+      ],
+    });
+    const [best] = await expected(topProduct(2024));
+    const o = await ask(question);
+    expect(o.answer.refrained).toBe(false);
+    // The guide's row as it stands: the product and its revenue.
+    expect(o.answer.text.split(", ")[0]).toBe(String(best));
+    expect(o.answer.shape?.source.guide).toMatchObject({ id: guide.id, question });
+    expect(o.answer.shape?.source.query).toBe(topProduct(2024));
+    const trace = await ws.handle.prisma.traceEvent.findMany({ where: { runId: o.runId }, select: { summary: true } });
+    expect(trace.some((t) => t.summary.includes(`Answered with the analyst's guide '${question}'`))).toBe(true);
+  }, 120_000);
+
+  it("a guide is a template: the year and the count are slots filled from the new question", async () => {
+    const question = "Which 3 products sold best in 2024?";
+    const guide = await saveGuide(ws.handle.prisma, ws.deps, analyst, {
+      question,
+      notes: "",
+      sources: [
+        {
+          kbId: sqlKb,
+          actions: [{ kind: "NATIVE_QUERY", params: { query: { language: "sql", text: topProduct(2024, 3) } }, context: "" }],
+        },
+      ],
+    });
+    const o = await ask("Which 5 products sold best in 2025?");
+    expect(o.answer.shape?.source.guide?.id).toBe(guide.id);
+    expect(o.answer.shape?.source.query).toBe(topProduct(2025, 5));
+    const want = await expected(topProduct(2025, 5));
+    expect(o.answer.shape?.rows.map((r) => r[0])).toEqual(want);
+  }, 120_000);
+
+  it("a guide about something else never answers: the question's own value must be in the guide's query", async () => {
+    const o = await ask("How many orders were returned?");
+    expect(o.answer.shape?.source.guide ?? null).toBeNull();
+    expect(o.answer.text).toMatch(/\b7\b/);
+  }, 120_000);
+
+  it("a guide whose query no longer runs is skipped, the trace says why, and the question is answered as without it", async () => {
+    const question = "How many customers are there?";
+    // Stored directly: saving through the editor would refuse the query (it names a column the source lacks).
+    await ws.handle.prisma.extractionGuide.create({
+      data: {
+        question,
+        createdById: analyst.id,
+        sources: {
+          create: [
+            {
+              kbId: sqlKb,
+              actions: {
+                create: [
+                  { kind: "NATIVE_QUERY", params: { query: { language: "sql", text: "SELECT COUNT(loyalty_tier) FROM customers" } } },
+                ],
+              },
+            },
+          ],
+        },
+      },
+    });
+    const o = await ask(question);
+    expect(o.answer.shape?.source.guide ?? null).toBeNull();
+    expect(o.answer.text).toMatch(/\b12\b/);
+    const trace = await ws.handle.prisma.traceEvent.findMany({ where: { runId: o.runId }, select: { summary: true } });
+    expect(trace.some((t) => t.summary.includes(`the analyst's guide '${question}' was not used: its query could not run`))).toBe(true);
+  }, 120_000);
+});
