@@ -283,6 +283,11 @@ if (phaseIdx >= 0) {
     // Runs on import (its own arguments follow "attack").
     await import("./bench-attack");
   }
+  if (suite === "api") {
+    const { benchApi } = await import("./bench-api");
+    await benchApi(args.slice(1));
+    process.exit(0);
+  }
   if (suite === "instances") {
     const { benchInstances } = await import("./bench-instances");
     await benchInstances();
@@ -290,7 +295,7 @@ if (phaseIdx >= 0) {
   }
   if (suite !== "sources") {
     console.error(
-      "Usage: npm run bench -- sources [--engine sqlite|opensearch] [--opensearch-harness] [--models on] | pipeline [--questions N] [--data-dir DIR] [--models on|off] | models [--runs N] [--threads N] [--data-dir DIR] | attack [--seconds N] [--attackers N] [--base-url URL --pid PID] | uploads [--parsers PATH] [--limit S] | instances [--questions N] [--clients N] [--documents N] [--models on] | audit [--questions N]",
+      "Usage: npm run bench -- sources [--engine sqlite|opensearch] [--opensearch-harness] [--models on] | pipeline [--questions N] [--data-dir DIR] [--models on|off] | models [--runs N] [--threads N] [--data-dir DIR] | attack [--seconds N] [--attackers N] [--base-url URL --pid PID] | uploads [--parsers PATH] [--limit S] | instances [--questions N] [--clients N] [--documents N] [--models on] | audit [--questions N] | api [--rounds N]",
     );
     process.exit(2);
   }

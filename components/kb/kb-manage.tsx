@@ -9,6 +9,7 @@ import { count } from "@/lib/format/count";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Field, TextInput } from "../ui/field";
+import { KbAccessFieldset } from "./access-fieldset";
 
 /** Check, re-describe, re-index: each reports what happened and refreshes the page's server data. */
 export function KbActions({ id }: { id: string }) {
@@ -66,15 +67,16 @@ export function KbSettingsForm({
   kb,
   groups,
 }: {
-  kb: { id: string; name: string; description: string; groupIds: string[] };
+  kb: { id: string; name: string; description: string; groupIds: string[]; openToEveryone: boolean };
   groups: { id: string; name: string }[];
 }) {
   const router = useRouter();
   const [name, setName] = useState(kb.name);
   const [description, setDescription] = useState(kb.description);
   const [groupIds, setGroupIds] = useState(kb.groupIds);
+  const [openToEveryone, setOpenToEveryone] = useState(kb.openToEveryone);
   const save = useMutation({
-    mutationFn: () => unwrap(updateKbAction({ id: kb.id, name, description, groupIds })),
+    mutationFn: () => unwrap(updateKbAction({ id: kb.id, name, description, groupIds, openToEveryone })),
     onSuccess: () => router.refresh(),
   });
   const errs = save.error instanceof ActionFailure ? save.error.fields : {};
@@ -99,22 +101,17 @@ export function KbSettingsForm({
           className="block w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
         />
       </Field>
-      <fieldset>
-        <legend className="text-sm font-medium">Who may use it</legend>
-        <p className="mb-1 text-xs text-slate-500">No group chosen = every signed-in user. Admins always see every knowledge base.</p>
-        <div className="flex flex-wrap gap-x-4 gap-y-1">
-          {groups.map((g) => (
-            <label key={g.id} className="flex items-center gap-1.5 text-sm">
-              <input
-                type="checkbox"
-                checked={groupIds.includes(g.id)}
-                onChange={(e) => setGroupIds(e.target.checked ? [...groupIds, g.id] : groupIds.filter((x) => x !== g.id))}
-              />
-              {g.name}
-            </label>
-          ))}
-        </div>
-      </fieldset>
+      <KbAccessFieldset
+        idPrefix="kb-edit"
+        groups={groups}
+        groupIds={groupIds}
+        openToEveryone={openToEveryone}
+        error={errs.groupIds ?? errs.openToEveryone}
+        onChange={(next) => {
+          setGroupIds(next.groupIds);
+          setOpenToEveryone(next.openToEveryone);
+        }}
+      />
       {save.error && !Object.keys(errs).length && <Alert tone="error">{save.error.message}</Alert>}
       {save.isSuccess && <Alert tone="success">Saved.</Alert>}
       <Button type="submit" disabled={save.isPending}>

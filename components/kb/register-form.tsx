@@ -9,6 +9,7 @@ import { type RegisterKbInput, registerKbSchema } from "@/lib/catalog/knowledge-
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Field, TextInput } from "../ui/field";
+import { KbAccessFieldset } from "./access-fieldset";
 import { FileDropZone } from "../ui/file-drop-zone";
 
 type Kind = "DOCUMENTS" | "SQL" | "SPARQL" | "CYPHER";
@@ -47,6 +48,7 @@ interface Fields {
   name: string;
   description: string;
   groupIds: string[];
+  openToEveryone: boolean;
   host: string;
   port: string;
   database: string;
@@ -66,6 +68,7 @@ const EMPTY: Fields = {
   name: "",
   description: "",
   groupIds: [],
+  openToEveryone: false,
   host: "localhost",
   port: "5432",
   database: "",
@@ -81,7 +84,7 @@ const EMPTY: Fields = {
 };
 
 function buildInput(source: Source, f: Fields): RegisterKbInput {
-  const base = { name: f.name, description: f.description, groupIds: f.groupIds };
+  const base = { name: f.name, description: f.description, groupIds: f.groupIds, openToEveryone: f.openToEveryone };
   switch (source) {
     case "documents":
       return f.engine === "opensearch"
@@ -363,26 +366,13 @@ export function RegisterKbForm({ groups }: { groups: { id: string; name: string 
           </fieldset>
         )}
         {(!spec.accept || onCluster) && connectionFields}
-        {groups.length > 0 && (
-          <fieldset>
-            <legend className="text-sm font-medium">Who may use it</legend>
-            <p className="mb-1 text-xs text-slate-500">No group chosen = every signed-in user.</p>
-            <div className="flex flex-wrap gap-x-4 gap-y-1">
-              {groups.map((g) => (
-                <label key={g.id} className="flex items-center gap-1.5 text-sm">
-                  <input
-                    type="checkbox"
-                    checked={f.groupIds.includes(g.id)}
-                    onChange={(e) =>
-                      setF({ ...f, groupIds: e.target.checked ? [...f.groupIds, g.id] : f.groupIds.filter((x) => x !== g.id) })
-                    }
-                  />
-                  {g.name}
-                </label>
-              ))}
-            </div>
-          </fieldset>
-        )}
+        <KbAccessFieldset
+          idPrefix="kb-register"
+          groups={groups}
+          groupIds={f.groupIds}
+          openToEveryone={f.openToEveryone}
+          onChange={(next) => setF({ ...f, ...next })}
+        />
       </section>
 
       {test.data && (

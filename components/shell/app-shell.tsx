@@ -1,16 +1,20 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { ROLE_LABELS } from "@/lib/auth/roles";
+import { DemoAccountsBanner } from "./demo-accounts-banner";
 import { NavLinks } from "./nav-links";
 import { SignOutButton } from "./sign-out-button";
 
 export function AppShell({
   nav,
   user,
+  demoAccounts = [],
   children,
 }: {
   nav: { href: string; label: string }[];
   user: { name: string; email: string; role: keyof typeof ROLE_LABELS };
+  /** Admins only: demo accounts that still take their published passwords. */
+  demoAccounts?: string[];
   children: ReactNode;
 }) {
   return (
@@ -36,7 +40,9 @@ export function AppShell({
         </nav>
         <div className="border-t border-slate-200 px-5 py-4 text-sm">
           <p className="font-medium" data-testid="current-user-name">
-            {user.name}
+            <Link href="/profile" className="hover:underline" title="Your profile and API keys">
+              {user.name}
+            </Link>
           </p>
           <p className="truncate text-slate-500">{user.email}</p>
           <p className="mt-1 inline-block rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-600" data-testid="current-user-role">
@@ -47,9 +53,12 @@ export function AppShell({
           </div>
         </div>
       </aside>
-      <main id="main" className="min-w-0 flex-1 px-8 py-8">
-        <div className="mx-auto max-w-6xl">{children}</div>
-      </main>
+      <div className="min-w-0 flex-1">
+        <DemoAccountsBanner emails={demoAccounts} />
+        <main id="main" className="px-8 py-8">
+          <div className="mx-auto max-w-6xl">{children}</div>
+        </main>
+      </div>
     </div>
   );
 }

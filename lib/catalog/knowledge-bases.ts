@@ -22,6 +22,8 @@ export interface KbListItem {
   connection: string;
   sourceObjectCount: number;
   groups: { id: string; name: string }[];
+  /** Open to every signed-in user; otherwise admins and the members of `groups` (none = admins only). */
+  openToEveryone: boolean;
   stats: Record<string, number>;
 }
 
@@ -38,6 +40,7 @@ interface KbListRow {
   stats: unknown;
   _count: { sourceObjects: number };
   groupAccess: { group: { id: string; name: string } }[];
+  openToEveryone: boolean;
 }
 
 /** The list view of a KB row (also the head of the detail view); never touches secrets. */
@@ -54,6 +57,7 @@ function toListItem(r: KbListRow): KbListItem {
     connection: connectionSummary(r.kind, (r.config ?? {}) as Record<string, unknown>),
     sourceObjectCount: r._count.sourceObjects,
     groups: r.groupAccess.map((g) => g.group),
+    openToEveryone: r.openToEveryone,
     stats: (r.stats ?? {}) as Record<string, number>,
   };
 }
@@ -88,6 +92,7 @@ export async function listKnowledgeBases(
       stats: true,
       _count: { select: { sourceObjects: true } },
       groupAccess: { select: { group: { select: { id: true, name: true } } } },
+      openToEveryone: true,
     },
   });
   return rows.map(toListItem);
@@ -155,7 +160,7 @@ export async function setPrivilegeRiskAcceptance(
 
 export async function updateKnowledgeBase(
   prisma: PrismaClient,
-  raw: { id: string; name: string; description?: string; groupIds?: string[] },
+  raw: { id: string; name: string; description?: string; groupIds?: string[]; openToEveryone?: boolean },
 ) {
   const input = updateKbSchema.parse(raw);
   const exists = await prisma.knowledgeBase.findUnique({ where: { id: input.id }, select: { id: true } });
@@ -170,7 +175,10 @@ export async function updateKnowledgeBase(
   await prisma.$transaction([
     prisma.kbGroupAccess.deleteMany({ where: { kbId: input.id } }),
     prisma.kbGroupAccess.createMany({ data: [...new Set(input.groupIds)].map((groupId) => ({ kbId: input.id, groupId })) }),
-    prisma.knowledgeBase.update({ where: { id: input.id }, data: { name: input.name, description: input.description } }),
+    prisma.knowledgeBase.update({
+      where: { id: input.id },
+      data: { name: input.name, description: input.description, openToEveryone: input.openToEveryone },
+    }),
   ]);
 }
 

@@ -8,6 +8,11 @@ const base = {
   name: z.string().trim().min(1, "Enter a name.").max(80, "Keep the name under 80 characters."),
   description: z.string().trim().max(2000, "Keep the description under 2,000 characters.").default(""),
   groupIds: z.array(z.string().min(1)).max(100).default([]),
+  /**
+   * Open to every signed-in user. Unticked and no group chosen = admins only (private by default,
+   * issue 29): visibility is never widened by leaving something out.
+   */
+  openToEveryone: z.boolean().default(false),
 };
 
 const optionalSecret = z
@@ -114,6 +119,7 @@ export const updateKbSchema = z.object({
   name: base.name,
   description: base.description,
   groupIds: base.groupIds,
+  openToEveryone: base.openToEveryone,
 });
 
 /** Which kinds need uploaded files at registration. */

@@ -75,6 +75,7 @@ export async function registerCatalogEntry(
         secretsCiphertext: Object.keys(secrets).length ? encryptSecrets(secrets, deps.encryptionKey) : null,
         origin: opts.origin ?? "user",
         createdById: actorId,
+        openToEveryone: input.openToEveryone,
         groupAccess: { create: [...new Set(input.groupIds)].map((groupId) => ({ groupId })) },
       },
     });

@@ -41,6 +41,8 @@ export async function seedDemoCatalogOnce(prisma: PrismaClient, deps: CatalogDep
         name: DEMO_KB_NAMES.documents,
         description: "Company policies (travel and expenses, returns and warranty) and the 2025 annual report with results by region.",
         connection: { language: "en" },
+        // The demo workspace is for every demo account: opened explicitly (new KBs are admins-only).
+        openToEveryone: true,
       },
       [
         content("travel-and-expense-policy.md"),
@@ -65,6 +67,7 @@ export async function seedDemoCatalogOnce(prisma: PrismaClient, deps: CatalogDep
           description:
             "Orders, order lines, products, customers and sales regions of Aurora Outfitters for 2024 and 2025. Prices are in euros.",
           connection: { dialect: "sqlite" },
+          openToEveryone: true,
         },
         [],
         { origin: "demo", sqliteSourcePath: file },
@@ -84,6 +87,7 @@ export async function seedDemoCatalogOnce(prisma: PrismaClient, deps: CatalogDep
         description:
           "Products with their categories, materials and manufacturers; the company's subsidiaries, suppliers, locations and executives.",
         connection: { mode: "embedded" },
+        openToEveryone: true,
       },
       [content("products.ttl")],
       { origin: "demo" },

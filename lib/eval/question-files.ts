@@ -228,6 +228,9 @@ export async function registerQuestionCollection(
       description: `Temporary: the TAT-QA contexts of ${loaded.ref.name}, registered by npm run eval --questions for one run and removed when it ends.`,
       connection: { language: "en" },
       groupIds: user.role === "ADMIN" ? [] : user.groupIds,
+      // A runner in no group must still see the collection it registers, as before knowledge bases became
+      // private by default; an admin's stays admins-only.
+      openToEveryone: user.role !== "ADMIN" && user.groupIds.length === 0,
     },
     [],
     { populate: async (ctx) => void (await loadTatQaContexts(ctx, c.contexts, loaded.ref.name)) },

@@ -1,12 +1,16 @@
 import "server-only";
 import { NextRequest, NextResponse } from "next/server";
 import type { z } from "zod";
+import { authenticateApiToken, requireScope, spendApiRequest } from "../auth/api-keys";
+import type { ApiScope } from "../auth/api-keys.validation";
 import { type CurrentUser, getCurrentUser } from "../auth/session";
+import { db } from "../db/client";
 import type { Role } from "../db/generated/enums";
 import { loadEnv } from "../env";
 import { AppError, type ClientError, httpStatusFor, toClientError } from "../errors";
 import { log } from "../log";
 import { BodyTooLargeError, mediaType, readBoundedBody } from "./body";
+import { problemDetails } from "./problem";
 import { type RequestCredentials, requestCredentials } from "./credentials";
 import { sameOriginVerdict } from "./same-origin";
 
@@ -22,7 +26,7 @@ import { sameOriginVerdict } from "./same-origin";
  * and maps errors to the allow-listed typed set (lib/errors.ts) with the matching status.
  */
 
-interface RouteOptions<S extends z.ZodType | undefined> {
+export interface RouteOptions<S extends z.ZodType | undefined> {
   name: string;
   roles?: readonly Role[];
   /** Validates the JSON body (POST/PUT/PATCH) or, for GET, the query string. */
@@ -32,6 +36,14 @@ interface RouteOptions<S extends z.ZodType | undefined> {
    * are handed to the handler; the whole request is bounded by UPLOAD_MAX_BYTES.
    */
   multipart?: boolean;
+  /**
+   * The API-key scope this route needs (issue 29). A route without one takes a signed-in session only;
+   * a route with one also takes `Authorization: Bearer <key>`, acting as the key's user, refused (403,
+   * naming the scope) when the key lacks it. Sessions are not scoped: they may do what the role allows.
+   */
+  scope?: ApiScope;
+  /** Errors as RFC 9457 problem details (application/problem+json): the versioned API's format. */
+  problemDetails?: boolean;
 }
 
 export interface UploadedFormFile {
@@ -40,7 +52,7 @@ export interface UploadedFormFile {
   mediaType: string;
 }
 
-type Handler<S extends z.ZodType | undefined, P> = (args: {
+export type Handler<S extends z.ZodType | undefined, P> = (args: {
   req: NextRequest;
   user: CurrentUser;
   /**
@@ -48,6 +60,8 @@ type Handler<S extends z.ZodType | undefined, P> = (args: {
    * key (issue 29) will be "key:<id>", so a key has its own allowance beside its owner's browser.
    */
   principal: string;
+  /** The API key the request came with, if any (its id and scopes); absent for a session. */
+  apiKey?: { id: string; scopes: readonly ApiScope[] };
   input: S extends z.ZodType ? z.infer<S> : undefined;
   files: UploadedFormFile[];
   params: P;
@@ -63,13 +77,17 @@ function mark<F extends object>(fn: F): F {
   return fn;
 }
 
-function errorResponse(error: unknown, route: string): Response {
+function errorResponse(error: unknown, route: string, asProblem = false, instance?: string): Response {
   const clientError: ClientError = toClientError(error, { route });
   const headers: Record<string, string> = {};
   // A refused body may still be arriving: close the connection rather than let the server drain it.
   if (error instanceof BodyTooLargeError || clientError.code === "PAYLOAD_TOO_LARGE") headers.connection = "close";
   if (clientError.retryAfterSeconds !== undefined) headers["retry-after"] = String(clientError.retryAfterSeconds);
-  return NextResponse.json({ error: clientError }, { status: httpStatusFor(clientError), headers });
+  const status = httpStatusFor(clientError);
+  if (!asProblem) return NextResponse.json({ error: clientError }, { status, headers });
+  if (status === 401) headers["www-authenticate"] = 'Bearer realm="mosaic"';
+  headers["content-type"] = "application/problem+json";
+  return new Response(JSON.stringify(problemDetails(clientError, status, instance)), { status, headers });
 }
 
 /** Step 1: the same-origin rule, for every credential but a bare bearer token. */
@@ -83,15 +101,30 @@ function checkOrigin(req: Request, credentials: RequestCredentials, route: strin
 }
 
 /**
- * Step 2: who is calling. A session cookie (or nothing) goes through next-auth; a bearer token is where
- * personal access tokens (issue 29) plug in: until they exist no token is valid.
+ * Step 2: who is calling. A session cookie (or nothing) goes through next-auth; a bearer token is an API
+ * key (lib/auth/api-keys.ts), accepted only where the route names the scope it needs, checked for that
+ * scope, and charged one request of the key's allowance. The key's principal ("key:<id>") has its own
+ * run slots beside its owner's browser.
  */
-async function authenticate(credentials: RequestCredentials): Promise<{ user: CurrentUser; principal: string }> {
+async function authenticate(
+  credentials: RequestCredentials,
+  scope: ApiScope | undefined,
+): Promise<{ user: CurrentUser; principal: string; apiKey?: { id: string; scopes: readonly ApiScope[] } }> {
   if (credentials.kind === "bearer") {
-    throw new AppError("UNAUTHENTICATED", "This endpoint takes a signed-in session; API keys are not accepted here yet.");
+    if (!scope) throw new AppError("UNAUTHENTICATED", "This endpoint takes a signed-in session; API keys work on /api/v1.");
+    const prisma = await db();
+    const key = await authenticateApiToken(prisma, credentials.token);
+    requireScope(key, scope);
+    await spendApiRequest(prisma, key.keyId);
+    return { user: key.user, principal: `key:${key.keyId}`, apiKey: { id: key.keyId, scopes: key.scopes } };
   }
   const user = await getCurrentUser();
-  if (!user) throw new AppError("UNAUTHENTICATED", "Sign in to use this endpoint.");
+  if (!user) {
+    throw new AppError(
+      "UNAUTHENTICATED",
+      scope ? "Send an API key as Authorization: Bearer <key>, or sign in." : "Sign in to use this endpoint.",
+    );
+  }
   return { user, principal: `user:${user.id}` };
 }
 
@@ -170,7 +203,7 @@ export function withAuthRoute<S extends z.ZodType | undefined = undefined, P = R
     try {
       const credentials = requestCredentials((n) => req.headers.get(n));
       checkOrigin(req, credentials, options.name);
-      const { user, principal } = await authenticate(credentials);
+      const { user, principal, apiKey } = await authenticate(credentials, options.scope);
       if (options.roles && !options.roles.includes(user.role)) {
         throw new AppError("FORBIDDEN", "You do not have permission to do this.");
       }
@@ -186,10 +219,10 @@ export function withAuthRoute<S extends z.ZodType | undefined = undefined, P = R
         if (options.input) input = parseInput(options.input, Object.fromEntries(req.nextUrl.searchParams));
         await discardBody(req);
       }
-      const result = await handler({ req, user, principal, input: input as never, files, params: await ctx.params });
+      const result = await handler({ req, user, principal, apiKey, input: input as never, files, params: await ctx.params });
       return result instanceof Response ? result : NextResponse.json(result);
     } catch (error) {
-      return errorResponse(error, options.name);
+      return errorResponse(error, options.name, options.problemDetails, req.nextUrl?.pathname);
     }
   });
 }

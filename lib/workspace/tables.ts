@@ -20,6 +20,7 @@ export const WORKSPACE_TABLES: TableSpec[] = [
   { model: "User", delegate: "user" },
   { model: "Group", delegate: "group" },
   { model: "GroupMembership", delegate: "groupMembership" },
+  { model: "ApiKey", delegate: "apiKey" },
   { model: "KnowledgeBase", delegate: "knowledgeBase" },
   { model: "KbGroupAccess", delegate: "kbGroupAccess" },
   { model: "EntityLabel", delegate: "entityLabel" },

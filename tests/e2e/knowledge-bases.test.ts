@@ -67,7 +67,7 @@ describe("admin knowledge-base registry", () => {
       // The page opens with what a person needs; the descriptor (DDL and all) is behind "Descriptor".
       expect(await page.getByTestId("kb-descriptor").isVisible()).toBe(false);
       expect(await page.getByTestId("kb-overview").innerText()).toMatch(
-        /Health\s+Healthy[\s\S]+Size\s+\d+ tables[\s\S]+Who may use it\s+Everyone/,
+        /Health\s+Healthy[\s\S]+Size\s+\d+ tables[\s\S]+Who may use it\s+Every signed-in user/i, // labels are shown upper-case
       );
       expect(await (await kbs.descriptor()).innerText()).toContain("CREATE TABLE");
       expect(await kbs.contents().innerText()).toMatch(

@@ -1370,6 +1370,70 @@ export const HTTP_ATTACKS: HttpAttack[] = [
     request: { action: "saveLlmSettingsAction", input: { baseUrl: "http://evil.example/v1" } },
     refusedWith: ["FORBIDDEN", "VALIDATION"],
   },
+  // The API (issue 29): keys that are missing, made up, of another service or riding beside a cookie.
+  {
+    category: "http",
+    name: "list knowledge bases through the API without a key",
+    as: "anonymous",
+    request: { method: "GET", path: "/api/v1/knowledge-bases" },
+    refusedWith: [401],
+  },
+  {
+    category: "http",
+    name: "ask through the API with a made-up key of the right form, from another site",
+    as: "anonymous",
+    request: {
+      raw: {
+        method: "POST",
+        path: "/api/v1/ask",
+        headers: { ...CROSS_SITE, "content-type": "application/json", authorization: `Bearer mosaic_aaaaaaaa_${"A".repeat(43)}` },
+        body: ASK,
+      },
+    },
+    refusedWith: [401],
+  },
+  {
+    category: "http",
+    name: "list models with another service's key",
+    as: "anonymous",
+    request: { raw: { method: "GET", path: "/api/v1/models", headers: { authorization: "Bearer sk-proj-0123456789abcdef" } } },
+    refusedWith: [401],
+  },
+  {
+    category: "http",
+    name: "read a run through the API with a 10,000-character token",
+    as: "anonymous",
+    request: { raw: { method: "GET", path: "/api/v1/runs/x", headers: { authorization: `Bearer mosaic_${"a".repeat(10_000)}` } } },
+    refusedWith: [401],
+  },
+  {
+    category: "http",
+    name: "ask through the API cross-site on a session cookie, with a forged bearer beside it",
+    as: "USER",
+    request: {
+      raw: {
+        method: "POST",
+        path: "/api/v1/chat/completions",
+        headers: { ...CROSS_SITE, "content-type": "application/json", authorization: "Bearer mosaic_forged" },
+        body: JSON.stringify({ model: "mosaic", messages: [{ role: "user", content: "How many orders were returned?" }] }),
+      },
+    },
+    refusedWith: [403],
+  },
+  {
+    category: "http",
+    name: "use a key on a route that takes sessions only",
+    as: "anonymous",
+    request: {
+      raw: {
+        method: "POST",
+        path: "/api/runs",
+        headers: { "content-type": "application/json", authorization: `Bearer mosaic_aaaaaaaa_${"A".repeat(43)}` },
+        body: ASK,
+      },
+    },
+    refusedWith: [401],
+  },
   ...REQUEST_BOUND_ATTACKS(),
 ];
 

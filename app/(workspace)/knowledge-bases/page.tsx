@@ -85,7 +85,13 @@ export default async function KnowledgeBasesPage() {
                       {statsSummary(kb.stats)}
                     </div>
                   </td>
-                  <td className="px-4 py-3 text-slate-600">{kb.groups.length ? kb.groups.map((g) => g.name).join(", ") : "Everyone"}</td>
+                  <td className="px-4 py-3 text-slate-600">
+                    {kb.openToEveryone
+                      ? "Every signed-in user"
+                      : kb.groups.length
+                        ? kb.groups.map((g) => g.name).join(", ")
+                        : "Admins only"}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -12,6 +12,12 @@ import type { CatalogDeps } from "../../deps";
 import { registerKnowledgeBase } from "../register";
 
 /**
+ * Benchmark knowledge bases hold published data sets, shared with every signed-in user as they were
+ * before knowledge bases became private by default (issue 29): said explicitly, never left to a default.
+ */
+const BENCHMARKS_OPEN = true;
+
+/**
  * Registers the public benchmark data in DATASETS_DIR as knowledge bases (origin "benchmark"):
  * SciFact and TAT-QA as document collections, every Spider database as a SQL KB, W3C Direct-Mapping
  * RDF versions of the Spider databases that have dev questions as SPARQL KBs, and the Neo4j movies and
@@ -119,6 +125,7 @@ export async function loadBenchmarkCatalog(
         description:
           "SciFact: 5,183 scientific abstracts (biomedical research findings) used to verify scientific claims. Wadden et al. 2020, CC BY-NC 2.0.",
         connection: { language: "en" },
+        openToEveryone: BENCHMARKS_OPEN,
       },
       [],
       { origin: "benchmark", populate: async (ctx) => void (await loadSciFact(ctx, datasets, { limit: opts.scifactLimit })) },
@@ -135,6 +142,7 @@ export async function loadBenchmarkCatalog(
         description:
           "TAT-QA dev: 278 excerpts of company financial reports, each a table with paragraphs (revenue, costs, assets, shares). Zhu et al. 2021.",
         connection: { language: "en" },
+        openToEveryone: BENCHMARKS_OPEN,
       },
       [],
       { origin: "benchmark", populate: async (ctx) => void (await loadTatQa(ctx, datasets, { limit: opts.tatqaLimit })) },
@@ -152,6 +160,7 @@ export async function loadBenchmarkCatalog(
           name: BENCHMARK_NAMES.spider(db),
           description: `Spider benchmark database ${db.replace(/_/g, " ")} (SQLite). Yu et al. 2018, CC BY-SA 4.0.`,
           connection: { dialect: "sqlite" },
+          openToEveryone: BENCHMARKS_OPEN,
         },
         [],
         { origin: "benchmark", sqliteSourcePath: path.join(datasets, "spider", "database", db, `${db}.sqlite`) },
@@ -169,6 +178,7 @@ export async function loadBenchmarkCatalog(
           name: BENCHMARK_NAMES.spiderRdf(db),
           description: `RDF version of the Spider database ${db.replace(/_/g, " ")} by the W3C Direct Mapping (tables become classes, columns predicates, foreign keys links).`,
           connection: { mode: "embedded" },
+          openToEveryone: BENCHMARKS_OPEN,
         },
         [],
         {
@@ -199,6 +209,7 @@ export async function loadBenchmarkCatalog(
           description:
             "Neo4j example graphs: movies (people who acted in, directed, produced, wrote or reviewed films) and northwind (customers, orders, products, suppliers, employees).",
           connection: { uri, user, database, password },
+          openToEveryone: BENCHMARKS_OPEN,
         },
         [],
         { origin: "benchmark" },

@@ -207,7 +207,13 @@ describe(`knowledge-base registry (${TARGET_ENGINE})`, () => {
     expect((await listSourceObjects(handle.prisma, user, { kbId: result.id })).length).toBe(0);
     expect(await handle.prisma.knowledgeBase.count({ where: { AND: [{ id: result.id }, kbAccessWhere(user)] } })).toBe(0);
     // Admin opens it to everyone: the user now sees it.
-    await updateKnowledgeBase(handle.prisma, { id: result.id, name: "Finance memos", description: "Internal finance memos", groupIds: [] });
+    await updateKnowledgeBase(handle.prisma, {
+      id: result.id,
+      name: "Finance memos",
+      description: "Internal finance memos",
+      groupIds: [],
+      openToEveryone: true,
+    });
     expect((await listKnowledgeBases(handle.prisma, user)).map((k) => k.name)).toContain("Finance memos");
   });
 

@@ -97,6 +97,8 @@ describe("evaluation in the workspace: authored suites and reports", () => {
     // The RDF KB becomes restricted to a group the analysts are not in; a guide on it must stay hidden from them.
     const secret = await p.group.create({ data: { name: "Board" } });
     await p.kbGroupAccess.create({ data: { kbId: ids.rdfKb, groupId: secret.id } });
+    // The demo knowledge bases are open to everyone: restricting one to a group also closes it.
+    await p.knowledgeBase.update({ where: { id: ids.rdfKb }, data: { openToEveryone: false } });
     ids.secretGuide = (await guide("Who is the chief executive of Aurora Outfitters AB?", "Maria Lindqvist", ids.rdfKb)).id;
   }, 180_000);
   afterAll(async () => {

@@ -50,6 +50,8 @@ describe(`feedback review queue (${TARGET_ENGINE})`, () => {
     // From here on only "Finance" may use the SQL KB: the user is in it, the analyst is not.
     const finance = await handle.prisma.group.create({ data: { name: "Finance" } });
     await handle.prisma.kbGroupAccess.create({ data: { kbId: kb.sql, groupId: finance.id } });
+    // The demo knowledge bases are open to everyone: restricting one to a group also closes it.
+    await handle.prisma.knowledgeBase.update({ where: { id: kb.sql }, data: { openToEveryone: false } });
     await handle.prisma.groupMembership.create({ data: { userId: user.id, groupId: finance.id } });
     user.groupIds.push(finance.id);
 

@@ -51,6 +51,8 @@ describe(`extraction guide library (${TARGET_ENGINE})`, () => {
     // An analyst outside the "Finance" group, which alone may use the SQL KB from here on.
     const finance = await handle.prisma.group.create({ data: { name: "Finance" } });
     await handle.prisma.kbGroupAccess.create({ data: { kbId: kb.sql, groupId: finance.id } });
+    // The demo knowledge bases are open to everyone: restricting one to a group also closes it.
+    await handle.prisma.knowledgeBase.update({ where: { id: kb.sql }, data: { openToEveryone: false } });
     for (const s of [analyst, user]) {
       await handle.prisma.groupMembership.create({ data: { userId: s.id, groupId: finance.id } });
       s.groupIds.push(finance.id);

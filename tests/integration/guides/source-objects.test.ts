@@ -40,6 +40,8 @@ describe(`source-object workbench (${TARGET_ENGINE})`, () => {
     analyst = { id: a.id, role: "ANALYST", groupIds: a.memberships.map((m) => m.groupId) };
     const finance = await handle.prisma.group.create({ data: { name: "Finance" } });
     await handle.prisma.kbGroupAccess.create({ data: { kbId: kb.documents, groupId: finance.id } });
+    // The demo knowledge bases are open to everyone: restricting one to a group also closes it.
+    await handle.prisma.knowledgeBase.update({ where: { id: kb.documents }, data: { openToEveryone: false } });
     await handle.prisma.groupMembership.create({ data: { userId: analyst.id, groupId: finance.id } });
     analyst.groupIds.push(finance.id);
     const o = await handle.prisma.user.create({

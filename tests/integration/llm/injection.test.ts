@@ -40,6 +40,7 @@ beforeAll(async () => {
       name: "Purchasing notes",
       description: "Notes from purchasing: suppliers of tent poles and fabrics.",
       connection: { language: "en" },
+      openToEveryone: true, // asked by the business user below (new knowledge bases are admins-only)
     },
     [
       { name: "supplier-memo.md", bytes: Buffer.from(MEMO) },

@@ -156,6 +156,7 @@ describe(`answering pipeline on the demo catalog (${TARGET_ENGINE})`, () => {
         description: "Orders returned by partners",
         config: { mode: "remote", endpoint: `http://127.0.0.1:${port}/sparql` },
         status: "HEALTHY",
+        openToEveryone: true,
       },
     });
     try {

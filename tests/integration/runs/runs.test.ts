@@ -117,7 +117,11 @@ describe(`runs: history, reopening and feedback (${TARGET_ENGINE})`, () => {
     it("withholds a run that read a KB the viewer may no longer use, and drops entity links into such KBs", async () => {
       const graph = await handle.prisma.knowledgeBase.findFirstOrThrow({ where: { name: DEMO_KB_NAMES.sparql } });
       const analysts = await handle.prisma.group.findUniqueOrThrow({ where: { name: "Analysts" } });
-      await handle.prisma.kbGroupAccess.create({ data: { kbId: graph.id, groupId: analysts.id } });
+      // Restricted to the analysts (no longer open to everyone).
+      await handle.prisma.knowledgeBase.update({
+        where: { id: graph.id },
+        data: { openToEveryone: false, groupAccess: { create: [{ groupId: analysts.id }] } },
+      });
       try {
         const hidden = await loadRunView(handle.prisma, people.user, graphAnswer.runId);
         expect(hidden.hidden).toEqual({ wholeResult: true, entityLinks: 0 });
@@ -140,6 +144,7 @@ describe(`runs: history, reopening and feedback (${TARGET_ENGINE})`, () => {
         expect(adminView.outcome?.answer.text).toContain("Anke Vogel");
       } finally {
         await handle.prisma.kbGroupAccess.deleteMany({ where: { kbId: graph.id } });
+        await handle.prisma.knowledgeBase.update({ where: { id: graph.id }, data: { openToEveryone: true } });
       }
     });
   });

@@ -170,7 +170,7 @@ describe("withAuthRoute's guards", () => {
     expect(await res.json()).toEqual({ created: "ok" });
   });
 
-  it("leaves bare bearer requests to the bearer hook, which accepts no key yet", async () => {
+  it("takes no API key on a route that names no scope, whatever the origin (keys work on /api/v1)", async () => {
     current = null;
     const res = await route(
       new NextRequest("http://localhost:3000/api/x", {
@@ -186,7 +186,7 @@ describe("withAuthRoute's guards", () => {
       { params: Promise.resolve({}) },
     );
     expect(res.status).toBe(401);
-    expect((await res.json()).error.message).toMatch(/API keys are not accepted here yet/);
+    expect((await res.json()).error.message).toMatch(/takes a signed-in session; API keys work on \/api\/v1/);
   });
 
   it("hands a public route's handler the body it read, bounded", async () => {

@@ -10,7 +10,8 @@ import { describe, expect, it } from "vitest";
  */
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
-const WRAPPERS = new Set(["withAuthRoute", "withPublicRoute"]);
+// apiRoute (lib/server/api-v1/route.ts) is withAuthRoute with a required API-key scope and problem details.
+const WRAPPERS = new Set(["withAuthRoute", "withPublicRoute", "apiRoute"]);
 
 function routeFiles(dir: string, out: string[] = []): string[] {
   for (const entry of readdirSync(dir)) {
@@ -74,6 +75,12 @@ describe("route handlers", () => {
     );
     expect(offenders).toEqual([]);
     for (const f of files) expect(exportedHandlers(f).length, `${f} exports no handler`).toBeGreaterThan(0);
+  });
+
+  it("apiRoute is withAuthRoute's", async () => {
+    const { apiRoute } = await import("@/lib/server/api-v1/route");
+    const { GUARDED_ROUTE } = await import("@/lib/http/route");
+    expect((apiRoute({ name: "t", scope: "ask" }, async () => ({})) as unknown as Record<symbol, unknown>)[GUARDED_ROUTE]).toBe(true);
   });
 
   it("tells a bare handler from a wrapped one", async () => {

@@ -117,7 +117,11 @@ export default async function KnowledgeBasePage({
         <div className="rounded-lg border border-slate-200 bg-white p-4">
           <dt className="text-xs font-semibold uppercase tracking-wide text-slate-500">Who may use it</dt>
           <dd className="mt-1 text-sm text-slate-800" data-testid="kb-access">
-            {kb.groups.length === 0 ? "Everyone in the workspace" : `Admins and the members of ${kb.groups.map((g) => g.name).join(", ")}`}
+            {kb.openToEveryone
+              ? "Every signed-in user"
+              : kb.groups.length === 0
+                ? "Admins only (private until you choose groups or every signed-in user)"
+                : `Admins and the members of ${kb.groups.map((g) => g.name).join(", ")}`}
           </dd>
         </div>
       </dl>
@@ -248,7 +252,13 @@ export default async function KnowledgeBasePage({
               Settings and access
             </h2>
             <KbSettingsForm
-              kb={{ id: kb.id, name: kb.name, description: kb.description, groupIds: kb.groups.map((g) => g.id) }}
+              kb={{
+                id: kb.id,
+                name: kb.name,
+                description: kb.description,
+                groupIds: kb.groups.map((g) => g.id),
+                openToEveryone: kb.openToEveryone,
+              }}
               groups={groups}
             />
           </section>

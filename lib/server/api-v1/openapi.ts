@@ -1,0 +1,172 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
+import { z } from "zod";
+import { API_BUCKET_CAPACITY, API_BUCKET_REFILL_PER_SECOND } from "../../auth/api-keys";
+import { API_SCOPES, API_SCOPE_LABELS, type ApiScope } from "../../auth/api-keys.validation";
+import { askSchema } from "../../pipeline/run.validation";
+import { chatCompletionRequestSchema, chatCompletionSchema, modelListSchema } from "./openai-schemas";
+import {
+  apiKeySchema,
+  askResultSchema,
+  idParamsSchema,
+  knowledgeBaseListSchema,
+  knowledgeBaseSchema,
+  problemSchema,
+  refreshInputSchema,
+  refreshReportSchema,
+  reportListSchema,
+  reportSummarySchema,
+  runEvidenceSchema,
+  runSchema,
+} from "./schemas";
+
+/**
+ * The OpenAPI 3.1 document of /api/v1, generated from the zod schemas the routes validate with (request
+ * bodies are the actions' own schemas) and the response schemas the tests check answers against.
+ * Served at /api/v1/openapi.json.
+ */
+function problems(...statuses: number[]) {
+  const text: Record<number, string> = {
+    400: "A field is invalid: `fields` names it",
+    401: "No API key, or one that is unknown, expired or revoked",
+    403: "The key lacks the scope (`fields.scope` names it) or the user's role may not do this",
+    404: "Not found, or not shared with the key's user",
+    409: "Conflict",
+    413: "Body too large",
+    415: "Body is not application/json",
+    429: "Too many requests for this key (Retry-After), or too many questions running at once",
+    503: "A knowledge base could not be reached",
+  };
+  return Object.fromEntries(
+    statuses.map((s) => [s, { description: text[s] ?? "Error", content: { "application/problem+json": { schema: problemSchema } } }]),
+  );
+}
+
+const common = [401, 403, 429];
+
+export function buildOpenApiDocument() {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent("securitySchemes", "apiKey", {
+    type: "http",
+    scheme: "bearer",
+    description: "A personal access token from your profile page (mosaic_…).",
+  });
+  const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
+  const secured = (scope: ApiScope) => ({ security: [{ apiKey: [] }], "x-mosaic-scope": scope });
+
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/ask",
+    summary: "Ask a question",
+    description:
+      "Runs the question over the knowledge bases the key's user may use. JSON by default; with `Accept: text/event-stream`, Server-Sent Events: `stage` events (stage, type START|END|ERROR|INFO, summary, durationMs, at), then one `answer` event (the JSON body below) or one `error` event (problem code and message).",
+    ...secured("ask"),
+    request: { body: { content: { "application/json": { schema: askSchema } } } },
+    responses: {
+      200: {
+        description: "The answer with its citations and evidence",
+        content: { "application/json": { schema: askResultSchema }, "text/event-stream": { schema: z.string() } },
+      },
+      ...problems(400, ...common, 413, 415),
+    },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/runs/{id}",
+    summary: "A stored run",
+    ...secured("runs:read"),
+    request: { params: idParamsSchema },
+    responses: { 200: json(runSchema, "The run"), ...problems(...common, 404) },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/runs/{id}/evidence",
+    summary: "A stored run's evidence",
+    ...secured("runs:read"),
+    request: { params: idParamsSchema },
+    responses: { 200: json(runEvidenceSchema, "Citations and evidence"), ...problems(...common, 404) },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/knowledge-bases",
+    summary: "Knowledge bases the user may use, with health",
+    ...secured("kbs:read"),
+    responses: { 200: json(knowledgeBaseListSchema, "The list"), ...problems(...common) },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/knowledge-bases/{id}",
+    summary: "One knowledge base and its health",
+    ...secured("kbs:read"),
+    request: { params: idParamsSchema },
+    responses: { 200: json(knowledgeBaseSchema, "The knowledge base"), ...problems(...common, 404) },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/knowledge-bases/{id}/refresh",
+    summary: "Re-describe a knowledge base or rebuild its entity index (admins)",
+    ...secured("kbs:write"),
+    request: { params: idParamsSchema, body: { content: { "application/json": { schema: refreshInputSchema } } } },
+    responses: { 200: json(refreshReportSchema, "What the refresh found"), ...problems(400, ...common, 404, 503) },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/evaluation/reports",
+    summary: "Evaluation reports (analysts and admins)",
+    ...secured("runs:read"),
+    responses: { 200: json(reportListSchema, "Newest first"), ...problems(...common) },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/evaluation/reports/{id}",
+    summary: "One evaluation report (analysts and admins)",
+    ...secured("runs:read"),
+    request: { params: idParamsSchema },
+    responses: { 200: json(reportSummarySchema, "Status, progress and metrics"), ...problems(...common, 404) },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/admin/api-keys",
+    summary: "Every API key (admins)",
+    ...secured("admin"),
+    responses: { 200: json(z.object({ apiKeys: z.array(apiKeySchema) }), "Keys, never tokens"), ...problems(...common) },
+  });
+  registry.registerPath({
+    method: "delete",
+    path: "/api/v1/admin/api-keys/{id}",
+    summary: "Revoke anyone's API key (admins)",
+    ...secured("admin"),
+    request: { params: idParamsSchema },
+    responses: { 200: json(apiKeySchema, "The revoked key"), ...problems(...common, 404) },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/chat/completions",
+    summary: "OpenAI-compatible chat completion",
+    description:
+      "The last user message is asked; `model` is `mosaic` (every knowledge base the user may use) or `mosaic/<knowledge base id>`. The reply's text carries numbered citations [1], [2] … listed under it. `stream: true` sends OpenAI's `chat.completion.chunk` events, ending with `data: [DONE]`.",
+    ...secured("ask"),
+    request: { body: { content: { "application/json": { schema: chatCompletionRequestSchema } } } },
+    responses: { 200: json(chatCompletionSchema, "The completion"), ...problems(400, ...common, 404) },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/models",
+    summary: "OpenAI-compatible model list: mosaic and one per knowledge base the user may use",
+    ...secured("kbs:read"),
+    responses: { 200: json(modelListSchema, "The models"), ...problems(...common) },
+  });
+
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "Mosaic API",
+      version: "1",
+      description: [
+        "Send a personal access token as `Authorization: Bearer <key>`. A key acts as its user (role, groups, knowledge-base access) within its scopes:",
+        ...API_SCOPES.map((s) => `- \`${s}\`: ${API_SCOPE_LABELS[s]}`),
+        `Each key may make ${API_BUCKET_CAPACITY} requests at once, refilled at ${API_BUCKET_REFILL_PER_SECOND} per second (429 with Retry-After beyond), and run as many questions at once as Settings allow one person.`,
+        "Errors are RFC 9457 problem details (application/problem+json).",
+      ].join("\n"),
+    },
+  });
+}
