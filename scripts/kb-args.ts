@@ -6,7 +6,7 @@ import { type RegisterKbInput, registerKbSchema } from "../lib/catalog/knowledge
 
 export const KB_USAGE = `Usage:
   npm run kb -- register --kind <sql|documents|rdf|neo4j> --name NAME (--file F [--file F…] | --connection JSON|@file.json)
-                         [--description TEXT] [--group NAME_OR_ID]… [--as EMAIL] [--json]
+                         [--description TEXT] [--group NAME_OR_ID]… [--everyone] [--as EMAIL] [--json]
   npm run kb -- list [--json]
   npm run kb -- refresh --kb NAME_OR_ID [--describe | --index] [--json]
   npm run kb -- delete --kb NAME_OR_ID --yes
@@ -15,7 +15,7 @@ export const KB_USAGE = `Usage:
   --kind documents: one --file per document (PDF, HTML, Markdown, text, CSV); --connection may set {"language":"de"}.
   --kind rdf with --file: Turtle, N-Triples, RDF/XML…; with --connection: a SPARQL endpoint ({"mode":"remote","endpoint":…}).
   --kind neo4j: --connection {"uri":"bolt://…","user":…,"password":…}.
-  Without --group the knowledge base gets the access a registration from the page gives with no group chosen.
+  Access as on the page: only admins until groups are granted (--group) or every signed-in user may use it (--everyone).
   Acts as the admin named by --as (default: the first active admin).`;
 
 /** A mistake on the command line: said with the usage, never a stack trace. */
@@ -47,7 +47,7 @@ interface Flags {
 }
 
 const VALUE_FLAGS = new Set(["kind", "name", "file", "connection", "description", "group", "as", "kb"]);
-const SWITCHES = new Set(["json", "describe", "index", "yes"]);
+const SWITCHES = new Set(["json", "describe", "index", "yes", "everyone"]);
 
 function readFlags(argv: string[]): Flags {
   const values = new Map<string, string[]>();
@@ -131,6 +131,7 @@ export function parseKbArgs(argv: string[], read: (file: string) => string = (f)
         description: one(flags, "description") ?? "",
         connection,
         groupIds: [],
+        openToEveryone: flags.switches.has("everyone"),
       } as RegisterKbInput;
       // The schema's own verdict, before anything is opened: the same rules as the page's form.
       const checked = registerKbSchema.safeParse(input);

@@ -42,8 +42,16 @@ describe("npm run kb: knowledge bases from a script", () => {
     expect(result.refresh.status).toBe("HEALTHY");
 
     const listed = await kb(["list", "--json"]);
-    const kbs = JSON.parse(listed.out.slice(listed.out.indexOf("["))) as { id: string; name: string; sourceObjectCount: number }[];
+    const kbs = JSON.parse(listed.out.slice(listed.out.indexOf("["))) as {
+      id: string;
+      name: string;
+      sourceObjectCount: number;
+      openToEveryone: boolean;
+      groups: unknown[];
+    }[];
     expect(kbs.find((k) => k.name === "HR")).toMatchObject({ id: result.id, sourceObjectCount: 1 });
+    // Private by default: registered without --group or --everyone, only admins may use it.
+    expect(kbs.find((k) => k.name === "HR")).toMatchObject({ openToEveryone: false, groups: [] });
 
     const refreshed = await kb(["refresh", "--kb", "HR"]);
     expect(refreshed.code, refreshed.out).toBe(0);

@@ -17,12 +17,17 @@ describe("npm run kb: the command line", () => {
     );
     expect(c).toEqual({
       command: "register",
-      input: { kind: "SQL", name: "HR", description: "", connection: { dialect: "sqlite" }, groupIds: [] },
+      input: { kind: "SQL", name: "HR", description: "", connection: { dialect: "sqlite" }, groupIds: [], openToEveryone: false },
       groups: ["HR team", "Finance"],
       files: ["hr.sqlite"],
       as: null,
       json: false,
     });
+  });
+
+  it("opens a knowledge base to every signed-in user only when asked", () => {
+    const c = parseKbArgs(["register", "--kind", "sql", "--name", "Wiki", "--file", "w.sqlite", "--everyone"], read);
+    expect(c.command === "register" && c.input.openToEveryone).toBe(true);
   });
 
   it("takes a connection from a file, so a password stays out of the shell history", () => {
