@@ -57,9 +57,5 @@ export const LAYERS = [
  * `to` are globs relative to the repository root.
  */
 export const ALLOWED_UPWARD = [
-  {
-    from: "components/**",
-    to: "app/**/actions.ts",
-    why: "a client component calls the server actions of its page, and Next.js defines server actions in app/",
-  },
+  // None. Server actions live in lib/actions/ (entry points), so pages and components import them downwards.
 ];

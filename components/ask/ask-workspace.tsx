@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
-import { getRunAction } from "@/app/(workspace)/ask/actions";
+import { getRunAction } from "@/lib/actions/ask";
 import { unwrap } from "@/lib/actions/unwrap";
 import type { AskableKb, RunView, TurnView } from "@/lib/runs/types";
 import { KindBadge } from "../kb/status-badge";

@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { submitFeedbackAction } from "@/app/(workspace)/ask/actions";
+import { submitFeedbackAction } from "@/lib/actions/ask";
 import { ActionFailure, unwrap } from "@/lib/actions/unwrap";
 import type { FeedbackVerdictName, FeedbackView } from "@/lib/runs/types";
 import { Alert } from "../ui/alert";

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { dismissReportAction, listReviewQueueAction, resolveWithExistingGuideAction } from "@/app/(workspace)/feedback/actions";
+import { dismissReportAction, listReviewQueueAction, resolveWithExistingGuideAction } from "@/lib/actions/feedback";
 import { unwrap } from "@/lib/actions/unwrap";
 import type { ReviewItem } from "@/lib/feedback/queue";
 import { Alert } from "../ui/alert";

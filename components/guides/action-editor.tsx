@@ -1,11 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import {
-  documentSentencesAction,
-  listCollectionDocumentsAction,
-  previewSourceObjectAction,
-} from "@/app/(workspace)/source-objects/actions";
+import { documentSentencesAction, listCollectionDocumentsAction, previewSourceObjectAction } from "@/lib/actions/source-objects";
 import { unwrap } from "@/lib/actions/unwrap";
 import type { SourceObjectRow } from "@/lib/catalog/source-objects";
 import { count } from "@/lib/format/count";

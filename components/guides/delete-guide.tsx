@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { deleteGuideAction } from "@/app/(workspace)/guides/actions";
+import { deleteGuideAction } from "@/lib/actions/guides";
 import { unwrap } from "@/lib/actions/unwrap";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";

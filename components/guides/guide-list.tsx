@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useDeferredValue, useState } from "react";
-import { listGuidesAction } from "@/app/(workspace)/guides/actions";
+import { listGuidesAction } from "@/lib/actions/guides";
 import { unwrap } from "@/lib/actions/unwrap";
 import type { GuideListRow } from "@/lib/guides/types";
 import { Alert } from "../ui/alert";

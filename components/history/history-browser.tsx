@@ -3,7 +3,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import { listHistoryAction } from "@/app/(workspace)/history/actions";
+import { listHistoryAction } from "@/lib/actions/history";
 import { unwrap } from "@/lib/actions/unwrap";
 import type { HistoryViewName } from "@/lib/runs/runs.validation";
 import type { HistoryConversation, HistoryRun, Page } from "@/lib/runs/types";

@@ -3,7 +3,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import { queuedUploadsAction, retryUploadsAction } from "@/app/(workspace)/knowledge-bases/actions";
+import { queuedUploadsAction, retryUploadsAction } from "@/lib/actions/knowledge-bases";
 import { ActionFailure, unwrap } from "@/lib/actions/unwrap";
 import type { QueuedUploads } from "@/lib/ingest/documents/upload-queue";
 import { count } from "@/lib/format/count";

@@ -3,7 +3,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { documentPreviewAction, removeDocumentAction } from "@/app/(workspace)/knowledge-bases/actions";
+import { documentPreviewAction, removeDocumentAction } from "@/lib/actions/knowledge-bases";
 import { unwrap } from "@/lib/actions/unwrap";
 import type { CollectionDocument } from "@/lib/backends/documents/actions";
 import { count } from "@/lib/format/count";

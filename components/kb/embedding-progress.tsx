@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { count } from "@/lib/format/count";
-import { embedAgainAction, embeddingStatusAction } from "@/app/(workspace)/knowledge-bases/actions";
+import { embedAgainAction, embeddingStatusAction } from "@/lib/actions/knowledge-bases";
 import { unwrap } from "@/lib/actions/unwrap";
 import type { EmbeddingStatus } from "@/lib/ingest/documents/embedding-queue";
 import { Button } from "../ui/button";

@@ -3,7 +3,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { checkKbAction, deleteKbAction, refreshKbAction, updateKbAction } from "@/app/(workspace)/knowledge-bases/actions";
+import { checkKbAction, deleteKbAction, refreshKbAction, updateKbAction } from "@/lib/actions/knowledge-bases";
 import { ActionFailure, unwrap } from "@/lib/actions/unwrap";
 import { count } from "@/lib/format/count";
 import { Alert } from "../ui/alert";

@@ -3,7 +3,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import { moveStatusAction, moveToOpenSearchAction } from "@/app/(workspace)/knowledge-bases/actions";
+import { moveStatusAction, moveToOpenSearchAction } from "@/lib/actions/knowledge-bases";
 import { unwrap } from "@/lib/actions/unwrap";
 import type { JobView } from "@/lib/jobs/queue";
 import { Alert } from "../ui/alert";

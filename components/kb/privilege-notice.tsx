@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { setPrivilegeRiskAction } from "@/app/(workspace)/knowledge-bases/actions";
+import { setPrivilegeRiskAction } from "@/lib/actions/knowledge-bases";
 import { unwrap } from "@/lib/actions/unwrap";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";

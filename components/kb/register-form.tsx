@@ -3,7 +3,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
-import { testConnectionAction } from "@/app/(workspace)/knowledge-bases/actions";
+import { testConnectionAction } from "@/lib/actions/knowledge-bases";
 import { ActionFailure, unwrap } from "@/lib/actions/unwrap";
 import { type RegisterKbInput, registerKbSchema } from "@/lib/catalog/knowledge-bases.validation";
 import { Alert } from "../ui/alert";

@@ -3,7 +3,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { createApiKeyAction, revokeApiKeyAction } from "@/app/(workspace)/profile/actions";
+import { createApiKeyAction, revokeApiKeyAction } from "@/lib/actions/profile";
 import { ActionFailure, unwrap } from "@/lib/actions/unwrap";
 import type { ApiKeyView } from "@/lib/auth/api-keys";
 import { API_SCOPES, API_SCOPE_LABELS, type ApiScope } from "@/lib/auth/api-keys.validation";

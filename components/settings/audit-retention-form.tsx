@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { saveAuditRetentionAction } from "@/app/(workspace)/settings/actions";
+import { saveAuditRetentionAction } from "@/lib/actions/settings";
 import { ActionFailure, unwrap } from "@/lib/actions/unwrap";
 import { auditRetentionInputSchema } from "@/lib/audit/retention.validation";
 import { Alert } from "../ui/alert";

@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { saveFairUseAction } from "@/app/(workspace)/settings/actions";
+import { saveFairUseAction } from "@/lib/actions/settings";
 import { ActionFailure, unwrap } from "@/lib/actions/unwrap";
 import type { FairUseView } from "@/lib/settings/fair-use";
 import { fairUseInputSchema } from "@/lib/settings/fair-use.validation";

@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { saveLlmSettingsAction, testLlmConnectionAction } from "@/app/(workspace)/settings/actions";
+import { saveLlmSettingsAction, testLlmConnectionAction } from "@/lib/actions/settings";
 import { ActionFailure, unwrap } from "@/lib/actions/unwrap";
 import { STRUCTURED_OUTPUT_MODES, type StructuredOutputMode } from "@/lib/llm/config";
 import type { LlmSettingsView } from "@/lib/settings/llm-settings";

@@ -3,7 +3,7 @@
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { type FormEvent, useState } from "react";
-import { getModelsViewAction, saveModelSettingsAction } from "@/app/(workspace)/settings/actions";
+import { getModelsViewAction, saveModelSettingsAction } from "@/lib/actions/settings";
 import { ActionFailure, unwrap } from "@/lib/actions/unwrap";
 import type { LoadedModelInfo, ModelSlotStatus } from "@/lib/models/types";
 import { type ModelSettingsInput, modelSettingsInputSchema } from "@/lib/settings/model-settings.validation";

@@ -3,12 +3,8 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { captureContextAction } from "@/app/(workspace)/guides/actions";
-import {
-  documentSentencesAction,
-  listCollectionDocumentsAction,
-  previewSourceObjectAction,
-} from "@/app/(workspace)/source-objects/actions";
+import { captureContextAction } from "@/lib/actions/guides";
+import { documentSentencesAction, listCollectionDocumentsAction, previewSourceObjectAction } from "@/lib/actions/source-objects";
 import { unwrap } from "@/lib/actions/unwrap";
 import type { SourceObjectRow } from "@/lib/catalog/source-objects";
 import { count } from "@/lib/format/count";

@@ -8,7 +8,7 @@ import {
   previewSourceObjectAction,
   refreshSourceObjectAction,
   updateSourceObjectAction,
-} from "@/app/(workspace)/source-objects/actions";
+} from "@/lib/actions/source-objects";
 import { ActionFailure, unwrap } from "@/lib/actions/unwrap";
 import type { SourceObjectRow } from "@/lib/catalog/source-objects";
 import { count } from "@/lib/format/count";

@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
-import { clearSignInThrottlesAction } from "@/app/(workspace)/users/actions";
+import { clearSignInThrottlesAction } from "@/lib/actions/users";
 import { unwrap } from "@/lib/actions/unwrap";
 import type { SignInThrottleView } from "@/lib/auth/sign-in-throttle";
 import { Alert } from "../ui/alert";

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { createGroupAction, createUserAction, listUsersAction, updateUserAction } from "@/app/(workspace)/users/actions";
+import { createGroupAction, createUserAction, listUsersAction, updateUserAction } from "@/lib/actions/users";
 import { ActionFailure, unwrap } from "@/lib/actions/unwrap";
 import { ROLE_LABELS, ROLES } from "@/lib/auth/roles";
 import { PASSWORD_MIN_LENGTH } from "@/lib/auth/password-policy";
