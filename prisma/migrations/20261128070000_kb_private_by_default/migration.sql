@@ -3,6 +3,6 @@
 ALTER TABLE "KnowledgeBase" ADD COLUMN     "openToEveryone" BOOLEAN NOT NULL DEFAULT false;
 
 -- Knowledge bases registered before this column keep the access they had: no group rows meant
--- "every signed-in user", so those are now explicitly open to everyone; the others stay with their groups.
+-- "every signed-in user", so those are now explicitly open to everyone, and the others stay with their groups.
 UPDATE "KnowledgeBase" SET "openToEveryone" = true
 WHERE NOT EXISTS (SELECT 1 FROM "KbGroupAccess" a WHERE a."kbId" = "KnowledgeBase"."id");
