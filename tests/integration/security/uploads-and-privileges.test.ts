@@ -159,6 +159,8 @@ describe(`registering from hostile uploads and risky roles (${TARGET_ENGINE})`, 
       const r = await registerKnowledgeBase(handle.prisma, deps, adminId, {
         kind: "SQL",
         name: "Cities (superuser)",
+        // Open to every signed-in user (new knowledge bases are private to admins): an analyst and a business user use it below.
+        openToEveryone: true,
         connection: connection(superuser, true),
       });
       const viewer = { id: adminId, role: "ADMIN" as const, groupIds: [] };
@@ -207,6 +209,7 @@ describe(`registering from hostile uploads and risky roles (${TARGET_ENGINE})`, 
       const r = await registerKnowledgeBase(handle.prisma, deps, adminId, {
         kind: "SQL",
         name: "Cities (stored queries)",
+        openToEveryone: true,
         connection: connection(reader),
       });
       const analyst = { id: adminId, role: "ANALYST" as const, groupIds: [] };
