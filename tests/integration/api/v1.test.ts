@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ApiScope } from "@/lib/auth/api-keys.validation";
@@ -51,7 +52,12 @@ describe(`/api/v1 with API keys (${TARGET_ENGINE})`, () => {
   beforeAll(async () => {
     testDb = await createTestDatabase();
     process.env.DATA_DIR = testDb.env.DATA_DIR;
-    if (testDb.env.DATABASE_URL) process.env.DATABASE_URL = testDb.env.DATABASE_URL;
+    if (testDb.env.DATABASE_URL) {
+      process.env.DATABASE_URL = testDb.env.DATABASE_URL;
+      // A shared database needs the instance secrets from the environment (lib/local-secrets.ts).
+      process.env.NEXTAUTH_SECRET ??= randomBytes(32).toString("base64url");
+      process.env.MOSAIC_ENCRYPTION_KEY ??= randomBytes(32).toString("hex");
+    }
     process.env.SEED_DEMO = "true";
     (await import("@/lib/env")).resetEnvCache();
     prisma = await (await import("@/lib/db/client")).db();
