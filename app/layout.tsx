@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { connection } from "next/server";
 import type { ReactNode } from "react";
 import { Providers } from "@/components/providers";
-import { requestLocale } from "@/components/ui/request-locale";
+import { requestLocale, requestTimeZone } from "@/components/ui/request-locale";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -15,10 +15,13 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   await connection();
   // Dates and numbers follow the reader's browser; the words stay English (lang="en").
   const locale = await requestLocale();
+  const timeZone = await requestTimeZone();
   return (
     <html lang="en">
       <body className="min-h-screen">
-        <Providers locale={locale}>{children}</Providers>
+        <Providers locale={locale} timeZone={timeZone}>
+          {children}
+        </Providers>
       </body>
     </html>
   );

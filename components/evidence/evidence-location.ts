@@ -29,6 +29,12 @@ const LABELS: Record<string, string> = {
   path: "Path",
 };
 
+/**
+ * Positions a reader can use without knowing the engine: a page, a section, a paragraph. The others
+ * (document slugs, table and node ids, row keys, paths) are identifiers, shown only with Details.
+ */
+const READABLE = new Set(["page", "section", "paragraph"]);
+
 export interface LocationLine {
   label: string;
   value: string;
@@ -38,11 +44,15 @@ export interface LocationLine {
  * Where a piece of evidence sits, in words for the evidence panel: "Table: customers · Row key: id=7",
  * "Page: 4". Backends record locations under short keys; a computed result row has no table, so it says so
  * instead of naming the verbalizer's internal title. Keys without a label (a table's own metadata) are
- * shown as they were stored.
+ * shown as they were stored. Without `identifiers` (a business user's default view) only READABLE positions remain.
  */
-export function locationLines(location: Record<string, Scalar> | undefined | null): LocationLine[] {
+export function locationLines(
+  location: Record<string, Scalar> | undefined | null,
+  { identifiers = true }: { identifiers?: boolean } = {},
+): LocationLine[] {
   return Object.entries(location ?? {})
     .filter(([key, value]) => value !== null && value !== "" && !SHOWN_ELSEWHERE.has(key))
+    .filter(([key]) => identifiers || READABLE.has(key))
     .map(([key, value]) =>
       key === "table" && isComputedTable(String(value))
         ? { label: "Table", value: "none (rows computed by the query)" }

@@ -56,7 +56,7 @@ export const EvidencePanel = forwardRef<
   const domId = evidenceDomId(piece.id);
   const locale = useLocale();
   const kindLabel = evidenceKindLabel(piece);
-  const location = locationLines(piece.provenance.location);
+  const location = locationLines(piece.provenance.location, { identifiers: details });
   // Identical evidence that several queries returned is one panel listing each query (lib/pipeline/merge-evidence.ts).
   const queries = [piece.provenance.query, ...(piece.provenance.alsoQueries ?? [])];
   return (

@@ -26,3 +26,19 @@ export function localeFromAcceptLanguage(header: string | null | undefined): str
   }
   return DEFAULT_LOCALE;
 }
+
+/** The cookie in which the browser tells the server its time zone, so server-rendered dates are the reader's. */
+export const TIME_ZONE_COOKIE = "mosaic-tz";
+
+/** Used until the browser has said its time zone (its first page), and for anything that is not one. */
+export const DEFAULT_TIME_ZONE = "UTC";
+
+/** The time zone a cookie names, if this runtime knows it ("Europe/Berlin"); otherwise UTC. */
+export function timeZoneFromCookie(value: string | null | undefined): string {
+  if (!value || value.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(value)) return DEFAULT_TIME_ZONE;
+  try {
+    return new Intl.DateTimeFormat("en", { timeZone: value }).resolvedOptions().timeZone;
+  } catch {
+    return DEFAULT_TIME_ZONE;
+  }
+}

@@ -17,7 +17,8 @@ export const SCHEMA_LINKER_NAME = "mosaic-schema-linker";
 
 /** The folder in the repository; the server and the tests run from the repository root. */
 export function schemaLinkerDir(): string {
-  return path.resolve(process.cwd(), "models", "schema-linker");
+  // Ignored by the bundler's file tracing: read at run time from the checkout, never bundled.
+  return path.resolve(/* turbopackIgnore: true */ process.cwd(), "models", "schema-linker");
 }
 
 export const SCHEMA_LINKER_SPEC: CrossEncoderSpec = {
@@ -45,13 +46,13 @@ export class SchemaLinkerMissingError extends Error {
  * one trained (a broken checkout, a Git LFS pointer) is refused, and linking falls back to the embedder.
  */
 export async function schemaLinkerFiles(dir = schemaLinkerDir()): Promise<ModelFiles> {
-  const onnxPath = path.join(dir, "onnx", "model_quantized.onnx");
-  const tokenizerPath = path.join(dir, "tokenizer.json");
-  const tokenizerConfigPath = path.join(dir, "tokenizer_config.json");
-  const reportPath = path.join(dir, "training-report.json");
+  const onnxPath = path.join(/* turbopackIgnore: true */ dir, "onnx", "model_quantized.onnx");
+  const tokenizerPath = path.join(/* turbopackIgnore: true */ dir, "tokenizer.json");
+  const tokenizerConfigPath = path.join(/* turbopackIgnore: true */ dir, "tokenizer_config.json");
+  const reportPath = path.join(/* turbopackIgnore: true */ dir, "training-report.json");
   for (const f of [onnxPath, tokenizerPath, reportPath])
-    if (!existsSync(f)) throw new SchemaLinkerMissingError(`The schema linker's file ${path.relative(process.cwd(), f)} is missing.`);
-  const expected = reportSchema.parse(JSON.parse(readFileSync(reportPath, "utf8"))).artefacts["model_quantized.onnx"];
+    if (!existsSync(/* turbopackIgnore: true */ f)) throw new SchemaLinkerMissingError(`The schema linker's file ${path.relative(process.cwd(), f)} is missing.`);
+  const expected = reportSchema.parse(JSON.parse(readFileSync(/* turbopackIgnore: true */ reportPath, "utf8"))).artefacts["model_quantized.onnx"];
   const sha256 = await sha256File(onnxPath);
   if (sha256 !== expected.sha256)
     throw new SchemaLinkerMissingError(

@@ -5,6 +5,7 @@ import { DEMO_USERS } from "@/lib/db/seed";
 import { type AppServer, startAppServer } from "../support/app-server";
 import { smallDatasets } from "../support/small-datasets";
 import { EvaluationPage } from "./pages/evaluation-page";
+import { KnowledgeBasesPage } from "./pages/knowledge-bases-page";
 import { SignInPage } from "./pages/sign-in-page";
 import { launchBrowser, screenshot } from "./support/browser";
 
@@ -117,7 +118,7 @@ describe("evaluation page: the first suite, what a suite misses, and loading the
       await page.goto("/knowledge-bases");
       await page.getByRole("link", { name: "TAT-QA financial reports" }).click();
       await expect
-        .poll(() => page.getByTestId("kb-descriptor").innerText(), { timeout: 15_000 })
+        .poll(async () => (await new KnowledgeBasesPage(page).descriptor()).innerText(), { timeout: 15_000 })
         .toMatch(/^Document collection "TAT-QA financial reports": 1 document, \d+ passages?, 1 table \(\d+ table rows?\)\./);
       await screenshot(page, "kb-document-counts");
     } finally {

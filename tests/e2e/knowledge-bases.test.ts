@@ -193,7 +193,7 @@ describe("admin knowledge-base registry", () => {
         )
         .toMatch(/^1 added, 0 replaced, 0 unchanged\.$/);
       await expect
-        .poll(() => page.getByTestId("kb-descriptor").innerText(), { timeout: 20_000 })
+        .poll(async () => (await kbs.descriptor()).innerText(), { timeout: 20_000 })
         .toMatch(/^Document collection "Trail notes": 2 documents/);
       await screenshot(page, "knowledge-base-add-documents");
     } finally {

@@ -27,6 +27,16 @@ describe("locationLines", () => {
     expect(locationLines(undefined)).toEqual([]);
   });
 
+  it("keeps identifiers for Details: without them only pages, sections and paragraphs remain", () => {
+    const location = { document: "annual-report-2025-md", table: "annual-report-2025-md#table-1", page: 4, section: "Results", row: 1 };
+    expect(locationLines(location, { identifiers: false })).toEqual([
+      { label: "Page", value: "4" },
+      { label: "Section", value: "Results" },
+    ]);
+    expect(locationLines({ table: "customers", key: "id=7", node: "n:42" }, { identifiers: false })).toEqual([]);
+    expect(locationLines(location).map((l) => l.label)).toEqual(["Document", "Table", "Page", "Section"]);
+  });
+
   it("heads a computed row with its cells only and leaves other summaries alone", () => {
     expect(evidenceHeadline("Query result / number of orders: 7")).toBe("number of orders: 7");
     expect(evidenceHeadline("customers / name: Ada, city: Munich")).toBe("customers / name: Ada, city: Munich");

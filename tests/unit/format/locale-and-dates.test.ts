@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatDate, formatDateTime } from "@/lib/format/date";
-import { DEFAULT_LOCALE, localeFromAcceptLanguage } from "@/lib/format/locale";
+import { DEFAULT_LOCALE, localeFromAcceptLanguage, timeZoneFromCookie } from "@/lib/format/locale";
 
 describe("the reader's locale", () => {
   it("is the browser's first language this runtime formats for, by weight", () => {
@@ -24,5 +24,16 @@ describe("one date format", () => {
     // ICU versions differ in the space before "AM" (a plain or a narrow no-break space).
     expect(formatDateTime(at, "en-US", "UTC")).toMatch(/^Nov 28, 2026, 12:46\sAM$/);
     expect(formatDate(at, "en-GB", "UTC")).toBe("28 Nov 2026");
+  });
+});
+
+describe("timeZoneFromCookie", () => {
+  it("takes a zone this runtime knows and falls back to UTC for anything else", () => {
+    expect(timeZoneFromCookie("Europe/Berlin")).toBe("Europe/Berlin");
+    expect(timeZoneFromCookie("Asia/Tokyo")).toBe("Asia/Tokyo");
+    expect(timeZoneFromCookie(undefined)).toBe("UTC");
+    expect(timeZoneFromCookie("Mars/Olympus_Mons")).toBe("UTC");
+    expect(timeZoneFromCookie("Europe/Berlin; path=/")).toBe("UTC");
+    expect(timeZoneFromCookie("x".repeat(200))).toBe("UTC");
   });
 });
