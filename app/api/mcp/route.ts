@@ -14,7 +14,7 @@ export const maxDuration = 120;
  * each tool checks its own (lib/server/mcp). The JSON-RPC body is read and bounded by the wrapper and
  * validated by the MCP SDK.
  */
-const mcp = withAuthRoute(
+const post = withAuthRoute(
   { name: "mcp", anyScope: MCP_SCOPES, rawJson: true, problemDetails: true },
   async ({ req, user, principal, apiKey, input }) =>
     handleMcpRequest(
@@ -24,8 +24,6 @@ const mcp = withAuthRoute(
       input,
     ),
 );
-
-export const POST = mcp;
 
 /**
  * Stateless: there is no server-to-client stream to open (GET) and no session to end (DELETE), so both
@@ -41,5 +39,4 @@ const notAllowed = withAuthRoute({ name: "mcp", anyScope: MCP_SCOPES, problemDet
     { status: 405, headers: { allow: "POST" } },
   ),
 );
-export const GET = notAllowed;
-export const DELETE = notAllowed;
+export { post as POST, notAllowed as GET, notAllowed as DELETE };
