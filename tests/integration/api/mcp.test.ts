@@ -140,7 +140,7 @@ describe(`MCP server with API keys (${TARGET_ENGINE})`, () => {
     expect(listed).toContain(`mosaic://runs/${s.runId}/evidence`);
     const read = await client.readResource({ uri: `mosaic://runs/${s.runId}/evidence` });
     expect(read.contents[0]!.mimeType).toBe("application/json");
-    expect(JSON.parse(read.contents[0]!.text as string)).toEqual(ev);
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toEqual(ev);
 
     // Audited like an API ask (the write does not hold up the answer, so wait for it).
     await vi.waitFor(
