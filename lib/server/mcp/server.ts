@@ -98,8 +98,9 @@ export function mcpServer(prisma: PrismaClient, caller: McpCaller): Server {
       const result = await tool.run(prisma, caller, parsed.data);
       return { content: [{ type: "text", text: result.text }], structuredContent: result.structured };
     } catch (error) {
+      // Text only: structured content on an error would be checked against the tool's output schema by clients.
       const e = toClientError(error, { route: `mcp.${tool.name}` });
-      return { isError: true, content: [{ type: "text", text: e.message }], structuredContent: { error: e } };
+      return { isError: true, content: [{ type: "text", text: e.message }] };
     }
   });
 

@@ -197,6 +197,16 @@ describe(`MCP server with API keys (${TARGET_ENGINE})`, () => {
       expect(JSON.stringify(r)).not.toContain(MCP_SECRETS.privateKb);
     }
     await expect(kbsOnly.readResource({ uri: "mosaic://runs/x/evidence" })).rejects.toThrow(/runs:read/);
+    // A refusal by the domain is a tool error with the plain message, which a client that checks output schemas reads as such.
+    const user = await connect(keys.USER);
+    await user.listTools();
+    const notShared = (await user.callTool({
+      name: "ask",
+      arguments: { question: "What is Jane Roe's salary?", kbIds: [hrId] },
+    })) as TextResult;
+    expect(notShared.isError).toBe(true);
+    expect(text(notShared)).toBe("One of the chosen knowledge bases does not exist or is not shared with you.");
+
     const askOnly = await connect(await keyFor(people.USER, ["ask"]));
     const refused = (await askOnly.callTool({ name: "list_knowledge_bases", arguments: {} })) as TextResult;
     expect(text(refused)).toContain('lacks the "kbs:read" scope');
@@ -300,6 +310,8 @@ describe(`MCP server with API keys (${TARGET_ENGINE})`, () => {
     it.each(MCP_ATTACKS.map((a) => [a.name, a] as const))("%s", async (_, attack: McpAttack) => {
       // A key of its own per case: the corpus must not run into the per-key request allowance.
       const client = await connect(await keyFor(people[attack.as], ["ask", "kbs:read", "runs:read"], attack.name.slice(0, 80)));
+      // As a real client does: list the tools first, so the client checks results against their output schemas.
+      await client.listTools();
       let outcome: unknown;
       let refused = false;
       try {
