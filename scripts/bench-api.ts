@@ -1,6 +1,10 @@
-// npm run bench -- api [--rounds N]: ask latency through /api/v1 (an API key; JSON, and SSE) against the Ask
-// page's own route (/api/runs, the session's NDJSON stream) on the same demo questions, against the built app
-// with a fresh embedded database. Prints p50/p95 per path and the overhead of /api/v1 over the page's path.
+// npm run bench -- api [--rounds N]: ask latency through /api/v1 (an API key; JSON, and SSE) and through the MCP
+// server (/api/mcp: the SDK's own client, one tools/call `ask` per question on a connected client) against the
+// Ask page's own route (/api/runs, the session's NDJSON stream) on the same demo questions, against the built
+// app with a fresh embedded database. Prints p50/p95 per path and the overhead of each over the page's path;
+// also the MCP handshake (initialize + initialized), paid once per client connection, not per question.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { AppClient } from "../tests/support/app-client";
 import { startAppServer } from "../tests/support/app-server";
 import { DEMO_USERS } from "../lib/db/seed";
@@ -30,10 +34,28 @@ export async function benchApi(args: string[]) {
     const cookie = await client.signIn(demo.email, demo.password);
     const made = await client.action(cookie, "createApiKeyAction", { name: "bench", scopes: ["ask"], expiresInDays: "30" });
     const token = (made.data as { token: string }).token;
-    const times: Record<"page (NDJSON, session)" | "/api/v1/ask (JSON, key)" | "/api/v1/ask (SSE, key)", number[]> = {
+    // MCP gets a key of its own: each path draws on its own request allowance.
+    const mcpMade = await client.action(cookie, "createApiKeyAction", { name: "bench mcp", scopes: ["ask"], expiresInDays: "30" });
+    const mcpToken = (mcpMade.data as { token: string }).token;
+    const connectMcp = async () => {
+      const mcp = new Client({ name: "mosaic-bench", version: "1.0.0" });
+      await mcp.connect(
+        new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/api/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${mcpToken}` } },
+        }),
+      );
+      return mcp;
+    };
+    const handshakes: number[] = [];
+    const mcp = await connectMcp();
+    const times: Record<
+      "page (NDJSON, session)" | "/api/v1/ask (JSON, key)" | "/api/v1/ask (SSE, key)" | "/api/mcp tools/call ask",
+      number[]
+    > = {
       "page (NDJSON, session)": [],
       "/api/v1/ask (JSON, key)": [],
       "/api/v1/ask (SSE, key)": [],
+      "/api/mcp tools/call ask": [],
     };
     let counting = false;
     const time = async (label: keyof typeof times, send: () => Promise<Response>, done: (text: string) => boolean) => {
@@ -75,6 +97,20 @@ export async function benchApi(args: string[]) {
             }),
           (t) => t.includes("event: answer"),
         );
+        const t0 = performance.now();
+        const answered = (await mcp.callTool({ name: "ask", arguments: { question: q } })) as {
+          isError?: boolean;
+          structuredContent?: unknown;
+        };
+        const ms = performance.now() - t0;
+        if (answered.isError || !(answered.structuredContent as { runId?: string } | undefined)?.runId)
+          throw new Error(`/api/mcp tools/call ask: ${JSON.stringify(answered).slice(0, 300)}`);
+        if (counting) times["/api/mcp tools/call ask"].push(ms);
+      }
+      if (counting) {
+        const t0 = performance.now();
+        await (await connectMcp()).close();
+        handshakes.push(performance.now() - t0);
       }
       // Stay inside the key's request allowance (60, one more per second).
       await new Promise((res) => setTimeout(res, 1_000));
@@ -85,14 +121,21 @@ export async function benchApi(args: string[]) {
         .map((l) => l.toFixed(2))
         .join(" ")})`,
     );
-    console.log("path                        p50 ms   p95 ms");
+    console.log("path                          p50 ms   p95 ms");
     for (const [label, xs] of Object.entries(times))
-      console.log(`${label.padEnd(26)} ${pct(xs, 50).toFixed(0).padStart(7)} ${pct(xs, 95).toFixed(0).padStart(8)}`);
+      console.log(`${label.padEnd(28)} ${pct(xs, 50).toFixed(0).padStart(7)} ${pct(xs, 95).toFixed(0).padStart(8)}`);
     const page = pct(times["page (NDJSON, session)"], 50);
     console.log(
       `overhead of /api/v1 JSON over the page's path at p50: ${(pct(times["/api/v1/ask (JSON, key)"], 50) - page).toFixed(0)} ms`,
     );
     console.log(`overhead of /api/v1 SSE over the page's path at p50: ${(pct(times["/api/v1/ask (SSE, key)"], 50) - page).toFixed(0)} ms`);
+    console.log(
+      `overhead of MCP tools/call over the page's path at p50: ${(pct(times["/api/mcp tools/call ask"], 50) - page).toFixed(0)} ms`,
+    );
+    console.log(
+      `MCP handshake (initialize + initialized, once per connection), ${handshakes.length} connections: p50 ${pct(handshakes, 50).toFixed(0)} ms, p95 ${pct(handshakes, 95).toFixed(0)} ms`,
+    );
+    await mcp.close();
   } finally {
     await server.stop();
   }

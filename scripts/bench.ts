@@ -9,6 +9,7 @@
 //   uploads: main-thread timer lateness while the hostile uploads of issue 31 are read (scripts/bench-hostile-uploads.ts).
 //   attack: the attack corpus in a loop against the running app while /api/health is polled (scripts/bench-attack.ts).
 //   instances: two app instances on one PostgreSQL and one OpenSearch node behind a round-robin client (scripts/bench-instances.ts).
+//   api: ask p50/p95 through /api/v1 (JSON, SSE) and the MCP server against the Ask page's route (scripts/bench-api.ts).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -193,6 +193,23 @@ export function requireScope(principal: Pick<KeyPrincipal, "scopes">, scope: Api
 }
 
 /**
+ * Refuses a key holding none of `scopes` (403, naming them): for an endpoint whose operations each need
+ * one of several scopes (the MCP server, where each tool then checks its own).
+ */
+export function requireAnyScope(principal: Pick<KeyPrincipal, "scopes">, scopes: readonly ApiScope[]): void {
+  if (!scopes.some((s) => principal.scopes.includes(s))) {
+    const names = scopes.map((s) => `"${s}"`).join(", ");
+    throw new AppError(
+      "FORBIDDEN",
+      `This API key has none of the scopes this endpoint needs (${names}). Create a key with one on your profile page.`,
+      {
+        scope: `Missing scope: one of ${scopes.join(", ")}`,
+      },
+    );
+  }
+}
+
+/**
  * Requests per key: a token bucket of API_BUCKET_CAPACITY requests refilled at API_BUCKET_REFILL_PER_SECOND,
  * kept in the key's row and spent by one conditional UPDATE, so every app instance draws from the same
  * bucket (as run slots and sign-in throttles are kept in the database) and two requests cannot both take

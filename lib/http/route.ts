@@ -1,7 +1,7 @@
 import "server-only";
 import { NextRequest, NextResponse } from "next/server";
 import type { z } from "zod";
-import { authenticateApiToken, requireScope, spendApiRequest } from "../auth/api-keys";
+import { authenticateApiToken, requireAnyScope, requireScope, spendApiRequest } from "../auth/api-keys";
 import type { ApiScope } from "../auth/api-keys.validation";
 import { type CurrentUser, getCurrentUser } from "../auth/session";
 import { db } from "../db/client";
@@ -42,6 +42,17 @@ export interface RouteOptions<S extends z.ZodType | undefined> {
    * naming the scope) when the key lacks it. Sessions are not scoped: they may do what the role allows.
    */
   scope?: ApiScope;
+  /**
+   * Instead of `scope`, for an endpoint whose operations each need their own scope (the MCP server,
+   * issue 29): a bearer key is accepted when it holds at least one of these, and the handler checks
+   * the one each operation needs (`apiKey.scopes`). A key with none of them is refused (403, naming them).
+   */
+  anyScope?: readonly ApiScope[];
+  /**
+   * Hand the handler the raw JSON body (read, bounded and parsed as for `input`, but not validated):
+   * for a protocol that validates its own messages (MCP's JSON-RPC).
+   */
+  rawJson?: boolean;
   /** Errors as RFC 9457 problem details (application/problem+json): the versioned API's format. */
   problemDetails?: boolean;
 }
@@ -109,12 +120,15 @@ function checkOrigin(req: Request, credentials: RequestCredentials, route: strin
 async function authenticate(
   credentials: RequestCredentials,
   scope: ApiScope | undefined,
+  anyScope?: readonly ApiScope[],
 ): Promise<{ user: CurrentUser; principal: string; apiKey?: { id: string; scopes: readonly ApiScope[] } }> {
   if (credentials.kind === "bearer") {
-    if (!scope) throw new AppError("UNAUTHENTICATED", "This endpoint takes a signed-in session; API keys work on /api/v1.");
+    if (!scope && !anyScope?.length)
+      throw new AppError("UNAUTHENTICATED", "This endpoint takes a signed-in session; API keys work on /api/v1 and /api/mcp.");
     const prisma = await db();
     const key = await authenticateApiToken(prisma, credentials.token);
-    requireScope(key, scope);
+    if (scope) requireScope(key, scope);
+    else requireAnyScope(key, anyScope!);
     await spendApiRequest(prisma, key.keyId);
     return { user: key.user, principal: `key:${key.keyId}`, apiKey: { id: key.keyId, scopes: key.scopes } };
   }
@@ -122,7 +136,7 @@ async function authenticate(
   if (!user) {
     throw new AppError(
       "UNAUTHENTICATED",
-      scope ? "Send an API key as Authorization: Bearer <key>, or sign in." : "Sign in to use this endpoint.",
+      scope || anyScope?.length ? "Send an API key as Authorization: Bearer <key>, or sign in." : "Sign in to use this endpoint.",
     );
   }
   return { user, principal: `user:${user.id}` };
@@ -203,7 +217,7 @@ export function withAuthRoute<S extends z.ZodType | undefined = undefined, P = R
     try {
       const credentials = requestCredentials((n) => req.headers.get(n));
       checkOrigin(req, credentials, options.name);
-      const { user, principal, apiKey } = await authenticate(credentials, options.scope);
+      const { user, principal, apiKey } = await authenticate(credentials, options.scope, options.anyScope);
       if (options.roles && !options.roles.includes(user.role)) {
         throw new AppError("FORBIDDEN", "You do not have permission to do this.");
       }
@@ -213,6 +227,8 @@ export function withAuthRoute<S extends z.ZodType | undefined = undefined, P = R
         let raw: unknown;
         ({ raw, files } = await readMultipart(req));
         input = parseInput(options.input, raw);
+      } else if (options.rawJson && !READS_QUERY.has(req.method)) {
+        input = await readJson(req);
       } else if (options.input && !READS_QUERY.has(req.method)) {
         input = parseInput(options.input, await readJson(req));
       } else {

@@ -1,3 +1,6 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import OpenAI from "openai";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +11,7 @@ import { baseUrl, launchBrowser, newPage, screenshot } from "./support/browser";
 /**
  * Issue 29 against the running app: a knowledge base registered with nothing chosen stays private to
  * admins (browser and API), the demo-accounts banner, an API key made on the profile page and used by
- * scripts (plain fetch, Server-Sent Events) and by the `openai` package as a client.
+ * scripts (plain fetch, Server-Sent Events), by the `openai` package and by the MCP SDK's own client as clients.
  */
 let browser: Browser;
 beforeAll(async () => {
@@ -147,5 +150,53 @@ describe("private by default, API keys and the API (issue 29)", () => {
     ).rejects.toMatchObject({
       status: 401,
     });
+  });
+
+  it("serves the MCP SDK's own client over Streamable HTTP: tools as the key's user, the private knowledge base the admin's only", async () => {
+    const connect = async (token: string) => {
+      const client = new Client({ name: "mosaic-e2e", version: "1.0.0" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${baseUrl()}/api/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      return client;
+    };
+    const user = await connect(userKey);
+    const admin = await connect(adminKey);
+    try {
+      // The user's key has ask and kbs:read: run evidence is not offered.
+      expect((await user.listTools()).tools.map((t) => t.name).sort()).toEqual(["ask", "list_knowledge_bases", "search_knowledge_base"]);
+      type Listed = { structuredContent?: { knowledgeBases: { id: string; name: string }[] } };
+      const kbs = async (c: Client) =>
+        ((await c.callTool({ name: "list_knowledge_bases", arguments: {} })) as Listed).structuredContent!.knowledgeBases;
+      expect((await kbs(user)).map((k) => k.name)).not.toContain(kbName);
+      const privateKb = (await kbs(admin)).find((k) => k.name === kbName)!;
+      expect(privateKb).toBeDefined();
+
+      const answer = (await user.callTool({ name: "ask", arguments: { question: "How many orders were returned?" } })) as {
+        content: { text: string }[];
+      };
+      expect(answer.content[0]!.text).toMatch(/\b7\b[\s\S]*\[1\][\s\S]*Sources:/);
+      const refused = (await user.callTool({
+        name: "search_knowledge_base",
+        arguments: { kbId: privateKb.id, query: "salary of Jane Roe" },
+      })) as { isError?: boolean; content: { text: string }[] };
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused)).not.toContain("98,000");
+      const found = (await admin.callTool({
+        name: "search_knowledge_base",
+        arguments: { kbId: privateKb.id, query: "salary of Jane Roe" },
+      })) as { content: { text: string }[] };
+      expect(found.content[0]!.text).toContain("98,000");
+
+      const unknown = await user.callTool({ name: "no_such_tool", arguments: {} }).catch((e: unknown) => e);
+      expect(unknown).toBeInstanceOf(McpError);
+      expect((unknown as McpError).code).toBe(-32602);
+      expect(((await user.callTool({ name: "list_knowledge_bases", arguments: {} })) as { isError?: boolean }).isError).toBeFalsy();
+    } finally {
+      await user.close();
+      await admin.close();
+    }
   });
 });

@@ -166,6 +166,7 @@ export function buildOpenApiDocument() {
         ...API_SCOPES.map((s) => `- \`${s}\`: ${API_SCOPE_LABELS[s]}`),
         `Each key may make ${API_BUCKET_CAPACITY} requests at once, refilled at ${API_BUCKET_REFILL_PER_SECOND} per second (429 with Retry-After beyond), and run as many questions at once as Settings allow one person.`,
         "Errors are RFC 9457 problem details (application/problem+json).",
+        "The same keys work on the MCP server at `/api/mcp` (Streamable HTTP, stateless, JSON-RPC over POST): tools `ask` and `search_knowledge_base` (scope `ask`), `list_knowledge_bases` (`kbs:read`), `get_run_evidence` and the resources `mosaic://runs/{runId}/evidence` (`runs:read`). MCP is not described here: an MCP client reads the tools and their schemas from the server (`tools/list`).",
       ].join("\n"),
     },
   });
