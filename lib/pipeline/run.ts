@@ -13,6 +13,7 @@ import { prismaEntityLookup } from "./entity-lookup";
 import { mergeIdenticalEvidence } from "./merge-evidence";
 import { languageName } from "./stages/answer/unread-question";
 import { BudgetSpent } from "./run/budget";
+import { withCriticVerdict } from "./run/critic-verdict";
 import { loadRunGuides } from "./run/guide-bookkeeping";
 import { openRun, storeIntent, storeOutcome, TraceStore, type Turn } from "./run/persistence";
 import { firstState, nextState, type RoundResult, runRound, type RunContext } from "./run/round";
@@ -109,9 +110,11 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
         state = nextState(state, feedback, result.candidates);
       }
     }
+    best = heldToVerdict(best, runner);
     if (best) answer = best.answer;
     status = answer.refrained ? "REFRAINED" : "ANSWERED";
   } catch (e) {
+    best = heldToVerdict(best, runner);
     ({ status, answer } = stoppedEarly(e, runner, best, budgetMs, degradations, opened.runId));
   } finally {
     runner.close();
@@ -225,6 +228,22 @@ function keepBest(best: RoundResult | null, round: RoundResult): RoundResult {
   if (!best || round.critique.accepted) return round;
   if (!round.answer.refrained && (best.answer.refrained || round.answer.confidence > best.answer.confidence)) return round;
   return best;
+}
+
+/**
+ * The kept round's answer as the critic's verdict allows it (run/critic-verdict.ts): one the critic
+ * did not accept is shown at most as "not certain", or withheld when it answers another question.
+ */
+function heldToVerdict(best: RoundResult | null, runner: StageRunner): RoundResult | null {
+  if (!best) return best;
+  const answer = withCriticVerdict(best.answer, best.critique);
+  if (answer === best.answer) return best;
+  runner.emit({
+    stage: "run",
+    type: "INFO",
+    summary: answer.refrained ? `The critic rejected the answer; it is withheld. ${answer.reason}` : `${answer.reason}`,
+  });
+  return { ...best, answer };
 }
 
 /** A run that stopped before its last round: cancelled, out of budget (keeping what it had), or failed. */
