@@ -1,9 +1,14 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerKnowledgeBase } from "@/lib/ingest/register";
+import { LocalModelRuntime } from "@/lib/models/local-runtime";
+import { type ModelHandles, handlesFrom } from "@/lib/models/runtime";
 import type { RunOutcome } from "@/lib/pipeline/run";
+import { runPipeline } from "@/lib/runs/run-pipeline";
+import { EMBEDDER, SHARED_MODELS_DIR, sharedModelsAvailable } from "@/tests/support/models/fixtures";
 import { useDemoWorkspace } from "../support/demo-workspace";
 import { TARGET_ENGINE } from "../support/test-database";
 
@@ -111,5 +116,50 @@ describe(`honest failure modes (${TARGET_ENGINE})`, () => {
     }
     // Either way, the whole customer list is not presented as the customers in Berlin.
     expect(o.status === "ANSWERED" && o.answer.certainty !== "uncertain" && o.answer.text.includes("Alpenweg GmbH")).toBe(false);
+  });
+});
+
+/**
+ * An answer is drawn only from a source whose content is about the question: with the embedder, a
+ * question no source covers is not answered from a document table about something else.
+ */
+describe.skipIf(!sharedModelsAvailable())("answers only from evidence about the question (with the embedder)", () => {
+  const ws = useDemoWorkspace("mosaic-topic-");
+  let runtime: LocalModelRuntime;
+  let models: ModelHandles;
+  const scratch = mkdtempSync(path.join(tmpdir(), "mosaic-topic-models-"));
+
+  beforeAll(async () => {
+    runtime = new LocalModelRuntime({
+      precision: "int8",
+      embedder: EMBEDDER,
+      crossEncoder: null,
+      locations: { modelsDir: SHARED_MODELS_DIR, cacheDir: path.join(scratch, "cache") },
+      threads: 1,
+      batchWaitMs: 2,
+      batchSize: 32,
+      queueLimit: 1000,
+      timeoutMs: 20_000,
+    });
+    models = await handlesFrom(runtime);
+  }, 120_000);
+  afterAll(async () => {
+    await runtime?.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  const ask = (question: string) => runPipeline(ws.handle.prisma, ws.deps, { question, user: ws.user, models });
+
+  it("withholds a figure read from a table whose caption is about something else, naming the sources tried", async () => {
+    // The demo documents hold travel, returns and report tables; none is about staff leave.
+    const o = await ask("How many days of annual leave does a new employee get?");
+    expect(o.answer.refrained).toBe(true);
+    expect(o.answer.reason).toMatch(/None of the sources tried \(.*Aurora policies and reports.*\) states this/);
+  });
+
+  it("still answers from a table whose caption is about the question", async () => {
+    const o = await ask("What is the per diem in London?");
+    expect(o.answer.refrained).toBe(false);
+    expect(o.answer.text).toMatch(/^75\b/);
   });
 });
