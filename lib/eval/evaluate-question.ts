@@ -377,6 +377,9 @@ export async function evaluateQuestion(ctx: QuestionContext, q: EvalQuestion, po
     refrain: { refrained: outcome.answer.refrained, correctDecision },
     confidence: Number(outcome.answer.confidence.toFixed(4)),
     correct,
+    features: outcome.calibration
+      ? Object.fromEntries(Object.entries(outcome.calibration.features).map(([k, v]) => [k, Number(v.toFixed(4))]))
+      : null,
     timings: { ...outcome.timings, total: outcome.totalMs },
     totalMs: outcome.totalMs,
     usage: usageOf(outcome, eventCost),

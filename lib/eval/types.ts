@@ -184,6 +184,8 @@ export interface QuestionResult {
    * refrained (no value, or a question that has no answer: wrong). Null when it cannot be judged.
    */
   correct?: boolean | null;
+  /** The run's calibration features (lib/pipeline/calibration/features.ts): what training/calibration fits on. */
+  features?: Record<string, number> | null;
   timings: Record<string, number>;
   totalMs: number;
   usage: { tokens: number | null; costUsd: number | null; calls: number | null; model: string | null } | null;

@@ -14,6 +14,7 @@ import { mergeIdenticalEvidence } from "./merge-evidence";
 import { languageName } from "./stages/answer/unread-question";
 import { BudgetSpent } from "./run/budget";
 import { withCriticVerdict } from "./run/critic-verdict";
+import { runFeatures } from "./calibration/features";
 import { loadRunGuides } from "./run/guide-bookkeeping";
 import { openRun, storeIntent, storeOutcome, TraceStore, type Turn } from "./run/persistence";
 import { firstState, nextState, type RoundResult, runRound, type RunContext } from "./run/round";
@@ -123,6 +124,14 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
   let evidence = best?.evidence ?? [];
   if (best && answer === best.answer) ({ evidence, answer } = mergeIdenticalEvidence(best.evidence, best.answer));
 
+  const features = runFeatures({
+    intent,
+    answer,
+    iterations,
+    candidates: best?.candidates ?? [],
+    queries: best?.queries ?? [],
+    winner: best?.winner ?? null,
+  });
   const outcome: RunOutcome = {
     runId: opened.runId,
     conversationId: opened.conversationId,
@@ -141,6 +150,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
     degradations,
     totalMs: Date.now() - startedAt,
     llm: strategies.llm ? strategies.llm.totals() : null,
+    calibration: { features, raw: answer.confidence, calibrator: null },
   };
   runner.emit({
     stage: "run",
