@@ -23,6 +23,8 @@ import { terms } from "../text";
 
 /** A caption needs at least this many content words to tell what its table is about. */
 const MIN_CAPTION_TERMS = 2;
+/** A row's own text is unrelated below this (see above). */
+export const UNRELATED_ROW_COSINE = 2 * UNRELATED_COSINE;
 
 export interface TopicVerdict {
   /** The best cosine between the question and a cited table's caption. */
@@ -54,13 +56,26 @@ export async function offTopic(
   if (answer.refrained || answer.emptyResult || !models.embedder || !texts || answer.citations.length === 0) return null;
   const byId = new Map(evidence.map((e) => [e.piece.id, e]));
   const cited = answer.citations.map((id) => byId.get(id)).filter((e): e is ScoredEvidence => !!e);
-  if (cited.some((e) => e.piece.kind !== "row") || cited.length === 0) return null;
-  const captions = [...new Set(cited.map(captionOf))];
-  if (captions.some((c) => c === null)) return null;
-  const [q] = await models.embedder.embed([question], "query", { signal });
-  const vectors = await texts.vectors(captions as string[], { signal });
-  const similarity = Math.max(...vectors.map((v) => cosine(q, v)));
-  return similarity < UNRELATED_COSINE ? { similarity, captions: captions as string[] } : null;
+  if (cited.length === 0 || cited.some((e) => e.piece.kind !== "row" || e.piece.provenance.language !== "search")) return null;
+  const captions = cited.map(captionOf);
+  const named = [...new Set(captions.filter((c): c is string => c !== null))];
+  const [[q], captionVectors, rowVectors] = await Promise.all([
+    models.embedder.embed([question], "query", { signal }),
+    named.length ? texts.vectors(named, { signal }) : Promise.resolve([]),
+    models.embedder.embed(
+      cited.map((e) => e.piece.text),
+      "passage",
+      { signal },
+    ),
+  ]);
+  const captionSimilarity = new Map(named.map((c, i) => [c, cosine(q, captionVectors[i])]));
+  const rowSimilarity = rowVectors.map((v) => cosine(q, v));
+  const about = cited.some(
+    (_, i) =>
+      (captions[i] !== null && captionSimilarity.get(captions[i]!)! >= UNRELATED_COSINE) || rowSimilarity[i] >= UNRELATED_ROW_COSINE,
+  );
+  if (about || named.length === 0) return null;
+  return { similarity: Math.max(...captionSimilarity.values()), captions: named };
 }
 
 /** The withheld answer: what was tried and what it holds, never a guess from it. */
