@@ -15,6 +15,7 @@ import { languageName } from "./stages/answer/unread-question";
 import { BudgetSpent } from "./run/budget";
 import { withCriticVerdict } from "./run/critic-verdict";
 import { runFeatures } from "./calibration/features";
+import { shippedCalibrator } from "./calibration/calibrator";
 import { loadRunGuides } from "./run/guide-bookkeeping";
 import { openRun, storeIntent, storeOutcome, TraceStore, type Turn } from "./run/persistence";
 import { firstState, nextState, type RoundResult, runRound, type RunContext } from "./run/round";
@@ -132,6 +133,12 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
     queries: best?.queries ?? [],
     winner: best?.winner ?? null,
   });
+  // The confidence shown is the calibrated probability of being right; a run with no value to judge keeps 0.
+  const raw = answer.confidence;
+  const calibrator = config.calibrateConfidence ? shippedCalibrator() : null;
+  const judged = (status === "ANSWERED" || status === "REFRAINED") && (!answer.refrained || answer.candidates.length > 0);
+  const calibrated = calibrator && judged ? calibrator.probability(features) : null;
+  if (calibrated !== null) answer = { ...answer, confidence: Number(calibrated.toFixed(3)) };
   const outcome: RunOutcome = {
     runId: opened.runId,
     conversationId: opened.conversationId,
@@ -150,7 +157,11 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
     degradations,
     totalMs: Date.now() - startedAt,
     llm: strategies.llm ? strategies.llm.totals() : null,
-    calibration: { features, raw: answer.confidence, calibrator: null },
+    calibration: {
+      features,
+      raw,
+      calibrator: calibrator && calibrated !== null ? { version: calibrator.version, sha256: calibrator.sha256 } : null,
+    },
   };
   runner.emit({
     stage: "run",
