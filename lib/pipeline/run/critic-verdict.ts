@@ -7,8 +7,10 @@ import { CHECKS, CONSTRUCT_CHECKS, STOP_CHECK } from "../stages/critique/classic
  * question asks (a value of another kind, evidence that never mentions what the question names, a named value, "not"
  * or "per" the query left out) the run
  * refrains and says so; when it only could not tie the answer to the question's words in the evidence,
- * the answer is shown at most as "not certain", with the critic's reason. Either way the confidence
- * no longer says more than the critic allows.
+ * the answer is shown at most as "not certain", with the critic's reason. The confidence is left as
+ * the answer stage gave it: how often a rejected answer is still right differs by kind of source (the
+ * critic cannot tie a right table figure to the question's words as often as it can a query result),
+ * and the calibrator, which reads the verdict among its features, says what it means.
  */
 
 /** Failed checks that mean the answer is about something else than the question asks. */
@@ -19,9 +21,6 @@ const NOT_THE_QUESTION = new Set<string>([
   CONSTRUCT_CHECKS.negation,
   CONSTRUCT_CHECKS.grouping,
 ]);
-
-/** A rejected answer is shown as "not certain" at most this confident. */
-export const REJECTED_CONFIDENCE_CAP = 0.4;
 
 /** The failed checks that say why, most telling first (the stop note and the refusal check add nothing). */
 function failedChecks(critique: Critique): Critique["checks"] {
@@ -40,7 +39,7 @@ export function withCriticVerdict(answer: Answer, critique: Critique): Answer {
   if (answer.refrained || critique.accepted) return answer;
   const failed = failedChecks(critique);
   const reason = criticReason(critique) ?? "the check of the answer against the evidence did not pass";
-  const confidence = Math.min(answer.confidence, REJECTED_CONFIDENCE_CAP);
+  const confidence = answer.confidence;
   if (failed.some((c) => NOT_THE_QUESTION.has(c.name))) {
     const found = answer.text.length > 80 ? `${answer.text.slice(0, 77)}…` : answer.text;
     return {
