@@ -296,6 +296,9 @@ export function outcomeToJson(o: RunOutcome) {
     refrained: o.answer.refrained,
     reason: o.answer.reason,
     confidence: Number(o.answer.confidence.toFixed(3)),
+    certainty: o.answer.refrained ? null : (o.answer.certainty ?? "certain"),
+    calibration: o.calibration ? { raw: Number(o.calibration.raw.toFixed(3)), calibrator: o.calibration.calibrator } : null,
+    emptyResult: o.answer.emptyResult ?? null,
     citations: o.answer.citations,
     shape: o.answer.shape ?? null,
     evidence: o.evidence.map((e) => ({
