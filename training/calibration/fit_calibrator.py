@@ -134,6 +134,7 @@ def kind_of(features):
 
 
 def canonical(model):
+    # Six decimals as JavaScript's toFixed writes them (weights are stored rounded, and "+ 0.0" turns -0.0 into 0.0).
     return "\n".join([model["version"], ",".join(model["features"]), ",".join(model["kinds"]),
                       ",".join(f"{w:.6f}" for w in model["weights"]), f"{model['bias']:.6f}"])
 
@@ -155,7 +156,7 @@ def fit(train_paths, dev_paths, out_path, names):
     w, b = fit_logistic(X, y, best)
     # Only the source kinds the training runs answered from are calibrated; others keep the raw confidence.
     kinds = sorted({kind_of(r["features"]) for r in rows})
-    model = {"version": VERSION, "features": names, "kinds": kinds, "weights": [round(float(v), 6) for v in w], "bias": round(float(b), 6)}
+    model = {"version": VERSION, "features": names, "kinds": kinds, "weights": [round(float(v), 6) + 0.0 for v in w], "bias": round(float(b), 6) + 0.0}
     raw_i = names.index("raw")
     dev = {}
     for path in dev_paths:
