@@ -262,7 +262,7 @@ export function ReliabilityChart({ metrics }: { metrics: SuiteMetrics }) {
   const bins = metrics.calibrationCurves?.reliability ?? [];
   if (!bins.some((b) => b.n > 0)) return null;
   const data = bins.map((b) => ({
-    bin: `${Math.round(b.lo * 100)}–${Math.round(b.hi * 100)}%`,
+    bin: `${Math.round(b.lo * 100)}–${Math.round(b.hi * 100)}`,
     mid: (b.lo + b.hi) / 2,
     accuracy: b.accuracy,
     confidence: b.confidence,
@@ -277,11 +277,17 @@ export function ReliabilityChart({ metrics }: { metrics: SuiteMetrics }) {
       <ResponsiveContainer width="100%" height="100%">
         <ComposedChart data={data} margin={{ left: 0, right: 16, top: 4, bottom: 4 }}>
           <CartesianGrid vertical={false} stroke="#e2e8f0" />
-          <XAxis dataKey="bin" fontSize={10} interval={0} angle={-25} textAnchor="end" height={44} />
+          <XAxis
+            dataKey="bin"
+            fontSize={10}
+            interval={0}
+            height={36}
+            label={{ value: "confidence (%)", position: "insideBottomRight", offset: -2, fontSize: 11 }}
+          />
           <YAxis domain={[0, 1]} tickFormatter={pct} fontSize={11} width={40} />
           <Tooltip
             formatter={(v, name) => [tooltipPct(v), name]}
-            labelFormatter={(label, payload) => `${label} · ${count(Number(payload?.[0]?.payload?.n ?? 0), "answer")}`}
+            labelFormatter={(label, payload) => `confidence ${label}% · ${count(Number(payload?.[0]?.payload?.n ?? 0), "answer")}`}
           />
           <Legend wrapperStyle={{ fontSize: 11 }} />
           <Bar dataKey="accuracy" name="share right" fill={SERIES_COLORS[0]} isAnimationActive={false} />

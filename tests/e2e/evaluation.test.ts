@@ -95,6 +95,8 @@ describe("evaluation dashboard", () => {
         .poll(() => evaluation.chart("Risk–coverage").locator(".recharts-line-curve").count(), { timeout: 10_000 })
         .toBeGreaterThan(0);
       await evaluation.chart("Reliability diagram").scrollIntoViewIfNeeded();
+      // No tooltip left open over a chart where the pointer happened to rest.
+      await page.mouse.move(0, 0);
       await screenshot(page, "evaluation-calibration");
 
       // The same run as a file in the command line's shape.
