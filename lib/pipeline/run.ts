@@ -132,6 +132,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
     candidates: best?.candidates ?? [],
     queries: best?.queries ?? [],
     winner: best?.winner ?? null,
+    evidence,
   });
   // The confidence shown is the calibrated probability of being right; a run with no value to judge keeps 0.
   const raw = answer.confidence;

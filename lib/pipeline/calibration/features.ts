@@ -1,4 +1,4 @@
-import type { Answer, Candidate, ExecutedQuery, Intent, Iteration } from "../contracts";
+import type { Answer, Candidate, ExecutedQuery, Intent, Iteration, ScoredEvidence } from "../contracts";
 
 /**
  * What a run knows about how far to trust its answer, as numbers a calibrator reads (issue 32): how
@@ -55,6 +55,19 @@ export interface FeatureInput {
   candidates: Candidate[];
   queries: ExecutedQuery[];
   winner: { kbId: string } | null;
+  /** The evidence the answer cites from: its first cited piece tells what kind of source the answer came from. */
+  evidence: ScoredEvidence[];
+}
+
+/** The kind of source the answer was drawn from: its first cited piece's, else the winning source's. */
+function answeringKind(input: FeatureInput): "sql" | "documents" | "graph" | null {
+  const first = input.answer.citations.map((id) => input.evidence.find((e) => e.piece.id === id)).find((e) => e !== undefined);
+  const language = first?.piece.provenance.language;
+  if (language === "search") return "documents";
+  if (language === "sql") return "sql";
+  if (language === "sparql" || language === "cypher") return "graph";
+  const kind = input.candidates.find((c) => c.kbId === input.winner?.kbId)?.kind ?? null;
+  return kind === "SQL" ? "sql" : kind === "DOCUMENTS" ? "documents" : kind === "SPARQL" || kind === "CYPHER" ? "graph" : null;
 }
 
 const clamp01 = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0);
@@ -75,7 +88,7 @@ export function runFeatures(input: FeatureInput): Features {
   const asksOne =
     !!intent && (intent.aggregate !== null || intent.superlative !== null) && !(intent.constructs?.grouping ?? null) && !!shape;
   const cands = answer.candidates;
-  const kind = input.candidates.find((c) => c.kbId === input.winner?.kbId)?.kind ?? null;
+  const kind = answeringKind(input);
   const finalText = answer.text;
   return {
     raw: clamp01(answer.confidence),
@@ -95,9 +108,9 @@ export function runFeatures(input: FeatureInput): Features {
     rows: clamp01(Math.log10(1 + (shape?.total ?? shape?.rows.length ?? 0)) / 3),
     topScore: clamp01(cands[0]?.score ?? 0),
     margin: clamp01((cands[0]?.score ?? 0) - (cands[1]?.score ?? 0)),
-    kindSql: kind === "SQL" ? 1 : 0,
-    kindDocuments: kind === "DOCUMENTS" ? 1 : 0,
-    kindGraph: kind === "SPARQL" || kind === "CYPHER" ? 1 : 0,
+    kindSql: kind === "sql" ? 1 : 0,
+    kindDocuments: kind === "documents" ? 1 : 0,
+    kindGraph: kind === "graph" ? 1 : 0,
     guide: shape?.source.guide ? 1 : 0,
   };
 }

@@ -59,6 +59,7 @@ describe("the answer calibrator", () => {
       candidates: [],
       queries: [],
       winner: null,
+      evidence: [],
     });
     expect(f).toMatchObject({ raw: 0.7, criticAccepted: 1, roundAgreement: 1, topScore: 0.9, margin: 0.9, refrained: 0 });
     for (const v of Object.values(f)) expect(v >= 0 && v <= 1).toBe(true);
