@@ -272,18 +272,13 @@ export function ReliabilityChart({ metrics }: { metrics: SuiteMetrics }) {
   return (
     <ChartCard
       title="Reliability diagram"
-      description={`Share right per confidence bin (bars) against a calibrated confidence (line)${typeof ece === "number" ? `; expected calibration error ${formatMetric(ece, "score")}` : ""}; n ${metrics.calibration?.n ?? 0}`}
+      description={`Share right per confidence bin in % (bars) against a calibrated confidence (line)${typeof ece === "number" ? `; expected calibration error ${formatMetric(ece, "score")}` : ""}; n ${metrics.calibration?.n ?? 0}`}
     >
       <ResponsiveContainer width="100%" height="100%">
         <ComposedChart data={data} margin={{ left: 0, right: 16, top: 4, bottom: 4 }}>
           <CartesianGrid vertical={false} stroke="#e2e8f0" />
-          <XAxis
-            dataKey="bin"
-            fontSize={10}
-            interval={0}
-            height={36}
-            label={{ value: "confidence (%)", position: "insideBottomRight", offset: -2, fontSize: 11 }}
-          />
+          {/* Ten bins side by side: slanted, each range stays readable. */}
+          <XAxis dataKey="bin" fontSize={10} interval={0} angle={-35} textAnchor="end" height={40} />
           <YAxis domain={[0, 1]} tickFormatter={pct} fontSize={11} width={40} />
           <Tooltip
             formatter={(v, name) => [tooltipPct(v), name]}
