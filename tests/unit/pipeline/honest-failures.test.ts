@@ -39,6 +39,11 @@ describe("a filtered query that found nothing, in words", () => {
     expect(emptyResultSentence(`SELECT "name" FROM "parts" WHERE "parts"."weightKg" > 40`)?.sentence).toBe(
       "No parts are recorded with weight kg above 40.",
     );
+    // A table named in the singular is counted in the plural; a padded stored value is shown without its spaces.
+    expect(emptyResultSentence(`SELECT name FROM singer WHERE city = 'Aberdeen '`)?.sentence).toBe(
+      "No singers are recorded with city Aberdeen.",
+    );
+    expect(emptyResultSentence(`SELECT name FROM staff WHERE office = 'Lyon'`)?.sentence).toBe("No staff are recorded with office Lyon.");
     // No filter: an empty table says nothing about a condition.
     expect(emptyResultSentence("SELECT name FROM parts")).toBeNull();
   });

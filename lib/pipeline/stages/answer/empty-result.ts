@@ -1,5 +1,6 @@
 import { tokenize, type Token } from "../../../backends/sql/lexical";
 import { joinList } from "./refusal";
+import pluralize from "pluralize";
 
 /**
  * A filtered query that found nothing is an answer: there is none (issue 32). Said with the query's
@@ -192,7 +193,9 @@ export function conditionsInWords(conditions: Condition[]): { filters: string[];
   conditions.forEach((c, i) => {
     if (used.has(i)) return;
     const column = columnWords(c.column);
-    const value = c.op === "LIKE" || c.op === "NOT LIKE" ? c.values[0].replace(/^%|%$/g, "") : joinList(c.values);
+    // Stored values often carry padding ("Aberdeen "); the sentence shows the value, not its spaces.
+    const values = c.values.map((v) => v.trim());
+    const value = c.op === "LIKE" || c.op === "NOT LIKE" ? values[0].replace(/^%|%$/g, "").trim() : joinList(values);
     filters.push(c.op === "=" ? `${column} ${value}` : `${column} ${OP_WORDS[c.op] ?? c.op} ${value}`);
   });
   return { filters, periods };
@@ -217,5 +220,9 @@ export function emptyResultSentence(sql: string): { sentence: string; conditions
   const subject = subjectOf(sql, conditions);
   if (!subject) return null;
   const parts = [filters.length ? `with ${joinList(filters)}` : "", ...periods].filter(Boolean);
-  return { sentence: `No ${columnWords(subject)} are recorded ${parts.join(" ")}.`, conditions: [...filters, ...periods] };
+  // Tables are often named in the singular ("singer", "orchestra"); the sentence counts them in the plural.
+  return {
+    sentence: `No ${pluralize.plural(columnWords(subject))} are recorded ${parts.join(" ")}.`,
+    conditions: [...filters, ...periods],
+  };
 }
