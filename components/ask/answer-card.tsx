@@ -8,9 +8,14 @@ import { AnswerShapeView } from "./answer-shape";
 import { shapeSentence } from "./figures";
 import { useLocale } from "../ui/locale";
 
+/**
+ * The confidence is the calibrated probability that the answer is right (lib/pipeline/calibration): said
+ * in words a reader acts on, the figure on hover.
+ */
 function confidenceWord(c: number): "high" | "medium" | "low" {
   return c >= 0.7 ? "high" : c >= 0.45 ? "medium" : "low";
 }
+const WORDS = { high: "likely right", medium: "may be right", low: "not certain" } as const;
 
 const BAR = { high: "bg-emerald-500", medium: "bg-amber-500", low: "bg-rose-500" } as const;
 
@@ -66,14 +71,17 @@ export function AnswerCard({
         </h2>
         {/* A refusal has no confidence to show: there is no answer to be confident in. */}
         {answered && (
-          <div className="flex items-center gap-2 text-xs text-slate-600" data-testid="answer-confidence">
-            <span>Confidence</span>
+          <div
+            className="flex items-center gap-2 text-xs text-slate-600"
+            data-testid="answer-confidence"
+            data-confidence={a.confidence.toFixed(3)}
+            title={`${Math.round(a.confidence * 100)}% likely to be right`}
+          >
             <span aria-hidden className="h-1.5 w-20 overflow-hidden rounded-full bg-slate-100">
               <span className={`block h-full ${BAR[level]}`} style={{ width: `${Math.round(a.confidence * 100)}%` }} />
             </span>
-            <span className="tabular-nums font-medium text-slate-800">
-              {Math.round(a.confidence * 100)}% ({level})
-            </span>
+            <span className="font-medium text-slate-800">{uncertain ? WORDS.low : WORDS[level]}</span>
+            <span className="sr-only">({Math.round(a.confidence * 100)}% likely to be right)</span>
           </div>
         )}
       </div>

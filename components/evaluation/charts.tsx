@@ -1,7 +1,21 @@
 "use client";
 
 import type { ReactNode } from "react";
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  ComposedChart,
+  Legend,
+  Line,
+  LineChart,
+  ReferenceLine,
+  ResponsiveContainer,
+  Scatter,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
 import { count } from "@/lib/format/count";
 import { formatMetric, metricInfo, rankingLabel, rankingRank, sortedEntries, stageRank } from "@/lib/eval/metric-labels";
 import type { MetricValue, SuiteMetrics } from "@/lib/eval/types";
@@ -234,6 +248,89 @@ export function SuiteOverviewChart({ rows }: { rows: { suite: string; headline: 
             <Bar key={k} dataKey={k} name={metricInfo(k).label} fill={colorOf(k, i)} isAnimationActive={false} />
           ))}
         </BarChart>
+      </ResponsiveContainer>
+    </ChartCard>
+  );
+}
+
+/**
+ * The reliability diagram: per confidence bin (0–10 %, …, 90–100 %), the share of answers that were
+ * right beside the diagonal a calibrated confidence would follow. Bars above the line: the confidence
+ * undersells; below: it oversells.
+ */
+export function ReliabilityChart({ metrics }: { metrics: SuiteMetrics }) {
+  const bins = metrics.calibrationCurves?.reliability ?? [];
+  if (!bins.some((b) => b.n > 0)) return null;
+  const data = bins.map((b) => ({
+    bin: `${Math.round(b.lo * 100)}–${Math.round(b.hi * 100)}`,
+    mid: (b.lo + b.hi) / 2,
+    accuracy: b.accuracy,
+    confidence: b.confidence,
+    n: b.n,
+  }));
+  const ece = metrics.calibration?.values.ece;
+  return (
+    <ChartCard
+      title="Reliability diagram"
+      description={`Share right per confidence bin in % (bars) against a calibrated confidence (line)${typeof ece === "number" ? `; expected calibration error ${formatMetric(ece, "score")}` : ""}; n ${metrics.calibration?.n ?? 0}`}
+    >
+      <ResponsiveContainer width="100%" height="100%">
+        <ComposedChart data={data} margin={{ left: 0, right: 16, top: 4, bottom: 4 }}>
+          <CartesianGrid vertical={false} stroke="#e2e8f0" />
+          {/* Ten bins side by side: slanted, each range stays readable. */}
+          <XAxis dataKey="bin" fontSize={10} interval={0} angle={-35} textAnchor="end" height={40} />
+          <YAxis domain={[0, 1]} tickFormatter={pct} fontSize={11} width={40} />
+          <Tooltip
+            formatter={(v, name) => [tooltipPct(v), name]}
+            labelFormatter={(label, payload) => `confidence ${label}% · ${count(Number(payload?.[0]?.payload?.n ?? 0), "answer")}`}
+          />
+          <Legend wrapperStyle={{ fontSize: 11 }} />
+          <Bar dataKey="accuracy" name="share right" fill={SERIES_COLORS[0]} isAnimationActive={false} />
+          <Line dataKey="mid" name="calibrated" stroke="#94a3b8" strokeDasharray="4 3" dot={false} isAnimationActive={false} />
+          <Scatter dataKey="confidence" name="mean confidence" fill={SERIES_COLORS[1]} isAnimationActive={false} />
+        </ComposedChart>
+      </ResponsiveContainer>
+    </ChartCard>
+  );
+}
+
+/**
+ * The risk–coverage curve: answers sorted by confidence, most confident first; at each share of the
+ * questions kept, the share of kept answers that are right. The dashed line is the 90 % target.
+ */
+export function RiskCoverageChart({ metrics }: { metrics: SuiteMetrics }) {
+  const points = metrics.calibrationCurves?.riskCoverage ?? [];
+  if (!points.length) return null;
+  const data = [...points].map((p) => ({ coverage: p.coverage, precision: p.precision, threshold: p.threshold }));
+  const v = metrics.calibration?.values ?? {};
+  const parts = [
+    typeof v.aurc === "number" ? `area under the risk curve ${formatMetric(v.aurc, "score")}` : null,
+    typeof v.coverageAt90 === "number" ? `coverage at 90% precision ${formatMetric(v.coverageAt90, "rate")}` : null,
+  ].filter(Boolean);
+  return (
+    <ChartCard
+      title="Risk–coverage"
+      description={`Share right among the most confident answers, by share of questions kept; ${parts.join(", ")}`}
+    >
+      <ResponsiveContainer width="100%" height="100%">
+        <LineChart data={data} margin={{ left: 0, right: 16, top: 4, bottom: 4 }}>
+          <CartesianGrid stroke="#e2e8f0" />
+          <XAxis
+            dataKey="coverage"
+            type="number"
+            domain={[0, 1]}
+            tickFormatter={pct}
+            fontSize={11}
+            label={{ value: "coverage", position: "insideBottomRight", offset: -2, fontSize: 11 }}
+          />
+          <YAxis domain={[0, 1]} tickFormatter={pct} fontSize={11} width={40} />
+          <ReferenceLine y={0.9} stroke="#94a3b8" strokeDasharray="4 3" />
+          <Tooltip
+            formatter={(val) => [tooltipPct(val), "precision"]}
+            labelFormatter={(c, payload) => `${tooltipPct(c)} kept (confidence ≥ ${tooltipPct(payload?.[0]?.payload?.threshold)})`}
+          />
+          <Line dataKey="precision" name="precision" stroke={SERIES_COLORS[2]} dot isAnimationActive={false} />
+        </LineChart>
       </ResponsiveContainer>
     </ChartCard>
   );

@@ -16,7 +16,7 @@ import type { ReportDetail } from "@/lib/eval/reports";
 import type { MetricGroup, SuiteMetrics } from "@/lib/eval/types";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
-import { BreakdownChart, LatencyChart, PresenceChart, RateBars, TAG_BREAKDOWN_KEYS } from "./charts";
+import { BreakdownChart, LatencyChart, PresenceChart, RateBars, ReliabilityChart, RiskCoverageChart, TAG_BREAKDOWN_KEYS } from "./charts";
 import { evalApi } from "./api";
 import { QuestionTable } from "./question-table";
 import { StageTable } from "./stage-table";
@@ -42,6 +42,7 @@ function MetricCards({ metrics }: { metrics: SuiteMetrics }) {
   take("execution", metrics.execution);
   take("answer", metrics.answer);
   take("refrain", metrics.refrain);
+  if (metrics.calibration) take("calibration", metrics.calibration);
   const byKey = new Map(flat);
   if (metrics.latency.total) byKey.set("latency.total.p50", metrics.latency.total.p50);
   const cards = HEADLINE_METRICS.filter((k) => byKey.has(k));
@@ -88,6 +89,7 @@ function MetricsTable({ metrics }: { metrics: SuiteMetrics }) {
   for (const [label, g] of sortedEntries(metrics.presence, rankingRank)) add(`presence.${label}`, g);
   add("answer", metrics.answer);
   add("refrain", metrics.refrain);
+  if (metrics.calibration) add("calibration", metrics.calibration);
   for (const [stage, l] of sortedEntries(metrics.latency, stageRank)) {
     rows.push({
       group: "Latency",
@@ -242,6 +244,8 @@ export function ReportView({ reportId, onDeleted }: { reportId: string; onDelete
           <div className="grid gap-4 xl:grid-cols-2">
             <RateBars metrics={m} />
             <PresenceChart metrics={m} />
+            <ReliabilityChart metrics={m} />
+            <RiskCoverageChart metrics={m} />
             <BreakdownChart title="By source kind" description="The kind of the gold source (documents, SQL, RDF, graph)" by={m.byKind} />
             <BreakdownChart title="By suite" description="The suites the questions came from" by={m.bySuite} />
             <StageTable stages={m.retrievalStages} />

@@ -288,6 +288,8 @@ export async function evaluateQuestion(ctx: QuestionContext, q: EvalQuestion, po
       presence: null,
       scores: { p1: null, em: null, f1: null },
       refrain: { refrained: false, correctDecision: null },
+      confidence: null,
+      correct: null,
       timings: {},
       totalMs: 0,
       usage: null,
@@ -344,8 +346,15 @@ export async function evaluateQuestion(ctx: QuestionContext, q: EvalQuestion, po
 
   const scores = judge(q, gold, answer);
   let correctDecision: boolean | null = null;
-  if (gold.unanswerable) correctDecision = outcome.answer.refrained;
-  else if (scores.p1 !== null) correctDecision = outcome.answer.refrained ? !(withheld !== null && judge(q, gold, withheld).p1) : scores.p1;
+  // Calibration judges the value the confidence is about: the answer shown, or the one held back.
+  let correct: boolean | null = null;
+  if (gold.unanswerable) {
+    correctDecision = outcome.answer.refrained;
+    correct = false;
+  } else if (scores.p1 !== null) {
+    correct = outcome.answer.refrained ? withheld !== null && judge(q, gold, withheld).p1 === true : scores.p1;
+    correctDecision = outcome.answer.refrained ? !correct : scores.p1;
+  }
 
   return {
     ...base,
@@ -366,6 +375,11 @@ export async function evaluateQuestion(ctx: QuestionContext, q: EvalQuestion, po
     presence,
     scores,
     refrain: { refrained: outcome.answer.refrained, correctDecision },
+    confidence: Number(outcome.answer.confidence.toFixed(4)),
+    correct,
+    features: outcome.calibration
+      ? Object.fromEntries(Object.entries(outcome.calibration.features).map(([k, v]) => [k, Number(v.toFixed(4))]))
+      : null,
     timings: { ...outcome.timings, total: outcome.totalMs },
     totalMs: outcome.totalMs,
     usage: usageOf(outcome, eventCost),

@@ -62,6 +62,7 @@ export function formatMetricsTable(m: SuiteMetrics): string {
   for (const [label, g] of sortedEntries(m.presence, rankingRank)) groupRows(`presence.${label}`, g, rows);
   groupRows("answer", m.answer, rows);
   groupRows("refrain", m.refrain, rows);
+  if (m.calibration) groupRows("calibration", m.calibration, rows);
   if (m.usage) {
     rows.push(["LLM usage", "tokens", formatMetric(m.usage.tokens, "count"), String(m.usage.runsWithLlm)]);
     rows.push(["", "cost", formatMetric(m.usage.costUsd, "usd"), ""]);
@@ -85,6 +86,9 @@ const BREAKDOWN_COLUMNS = [
   "answer.em",
   "answer.f1",
   "refrain.rate",
+  "calibration.ece",
+  "calibration.precisionHigh",
+  "calibration.coverageAt90",
   "latency.total.p50",
 ];
 
@@ -198,6 +202,8 @@ const SUMMARY_KEYS = [
   "answer.p@1",
   "answer.f1",
   "refrain.accuracy",
+  "calibration.ece",
+  "calibration.coverageAt90",
   "latency.total.p50",
   "latency.total.p95",
 ];
@@ -221,6 +227,7 @@ export function formatSummary(rows: SummaryRow[]): string {
     put("retrieval", m.retrieval);
     put("answer", m.answer);
     put("refrain", m.refrain);
+    if (m.calibration) put("calibration", m.calibration);
     if (m.latency.total) {
       flat["latency.total.p50"] = m.latency.total.p50;
       flat["latency.total.p95"] = m.latency.total.p95;

@@ -6,7 +6,8 @@ import type { MetricValue } from "./types";
  * and shown. Shared by the command line, the comparison and the dashboard so they read the same.
  */
 
-export type MetricFormat = "rate" | "ms" | "count" | "usd";
+/** "score": a 0–1 figure that is not a share of questions (calibration error, Brier score), shown with three decimals. */
+export type MetricFormat = "rate" | "ms" | "count" | "usd" | "score";
 
 export interface MetricInfo {
   group: string;
@@ -34,6 +35,12 @@ const FIXED: Record<string, Omit<MetricInfo, "group">> = {
   "refrain.rate": { label: "refrain rate", format: "rate" },
   "refrain.accuracy": { label: "refrain accuracy (right to answer or not)", format: "rate" },
   "refrain.unanswerableRefrained": { label: "refrained on unanswerable questions", format: "rate" },
+  "calibration.ece": { label: "expected calibration error (10 bins)", format: "score", lowerIsBetter: true },
+  "calibration.brier": { label: "Brier score", format: "score", lowerIsBetter: true },
+  "calibration.aurc": { label: "area under the risk–coverage curve", format: "score", lowerIsBetter: true },
+  "calibration.precisionHigh": { label: "right among answers at confidence ≥ 80%", format: "rate" },
+  "calibration.coverageHigh": { label: "questions answered at confidence ≥ 80%", format: "rate" },
+  "calibration.coverageAt90": { label: "coverage at 90% precision", format: "rate" },
   "usage.tokens": { label: "LLM tokens", format: "count", lowerIsBetter: true },
   "usage.costUsd": { label: "LLM cost", format: "usd", lowerIsBetter: true },
 };
@@ -47,6 +54,7 @@ const GROUP_LABELS: Record<string, string> = {
   presence: "Answer presence",
   answer: "Answer accuracy",
   refrain: "Refrain",
+  calibration: "Calibration",
   latency: "Latency",
   usage: "LLM usage",
 };
@@ -92,6 +100,8 @@ export function formatMetric(value: MetricValue | undefined, format: MetricForma
       return Math.round(value).toLocaleString("en");
     case "usd":
       return `$${value.toFixed(value < 1 ? 4 : 2)}`;
+    case "score":
+      return value.toFixed(3);
   }
 }
 
@@ -109,6 +119,8 @@ export function formatDelta(delta: number | null, format: MetricFormat): string 
       return `${sign}${Math.round(abs).toLocaleString("en")}`;
     case "usd":
       return `${sign}$${abs.toFixed(4)}`;
+    case "score":
+      return `${sign}${abs.toFixed(3)}`;
   }
 }
 
@@ -121,6 +133,8 @@ export const HEADLINE_METRICS = [
   "answer.p@1",
   "answer.f1",
   "refrain.accuracy",
+  "calibration.ece",
+  "calibration.precisionHigh",
   "latency.total.p50",
 ];
 
@@ -149,13 +163,26 @@ export function sortedEntries<T>(record: Record<string, T>, rank: (key: string) 
   return Object.entries(record).sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b));
 }
 
-const GROUP_ORDER = ["source", "retrieval", "stage", "evidence", "execution", "presence", "answer", "refrain", "latency", "usage"];
+const GROUP_ORDER = [
+  "source",
+  "retrieval",
+  "stage",
+  "evidence",
+  "execution",
+  "presence",
+  "answer",
+  "refrain",
+  "calibration",
+  "latency",
+  "usage",
+];
 const WITHIN_GROUP: Record<string, string[]> = {
   source: ["inCandidates", "rankedFirst", "winner"],
   retrieval: ["hit@1", "hit@5", "hit@10", "mrr@10", "ndcg@10", "recall@10", "recall@100"],
   execution: ["match", "matchColumns", "anyMatch", "matchAnyKb"],
   answer: ["p@1", "em", "f1", "emNoScale"],
   refrain: ["rate", "accuracy", "unanswerableRefrained"],
+  calibration: ["ece", "brier", "aurc", "precisionHigh", "coverageHigh", "coverageAt90"],
 };
 
 /** Orders flat metric keys as tables read them: by group, ranking and k, stage, then the group's own order. */

@@ -1,4 +1,5 @@
 import type { KbKind, QueryLanguage } from "../backends/types";
+import type { ReliabilityBin, RiskCoveragePoint } from "./metrics/calibration";
 
 /**
  * Evaluation data model (issue 7). A suite is a list of questions with gold answers and, where known,
@@ -173,6 +174,18 @@ export interface QuestionResult {
     emNoScale?: number | null;
   };
   refrain: { refrained: boolean; correctDecision: boolean | null };
+  /**
+   * The confidence the run gave its answer (0–1, what the answer card shows; for a refusal, the run's
+   * belief in the value it held back). Absent in results recorded before calibration was measured.
+   */
+  confidence?: number | null;
+  /**
+   * Is the answer the confidence is about right: the answer shown, or the value held back when the run
+   * refrained (no value, or a question that has no answer: wrong). Null when it cannot be judged.
+   */
+  correct?: boolean | null;
+  /** The run's calibration features (lib/pipeline/calibration/features.ts): what training/calibration fits on. */
+  features?: Record<string, number> | null;
   timings: Record<string, number>;
   totalMs: number;
   usage: { tokens: number | null; costUsd: number | null; calls: number | null; model: string | null } | null;
@@ -210,6 +223,14 @@ export interface SuiteMetrics {
   presence: Record<string, MetricGroup>;
   answer: MetricGroup;
   refrain: MetricGroup;
+  /**
+   * Whether the confidence is a probability of being right (issue 32): expected calibration error,
+   * Brier score, area under the risk–coverage curve, precision and coverage at confidence ≥ 0.8, the
+   * coverage at 90 % precision. Absent in reports made before it was measured.
+   */
+  calibration?: MetricGroup;
+  /** The reliability diagram's bins and the risk–coverage curve behind the calibration figures. */
+  calibrationCurves?: { reliability: ReliabilityBin[]; riskCoverage: RiskCoveragePoint[] };
   latency: Record<string, { p50: number; p95: number; n: number }>;
   usage: { runsWithLlm: number; tokens: number; costUsd: number } | null;
   /** Document retrieval per ranking stage, in run order, with the change from the stage before. */

@@ -26,6 +26,11 @@ export const pipelineConfigSchema = z.object({
   evidenceForAnswer: z.number().int().min(1).max(200).default(30),
   /** Refrain below this answer confidence. */
   answerThreshold: z.number().min(0).max(1).default(0.35),
+  /**
+   * Show the calibrated probability of being right (lib/data/answer-calibrator.json) as the answer's
+   * confidence, for the kinds of source the calibrator was fitted on; false: the answer stage's own.
+   */
+  calibrateConfidence: z.boolean().default(true),
   /** Whole-run budget; stages and queries shorten their own limits to fit inside it. */
   timeBudgetMs: z.number().int().min(1000).max(600_000).default(30_000),
   /** The budget when LLM strategies run and the caller set no timeBudgetMs: model calls take seconds each. */

@@ -381,6 +381,11 @@ export const answerSchema = z.object({
    * fact; it is shown as the closest answer, marked, with its evidence. Absent or "certain" otherwise.
    */
   certainty: z.enum(["certain", "uncertain"]).optional(),
+  /**
+   * The answer is that there is none: the committed query found no rows under these conditions, in
+   * words ("city Berlin", "for 2023"). The critic accepts it as an answer; no round drops the filter.
+   */
+  emptyResult: z.object({ kbName: z.string(), conditions: z.array(z.string()) }).optional(),
 });
 export type Answer = z.infer<typeof answerSchema>;
 

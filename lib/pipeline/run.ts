@@ -13,6 +13,9 @@ import { prismaEntityLookup } from "./entity-lookup";
 import { mergeIdenticalEvidence } from "./merge-evidence";
 import { languageName } from "./stages/answer/unread-question";
 import { BudgetSpent } from "./run/budget";
+import { withCriticVerdict } from "./run/critic-verdict";
+import { runFeatures } from "./calibration/features";
+import { shippedCalibrator } from "./calibration/calibrator";
 import { loadRunGuides } from "./run/guide-bookkeeping";
 import { openRun, storeIntent, storeOutcome, TraceStore, type Turn } from "./run/persistence";
 import { firstState, nextState, type RoundResult, runRound, type RunContext } from "./run/round";
@@ -109,9 +112,11 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
         state = nextState(state, feedback, result.candidates);
       }
     }
+    best = heldToVerdict(best, runner);
     if (best) answer = best.answer;
     status = answer.refrained ? "REFRAINED" : "ANSWERED";
   } catch (e) {
+    best = heldToVerdict(best, runner);
     ({ status, answer } = stoppedEarly(e, runner, best, budgetMs, degradations, opened.runId));
   } finally {
     runner.close();
@@ -120,6 +125,21 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
   let evidence = best?.evidence ?? [];
   if (best && answer === best.answer) ({ evidence, answer } = mergeIdenticalEvidence(best.evidence, best.answer));
 
+  const features = runFeatures({
+    intent,
+    answer,
+    iterations,
+    candidates: best?.candidates ?? [],
+    queries: best?.queries ?? [],
+    winner: best?.winner ?? null,
+    evidence,
+  });
+  // The confidence shown is the calibrated probability of being right; a run with no value to judge keeps 0.
+  const raw = answer.confidence;
+  const calibrator = config.calibrateConfidence ? shippedCalibrator() : null;
+  const judged = (status === "ANSWERED" || status === "REFRAINED") && (!answer.refrained || answer.candidates.length > 0);
+  const calibrated = calibrator && judged ? calibrator.probability(features) : null;
+  if (calibrated !== null) answer = { ...answer, confidence: Number(calibrated.toFixed(3)) };
   const outcome: RunOutcome = {
     runId: opened.runId,
     conversationId: opened.conversationId,
@@ -138,6 +158,11 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
     degradations,
     totalMs: Date.now() - startedAt,
     llm: strategies.llm ? strategies.llm.totals() : null,
+    calibration: {
+      features,
+      raw,
+      calibrator: calibrator && calibrated !== null ? { version: calibrator.version, sha256: calibrator.sha256 } : null,
+    },
   };
   runner.emit({
     stage: "run",
@@ -227,6 +252,22 @@ function keepBest(best: RoundResult | null, round: RoundResult): RoundResult {
   return best;
 }
 
+/**
+ * The kept round's answer as the critic's verdict allows it (run/critic-verdict.ts): one the critic
+ * did not accept is shown at most as "not certain", or withheld when it answers another question.
+ */
+function heldToVerdict(best: RoundResult | null, runner: StageRunner): RoundResult | null {
+  if (!best) return best;
+  const answer = withCriticVerdict(best.answer, best.critique);
+  if (answer === best.answer) return best;
+  runner.emit({
+    stage: "run",
+    type: "INFO",
+    summary: answer.refrained ? `The critic rejected the answer; it is withheld. ${answer.reason}` : `${answer.reason}`,
+  });
+  return { ...best, answer };
+}
+
 /** A run that stopped before its last round: cancelled, out of budget (keeping what it had), or failed. */
 function stoppedEarly(
   e: unknown,
@@ -256,6 +297,9 @@ export function outcomeToJson(o: RunOutcome) {
     refrained: o.answer.refrained,
     reason: o.answer.reason,
     confidence: Number(o.answer.confidence.toFixed(3)),
+    certainty: o.answer.refrained ? null : (o.answer.certainty ?? "certain"),
+    calibration: o.calibration ? { raw: Number(o.calibration.raw.toFixed(3)), calibrator: o.calibration.calibrator } : null,
+    emptyResult: o.answer.emptyResult ?? null,
     citations: o.answer.citations,
     shape: o.answer.shape ?? null,
     evidence: o.evidence.map((e) => ({

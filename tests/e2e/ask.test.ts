@@ -94,7 +94,10 @@ describe("asking on the demo catalog", () => {
       console.log(`[ask] ${live.length} live progress states observed; layout shift during the run: ${layoutShift.toFixed(4)}`);
 
       expect(await ask.answerText()).toMatch(/68\s*(percent|%)/);
-      expect(await ask.answerCard().getByTestId("answer-confidence").innerText()).toMatch(/\d+%/);
+      // The confidence in words, the figure on hover.
+      const confidence = ask.answerCard().getByTestId("answer-confidence");
+      expect(await confidence.innerText()).toMatch(/likely right|may be right|not certain/);
+      expect(await confidence.getAttribute("title")).toMatch(/^\d+% likely to be right$/);
       for (const stage of ["understand", "select", "formulate", "execute", "pool", "rerank", "select-evidence", "answer", "critique"]) {
         expect(await ask.result().getByTestId(`stage-${stage}`).getAttribute("data-status"), stage).toBe("done");
         expect(await ask.result().getByTestId(`stage-${stage}`).getByTestId("stage-duration").innerText(), stage).toMatch(

@@ -60,7 +60,14 @@ describe("evaluation dashboard", () => {
       await expect.poll(() => evaluation.report().isVisible(), { timeout: 15_000 }).toBe(true);
       await waitForDone(evaluation, /Demo workspace\s*· baseline/);
       expect(await evaluation.metricCards().innerText()).toMatch(/P@1 \(answer correct\)/);
-      for (const title of ["Metrics", "Answer presence (AP@k)", "By source kind", "Latency per stage"]) {
+      for (const title of [
+        "Metrics",
+        "Answer presence (AP@k)",
+        "Reliability diagram",
+        "Risk–coverage",
+        "By source kind",
+        "Latency per stage",
+      ]) {
         await expect.poll(() => evaluation.chart(title).count(), { timeout: 10_000 }).toBe(1);
       }
       // No "unknown" group: questions without a gold source (to refrain from) are left out, and counted.
@@ -82,6 +89,15 @@ describe("evaluation dashboard", () => {
       await evaluation.questionTable().locator("tbody > tr").first().getByRole("button").click();
       expect(await evaluation.questionTable().innerText()).toMatch(/First piece holding the answer|Gold source|Withheld answer/);
       await screenshot(page, "evaluation-report");
+      // Calibration: the reliability diagram's bars and the risk–coverage curve are drawn.
+      expect(await evaluation.chart("Reliability diagram").innerText()).toMatch(/share right/);
+      await expect
+        .poll(() => evaluation.chart("Risk–coverage").locator(".recharts-line-curve").count(), { timeout: 10_000 })
+        .toBeGreaterThan(0);
+      await evaluation.chart("Reliability diagram").scrollIntoViewIfNeeded();
+      // No tooltip left open over a chart where the pointer happened to rest.
+      await page.mouse.move(0, 0);
+      await screenshot(page, "evaluation-calibration");
 
       // The same run as a file in the command line's shape.
       const exported = await page.request.get(`/api/eval/reports/${new URL(page.url()).searchParams.get("report")}/export`);
@@ -89,6 +105,8 @@ describe("evaluation dashboard", () => {
       const json = await exported.json();
       expect(json).toMatchObject({ suite: "demo", n: 8, seed: 2 });
       expect(json.perQuestion).toHaveLength(8);
+      for (const q of json.perQuestion) expect(q.confidence).toBeGreaterThanOrEqual(0);
+      expect(json.metrics.calibration.values).toHaveProperty("ece");
     } finally {
       await close();
     }

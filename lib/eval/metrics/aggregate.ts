@@ -1,5 +1,6 @@
 import { compareMetricKeys, rankingRank, stageRank } from "../metric-labels";
 import type { Breakdown, MetricGroup, MetricValue, QuestionResult, StageMetrics, SuiteMetrics } from "../types";
+import { calibrationSummary, type CalibrationPair } from "./calibration";
 import { PRESENCE_KS } from "./presence";
 import { hitAtK, mrrAtK, ndcgAtK, recallAtK } from "./retrieval";
 
@@ -101,6 +102,20 @@ export function aggregateCore(results: QuestionResult[]): Omit<SuiteMetrics, "by
   if (unanswerable.length) refrainValues.unanswerableRefrained = rate(unanswerable.map((r) => r.refrain.refrained));
   const refrain = group(ran.length, refrainValues);
 
+  // Calibration over the questions whose run gave a confidence and whose answer could be judged.
+  const pairs: CalibrationPair[] = ran
+    .filter((r) => typeof r.confidence === "number" && typeof r.correct === "boolean")
+    .map((r) => ({ confidence: r.confidence!, correct: r.correct! }));
+  const cal = calibrationSummary(pairs);
+  const calibration = group(pairs.length, {
+    ece: cal.ece,
+    brier: cal.brier,
+    aurc: cal.aurc,
+    precisionHigh: cal.precisionHigh,
+    coverageHigh: cal.coverageHigh,
+    coverageAt90: cal.coverageAtTarget,
+  });
+
   const latency: SuiteMetrics["latency"] = {};
   const stages = [...new Set(ran.flatMap((r) => Object.keys(r.timings)))].sort((a, b) => stageRank(a) - stageRank(b) || a.localeCompare(b));
   for (const stage of stages) {
@@ -128,6 +143,7 @@ export function aggregateCore(results: QuestionResult[]): Omit<SuiteMetrics, "by
     presence,
     answer,
     refrain,
+    ...(pairs.length ? { calibration, calibrationCurves: { reliability: cal.reliability, riskCoverage: cal.riskCoverage } } : {}),
     latency,
     usage,
   };
@@ -192,6 +208,7 @@ export function flattenMetrics(m: Omit<SuiteMetrics, "byKind" | "bySuite">): Rec
   for (const [label, g] of Object.entries(m.presence)) put(`presence.${label}`, g);
   put("answer", m.answer);
   put("refrain", m.refrain);
+  if (m.calibration) put("calibration", m.calibration);
   for (const [stage, l] of Object.entries(m.latency)) {
     out[`latency.${stage}.p50`] = l.p50;
     out[`latency.${stage}.p95`] = l.p95;
@@ -228,6 +245,9 @@ export const BREAKDOWN_KEYS = [
   "answer.em",
   "answer.f1",
   "refrain.rate",
+  "calibration.ece",
+  "calibration.precisionHigh",
+  "calibration.coverageAt90",
 ] as const;
 
 export function tagValue(r: Pick<QuestionResult, "tags">, tag: string): string | null {

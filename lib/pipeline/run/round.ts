@@ -29,6 +29,7 @@ import type {
 } from "../contracts";
 import { withEveryQuery } from "../merge-evidence";
 import { withTimeout } from "./budget";
+import { offTopic, offTopicRefusal } from "./topic-check";
 import { formulationGuides, guideActionPieces, selectionGuides } from "./guide-bookkeeping";
 import type { StageRunner } from "./stage-runner";
 import type { GuideHit } from "./types";
@@ -92,7 +93,7 @@ export async function runRound(run: RunContext, round: number, state: RoundState
   const reranked = await poolAndRerank(run, round, executed, actions);
   const selection = await selectEvidence(run, reranked, candidates, executed);
   const evidence = withEveryQuery(selection.evidence.slice(0, run.config.evidenceForAnswer), [...executed.pieces, ...actions]);
-  const answer = await answerFrom(run, evidence, selection, candidates);
+  const answer = await onTopic(run, await answerFrom(run, evidence, selection, candidates), evidence, candidates);
   const critique = await critiqueRound(run, round, answer, evidence, executed, candidates, state);
   return {
     answer,
@@ -303,6 +304,26 @@ async function answerFrom(
   );
   // A refusal caused before any evidence was weighed (another language, words no source knows) says so.
   return explainUnreadQuestion(answer, run.intent, candidates);
+}
+
+/** An answer whose cited tables are about something else than the question is withheld (run/topic-check.ts). */
+async function onTopic(run: RunContext, answer: Answer, evidence: ScoredEvidence[], candidates: Candidate[]): Promise<Answer> {
+  let verdict;
+  try {
+    verdict = await offTopic(run.intent.completed, answer, evidence, run.models, run.texts, run.runner.signal);
+  } catch (e) {
+    if (run.runner.signal.aborted) throw e;
+    // A model call that fails leaves the answer as the answer stage gave it.
+    return answer;
+  }
+  if (!verdict) return answer;
+  const withheld = offTopicRefusal(answer, verdict, candidates);
+  run.runner.emit({
+    stage: "answer",
+    type: "INFO",
+    summary: `Withheld: the cited tables (${verdict.captions.join("; ")}) are not about the question (similarity ${verdict.similarity.toFixed(2)}).`,
+  });
+  return withheld;
 }
 
 /**

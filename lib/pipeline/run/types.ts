@@ -10,6 +10,7 @@ import type { GuideActionInput } from "../guide-actions";
 import type { GuideExample } from "../stages/formulate/vocabulary";
 import type { TraceEventInput } from "../stage";
 import type { Answer, Candidate, ExecutedQuery, Intent, Iteration, ScoredEvidence } from "../contracts";
+import type { Features } from "../calibration/features";
 
 /** What a caller asks of a run, and what a run gives back (run.ts). */
 
@@ -115,6 +116,11 @@ export interface RunOutcome {
   totalMs: number;
   /** What the run spent on the LLM (calls, tokens, estimated cost); null when no stage used one. */
   llm?: LlmUsageTotals | null;
+  /**
+   * How far to trust the answer (issue 32): the run's features, the answer stage's own confidence, and
+   * the calibrator that turned them into the answer's confidence (null: none was applied).
+   */
+  calibration?: { features: Features; raw: number; calibrator: { version: string; sha256: string } | null };
 }
 
 export const NO_ANSWER = (reason: string): Answer => ({

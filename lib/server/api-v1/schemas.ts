@@ -25,7 +25,17 @@ export const askResultSchema = z.looseObject({
   answer: z.string().nullable().describe("The answer's text; null when Mosaic refrained (see reason)"),
   refrained: z.boolean(),
   reason: z.string().nullish(),
-  confidence: z.number(),
+  confidence: z
+    .number()
+    .describe("How likely the answer is right, 0–1 (calibrated where the calibrator covers the answering source's kind)"),
+  certainty: z
+    .enum(["certain", "uncertain"])
+    .nullish()
+    .describe("uncertain: shown only as the closest answer, not as fact (for example, the critic could not check it)"),
+  calibration: z
+    .object({ raw: z.number(), calibrator: z.object({ version: z.string(), sha256: z.string() }).nullable() })
+    .nullish()
+    .describe("The answer stage's own confidence and the calibrator that turned it into `confidence` (null: none applied)"),
   citations: z.array(citationSchema),
   evidence: z.array(evidenceItemSchema),
   degradations: z.array(z.string()),

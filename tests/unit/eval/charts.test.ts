@@ -1,7 +1,9 @@
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import { BreakdownChart, SuiteOverviewChart } from "@/components/evaluation/charts";
+import { BreakdownChart, ReliabilityChart, RiskCoverageChart, SuiteOverviewChart } from "@/components/evaluation/charts";
+import { aggregate } from "@/lib/eval/metrics/aggregate";
+import { result } from "./fixtures";
 
 const group = (n: number) => ({ n, values: { "answer.f1": 0.5 } });
 
@@ -32,5 +34,14 @@ describe("evaluation charts that say something", () => {
         createElement(BreakdownChart, { title: "By source kind", description: "x", by: { DOCUMENTS: group(10), UNKNOWN: group(4) } }),
       ),
     ).toBe("");
+  });
+
+  it("draws the reliability diagram and the risk–coverage curve only for reports that measured confidence", () => {
+    const measured = aggregate([result({ id: "a", confidence: 0.9, correct: true }), result({ id: "b", confidence: 0.4, correct: false })]);
+    expect(renderToStaticMarkup(createElement(ReliabilityChart, { metrics: measured }))).toContain("Reliability diagram");
+    expect(renderToStaticMarkup(createElement(RiskCoverageChart, { metrics: measured }))).toContain("coverage at 90% precision 50.0%");
+    const older = aggregate([result({ id: "a" })]);
+    expect(renderToStaticMarkup(createElement(ReliabilityChart, { metrics: older }))).toBe("");
+    expect(renderToStaticMarkup(createElement(RiskCoverageChart, { metrics: older }))).toBe("");
   });
 });

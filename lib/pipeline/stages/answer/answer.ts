@@ -15,7 +15,7 @@ import { answeredWithGuide } from "../select-evidence/commit";
 import { type ScoredCandidate, answerConfidence, scoreCandidates } from "./score";
 import { withTableAnswer } from "./table-route";
 import type { AnswerInput, AnswerResult } from "./types";
-import { belowTheBar, notFoundReason } from "./uncertainty";
+import { belowTheBar, notFoundReason, offPeriodRefusal } from "./uncertainty";
 import { count } from "../../../format/count";
 
 const MAX_CANDIDATES = 5;
@@ -180,6 +180,8 @@ export function candidateAnswer(input: AnswerInput): AnswerResult {
   if (confidence < threshold) {
     return { answer: belowTheBar(pool, confidence, evidence, focus, candidates), ranked, notes };
   }
+  const offPeriod = offPeriodRefusal(pool[0], evidence, focus, confidence, candidates);
+  if (offPeriod) return { answer: offPeriod, ranked, notes: [...notes, "The best value's evidence is about another period."] };
   if (members.length > 1) notes.push(`List answer: ${members.length} values from the winner's source slot.`);
   return {
     answer: {

@@ -4,6 +4,7 @@ import type { Answer, AnswerShape, QueryResult, ScoredEvidence } from "../../con
 import { joinList, quoteList, refusal } from "./refusal";
 import { classifyValue, hintFromLabel, type ValueType } from "./value-types";
 import { columnUnits, totalRowOf } from "./figures";
+import { emptyResultSentence } from "./empty-result";
 
 /**
  * An answer drawn from a committed answer query's result (select-evidence/commit.ts): the result IS the
@@ -19,6 +20,11 @@ export const TEXT_VALUES = 50;
 export const TEXT_ROWS = 12;
 /** A faithful answer query that used every named value. */
 const FAITHFUL_CONFIDENCE = 0.9;
+/**
+ * "None" from a faithful query: as sure as its filters are right. An empty result is also what a wrong
+ * filter gives, so it is stated less firmly than rows found.
+ */
+const EMPTY_RESULT_CONFIDENCE = 0.7;
 /** Each named value the query had to leave out costs this much: the answer may be about something else. */
 const MISSED_VALUE_COST = 0.3;
 
@@ -137,6 +143,18 @@ export function answerFromResult(result: QueryResult, threshold: number, context
     return refusal(`${fit.unresolved.join(" ")} (in ${result.kbName})`, 0, []);
   }
   if (result.rows.length === 0) {
+    // A filtered query that found nothing answers "none", with its conditions (issue 32).
+    const none = result.language === "sql" && (fit?.valuesMissed.length ?? 0) === 0 ? emptyResultSentence(result.query) : null;
+    if (none)
+      return {
+        text: none.sentence,
+        refrained: false,
+        reason: null,
+        confidence: EMPTY_RESULT_CONFIDENCE,
+        citations: [],
+        candidates: [{ value: none.sentence, score: EMPTY_RESULT_CONFIDENCE, support: [], type: "text" }],
+        emptyResult: { kbName: result.kbName, conditions: none.conditions },
+      };
     return refusal(
       `The query on ${result.kbName} found no rows that match the question; check the names and conditions in it, or ask about another source.`,
       0,

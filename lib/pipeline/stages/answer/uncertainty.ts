@@ -45,7 +45,7 @@ export function describePiece(piece: EvidencePiece): string {
 }
 
 /** A question about a period ("in 2025") is only answered, even uncertainly, from evidence that speaks of that period. */
-function aboutAskedPeriod(c: ScoredCandidate, evidence: ScoredEvidence[], focus: QuestionFocus): boolean {
+export function aboutAskedPeriod(c: ScoredCandidate, evidence: ScoredEvidence[], focus: QuestionFocus): boolean {
   const asked = new Set(periodsIn(focus.intent.completed).flatMap(yearsOf));
   if (asked.size === 0) return true;
   const piece = evidence[c.pieces[0].index].piece;
@@ -146,4 +146,25 @@ export function notFoundReason(focus: QuestionFocus, closest?: string): string {
     ? ` The closest thing found, '${closest.length > 80 ? `${closest.slice(0, 77)}…` : closest}', does not clearly answer it.`
     : "";
   return `The sources found do not state ${looked}.${near} Try naming the document, table or period you mean.`;
+}
+
+/**
+ * A question about a period is not answered from evidence about another one (issue 32): when the best
+ * value's evidence never speaks of the asked year, the run says that nothing found covers it.
+ */
+export function offPeriodRefusal(
+  best: ScoredCandidate,
+  evidence: ScoredEvidence[],
+  focus: QuestionFocus,
+  confidence: number,
+  candidates: Answer["candidates"],
+): Answer | null {
+  if (aboutAskedPeriod(best, evidence, focus)) return null;
+  const asked = [...new Set(periodsIn(focus.intent.completed).flatMap(yearsOf))].sort((a, b) => a - b);
+  const top = evidence[best.pieces[0].index].piece;
+  return refusal(
+    `Nothing found speaks of ${asked.join(", ")}: the closest value, '${best.display}', comes from ${describePiece(top)}, which is about another period.`,
+    confidence,
+    candidates,
+  );
 }

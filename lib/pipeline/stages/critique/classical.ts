@@ -14,6 +14,8 @@ export { describeChange } from "./describe-change";
 
 /** Name of the extra check that explains why the critic stopped without feedback. */
 export const STOP_CHECK = "corrective feedback";
+/** Name of the check that accepts an answer of "none" from a filtered query that found nothing. */
+export const EMPTY_RESULT_CHECK = "empty result stated with its conditions";
 
 /**
  * HybGRAG's critic: the validator's checks, then (when a check failed and rounds remain) the
@@ -27,6 +29,22 @@ export const STOP_CHECK = "corrective feedback";
  * The reason for stopping is an extra check with the explanation.
  */
 export function critique(input: CritiqueInput): Critique {
+  // "None": the committed query found no rows under the question's conditions. Another round would
+  // only drop a condition and answer about everything else (issue 32).
+  const none = input.answer.emptyResult;
+  if (none && !input.answer.refrained) {
+    return {
+      accepted: true,
+      checks: [
+        {
+          name: EMPTY_RESULT_CHECK,
+          passed: true,
+          detail: `The answer query on ${none.kbName} found no rows for ${none.conditions.join(", ")}; the answer says so.`,
+        },
+      ],
+      feedback: null,
+    };
+  }
   const analysis = analyzeRound(input);
   const checks = validate(analysis);
   if (checks.every((c) => c.passed)) return { accepted: true, checks, feedback: null };

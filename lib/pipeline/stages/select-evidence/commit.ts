@@ -1,6 +1,7 @@
 import type { EvidencePiece, RowData, Scalar } from "../../../backends/types";
 import type { Candidate, ExecutedQuery, QueryResult } from "../../contracts";
 import { count } from "../../../format/count";
+import { emptyResultSentence } from "../answer/empty-result";
 
 /**
  * Answer assembly's source commitment. A structured source (SQL, SPARQL, Cypher) answers through its
@@ -62,6 +63,12 @@ const coverage = (q: ExecutedQuery) => q.fit?.coverage ?? 0;
 /** The answer query represents the question: nothing unresolved, every named value used, most of its words accounted for. */
 const represents = (q: ExecutedQuery) => faithful(q) && missed(q) === 0 && coverage(q) >= MIN_COVERAGE;
 
+/** An SQL answer query that ran, found no rows, and filtered on conditions that can be said in words. */
+function foundNothingUnderConditions(q: ExecutedQuery): boolean {
+  if (q.query.language !== "sql" || !(q.status === "empty" || (q.status === "ok" && q.rows === 0))) return false;
+  return emptyResultSentence(q.query.text) !== null;
+}
+
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
 function uncoveredText(q: ExecutedQuery): string {
@@ -110,6 +117,17 @@ function generatedCommitment(candidates: Candidate[], executed: ExecutedQuery[])
 
   const supporting = withQuery.filter((x) => represents(x.q) && productive(x.q));
   const first = supporting[0];
+  // Nothing answered, but a query that represents the question found no rows under conditions it
+  // states: that is the answer ("none"), not a reason to answer from other evidence (issue 32).
+  const none = first ? undefined : withQuery.find((x) => represents(x.q) && foundNothingUnderConditions(x.q));
+  if (none) {
+    return {
+      kbId: none.c.kbId,
+      kbName: none.c.kbName,
+      query: none.q,
+      reason: `committed to ${none.c.kbName}: its answer query represents the question and found no rows under its conditions`,
+    };
+  }
   if (!first) {
     // Nothing answered. A best-ranked source that understood the question's words but not its
     // constructs gets the honest refusal (what was not understood); otherwise the evidence decides.

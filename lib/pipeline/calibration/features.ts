@@ -1,0 +1,116 @@
+import type { Answer, Candidate, ExecutedQuery, Intent, Iteration, ScoredEvidence } from "../contracts";
+
+/**
+ * What a run knows about how far to trust its answer, as numbers a calibrator reads (issue 32): how
+ * strongly the question's names were linked, whether the result's shape fits what the question asks,
+ * the critic's verdicts and whether rounds agreed, the evidence's scores and margin, the source kind.
+ * Every feature is in [0, 1]; the names and their order are the calibrator artefact's contract
+ * (training/calibration reads them from evaluation reports, lib/data/answer-calibrator.json lists them).
+ */
+
+export const FEATURE_NAMES = [
+  /** The answer stage's own confidence, before calibration. */
+  "raw",
+  "refrained",
+  "uncertain",
+  "emptyResult",
+  /** Some round's answer was accepted by the critic. */
+  "criticAccepted",
+  /** Rounds beyond the first (0, 0.5, 1 for three rounds). */
+  "extraRounds",
+  /** Share of rounds that gave the final answer's text. */
+  "roundAgreement",
+  /** The question names something (an entity mention). */
+  "hasEntities",
+  /** Share of the question's mentions linked into a source. */
+  "linkedShare",
+  /** The weakest best link among linked mentions (1 = exact). */
+  "linkStrength",
+  /** The answer is a committed query's result (a table, list or figure). */
+  "queryResult",
+  /** That query's share of the question's words it accounts for. */
+  "coverage",
+  /** Named values the query could not use (0, 0.5, 1 for two or more). */
+  "valuesMissed",
+  /** A single value was asked (an aggregate or a superlative without "per"), but several rows came back. */
+  "shapeMismatch",
+  /** log10(1 + rows) / 3, capped at 1. */
+  "rows",
+  /** The best candidate value's score and its margin over the next. */
+  "topScore",
+  "margin",
+  "kindSql",
+  "kindDocuments",
+  "kindGraph",
+  /** An analyst's guide answered. */
+  "guide",
+] as const;
+export type FeatureName = (typeof FEATURE_NAMES)[number];
+export type Features = Record<FeatureName, number>;
+
+export interface FeatureInput {
+  intent: Intent | null;
+  answer: Answer;
+  iterations: Iteration[];
+  candidates: Candidate[];
+  queries: ExecutedQuery[];
+  winner: { kbId: string } | null;
+  /** The evidence the answer cites from: its first cited piece tells what kind of source the answer came from. */
+  evidence: ScoredEvidence[];
+}
+
+/** The kind of source the answer was drawn from: its first cited piece's, else the winning source's. */
+function answeringKind(input: FeatureInput): "sql" | "documents" | "graph" | null {
+  const first = input.answer.citations.map((id) => input.evidence.find((e) => e.piece.id === id)).find((e) => e !== undefined);
+  const language = first?.piece.provenance.language;
+  if (language === "search") return "documents";
+  if (language === "sql") return "sql";
+  if (language === "sparql" || language === "cypher") return "graph";
+  const kind = input.candidates.find((c) => c.kbId === input.winner?.kbId)?.kind ?? null;
+  return kind === "SQL" ? "sql" : kind === "DOCUMENTS" ? "documents" : kind === "SPARQL" || kind === "CYPHER" ? "graph" : null;
+}
+
+const clamp01 = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0);
+
+/** The committed answer query behind the answer's shape (the shape names its query text). */
+function answerQuery(input: FeatureInput): ExecutedQuery | null {
+  const text = input.answer.shape?.source.query;
+  if (text) return input.queries.find((q) => q.query.text === text) ?? null;
+  return input.queries.find((q) => q.role === "answer" && q.kbId === input.winner?.kbId) ?? null;
+}
+
+export function runFeatures(input: FeatureInput): Features {
+  const { intent, answer, iterations } = input;
+  const entities = intent?.entities ?? [];
+  const linked = entities.filter((e) => e.links.length > 0);
+  const shape = answer.shape;
+  const q = answerQuery(input);
+  const asksOne =
+    !!intent && (intent.aggregate !== null || intent.superlative !== null) && !(intent.constructs?.grouping ?? null) && !!shape;
+  const cands = answer.candidates;
+  const kind = answeringKind(input);
+  const finalText = answer.text;
+  return {
+    raw: clamp01(answer.confidence),
+    refrained: answer.refrained ? 1 : 0,
+    uncertain: answer.certainty === "uncertain" ? 1 : 0,
+    emptyResult: answer.emptyResult ? 1 : 0,
+    criticAccepted: iterations.some((i) => i.accepted) ? 1 : 0,
+    extraRounds: clamp01((iterations.length - 1) / 2),
+    roundAgreement: iterations.length ? iterations.filter((i) => i.answer === finalText).length / iterations.length : 0,
+    hasEntities: entities.length > 0 ? 1 : 0,
+    linkedShare: entities.length ? linked.length / entities.length : 0,
+    linkStrength: linked.length ? clamp01(Math.min(...linked.map((e) => Math.max(...e.links.map((l) => l.score))))) : 0,
+    queryResult: shape ? 1 : 0,
+    coverage: clamp01(q?.fit?.coverage ?? 0),
+    valuesMissed: clamp01((q?.fit?.valuesMissed.length ?? 0) / 2),
+    shapeMismatch: asksOne && shape!.rows.length > 1 ? 1 : 0,
+    rows: clamp01(Math.log10(1 + (shape?.total ?? shape?.rows.length ?? 0)) / 3),
+    topScore: clamp01(cands[0]?.score ?? 0),
+    margin: clamp01((cands[0]?.score ?? 0) - (cands[1]?.score ?? 0)),
+    kindSql: kind === "sql" ? 1 : 0,
+    kindDocuments: kind === "documents" ? 1 : 0,
+    kindGraph: kind === "graph" ? 1 : 0,
+    guide: shape?.source.guide ? 1 : 0,
+  };
+}

@@ -1,0 +1,147 @@
+import { describe, expect, it } from "vitest";
+import type { Answer, Candidate, Critique, ExecutedQuery } from "@/lib/pipeline/contracts";
+import { emptyResultSentence, whereConditions } from "@/lib/pipeline/stages/answer/empty-result";
+import { answerFromResult } from "@/lib/pipeline/stages/answer/result-answer";
+import { commitSource } from "@/lib/pipeline/stages/select-evidence/commit";
+import { critique, EMPTY_RESULT_CHECK } from "@/lib/pipeline/stages/critique/classical";
+import { withCriticVerdict } from "@/lib/pipeline/run/critic-verdict";
+import { intent } from "./select-fixtures";
+
+describe("a filtered query that found nothing, in words", () => {
+  it("reads a conjunction of column-literal conditions, qualified or not", () => {
+    expect(whereConditions(`SELECT "name" FROM "staff" WHERE "staff"."office" = 'Lyon' AND grade >= 3`)).toEqual([
+      { table: "staff", column: "office", op: "=", values: ["Lyon"] },
+      { table: null, column: "grade", op: ">=", values: ["3"] },
+    ]);
+    expect(whereConditions("SELECT * FROM t WHERE kind IN ('a', 'b') AND label LIKE '%x%' ORDER BY 1")).toEqual([
+      { table: null, column: "kind", op: "IN", values: ["a", "b"] },
+      { table: null, column: "label", op: "LIKE", values: ["%x%"] },
+    ]);
+    expect(whereConditions("SELECT * FROM t")).toEqual([]);
+    // OR, subqueries and functions are not read.
+    expect(whereConditions("SELECT * FROM t WHERE a = 1 OR b = 2")).toBeNull();
+    expect(whereConditions("SELECT * FROM t WHERE a IN (SELECT a FROM u)")).toBeNull();
+    expect(whereConditions("SELECT * FROM t WHERE lower(a) = 'x'")).toBeNull();
+  });
+
+  it("says the subject, the filters and a year or month written as a date range", () => {
+    expect(
+      emptyResultSentence(
+        `SELECT "p"."title" FROM "p" JOIN "loans" ON 1 = 1 WHERE "loans"."taken_on" >= '2019-01-01' AND "loans"."taken_on" < '2020-01-01'`,
+      ),
+    ).toEqual({ sentence: "No loans are recorded for 2019.", conditions: ["for 2019"] });
+    expect(
+      emptyResultSentence(`SELECT name FROM members WHERE club_town = 'Ghent' AND joined >= '2021-03-01' AND joined < '2021-04-01'`),
+    ).toEqual({
+      sentence: "No members are recorded with club town Ghent for March 2021.",
+      conditions: ["club town Ghent", "for March 2021"],
+    });
+    expect(emptyResultSentence(`SELECT "name" FROM "parts" WHERE "parts"."weightKg" > 40`)?.sentence).toBe(
+      "No parts are recorded with weight kg above 40.",
+    );
+    // A table named in the singular is counted in the plural; a padded stored value is shown without its spaces.
+    expect(emptyResultSentence(`SELECT name FROM singer WHERE city = 'Aberdeen '`)?.sentence).toBe(
+      "No singers are recorded with city Aberdeen.",
+    );
+    expect(emptyResultSentence(`SELECT name FROM staff WHERE office = 'Lyon'`)?.sentence).toBe("No staff are recorded with office Lyon.");
+    // No filter: an empty table says nothing about a condition.
+    expect(emptyResultSentence("SELECT name FROM parts")).toBeNull();
+  });
+
+  it("answers 'none' from a committed query's empty result, and the critic accepts it", () => {
+    const sql = `SELECT "name" FROM "staff" WHERE "staff"."office" = 'Lyon'`;
+    const answer = answerFromResult(
+      {
+        kbId: "kb",
+        kbName: "HR database",
+        language: "sql",
+        query: sql,
+        columns: [],
+        rows: [],
+        pieceIds: [],
+        truncated: false,
+        cap: 100,
+        fit: { valuesUsed: ["Lyon"], valuesMissed: [], unresolved: [], coverage: 1, uncovered: [] },
+        grouped: null,
+      },
+      0.35,
+    );
+    expect(answer).toMatchObject({ refrained: false, text: "No staff are recorded with office Lyon." });
+    expect(answer.emptyResult).toEqual({ kbName: "HR database", conditions: ["office Lyon"] });
+    const verdict = critique({
+      intent: intent("Who works in the Lyon office?"),
+      answer,
+      evidence: [],
+      executed: [],
+      candidates: [],
+      round: 1,
+      maxRounds: 3,
+      previousFeedback: [],
+    });
+    expect(verdict.accepted).toBe(true);
+    expect(verdict.feedback).toBeNull();
+    expect(verdict.checks[0].name).toBe(EMPTY_RESULT_CHECK);
+  });
+
+  it("commits to a faithful filtered query that found nothing rather than to other evidence", () => {
+    const candidates: Candidate[] = [
+      { kbId: "hr", kbName: "HR database", kind: "SQL", score: 1, sourceObjects: [], reasons: [] },
+      { kbId: "docs", kbName: "Handbook", kind: "DOCUMENTS", score: 0.5, sourceObjects: [], reasons: [] },
+    ];
+    const query = (text: string, fit: ExecutedQuery["fit"]): ExecutedQuery => ({
+      kbId: "hr",
+      kbName: "HR database",
+      kind: "SQL",
+      query: { language: "sql", text },
+      strategy: "schema-linking",
+      sourceObject: null,
+      explanation: "",
+      role: "answer",
+      fit,
+      status: "empty",
+      rows: 0,
+      truncated: false,
+      ms: 1,
+      evidenceIds: [],
+    });
+    const faithful = { valuesUsed: ["Lyon"], valuesMissed: [], unresolved: [], coverage: 1, uncovered: [] };
+    expect(commitSource(candidates, [query(`SELECT name FROM staff WHERE office = 'Lyon'`, faithful)])?.kbId).toBe("hr");
+    // Unfiltered, or not representing the question (half its words unaccounted for): no commitment.
+    expect(commitSource(candidates, [query(`SELECT name FROM staff`, faithful)])).toBeNull();
+    expect(commitSource(candidates, [query(`SELECT name FROM staff WHERE office = 'Lyon'`, { ...faithful, coverage: 0.2 })])).toBeNull();
+  });
+});
+
+describe("the critic's last word", () => {
+  const answer: Answer = { text: "Ada, Bo, Cy", refrained: false, reason: null, confidence: 0.9, citations: ["e1"], candidates: [] };
+  const rejected = (names: string[]): Critique => ({
+    accepted: false,
+    checks: [
+      ...names.map((name) => ({ name, passed: false, detail: `${name} failed here.` })),
+      { name: "corrective feedback", passed: false, detail: "no round left" },
+    ],
+    feedback: null,
+  });
+
+  it("leaves an accepted answer and a refusal alone", () => {
+    expect(withCriticVerdict(answer, { accepted: true, checks: [], feedback: null })).toBe(answer);
+    const refused = { ...answer, refrained: true };
+    expect(withCriticVerdict(refused, rejected(["answer type fits"]))).toBe(refused);
+  });
+
+  it("withholds an answer to another question, with the critic's reason", () => {
+    for (const check of ["answer type fits", "named values filtered in the answer query", "question entities in the cited evidence"]) {
+      const out = withCriticVerdict(answer, rejected(["path from the question's entities to the answer", check]));
+      expect(out.refrained).toBe(true);
+      expect(out.reason).toContain(`${check} failed here.`);
+      expect(out.candidates).toEqual(answer.candidates);
+    }
+  });
+
+  it("shows an answer it could not tie to the question at most as not certain", () => {
+    const out = withCriticVerdict(answer, rejected(["path from the question's entities to the answer"]));
+    expect(out).toMatchObject({ refrained: false, certainty: "uncertain", text: answer.text });
+    expect(out.reason).toMatch(/^Not certain — .*path from the question's entities to the answer failed here\.$/);
+    expect(out.confidence).toBe(answer.confidence);
+  });
+});
