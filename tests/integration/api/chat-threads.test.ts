@@ -40,8 +40,8 @@ describe(`chat completions continue a conversation from the resent history (${TA
     const { catalogDeps } = await import("@/lib/deps");
     await (await import("@/lib/demo/seed-catalog")).seedDemoCatalogOnce(prisma, catalogDeps());
     const { createApiKey } = await import("@/lib/auth/api-keys");
-    chat = ((await import("@/app/api/v1/chat/completions/route")) as Record<string, Handler>).POST!;
-    run = ((await import("@/app/api/v1/runs/[id]/route")) as Record<string, Handler>).GET!;
+    chat = ((await import("@/app/api/v1/chat/completions/route")) as unknown as Record<string, Handler>).POST!;
+    run = ((await import("@/app/api/v1/runs/[id]/route")) as unknown as Record<string, Handler>).GET!;
     for (const role of ["USER", "ANALYST"] as const) {
       const u = await prisma.user.findFirstOrThrow({ where: { role } });
       tokens[role] = (await createApiKey(prisma, u.id, { name: "chat client", scopes: ["ask", "runs:read"] })).token;
