@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { NextRequest } from "next/server";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { CurrentUser } from "@/lib/auth/session";
 import type { PrismaClient } from "@/lib/db/generated/client";
 import { createTestDatabase, TARGET_ENGINE, type TestDatabase } from "../support/test-database";
 
