@@ -75,7 +75,9 @@ describe(`chat completions continue a conversation from the resent history (${TA
   /** One whole answer: its text and run. */
   const ask = async (messages: Message[], who: "USER" | "ANALYST" = "USER") => {
     const completion = await clients[who].chat.completions.create({ model: "mosaic", messages });
-    const runId = (completion as unknown as { mosaic: { runId: string } }).mosaic.runId;
+    const { runId, conversationId } = (completion as unknown as { mosaic: { runId: string; conversationId: string } }).mosaic;
+    // The completion names the conversation as the stored run does.
+    expect(await conversationOf(runId, who)).toBe(conversationId);
     return { text: completion.choices[0]!.message.content ?? "", runId };
   };
 

@@ -90,7 +90,7 @@ export const POST = apiRoute(
       model: input.model,
       choices: [{ index: 0, message: { role: "assistant", content: answerWithCitations(result) }, finish_reason: "stop" }],
       usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-      mosaic: { runId: result.runId, status: result.status, evidenceIds: result.citations },
+      mosaic: { runId: result.runId, conversationId: result.conversationId, status: result.status, evidenceIds: result.citations },
     };
   },
 );
