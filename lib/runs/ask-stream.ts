@@ -37,6 +37,8 @@ export function streamAsk(
     route: string;
     /** Who asked, for the audit log: recorded after the answer is sent, without waiting for the write (lib/audit). */
     audit?: AuditActor;
+    /** Awaited before the result is sent: what the caller must have stored before the client can act on the answer. */
+    beforeResult?: (result: ReturnType<typeof askResult>) => Promise<void>;
   },
   encode: (message: AskMessage) => string | null,
   finish?: () => string,
@@ -62,7 +64,9 @@ export function streamAsk(
           signal: args.signal,
           onEvent: (event: RunEvent) => send({ kind: "event", event }),
         });
-        send({ kind: "result", result: askResult(outcome) });
+        const result = askResult(outcome);
+        if (args.beforeResult) await args.beforeResult(result);
+        send({ kind: "result", result });
         if (args.audit) auditAsk(args.audit, args.input.question, outcome);
       } catch (e) {
         send({ kind: "error", error: toClientError(e, { route: args.route }) });

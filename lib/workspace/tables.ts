@@ -26,6 +26,8 @@ export const WORKSPACE_TABLES: TableSpec[] = [
   { model: "EntityLabel", delegate: "entityLabel" },
   { model: "SourceObject", delegate: "sourceObject", nullableJson: ["snapshot"] },
   { model: "Conversation", delegate: "conversation" },
+  // A chat client keeps continuing its conversations on the new deployment.
+  { model: "ChatThread", delegate: "chatThread" },
   { model: "Run", delegate: "run", nullableJson: ["intent", "result"] },
   { model: "TraceEvent", delegate: "traceEvent" },
   { model: "ExtractionGuide", delegate: "extractionGuide" },

@@ -138,6 +138,20 @@ describe("private by default, API keys and the API (issue 29)", () => {
     let text = "";
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? "";
     expect(text).toMatch(/\b7\b[\s\S]*Sources:/);
+    // The client resends the history with a follow-up: it is completed from the conversation that history names.
+    const first = "Who is the chief executive of Aurora Outfitters AB?";
+    const answer = (await client.chat.completions.create({ model: "mosaic", messages: [{ role: "user", content: first }] })).choices[0]!
+      .message.content!;
+    expect(answer).toContain("Maria Lindqvist");
+    const followUp = await client.chat.completions.create({
+      model: "mosaic",
+      messages: [
+        { role: "user", content: first },
+        { role: "assistant", content: answer },
+        { role: "user", content: "Where is it located?" },
+      ],
+    });
+    expect(followUp.choices[0]!.message.content).toContain("Stockholm");
 
     const adminClient = new OpenAI({ apiKey: adminKey, baseURL: `${baseUrl()}/api/v1`, maxRetries: 0 });
     const privateModel = (await adminClient.models.list()).data.map((m) => m.id).find((id) => !ids.includes(id));

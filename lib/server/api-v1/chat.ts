@@ -38,11 +38,19 @@ export async function kbIdsForModel(prisma: PrismaClient, user: AccessSubject, m
   return [kb.id];
 }
 
-/** The question: the text of the last user message (earlier messages are context the client already has). */
+/** A message's text: the string, or its text parts joined by line breaks (images and other parts have none). */
+export function messageText(message: Pick<ChatCompletionRequest["messages"][number], "content">): string {
+  const content = message.content;
+  return typeof content === "string" ? content : Array.isArray(content) ? content.map((p) => p.text ?? "").join("\n") : "";
+}
+
+/**
+ * The question: the text of the last user message. System messages are not part of it (Mosaic's own
+ * stages decide how to answer); earlier turns reach the pipeline through the conversation (chat-threads.ts).
+ */
 export function lastUserQuestion(req: ChatCompletionRequest): string {
-  const last = [...req.messages].reverse().find((m) => m.role === "user");
-  const content = last?.content;
-  const text = typeof content === "string" ? content : Array.isArray(content) ? content.map((p) => p.text ?? "").join("\n") : "";
+  const last = req.messages.findLast((m) => m.role === "user");
+  const text = last ? messageText(last) : "";
   if (!text.trim())
     throw new AppError("VALIDATION", "The last user message has no text to ask.", { messages: "Send a user message with text." });
   return text.trim();

@@ -33,8 +33,8 @@ export const chatCompletionSchema = z.object({
   ),
   usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }),
   mosaic: z
-    .object({ runId: z.string(), status: z.string(), evidenceIds: z.array(z.string()) })
-    .describe("Mosaic's own: the run, for GET /api/v1/runs/{id}"),
+    .object({ runId: z.string(), conversationId: z.string(), status: z.string(), evidenceIds: z.array(z.string()) })
+    .describe("Mosaic's own: the run, for GET /api/v1/runs/{id}, and the conversation the message history continues"),
 });
 
 export const modelListSchema = z.object({

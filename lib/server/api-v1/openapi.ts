@@ -143,7 +143,7 @@ export function buildOpenApiDocument() {
     path: "/api/v1/chat/completions",
     summary: "OpenAI-compatible chat completion",
     description:
-      "The last user message is asked; `model` is `mosaic` (every knowledge base the user may use) or `mosaic/<knowledge base id>`. The reply's text carries numbered citations [1], [2] … listed under it. `stream: true` sends OpenAI's `chat.completion.chunk` events, ending with `data: [DONE]`.",
+      "The last user message is asked; the messages before it name the conversation: a history ending in an answer Mosaic sent (system messages included) continues that conversation, so the question is completed as a follow-up, and any other history starts a new one. `model` is `mosaic` (every knowledge base the user may use) or `mosaic/<knowledge base id>`. The reply's text carries numbered citations [1], [2] … listed under it. `stream: true` sends OpenAI's `chat.completion.chunk` events, ending with `data: [DONE]`.",
     ...secured("ask"),
     request: { body: { content: { "application/json": { schema: chatCompletionRequestSchema } } } },
     responses: { 200: json(chatCompletionSchema, "The completion"), ...problems(400, ...common, 404) },

@@ -64,6 +64,9 @@ describe.skipIf(!searchUrl || !postgresUrl)("moving an embedded workspace to Pos
         status: "UNREACHABLE",
       },
     });
+    // A chat client's thread (issue 29): it keeps continuing its conversation after the move.
+    const conversation = await handle.prisma.conversation.create({ data: { userId: admin.id, title: "From a chat client" } });
+    await handle.prisma.chatThread.create({ data: { key: "a".repeat(64), userId: admin.id, conversationId: conversation.id } });
     exportDir = path.join(tmp, "export");
     await exportWorkspace(handle, deps, exportDir);
     target = await createTestDatabase();
@@ -129,6 +132,8 @@ describe.skipIf(!searchUrl || !postgresUrl)("moving an embedded workspace to Pos
         ["KnowledgeBase", "knowledgeBase"],
         ["SourceObject", "sourceObject"],
         ["EntityLabel", "entityLabel"],
+        ["Conversation", "conversation"],
+        ["ChatThread", "chatThread"],
       ] as const) {
         const count = await (handle.prisma[delegate] as unknown as { count(): Promise<number> }).count();
         expect(count, model).toBe(await (source.handle.prisma[delegate] as unknown as { count(): Promise<number> }).count());
@@ -138,6 +143,7 @@ describe.skipIf(!searchUrl || !postgresUrl)("moving an embedded workspace to Pos
       expect(admin.passwordHash).toBe(
         (await source.handle.prisma.user.findUniqueOrThrow({ where: { email: "admin@mosaic.local" } })).passwordHash,
       );
+      expect(await handle.prisma.chatThread.findUniqueOrThrow({ where: { key: "a".repeat(64) } })).toMatchObject({ userId: admin.id });
       const graph = await handle.prisma.knowledgeBase.findUniqueOrThrow({ where: { name: "Graph" } });
       expect(decryptSecrets(graph.secretsCiphertext!, NEW_KEY)).toEqual({ password: "graph-secret" });
 

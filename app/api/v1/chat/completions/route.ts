@@ -3,10 +3,12 @@ import { auditAsk } from "@/lib/audit/runs";
 import { catalogDeps } from "@/lib/deps";
 import { db } from "@/lib/db/client";
 import { loadEnv } from "@/lib/env";
+import { log } from "@/lib/log";
 import { askResult, streamAsk } from "@/lib/runs/ask-stream";
 import { runPipeline } from "@/lib/runs/run-pipeline";
 import { holdRunSlot } from "@/lib/runs/run-slots";
 import { answerWithCitations, kbIdsForModel, lastUserQuestion } from "@/lib/server/api-v1/chat";
+import { findThread, priorMessages, recordThread } from "@/lib/server/api-v1/chat-threads";
 import { chatCompletionRequestSchema } from "@/lib/server/api-v1/openai-schemas";
 import { apiRoute } from "@/lib/server/api-v1/route";
 import { maxConcurrentRuns } from "@/lib/settings/fair-use";
@@ -15,9 +17,11 @@ export const runtime = "nodejs";
 export const maxDuration = 120;
 
 /**
- * OpenAI-compatible chat: the last user message is asked as a new question over the model's knowledge
- * bases (`mosaic`: all the user may use; `mosaic/<id>`: one), and the answer comes back as the assistant's
- * message with numbered citations. `stream: true` sends chat.completion.chunk events: SSE comments while
+ * OpenAI-compatible chat: the last user message is asked over the model's knowledge bases (`mosaic`: all
+ * the user may use; `mosaic/<id>`: one), and the answer comes back as the assistant's message with
+ * numbered citations. The messages before it name the conversation (chat-threads.ts): a history Mosaic
+ * answered continues its conversation, so "and in Berlin?" is completed as on the Ask page; any other
+ * history starts a new one. `stream: true` sends chat.completion.chunk events: SSE comments while
  * the stages run (clients ignore them; they keep proxies from closing the connection), the text, then
  * `data: [DONE]`.
  */
@@ -27,9 +31,18 @@ export const POST = apiRoute(
     const prisma = await db();
     const question = lastUserQuestion(input);
     const kbIds = await kbIdsForModel(prisma, user, input.model);
+    const prior = priorMessages(input.messages);
+    const conversationId = await findThread(prisma, user, input.model, prior);
     const slot = await holdRunSlot(prisma, principal, await maxConcurrentRuns(prisma, loadEnv()));
+    const asked = input.messages.slice(0, prior.length + 1);
     const created = Math.floor(Date.now() / 1000);
-    const ask = { question, kbIds, conversationId: null };
+    const ask = { question, kbIds, conversationId };
+    // Recorded before the answer is sent, so a client's next turn (sent as soon as it has the text) finds it.
+    // A failed write costs only the thread (the next turn starts a new conversation), never the answer.
+    const remember = (result: ReturnType<typeof askResult>) =>
+      recordThread(prisma, user, input.model, asked, answerWithCitations(result), result.conversationId).catch((e: unknown) =>
+        log.warn({ err: e, route: "v1.chat.completions" }, "could not record the chat thread"),
+      );
     if (input.stream) {
       let id = `chatcmpl-${created}`;
       const chunk = (delta: Record<string, string>, finish: "stop" | null) =>
@@ -37,7 +50,15 @@ export const POST = apiRoute(
       const stream = streamAsk(
         prisma,
         catalogDeps(),
-        { user, input: ask, signal: req.signal, slot, route: "v1.chat.completions", audit: requestActor(user, req.headers) },
+        {
+          user,
+          input: ask,
+          signal: req.signal,
+          slot,
+          route: "v1.chat.completions",
+          audit: requestActor(user, req.headers),
+          beforeResult: remember,
+        },
         (m) => {
           if (m.kind === "event") return `: ${m.event.stage} ${m.event.type.toLowerCase()}\n\n`;
           if (m.kind === "error")
@@ -61,6 +82,7 @@ export const POST = apiRoute(
     } finally {
       await slot.release();
     }
+    await remember(result);
     return {
       id: `chatcmpl-${result.runId}`,
       object: "chat.completion",
@@ -68,7 +90,7 @@ export const POST = apiRoute(
       model: input.model,
       choices: [{ index: 0, message: { role: "assistant", content: answerWithCitations(result) }, finish_reason: "stop" }],
       usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-      mosaic: { runId: result.runId, status: result.status, evidenceIds: result.citations },
+      mosaic: { runId: result.runId, conversationId: result.conversationId, status: result.status, evidenceIds: result.citations },
     };
   },
 );
