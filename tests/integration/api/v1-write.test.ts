@@ -352,11 +352,9 @@ describe(`/api/v1 writes: registration and guides (${TARGET_ENGINE})`, () => {
           ? await register(keys[attack.as], { body: input })
           : attack.route === "guides.import"
             ? await call(routes.import!.POST!, "/api/v1/guides/import", { token: keys[attack.as], body: input })
-            : await call(
-                routes.export!.GET!,
-                `/api/v1/guides/export?${new URLSearchParams(input as Record<string, string>).toString()}`,
-                { token: keys[attack.as] },
-              );
+            : await call(routes.export!.GET!, `/api/v1/guides/export?${new URLSearchParams(input as Record<string, string>).toString()}`, {
+                token: keys[attack.as],
+              });
       expect(attack.refusedWith, attack.name).toContain(res.status);
       const text = await res.text();
       expect(text, attack.name).not.toContain("91000");
