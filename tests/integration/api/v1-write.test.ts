@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
+import pg from "pg";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ApiScope } from "@/lib/auth/api-keys.validation";
@@ -208,6 +209,56 @@ describe(`/api/v1 writes: registration and guides (${TARGET_ENGINE})`, () => {
     expect(JSON.stringify(body)).not.toContain("s3cret-pw");
     expect(await prisma.knowledgeBase.count({ where: { name: "Nowhere (API)" } })).toBe(0);
   });
+
+  it.skipIf(!process.env.TEST_POSTGRES_URL)(
+    "registers a PostgreSQL connection from JSON with a read-only role: 201, the password stored encrypted, never returned",
+    async () => {
+      const suffix = randomBytes(4).toString("hex");
+      const database = `mosaic_apiw_${suffix}`;
+      const role = `mosaic_apiw_reader_${suffix}`;
+      const password = `pw-${randomBytes(8).toString("hex")}`;
+      const server = new URL(process.env.TEST_POSTGRES_URL!);
+      const admin = new pg.Client({ connectionString: server.toString() });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE DATABASE ${database}`);
+        await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`);
+        const url = new URL(server.toString());
+        url.pathname = `/${database}`;
+        const owner = new pg.Client({ connectionString: url.toString() });
+        await owner.connect();
+        await owner.query(
+          "CREATE TABLE shipment (id int PRIMARY KEY, port text NOT NULL); INSERT INTO shipment VALUES (1, 'Rotterdam'), (2, 'Gdansk');" +
+            `GRANT USAGE ON SCHEMA public TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`,
+        );
+        await owner.end();
+        const res = await register(keys.ADMIN, {
+          body: {
+            kind: "SQL",
+            name: "Shipments (API)",
+            groupIds: [analystsGroup],
+            connection: { dialect: "postgres", host: server.hostname, port: Number(server.port), database, user: role, password },
+          },
+        });
+        const text = await res.text();
+        expect(res.status, text).toBe(201);
+        expect(text).not.toContain(password);
+        const body = schemas.registeredKnowledgeBaseSchema.parse(JSON.parse(text));
+        expect(body.knowledgeBase).toMatchObject({ kind: "SQL", health: { status: "HEALTHY" } });
+        const row = await prisma.knowledgeBase.findUniqueOrThrow({ where: { id: body.knowledgeBase.id } });
+        expect(row.secretsCiphertext).toBeTruthy();
+        expect(row.secretsCiphertext).not.toContain(password);
+        expect(JSON.stringify(row.config)).not.toContain(password);
+        const { closeBackend } = await import("@/lib/backends/registry");
+        // Its pool is closed before its database is dropped below.
+        await closeBackend(row.id);
+      } finally {
+        await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+        await admin.query(`DROP ROLE IF EXISTS ${role}`);
+        await admin.end();
+      }
+    },
+  );
 
   it("names the malformed field (400), and asks for the files an upload kind needs", async () => {
     const noName = await register(keys.ADMIN, { body: { kind: "SQL", name: " ", connection: { dialect: "sqlite" } } });
