@@ -116,7 +116,7 @@ export function buildOpenApiDocument() {
       "From an upload (documents; a SQLite file with `connection.dialect: sqlite`; RDF files with `connection.mode: embedded`): multipart/form-data with the settings as JSON in the `payload` field and the files in `files` (the whole request within the server's upload limit).",
       "From a connection (PostgreSQL, a remote SPARQL endpoint, Neo4j, a collection on OpenSearch): the settings as a JSON body; passwords are stored encrypted and never returned.",
       "Private by default: only admins may use it until `groupIds` names groups or `openToEveryone` is true.",
-      "A source that cannot be reached or described is a 422 whose `fields.connection` says what failed; nothing is kept.",
+      "A source that cannot be reached or described is a 422 whose `fields.connection` (or `fields.files`, for an upload) says what failed; nothing is kept.",
     ].join("\n\n"),
     ...secured("kbs:write"),
     request: {

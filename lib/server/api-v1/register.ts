@@ -54,11 +54,12 @@ export async function registerThroughApi(
 /**
  * A source that could not be reached or described at registration (UNAVAILABLE from
  * lib/catalog/register.ts, everything rolled back) is a request the API could not process as given:
- * 422 problem details whose `fields.connection` says what failed. Other errors keep their status.
+ * 422 problem details whose `fields` say what failed: `connection` for a source reached over the network,
+ * `files` for one built from the uploaded files. Other errors keep their status.
  */
-export function connectionFailureResponse(error: unknown, instance: string): Response | null {
+export function connectionFailureResponse(error: unknown, instance: string, field: "connection" | "files"): Response | null {
   if (!AppError.is(error) || error.code !== "UNAVAILABLE") return null;
   const client = toClientError(error);
-  const body = problemDetails({ ...client, fields: { connection: client.message, ...client.fields } }, 422, instance);
+  const body = problemDetails({ ...client, fields: { [field]: client.message, ...client.fields } }, 422, instance);
   return new Response(JSON.stringify(body), { status: 422, headers: { "content-type": "application/problem+json" } });
 }

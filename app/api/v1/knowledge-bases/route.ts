@@ -29,7 +29,7 @@ export const POST = apiRoute(
       const body = await registerThroughApi(await db(), catalogDeps(), user, requestActor(user, req.headers), input, files, apiKey?.id);
       return Response.json(body, { status: 201 });
     } catch (e) {
-      const failed = connectionFailureResponse(e, req.nextUrl.pathname);
+      const failed = connectionFailureResponse(e, req.nextUrl.pathname, files.length ? "files" : "connection");
       if (failed) return failed;
       throw e;
     }
