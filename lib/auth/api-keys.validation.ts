@@ -10,8 +10,8 @@ export type ApiScope = (typeof API_SCOPES)[number];
 export const API_SCOPE_LABELS: Record<ApiScope, string> = {
   ask: "Ask questions",
   "runs:read": "Read runs, their evidence and evaluation reports",
-  "kbs:read": "List knowledge bases and their health",
-  "kbs:write": "Refresh knowledge bases (admins)",
+  "kbs:read": "List knowledge bases and their health; export guides (analysts and admins)",
+  "kbs:write": "Register and refresh knowledge bases (admins)",
   "guides:write": "Import and edit extraction guides (analysts and admins)",
   admin: "Admin endpoints: list and revoke anyone's API keys (admins)",
 };

@@ -33,9 +33,11 @@ export interface RouteOptions<S extends z.ZodType | undefined> {
   input?: S;
   /**
    * multipart/form-data: the input is the JSON in the `payload` field and the uploads (field `files`)
-   * are handed to the handler; the whole request is bounded by UPLOAD_MAX_BYTES.
+   * are handed to the handler; the whole request is bounded by UPLOAD_MAX_BYTES. "or-json": a
+   * multipart/form-data request is read so, any other is read as a JSON body validated by `input` (an
+   * endpoint that registers from an upload or from connection settings alone: POST /api/v1/knowledge-bases).
    */
-  multipart?: boolean;
+  multipart?: boolean | "or-json";
   /**
    * The API-key scope this route needs (issue 29). A route without one takes a signed-in session only;
    * a route with one also takes `Authorization: Bearer <key>`, acting as the key's user, refused (403,
@@ -223,7 +225,9 @@ export function withAuthRoute<S extends z.ZodType | undefined = undefined, P = R
       }
       let input: unknown = undefined;
       let files: UploadedFormFile[] = [];
-      if (options.multipart) {
+      const asMultipart =
+        options.multipart === "or-json" ? mediaType(req.headers.get("content-type")) === "multipart/form-data" : !!options.multipart;
+      if (asMultipart) {
         let raw: unknown;
         ({ raw, files } = await readMultipart(req));
         input = parseInput(options.input, raw);

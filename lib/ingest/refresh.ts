@@ -19,9 +19,14 @@ export async function refreshKnowledgeBase(
   return report;
 }
 
-/** The embedding jobs a successful refresh calls for (none when the KB could not be described). */
-export async function queueEmbeddingsAfterRefresh(prisma: PrismaClient, kbId: string, report: RefreshReport): Promise<void> {
-  if (report.status !== "HEALTHY") return;
-  if (report.kind === "DOCUMENTS") await enqueueCollectionEmbedding(prisma, kbId);
-  await enqueueCatalogEmbedding(prisma);
+/**
+ * The embedding jobs a successful refresh calls for (none when the KB could not be described); returns
+ * their ids, the collection's own job first, so a caller can say where the work continues.
+ */
+export async function queueEmbeddingsAfterRefresh(prisma: PrismaClient, kbId: string, report: RefreshReport): Promise<string[]> {
+  if (report.status !== "HEALTHY") return [];
+  const ids: string[] = [];
+  if (report.kind === "DOCUMENTS") ids.push((await enqueueCollectionEmbedding(prisma, kbId)).id);
+  ids.push((await enqueueCatalogEmbedding(prisma)).id);
+  return ids;
 }

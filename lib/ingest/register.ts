@@ -17,7 +17,7 @@ import { queueEmbeddingsAfterRefresh } from "./refresh";
  * Registers a knowledge base with what it is built from: uploaded documents are parsed and stored,
  * an uploaded SQLite file or RDF files placed where their engine reads them (lib/catalog/register.ts
  * stores the record, checks and describes it, and rolls everything back on failure). Then the new
- * content's vectors are asked for.
+ * content's vectors are asked for, in background jobs whose ids are returned (`jobIds`).
  */
 export async function registerKnowledgeBase(
   prisma: PrismaClient,
@@ -26,7 +26,7 @@ export async function registerKnowledgeBase(
   raw: RegisterKbInput,
   files: UploadedFile[] = [],
   opts: RegisterOptions = {},
-): Promise<RegisterResult> {
+): Promise<RegisterResult & { jobIds: string[] }> {
   const populate: RegisterOptions["populate"] =
     opts.populate ??
     (opts.sqliteSourcePath
@@ -43,8 +43,9 @@ export async function registerKnowledgeBase(
     }
     throw e;
   }
-  await queueEmbeddingsAfterRefresh(prisma, result.id, result.refresh);
-  return result;
+  // The background jobs that go on with the new content (its vectors): the page and the API name them.
+  const jobIds = await queueEmbeddingsAfterRefresh(prisma, result.id, result.refresh);
+  return { ...result, jobIds };
 }
 
 const SQLITE_MAGIC = Buffer.from("SQLite format 3\0", "latin1");

@@ -1807,6 +1807,78 @@ export const MCP_ATTACKS: McpAttack[] = [
   },
 ];
 
+// ------------------------------------------------------------------------------------------------
+// The API's writes (issue 29): a key's user registering knowledge bases or importing and exporting
+// guides beyond their role or their access. Run in process by tests/integration/api/v1-write.test.ts
+// with keys holding every scope (so only the role or the access rule can refuse). Placeholders:
+// {privateKb} (admins only: a SQLite knowledge base registered through the API), its name {privateKbName}.
+
+export interface ApiKeyAttack {
+  category: "http";
+  name: string;
+  as: "USER" | "ANALYST";
+  route: "kbs.register" | "guides.import" | "guides.export";
+  /** The JSON body (POST) or the query string (GET). */
+  input: Record<string, unknown> | unknown[];
+  refusedWith: number[];
+  /** For imports: nothing may have been imported. */
+  importsNothing?: boolean;
+}
+
+export const API_KEY_ATTACKS: ApiKeyAttack[] = [
+  {
+    category: "http",
+    name: "a business user's key registers a knowledge base open to everyone",
+    as: "USER",
+    route: "kbs.register",
+    input: { kind: "SPARQL", name: "planted", openToEveryone: true, connection: { mode: "remote", endpoint: "http://127.0.0.1:1/sparql" } },
+    refusedWith: [403],
+  },
+  {
+    category: "http",
+    name: "an analyst's key registers a knowledge base",
+    as: "ANALYST",
+    route: "kbs.register",
+    input: { kind: "SQL", name: "planted", connection: { dialect: "postgres", host: "127.0.0.1", database: "x", user: "x" } },
+    refusedWith: [403],
+  },
+  {
+    category: "http",
+    name: "a business user's key imports guides",
+    as: "USER",
+    route: "guides.import",
+    input: [{ kb: "{privateKbName}", question: "Who earns what?", query: "SELECT * FROM staff" }],
+    refusedWith: [403],
+    importsNothing: true,
+  },
+  {
+    category: "http",
+    name: "an analyst's key imports a guide into a knowledge base only admins may use (by name)",
+    as: "ANALYST",
+    route: "guides.import",
+    input: [{ kb: "{privateKbName}", question: "Who earns what?", query: "SELECT * FROM staff" }],
+    refusedWith: [422],
+    importsNothing: true,
+  },
+  {
+    category: "http",
+    name: "an analyst's key imports a guide into a knowledge base only admins may use (by id, keepGoing)",
+    as: "ANALYST",
+    route: "guides.import",
+    input: { kb: "{privateKb}", keepGoing: true, guides: [{ question: "Who earns what?", query: "SELECT * FROM staff" }] },
+    refusedWith: [404],
+    importsNothing: true,
+  },
+  {
+    category: "http",
+    name: "an analyst's key exports the guides of a knowledge base only admins may use",
+    as: "ANALYST",
+    route: "guides.export",
+    input: { kb: "{privateKb}" },
+    refusedWith: [404],
+  },
+];
+
 export const ATTACK_COUNTS = (): Record<AttackCategory, number> => ({
   "sql-sqlite": queryAttacks("sql-sqlite").length,
   "sql-postgres": queryAttacks("sql-postgres").length,

@@ -2,11 +2,17 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-ope
 import { z } from "zod";
 import { API_BUCKET_CAPACITY, API_BUCKET_REFILL_PER_SECOND } from "../../auth/api-keys";
 import { API_SCOPES, API_SCOPE_LABELS, type ApiScope } from "../../auth/api-keys.validation";
+import { registerKbSchema } from "../../catalog/knowledge-bases.validation";
 import { askSchema } from "../../pipeline/run.validation";
 import { chatCompletionRequestSchema, chatCompletionSchema, modelListSchema } from "./openai-schemas";
 import {
   apiKeySchema,
   askResultSchema,
+  exportedGuideSchema,
+  guideExportQuerySchema,
+  guideImportBodySchema,
+  guideImportReportSchema,
+  registeredKnowledgeBaseSchema,
   idParamsSchema,
   knowledgeBaseListSchema,
   knowledgeBaseSchema,
@@ -30,6 +36,7 @@ function problems(...statuses: number[]) {
     401: "No API key, or one that is unknown, expired or revoked",
     403: "The key lacks the scope (`fields.scope` names it) or the user's role may not do this",
     404: "Not found, or not shared with the key's user",
+    422: "The request was understood but could not be carried out: `fields` says what failed",
     409: "Conflict",
     413: "Body too large",
     415: "Body is not application/json",
@@ -99,6 +106,57 @@ export function buildOpenApiDocument() {
     ...secured("kbs:read"),
     request: { params: idParamsSchema },
     responses: { 200: json(knowledgeBaseSchema, "The knowledge base"), ...problems(...common, 404) },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/knowledge-bases",
+    summary: "Register a knowledge base from an upload or a connection (admins)",
+    description: [
+      "The registration page's own path: the same settings (`kind` DOCUMENTS, SQL, SPARQL or CYPHER with its `connection`), checks, size and type limits and audit record.",
+      "From an upload (documents; a SQLite file with `connection.dialect: sqlite`; RDF files with `connection.mode: embedded`): multipart/form-data with the settings as JSON in the `payload` field and the files in `files` (the whole request within the server's upload limit).",
+      "From a connection (PostgreSQL, a remote SPARQL endpoint, Neo4j, a collection on OpenSearch): the settings as a JSON body; passwords are stored encrypted and never returned.",
+      "Private by default: only admins may use it until `groupIds` names groups or `openToEveryone` is true.",
+      "A source that cannot be reached or described is a 422 whose `fields.connection` (or `fields.files`, for an upload) says what failed; nothing is kept.",
+    ].join("\n\n"),
+    ...secured("kbs:write"),
+    request: {
+      body: {
+        content: {
+          "application/json": { schema: registerKbSchema },
+          "multipart/form-data": {
+            schema: z.object({
+              payload: z.string().describe("The settings as JSON (the application/json body's schema)"),
+              files: z.array(z.string().meta({ format: "binary" })).describe("The uploaded files"),
+            }),
+          },
+        },
+      },
+    },
+    responses: {
+      201: json(registeredKnowledgeBaseSchema, "Registered: the knowledge base as GET returns it, and its background jobs"),
+      ...problems(400, ...common, 409, 413, 415, 422),
+    },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/guides/export",
+    summary: "Export guides as the JSON array npm run guides:export writes (analysts and admins)",
+    ...secured("kbs:read"),
+    request: { query: guideExportQuerySchema },
+    responses: { 200: json(z.array(exportedGuideSchema), "The guides you may see"), ...problems(400, ...common, 404) },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/guides/import",
+    summary: "Import guides, checking each as npm run guides:import does (analysts and admins)",
+    description:
+      "Each item's knowledge base must be shared with the key's user; its query must pass the source's safety rules, run and return rows. When an item fails nothing is imported (422, `fields` naming each failed item as `guides.<index>`, `report` holding the per-item report) unless `keepGoing` is true. `dryRun` checks only. The body may also be the exported array itself (then all or nothing, for real).",
+    ...secured("guides:write"),
+    request: { body: { content: { "application/json": { schema: guideImportBodySchema } } } },
+    responses: {
+      200: json(guideImportReportSchema, "The per-item report"),
+      ...problems(400, ...common, 404, 413, 415, 422),
+    },
   });
   registry.registerPath({
     method: "post",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { API_SCOPES } from "../../auth/api-keys.validation";
+import { guideFileItemSchema } from "../../guides/files";
 
 /**
  * The response shapes of /api/v1, for the OpenAPI document (openapi.ts) and for the tests that check
@@ -133,3 +134,74 @@ export const problemSchema = z.object({
 });
 
 export const idParamsSchema = z.object({ id: z.string().min(1) });
+
+/** POST /api/v1/knowledge-bases: the new knowledge base as GET returns it, and where its ingestion goes on. */
+export const registeredKnowledgeBaseSchema = z.object({
+  knowledgeBase: knowledgeBaseSchema,
+  jobId: z
+    .string()
+    .nullable()
+    .describe("The background job that goes on with the new content (a collection's embedding; else the catalog's); null when none"),
+  jobIds: z.array(z.string()).describe("Every background job the registration queued, the knowledge base's own first"),
+  warnings: z.array(z.string()).describe("Per-file problems that did not stop the registration"),
+  message: z.string().describe("What the first check and description found"),
+});
+
+/** One guide in the files of npm run guides:export / guides:import (Spider's format). */
+export const exportedGuideSchema = z.object({
+  question: z.string(),
+  query: z.string().describe("SQL, SPARQL or Cypher: the language of the guide's knowledge base"),
+  db_id: z.string().optional().describe("The Spider database, for a guide on a registered Spider database"),
+  kb: z.string().describe("The knowledge base's name"),
+  language: z.enum(["sql", "sparql", "cypher", "search"]),
+});
+
+export const guideExportQuerySchema = z.object({
+  kb: z.string().trim().min(1).max(200).optional().describe("A knowledge base's id: only its guides (default: every one you may use)"),
+});
+
+export const guideImportItemReportSchema = z.object({
+  item: z.number().int().describe("1-based, as people count"),
+  question: z.string(),
+  kb: z.string().nullable(),
+  status: z.enum(["imported", "ready", "duplicate", "failed"]),
+  detail: z.string().describe("What is wrong (failed), or what happened"),
+  rows: z.number().optional(),
+  guideId: z.string().optional(),
+});
+
+export const guideImportReportSchema = z.object({
+  items: z.array(guideImportItemReportSchema),
+  imported: z.number().int(),
+  failed: z.number().int(),
+  duplicates: z.number().int(),
+  committed: z.boolean().describe("False when nothing was imported: a dry run, or an item failed without keepGoing"),
+  dryRun: z.boolean(),
+});
+
+/** The most guides one import request may carry: each runs its query against its source. */
+export const GUIDE_IMPORT_MAX_ITEMS = 500;
+
+const guideImportObjectSchema = z.object({
+  guides: z
+    .array(guideFileItemSchema)
+    .min(1, "Send at least one guide.")
+    .max(GUIDE_IMPORT_MAX_ITEMS, `Send at most ${GUIDE_IMPORT_MAX_ITEMS} guides at once.`)
+    .describe("The array npm run guides:export (and GET /api/v1/guides/export) writes"),
+  kb: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("A knowledge base's id, for items that name neither db_id nor kb (as the CLI's --kb)"),
+  keepGoing: z.boolean().default(false).describe("Import the good items even when some fail (the failed ones are reported)"),
+  dryRun: z.boolean().default(false).describe("Only check: import nothing"),
+});
+
+/**
+ * POST /api/v1/guides/import: `{guides, kb?, keepGoing?, dryRun?}`, or the exported array itself (then
+ * with the defaults: all or nothing, for real).
+ */
+export const guideImportSchema = z.preprocess((raw) => (Array.isArray(raw) ? { guides: raw } : raw), guideImportObjectSchema);
+export const guideImportBodySchema = guideImportObjectSchema;
