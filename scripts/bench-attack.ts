@@ -159,7 +159,13 @@ async function attack(args: Args, postgres: PostgresServer | null, neo4jServer: 
       const c = await preparePostgres(postgres);
       const registered = await client.register(
         cookie.ADMIN!,
-        { kind: "SQL", name: "Bench PostgreSQL", connection: { dialect: "postgres", ...c, schema: "public", ssl: false } },
+        // Open to every signed-in user: a new knowledge base is private to admins (issue 29), and the attacker is an analyst.
+        {
+          kind: "SQL",
+          name: "Bench PostgreSQL",
+          openToEveryone: true,
+          connection: { dialect: "postgres", ...c, schema: "public", ssl: false },
+        },
         [],
       );
       if (registered.status !== 201)
@@ -170,6 +176,7 @@ async function attack(args: Args, postgres: PostgresServer | null, neo4jServer: 
         {
           kind: "CYPHER",
           name: "Bench Neo4j",
+          openToEveryone: true,
           connection: { uri: neo4jServer.uri, user: neo4jServer.user, password: neo4jServer.password },
         },
         [],
