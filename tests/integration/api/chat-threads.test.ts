@@ -1,9 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { NextRequest } from "next/server";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { PrismaClient } from "@/lib/db/generated/client";
 import { createTestDatabase, TARGET_ENGINE, type TestDatabase } from "../support/test-database";
+import { openApiTestWorkspace } from "../support/api-test-workspace";
 
 /**
  * /api/v1/chat/completions keeps a conversation across turns the way chat clients use it: the `openai`
@@ -27,17 +27,7 @@ describe(`chat completions continue a conversation from the resent history (${TA
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    process.env.DATA_DIR = testDb.env.DATA_DIR;
-    if (testDb.env.DATABASE_URL) {
-      process.env.DATABASE_URL = testDb.env.DATABASE_URL;
-      process.env.NEXTAUTH_SECRET ??= randomBytes(32).toString("base64url");
-      process.env.MOSAIC_ENCRYPTION_KEY ??= randomBytes(32).toString("hex");
-    }
-    process.env.SEED_DEMO = "true";
-    (await import("@/lib/env")).resetEnvCache();
-    prisma = await (await import("@/lib/db/client")).db();
-    const { catalogDeps } = await import("@/lib/deps");
-    await (await import("@/lib/demo/seed-catalog")).seedDemoCatalogOnce(prisma, catalogDeps());
+    prisma = await openApiTestWorkspace(testDb);
     const { createApiKey } = await import("@/lib/auth/api-keys");
     chat = ((await import("@/app/api/v1/chat/completions/route")) as unknown as Record<string, Handler>).POST!;
     run = ((await import("@/app/api/v1/runs/[id]/route")) as unknown as Record<string, Handler>).GET!;

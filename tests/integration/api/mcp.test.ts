@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -10,6 +9,7 @@ import type { PrismaClient } from "@/lib/db/generated/client";
 import { MCP_ATTACKS, MCP_SECRETS, type McpAttack } from "../../support/attack-corpus";
 import { type RouteServer, serveRoute } from "../../support/route-server";
 import { createTestDatabase, TARGET_ENGINE, type TestDatabase } from "../support/test-database";
+import { openApiTestWorkspace } from "../support/api-test-workspace";
 
 /**
  * The MCP server at /api/mcp (issue 29, part 3) through the MCP SDK's own Client and Streamable HTTP
@@ -55,17 +55,8 @@ describe(`MCP server with API keys (${TARGET_ENGINE})`, () => {
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    process.env.DATA_DIR = testDb.env.DATA_DIR;
-    if (testDb.env.DATABASE_URL) {
-      process.env.DATABASE_URL = testDb.env.DATABASE_URL;
-      process.env.NEXTAUTH_SECRET ??= randomBytes(32).toString("base64url");
-      process.env.MOSAIC_ENCRYPTION_KEY ??= randomBytes(32).toString("hex");
-    }
-    process.env.SEED_DEMO = "true";
-    (await import("@/lib/env")).resetEnvCache();
-    prisma = await (await import("@/lib/db/client")).db();
+    prisma = await openApiTestWorkspace(testDb);
     const { catalogDeps } = await import("@/lib/deps");
-    await (await import("@/lib/demo/seed-catalog")).seedDemoCatalogOnce(prisma, catalogDeps());
     ({ createApiKey } = await import("@/lib/auth/api-keys"));
     for (const role of ["ADMIN", "ANALYST", "USER"] as const) {
       const u = await prisma.user.findFirstOrThrow({ where: { role }, include: { memberships: true } });

@@ -11,6 +11,7 @@ import type { CurrentUser } from "@/lib/auth/session";
 import type { PrismaClient } from "@/lib/db/generated/client";
 import { API_KEY_ATTACKS } from "../../support/attack-corpus";
 import { createTestDatabase, TARGET_ENGINE, type TestDatabase } from "../support/test-database";
+import { openApiTestWorkspace } from "../support/api-test-workspace";
 
 /**
  * The API's writes (issue 29): POST /api/v1/knowledge-bases (from an upload or a connection) and the
@@ -67,15 +68,7 @@ describe(`/api/v1 writes: registration and guides (${TARGET_ENGINE})`, () => {
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    process.env.DATA_DIR = testDb.env.DATA_DIR;
-    if (testDb.env.DATABASE_URL) {
-      process.env.DATABASE_URL = testDb.env.DATABASE_URL;
-      process.env.NEXTAUTH_SECRET ??= randomBytes(32).toString("base64url");
-      process.env.MOSAIC_ENCRYPTION_KEY ??= randomBytes(32).toString("hex");
-    }
-    process.env.SEED_DEMO = "true";
-    (await import("@/lib/env")).resetEnvCache();
-    prisma = await (await import("@/lib/db/client")).db();
+    prisma = await openApiTestWorkspace(testDb, { catalog: false });
     ({ createApiKey } = await import("@/lib/auth/api-keys"));
     schemas = await import("@/lib/server/api-v1/schemas");
     for (const role of ["ADMIN", "ANALYST", "USER"] as const) {

@@ -1,10 +1,10 @@
-import { randomBytes } from "node:crypto";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ApiScope } from "@/lib/auth/api-keys.validation";
 import type { CurrentUser } from "@/lib/auth/session";
 import type { PrismaClient } from "@/lib/db/generated/client";
 import { createTestDatabase, TARGET_ENGINE, type TestDatabase } from "../support/test-database";
+import { openApiTestWorkspace } from "../support/api-test-workspace";
 
 /**
  * /api/v1 (issue 29) through its real route handlers, in process, on a real database with the demo
@@ -51,18 +51,8 @@ describe(`/api/v1 with API keys (${TARGET_ENGINE})`, () => {
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    process.env.DATA_DIR = testDb.env.DATA_DIR;
-    if (testDb.env.DATABASE_URL) {
-      process.env.DATABASE_URL = testDb.env.DATABASE_URL;
-      // A shared database needs the instance secrets from the environment (lib/local-secrets.ts).
-      process.env.NEXTAUTH_SECRET ??= randomBytes(32).toString("base64url");
-      process.env.MOSAIC_ENCRYPTION_KEY ??= randomBytes(32).toString("hex");
-    }
-    process.env.SEED_DEMO = "true";
-    (await import("@/lib/env")).resetEnvCache();
-    prisma = await (await import("@/lib/db/client")).db();
+    prisma = await openApiTestWorkspace(testDb);
     const { catalogDeps } = await import("@/lib/deps");
-    await (await import("@/lib/demo/seed-catalog")).seedDemoCatalogOnce(prisma, catalogDeps());
     ({ createApiKey } = await import("@/lib/auth/api-keys"));
     schemas = await import("@/lib/server/api-v1/schemas");
     for (const role of ["ADMIN", "ANALYST", "USER"] as const) {
