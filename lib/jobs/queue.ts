@@ -74,6 +74,8 @@ export function onJobEnqueued(listener: () => void): () => void {
 export interface JobView {
   id: string;
   kind: string;
+  /** The knowledge base the job works on, or null for workspace-wide work. */
+  kbId: string | null;
   status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
   progressDone: number;
   progressTotal: number | null;
@@ -88,6 +90,7 @@ export interface JobView {
 const VIEW_SELECT = {
   id: true,
   kind: true,
+  kbId: true,
   status: true,
   progressDone: true,
   progressTotal: true,

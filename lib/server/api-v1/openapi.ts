@@ -14,6 +14,7 @@ import {
   guideImportReportSchema,
   registeredKnowledgeBaseSchema,
   idParamsSchema,
+  jobSchema,
   knowledgeBaseListSchema,
   knowledgeBaseSchema,
   problemSchema,
@@ -136,6 +137,16 @@ export function buildOpenApiDocument() {
       201: json(registeredKnowledgeBaseSchema, "Registered: the knowledge base as GET returns it, and its background jobs"),
       ...problems(400, ...common, 409, 413, 415, 422),
     },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/jobs/{id}",
+    summary: "A background job's progress (admins)",
+    description:
+      "Registration and refresh answer with the ids of the jobs that go on with the content (a collection's embedding, the entity index). Poll this until `status` is SUCCEEDED, FAILED or CANCELLED. A job that works on a knowledge base not shared with the key's user is a 404.",
+    ...secured("kbs:write"),
+    request: { params: idParamsSchema },
+    responses: { 200: json(jobSchema, "The job"), ...problems(...common, 404) },
   });
   registry.registerPath({
     method: "get",

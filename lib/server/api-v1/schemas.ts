@@ -147,6 +147,24 @@ export const registeredKnowledgeBaseSchema = z.object({
   message: z.string().describe("What the first check and description found"),
 });
 
+/** GET /api/v1/jobs/{id}: a background job's progress, for a client that registered or refreshed a knowledge base. */
+export const jobSchema = z.object({
+  id: z.string(),
+  kind: z.string().describe('What the job does, e.g. "documents.embed"'),
+  status: z.enum(["QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED"]),
+  knowledgeBaseId: z.string().nullable().describe("The knowledge base it works on; null for workspace-wide work"),
+  progress: z.object({
+    done: z.number().int(),
+    total: z.number().int().nullable().describe("Null while the job does not know its total yet"),
+  }),
+  message: z.string().describe("One line for people: what the job is doing or why it stopped"),
+  error: z.string().nullable(),
+  attempts: z.number().int(),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+});
+
 /** One guide in the files of npm run guides:export / guides:import (Spider's format). */
 export const exportedGuideSchema = z.object({
   question: z.string(),

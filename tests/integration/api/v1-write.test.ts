@@ -27,7 +27,14 @@ const BASE = "http://localhost:3000";
 async function call(
   handler: Handler,
   path: string,
-  opts: { method?: string; token?: string; body?: unknown; form?: FormData; headers?: Record<string, string> } = {},
+  opts: {
+    method?: string;
+    token?: string;
+    body?: unknown;
+    form?: FormData;
+    headers?: Record<string, string>;
+    params?: Record<string, string>;
+  } = {},
 ) {
   const headers: Record<string, string> = { host: "localhost:3000", ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
@@ -37,7 +44,7 @@ async function call(
     headers["content-type"] ??= "application/json";
   }
   return handler(new NextRequest(`${BASE}${path}`, { method: opts.method ?? (body ? "POST" : "GET"), headers, body }), {
-    params: Promise.resolve({}),
+    params: Promise.resolve(opts.params ?? {}),
   });
 }
 
@@ -93,6 +100,7 @@ describe(`/api/v1 writes: registration and guides (${TARGET_ENGINE})`, () => {
     const load = async (p: string) => (await import(/* @vite-ignore */ `@/app/api/v1/${p}/route`)) as Record<string, Handler>;
     routes = {
       kbs: await load("knowledge-bases"),
+      job: await load("jobs/[id]"),
       ask: await load("ask"),
       export: await load("guides/export"),
       import: await load("guides/import"),
@@ -173,9 +181,24 @@ describe(`/api/v1 writes: registration and guides (${TARGET_ENGINE})`, () => {
     expect(res.status).toBe(201);
     const body = schemas.registeredKnowledgeBaseSchema.parse(await res.json());
     expect(body.knowledgeBase).toMatchObject({ kind: "DOCUMENTS", access: { openToEveryone: true } });
-    // A collection's own embedding job comes first: ingestion goes on there.
+    // A collection's own embedding job comes first: ingestion goes on there, and the client can follow it.
     const job = await prisma.job.findUniqueOrThrow({ where: { id: body.jobId! } });
     expect(job.kbId).toBe(body.knowledgeBase.id);
+    const polled = await call(routes.job!.GET!, `/api/v1/jobs/${job.id}`, { token: keys.ADMIN, params: { id: job.id } });
+    expect(polled.status).toBe(200);
+    expect(schemas.jobSchema.parse(await polled.json())).toMatchObject({
+      id: job.id,
+      kind: job.kind,
+      knowledgeBaseId: body.knowledgeBase.id,
+      status: job.status,
+    });
+    // Jobs are the admins' (as registration is): an analyst's key is refused, an unknown id is not found.
+    const asAnalyst = await call(routes.job!.GET!, `/api/v1/jobs/${job.id}`, { token: keys.ANALYST, params: { id: job.id } });
+    expect(asAnalyst.status).toBe(403);
+    await problem(asAnalyst);
+    const unknown = await call(routes.job!.GET!, "/api/v1/jobs/nope", { token: keys.ADMIN, params: { id: "nope" } });
+    expect(unknown.status).toBe(404);
+    expect((await problem(unknown)).detail).toMatch(/No background job/);
 
     const asked = await call(routes.ask!.POST!, "/api/v1/ask", {
       token: keys.USER,

@@ -130,6 +130,7 @@ describe(`/api/v1 with API keys (${TARGET_ENGINE})`, () => {
         "/api/v1/evaluation/reports/{id}",
         "/api/v1/guides/export",
         "/api/v1/guides/import",
+        "/api/v1/jobs/{id}",
         "/api/v1/knowledge-bases",
         "/api/v1/knowledge-bases/{id}",
         "/api/v1/knowledge-bases/{id}/refresh",
