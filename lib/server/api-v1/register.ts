@@ -1,8 +1,6 @@
 import "server-only";
 import type { z } from "zod";
-import { auditedChange } from "../../audit/change";
 import type { AuditActor } from "../../audit/audit";
-import { kbSnapshot } from "../../audit/snapshots";
 import type { CurrentUser } from "../../auth/session";
 import { getKnowledgeBase } from "../../catalog/knowledge-bases";
 import type { RegisterKbInput } from "../../catalog/knowledge-bases.validation";
@@ -11,13 +9,13 @@ import type { CatalogDeps } from "../../deps";
 import { AppError, toClientError } from "../../errors";
 import type { UploadedFormFile } from "../../http/route";
 import { problemDetails } from "../../http/problem";
-import { registerKnowledgeBase } from "../../ingest/register";
+import { registerKnowledgeBaseAudited } from "../register-kb";
 import type { registeredKnowledgeBaseSchema } from "./schemas";
 import { kbApiView } from "./views";
 
 /**
  * POST /api/v1/knowledge-bases: the registration page's own path (lib/ingest/register.ts, audited as
- * "kb.register" like app/api/knowledge-bases/route.ts), answered with the knowledge base as GET returns
+ * "kb.register" through lib/server/register-kb.ts like app/api/knowledge-bases/route.ts), answered with the knowledge base as GET returns
  * it and the background jobs that go on with its content.
  */
 export async function registerThroughApi(
@@ -29,18 +27,7 @@ export async function registerThroughApi(
   files: UploadedFormFile[],
   apiKeyId: string | undefined,
 ): Promise<z.infer<typeof registeredKnowledgeBaseSchema>> {
-  const result = await auditedChange(
-    prisma,
-    actor,
-    {
-      action: "kb.register",
-      targetType: "kb",
-      snapshot: kbSnapshot,
-      idFrom: (r) => (r as { id?: string }).id,
-      detail: { files: files.map((f) => ({ name: f.name, bytes: f.bytes.length })), via: "api", apiKeyId: apiKeyId ?? null },
-    },
-    () => registerKnowledgeBase(prisma, deps, user.id, input, files),
-  );
+  const result = await registerKnowledgeBaseAudited(prisma, deps, actor, user.id, input, files, { via: "api", apiKeyId: apiKeyId ?? null });
   const kb = await getKnowledgeBase(prisma, user, result.id);
   return {
     knowledgeBase: kbApiView(kb, user),
