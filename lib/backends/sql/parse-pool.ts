@@ -1,11 +1,11 @@
 import { BackendUnavailableError } from "../errors";
-import { ChildChannel, type ChildChannelOptions, helperFilePath, residentMb } from "../child-channel";
+import { type ChildChannelOptions, helperFilePath, residentMb } from "../child-channel";
+import { ChildPool } from "../child-pool";
 
 /**
- * Parses SQL texts in helper processes (parse-child.mjs), never on the server's main thread, each within
- * a time budget: a parse past its budget, or one that exhausts its process, kills that process and is
- * reported as over budget; the next parse starts a fresh one. Two processes, so one runaway parse does
- * not hold up every other check while it waits for its deadline.
+ * Parses SQL texts in helper processes (parse-child.mjs, two of them in a ChildPool), never on the
+ * server's main thread, each within a time budget: a parse past its budget, or one that exhausts its
+ * process, kills that process and is reported as over budget; the next parse starts a fresh one.
  */
 
 /** node-sql-parser's grammars ("sqlite", "postgresql") and PostgreSQL's own parser ("libpg-query"), tried in order. */
@@ -37,85 +37,41 @@ const MEMORY_LIMIT_MB = 384;
 /** A helper this large after a reply is replaced before the next query (see run()). */
 const RECYCLE_ABOVE_MB = Math.floor(MEMORY_LIMIT_MB * 0.6);
 
-interface Job {
-  request: ParseRequest;
-  timeoutMs: number;
-  resolve: (o: ParseOutcome) => void;
-  reject: (e: unknown) => void;
-}
-
-interface Slot {
-  channel: ChildChannel | null;
-  busy: boolean;
-}
-
 export class SqlParsePool {
-  private readonly slots: Slot[];
-  private readonly queue: Job[] = [];
+  private readonly pool: ChildPool;
 
   constructor(size = POOL_SIZE) {
-    this.slots = Array.from({ length: size }, () => ({ channel: null, busy: false }));
-  }
-
-  parse(request: ParseRequest, timeoutMs: number): Promise<ParseOutcome> {
-    return new Promise<ParseOutcome>((resolve, reject) => {
-      this.queue.push({ request, timeoutMs, resolve, reject });
-      this.dispatch();
+    this.pool = new ChildPool({
+      size,
+      helper: helperOptions,
+      startFailure: (e) => new BackendUnavailableError(`The query checker could not start: ${e instanceof Error ? e.message : String(e)}`),
     });
   }
 
-  private dispatch(): void {
-    for (const slot of this.slots) {
-      if (slot.busy || this.queue.length === 0) continue;
-      const job = this.queue.shift()!;
-      slot.busy = true;
-      void this.run(slot, job).finally(() => {
-        slot.busy = false;
-        this.dispatch();
-      });
-    }
-  }
-
-  private async run(slot: Slot, job: Job): Promise<void> {
-    let channel: ChildChannel;
-    try {
-      channel = slot.channel?.alive ? slot.channel : await ChildChannel.start(helperOptions());
-    } catch (e) {
-      job.reject(new BackendUnavailableError(`The query checker could not start: ${e instanceof Error ? e.message : String(e)}`));
-      return;
-    }
-    slot.channel = channel;
-    const outcome = await channel.call({ ...job.request }, { timeoutMs: job.timeoutMs });
-    switch (outcome.kind) {
-      case "reply": {
-        // A parse that grew the helper (its WebAssembly memory never shrinks) would get the next, innocent
-        // query killed by the memory watch mid-parse and refused as too complex: start afresh instead.
-        const rss = channel.pid ? residentMb(channel.pid) : null;
-        if (rss !== null && rss > RECYCLE_ABOVE_MB) {
-          channel.kill();
-          slot.channel = null;
+  parse(request: ParseRequest, timeoutMs: number): Promise<ParseOutcome> {
+    return this.pool.use(async ({ channel, retire }): Promise<ParseOutcome> => {
+      const outcome = await channel.call({ ...request }, { timeoutMs });
+      switch (outcome.kind) {
+        case "reply": {
+          // A parse that grew the helper (its WebAssembly memory never shrinks) would get the next, innocent
+          // query killed by the memory watch mid-parse and refused as too complex: start afresh instead.
+          const rss = channel.pid ? residentMb(channel.pid) : null;
+          if (rss !== null && rss > RECYCLE_ABOVE_MB) retire();
+          const reply = outcome.reply as { ok: boolean; grammar?: Grammar; json?: string; error?: ParseFailure };
+          if (reply.ok) return { kind: "parsed", grammar: reply.grammar ?? request.grammars[0]!, tree: JSON.parse(reply.json ?? "null") };
+          if (reply.error?.tooDeep) return { kind: "over-budget", why: "memory" };
+          return { kind: "syntax", error: reply.error ?? { message: "unreadable" } };
         }
-        const reply = outcome.reply as { ok: boolean; grammar?: Grammar; json?: string; error?: ParseFailure };
-        if (reply.ok)
-          job.resolve({ kind: "parsed", grammar: reply.grammar ?? job.request.grammars[0]!, tree: JSON.parse(reply.json ?? "null") });
-        else if (reply.error?.tooDeep) job.resolve({ kind: "over-budget", why: "memory" });
-        else job.resolve({ kind: "syntax", error: reply.error ?? { message: "unreadable" } });
-        return;
+        // The helper was killed at its deadline or memory watch (the pool starts a fresh one).
+        case "timeout":
+          return { kind: "over-budget", why: "time" };
+        case "memory":
+        case "crashed":
+          return { kind: "over-budget", why: "memory" };
+        case "aborted":
+          throw new Error("aborted");
       }
-      case "timeout":
-        slot.channel = null;
-        job.resolve({ kind: "over-budget", why: "time" });
-        return;
-      case "memory":
-      case "crashed":
-        slot.channel = null;
-        job.resolve({ kind: "over-budget", why: "memory" });
-        return;
-      case "aborted":
-        slot.channel = null;
-        job.reject(new Error("aborted"));
-        return;
-    }
+    });
   }
 }
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ChildChannel, type ChildChannelOptions, helperFilePath, residentMb } from "../../../backends/child-channel";
+import { type ChildChannel, type ChildChannelOptions, helperFilePath, residentMb } from "../../../backends/child-channel";
+import { ChildPool } from "../../../backends/child-pool";
 import { AppError } from "../../../errors";
 import { log } from "../../../log";
 import type { DocumentFormat } from "./formats";
@@ -8,8 +9,8 @@ import type { ParsedDocument } from "./types";
 /**
  * Reads uploaded documents in helper processes (parse-child.mjs), never on the server's main thread,
  * each within a time and memory budget: a file that takes too long or needs too much memory kills its
- * process and fails alone with a plain message; the next file gets a fresh process. Two processes, so a
- * hostile file held up to its deadline does not stop every other collection's uploads meanwhile.
+ * process and fails alone with a plain message; the next file gets a fresh process. Two processes (a
+ * ChildPool), so a hostile file held up to its deadline does not stop every other collection's uploads meanwhile.
  *
  * Processes and not worker threads, for the reasons lib/backends/child-channel.ts gives: a worker that
  * reaches its heap limit can take the whole server with it (marked did, on 8,000 nested lists).
@@ -76,119 +77,83 @@ export interface UploadToParse {
   mediaType?: string;
 }
 
-interface Job {
-  file: UploadToParse;
-  resolve: (r: { format: DocumentFormat; parsed: ParsedDocument }) => void;
-  reject: (e: unknown) => void;
-}
-
-interface Slot {
-  channel: ChildChannel | null;
-  busy: boolean;
-}
-
 const seconds = (ms: number) => (ms / 1000).toLocaleString("en", { maximumFractionDigits: 1 });
 
 export class DocumentParsePool {
-  private readonly slots: Slot[];
-  private readonly queue: Job[] = [];
+  private readonly pool: ChildPool;
 
   constructor(
     private readonly budget: ParseBudget = DEFAULT_PARSE_BUDGET,
     size = POOL_SIZE,
   ) {
-    this.slots = Array.from({ length: size }, () => ({ channel: null, busy: false }));
+    this.pool = new ChildPool({
+      size,
+      helper: () => this.helperOptions(),
+      startFailure: (e) => {
+        log.error({ err: e }, "the document reader could not start");
+        return new AppError("UNAVAILABLE", "Documents cannot be read right now (the document reader did not start). Try again shortly.");
+      },
+    });
   }
 
   /** Reads one file in a helper process; a file that cannot be read rejects with UnreadableUploadError. */
   parse(file: UploadToParse): Promise<{ format: DocumentFormat; parsed: ParsedDocument }> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ file, resolve, reject });
-      this.dispatch();
-    });
+    return this.pool.use(({ channel, retire }) => this.read(file, channel, retire));
   }
 
   /** Stops the helpers (tests, shutdown); a later parse starts new ones. */
   close(): void {
-    for (const slot of this.slots) {
-      slot.channel?.kill();
-      slot.channel = null;
-    }
+    this.pool.close();
   }
 
-  private dispatch(): void {
-    for (const slot of this.slots) {
-      if (slot.busy || this.queue.length === 0) continue;
-      const job = this.queue.shift()!;
-      slot.busy = true;
-      void this.run(slot, job).finally(() => {
-        slot.busy = false;
-        this.dispatch();
-      });
-    }
-  }
-
-  private async run(slot: Slot, job: Job): Promise<void> {
-    const { file } = job;
-    let channel: ChildChannel;
-    try {
-      channel = slot.channel?.alive ? slot.channel : await ChildChannel.start(this.helperOptions());
-    } catch (e) {
-      log.error({ err: e }, "the document reader could not start");
-      job.reject(new AppError("UNAVAILABLE", "Documents cannot be read right now (the document reader did not start). Try again shortly."));
-      return;
-    }
-    slot.channel = channel;
+  private async read(
+    file: UploadToParse,
+    channel: ChildChannel,
+    retire: () => void,
+  ): Promise<{ format: DocumentFormat; parsed: ParsedDocument }> {
     const outcome = await channel.call(
       { type: "parse", name: file.name, bytes: file.bytes, mediaType: file.mediaType },
       { timeoutMs: this.budget.timeoutMs },
     );
-    const drop = () => {
-      channel.kill();
-      if (slot.channel === channel) slot.channel = null;
-    };
     switch (outcome.kind) {
       case "reply": {
         const reply = childReply.safeParse(outcome.reply);
         if (!reply.success) {
-          drop();
+          retire();
           log.error({ issues: reply.error.issues.slice(0, 3), file: file.name }, "the document reader sent an unexpected reply");
-          return job.reject(new UnreadableUploadError(file.name, "could not be read (the document reader failed on it)"));
+          throw new UnreadableUploadError(file.name, "could not be read (the document reader failed on it)");
         }
         if (reply.data.ok) {
           // A reader grown large by one file is replaced rather than kept for the next.
           const rss = channel.pid ? residentMb(channel.pid) : null;
-          if (rss !== null && rss > this.budget.memoryMb * 0.6) drop();
-          return job.resolve({ format: reply.data.format, parsed: reply.data.parsed as ParsedDocument });
+          if (rss !== null && rss > this.budget.memoryMb * 0.6) retire();
+          return { format: reply.data.format, parsed: reply.data.parsed as ParsedDocument };
         }
         // Work a failed parse left behind (pdfjs still decoding a stream) must not slow the next file.
-        drop();
-        if (reply.data.tooDeep) return job.reject(new UnreadableUploadError(file.name, "is nested too deeply to read"));
-        if (reply.data.unreadable) return job.reject(new UnreadableUploadError(file.name, reply.data.error));
+        retire();
+        if (reply.data.tooDeep) throw new UnreadableUploadError(file.name, "is nested too deeply to read");
+        if (reply.data.unreadable) throw new UnreadableUploadError(file.name, reply.data.error);
         log.warn({ detail: reply.data.error, file: file.name }, "the document reader failed on a file");
-        return job.reject(new UnreadableUploadError(file.name, "could not be read (the document reader failed on it)"));
+        throw new UnreadableUploadError(file.name, "could not be read (the document reader failed on it)");
       }
       case "timeout":
-        return job.reject(
-          new UnreadableUploadError(file.name, `took longer than ${seconds(this.budget.timeoutMs)} s to read, so reading it was stopped`),
+        throw new UnreadableUploadError(
+          file.name,
+          `took longer than ${seconds(this.budget.timeoutMs)} s to read, so reading it was stopped`,
         );
       case "memory":
-        return job.reject(
-          new UnreadableUploadError(
-            file.name,
-            `needed more than ${this.budget.memoryMb.toLocaleString("en")} MB of memory to read, so reading it was stopped`,
-          ),
+        throw new UnreadableUploadError(
+          file.name,
+          `needed more than ${this.budget.memoryMb.toLocaleString("en")} MB of memory to read, so reading it was stopped`,
         );
       case "crashed":
         log.warn({ detail: channel.diagnostics, reason: outcome.message, file: file.name }, "the document reader stopped on a file");
-        return job.reject(
-          new UnreadableUploadError(
-            file.name,
-            `needed more than the reader's ${this.budget.heapMb.toLocaleString("en")} MB of memory (or stopped on it), so it was not read`,
-          ),
+        throw new UnreadableUploadError(
+          file.name,
+          `needed more than the reader's ${this.budget.heapMb.toLocaleString("en")} MB of memory (or stopped on it), so it was not read`,
         );
       case "aborted":
-        return job.reject(new Error("aborted"));
+        throw new Error("aborted");
     }
   }
 
