@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CURRENCY_CODE_PATTERN, CURRENCY_SYMBOL_PATTERN, CURRENCY_WORD_PATTERN, currencyCodeOf } from "../data/currencies";
 import { scaleInHeader, type Scale, SCALES } from "../tables/scale";
 
 /**
@@ -15,39 +16,18 @@ export const quantitySchema = z.object({
 });
 export type Quantity = z.infer<typeof quantitySchema>;
 
-const CURRENCY_CODES = [
-  "EUR",
-  "USD",
-  "GBP",
-  "CHF",
-  "SEK",
-  "NOK",
-  "DKK",
-  "JPY",
-  "CNY",
-  "INR",
-  "AUD",
-  "CAD",
-  "HKD",
-  "SGD",
-  "NZD",
-  "PLN",
-  "CZK",
-];
-const CURRENCY_SYMBOLS: [RegExp, string][] = [
-  [/€/, "EUR"],
-  [/£/, "GBP"],
-  [/US\$|\$/, "USD"],
-  [/¥/, "JPY"],
-  [/₹/, "INR"],
-];
-const CURRENCY_WORDS: [RegExp, string][] = [
-  [/\beuros?\b/i, "EUR"],
-  [/\b(?:us )?dollars?\b/i, "USD"],
-  [/\bpounds? sterling\b|\bpounds?\b/i, "GBP"],
-  [/\bswiss francs?\b/i, "CHF"],
-  [/\byen\b/i, "JPY"],
-];
+const CODE = new RegExp(`(?:^|[^A-Za-z])(${CURRENCY_CODE_PATTERN})(?:[^A-Za-z]|$)`, "gi");
+const SYMBOL = new RegExp(CURRENCY_SYMBOL_PATTERN, "g");
+const WORD = new RegExp(`\\b(${CURRENCY_WORD_PATTERN})\\b`, "gi");
+
+/** The first match of `re` in `text` that names one currency (a word shared by two, "kroner", names none). */
+function firstCurrency(re: RegExp, text: string, group: number): string | null {
+  for (const m of text.matchAll(re)) {
+    const code = currencyCodeOf(m[group]!);
+    if (code) return code;
+  }
+  return null;
+}
 /** Column names that are money when their table's text names a currency ("unit_price", "Revenue"). */
 const MONEY_WORDS =
   /(?:^|[^a-z])(price|prices|revenue|revenues|sales|amount|amounts|cost|costs|spend|spent|value|total|totals|income|profit|profits|turnover|budget|fee|fees|salary|salaries|cap|paid|payment|payments|balance|margin)(?:[^a-z]|$)/i;
@@ -59,10 +39,7 @@ const NOT_MONEY =
 export function currencyIn(text: string): string | null {
   // Column names use underscores and camel case: "price_eur", "priceEUR".
   const spaced = text.replace(/[_-]+/g, " ").replace(/([a-z])([A-Z]{3})\b/g, "$1 $2");
-  for (const code of CURRENCY_CODES) if (new RegExp(`(?:^|[^A-Za-z])${code}(?:[^A-Za-z]|$)`, "i").test(spaced)) return code;
-  for (const [re, code] of CURRENCY_SYMBOLS) if (re.test(text)) return code;
-  for (const [re, code] of CURRENCY_WORDS) if (re.test(spaced)) return code;
-  return null;
+  return firstCurrency(CODE, spaced, 1) ?? firstCurrency(SYMBOL, text, 0) ?? firstCurrency(WORD, spaced, 1);
 }
 
 /** What a column header or name states about its figures, or null when it states nothing. */

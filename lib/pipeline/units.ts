@@ -1,5 +1,6 @@
 import nlp from "compromise";
 import { stemmer } from "stemmer";
+import { CURRENCY_CODE_PATTERN, CURRENCY_SYMBOL_PATTERN, CURRENCY_WORD_PATTERN, MINOR_UNIT_PATTERN } from "../data/currencies";
 
 /**
  * Unit and answer-type agreement: a value's unit must fit what the question asks for. "How many
@@ -18,9 +19,9 @@ export interface Unit {
 }
 
 const DURATION = /^(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|yrs?|decades?|quarters?)$/i;
-const CURRENCY_WORD =
-  /^(eur|euros?|usd|dollars?|gbp|pounds?|sek|nok|dkk|chf|kronor|krona|kroner|yen|jpy|cny|rmb|inr|rupees?|cents?|pence|francs?)$/i;
-const CURRENCY_SYMBOL = /[$€£¥₹₩]/;
+/** One word naming money: a currency's code or word (lib/data/currencies.json) or a minor unit ("cents"). */
+const CURRENCY_WORD = new RegExp(`^(?:${CURRENCY_CODE_PATTERN}|${CURRENCY_WORD_PATTERN}|${MINOR_UNIT_PATTERN})$`, "i");
+const CURRENCY_SYMBOL = new RegExp(CURRENCY_SYMBOL_PATTERN);
 const MEASURE =
   /^(kg|g|grams?|kilograms?|tonnes?|tons?|lbs?|pounds weight|km|m|metres?|meters?|miles?|cm|mm|l|litres?|liters?|kwh|mwh|gwh|gb|tb|mb|sq|square)$/i;
 /** Words after a figure that are not its unit. */

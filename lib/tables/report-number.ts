@@ -1,3 +1,5 @@
+import { CURRENCY_CODE_PATTERN, CURRENCY_SYMBOL_PATTERN } from "../data/currencies";
+
 /**
  * Numbers as financial and business reports write them in table cells and prose. A cell means what a
  * reader of the report takes it to mean:
@@ -27,8 +29,8 @@ export type CellReading =
 
 const DASHES = /^[-–—―−]+$/;
 const MISSING = /^(n\/?a|n\.a\.?|n\/m|nm|not meaningful|not applicable|none|nil|\*+)$/i;
-const CURRENCY_SYMBOL =
-  /(US\$|A\$|C\$|NZ\$|HK\$|S\$|R\$|NT\$|\$|€|£|¥|₹|₩|\b(?:CHF|EUR|USD|GBP|SEK|NOK|DKK|JPY|CNY|RMB|INR|AUD|CAD|HKD|SGD)\b)/;
+/** A currency's symbol ("NZ$" before "$") or upper-case code in a cell (lib/data/currencies.json). */
+const CURRENCY_SYMBOL = new RegExp(`(${CURRENCY_SYMBOL_PATTERN}|\\b(?:${CURRENCY_CODE_PATTERN})\\b)`);
 const SUPERSCRIPTS = /[¹²³⁴⁵⁶⁷⁸⁹⁰*†‡§#]+$/u;
 /** A trailing footnote reference after a number: "(1)", "(a)", "(iv)", "[2]". */
 const TRAILING_FOOTNOTE = /\s*(\(\s*(\d{1,2}|[a-z]|[ivx]{1,4})\s*\)|\[\s*\d{1,2}\s*\])$/i;

@@ -1,6 +1,10 @@
 import { formatFigure } from "../../../tables/format";
 import type { Derivation, DerivationOperand } from "../../contracts";
 import type { Operation } from "./table-question";
+import { CURRENCY_SYMBOL_PATTERN } from "../../../data/currencies";
+
+/** A unit that is only a currency symbol ("€", "NZ$"): the figure is written after it. */
+const CURRENCY_SYMBOL_ONLY = new RegExp(`^(?:${CURRENCY_SYMBOL_PATTERN})$`);
 
 /**
  * The written form of a computed answer: the expression with the operands as the source writes them
@@ -58,6 +62,7 @@ export function answerTextOf(result: number, scale: ResultScale, unit: string | 
   const figure = formatFigure(result);
   if (scale === "percent") return `${figure}%`;
   const scaled = (text: string) => (scale ? `${text} ${scale}` : text);
-  if (unit && /^[$€£¥₹₩]$|\$$/.test(unit)) return scaled(result < 0 ? `-${unit}${figure.slice(1)}` : `${unit}${figure}`);
+  if (unit && (CURRENCY_SYMBOL_ONLY.test(unit) || /\$$/.test(unit)))
+    return scaled(result < 0 ? `-${unit}${figure.slice(1)}` : `${unit}${figure}`);
   return unit ? `${scaled(figure)} ${unit}` : scaled(figure);
 }

@@ -1,6 +1,7 @@
 import nlp from "compromise";
 import * as chrono from "chrono-node";
 import { capitalizedSpans } from "../../../backends/documents/entity-spans";
+import { CURRENCY_CODE_PATTERN, CURRENCY_SYMBOL_PATTERN, CURRENCY_WORD_PATTERN } from "../../../data/currencies";
 import { isStopword, normalizeLabel } from "../../text";
 import { parseNumber } from "./value-key";
 import { type ValueType, isYearLike, namesInSentence } from "./value-types";
@@ -30,8 +31,12 @@ const PREPOSITIONAL_YEAR = /\b(?:in|since|from|until|till|by|before|after|during
 const MONTHS = /^(january|february|march|april|may|june|july|august|september|october|november|december)$/i;
 
 const PERCENT = /[-+]?\d[\d,]*(?:\.\d+)?\s?(?:%|percent\b|per cent\b)/gi;
-const MONEY =
-  /(?:[$€£¥]\s?|\b(?:USD|EUR|GBP|SEK|NOK|DKK|CHF|JPY)\s?)(?:\(\d[\d,]*(?:\.\d+)?\)|\d[\d,]*(?:\.\d+)?)(?:\s?(?:million|billion|thousand|mn|bn|m|k)\b)?|\b\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|thousand))?\s?(?:euros?|dollars?|pounds?|kronor|krona|yen|francs?|USD|EUR|GBP|SEK|NOK|DKK|CHF)\b/gi;
+/** A sum of money: a symbol or code before the figure ("€ 1,200", "USD (3.4) million"), or a word or code after it ("12 million euros"). */
+const MONEY = new RegExp(
+  `(?:(?:${CURRENCY_SYMBOL_PATTERN})\\s?|\\b(?:${CURRENCY_CODE_PATTERN})\\s?)(?:\\(\\d[\\d,]*(?:\\.\\d+)?\\)|\\d[\\d,]*(?:\\.\\d+)?)(?:\\s?(?:million|billion|thousand|mn|bn|m|k)\\b)?` +
+    `|\\b\\d[\\d,]*(?:\\.\\d+)?(?:\\s?(?:million|billion|thousand))?\\s?(?:${CURRENCY_WORD_PATTERN}|${CURRENCY_CODE_PATTERN})\\b`,
+  "gi",
+);
 const NUMBER = /(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?(?:\s(?:million|billion|thousand|hundred))?(?![\w])/g;
 const WORD_NUMBERS: Record<string, number> = {
   one: 1,

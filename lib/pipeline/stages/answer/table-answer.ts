@@ -1,4 +1,5 @@
 import { formatScalar } from "../../../backends/evidence";
+import { CURRENCY_CODE_PATTERN, currencyCodeOf } from "../../../data/currencies";
 import { type Period, periodOrder, yearsOf } from "../../../tables/periods";
 import type { ReportNumber } from "../../../tables/report-number";
 import { type Scale, exceptedRow, scaleInHeader, scaleOfFigure, SCALE_FACTOR } from "../../../tables/scale";
@@ -253,6 +254,8 @@ function operationWord(operation: Operation): string {
   }[operation];
 }
 
+const CURRENCY_CODE_IN_NOTE = new RegExp(`\\b(${CURRENCY_CODE_PATTERN})\\b`, "i");
+
 /** A cell's answer text: the figure as the table writes it, a percentage column's figure with "%", and the table's scale. */
 function cellText(o: Operand): string {
   const raw = formatScalar(o.located.cell.raw).replace(/\s+/g, " ");
@@ -263,9 +266,8 @@ function cellText(o: Operand): string {
   const withUnit = unit && !scaleInHeader(unit) && !/%/.test(unit) && !o.number.currency ? `${raw} ${unit}` : raw;
   if (!scale || scaleOfFigure(raw)) return withUnit;
   // "Revenue 2025 (EUR million)": the scale after the figure, and the currency the note names after it.
-  const code =
-    unit && !o.number.currency ? /\b(EUR|USD|GBP|SEK|NOK|DKK|CHF|JPY|CNY|RMB|INR|AUD|CAD|HKD|SGD)\b/i.exec(unit)?.[1] : undefined;
-  return code && scaleInHeader(unit!) ? `${raw} ${scale} ${code.toUpperCase()}` : `${withUnit} ${scale}`;
+  const code = unit && !o.number.currency ? CURRENCY_CODE_IN_NOTE.exec(unit)?.[1] : undefined;
+  return code && scaleInHeader(unit!) ? `${raw} ${scale} ${currencyCodeOf(code) ?? code.toUpperCase()}` : `${withUnit} ${scale}`;
 }
 
 /** A second row of the same table naming other words of the question: the other operand of "A minus B", "A as a share of B". */

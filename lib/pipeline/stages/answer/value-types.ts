@@ -1,6 +1,7 @@
 import nlp from "compromise";
 import { labelFromIri } from "../../../backends/evidence";
 import type { Scalar } from "../../../backends/types";
+import { CURRENCY_CODE_PATTERN, CURRENCY_SYMBOL_PATTERN, CURRENCY_WORD_PATTERN } from "../../../data/currencies";
 import { normalizeLabel } from "../../text";
 import type { AnswerType } from "../../contracts";
 
@@ -76,8 +77,12 @@ export function isNameColumn(label: string): boolean {
 const YEAR = /^(1[5-9]\d\d|20\d\d)$/;
 const ISO_DATE = /^\d{4}-\d{2}(-\d{2})?([T ][\d:.]+Z?)?$/;
 const PERCENT = /^[-+]?\d[\d,]*(\.\d+)?\s?(%|percent|per cent)$/i;
-const MONEY =
-  /^([$€£¥]|(usd|eur|gbp|sek|nok|chf|jpy)\s?)\s?[-+(]?\d[\d,]*(\.\d+)?\)?(\s?(million|billion|thousand|m|bn|k))?$|^[-+]?\d[\d,]*(\.\d+)?\s?(million|billion|thousand)?\s?(euros?|dollars?|pounds?|kronor|krona|yen|francs?|usd|eur|gbp|sek|nok|chf)$/i;
+/** A value that is a sum of money: symbol or code before the figure, or a word or code after it (lib/data/currencies.json). */
+const MONEY = new RegExp(
+  `^((?:${CURRENCY_SYMBOL_PATTERN})|(?:${CURRENCY_CODE_PATTERN})\\s?)\\s?[-+(]?\\d[\\d,]*(\\.\\d+)?\\)?(\\s?(million|billion|thousand|m|bn|k))?$` +
+    `|^[-+]?\\d[\\d,]*(\\.\\d+)?\\s?(million|billion|thousand)?\\s?(?:${CURRENCY_WORD_PATTERN}|${CURRENCY_CODE_PATTERN})$`,
+  "i",
+);
 /** Plain numbers, including the accounting negative "(9,819)". */
 const NUMERIC = /^[-+]?(\d[\d,]*(\.\d+)?|\.\d+)$|^\(\d[\d,]*(\.\d+)?\)$/;
 const BOOLEAN = /^(true|false|yes|no)$/i;
