@@ -44,7 +44,8 @@ const TRAVEL = "travel-and-expense-policy-md";
 const RETURNS = "returns-policy-html";
 
 const answers = (...a: string[]): EvalQuestion["gold"] => ({ type: "answers", answers: a });
-const list = (...a: string[]): EvalQuestion["gold"] => ({ type: "answers", answers: [a.join(", ")], list: true });
+/** A list answer: its items, compared as a set (as a gold query's rows are). */
+const list = (...items: string[]): EvalQuestion["gold"] => ({ type: "answers", answers: items, list: true });
 const sql = (text: string): EvalQuestion["gold"] => ({ type: "query", language: "sql", text, target: { type: "kb", kbName: SQL } });
 const none: EvalQuestion["gold"] = { type: "unanswerable" };
 /** Nothing in the data matches what is asked: refraining, or an answer that says so (this one), is right. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { statesNothing } from "@/lib/eval/metrics/answer";
+import { scoreAnswer, statesNothing } from "@/lib/eval/metrics/answer";
 import { placeFollowUps } from "@/lib/eval/runner";
 import { DEMO_CATEGORIES, demoQuestions } from "@/lib/eval/suites/demo";
 import type { EvalQuestion } from "@/lib/eval/types";
@@ -42,6 +42,16 @@ describe("demo suite", () => {
     expect(gold("How many vacation days do employees get per year?")).toEqual({ type: "unanswerable" });
     expect(gold("What is the average order value per customer segment?")).toMatchObject({ type: "query", language: "sql" });
     expect(gold("What was the highest-selling product in 2024?")).toMatchObject({ type: "query", language: "sql" });
+  });
+
+  it("gives a list question its items, so a list naming them in any order is right and one missing an item is not", () => {
+    const q = qs.find((x) => x.question === "Which products does Fjelltex Textiles make?")!;
+    expect(q.gold.type).toBe("answers");
+    const gold = q.gold as { answers: string[]; list?: boolean };
+    const score = (text: string) => scoreAnswer(text, { answers: gold.answers, list: !!gold.list, question: q.question }).p1;
+    expect(score("Fjord Down Jacket, Storm Shell Jacket, Arctic Sleeping Bag and Summer Sleeping Bag")).toBe(true);
+    expect(score("Summer Sleeping Bag, Arctic Sleeping Bag, Storm Shell Jacket, Fjord Down Jacket")).toBe(true);
+    expect(score("Fjord Down Jacket, Storm Shell Jacket and Arctic Sleeping Bag")).toBe(false);
   });
 });
 
