@@ -9,7 +9,7 @@ import type { ExecutedQuery, ScoredEvidence } from "../pipeline/contracts";
 import { runPipeline } from "../runs/run-pipeline";
 import type { SuiteCatalog } from "./catalog";
 import { GOLD_MAX_ROWS, type GoldResolver, rawToTable } from "./gold/resolve";
-import { scoreAnswer } from "./metrics/answer";
+import { scoreAnswer, statesNothing } from "./metrics/answer";
 import { executionMatch } from "./metrics/execution";
 import { prepareAnswers, presenceRank } from "./metrics/presence";
 import { cascadeRanking, documentRanking, interleaveByQuery } from "./metrics/retrieval";
@@ -241,18 +241,81 @@ async function execution(
   };
 }
 
-/** Runs one question through the pipeline as the user and scores every metric that applies to it. */
-export async function evaluateQuestion(ctx: QuestionContext, q: EvalQuestion, position: number): Promise<QuestionResult> {
+type ResultBase = Pick<QuestionResult, "id" | "suite" | "position" | "question" | "kind" | "tags" | "followUpOf" | "gold">;
+
+/** A question the pipeline could not start (status ERROR: left out of the metric groups, shown with its message). */
+function errorResult(base: ResultBase, conversationId: string | null, message: string): QuestionResult {
+  return {
+    ...base,
+    runId: null,
+    conversationId,
+    status: "ERROR",
+    answer: null,
+    withheld: null,
+    source: { candidates: [], winner: null, inCandidates: null, rankedFirst: null, winnerCorrect: null },
+    retrieval: null,
+    evidenceRecall: null,
+    execution: null,
+    presence: null,
+    scores: { p1: null, em: null, f1: null },
+    refrain: { refrained: false, correctDecision: null },
+    confidence: null,
+    correct: null,
+    timings: {},
+    totalMs: 0,
+    usage: null,
+    degradations: [],
+    error: message,
+  };
+}
+
+/** A follow-up whose earlier question has no conversation to continue (it failed to start, or its result predates conversations). */
+export function followUpNotAsked(q: EvalQuestion, position: number): QuestionResult {
+  const base: ResultBase = {
+    id: q.id,
+    suite: q.suite,
+    position,
+    question: q.question,
+    kind: q.kind,
+    tags: tagsOf(q),
+    followUpOf: q.followUpOf,
+    gold: { answers: [], unanswerable: q.gold.type === "unanswerable", kbNames: q.goldKbNames },
+  };
+  return errorResult(
+    base,
+    null,
+    `Not asked: it follows up ${q.followUpOf}, which has no conversation to continue (run the suite with --fresh to ask both again).`,
+  );
+}
+
+/** The question's tags, with its category as the tag "category:<value>" (what the report breaks down by). */
+function tagsOf(q: EvalQuestion): string[] {
+  const tags = q.tags ?? [];
+  return q.category && !tags.some((t) => t.startsWith("category:")) ? [...tags, `category:${q.category}`] : tags;
+}
+
+/**
+ * Runs one question through the pipeline as the user and scores every metric that applies to it. A
+ * follow-up (`conversationId` given) is asked in that conversation, after the turns already in it.
+ */
+export async function evaluateQuestion(
+  ctx: QuestionContext,
+  q: EvalQuestion,
+  position: number,
+  opts: { conversationId?: string } = {},
+): Promise<QuestionResult> {
   const gold = await ctx.gold.resolve(q);
+  const nothingRecorded = q.gold.type === "unanswerable" ? q.gold.nothingRecorded : undefined;
   const base = {
     id: q.id,
     suite: q.suite,
     position,
     question: q.question,
     kind: q.kind,
-    tags: q.tags ?? [],
+    tags: tagsOf(q),
+    ...(q.followUpOf ? { followUpOf: q.followUpOf } : {}),
     gold: {
-      answers: gold.answers.slice(0, 20),
+      answers: nothingRecorded ? [nothingRecorded] : gold.answers.slice(0, 20),
       unanswerable: gold.unanswerable,
       kbNames: q.goldKbNames,
       ...(gold.error ? { error: gold.error } : {}),
@@ -265,6 +328,7 @@ export async function evaluateQuestion(ctx: QuestionContext, q: EvalQuestion, po
     outcome = await runPipeline(ctx.prisma, ctx.deps, {
       question: q.question,
       user: ctx.user,
+      ...(opts.conversationId ? { conversationId: opts.conversationId } : {}),
       kbIds: ctx.catalog.kbIds ?? undefined,
       config: ctx.config,
       ...(ctx.llm === null ? { llm: null } : {}),
@@ -275,27 +339,7 @@ export async function evaluateQuestion(ctx: QuestionContext, q: EvalQuestion, po
       },
     });
   } catch (e) {
-    return {
-      ...base,
-      runId: null,
-      status: "ERROR",
-      answer: null,
-      withheld: null,
-      source: { candidates: [], winner: null, inCandidates: null, rankedFirst: null, winnerCorrect: null },
-      retrieval: null,
-      evidenceRecall: null,
-      execution: null,
-      presence: null,
-      scores: { p1: null, em: null, f1: null },
-      refrain: { refrained: false, correctDecision: null },
-      confidence: null,
-      correct: null,
-      timings: {},
-      totalMs: 0,
-      usage: null,
-      degradations: [],
-      error: (e as Error).message,
-    };
+    return errorResult(base, opts.conversationId ?? null, (e as Error).message);
   }
 
   const answer = outcome.answer.refrained ? null : outcome.answer.text;
@@ -349,8 +393,10 @@ export async function evaluateQuestion(ctx: QuestionContext, q: EvalQuestion, po
   // Calibration judges the value the confidence is about: the answer shown, or the one held back.
   let correct: boolean | null = null;
   if (gold.unanswerable) {
-    correctDecision = outcome.answer.refrained;
-    correct = false;
+    // Nothing recorded for what was asked: saying so is as right as refraining; a value is wrong.
+    const saysNothing = !!nothingRecorded && !outcome.answer.refrained && statesNothing(answer);
+    correctDecision = outcome.answer.refrained || saysNothing;
+    correct = saysNothing;
   } else if (scores.p1 !== null) {
     correct = outcome.answer.refrained ? withheld !== null && judge(q, gold, withheld).p1 === true : scores.p1;
     correctDecision = outcome.answer.refrained ? !correct : scores.p1;
@@ -359,6 +405,7 @@ export async function evaluateQuestion(ctx: QuestionContext, q: EvalQuestion, po
   return {
     ...base,
     runId: outcome.runId,
+    conversationId: outcome.conversationId,
     status: outcome.status,
     answer,
     withheld,

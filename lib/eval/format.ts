@@ -86,6 +86,7 @@ const BREAKDOWN_COLUMNS = [
   "answer.em",
   "answer.f1",
   "refrain.rate",
+  "refrain.accuracy",
   "calibration.ece",
   "calibration.precisionHigh",
   "calibration.coverageAt90",

@@ -219,6 +219,7 @@ export const BREAKDOWN_TITLES: Record<string, string> = {
   hardness: "Spider hardness",
   type: "type",
   class: "rewrite class",
+  category: "question category",
 };
 
 const HARDNESS_ORDER = ["easy", "medium", "hard", "extra", "unknown"];

@@ -7,7 +7,7 @@ import { log } from "../log";
 import { type PipelineConfig, pipelineConfigSchema } from "../pipeline/config";
 import { resolveSuiteCatalog, type SuiteCatalog } from "./catalog";
 import { correctOf } from "./correct";
-import { evaluateQuestion } from "./evaluate-question";
+import { evaluateQuestion, followUpNotAsked } from "./evaluate-question";
 import { GoldResolver } from "./gold/resolve";
 import { aggregate } from "./metrics/aggregate";
 import { seededShuffle } from "./sample";
@@ -100,6 +100,23 @@ function storedConfig(plan: EvalPlan): Record<string, unknown> {
 }
 
 /**
+ * Each follow-up moves to just after the question it follows up (chains in order), so a limit can cut a
+ * follow-up but never keep one without its earlier question; a follow-up whose earlier question is not
+ * in the list (not in the catalog the user may use) is left out: it cannot be asked as a follow-up.
+ */
+export function placeFollowUps(questions: EvalQuestion[]): EvalQuestion[] {
+  const children = new Map<string, EvalQuestion[]>();
+  for (const q of questions) if (q.followUpOf) children.set(q.followUpOf, [...(children.get(q.followUpOf) ?? []), q]);
+  const out: EvalQuestion[] = [];
+  const place = (q: EvalQuestion) => {
+    out.push(q);
+    for (const c of children.get(q.id) ?? []) place(c);
+  };
+  for (const q of questions) if (!q.followUpOf) place(q);
+  return out;
+}
+
+/**
  * Loads the suite (or takes the one given: tests and tools build their own), resolves its catalog for
  * the user and draws the questions (seeded order, then the limit).
  */
@@ -117,7 +134,7 @@ export async function planEvalRun(
   const config = pipelineConfigSchema.parse(configInput);
   const suite = given ?? (await loadSuite(prisma, params.suite, deps.datasetsDir));
   const catalog = await resolveSuiteCatalog(prisma, user, suite);
-  const ordered = suite.order ? suite.order(catalog.questions, params.seed) : seededShuffle(catalog.questions, params.seed);
+  const ordered = placeFollowUps(suite.order ? suite.order(catalog.questions, params.seed) : seededShuffle(catalog.questions, params.seed));
   const questions = params.limit ? ordered.slice(0, params.limit) : ordered;
   return {
     suite,
@@ -248,12 +265,25 @@ export async function executeEvalRun(
   }, HEARTBEAT_EVERY_MS);
   heartbeat.unref();
 
+  // The conversation each question was asked in, for its follow-ups: those finished before from their
+  // results, the others once asked (a follow-up comes after its question, so that one has started).
+  const conversations = new Map<string, Promise<string | null>>();
+  for (const [id, r] of finished) conversations.set(id, Promise.resolve(r.conversationId ?? null));
+  const asked = new Map<string, (conversationId: string | null) => void>();
+  for (const { q } of pending) conversations.set(q.id, new Promise((resolve) => asked.set(q.id, resolve)));
+
   let next = 0;
   const worker = async () => {
     while (next < pending.length && !signal.aborted && !failure) {
       const { q, position } = pending[next++];
+      let conversationId: string | null = null;
       try {
-        const result = await evaluateQuestion(ctx, q, position);
+        const parent = q.followUpOf ? await (conversations.get(q.followUpOf) ?? null) : null;
+        const result =
+          q.followUpOf && !parent
+            ? followUpNotAsked(q, position)
+            : await evaluateQuestion(ctx, q, position, parent ? { conversationId: parent } : {});
+        conversationId = result.conversationId ?? null;
         if (result.status === "CANCELLED" || signal.aborted) continue;
         await prisma.evalResult.upsert({
           where: { reportId_questionId: { reportId, questionId: q.id } },
@@ -266,6 +296,8 @@ export async function executeEvalRun(
         hooks.onQuestion?.(result, { reportId, done, total: plan.questions.length });
       } catch (e) {
         failure = e as Error;
+      } finally {
+        asked.get(q.id)?.(conversationId);
       }
     }
   };

@@ -28,8 +28,13 @@ export type Gold =
   | { type: "tatqa"; tatqa: TatQaGold }
   /** No answer gold: retrieval only (SciFact claims). */
   | { type: "retrieval-only" }
-  /** The sources do not hold the answer: the right behaviour is to refrain. */
-  | { type: "unanswerable" };
+  /**
+   * The sources do not hold the answer: the right behaviour is to refrain. `nothingRecorded`: the
+   * question asks about a period or filter that nothing in the data matches ("highest sales in 2023"
+   * with no 2023 orders), so an answer that says so ("No sales are recorded for 2023.", judged by
+   * statesNothing in metrics/answer.ts) is right as well as refraining; any value is wrong.
+   */
+  | { type: "unanswerable"; nothingRecorded?: string };
 
 export interface GoldEvidence {
   /** Relevant document ids (SciFact evidence abstracts, the TAT-QA report). */
@@ -55,6 +60,16 @@ export interface EvalQuestion {
   ordered?: boolean;
   /** Free-form tags shown in reports ("db:concert_singer", "type:arithmetic"). */
   tags?: string[];
+  /**
+   * What kind of question a business user asks (demo suite: "aggregate-per-group", "follow-up", …);
+   * results carry it as the tag "category:<value>", which the report breaks the metrics down by.
+   */
+  category?: string;
+  /**
+   * Asked as a follow-up: the id of an earlier question of the same suite, asked first, in whose
+   * conversation this one is asked after it (the runner keeps that order, lib/eval/runner.ts).
+   */
+  followUpOf?: string;
 }
 
 export interface SuiteDefinition {
@@ -116,6 +131,10 @@ export interface QuestionResult {
   kind: KbKind | "UNKNOWN";
   tags: string[];
   runId: string | null;
+  /** The conversation the question was asked in (follow-ups are asked in their earlier question's). */
+  conversationId?: string | null;
+  /** The earlier question this one followed up (EvalQuestion.followUpOf). */
+  followUpOf?: string;
   status: "ANSWERED" | "REFRAINED" | "FAILED" | "CANCELLED" | "ERROR";
   answer: string | null;
   /** What the pipeline would have said when it refrained (its best candidate), for refrain accuracy. */

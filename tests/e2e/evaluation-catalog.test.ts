@@ -46,9 +46,9 @@ describe("evaluation page: the first suite, what a suite misses, and loading the
       const suite = evaluation.runForm().getByLabel("Suite");
       expect(await suite.locator("option:checked").innerText()).toBe("Demo workspace");
       expect(await page.getByTestId("no-reports").innerText()).toMatch(
-        /No evaluation runs yet\. Start with the Demo workspace suite \(28 questions\): it runs in under a minute\./,
+        /No evaluation runs yet\. Start with the Demo workspace suite \(82 questions\): it runs in under a minute\./,
       );
-      expect(await evaluation.runForm().innerText()).toMatch(/28 questions\./);
+      expect(await evaluation.runForm().innerText()).toMatch(/82 questions\./);
       // An analyst sees why Spider cannot run and whom to ask; no load button.
       await suite.selectOption({ label: "Spider (text-to-SQL) — not loaded yet" });
       const missing = page.getByTestId("suite-unavailable");

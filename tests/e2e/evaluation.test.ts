@@ -56,7 +56,7 @@ describe("evaluation dashboard", () => {
           .getByText(/^8 of \d+ \(empty: all\)$/)
           .count(),
       ).toBe(1);
-      await evaluation.startRun({ suite: "Demo workspace", questions: "8", seed: "2", label: "baseline" });
+      await evaluation.startRun({ suite: "Demo workspace", questions: "8", seed: "4", label: "baseline" });
       await expect.poll(() => evaluation.report().isVisible(), { timeout: 15_000 }).toBe(true);
       await waitForDone(evaluation, /Demo workspace\s*· baseline/);
       expect(await evaluation.metricCards().innerText()).toMatch(/P@1 \(answer correct\)/);
@@ -103,7 +103,7 @@ describe("evaluation dashboard", () => {
       const exported = await page.request.get(`/api/eval/reports/${new URL(page.url()).searchParams.get("report")}/export`);
       expect(exported.status()).toBe(200);
       const json = await exported.json();
-      expect(json).toMatchObject({ suite: "demo", n: 8, seed: 2 });
+      expect(json).toMatchObject({ suite: "demo", n: 8, seed: 4 });
       expect(json.perQuestion).toHaveLength(8);
       for (const q of json.perQuestion) expect(q.confidence).toBeGreaterThanOrEqual(0);
       expect(json.metrics.calibration.values).toHaveProperty("ece");

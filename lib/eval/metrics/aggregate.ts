@@ -234,8 +234,8 @@ function breakdown(results: QuestionResult[], key: (r: QuestionResult) => string
   );
 }
 
-/** Question tags that break the metrics down: database, Spider hardness class, answer or question type, robustness rewrite class. */
-export const BREAKDOWN_TAGS = ["db", "hardness", "type", "class"] as const;
+/** Question tags that break the metrics down: database, Spider hardness class, answer or question type, robustness rewrite class, question category (demo). */
+export const BREAKDOWN_TAGS = ["db", "hardness", "type", "class", "category"] as const;
 /** What each breakdown row shows (those that apply to the suite). */
 export const BREAKDOWN_KEYS = [
   "execution.match",
@@ -245,6 +245,7 @@ export const BREAKDOWN_KEYS = [
   "answer.em",
   "answer.f1",
   "refrain.rate",
+  "refrain.accuracy",
   "calibration.ece",
   "calibration.precisionHigh",
   "calibration.coverageAt90",

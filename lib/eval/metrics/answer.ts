@@ -147,3 +147,20 @@ export function scoreAnswer(pred: string | null, gold: AnswerGold): AnswerScore 
   }
   return { p1, em, f1 };
 }
+
+/**
+ * Does an answer say that nothing matched ("No sales are recorded for 2023.", "There are no customers in
+ * Berlin.", "None.")? For questions whose true answer is that nothing is recorded (Gold
+ * `unanswerable.nothingRecorded`): such an answer is right, as refraining is; an answer that names a
+ * value is wrong. It must say so up front: "No. 1 is the Trail Runner 2" or a value followed by "none
+ * other" does not count.
+ */
+export function statesNothing(text: string | null): boolean {
+  if (text === null) return false;
+  const t = text.trim().toLowerCase();
+  return (
+    /^(no|none|nothing|zero)\b(?!\.\s*\d)/.test(t) ||
+    /^there (is|are|was|were) (no|none|nothing)\b/.test(t) ||
+    /^(the|this) (query|search) (returned|found) (no|nothing|0|zero)\b/.test(t)
+  );
+}

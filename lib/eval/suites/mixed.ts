@@ -18,7 +18,8 @@ export function mixedSuite(datasetsDir: string): SuiteDefinition {
     tatqaQuestions(datasetsDir).map((q) => ({ ...q, id: `mixed:${q.id}` })),
     scifactQuestions(datasetsDir).map((q) => ({ ...q, id: `mixed:${q.id}` })),
     text2cypherQuestions(datasetsDir).map((q) => ({ ...q, id: `mixed:${q.id}` })),
-    demoQuestions().map((q) => ({ ...q, id: `mixed:${q.id}` })),
+    // A follow-up keeps naming its earlier question, under that question's mixed id.
+    demoQuestions().map((q) => ({ ...q, id: `mixed:${q.id}`, ...(q.followUpOf ? { followUpOf: `mixed:${q.followUpOf}` } : {}) })),
   ];
   return {
     key: "mixed",

@@ -148,6 +148,31 @@ describe("evaluation runner (demo catalog)", () => {
     expect(third.opened.reportId).not.toBe(first.report.reportId);
   });
 
+  it("asks a follow-up in its earlier question's conversation, after it, whatever the draw and concurrency", async () => {
+    // 16: customers in Munich; 75: "And in Berlin?" (follows 16); 76: "And in Vienna?" (follows 75); 14: on its own.
+    // Listed follow-ups first: the plan moves each right after the question it follows up.
+    const { plan, report } = await run(params({ concurrency: 3, fresh: true }), subset(76, 75, 14, 16));
+    expect(plan.questions.map((q) => q.id)).toEqual(["demo:14", "demo:16", "demo:75", "demo:76"]);
+    expect(report.status).toBe("DONE");
+    const byId = new Map(report.perQuestion.map((r) => [r.id, r]));
+    const munich = byId.get("demo:16")!;
+    expect(munich.conversationId).toBeTruthy();
+    expect(byId.get("demo:75")!.followUpOf).toBe("demo:16");
+    expect(byId.get("demo:75")!.conversationId).toBe(munich.conversationId);
+    expect(byId.get("demo:76")!.conversationId).toBe(munich.conversationId);
+    expect(byId.get("demo:14")!.conversationId).not.toBe(munich.conversationId);
+    // The conversation holds the three turns in order, as the Ask page would have asked them.
+    const turns = await handle.prisma.run.findMany({
+      where: { conversationId: munich.conversationId! },
+      orderBy: { createdAt: "asc" },
+      select: { question: true },
+    });
+    expect(turns.map((t) => t.question)).toEqual(["Which customers are located in Munich?", "And in Berlin?", "And in Vienna?"]);
+    // Each result carries its category as a tag, and the report breaks the metrics down by it.
+    expect(munich.tags).toContain("category:sales-lookup");
+    expect(Object.keys(report.metrics.breakdowns?.category ?? {}).sort()).toEqual(["follow-up", "sales-lookup"]);
+  });
+
   it("keys the journal by suite, config and seed; --fresh starts over", async () => {
     const controller = new AbortController();
     controller.abort();
