@@ -1,5 +1,7 @@
 import * as chrono from "chrono-node";
 import type { EvidencePiece, PathData, RowData, Scalar, TripleData } from "../../backends/types";
+import { CURRENCY_CODE_PATTERN, CURRENCY_SYMBOL_PATTERN, CURRENCY_WORD_PATTERN } from "../../data/currencies";
+import { fieldWords } from "../../data/field-types";
 import { normalizeLabel } from "../text";
 import type { AnswerType, EvidenceScorer, Intent } from "../contracts";
 import { type GazetteerCategory, isIn } from "./gazetteer";
@@ -69,17 +71,14 @@ function isAboutKind(piece: EvidencePiece, fields: Field[], label: RegExp, role:
   return piece.kind !== "row" || fields.some((f) => /\bname\b/.test(f.name) && typeof f.value === "string" && f.value.length > 0);
 }
 
-// Field names that say what their values are. Word-bounded, on normalized names.
-const DATE_FIELD =
-  /\b(date|year|day|month|time|timestamp|born|birth|died|founded|released|release|since|opened|created|updated|published|established|started|ended|when)\b/;
+// Field names that say what their values are (lib/data/field-types.json). Word-bounded, on normalized names.
+const DATE_FIELD = fieldWords("date");
 const COUNT_FIELD = /^(count|cnt|num|number|total|sum)\b|\bcount\b|\bnumber of\b/;
-const MONEY_FIELD = /\b(price|cost|revenue|sales|amount|salary|income|profit|budget|fee|spend|earnings|turnover|paid)\b/;
-const PERCENT_FIELD = /\b(percent|percentage|pct|rate|share|margin|growth|ratio)\b/;
-const PERSON_FIELD =
-  /\b(person|people|director|ceo|author|actor|manager|employee|founder|player|singer|artist|writer|producer|owner|president|chairman|leader|coach|member|reviewer|first name|last name|full name)\b/;
-const ORG_FIELD =
-  /\b(company|organisation|organization|supplier|manufacturer|maker|brand|team|club|publisher|employer|vendor|subsidiary|firm|university|studio)\b/;
-const PLACE_FIELD = /\b(country|city|location|place|region|state|address|town|headquarters|nationality|continent|capital|venue)\b/;
+const MONEY_FIELD = fieldWords("money");
+const PERCENT_FIELD = fieldWords("percent");
+const PERSON_FIELD = fieldWords("person");
+const ORG_FIELD = fieldWords("organisation");
+const PLACE_FIELD = fieldWords("location");
 const ID_FIELD = /(^|\s)(id|key|uuid)$/;
 const PERSON_LABEL = /^(person|people|actor|director|author|user|employee|customer|member|player|artist|writer)$/;
 const ORG_LABEL = /^(company|organisation|organization|supplier|manufacturer|team|publisher|studio|shipper)$/;
@@ -88,7 +87,11 @@ const YEAR = /\b(1[5-9]\d\d|20\d\d)\b/;
 const ISO_DATE = /^\d{4}-\d{2}(-\d{2})?/;
 const NUMBER_IN_TEXT = /(^|[^\p{L}\d])[-+]?\d[\d,]*(\.\d+)?(?![\p{L}\d])/u;
 const NUMBER_WORD = /\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand|million|billion)\b/i;
-const MONEY_IN_TEXT = /[$€£¥]\s?\d|\d\s?(usd|eur|gbp|dollars?|euros?|pounds?)\b/i;
+/** A sum of money in text: a currency symbol before a figure, or a code or word after it (lib/data/currencies.json). */
+const MONEY_IN_TEXT = new RegExp(
+  `(?:${CURRENCY_SYMBOL_PATTERN})\\s?\\d|\\d\\s?(?:${CURRENCY_CODE_PATTERN}|${CURRENCY_WORD_PATTERN})\\b`,
+  "i",
+);
 const PERCENT_IN_TEXT = /\d\s?%|\bper ?cent\b|\bpercentage\b/i;
 const ORG_SUFFIX = /^(inc|ltd|llc|corp|corporation|company|co|gmbh|ag|plc|group|university|bank|institute|association|foundation)\.?$/i;
 

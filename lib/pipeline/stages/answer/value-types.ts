@@ -2,6 +2,7 @@ import nlp from "compromise";
 import { labelFromIri } from "../../../backends/evidence";
 import type { Scalar } from "../../../backends/types";
 import { CURRENCY_CODE_PATTERN, CURRENCY_SYMBOL_PATTERN, CURRENCY_WORD_PATTERN } from "../../../data/currencies";
+import { fieldWords } from "../../../data/field-types";
 import { normalizeLabel } from "../../text";
 import type { AnswerType } from "../../contracts";
 
@@ -16,29 +17,14 @@ export const NUMERIC_TYPES: readonly ValueType[] = ["number", "count", "money", 
  * (lower case, punctuation and underscores folded to spaces, camelCase split).
  */
 const LABEL_HINTS: [ValueType, RegExp][] = [
-  // Singular only: "Warranty (years)" and "Return window (days)" are durations, not dates.
-  [
-    "date",
-    /\b(date|dates|year|day|month|founded|born|birth|died|released|release|since|opened|created|updated|published|established|started|ended|when|timestamp|quarter)\b/,
-  ],
-  ["percent", /\b(percent|percentage|pct|rate|share|margin|growth|ratio|proportion)\b/],
+  // lib/data/field-types.json: singular date words only, so "Warranty (years)" and "Return window (days)" are durations, not dates.
+  ["date", fieldWords("date")],
+  ["percent", fieldWords("percent")],
   ["count", /^(count|cnt|n|num|number of|total number)\b|\bcount\b|\bquantity\b|\bnumber of\b/],
-  [
-    "money",
-    /\b(price|prices|revenue|revenues|cost|costs|amount|salary|salaries|sales|income|profit|profits|budget|fee|fees|spend|spending|earnings|turnover|eur|usd|gbp|sek|nok|chf|euros?|dollars?|pounds?)\b/,
-  ],
-  [
-    "location",
-    /\b(country|countries|city|cities|location|locations|place|region|state|address|town|headquarters|hq|located|nationality|birthplace|continent|capital|venue|site|warehouse)\b/,
-  ],
-  [
-    "person",
-    /\b(person|people|director|directors|ceo|chief executive|author|authors|actor|actors|actress|manager|employee|founder|player|singer|artist|writer|producer|owner|contact|president|chair|chairman|leader|coach|member|reviewer|customer name|first name|last name|full name)\b/,
-  ],
-  [
-    "organisation",
-    /\b(company|companies|organisation|organization|supplier|suppliers|manufacturer|maker|made by|brand|team|club|publisher|employer|vendor|subsidiary|firm|institution|university|agency|studio|shipper)\b/,
-  ],
+  ["money", fieldWords("money")],
+  ["location", fieldWords("location")],
+  ["person", fieldWords("person")],
+  ["organisation", fieldWords("organisation")],
 ];
 
 /** The de-camelled, normalized form of a column/predicate label ("listPrice" → "list price"). */
