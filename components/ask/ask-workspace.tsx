@@ -25,6 +25,7 @@ function toTurn(v: RunView): TurnView {
     status: v.status,
     outcome: turnOutcome({ status: v.status, refrained: v.outcome?.answer.refrained ?? false, certainty: v.outcome?.answer.certainty }),
     answer: v.outcome && !v.outcome.answer.refrained ? v.outcome.answer.text : null,
+    shape: v.outcome && !v.outcome.answer.refrained ? (v.outcome.answer.shape ?? null) : null,
     refrainReason: v.outcome?.answer.reason ?? null,
     confidence: v.outcome?.answer.confidence ?? null,
     createdAt: v.createdAt,

@@ -80,6 +80,11 @@ export function shapeSentence(shape: AnswerShape, locale: string, maxRows = 12):
   return `${shown.join("; ")}${rest > 0 || shape.truncated ? `; and ${shape.truncated ? "more" : `${rest} more`} rows` : ""}`;
 }
 
+/** A listed turn's answer (History, the conversation thread) as its answer card wrote it. */
+export function turnAnswerText(turn: { answer: string | null; shape: AnswerShape | null }, locale: string): string {
+  return turn.shape ? shapeSentence(turn.shape, locale) : readableAnswerText(turn.answer ?? "", locale);
+}
+
 /**
  * A stored answer text made readable where no shape is at hand (History, the conversation thread):
  * figures computed to many decimals are rounded to two and grouped for the locale ("246.74625" →

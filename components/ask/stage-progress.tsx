@@ -2,6 +2,8 @@
 
 import { useEffect, useState } from "react";
 import { clipAtWord } from "@/lib/format/clip";
+import { useLocale } from "../ui/locale";
+import { readableAnswerText } from "./figures";
 import { type Progress, STAGES } from "./progress";
 
 export function formatMs(ms: number): string {
@@ -53,6 +55,7 @@ export function StageProgress({
   maxRounds?: number;
 }) {
   const running = live && progress.totalMs === null;
+  const locale = useLocale();
   return (
     <section aria-labelledby="progress-heading" className="rounded-lg border border-slate-200 bg-white" data-testid="stage-progress">
       <header className="flex h-11 items-center justify-between border-b border-slate-100 px-4">
@@ -91,8 +94,17 @@ export function StageProgress({
                   {st.runs > 1 ? ` ×${st.runs}` : ""}
                 </span>
               </div>
-              <p className="line-clamp-2 pl-6 text-xs text-slate-500" title={st.summary || undefined} data-testid="stage-summary">
-                {st.summary ? clipAtWord(st.summary, SUMMARY_CHARS) : st.strategy ? `${st.strategy} strategy` : " "}
+              {/* A summary quotes the stored answer ("Club: 246.74625; …"): its long decimals are rounded for the reader as in History. */}
+              <p
+                className="line-clamp-2 pl-6 text-xs text-slate-500"
+                title={st.summary ? readableAnswerText(st.summary, locale) : undefined}
+                data-testid="stage-summary"
+              >
+                {st.summary
+                  ? clipAtWord(readableAnswerText(st.summary, locale), SUMMARY_CHARS)
+                  : st.strategy
+                    ? `${st.strategy} strategy`
+                    : " "}
               </p>
             </li>
           );

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import type { TurnView } from "@/lib/runs/types";
 import { StatusPill } from "./status-pill";
-import { readableAnswerText } from "./figures";
+import { turnAnswerText } from "./figures";
 import { useLocale } from "../ui/locale";
 
 /** The earlier questions of the conversation, compact; each reopens in full. */
@@ -28,7 +28,7 @@ export function Thread({ turns }: { turns: TurnView[] }) {
               </p>
               <p className="truncate text-slate-600">
                 {(t.outcome === "answered" || t.outcome === "uncertain") && t.answer
-                  ? `${t.outcome === "uncertain" ? "Closest answer, not certain: " : ""}${readableAnswerText(t.answer, locale)}`
+                  ? `${t.outcome === "uncertain" ? "Closest answer, not certain: " : ""}${turnAnswerText(t, locale)}`
                   : (t.refrainReason ?? "No answer")}
               </p>
             </div>

@@ -8,7 +8,7 @@ import { unwrap } from "@/lib/actions/unwrap";
 import type { HistoryViewName } from "@/lib/runs/runs.validation";
 import type { HistoryConversation, HistoryRun, Page } from "@/lib/runs/types";
 import { StatusPill } from "../ask/status-pill";
-import { readableAnswerText } from "../ask/figures";
+import { turnAnswerText } from "../ask/figures";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Field, TextInput } from "../ui/field";
@@ -128,9 +128,9 @@ export function HistoryBrowser({ initial, initialQ, initialPage }: { initial: Hi
                   <span className="block truncate font-medium text-slate-900">{r.question}</span>
                   <span className="block truncate text-sm text-slate-600">
                     {r.outcome === "uncertain" && r.answer
-                      ? `Closest answer, not certain: ${readableAnswerText(r.answer, locale)}`
+                      ? `Closest answer, not certain: ${turnAnswerText(r, locale)}`
                       : r.outcome === "answered" && r.answer
-                        ? readableAnswerText(r.answer, locale)
+                        ? turnAnswerText(r, locale)
                         : (r.refrainReason ?? "No answer")}
                   </span>
                 </span>
@@ -171,7 +171,7 @@ export function HistoryBrowser({ initial, initialQ, initialPage }: { initial: Hi
                     <span className="block truncate text-sm text-slate-600">
                       Latest: {c.last.question} →{" "}
                       {c.last.outcome === "answered" || c.last.outcome === "uncertain"
-                        ? `${c.last.outcome === "uncertain" ? "not certain: " : ""}${readableAnswerText(c.last.answer ?? "", locale)}`
+                        ? `${c.last.outcome === "uncertain" ? "not certain: " : ""}${turnAnswerText(c.last, locale)}`
                         : "no answer"}
                     </span>
                   )}

@@ -1,6 +1,6 @@
 import type { AccessSubject } from "../catalog/access";
 import type { Prisma, PrismaClient } from "../db/generated/client";
-import { TURN_SELECT, turnView } from "./load-run";
+import { TURN_SELECT, answerShapes, turnView } from "./load-run";
 import { type HistoryQuery, historyQuerySchema } from "./runs.validation";
 import type { HistoryConversation, HistoryRun, Page } from "./types";
 
@@ -34,8 +34,12 @@ export async function searchRuns(prisma: PrismaClient, user: AccessSubject, raw:
     }),
     prisma.run.count({ where }),
   ]);
+  const shapes = await answerShapes(
+    prisma,
+    rows.map((r) => r.id),
+  );
   return pageOf(
-    rows.map((r) => ({ ...turnView(r), feedback: r.feedback[0]?.verdict ?? null })),
+    rows.map((r) => ({ ...turnView(r, shapes.get(r.id) ?? null), feedback: r.feedback[0]?.verdict ?? null })),
     total,
     page,
     pageSize,
@@ -70,13 +74,17 @@ export async function searchConversations(
     }),
     prisma.conversation.count({ where }),
   ]);
+  const shapes = await answerShapes(
+    prisma,
+    rows.flatMap((c) => c.runs.map((r) => r.id)),
+  );
   return pageOf(
     rows.map((c) => ({
       id: c.id,
       title: c.title,
       updatedAt: c.updatedAt.toISOString(),
       turns: c._count.runs,
-      last: c.runs[0] ? turnView(c.runs[0]) : null,
+      last: c.runs[0] ? turnView(c.runs[0], shapes.get(c.runs[0].id) ?? null) : null,
     })),
     total,
     page,

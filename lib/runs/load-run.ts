@@ -1,6 +1,7 @@
 import { type AccessSubject, kbAccessWhere } from "../catalog/access";
-import type { PrismaClient } from "../db/generated/client";
+import { Prisma, type PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
+import { type AnswerShape, answerShapeSchema } from "../pipeline/contracts";
 import type { RunOutcome } from "../pipeline/run/types";
 import { runReadableWhere } from "./access";
 import { redactOutcome } from "./redact";
@@ -71,29 +72,51 @@ export const TURN_SELECT = {
   conversationId: true,
 } as const;
 
-export function turnView(r: {
-  id: string;
-  question: string;
-  status: RunStatusName;
-  answer: string | null;
-  refrained: boolean;
-  certainty: string | null;
-  refrainReason: string | null;
-  confidence: number | null;
-  createdAt: Date;
-  conversationId: string | null;
-}): TurnView {
+export function turnView(
+  r: {
+    id: string;
+    question: string;
+    status: RunStatusName;
+    answer: string | null;
+    refrained: boolean;
+    certainty: string | null;
+    refrainReason: string | null;
+    confidence: number | null;
+    createdAt: Date;
+    conversationId: string | null;
+  },
+  shape: AnswerShape | null = null,
+): TurnView {
   return {
     id: r.id,
     question: r.question,
     status: r.status,
     answer: r.answer,
+    shape,
     outcome: turnOutcome(r),
     refrainReason: r.refrainReason,
     confidence: r.confidence,
     createdAt: r.createdAt.toISOString(),
     conversationId: r.conversationId,
   };
+}
+
+/**
+ * The answer shapes of these runs, read out of their stored outcomes by the database so that a list of
+ * turns does not load every outcome's evidence and trace. A shape that no longer parses is left out: the
+ * screen then shows the stored answer text.
+ */
+export async function answerShapes(prisma: PrismaClient, runIds: string[]): Promise<Map<string, AnswerShape>> {
+  if (runIds.length === 0) return new Map();
+  const rows = await prisma.$queryRaw<{ id: string; shape: unknown }[]>`
+    SELECT id, result -> 'answer' -> 'shape' AS shape FROM "Run"
+    WHERE id IN (${Prisma.join(runIds)}) AND jsonb_typeof(result -> 'answer' -> 'shape') = 'object'`;
+  const shapes = new Map<string, AnswerShape>();
+  for (const r of rows) {
+    const parsed = answerShapeSchema.safeParse(typeof r.shape === "string" ? JSON.parse(r.shape) : r.shape);
+    if (parsed.success) shapes.set(r.id, parsed.data);
+  }
+  return shapes;
 }
 
 /**
@@ -191,5 +214,9 @@ export async function conversationTurns(
     select: TURN_SELECT,
     take: 200,
   });
-  return rows.map(turnView);
+  const shapes = await answerShapes(
+    prisma,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => turnView(r, shapes.get(r.id) ?? null));
 }

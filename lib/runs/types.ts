@@ -1,3 +1,4 @@
+import type { AnswerShape } from "../pipeline/contracts";
 import type { RunOutcome } from "../pipeline/run/types";
 
 /**
@@ -37,6 +38,8 @@ export interface TurnView {
   /** The answer card's verdict, which the status alone does not tell (an uncertain answer is ANSWERED). */
   outcome: TurnOutcome;
   answer: string | null;
+  /** A query result's columns, rows and units: screens write its figures as the answer card does ("€258", not "258"). */
+  shape: AnswerShape | null;
   refrainReason: string | null;
   confidence: number | null;
   createdAt: string;

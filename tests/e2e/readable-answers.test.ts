@@ -89,6 +89,21 @@ describe("answers a business user can read", () => {
       await ask.ask("What is the average list price of products?");
       expect(await ask.answerText()).toMatch(/^€\d{1,3}(,\d{3})*(\.\d{2})?$/);
       await screenshot(page, "ask-currency");
+      const priceCard = await ask.answerText();
+
+      // Averages computed to many decimals: the card and the Stages panel's summaries show them rounded.
+      await ask.ask("What is the average order value per customer segment?");
+      expect(await ask.answerText()).toMatch(/€\d+\.\d{2}\b/);
+      const summaries = await page.getByTestId("stage-summary").allInnerTexts();
+      expect(summaries.join(" | ")).not.toMatch(/\d\.\d{3,}/);
+
+      // History writes the figure as the card did, currency included.
+      const history = new HistoryPage(page);
+      await history.open(`?q=${encodeURIComponent("average list price")}`);
+      const row = history.rows().filter({ hasText: "What is the average list price of products?" }).first();
+      await row.waitFor();
+      expect(await row.innerText()).toContain(priceCard);
+      await ask.open();
 
       await ask.ask("What was the revenue of the Asia region in 2025?");
       expect(await ask.answerCard().getAttribute("data-status")).toBe("REFRAINED");

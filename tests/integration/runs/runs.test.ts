@@ -195,6 +195,10 @@ describe(`runs: history, reopening and feedback (${TARGET_ENGINE})`, () => {
       expect(new Set(all).size).toBe(26);
       const userRuns = await searchRuns(handle.prisma, people.user, {});
       expect(userRuns.rows.map((r) => r.id).sort()).toEqual([graphAnswer.runId, sqlAnswer.runId].sort());
+      // A query result's shape comes with the row, so that History writes its figures as the answer card did.
+      expect(sqlAnswer.answer.shape).toBeDefined();
+      expect(userRuns.rows.find((r) => r.id === sqlAnswer.runId)?.shape).toEqual(sqlAnswer.answer.shape);
+      expect(userRuns.rows.find((r) => r.id === graphAnswer.runId)?.shape).toEqual(graphAnswer.answer.shape ?? null);
     });
 
     it("matches question text case-insensitively and takes LIKE wildcards literally", async () => {
@@ -223,9 +227,11 @@ describe(`runs: history, reopening and feedback (${TARGET_ENGINE})`, () => {
       expect(byTitle.rows[0].last?.question).toBe("Budget line 24 for Travel");
       const byQuestion = await searchConversations(handle.prisma, people.other, { q: "customers" });
       expect(byQuestion.rows.map((c) => c.title)).toEqual(["How many customers are there?"]);
-      expect((await searchConversations(handle.prisma, people.user, { q: "returned" })).rows.map((c) => c.id)).toEqual([
-        graphAnswer.conversationId,
-      ]);
+      const returned = await searchConversations(handle.prisma, people.user, { q: "returned" });
+      expect(returned.rows.map((c) => c.id)).toEqual([graphAnswer.conversationId]);
+      expect(returned.rows[0].last?.shape).toEqual(sqlAnswer.answer.shape);
+      const turns = await conversationTurns(handle.prisma, people.user, graphAnswer.conversationId);
+      expect(turns.find((t) => t.id === sqlAnswer.runId)?.shape).toEqual(sqlAnswer.answer.shape);
     });
 
     it("rejects a malformed query", async () => {

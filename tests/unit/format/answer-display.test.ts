@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { columnHeader, formatCell, readableAnswerText, shapeSentence } from "@/components/ask/figures";
+import { columnHeader, formatCell, readableAnswerText, shapeSentence, turnAnswerText } from "@/components/ask/figures";
 import type { AnswerShape } from "@/lib/pipeline/contracts";
 
 const eur = { currency: "EUR", scale: null, percent: false } as const;
@@ -60,5 +60,28 @@ describe("an answer as its reader reads it", () => {
     expect(readableAnswerText("Founded in 2004; 24.1 million; version 1.2.345", "en-GB")).toBe(
       "Founded in 2004; 24.1 million; version 1.2.345",
     );
+  });
+
+  it("writes a listed turn (History, the thread) as its answer card did: from its shape, else from the stored text", () => {
+    const grouped = shape({
+      columns: ["Region", "Revenue 2024 (EUR million)"],
+      rows: [
+        ["Nordics", "24.1"],
+        ["Central Europe", "11.0"],
+      ],
+      units: [null, eurMillion],
+    });
+    // The stored text keeps the source's spelling; the list shows the card's.
+    expect(turnAnswerText({ answer: "Nordics: 24.1; Central Europe: 11.0", shape: grouped }, "en-GB")).toBe(
+      "Nordics: €24.1m; Central Europe: €11.0m",
+    );
+    expect(
+      turnAnswerText(
+        { answer: "258", shape: shape({ kind: "scalar", columns: ["average list price"], rows: [[258]], units: [eur] }) },
+        "de-DE",
+      ),
+    ).toBe("258\u00a0€");
+    expect(turnAnswerText({ answer: "120857.14285714286", shape: null }, "en-GB")).toBe("120,857.14");
+    expect(turnAnswerText({ answer: null, shape: null }, "en-GB")).toBe("");
   });
 });
