@@ -384,5 +384,6 @@ export async function evaluateQuestion(ctx: QuestionContext, q: EvalQuestion, po
     totalMs: outcome.totalMs,
     usage: usageOf(outcome, eventCost),
     degradations: outcome.degradations.slice(0, 5),
+    guide: outcome.answer.shape?.source.guide ?? null,
   };
 }
