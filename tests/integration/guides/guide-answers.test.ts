@@ -4,6 +4,7 @@ import { checkGuide } from "@/lib/guides/check";
 import { getGuide } from "@/lib/guides/get";
 import { listGuides } from "@/lib/guides/list";
 import { saveGuide } from "@/lib/guides/save";
+import { schemaOutlines } from "@/lib/guides/schema-outline";
 import { guideHealthOf } from "@/lib/pipeline/run/persistence";
 import { DEMO_KB_NAMES } from "@/lib/demo/seed-catalog";
 import { runPipeline } from "@/lib/runs/run-pipeline";
@@ -146,5 +147,18 @@ describe(`a matching guide answers (${TARGET_ENGINE})`, () => {
     expect(guideHealthOf([q("empty")])).toEqual(new Map([["g1", null]]));
     expect(guideHealthOf([q("timeout")])).toEqual(new Map());
     expect(guideHealthOf([q("ok"), q("error")]).get("g1")).toBe("Its query on Shop no longer runs: no such column: x");
+  });
+
+  it("the draft editor's schema panel: the descriptors of the draft's KBs, or of every queryable KB the user may use", async () => {
+    const one = await schemaOutlines(ws.handle.prisma, analyst, [sqlKb]);
+    expect(one.map((o) => o.kbName)).toEqual([DEMO_KB_NAMES.sql]);
+    expect(one[0].schema).toMatch(/order_items[\s\S]*unit_price/);
+    const all = await schemaOutlines(ws.handle.prisma, analyst);
+    expect(all.map((o) => o.kbId)).toContain(sqlKb);
+    expect(all.every((o) => o.kind !== "DOCUMENTS")).toBe(true);
+    // A KB outside the user's access is never shown, even when named.
+    expect(await schemaOutlines(ws.handle.prisma, { id: analyst.id, role: "ANALYST", groupIds: [] }, [sqlKb])).toEqual(
+      (await ws.handle.prisma.knowledgeBase.findUniqueOrThrow({ where: { id: sqlKb } })).openToEveryone ? one : [],
+    );
   });
 });
