@@ -10,6 +10,10 @@
 // comparison per rewrite class with the paired counts (docs/EVALUATION.md, "Robustness suite").
 // Runs up to --concurrency questions at a time (default: the machine's cores), records each finished
 // question, and resumes an interrupted run of the same suite, config and seed (--fresh starts over).
+// --guides G (the few-shot protocol, docs/EVALUATION.md): G's items (npm run guides:import's format) are
+// checked and registered as guides owned by an analyst (--guides-user <email>, default the first active
+// analyst) before the run, and exactly those guides are removed after it, also when it fails or is stopped.
+// The report names G and its SHA-256; the checksum is part of the journal key.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
@@ -29,6 +33,7 @@ import {
   QUESTION_FILE_SUITES,
   registerQuestionCollection,
 } from "../lib/eval/question-files";
+import { evalGuideOwner, readEvalGuidesFile, type RegisteredEvalGuides, registerEvalGuides } from "../lib/eval/guides";
 import { executeEvalRun, openReport, planEvalRun } from "../lib/eval/runner";
 import { loadSuite } from "../lib/eval/suites";
 import { isRobustnessSuite, loadRobustnessSet, ROBUSTNESS_SUITES } from "../lib/eval/robustness/overlay";
@@ -47,7 +52,7 @@ import { runCli } from "./cli";
 /** --suite all: cheapest first, mixed (which needs all the others' KBs) last. */
 const ALL_SUITES: BuiltinSuite[] = ["demo", "spider", "sparql-from-spider", "tatqa", "scifact", "text2cypher", "mixed"];
 
-const USAGE = `Usage: npm run eval -- --suite <${BUILTIN_SUITES.join("|")}|all|custom:<id>> [--questions FILE | --robustness] [--limit N] [--seed S] [--config <file.json>] [--json <out.json>] [--concurrency N] [--llm default|off] [--fresh] [--user <email>] [--neo4j-harness] [--quiet]`;
+const USAGE = `Usage: npm run eval -- --suite <${BUILTIN_SUITES.join("|")}|all|custom:<id>> [--questions FILE | --robustness] [--limit N] [--seed S] [--config <file.json>] [--json <out.json>] [--concurrency N] [--llm default|off] [--fresh] [--user <email>] [--guides G.json [--guides-user <email>]] [--neo4j-harness] [--quiet]`;
 
 interface Args {
   suite?: string;
@@ -63,6 +68,8 @@ interface Args {
   quiet: boolean;
   llm: "default" | "off";
   robustness: boolean;
+  guides?: string;
+  guidesUser?: string;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -133,6 +140,12 @@ function parseArgs(argv: string[]): Args {
       case "--robustness":
         out.robustness = true;
         break;
+      case "--guides":
+        out.guides = value(i++, a);
+        break;
+      case "--guides-user":
+        out.guidesUser = value(i++, a);
+        break;
       default:
         throw new AppError("VALIDATION", `Unknown option ${a}. ${USAGE}`);
     }
@@ -146,6 +159,9 @@ function parseArgs(argv: string[]): Args {
       `--robustness has rewrites for ${ROBUSTNESS_SUITES.join(", ")} (or all three with --suite all), not "${out.suite}".`,
     );
   }
+  if (out.guides && (out.suite === "all" || out.robustness))
+    throw new AppError("VALIDATION", "--guides measures one suite: name it (not all), without --robustness.");
+  if (out.guidesUser && !out.guides) throw new AppError("VALIDATION", "--guides-user names the owner of the guides of --guides G.json.");
   if (out.questions && !isQuestionFileSuite(out.suite)) {
     throw new AppError(
       "VALIDATION",
@@ -174,6 +190,8 @@ await runCli(async () => {
   const env = loadEnv();
   const deps = catalogDeps();
   const configInput = args.config ? readConfigFile(args.config) : {};
+  // Read (and checked as a file) before anything is opened: a bad file stops here and changes nothing.
+  const guidesFile = args.guides ? readEvalGuidesFile(path.resolve(args.guides)) : null;
 
   // Neo4j for text2cypher (and mixed): NEO4J_URI, or a throw-away test harness (Java 17 + Maven) with --neo4j-harness.
   let harness: { stop(): Promise<void> } | null = null;
@@ -197,7 +215,9 @@ await runCli(async () => {
   const cleanups: (() => Promise<void>)[] = [];
   const runCleanups = async () => {
     for (const undo of cleanups.splice(0).reverse())
-      await undo().catch((e: Error) => console.error(`Could not remove a temporary collection: ${e.message}`));
+      await undo().catch((e: Error) =>
+        console.error(`Could not remove what the run registered (a temporary collection or guides): ${e.message}`),
+      );
   };
   let lastInterrupt = 0;
   const onSigint = () => {
@@ -255,6 +275,31 @@ await runCli(async () => {
       // No server runs the embedding jobs here: with the models on, the collections are embedded (or their vectors checked) before the first question.
       console.log(await embedCollectionsNow(prisma, deps, { exclusive: !env.DATABASE_URL, log: (line) => console.log(`  ${line}`) }));
       if (fromFile) await checkQuestionFileSources(prisma, user, fromFile);
+      let guides: RegisteredEvalGuides | null = null;
+      if (guidesFile) {
+        const owner = await evalGuideOwner(prisma, user, args.guidesUser);
+        console.log(`\nRegistering the guides of ${guidesFile.ref.name} (sha256 ${guidesFile.ref.sha256}) as ${owner.email}:`);
+        // Removed in the finally below (registered first, so the removal is queued even if the import stops half way).
+        const pending: { value: RegisteredEvalGuides | null } = { value: null };
+        cleanups.push(async () => {
+          if (!pending.value) return;
+          const removed = await pending.value.remove();
+          console.log(`Removed the ${removed} guide${removed === 1 ? "" : "s"} this run registered from ${pending.value.ref.name}.`);
+        });
+        guides = await registerEvalGuides(prisma, deps, owner, guidesFile, {
+          signal: controller.signal,
+          onItem: (r) => {
+            if (args.quiet && r.status !== "failed") return;
+            console.log(
+              `  item ${r.item}: ${r.status === "failed" ? "SKIPPED" : r.status === "duplicate" ? "existing" : "ok      "} ${r.question.slice(0, 70)} (${r.kb ?? "no source"}): ${r.detail}`,
+            );
+          },
+        });
+        pending.value = guides;
+        console.log(
+          `Guides: ${guides.ref.imported} imported, ${guides.ref.skipped} skipped${guides.ref.existing ? `, ${guides.ref.existing} already guides (kept)` : ""}, of ${guides.ref.items}.`,
+        );
+      }
       const plan = await planEvalRun(
         prisma,
         deps,
@@ -270,6 +315,7 @@ await runCli(async () => {
           fresh: args.fresh,
           llm: args.llm,
           questionsFile: given?.ref ?? fromFile?.ref,
+          guidesFile: guides?.ref,
         },
         given?.suite ?? fromFile?.suite,
       );

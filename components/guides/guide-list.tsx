@@ -100,7 +100,13 @@ export function GuideList({ initial, kbs }: { initial: GuideListRow[]; kbs: { id
                 ))}
                 <span>{count(g.actions, "action")}</span>
                 {g.fromRunId && <span className="rounded bg-violet-50 px-1.5 py-0.5 text-violet-800">from a run</span>}
+                {g.brokenReason && (
+                  <span className="rounded bg-rose-50 px-1.5 py-0.5 text-rose-800" title={g.brokenReason}>
+                    query no longer runs
+                  </span>
+                )}
               </p>
+              {g.brokenReason && <p className="mt-0.5 line-clamp-2 text-xs text-rose-800">{g.brokenReason}</p>}
             </li>
           ))}
         </ul>

@@ -13,6 +13,7 @@ import { deleteGuide } from "@/lib/guides/delete";
 import { listGuides } from "@/lib/guides/list";
 import { saveGuide } from "@/lib/guides/save";
 import { runRetrievalAction } from "@/lib/guides/capture";
+import { checkGuide } from "@/lib/guides/check";
 
 const CURATORS = ["ADMIN", "ANALYST"] as ("ADMIN" | "ANALYST")[];
 
@@ -64,3 +65,9 @@ export const deleteGuideAction = authActionClient
     );
     return { ok: true };
   });
+
+/** "Check now": re-runs the guide's queries (read-only, the backends' safety rules) and updates its "no longer runs" flag. */
+export const checkGuideAction = authActionClient
+  .metadata({ name: "guides.check", roles: CURATORS })
+  .inputSchema(z.object({ id: z.string().min(1) }))
+  .action(async ({ parsedInput, ctx }) => checkGuide(await db(), catalogDeps(), ctx.user, parsedInput.id));

@@ -431,5 +431,6 @@ export async function evaluateQuestion(
     totalMs: outcome.totalMs,
     usage: usageOf(outcome, eventCost),
     degradations: outcome.degradations.slice(0, 5),
+    guide: outcome.answer.shape?.source.guide ?? null,
   };
 }

@@ -131,6 +131,9 @@ export function formatReport(r: ReportJson): string {
     `answered ${r.metrics.counts.answered}, refrained ${r.metrics.counts.refrained}, failed ${r.metrics.counts.failed}`,
     Object.keys(r.configInput).length ? `config: ${JSON.stringify(r.configInput)}` : "config: pipeline defaults",
     r.questionsFile ? `questions: ${r.questionsFile.name} (sha256 ${r.questionsFile.sha256})` : "",
+    r.guidesFile
+      ? `guides: ${r.guidesFile.name} (sha256 ${r.guidesFile.sha256}): ${r.guidesFile.imported} imported, ${r.guidesFile.skipped} skipped${r.guidesFile.existing ? `, ${r.guidesFile.existing} already guides` : ""} of ${r.guidesFile.items}, owned by ${r.guidesFile.owner} and removed after the run; ${count(r.perQuestion.filter((q) => q.guide).length, "question")} answered with a guide`
+      : "",
   ].filter(Boolean);
   const parts = [head.join("\n"), formatMetricsTable(r.metrics)];
   const stages = formatStages(r.metrics.retrievalStages);

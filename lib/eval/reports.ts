@@ -15,7 +15,15 @@ import { HEADLINE_METRICS } from "./metric-labels";
 import { HEARTBEAT_STALE_MS, parseConfigInput } from "./runner";
 import { type SuiteUnavailable, suiteAvailability } from "./suite-availability";
 import { builtinSuite } from "./suites";
-import { BUILTIN_SUITES, type MetricValue, type QuestionResult, type QuestionsFileRef, type ReportJson, type SuiteMetrics } from "./types";
+import {
+  BUILTIN_SUITES,
+  type MetricValue,
+  type QuestionResult,
+  type GuidesFileRef,
+  type QuestionsFileRef,
+  type ReportJson,
+  type SuiteMetrics,
+} from "./types";
 
 /**
  * The dashboard's view of evaluation reports. Who sees a report: its author, admins, and anyone who may
@@ -263,6 +271,7 @@ export async function exportReport(prisma: PrismaClient, viewer: AccessSubject, 
     status: status === "INTERRUPTED" ? "RUNNING" : status,
     error: row.error,
     questionsFile: questionsFileOf(row.config),
+    guidesFile: guidesFileOf(row.config),
   };
 }
 
@@ -270,6 +279,12 @@ export async function exportReport(prisma: PrismaClient, viewer: AccessSubject, 
 export function questionsFileOf(config: unknown): QuestionsFileRef | null {
   const q = (config as { questions?: { name?: unknown; sha256?: unknown } } | null)?.questions;
   return q && typeof q.name === "string" && typeof q.sha256 === "string" ? { name: q.name, sha256: q.sha256 } : null;
+}
+
+/** The guide file a report's run registered (--guides), as its stored config records it. */
+export function guidesFileOf(config: unknown): GuidesFileRef | null {
+  const g = (config as { guides?: Partial<GuidesFileRef> } | null)?.guides;
+  return g && typeof g.name === "string" && typeof g.sha256 === "string" ? (g as GuidesFileRef) : null;
 }
 
 export async function compareStoredReports(prisma: PrismaClient, viewer: AccessSubject, a: string, b: string): Promise<Comparison> {
@@ -350,6 +365,13 @@ export async function resumeReport(
   if (isEvalRunActive(id)) throw new AppError("CONFLICT", "This run is already going.");
   if (row.createdById !== viewer.id)
     throw new AppError("FORBIDDEN", "Only the person who started this run can resume it (it runs with their access).");
+  const guides = guidesFileOf(row.config);
+  if (guides) {
+    throw new AppError(
+      "CONFLICT",
+      `This run registered the guide file ${guides.name} on the command line; resume it there by running the same npm run eval command again.`,
+    );
+  }
   const file = questionsFileOf(row.config);
   if (file) {
     throw new AppError(

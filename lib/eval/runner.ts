@@ -12,7 +12,7 @@ import { GoldResolver } from "./gold/resolve";
 import { aggregate } from "./metrics/aggregate";
 import { seededShuffle } from "./sample";
 import { loadSuite } from "./suites";
-import type { EvalQuestion, QuestionResult, QuestionsFileRef, ReportJson, SuiteDefinition, SuiteMetrics } from "./types";
+import type { EvalQuestion, GuidesFileRef, QuestionResult, QuestionsFileRef, ReportJson, SuiteDefinition, SuiteMetrics } from "./types";
 
 export interface EvalRunParams {
   suite: string;
@@ -29,6 +29,8 @@ export interface EvalRunParams {
   llm?: "default" | "off";
   /** The question file the suite was built from (--questions): part of the journal key and of the report. */
   questionsFile?: QuestionsFileRef;
+  /** The guide file registered for the run (--guides): its checksum is part of the journal key. */
+  guidesFile?: GuidesFileRef;
 }
 
 export interface EvalPlan {
@@ -81,9 +83,15 @@ export function journalKeyOf(
   seed: number,
   llm: "default" | "off" = "default",
   questions?: QuestionsFileRef,
+  guides?: Pick<GuidesFileRef, "sha256">,
 ): string {
-  // Keys of runs without a question file are unchanged, so their unfinished reports still resume.
-  const extra = { ...(llm === "off" ? { llm } : {}), ...(questions ? { questions: questions.sha256 } : {}) };
+  // Keys of runs without a question or guide file are unchanged, so their unfinished reports still resume;
+  // a run with guides never resumes one without (nor one with another version of the file).
+  const extra = {
+    ...(llm === "off" ? { llm } : {}),
+    ...(questions ? { questions: questions.sha256 } : {}),
+    ...(guides ? { guides: guides.sha256 } : {}),
+  };
   return createHash("sha256")
     .update(JSON.stringify({ suite, config, seed, ...extra }))
     .digest("hex")
@@ -96,6 +104,7 @@ function storedConfig(plan: EvalPlan): Record<string, unknown> {
     ...plan.config,
     llm: plan.params.llm ?? "default",
     ...(plan.params.questionsFile ? { questions: plan.params.questionsFile } : {}),
+    ...(plan.params.guidesFile ? { guides: plan.params.guidesFile } : {}),
   };
 }
 
@@ -142,7 +151,7 @@ export async function planEvalRun(
     questions,
     config,
     configInput,
-    journalKey: journalKeyOf(suite.key, config, params.seed, params.llm, params.questionsFile),
+    journalKey: journalKeyOf(suite.key, config, params.seed, params.llm, params.questionsFile, params.guidesFile),
     params,
   };
 }
@@ -348,6 +357,7 @@ export async function executeEvalRun(
     status,
     error: failureMessage,
     questionsFile: plan.params.questionsFile ?? null,
+    guidesFile: plan.params.guidesFile ?? null,
   };
 }
 

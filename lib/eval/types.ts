@@ -209,6 +209,8 @@ export interface QuestionResult {
   totalMs: number;
   usage: { tokens: number | null; costUsd: number | null; calls: number | null; model: string | null } | null;
   degradations: string[];
+  /** The analyst's guide whose query answered (strategy "guide"), or null; absent in results recorded before it was kept. */
+  guide?: { id: string; question: string } | null;
   error?: string;
 }
 
@@ -285,6 +287,8 @@ export interface ReportJson {
   error: string | null;
   /** The question file the run read instead of the suite's own split (--questions), or null. */
   questionsFile?: QuestionsFileRef | null;
+  /** The guide file registered for the run (--guides, the few-shot protocol), or null. */
+  guidesFile?: GuidesFileRef | null;
   /** A robustness run (--robustness): the rewritten questions' report carries the comparison with their dev items. */
   robustness?: RobustnessSummary;
 }
@@ -330,4 +334,18 @@ export interface RobustnessSummary {
 export interface QuestionsFileRef {
   name: string;
   sha256: string;
+}
+
+/** A guide file registered for a run (--guides): which file, which version, and what became of its items. */
+export interface GuidesFileRef {
+  name: string;
+  sha256: string;
+  /** The account that owned the run's guides. */
+  owner: string;
+  items: number;
+  imported: number;
+  /** Items that were already guides on their source (used, not created, not removed). */
+  existing: number;
+  /** Items that failed their check (named with the reason in the run's log) and were not imported. */
+  skipped: number;
 }

@@ -50,6 +50,8 @@ export async function getGuide(prisma: PrismaClient, user: AccessSubject, id: st
     createdBy: g.createdBy?.name ?? null,
     createdAt: g.createdAt.toISOString(),
     updatedAt: g.updatedAt.toISOString(),
+    brokenReason: g.brokenReason,
+    checkedAt: g.checkedAt?.toISOString() ?? null,
     sources: g.sources.map((s) => ({
       kbId: s.kbId,
       kbName: s.kb.name,

@@ -12,6 +12,7 @@ const LIST_SELECT = {
   answer: true,
   fromRunId: true,
   updatedAt: true,
+  brokenReason: true,
   createdBy: { select: { name: true } },
   sources: { orderBy: { position: "asc" }, select: { kb: { select: { id: true, name: true } }, actions: { select: { kind: true } } } },
   _count: { select: { helpedRuns: true } },
@@ -65,6 +66,7 @@ export async function listGuides(prisma: PrismaClient, user: AccessSubject, raw:
       fromRunId: g.fromRunId,
       createdBy: g.createdBy?.name ?? null,
       updatedAt: g.updatedAt.toISOString(),
+      brokenReason: g.brokenReason,
     };
   });
 }

@@ -24,6 +24,8 @@ export interface GuideListRow {
   fromRunId: string | null;
   createdBy: string | null;
   updatedAt: string;
+  /** Why the guide's query no longer runs, or null (see lib/guides/check.ts). */
+  brokenReason: string | null;
 }
 
 export interface GuideCorrection {
@@ -43,6 +45,10 @@ export interface GuideDetail {
   createdBy: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Why the guide's query no longer runs (a run or "Check now" found it failing), or null. */
+  brokenReason: string | null;
+  /** When a run or "Check now" last ran its queries, or null. */
+  checkedAt: string | null;
   sources: {
     kbId: string;
     kbName: string;

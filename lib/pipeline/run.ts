@@ -17,7 +17,7 @@ import { withCriticVerdict } from "./run/critic-verdict";
 import { runFeatures } from "./calibration/features";
 import { shippedCalibrator } from "./calibration/calibrator";
 import { loadRunGuides } from "./run/guide-bookkeeping";
-import { openRun, storeIntent, storeOutcome, TraceStore, type Turn } from "./run/persistence";
+import { openRun, storeGuideHealth, storeIntent, storeOutcome, TraceStore, type Turn } from "./run/persistence";
 import { firstState, nextState, type RoundResult, runRound, type RunContext } from "./run/round";
 import { StageRunner } from "./run/stage-runner";
 import { type GuideHit, NO_ANSWER, type RunOutcome, type RunRequest } from "./run/types";
@@ -172,6 +172,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
   });
   await runner.flush();
   await storeOutcome(prisma, outcome);
+  await storeGuideHealth(prisma, outcome.queries);
   return outcome;
 }
 

@@ -59,6 +59,10 @@ describe("from a correction to a guide", () => {
       const guides = new GuidesPage(analyst.page);
       expect(await guides.field("Question").inputValue()).toBe(question);
       expect(await guides.field("Correct answer").inputValue()).toBe(correct);
+      // The schema beside the editor: the demo SQL database's tables and columns.
+      const schema = analyst.page.getByTestId("guide-schema");
+      expect(await schema.innerText()).toContain(DEMO_KB_NAMES.sql);
+      expect(await schema.innerText()).toMatch(/order_items[\s\S]*unit_price/);
       // None of the run's queries returns the corrected answer alone: the editor says so and waits for the analyst's query.
       expect(await analyst.page.getByText(/write the query that answers the question/).count()).toBe(1);
       if ((await guides.source(1).count()) === 0) await guides.editor().getByRole("button", { name: "Add a source" }).click();
@@ -74,6 +78,12 @@ describe("from a correction to a guide", () => {
       await screenshot(analyst.page, "guide-from-correction-editor");
       await guides.save("Save guide and resolve report");
       await analyst.page.waitForURL(/\/guides\/[^/]+\?resolved=1$/);
+      // "Check now" re-runs the guide's query: it runs, so no "no longer runs" flag.
+      const health = analyst.page.getByTestId("guide-health");
+      await health.getByRole("button", { name: "Check now" }).click();
+      await expect.poll(() => health.innerText(), { timeout: 20_000 }).toContain("Its query runs.");
+      expect(await health.innerText()).not.toContain("no longer runs");
+      await screenshot(analyst.page, "guide-check-now");
     } finally {
       await analyst.close();
     }

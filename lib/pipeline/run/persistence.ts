@@ -2,7 +2,7 @@ import type { AccessSubject } from "../../catalog/access";
 import type { Prisma, PrismaClient } from "../../db/generated/client";
 import { AppError } from "../../errors";
 import type { TraceEventInput } from "../stage";
-import type { Intent } from "../contracts";
+import type { ExecutedQuery, Intent } from "../contracts";
 import type { GuideHit, RunOutcome } from "./types";
 
 /**
@@ -59,6 +59,37 @@ export async function storeIntent(prisma: PrismaClient, runId: string, intent: I
 export async function storeGuideUse(prisma: PrismaClient, runId: string, guides: GuideHit[]): Promise<void> {
   if (guides.length === 0) return;
   await prisma.runGuideUse.createMany({ data: guides.map((g) => ({ runId, guideId: g.guideId, score: g.score })), skipDuplicates: true });
+}
+
+/**
+ * A guide whose query could not run (an engine error or a refusal: a renamed column, a dropped table) is
+ * flagged with the reason; one whose query ran (with rows or without: an adapted query may find nothing
+ * for other slot values, which says nothing about the guide) is cleared. A timeout or an unavailable
+ * source says nothing about the guide either, so it changes nothing.
+ */
+export function guideHealthOf(queries: ExecutedQuery[]): Map<string, string | null> {
+  const health = new Map<string, string | null>();
+  for (const q of queries) {
+    if (q.strategy !== "guide" || !q.guideId) continue;
+    if (q.status === "ok" || q.status === "empty") {
+      if (!health.has(q.guideId)) health.set(q.guideId, null);
+    } else if (q.status === "error" || q.status === "refused") {
+      // A failing query of a guide flags it even when another of its queries ran.
+      health.set(q.guideId, brokenReasonOf(q.kbName, q.error));
+    }
+  }
+  return health;
+}
+
+export function brokenReasonOf(kbName: string, error: string | undefined): string {
+  return `Its query on ${kbName} no longer runs: ${(error ?? "the source refused it").slice(0, 400)}`;
+}
+
+/** Stores what a run learnt about its guides' queries (guideHealthOf); guides deleted meanwhile are skipped. */
+export async function storeGuideHealth(prisma: PrismaClient, queries: ExecutedQuery[]): Promise<void> {
+  const checkedAt = new Date();
+  for (const [id, brokenReason] of guideHealthOf(queries))
+    await prisma.extractionGuide.updateMany({ where: { id }, data: { brokenReason, checkedAt } });
 }
 
 /** The finished run: status, answer, timings and the whole outcome (its evidence cut to the first pieces). */

@@ -1,6 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { openBackend } from "@/lib/backends/registry";
+import { checkGuide } from "@/lib/guides/check";
+import { getGuide } from "@/lib/guides/get";
+import { listGuides } from "@/lib/guides/list";
 import { saveGuide } from "@/lib/guides/save";
+import { schemaOutlines } from "@/lib/guides/schema-outline";
+import { guideHealthOf } from "@/lib/pipeline/run/persistence";
 import { DEMO_KB_NAMES } from "@/lib/demo/seed-catalog";
 import { runPipeline } from "@/lib/runs/run-pipeline";
 import { useDemoWorkspace } from "../support/demo-workspace";
@@ -80,7 +85,7 @@ describe(`a matching guide answers (${TARGET_ENGINE})`, () => {
   it("a guide whose query no longer runs is skipped, the trace says why, and the question is answered as without it", async () => {
     const question = "How many customers are there?";
     // Stored directly: saving through the editor would refuse the query (it names a column the source lacks).
-    await ws.handle.prisma.extractionGuide.create({
+    const broken = await ws.handle.prisma.extractionGuide.create({
       data: {
         question,
         createdById: analyst.id,
@@ -103,5 +108,57 @@ describe(`a matching guide answers (${TARGET_ENGINE})`, () => {
     expect(o.answer.text).toMatch(/\b12\b/);
     const trace = await ws.handle.prisma.traceEvent.findMany({ where: { runId: o.runId }, select: { summary: true } });
     expect(trace.some((t) => t.summary.includes(`the analyst's guide '${question}' was not used: its query could not run`))).toBe(true);
+
+    // The run flags the guide with the reason (the guide page and list show it) ...
+    const flagged = await ws.handle.prisma.extractionGuide.findUniqueOrThrow({ where: { id: broken.id } });
+    expect(flagged.brokenReason).toMatch(/^Its query on .+ no longer runs: .*loyalty_tier/);
+    expect(flagged.checkedAt).not.toBeNull();
+    const listed = await listGuides(ws.handle.prisma, analyst, { q: "" });
+    expect(listed.find((g) => g.id === broken.id)?.brokenReason).toBe(flagged.brokenReason);
+
+    // ... "Check now" keeps the flag while the query still fails (through the same safety path) ...
+    const still = await checkGuide(ws.handle.prisma, ws.deps, analyst, broken.id);
+    expect(still.brokenReason).toMatch(/loyalty_tier/);
+    expect(still.queries).toEqual([expect.objectContaining({ status: "broken" })]);
+
+    // ... and clears it once the query is fixed; a business user may not check, another analyst's restricted guide is not found.
+    await ws.handle.prisma.guideAction.updateMany({
+      where: { source: { guideId: broken.id } },
+      data: { params: { query: { language: "sql", text: "SELECT COUNT(*) FROM customers" } } },
+    });
+    const fixed = await checkGuide(ws.handle.prisma, ws.deps, analyst, broken.id);
+    expect(fixed.brokenReason).toBeNull();
+    expect(fixed.queries).toEqual([expect.objectContaining({ status: "ok", detail: "runs and returns 1 row(s)" })]);
+    expect((await getGuide(ws.handle.prisma, analyst, broken.id)).brokenReason).toBeNull();
+    const user = await ws.handle.prisma.user.findUniqueOrThrow({ where: { email: "user@mosaic.local" }, include: { memberships: true } });
+    await expect(
+      checkGuide(ws.handle.prisma, ws.deps, { id: user.id, role: "USER", groupIds: user.memberships.map((m) => m.groupId) }, broken.id),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(
+      checkGuide(ws.handle.prisma, ws.deps, { id: analyst.id, role: "ANALYST", groupIds: [] }, "no-such-guide"),
+    ).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
   }, 120_000);
+
+  it("a run whose guide query runs but finds nothing for the new values does not flag the guide", () => {
+    const q = (status: "ok" | "empty" | "error" | "timeout", guideId = "g1") =>
+      ({ strategy: "guide", guideId, kbName: "Shop", status, error: status === "error" ? "no such column: x" : undefined }) as never;
+    expect(guideHealthOf([q("empty")])).toEqual(new Map([["g1", null]]));
+    expect(guideHealthOf([q("timeout")])).toEqual(new Map());
+    expect(guideHealthOf([q("ok"), q("error")]).get("g1")).toBe("Its query on Shop no longer runs: no such column: x");
+  });
+
+  it("the draft editor's schema panel: the descriptors of the draft's KBs, or of every queryable KB the user may use", async () => {
+    const one = await schemaOutlines(ws.handle.prisma, analyst, [sqlKb]);
+    expect(one.map((o) => o.kbName)).toEqual([DEMO_KB_NAMES.sql]);
+    expect(one[0].schema).toMatch(/order_items[\s\S]*unit_price/);
+    const all = await schemaOutlines(ws.handle.prisma, analyst);
+    expect(all.map((o) => o.kbId)).toContain(sqlKb);
+    expect(all.every((o) => o.kind !== "DOCUMENTS")).toBe(true);
+    // A KB outside the user's access is never shown, even when named.
+    expect(await schemaOutlines(ws.handle.prisma, { id: analyst.id, role: "ANALYST", groupIds: [] }, [sqlKb])).toEqual(
+      (await ws.handle.prisma.knowledgeBase.findUniqueOrThrow({ where: { id: sqlKb } })).openToEveryone ? one : [],
+    );
+  });
 });

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { GuideHealth } from "@/components/guides/check-guide";
 import { DeleteGuide } from "@/components/guides/delete-guide";
 import { GuideDetailView } from "@/components/guides/guide-detail";
 import { Alert } from "@/components/ui/alert";
@@ -64,6 +65,7 @@ export default async function GuidePage({
           <Alert tone="success">Guide saved. Questions like this one will use it from now on.</Alert>
         </div>
       )}
+      <GuideHealth id={guide.id} brokenReason={guide.brokenReason} />
       <GuideDetailView guide={guide} />
     </>
   );

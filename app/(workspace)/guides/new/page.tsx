@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { GuideEditor } from "@/components/guides/guide-editor";
 import { ReportSummary } from "@/components/guides/report-summary";
+import { SchemaPanel } from "@/components/guides/schema-panel";
 import { Alert } from "@/components/ui/alert";
 import { PageHeader } from "@/components/ui/page-header";
 import { requireRole } from "@/lib/auth/session";
@@ -16,6 +17,7 @@ import type { GuideDraftInput } from "@/lib/guides/guides.validation";
 import { guideActionSchema } from "@/lib/pipeline/guide-actions";
 import { guideAccessWhere } from "@/lib/guides/access";
 import { guideDraftFromRun } from "@/lib/guides/from-run";
+import { schemaOutlines } from "@/lib/guides/schema-outline";
 
 export const metadata: Metadata = { title: "New extraction guide" };
 
@@ -70,7 +72,18 @@ export default async function NewGuidePage({ searchParams }: { searchParams: Pro
     problem = e.message;
   }
 
+  // From a Wrong report: the schemas beside the editor (the draft's sources, or every queryable KB shared with the analyst).
+  const outlines = report ? await schemaOutlines(prisma, user, [...new Set(initial.sources.map((s) => s.kbId))]) : null;
   const title = report ? "Resolve a report with a guide" : search.fromRun ? "Save a run as a guide" : "New extraction guide";
+  const editor = (
+    <GuideEditor
+      mode={report ? { kind: "resolve", feedbackId: report.id } : { kind: "create" }}
+      initial={initial}
+      kbs={kbs}
+      origin={origin}
+      submitLabel={report ? "Save guide and resolve report" : "Save guide"}
+    />
+  );
   return (
     <>
       <Link href={report ? "/feedback" : "/guides"} className="text-sm text-brand-700 hover:underline">
@@ -116,13 +129,14 @@ export default async function NewGuidePage({ searchParams }: { searchParams: Pro
             </Alert>
           )}
           {note && <Alert tone="info">{note}</Alert>}
-          <GuideEditor
-            mode={report ? { kind: "resolve", feedbackId: report.id } : { kind: "create" }}
-            initial={initial}
-            kbs={kbs}
-            origin={origin}
-            submitLabel={report ? "Save guide and resolve report" : "Save guide"}
-          />
+          {outlines ? (
+            <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_22rem]">
+              <div className="min-w-0">{editor}</div>
+              <SchemaPanel outlines={outlines} />
+            </div>
+          ) : (
+            editor
+          )}
         </div>
       )}
     </>
