@@ -38,7 +38,12 @@ describe(`caution setting (${TARGET_ENGINE})`, () => {
     expect(await cautionTarget(prisma())).toBe(0.8);
     await flushAudit();
     const row = await prisma().auditEvent.findFirstOrThrow({ where: { action: "settings.caution.save" }, orderBy: { at: "desc" } });
-    expect(row).toMatchObject({ outcome: "success", targetType: "setting", targetId: CAUTION_SETTING_KEY, actorEmail: "admin@mosaic.local" });
+    expect(row).toMatchObject({
+      outcome: "success",
+      targetType: "setting",
+      targetId: CAUTION_SETTING_KEY,
+      actorEmail: "admin@mosaic.local",
+    });
     expect(row.after).toEqual({ value: { targetPercent: 80 }, secret: "none" });
   });
 
@@ -62,7 +67,9 @@ describe(`caution setting (${TARGET_ENGINE})`, () => {
     expect(outcome.answer.certainty).toBe("uncertain");
     expect(outcome.answer.text.length).toBeGreaterThan(0);
     expect(outcome.evidence.length).toBeGreaterThan(0);
-    expect(outcome.answer.reason).toMatch(/^Not certain — the closest answer found is '.+', about \d+ % likely right; this workspace shows an answer only at 99 % or more\./);
+    expect(outcome.answer.reason).toMatch(
+      /^Not certain — the closest answer found is '.+', about \d+ % likely right; this workspace shows an answer only at 99 % or more\./,
+    );
     const stored = await prisma().run.findUniqueOrThrow({ where: { id: outcome.runId } });
     expect(stored.certainty).toBe("uncertain");
 

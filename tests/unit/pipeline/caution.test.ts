@@ -82,7 +82,9 @@ describe("an answer below the target", () => {
   });
 
   it("is shown as not certain with what it found, how likely it is, the target and why; text, citations kept", () => {
-    const held = heldBelowTarget(answer, 0.8, [{ feature: "shapeMismatch", cost: 2, words: "the result's shape does not fit the question" }]);
+    const held = heldBelowTarget(answer, 0.8, [
+      { feature: "shapeMismatch", cost: 2, words: "the result's shape does not fit the question" },
+    ]);
     expect(held.certainty).toBe("uncertain");
     expect(held.refrained).toBe(false);
     expect(held.text).toBe("Berlin: 10");
@@ -93,7 +95,13 @@ describe("an answer below the target", () => {
   });
 
   it("keeps the critic's earlier doubt after its own", () => {
-    const critic = { ...answer, certainty: "uncertain" as const, reason: "Not certain — the answer could not be checked against the question: x" };
-    expect(heldBelowTarget(critic, 0.6, []).reason).toMatch(/60 % or more\. Also: the answer could not be checked against the question: x$/);
+    const critic = {
+      ...answer,
+      certainty: "uncertain" as const,
+      reason: "Not certain — the answer could not be checked against the question: x",
+    };
+    expect(heldBelowTarget(critic, 0.6, []).reason).toMatch(
+      /60 % or more\. Also: the answer could not be checked against the question: x$/,
+    );
   });
 });
