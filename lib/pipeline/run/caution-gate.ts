@@ -8,7 +8,8 @@ import type { Answer } from "../contracts";
  * already gave (the critic's, or the answer stage's own doubt) is kept after it.
  */
 export function heldBelowTarget(answer: Answer, target: number, doubts: Doubt[]): Answer {
-  const likely = Math.round(answer.confidence * 100);
+  // Rounded down: an answer held at 0.549 under a 55 % target must not read "about 55 % likely right".
+  const likely = Math.floor(answer.confidence * 100);
   const asked = Math.round(target * 100);
   const why = doubts.length ? ` Why it is not sure: ${doubts.map((d) => d.words).join("; ")}.` : "";
   const earlier = answer.certainty === "uncertain" && answer.reason ? ` ${answer.reason.replace(/^Not certain — /, "Also: ")}` : "";

@@ -94,6 +94,12 @@ describe("an answer below the target", () => {
     );
   });
 
+  it("never reads as reaching the target it was held under", () => {
+    expect(heldBelowTarget({ ...answer, confidence: 0.549 }, 0.55, []).reason).toMatch(
+      /about 54 % likely right; this workspace shows an answer only at 55 % or more\.$/,
+    );
+  });
+
   it("keeps the critic's earlier doubt after its own", () => {
     const critic = {
       ...answer,
