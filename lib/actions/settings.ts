@@ -10,6 +10,9 @@ import { catalogDeps } from "@/lib/deps";
 import { db } from "@/lib/db/client";
 import { loadEnv } from "@/lib/env";
 import { modelsEnv } from "@/lib/models/runtime";
+import { CAUTION_SETTING_KEY } from "@/lib/pipeline/calibration/caution";
+import { getCautionView, saveCautionSettings } from "@/lib/settings/caution";
+import { cautionInputSchema } from "@/lib/settings/caution.validation";
 import { FAIR_USE_SETTING_KEY, getFairUseView, saveFairUseSettings } from "@/lib/settings/fair-use";
 import { fairUseInputSchema } from "@/lib/settings/fair-use.validation";
 import { getLlmSettingsView, keyForTest, saveLlmSettings } from "@/lib/settings/llm-settings";
@@ -81,6 +84,18 @@ export const saveFairUseAction = authActionClient
       saveFairUseSettings(prisma, parsedInput),
     );
     return getFairUseView(prisma, loadEnv());
+  });
+
+/** Caution (issue 32): show an answer only when it is at least N % likely right (null = the default chosen on dev). */
+export const saveCautionAction = authActionClient
+  .metadata({ name: "settings.caution.save", roles: ADMIN })
+  .inputSchema(cautionInputSchema)
+  .action(async ({ parsedInput, ctx }) => {
+    const prisma = await db();
+    await auditedChange(prisma, ctx.actor, settingChange("settings.caution.save", CAUTION_SETTING_KEY), () =>
+      saveCautionSettings(prisma, parsedInput),
+    );
+    return getCautionView(prisma);
   });
 
 /** Audit log retention in days (the daily purge job deletes older records). */

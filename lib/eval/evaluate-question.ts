@@ -424,6 +424,8 @@ export async function evaluateQuestion(
     refrain: { refrained: outcome.answer.refrained, correctDecision },
     confidence: Number(outcome.answer.confidence.toFixed(4)),
     correct,
+    shown: outcome.status === "ANSWERED" && !outcome.answer.refrained && outcome.answer.certainty !== "uncertain",
+    caution: outcome.caution ?? null,
     features: outcome.calibration
       ? Object.fromEntries(Object.entries(outcome.calibration.features).map(([k, v]) => [k, Number(v.toFixed(4))]))
       : null,

@@ -41,6 +41,10 @@ const FIXED: Record<string, Omit<MetricInfo, "group">> = {
   "calibration.precisionHigh": { label: "right among answers at confidence ≥ 80%", format: "rate" },
   "calibration.coverageHigh": { label: "questions answered at confidence ≥ 80%", format: "rate" },
   "calibration.coverageAt90": { label: "coverage at 90% precision", format: "rate" },
+  "calibration.cautionTarget": { label: "caution target (show an answer only at this confidence)", format: "rate" },
+  "calibration.shownCoverage": { label: "questions shown as answers (coverage)", format: "rate" },
+  "calibration.shownPrecision": { label: "right among answers shown (precision)", format: "rate" },
+  "calibration.heldByTarget": { label: "held back as not certain by the caution target", format: "rate" },
   "usage.tokens": { label: "LLM tokens", format: "count", lowerIsBetter: true },
   "usage.costUsd": { label: "LLM cost", format: "usd", lowerIsBetter: true },
 };

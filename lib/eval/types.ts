@@ -205,6 +205,13 @@ export interface QuestionResult {
   correct?: boolean | null;
   /** The run's calibration features (lib/pipeline/calibration/features.ts): what training/calibration fits on. */
   features?: Record<string, number> | null;
+  /**
+   * Shown as an answer (issue 32, part 3): answered, not refrained and not "not certain" (the critic's
+   * doubt, or a calibrated confidence below the caution target). Absent in older results.
+   */
+  shown?: boolean;
+  /** The caution target the run applied (0–1) and whether it held this answer back. */
+  caution?: { target: number; applies: boolean; held: boolean } | null;
   timings: Record<string, number>;
   totalMs: number;
   usage: { tokens: number | null; costUsd: number | null; calls: number | null; model: string | null } | null;

@@ -31,6 +31,12 @@ export const pipelineConfigSchema = z.object({
    * confidence, for the kinds of source the calibrator was fitted on; false: the answer stage's own.
    */
   calibrateConfidence: z.boolean().default(true),
+  /**
+   * Show an answer only when its calibrated confidence is at least this (issue 32, part 3); below it
+   * the answer is "not certain", with why. Unset: the workspace's setting (Settings → Caution), else the
+   * default lib/data/answer-caution.json was chosen with. Evaluation configs set it to measure a target.
+   */
+  answerTarget: z.number().min(0).max(1).optional(),
   /** Whole-run budget; stages and queries shorten their own limits to fit inside it. */
   timeBudgetMs: z.number().int().min(1000).max(600_000).default(30_000),
   /** The budget when LLM strategies run and the caller set no timeBudgetMs: model calls take seconds each. */

@@ -16,6 +16,9 @@ import { BudgetSpent } from "./run/budget";
 import { withCriticVerdict } from "./run/critic-verdict";
 import { runFeatures } from "./calibration/features";
 import { shippedCalibrator } from "./calibration/calibrator";
+import { cautionTarget } from "./calibration/caution";
+import { doubtsOf } from "./calibration/doubts";
+import { heldBelowTarget } from "./run/caution-gate";
 import { loadRunGuides } from "./run/guide-bookkeeping";
 import { openRun, storeGuideHealth, storeIntent, storeOutcome, TraceStore, type Turn } from "./run/persistence";
 import { firstState, nextState, type RoundResult, runRound, type RunContext } from "./run/round";
@@ -140,6 +143,15 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
   const judged = (status === "ANSWERED" || status === "REFRAINED") && (!answer.refrained || answer.candidates.length > 0);
   const calibrated = calibrator && judged ? calibrator.probability(features) : null;
   if (calibrated !== null) answer = { ...answer, confidence: Number(calibrated.toFixed(3)) };
+  // Below the workspace's caution target an answer is not shown as one: it is "not certain", with what
+  // it found and why (the features that cost it most). Only a calibrated confidence is compared.
+  const target = config.answerTarget ?? (await cautionTarget(prisma));
+  const gateable = calibrator !== null && calibrated !== null && status === "ANSWERED" && !answer.refrained;
+  const held = gateable && calibrated < target;
+  if (held) {
+    answer = heldBelowTarget(answer, target, doubtsOf(features, calibrator.weights));
+    runner.emit({ stage: "run", type: "INFO", summary: answer.reason ?? "" });
+  }
   const outcome: RunOutcome = {
     runId: opened.runId,
     conversationId: opened.conversationId,
@@ -163,6 +175,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
       raw,
       calibrator: calibrator && calibrated !== null ? { version: calibrator.version, sha256: calibrator.sha256 } : null,
     },
+    caution: { target, applies: gateable, held },
   };
   runner.emit({
     stage: "run",
@@ -300,6 +313,7 @@ export function outcomeToJson(o: RunOutcome) {
     confidence: Number(o.answer.confidence.toFixed(3)),
     certainty: o.answer.refrained ? null : (o.answer.certainty ?? "certain"),
     calibration: o.calibration ? { raw: Number(o.calibration.raw.toFixed(3)), calibrator: o.calibration.calibrator } : null,
+    caution: o.caution ?? null,
     emptyResult: o.answer.emptyResult ?? null,
     citations: o.answer.citations,
     shape: o.answer.shape ?? null,

@@ -137,3 +137,39 @@ describe("LLM settings", () => {
     }
   });
 });
+
+describe("caution (issue 32)", () => {
+  it("an admin sets how likely an answer must be right before it is shown, in plain words; a value out of range is refused in the form", async () => {
+    const { context, page } = await newPage(browser);
+    const form = page.getByRole("form", { name: "Caution" });
+    const field = form.getByLabel("Show an answer only when it is at least … % likely right");
+    try {
+      await signIn(page, admin);
+      await page.goto("/settings");
+      await expect.poll(() => page.getByTestId("caution-current").innerText()).toMatch(/^Now: \d+ % \(the default\)\.$/);
+      expect(await page.getByTestId("caution-scope").innerText()).toMatch(/answers from databases \(SQL\)/);
+      expect(await page.getByTestId("caution-default-rule").innerText()).toMatch(
+        /^How the default was chosen, on \d+ answers to development questions: /,
+      );
+      await field.fill("40");
+      await form.getByRole("button", { name: "Save caution" }).click();
+      await form.getByText(/At least 50 %/).waitFor();
+      await field.fill("85");
+      await form.getByRole("button", { name: "Save caution" }).click();
+      await page.getByTestId("caution-current").filter({ hasText: "Now: 85 %." }).waitFor();
+      await form.getByText("Saved. It applies to the next question anyone asks.").waitFor();
+      await form.scrollIntoViewIfNeeded();
+      await screenshot(page, "settings-caution");
+    } finally {
+      // Leave the shared app at the default (other e2e files ask questions).
+      try {
+        await page.goto("/settings");
+        await field.fill("");
+        await form.getByRole("button", { name: "Save caution" }).click();
+        await page.getByTestId("caution-current").filter({ hasText: "(the default)" }).waitFor();
+      } finally {
+        await context.close();
+      }
+    }
+  });
+});

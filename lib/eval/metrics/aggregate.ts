@@ -107,7 +107,15 @@ export function aggregateCore(results: QuestionResult[]): Omit<SuiteMetrics, "by
     .filter((r) => typeof r.confidence === "number" && typeof r.correct === "boolean")
     .map((r) => ({ confidence: r.confidence!, correct: r.correct! }));
   const cal = calibrationSummary(pairs);
+  // The caution target (issue 32, part 3): of the judged questions, the share shown as answers and the share of those that are right.
+  const judged = ran.filter((r) => typeof r.correct === "boolean" && typeof r.shown === "boolean");
+  const shown = judged.filter((r) => r.shown);
+  const targets = ran.map((r) => r.caution?.target).filter((t): t is number => typeof t === "number");
   const calibration = group(pairs.length, {
+    cautionTarget: targets.length ? Math.min(...targets) : null,
+    shownCoverage: judged.length ? shown.length / judged.length : null,
+    shownPrecision: shown.length ? shown.filter((r) => r.correct).length / shown.length : null,
+    heldByTarget: judged.length ? judged.filter((r) => r.caution?.held).length / judged.length : null,
     ece: cal.ece,
     brier: cal.brier,
     aurc: cal.aurc,

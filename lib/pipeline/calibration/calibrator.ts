@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import artefact from "../../data/answer-calibrator.json";
 import { log } from "../../log";
-import { FEATURE_NAMES, type Features } from "./features";
+import { FEATURE_NAMES, type FeatureName, type Features } from "./features";
 
 /**
  * The answer calibrator (issue 32): logistic regression over the run's features (features.ts), fitted
@@ -31,6 +31,10 @@ const artefactSchema = z.object({
 export interface Calibrator {
   version: string;
   sha256: string;
+  /** Each feature's weight (how much it moves the log-odds of being right): doubts.ts reads it to say why a run is not sure. */
+  weights: Record<FeatureName, number>;
+  /** The answering source kinds it was fitted on ("sql", "documents", "graph", "none"). */
+  kinds: string[];
   /** Null for an answer from a kind of source the calibrator was not fitted on: its raw confidence stands. */
   probability(features: Features): number | null;
 }
@@ -63,6 +67,8 @@ export function calibratorFrom(raw: unknown): { calibrator: Calibrator | null; p
     calibrator: {
       version: model.version,
       sha256,
+      kinds: model.kinds,
+      weights: Object.fromEntries(FEATURE_NAMES.map((name, i) => [name, model.weights[i]])) as Record<FeatureName, number>,
       probability(features) {
         if (!model.kinds.includes(kindOf(features))) return null;
         const z = model.bias + FEATURE_NAMES.reduce((s, name, i) => s + model.weights[i] * features[name], 0);

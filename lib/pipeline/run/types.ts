@@ -121,6 +121,12 @@ export interface RunOutcome {
    * the calibrator that turned them into the answer's confidence (null: none was applied).
    */
   calibration?: { features: Features; raw: number; calibrator: { version: string; sha256: string } | null };
+  /**
+   * The workspace's caution target (issue 32, part 3): show an answer only when its calibrated
+   * confidence is at least `target`. `held`: this run's answer fell below it and is shown as "not
+   * certain". `applies`: a calibrated confidence existed to compare (otherwise the target does not apply).
+   */
+  caution?: { target: number; applies: boolean; held: boolean };
 }
 
 export const NO_ANSWER = (reason: string): Answer => ({

@@ -37,6 +37,12 @@ export const askResultSchema = z.looseObject({
     .object({ raw: z.number(), calibrator: z.object({ version: z.string(), sha256: z.string() }).nullable() })
     .nullish()
     .describe("The answer stage's own confidence and the calibrator that turned it into `confidence` (null: none applied)"),
+  caution: z
+    .object({ target: z.number(), applies: z.boolean(), held: z.boolean() })
+    .nullish()
+    .describe(
+      "The workspace's caution target (0–1): held = the answer was below it and is shown as not certain (certainty 'uncertain'); applies = a calibrated confidence existed to compare",
+    ),
   citations: z.array(citationSchema),
   evidence: z.array(evidenceItemSchema),
   degradations: z.array(z.string()),
