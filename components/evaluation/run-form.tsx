@@ -15,6 +15,8 @@ import { formatInteger } from "@/lib/format/number";
 
 /** Questions a large suite's first run takes unless the field says otherwise. */
 const QUICK_SAMPLE = 25;
+/** Suites up to this size run whole by default: about a minute or two of questions on a small machine. */
+const WHOLE_SUITE_MAX = 100;
 
 /** What the Questions field's value will run: "All 28 questions", "25 of 1,034 (empty: all)". */
 function limitHint(limit: string, total: number | null): string {
@@ -40,10 +42,9 @@ export function RunForm({
 }) {
   const queryClient = useQueryClient();
   const [suite, setSuite] = useState(() => defaultSuiteKey(suites));
-  // A small suite runs whole by default; a benchmark of hundreds of questions starts as a quick sample.
-  // The field's hint always says which of the two the current value means.
-  const defaultLimit = (key: string) =>
-    (suites.find((s) => s.key === key)?.questions ?? 0) > QUICK_SAMPLE * 2 ? String(QUICK_SAMPLE) : "";
+  // A suite of up to WHOLE_SUITE_MAX questions (the demo's, an authored one) runs whole by default; a
+  // benchmark of hundreds starts as a quick sample. The field's hint always says which the value means.
+  const defaultLimit = (key: string) => ((suites.find((s) => s.key === key)?.questions ?? 0) > WHOLE_SUITE_MAX ? String(QUICK_SAMPLE) : "");
   const [limit, setLimit] = useState(() => defaultLimit(defaultSuiteKey(suites)));
   const [limitEdited, setLimitEdited] = useState(false);
   const [seed, setSeed] = useState("1");
