@@ -269,18 +269,23 @@ function errorResult(base: ResultBase, conversationId: string | null, message: s
   };
 }
 
-/** A follow-up whose earlier question has no conversation to continue (it failed to start, or its result predates conversations). */
-export function followUpNotAsked(q: EvalQuestion, position: number): QuestionResult {
-  const base: ResultBase = {
+/** What every result of a question carries, whatever became of it. */
+function resultBase(q: EvalQuestion, position: number, gold: ResultBase["gold"]): ResultBase {
+  return {
     id: q.id,
     suite: q.suite,
     position,
     question: q.question,
     kind: q.kind,
     tags: tagsOf(q),
-    followUpOf: q.followUpOf,
-    gold: { answers: [], unanswerable: q.gold.type === "unanswerable", kbNames: q.goldKbNames },
+    ...(q.followUpOf ? { followUpOf: q.followUpOf } : {}),
+    gold,
   };
+}
+
+/** A follow-up whose earlier question has no conversation to continue (it failed to start, or its result predates conversations). */
+export function followUpNotAsked(q: EvalQuestion, position: number): QuestionResult {
+  const base = resultBase(q, position, { answers: [], unanswerable: q.gold.type === "unanswerable", kbNames: q.goldKbNames });
   return errorResult(
     base,
     null,
@@ -306,21 +311,12 @@ export async function evaluateQuestion(
 ): Promise<QuestionResult> {
   const gold = await ctx.gold.resolve(q);
   const nothingRecorded = q.gold.type === "unanswerable" ? q.gold.nothingRecorded : undefined;
-  const base = {
-    id: q.id,
-    suite: q.suite,
-    position,
-    question: q.question,
-    kind: q.kind,
-    tags: tagsOf(q),
-    ...(q.followUpOf ? { followUpOf: q.followUpOf } : {}),
-    gold: {
-      answers: nothingRecorded ? [nothingRecorded] : gold.answers.slice(0, 20),
-      unanswerable: gold.unanswerable,
-      kbNames: q.goldKbNames,
-      ...(gold.error ? { error: gold.error } : {}),
-    },
-  };
+  const base = resultBase(q, position, {
+    answers: nothingRecorded ? [nothingRecorded] : gold.answers.slice(0, 20),
+    unanswerable: gold.unanswerable,
+    kbNames: q.goldKbNames,
+    ...(gold.error ? { error: gold.error } : {}),
+  });
   const observed: Observed[] = [];
   let eventCost = 0;
   let outcome: RunOutcome;
