@@ -1,14 +1,17 @@
-// npm run guides:split -- --guides-out G.json --asked-out Q.json [--dbs a,b,…] [--seed S] [--share 0.5]
-// The few-shot protocol's split of Spider dev (DATASETS_DIR/spider/dev-questions.json): per database,
-// a seeded draw of its questions becomes guides (G.json, for npm run guides:import) and the rest is
-// asked (Q.json, for npm run eval -- --suite spider --questions Q.json). The split is by question: a
-// question text that is a guide is never asked (a text that appears twice goes to the guides' side).
+// npm run guides:split -- --guides-out G.json --asked-out Q [--suite spider|text2cypher] [--dbs a,b,…] [--seed S] [--share 0.5] [--swap]
+// The few-shot protocol's split of a dev set (issue 28): per database, a seeded draw of its questions
+// becomes guides (G.json, for npm run guides:import or npm run eval -- --guides) and the rest is asked (Q,
+// for npm run eval -- --suite <suite> --questions Q). Spider: Q is JSON in Spider's format. Text2Cypher:
+// Q is CSV in the dataset's format (its usable rows only), the guides run on the Neo4j benchmark KB.
+// The split is by question text: a question that is a guide is never asked (lib/guides/few-shot-split.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { catalogDeps } from "../lib/deps";
+import { fewShotSplit, toCsv } from "../lib/guides/few-shot-split";
+import { BENCHMARK_NAMES } from "../lib/ingest/benchmarks/load";
 import { readSpiderDev } from "../lib/eval/suites/spider";
-import { mulberry32 } from "../lib/random";
+import { text2cypherQuestions } from "../lib/eval/suites/text2cypher";
 import { runCli } from "./cli";
 
 await runCli(async () => {
@@ -16,6 +19,7 @@ await runCli(async () => {
     options: {
       "guides-out": { type: "string" },
       "asked-out": { type: "string" },
+      suite: { type: "string", default: "spider" },
       dbs: { type: "string" },
       seed: { type: "string", default: "1" },
       share: { type: "string", default: "0.5" },
@@ -24,47 +28,63 @@ await runCli(async () => {
   });
   if (!values["guides-out"] || !values["asked-out"])
     throw new Error("Say where the two halves go: npm run guides:split -- --guides-out G.json --asked-out Q.json");
-  const seed = Number(values.seed);
-  const share = Number(values.share);
-  if (!Number.isInteger(seed)) throw new Error("--seed must be a whole number.");
-  if (!(share > 0 && share < 1)) throw new Error("--share must be between 0 and 1 (the guides' share of each database's questions).");
-  const items = readSpiderDev(catalogDeps().datasetsDir);
+  const opts = { seed: Number(values.seed), share: Number(values.share), swap: values.swap };
   const wanted = values.dbs ? new Set(values.dbs.split(",").map((s) => s.trim())) : null;
-  const byDb = new Map<string, typeof items>();
-  for (const it of items) if (!wanted || wanted.has(it.db_id)) byDb.set(it.db_id, [...(byDb.get(it.db_id) ?? []), it]);
-  if (wanted) for (const db of wanted) if (!byDb.has(db)) throw new Error(`Spider dev has no questions on "${db}".`);
-  const guides: typeof items = [];
-  const asked: typeof items = [];
-  const rand = mulberry32(seed);
-  // A text asked of two databases ("How many singers do we have?") keeps the side it was first drawn to:
-  // the split is by question, so no asked question is itself a guide anywhere.
-  const sideOf = new Map<string, "guide" | "asked">();
-  for (const [, qs] of [...byDb].sort(([a], [b]) => a.localeCompare(b))) {
-    // Distinct question texts are the unit drawn (Fisher–Yates with the seed).
-    const texts = [...new Set(qs.map((q) => q.question.trim()))];
-    for (let i = texts.length - 1; i > 0; i--) {
-      const j = Math.floor(rand() * (i + 1));
-      [texts[i], texts[j]] = [texts[j], texts[i]];
-    }
-    const cut = Math.round(texts.length * share);
-    // --swap: the other half are the guides (the protocol's "both ways").
-    const drawn = new Set(values.swap ? texts.slice(cut) : texts.slice(0, cut));
-    for (const t of texts) if (!sideOf.has(t)) sideOf.set(t, drawn.has(t) ? "guide" : "asked");
-    for (const q of qs) (sideOf.get(q.question.trim()) === "guide" ? guides : asked).push(q);
-  }
-  const write = (file: string, data: unknown) => {
-    mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    writeFileSync(path.resolve(file), `${JSON.stringify(data, null, 2)}\n`);
+  const keep = <T>(items: T[], dbOf: (t: T) => string, suite: string) => {
+    const kept = wanted ? items.filter((t) => wanted.has(dbOf(t))) : items;
+    if (wanted)
+      for (const db of wanted) if (!items.some((t) => dbOf(t) === db)) throw new Error(`${suite} dev has no questions on "${db}".`);
+    return kept;
   };
-  write(
-    values["guides-out"],
-    guides.map((q) => ({ db_id: q.db_id, question: q.question, query: q.query })),
-  );
-  write(
-    values["asked-out"],
-    asked.map((q) => ({ db_id: q.db_id, question: q.question, query: q.query })),
-  );
+  const write = (file: string, text: string) => {
+    mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    writeFileSync(path.resolve(file), text);
+  };
+  const datasetsDir = catalogDeps().datasetsDir;
+  let summary: { databases: number; guides: number; asked: number };
+  if (values.suite === "spider") {
+    const items = keep(readSpiderDev(datasetsDir), (q) => q.db_id, "Spider");
+    const { guides, asked, databases } = fewShotSplit(
+      items,
+      (q) => q.db_id,
+      (q) => q.question,
+      opts,
+    );
+    const asJson = (qs: typeof items) =>
+      `${JSON.stringify(
+        qs.map((q) => ({ db_id: q.db_id, question: q.question, query: q.query })),
+        null,
+        2,
+      )}\n`;
+    write(values["guides-out"], asJson(guides));
+    write(values["asked-out"], asJson(asked));
+    summary = { databases, guides: guides.length, asked: asked.length };
+  } else if (values.suite === "text2cypher") {
+    const graphOf = (q: { tags?: string[] }) => q.tags?.find((t) => t.startsWith("db:"))?.slice(3) ?? "";
+    const items = keep(text2cypherQuestions(datasetsDir), graphOf, "Text2Cypher");
+    const cypherOf = (q: (typeof items)[number]) => (q.gold.type === "query" ? q.gold.text : "");
+    const { guides, asked, databases } = fewShotSplit(items, graphOf, (q) => q.question, opts);
+    write(
+      values["guides-out"],
+      `${JSON.stringify(
+        guides.map((q) => ({ kb: BENCHMARK_NAMES.neo4j, question: q.question, query: cypherOf(q) })),
+        null,
+        2,
+      )}\n`,
+    );
+    const typeOf = (q: { tags?: string[] }) => q.tags?.find((t) => t.startsWith("type:"))?.slice(5) ?? "";
+    write(
+      values["asked-out"],
+      toCsv(
+        ["question", "cypher", "database", "type"],
+        asked.map((q) => ({ question: q.question, cypher: cypherOf(q), database: graphOf(q), type: typeOf(q) })),
+      ),
+    );
+    summary = { databases, guides: guides.length, asked: asked.length };
+  } else {
+    throw new Error(`--suite must be spider or text2cypher, not "${values.suite}".`);
+  }
   console.log(
-    `${byDb.size} databases: ${guides.length} guides → ${values["guides-out"]}, ${asked.length} asked → ${values["asked-out"]} (seed ${seed}).`,
+    `${summary.databases} databases: ${summary.guides} guides → ${values["guides-out"]}, ${summary.asked} asked → ${values["asked-out"]} (seed ${opts.seed}${opts.swap ? ", swapped" : ""}).`,
   );
 });
