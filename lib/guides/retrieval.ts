@@ -21,7 +21,7 @@ const GUIDE_INCLUDE = {
  */
 async function guideSimilarities(question: string, guideQuestions: string[], semantic: GuideSemantics | null): Promise<number[]> {
   const index = new Bm25Index(guideQuestions);
-  const lexical = index.scores(question).map((s, i) => (s <= 0 ? 0 : Math.min(1, s / (index.scores(guideQuestions[i])[i] || 1))));
+  const lexical = index.scores(question).map((s, i) => (s <= 0 ? 0 : Math.min(1, s / (index.selfScore(i) || 1))));
   if (!semantic) return lexical;
   try {
     const [[q], known] = await Promise.all([semantic.embedder.embed([question], "query"), catalogVectors(semantic.texts, guideQuestions)]);

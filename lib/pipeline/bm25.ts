@@ -64,6 +64,19 @@ export class Bm25Index {
     });
   }
 
+  /**
+   * A document's score for its own text as the query: the highest a query made of its words can reach,
+   * which relative scores divide by. Equal to `scores(text)[i]`, without scoring every other document.
+   */
+  selfScore(docIndex: number): number {
+    const tf = this.docs[docIndex];
+    if (!tf) return 0;
+    const norm = this.k1 * (1 - this.b + (this.b * this.lengths[docIndex]) / (this.avgdl || 1));
+    let s = 0;
+    for (const [t, f] of tf) s += this.idf(t) * ((f * (this.k1 + 1)) / (f + norm));
+    return s;
+  }
+
   /** The query terms a document matched (for "why was this selected" reasons). */
   matchedTerms(query: string, docIndex: number): string[] {
     const tf = this.docs[docIndex];
