@@ -5,6 +5,7 @@
 //     engines' NDCG@10 / Recall@100 on the training claims; the cluster is SEARCH_URL, or with --opensearch-harness
 //     a throw-away test node (Java 17 + Maven, tests/support/opensearch). With --models on, both collections are
 //     also embedded (all-MiniLM-L6-v2 int8 from MODELS_DIR) and hybrid search is measured the same way.
+//   guides: what 1,000 registered extraction guides cost an ask (scripts/bench-guides.ts).
 //   pipeline: scripts/bench-pipeline.ts; models: scripts/bench-models.ts; audit: what the audit record costs a question (scripts/bench-audit.ts).
 //   uploads: main-thread timer lateness while the hostile uploads of issue 31 are read (scripts/bench-hostile-uploads.ts).
 //   attack: the attack corpus in a loop against the running app while /api/health is polled (scripts/bench-attack.ts).
@@ -266,6 +267,11 @@ if (phaseIdx >= 0) {
     await benchPipeline(args.slice(1));
     process.exit(0);
   }
+  if (suite === "guides") {
+    const { benchGuides } = await import("./bench-guides");
+    await benchGuides(args.slice(1));
+    process.exit(0);
+  }
   if (suite === "audit") {
     const { benchAudit } = await import("./bench-audit");
     await benchAudit(args.slice(1));
@@ -296,7 +302,7 @@ if (phaseIdx >= 0) {
   }
   if (suite !== "sources") {
     console.error(
-      "Usage: npm run bench -- sources [--engine sqlite|opensearch] [--opensearch-harness] [--models on] | pipeline [--questions N] [--data-dir DIR] [--models on|off] | models [--runs N] [--threads N] [--data-dir DIR] | attack [--seconds N] [--attackers N] [--base-url URL --pid PID] | uploads [--parsers PATH] [--limit S] | instances [--questions N] [--clients N] [--documents N] [--models on] | audit [--questions N] | api [--rounds N]",
+      "Usage: npm run bench -- sources [--engine sqlite|opensearch] [--opensearch-harness] [--models on] | pipeline [--questions N] [--data-dir DIR] [--models on|off] | models [--runs N] [--threads N] [--data-dir DIR] | attack [--seconds N] [--attackers N] [--base-url URL --pid PID] | uploads [--parsers PATH] [--limit S] | instances [--questions N] [--clients N] [--documents N] [--models on] | audit [--questions N] | api [--rounds N] | guides [--guides N] [--questions M] [--data-dir DIR] [--models on|off]",
     );
     process.exit(2);
   }
