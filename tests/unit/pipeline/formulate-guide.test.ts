@@ -3,6 +3,7 @@ import { checkSparqlSafety } from "@/lib/backends/sparql";
 import { checkSqlSafety } from "@/lib/backends/sql";
 import type { NativeQuery } from "@/lib/backends/types";
 import { adaptGuide, type FormulateGuide, guideQueries } from "@/lib/pipeline/stages/formulate/classical";
+import { analyzeConstructs } from "@/lib/pipeline/stages/understand/constructs";
 import { candidate, EX, intent, link, mention, PRODUCTS_RDF, SHOP } from "./formulate-fixtures";
 
 const SQL_KB = "kb-singers";
@@ -173,6 +174,25 @@ describe("a matching guide is a template", () => {
     const adapted = adaptGuide(g, intent("Which 5 staff were paid most in 2019?"), candidate(PAY_KB, "SQL"));
     expect(adapted?.query.text).toBe("SELECT full_name FROM staff WHERE strftime('%Y', paid_on) = '2019' ORDER BY pay DESC LIMIT 5");
     expect(adapted?.matches).toBe(true);
+  });
+
+  it("gives a guide's LIMIT the question's row limit and its comparison the other number, in Cypher too", () => {
+    const g: FormulateGuide = {
+      guideId: "g-cy-limit",
+      question: "List the first 3 products with a unit price less than 5.",
+      score: 0.7,
+      kbId: "kb-shop-graph",
+      query: { language: "cypher", text: "MATCH (p:Product) WHERE p.unitPrice < 5 RETURN p.productName LIMIT 3" },
+    };
+    const read = (q: string) => intent(q, { constructs: analyzeConstructs(q) });
+    // The question's numbers come in the guide's order and in the other order: each goes to its own slot.
+    expect(
+      adaptGuide(g, read("List the first 5 products with a unit price less than 3."), candidate("kb-shop-graph", "CYPHER"))?.query.text,
+    ).toBe("MATCH (p:Product) WHERE p.unitPrice < 3 RETURN p.productName LIMIT 5");
+    expect(
+      adaptGuide(g, read("List products with a unit price less than 4, the first 2 of them."), candidate("kb-shop-graph", "CYPHER"))?.query
+        .text,
+    ).toBe("MATCH (p:Product) WHERE p.unitPrice < 4 RETURN p.productName LIMIT 2");
   });
 
   it("reads literals by the engine's rules: quotes inside identifiers and comments are not slots", () => {

@@ -75,6 +75,8 @@ interface Replacement {
   mention: string;
   /** SQL column / RDF predicate the value belongs to, when the link says. */
   column?: string;
+  /** The question's row limit ("the first 5", "top five": understand's constructs.limit): a guide's LIMIT takes it first. */
+  rowLimit?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -136,7 +138,7 @@ function numbersOutside(text: string, covered: [number, number][], identifiers: 
   for (let m = NUMBER.exec(text); m; m = NUMBER.exec(text)) {
     const at = m.index;
     if (blocked.some(([a, b]) => at >= a && at < b)) continue;
-    // LIMIT/OFFSET counts are the query's shape, unless the question states them (SQL slots, above).
+    // LIMIT/OFFSET/SKIP counts are the query's shape, unless the guide's question states them (mentionedAt).
     const limit = /\b(?:LIMIT|OFFSET|SKIP|TOP)\s*$/i.test(text.slice(Math.max(0, at - 8), at));
     if (limit && !limits) continue;
     out.push({ kind: "number", value: m[0], start: at, end: at + m[0].length, ...(limit ? { limit: true } : {}) });
@@ -171,7 +173,7 @@ function sparqlLiterals(text: string): Literal[] {
     if (ns === undefined || at < bodyStart || covered.some(([a, b]) => at >= a && at < b)) continue;
     out.push({ kind: "iri", value: `${ns}${m[2]}`, start: at, end: at + m[0].length });
   }
-  out.push(...numbersOutside(text, covered, /\?[\w]+/g).filter((n) => n.start >= bodyStart));
+  out.push(...numbersOutside(text, covered, /\?[\w]+/g, true).filter((n) => n.start >= bodyStart));
   return out.sort((a, b) => a.start - b.start);
 }
 
@@ -184,7 +186,7 @@ function cypherLiterals(query: NativeQuery): Literal[] {
     covered.push([m.index, m.index + m[0].length]);
     out.push({ kind: "string", value: (m[1] ?? m[2] ?? "").replace(/\\(.)/g, "$1"), start: m.index, end: m.index + m[0].length });
   }
-  out.push(...numbersOutside(text, covered, /`(?:[^`]|``)*`/g));
+  out.push(...numbersOutside(text, covered, /`(?:[^`]|``)*`/g, true));
   for (const [name, value] of Object.entries(query.params ?? {})) {
     if (typeof value === "string") out.push({ kind: "string", value, start: -1, end: -1, param: name });
   }
@@ -268,9 +270,17 @@ function replacementsFor(intent: Intent, kbId: string, language: NativeQuery["la
     }
   }
   const mentioned = new Set(ordered.map((e) => normalizeLabel(e.mention)));
+  // The numbers the question states in digits, in its order. The one that is its row limit (understand's
+  // constructs.limit: "the first 5") is marked, so that a guide's LIMIT and its other numbers each take
+  // their own ("the first 3 … under 5" never swaps the two).
+  const numbers: Replacement[] = [];
   for (const m of intent.completed.matchAll(/\b\d+(?:\.\d+)?\b/g)) {
-    if (![...mentioned].some((x) => x.split(" ").includes(m[0]))) out.push({ kind: "number", value: m[0], mention: m[0] });
+    if (![...mentioned].some((x) => x.split(" ").includes(m[0]))) numbers.push({ kind: "number", value: m[0], mention: m[0] });
   }
+  const limit = intent.constructs?.limit;
+  const stated = limit ? numbers.find((n) => n.value === String(limit)) : undefined;
+  if (stated) stated.rowLimit = true;
+  out.push(...numbers);
   return out;
 }
 
@@ -427,8 +437,14 @@ export function adaptGuide(
   const byValue = new Map<string, Replacement>();
   const pairs: { literal: Literal; replacement: Replacement }[] = [];
   for (const { literal } of literals) {
-    const key = `${literal.kind}\u0000${literal.value}`;
-    const candidates = pool.filter((r) => !used.has(r) && fits(literal, r));
+    // A LIMIT and a comparison that happen to hold the same number are two slots, not one entity.
+    const key = `${literal.kind}\u0000${literal.limit ? "limit" : ""}\u0000${literal.value}`;
+    // A LIMIT takes the question's row limit first; any other number takes the question's other numbers first.
+    const candidates = pool
+      .filter((r) => !used.has(r) && fits(literal, r))
+      .sort(
+        (a, b) => Number((b.rowLimit ?? false) === (literal.limit ?? false)) - Number((a.rowLimit ?? false) === (literal.limit ?? false)),
+      );
     const match =
       byValue.get(key) ??
       candidates.find((r) => literal.column !== undefined && r.column !== undefined && sameColumn(r.column, literal.column)) ??
