@@ -18,11 +18,7 @@ import { buildIfNeeded } from "./build-if-needed";
 import pg from "pg";
 import { type Neo4jServer, startNeo4j } from "../tests/support/services/neo4j";
 import { type PostgresServer, startPostgres } from "../tests/support/services/postgres";
-
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
+import { percentile } from "./bench-stats";
 
 interface Args {
   seconds: number;

@@ -12,6 +12,7 @@ import { openAndBootstrap } from "../lib/db/bootstrap";
 import { seedDemoCatalogOnce } from "../lib/demo/seed-catalog";
 import { loadEnv } from "../lib/env";
 import { runPipeline } from "../lib/runs/run-pipeline";
+import { percentile } from "./bench-stats";
 
 const QUESTIONS = [
   "How many orders were returned?",
@@ -20,12 +21,9 @@ const QUESTIONS = [
   "How many customers are there?",
 ];
 
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
 const fmt = (ms: number[]) => {
   const s = [...ms].sort((a, b) => a - b);
-  return `p50 ${pct(s, 50).toFixed(2)} ms, p95 ${pct(s, 95).toFixed(2)} ms (n=${s.length})`;
+  return `p50 ${percentile(s, 50).toFixed(2)} ms, p95 ${percentile(s, 95).toFixed(2)} ms (n=${s.length})`;
 };
 
 export async function benchAudit(args: string[]): Promise<void> {

@@ -22,22 +22,7 @@ import { mulberry32 } from "../lib/random";
 import { textEmbeddings } from "../lib/models/text-embeddings";
 import { runPipeline } from "../lib/runs/run-pipeline";
 import { embedCollectionsNow } from "../lib/server/embed-now";
-
-function flag(args: string[], name: string): string | undefined {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-}
-
-function pct(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
-function spread<T>(items: T[], n: number): T[] {
-  if (items.length <= n) return items;
-  const step = items.length / n;
-  return Array.from({ length: n }, (_, i) => items[Math.floor(i * step)]);
-}
+import { flag, percentile, spread } from "./bench-stats";
 
 const load = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 
@@ -84,7 +69,7 @@ export async function benchGuides(args: string[]) {
       }
       const t = totals.sort((a, b) => a - b);
       const g = lookups.sort((a, b) => a - b);
-      const row = { label, p50: pct(t, 50), p95: pct(t, 95), lookupP50: pct(g, 50), lookupP95: pct(g, 95) };
+      const row = { label, p50: percentile(t, 50), p95: percentile(t, 95), lookupP50: percentile(g, 50), lookupP95: percentile(g, 95) };
       console.log(
         `${label.padEnd(28)} ask p50 ${String(Math.round(row.p50)).padStart(5)} ms  p95 ${String(Math.round(row.p95)).padStart(5)} ms` +
           `   guide lookup p50 ${row.lookupP50.toFixed(1)} ms  p95 ${row.lookupP95.toFixed(1)} ms` +

@@ -16,6 +16,7 @@ import { AppClient } from "../tests/support/app-client";
 import type { AppServer } from "../tests/support/app-server";
 import { type SharedServices, startInstance, startSharedServices } from "../tests/support/instances";
 import { buildIfNeeded } from "./build-if-needed";
+import { percentile } from "./bench-stats";
 
 const args = process.argv.slice(2);
 const argOf = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -23,11 +24,6 @@ const QUESTIONS = Number(argOf("--questions") ?? 200);
 const CLIENTS = Number(argOf("--clients") ?? 10);
 const MODELS = argOf("--models") === "on";
 const DOCUMENTS = Number(argOf("--documents") ?? 500);
-
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
 
 /** The first N training claims, and the abstracts they cite with others up to `documents`, as upload files. */
 function scifactSample(datasets: string, n: number, documents: number): { claims: string[]; files: { name: string; bytes: Buffer }[] } {

@@ -30,16 +30,12 @@ import { LocalModelRuntime } from "../lib/models/local-runtime";
 import type { Precision } from "../lib/models/specs";
 import { cosine } from "../lib/pipeline/scorers/dense";
 import { UNRELATED_COSINE } from "../lib/pipeline/stages/select/semantic";
+import { flag } from "./bench-stats";
 
 const env = loadEnv();
 const datasets = path.resolve(env.DATASETS_DIR);
 const modelsDir = path.resolve(env.MODELS_DIR);
 const PASSAGES = 512;
-
-function flag(args: string[], name: string): string | undefined {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-}
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -15,23 +15,7 @@ import { loadEnv } from "../lib/env";
 import { runPipeline } from "../lib/runs/run-pipeline";
 import { getSecrets } from "../lib/local-secrets";
 import { NO_MODELS, resolveModels, shutdownModels } from "../lib/models/runtime";
-
-function flag(args: string[], name: string): string | undefined {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-}
-
-function pct(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
-/** Deterministic sample: every k-th item, so runs are comparable. */
-function spread<T>(items: T[], n: number): T[] {
-  if (items.length <= n) return items;
-  const step = items.length / n;
-  return Array.from({ length: n }, (_, i) => items[Math.floor(i * step)]);
-}
+import { flag, percentile, spread } from "./bench-stats";
 
 export async function benchPipeline(args: string[]) {
   const env = loadEnv();
@@ -91,13 +75,15 @@ export async function benchPipeline(args: string[]) {
     }
     const rows = [...perStage.entries()].map(([stage, ms]) => {
       const s = [...ms].sort((a, b) => a - b);
-      return { stage, p50: pct(s, 50), p95: pct(s, 95) };
+      return { stage, p50: percentile(s, 50), p95: percentile(s, 95) };
     });
     const t = [...totals].sort((a, b) => a - b);
     console.log("stage              p50 ms   p95 ms");
     for (const r of rows)
       console.log(`${r.stage.padEnd(18)} ${String(Math.round(r.p50)).padStart(6)}   ${String(Math.round(r.p95)).padStart(6)}`);
-    console.log(`${"end to end".padEnd(18)} ${String(Math.round(pct(t, 50))).padStart(6)}   ${String(Math.round(pct(t, 95))).padStart(6)}`);
+    console.log(
+      `${"end to end".padEnd(18)} ${String(Math.round(percentile(t, 50))).padStart(6)}   ${String(Math.round(percentile(t, 95))).padStart(6)}`,
+    );
     console.log(
       `\n${questions.length} questions, ${answered} answered, ${questions.length - answered} refrained; peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
     );

@@ -27,14 +27,9 @@ import { scifactQuestions } from "../lib/eval/suites/scifact";
 import { createSqlBackend } from "../lib/backends/sql";
 import type { BackendContext } from "../lib/backends/types";
 import { loadEnv } from "../lib/env";
+import { percentile } from "./bench-stats";
 
 const datasets = path.resolve(loadEnv().DATASETS_DIR);
-
-export function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[idx];
-}
 
 function summary(ms: number[]) {
   const s = [...ms].sort((a, b) => a - b);
