@@ -176,7 +176,7 @@ describe("a matching guide is a template", () => {
     expect(adapted?.matches).toBe(true);
   });
 
-  it("gives a guide's LIMIT the question's row limit and its comparison the other number, in Cypher too", () => {
+  it("gives a guide's comparison the question's other number, not its row limit ('the first 5 … under 3')", () => {
     const g: FormulateGuide = {
       guideId: "g-cy-limit",
       question: "List the first 3 products with a unit price less than 5.",
@@ -185,14 +185,24 @@ describe("a matching guide is a template", () => {
       query: { language: "cypher", text: "MATCH (p:Product) WHERE p.unitPrice < 5 RETURN p.productName LIMIT 3" },
     };
     const read = (q: string) => intent(q, { constructs: analyzeConstructs(q) });
-    // The question's numbers come in the guide's order and in the other order: each goes to its own slot.
+    // Cypher's LIMIT is the guide's shape (not a slot): only the comparison takes a number, never the row limit.
     expect(
-      adaptGuide(g, read("List the first 5 products with a unit price less than 3."), candidate("kb-shop-graph", "CYPHER"))?.query.text,
-    ).toBe("MATCH (p:Product) WHERE p.unitPrice < 3 RETURN p.productName LIMIT 5");
+      adaptGuide(g, read("List the first 3 products with a unit price less than 8."), candidate("kb-shop-graph", "CYPHER"))?.query.text,
+    ).toBe("MATCH (p:Product) WHERE p.unitPrice < 8 RETURN p.productName LIMIT 3");
     expect(
-      adaptGuide(g, read("List products with a unit price less than 4, the first 2 of them."), candidate("kb-shop-graph", "CYPHER"))?.query
-        .text,
-    ).toBe("MATCH (p:Product) WHERE p.unitPrice < 4 RETURN p.productName LIMIT 2");
+      adaptGuide(g, read("List the first 4 products with a unit price less than 5."), candidate("kb-shop-graph", "CYPHER"))?.query.text,
+    ).toBe("MATCH (p:Product) WHERE p.unitPrice < 5 RETURN p.productName LIMIT 3");
+  });
+
+  it("gives a SQL guide's LIMIT the question's row limit and its comparison the other number, in either order", () => {
+    const g = sqlGuide("List the first 3 singers older than 40.", "SELECT Name FROM singer WHERE Age > 40 ORDER BY Name LIMIT 3");
+    const read = (q: string) => intent(q, { constructs: analyzeConstructs(q) });
+    expect(adaptGuide(g, read("List the first 5 singers older than 30."), candidate(SQL_KB, "SQL"))?.query.text).toBe(
+      "SELECT Name FROM singer WHERE Age > 30 ORDER BY Name LIMIT 5",
+    );
+    expect(adaptGuide(g, read("List singers older than 30, the first 5 of them."), candidate(SQL_KB, "SQL"))?.query.text).toBe(
+      "SELECT Name FROM singer WHERE Age > 30 ORDER BY Name LIMIT 5",
+    );
   });
 
   it("reads literals by the engine's rules: quotes inside identifiers and comments are not slots", () => {

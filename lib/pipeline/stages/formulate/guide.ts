@@ -138,7 +138,9 @@ function numbersOutside(text: string, covered: [number, number][], identifiers: 
   for (let m = NUMBER.exec(text); m; m = NUMBER.exec(text)) {
     const at = m.index;
     if (blocked.some(([a, b]) => at >= a && at < b)) continue;
-    // LIMIT/OFFSET/SKIP counts are the query's shape, unless the guide's question states them (mentionedAt).
+    // LIMIT/OFFSET counts are the query's shape, unless the question states them (SQL slots, above). Not in
+    // Cypher or SPARQL: measured on Text2Cypher's few-shot split, a LIMIT slot let guides that differ in a
+    // condition match ("the top 5 discontinued products" took a guide without "discontinued"), 37.9 → 36.0.
     const limit = /\b(?:LIMIT|OFFSET|SKIP|TOP)\s*$/i.test(text.slice(Math.max(0, at - 8), at));
     if (limit && !limits) continue;
     out.push({ kind: "number", value: m[0], start: at, end: at + m[0].length, ...(limit ? { limit: true } : {}) });
@@ -173,7 +175,7 @@ function sparqlLiterals(text: string): Literal[] {
     if (ns === undefined || at < bodyStart || covered.some(([a, b]) => at >= a && at < b)) continue;
     out.push({ kind: "iri", value: `${ns}${m[2]}`, start: at, end: at + m[0].length });
   }
-  out.push(...numbersOutside(text, covered, /\?[\w]+/g, true).filter((n) => n.start >= bodyStart));
+  out.push(...numbersOutside(text, covered, /\?[\w]+/g).filter((n) => n.start >= bodyStart));
   return out.sort((a, b) => a.start - b.start);
 }
 
@@ -186,7 +188,7 @@ function cypherLiterals(query: NativeQuery): Literal[] {
     covered.push([m.index, m.index + m[0].length]);
     out.push({ kind: "string", value: (m[1] ?? m[2] ?? "").replace(/\\(.)/g, "$1"), start: m.index, end: m.index + m[0].length });
   }
-  out.push(...numbersOutside(text, covered, /`(?:[^`]|``)*`/g, true));
+  out.push(...numbersOutside(text, covered, /`(?:[^`]|``)*`/g));
   for (const [name, value] of Object.entries(query.params ?? {})) {
     if (typeof value === "string") out.push({ kind: "string", value, start: -1, end: -1, param: name });
   }
