@@ -351,6 +351,23 @@ describe("SPARQL answer queries: the same plan over the classes as tables", () =
     );
   });
 
+  it("never binds a projected name the pattern already uses (SPARQL forbids (?x AS ?x)): an entity asked for is its own variable", () => {
+    // Friendships have no name, label or named neighbour: the answer is the resource itself, whose variable is named after its class.
+    const friends: Extract<KbStructure, { kind: "rdf" }> = {
+      kind: "rdf",
+      prefixes: { cs: BASE },
+      classes: [{ iri: `${BASE}Friend`, label: "Friend", instances: 4 }],
+      predicates: [
+        { iri: `${BASE}Friend#since`, label: "since", count: 4, domains: [`${BASE}Friend`], ranges: [`${XSD}integer`], literal: true },
+      ],
+      labelPredicates: [],
+    };
+    const { queries } = formulateSparql(intent("List all friends."), candidate(RDF, "SPARQL"), friends, noAdjustments(), 3, 0);
+    const text = answerOf(queries).query.text.replace(/\s+/g, " ");
+    expect(text).toMatch(/SELECT (DISTINCT )?\?Friend WHERE/);
+    expect(text).not.toMatch(/\((\?\w+) AS \1\)/);
+  });
+
   it("a property the answers lack is an optional triple that finds no value", () => {
     const text = sparql(intent("Which singers do not have a country?"));
     expect(text).toMatch(/OPTIONAL \{ \?singer <[^>]+singer#Country> \?singer_Country \. \}/);

@@ -239,7 +239,8 @@ function selectOf(scope: Scope, p: SqlPicks): { text: string; tables: string[]; 
   const usable = (c: ColumnFacts) => inQuery.has(c.table);
   const groupedColumns = p.groupBy.filter(usable);
   for (const g of groupedColumns) columnVar(scope, g, true);
-  const items: string[] = [];
+  // Projected expressions and their output names; written once the pattern is known (see below).
+  const items: { expr: string; name: string }[] = [];
   const names: string[] = [];
   const keys: number[] = [];
   const measures: number[] = [];
@@ -257,13 +258,13 @@ function selectOf(scope: Scope, p: SqlPicks): { text: string; tables: string[]; 
       const v = columnVar(scope, item.column, groupedColumns.includes(item.column));
       if (groupedColumns.includes(item.column)) keys.push(items.length);
       const n = name(item.column.name === VIEW_ID ? item.column.table : item.column.name);
-      items.push(`(${v} AS ?${n})`);
+      items.push({ expr: v, name: n });
       names.push(n);
     } else {
       if (item.aggregate.column && !usable(item.aggregate.column)) continue;
       measures.push(items.length);
       const n = name(aggregateAlias(item.aggregate));
-      items.push(`(${aggregateExpr(scope, item.aggregate, multi)} AS ?${n})`);
+      items.push({ expr: aggregateExpr(scope, item.aggregate, multi), name: n });
       names.push(n);
     }
   }
@@ -285,9 +286,26 @@ function selectOf(scope: Scope, p: SqlPicks): { text: string; tables: string[]; 
     filters.push(`FILTER(${orderExpr} = ${extreme})`);
   }
   const where = [...scope.required, ...scope.optional.map((t) => `OPTIONAL { ${t} }`), ...filters].join("\n  ");
+  // SPARQL forbids "(expr AS ?x)" when ?x is bound in the pattern (an entity's variable is named after its
+  // table, and so is its output column): the variable itself is projected then, and an expression whose
+  // name is taken gets another.
+  const inPattern = new Set([...where.matchAll(/\?([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]));
+  const projected = items.map(({ expr, name: n }, i) => {
+    if (!inPattern.has(n)) return `(${expr} AS ?${n})`;
+    if (expr === `?${n}`) return expr;
+    let other = `${n}_value`;
+    for (let k = 2; inPattern.has(other) || taken.has(other); k++) other = `${n}_value_${k}`;
+    taken.add(other);
+    names[i] = other;
+    return `(${expr} AS ?${other})`;
+  });
   const shownAggregates = selectAggregates(p).filter((a) => !a.column || usable(a.column));
   const groupedQuery = groupedColumns.length > 0 && (p.aggregates.length > 0 || p.having.length > 0 || shownAggregates.length > 0);
-  const lines = [`SELECT ${p.select ? (p.distinct ? "DISTINCT " : "") : "DISTINCT "}${items.join(" ") || "*"} WHERE {`, `  ${where}`, "}"];
+  const lines = [
+    `SELECT ${p.select ? (p.distinct ? "DISTINCT " : "") : "DISTINCT "}${projected.join(" ") || "*"} WHERE {`,
+    `  ${where}`,
+    "}",
+  ];
   if (groupedQuery) lines.push(`GROUP BY ${groupedColumns.map((c) => columnVar(scope, c, true)).join(" ")}`);
   if (groupedQuery && p.having.length > 0)
     lines.push(`HAVING (${p.having.map((h) => `${aggregateExpr(scope, h.aggregate, multi)} ${h.op} ${h.value}`).join(" && ")})`);
