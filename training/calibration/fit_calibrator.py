@@ -5,6 +5,8 @@ probability that its answer is right, on evaluation runs of TRAINING questions o
     python3 fit_calibrator.py extract --report REPORT.json --out data/NAME.json   # features + labels of a report
     python3 fit_calibrator.py fit --train data/spider-train-300.json [--train …] \
         --dev data/spider-dev-40.json [--dev …] --out ../../lib/data/answer-calibrator.json
+    python3 fit_calibrator.py fit --kind graph --train data/text2cypher-dev-half-a.json … --out /tmp/graph.json
+        # one kind of source only; for graphs (no training split) an analysis on dev runs, judged by its held-out folds
 
 `extract` keeps what fitting needs from an `npm run eval -- … --json` report: per judged question its id,
 database (the group for cross-validation), features and whether the answer was right. `fit` chooses the
@@ -139,10 +141,16 @@ def canonical(model):
                       ",".join(f"{w:.6f}" for w in model["weights"]), f"{model['bias']:.6f}"])
 
 
-def fit(train_paths, dev_paths, out_path, names):
+def fit(train_paths, dev_paths, out_path, names, kind=None):
     rows, sources = load(train_paths)
+    if kind:
+        # One kind of source (graphs: no training split exists, so the rows come from dev splits and only
+        # the cross-validated figures, folds grouped by graph or database, say how it does on unseen data).
+        rows = [r for r in rows if kind_of(r["features"]) == kind]
     X, y = matrix(rows, names)
     folds = np.array([fold_of(r["group"]) for r in rows])
+    if len(set(folds.tolist())) < 2:
+        sys.exit("Cross-validation needs rows from groups in at least two folds (more databases or graphs).")
     cv = {}
     for lam in LAMBDAS:
         p = np.zeros(len(y))
@@ -169,7 +177,7 @@ def fit(train_paths, dev_paths, out_path, names):
     artefact = {
         "model": model,
         "sha256": hashlib.sha256(canonical(model).encode()).hexdigest(),
-        "training": {"files": sources, "lambda": best, "crossValidation": cv,
+        "training": {"files": sources, **({"kind": kind, "rows": len(rows)} if kind else {}), "lambda": best, "crossValidation": cv,
                      "rawOnTraining": measures(X[:, raw_i], y)},
         "dev": dev,
     }
@@ -194,6 +202,7 @@ def main():
     f.add_argument("--dev", action="append", default=[])
     f.add_argument("--out", required=True)
     f.add_argument("--features", default="../../lib/pipeline/calibration/features.ts")
+    f.add_argument("--kind", choices=["sql", "documents", "graph"], help="fit on the rows answered from this kind of source only")
     a = ap.parse_args()
     if a.cmd == "questions":
         usable_questions(a.out, a.datasets)
@@ -205,7 +214,7 @@ def main():
     src = open(a.features).read()
     block = src[src.index("FEATURE_NAMES = [") : src.index("] as const")]
     names = [line.strip().strip('",') for line in block.splitlines()[1:] if line.strip().startswith('"')]
-    fit(a.train, a.dev, a.out, names)
+    fit(a.train, a.dev, a.out, names, a.kind)
 
 
 if __name__ == "__main__":
