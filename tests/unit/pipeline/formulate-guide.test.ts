@@ -3,7 +3,6 @@ import { checkSparqlSafety } from "@/lib/backends/sparql";
 import { checkSqlSafety } from "@/lib/backends/sql";
 import type { NativeQuery } from "@/lib/backends/types";
 import { adaptGuide, type FormulateGuide, guideQueries } from "@/lib/pipeline/stages/formulate/classical";
-import { analyzeConstructs } from "@/lib/pipeline/stages/understand/constructs";
 import { candidate, EX, intent, link, mention, PRODUCTS_RDF, SHOP } from "./formulate-fixtures";
 
 const SQL_KB = "kb-singers";
@@ -174,35 +173,6 @@ describe("a matching guide is a template", () => {
     const adapted = adaptGuide(g, intent("Which 5 staff were paid most in 2019?"), candidate(PAY_KB, "SQL"));
     expect(adapted?.query.text).toBe("SELECT full_name FROM staff WHERE strftime('%Y', paid_on) = '2019' ORDER BY pay DESC LIMIT 5");
     expect(adapted?.matches).toBe(true);
-  });
-
-  it("gives a guide's comparison the question's other number, not its row limit ('the first 5 … under 3')", () => {
-    const g: FormulateGuide = {
-      guideId: "g-cy-limit",
-      question: "List the first 3 products with a unit price less than 5.",
-      score: 0.7,
-      kbId: "kb-shop-graph",
-      query: { language: "cypher", text: "MATCH (p:Product) WHERE p.unitPrice < 5 RETURN p.productName LIMIT 3" },
-    };
-    const read = (q: string) => intent(q, { constructs: analyzeConstructs(q) });
-    // Cypher's LIMIT is the guide's shape (not a slot): only the comparison takes a number, never the row limit.
-    expect(
-      adaptGuide(g, read("List the first 3 products with a unit price less than 8."), candidate("kb-shop-graph", "CYPHER"))?.query.text,
-    ).toBe("MATCH (p:Product) WHERE p.unitPrice < 8 RETURN p.productName LIMIT 3");
-    expect(
-      adaptGuide(g, read("List the first 4 products with a unit price less than 5."), candidate("kb-shop-graph", "CYPHER"))?.query.text,
-    ).toBe("MATCH (p:Product) WHERE p.unitPrice < 5 RETURN p.productName LIMIT 3");
-  });
-
-  it("gives a SQL guide's LIMIT the question's row limit and its comparison the other number, in either order", () => {
-    const g = sqlGuide("List the first 3 singers older than 40.", "SELECT Name FROM singer WHERE Age > 40 ORDER BY Name LIMIT 3");
-    const read = (q: string) => intent(q, { constructs: analyzeConstructs(q) });
-    expect(adaptGuide(g, read("List the first 5 singers older than 30."), candidate(SQL_KB, "SQL"))?.query.text).toBe(
-      "SELECT Name FROM singer WHERE Age > 30 ORDER BY Name LIMIT 5",
-    );
-    expect(adaptGuide(g, read("List singers older than 30, the first 5 of them."), candidate(SQL_KB, "SQL"))?.query.text).toBe(
-      "SELECT Name FROM singer WHERE Age > 30 ORDER BY Name LIMIT 5",
-    );
   });
 
   it("reads literals by the engine's rules: quotes inside identifiers and comments are not slots", () => {

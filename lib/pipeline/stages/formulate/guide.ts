@@ -75,8 +75,6 @@ interface Replacement {
   mention: string;
   /** SQL column / RDF predicate the value belongs to, when the link says. */
   column?: string;
-  /** The question's row limit ("the first 5", "top five": understand's constructs.limit): a guide's LIMIT takes it first. */
-  rowLimit?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -138,9 +136,7 @@ function numbersOutside(text: string, covered: [number, number][], identifiers: 
   for (let m = NUMBER.exec(text); m; m = NUMBER.exec(text)) {
     const at = m.index;
     if (blocked.some(([a, b]) => at >= a && at < b)) continue;
-    // LIMIT/OFFSET counts are the query's shape, unless the question states them (SQL slots, above). Not in
-    // Cypher or SPARQL: measured on Text2Cypher's few-shot split, a LIMIT slot let guides that differ in a
-    // condition match ("the top 5 discontinued products" took a guide without "discontinued"), 37.9 → 36.0.
+    // LIMIT/OFFSET counts are the query's shape, unless the question states them (SQL slots, above).
     const limit = /\b(?:LIMIT|OFFSET|SKIP|TOP)\s*$/i.test(text.slice(Math.max(0, at - 8), at));
     if (limit && !limits) continue;
     out.push({ kind: "number", value: m[0], start: at, end: at + m[0].length, ...(limit ? { limit: true } : {}) });
@@ -272,17 +268,9 @@ function replacementsFor(intent: Intent, kbId: string, language: NativeQuery["la
     }
   }
   const mentioned = new Set(ordered.map((e) => normalizeLabel(e.mention)));
-  // The numbers the question states in digits, in its order. The one that is its row limit (understand's
-  // constructs.limit: "the first 5") is marked, so that a guide's LIMIT and its other numbers each take
-  // their own ("the first 3 … under 5" never swaps the two).
-  const numbers: Replacement[] = [];
   for (const m of intent.completed.matchAll(/\b\d+(?:\.\d+)?\b/g)) {
-    if (![...mentioned].some((x) => x.split(" ").includes(m[0]))) numbers.push({ kind: "number", value: m[0], mention: m[0] });
+    if (![...mentioned].some((x) => x.split(" ").includes(m[0]))) out.push({ kind: "number", value: m[0], mention: m[0] });
   }
-  const limit = intent.constructs?.limit;
-  const stated = limit ? numbers.find((n) => n.value === String(limit)) : undefined;
-  if (stated) stated.rowLimit = true;
-  out.push(...numbers);
   return out;
 }
 
@@ -439,14 +427,8 @@ export function adaptGuide(
   const byValue = new Map<string, Replacement>();
   const pairs: { literal: Literal; replacement: Replacement }[] = [];
   for (const { literal } of literals) {
-    // A LIMIT and a comparison that happen to hold the same number are two slots, not one entity.
-    const key = `${literal.kind}\u0000${literal.limit ? "limit" : ""}\u0000${literal.value}`;
-    // A LIMIT takes the question's row limit first; any other number takes the question's other numbers first.
-    const candidates = pool
-      .filter((r) => !used.has(r) && fits(literal, r))
-      .sort(
-        (a, b) => Number((b.rowLimit ?? false) === (literal.limit ?? false)) - Number((a.rowLimit ?? false) === (literal.limit ?? false)),
-      );
+    const key = `${literal.kind}\u0000${literal.value}`;
+    const candidates = pool.filter((r) => !used.has(r) && fits(literal, r));
     const match =
       byValue.get(key) ??
       candidates.find((r) => literal.column !== undefined && r.column !== undefined && sameColumn(r.column, literal.column)) ??
