@@ -22,7 +22,12 @@ export function fewShotSplit<T>(
   if (!Number.isInteger(opts.seed)) throw new Error("The seed must be a whole number.");
   if (!(opts.share > 0 && opts.share < 1)) throw new Error("The guides' share must be between 0 and 1.");
   const byDb = new Map<string, T[]>();
-  for (const it of items) byDb.set(databaseOf(it), [...(byDb.get(databaseOf(it)) ?? []), it]);
+  for (const it of items) {
+    const db = databaseOf(it);
+    const list = byDb.get(db);
+    if (list) list.push(it);
+    else byDb.set(db, [it]);
+  }
   const guides: T[] = [];
   const asked: T[] = [];
   const rand = mulberry32(opts.seed);

@@ -54,11 +54,10 @@ export class Bm25Index {
     const qterms = [...new Set(terms(query, this.language))];
     return this.docs.map((tf, i) => {
       let s = 0;
-      const norm = this.k1 * (1 - this.b + (this.b * this.lengths[i]) / (this.avgdl || 1));
+      const norm = this.lengthNorm(i);
       for (const q of qterms) {
         const f = tf.get(q);
-        if (!f) continue;
-        s += this.idf(q) * ((f * (this.k1 + 1)) / (f + norm));
+        if (f) s += this.termWeight(q, f, norm);
       }
       return s;
     });
@@ -71,10 +70,20 @@ export class Bm25Index {
   selfScore(docIndex: number): number {
     const tf = this.docs[docIndex];
     if (!tf) return 0;
-    const norm = this.k1 * (1 - this.b + (this.b * this.lengths[docIndex]) / (this.avgdl || 1));
+    const norm = this.lengthNorm(docIndex);
     let s = 0;
-    for (const [t, f] of tf) s += this.idf(t) * ((f * (this.k1 + 1)) / (f + norm));
+    for (const [t, f] of tf) s += this.termWeight(t, f, norm);
     return s;
+  }
+
+  /** BM25's length normalisation of a document (k1 scaled by its length against the average). */
+  private lengthNorm(docIndex: number): number {
+    return this.k1 * (1 - this.b + (this.b * this.lengths[docIndex]) / (this.avgdl || 1));
+  }
+
+  /** One term's share of a document's score: idf times the saturated term frequency. */
+  private termWeight(term: string, f: number, norm: number): number {
+    return this.idf(term) * ((f * (this.k1 + 1)) / (f + norm));
   }
 
   /** The query terms a document matched (for "why was this selected" reasons). */
