@@ -14,7 +14,7 @@ import { closeAllBackends } from "../lib/backends/registry";
 import { openAndBootstrap } from "../lib/db/bootstrap";
 import { loadEnv } from "../lib/env";
 import { evalGuideOwner, registerEvalGuides } from "../lib/eval/guides";
-import { findNearestGuides, guideExamples } from "../lib/guides/retrieval";
+import { runGuideReader } from "../lib/guides/retrieval";
 import { loadBenchmarkCatalog } from "../lib/ingest/benchmarks/load";
 import { getSecrets } from "../lib/local-secrets";
 import { NO_MODELS, resolveModels, shutdownModels } from "../lib/models/runtime";
@@ -48,7 +48,6 @@ export async function benchGuides(args: string[]) {
     const before = await prisma.extractionGuide.count();
     const kbIds = (await prisma.knowledgeBase.findMany({ select: { id: true } })).map((k) => k.id);
     const semantic = models.embedder ? { embedder: models.embedder, texts: textEmbeddings(prisma, models.embedder) } : null;
-    const examples = guideExamples(prisma);
     const dev = JSON.parse(readFileSync(path.join(datasets, "spider", "dev-questions.json"), "utf8")) as { question: string }[];
     const questions = spread(
       dev.map((q) => q.question),
@@ -63,8 +62,9 @@ export async function benchGuides(args: string[]) {
         totals.push(o.totalMs);
         // The lookup the run does first (lib/guides/retrieval.ts), timed alone: nearest guides and their vocabulary.
         const l0 = performance.now();
-        await findNearestGuides(prisma, user, question, kbIds, 3, 0.2, semantic);
-        await examples({ user, kbIds });
+        const guides = runGuideReader(prisma);
+        await guides.nearest({ user, question, kbIds, limit: 3, minScore: 0.2, semantic });
+        await guides.examples({ user, kbIds });
         lookups.push(performance.now() - l0);
       }
       const t = totals.sort((a, b) => a - b);

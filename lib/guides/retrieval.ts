@@ -3,9 +3,11 @@ import type { Prisma, PrismaClient } from "../db/generated/client";
 import { Bm25Index } from "../pipeline/bm25";
 import { parseGuideAction } from "../pipeline/guide-actions";
 import type { GuideExamplesSource, GuideHit, GuideSemantics, GuideSource } from "../pipeline/run/types";
+import type { GuideExample } from "../pipeline/stages/formulate/vocabulary";
 import { cosine } from "../pipeline/scorers/dense";
 import { calibrated, catalogVectors } from "../pipeline/stages/select/semantic";
 import { guideAccessWhere } from "./access";
+import { type RememberedGuide, guideMemory } from "./guide-memory";
 
 const GUIDE_INCLUDE = {
   sources: {
@@ -19,14 +21,26 @@ const GUIDE_INCLUDE = {
  * and with a sentence embedder the calibrated cosine of the two questions (a paraphrase shares few
  * words but says the same); the closer of the two counts.
  */
-async function guideSimilarities(question: string, guideQuestions: string[], semantic: GuideSemantics | null): Promise<number[]> {
-  const index = new Bm25Index(guideQuestions);
+async function guideSimilarities(question: string, guides: RememberedGuide[], semantic: GuideSemantics | null): Promise<number[]> {
+  const index = new Bm25Index(guides.map((g) => g.terms));
   const lexical = index.scores(question).map((s, i) => (s <= 0 ? 0 : Math.min(1, s / (index.selfScore(i) || 1))));
   if (!semantic) return lexical;
   try {
-    const [[q], known] = await Promise.all([semantic.embedder.embed([question], "query"), catalogVectors(semantic.texts, guideQuestions)]);
-    return lexical.map((l, i) => {
+    const model = semantic.embedder.info.id;
+    const unknown = guides.filter((g) => !g.vectors.has(model));
+    const [[q], known] = await Promise.all([
+      semantic.embedder.embed([question], "query"),
+      catalogVectors(
+        semantic.texts,
+        unknown.map((g) => g.question),
+      ),
+    ]);
+    unknown.forEach((g, i) => {
       const v = known.vectors[i];
+      if (v) g.vectors.set(model, v);
+    });
+    return lexical.map((l, i) => {
+      const v = guides[i].vectors.get(model);
       return v ? Math.max(l, calibrated(cosine(q, v))) : l;
     });
   } catch {
@@ -35,31 +49,38 @@ async function guideSimilarities(question: string, guideQuestions: string[], sem
   }
 }
 
+type Visible = (user: AccessSubject, kbIds: string[]) => Promise<RememberedGuide[]>;
+
 /** AU-RAG's Think Tank: the guides whose questions are closest to this one. */
-export async function findNearestGuides(
+async function nearestOf(
   prisma: PrismaClient,
+  visible: Visible,
   user: AccessSubject,
   question: string,
   kbIds: string[],
-  limit = 3,
-  minScore = 0.2,
-  semantic: GuideSemantics | null = null,
+  limit: number,
+  minScore: number,
+  semantic: GuideSemantics | null,
 ): Promise<GuideHit[]> {
-  const guides = await prisma.extractionGuide.findMany({
-    where: { AND: [guideAccessWhere(user), { sources: { some: { kbId: { in: kbIds } } } }] },
-    include: GUIDE_INCLUDE,
-    take: 5000,
-  });
+  const guides = await visible(user, kbIds);
   if (!guides.length) return [];
-  const scores = await guideSimilarities(
-    question,
-    guides.map((g) => g.question),
-    semantic,
-  );
+  const scores = await guideSimilarities(question, guides, semantic);
+  const best = scores
+    .map((score, i) => ({ score, i }))
+    .filter((x) => x.score > 0 && x.score >= minScore)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, limit);
+  if (!best.length) return [];
+  // What the run executes is read fresh, with the access rule again: never a remembered action.
+  const rows = await prisma.extractionGuide.findMany({
+    where: { AND: [guideAccessWhere(user), { id: { in: best.map((b) => guides[b.i].id) } }] },
+    include: GUIDE_INCLUDE,
+  });
+  const byId = new Map(rows.map((g) => [g.id, g]));
   const hits: GuideHit[] = [];
-  scores.forEach((score, i) => {
-    if (score <= 0 || score < minScore) return;
-    const g = guides[i];
+  for (const { score, i } of best) {
+    const g = byId.get(guides[i].id);
+    if (!g) continue; // deleted or no longer shared since the ranking read
     let invalid = 0;
     const actions: GuideHit["actions"] = [];
     for (const src of g.sources) {
@@ -87,32 +108,52 @@ export async function findNearestGuides(
       actions,
       invalidActions: invalid,
     });
-  });
-  return hits.sort((a, b) => b.score - a.score).slice(0, limit);
+  }
+  return hits;
 }
 
-/** Every guide query the user may use on these KBs (the pipeline's GuideExamplesSource: the vocabulary guides teach). */
-export function guideExamples(prisma: PrismaClient): GuideExamplesSource {
-  return async ({ user, kbIds }) => {
-    const guides = await prisma.extractionGuide.findMany({
-      where: { AND: [guideAccessWhere(user), { sources: { some: { kbId: { in: kbIds } } } }] },
-      select: { question: true, sources: { select: { kbId: true, actions: { select: { kind: true, params: true } } } } },
-      take: 5000,
-    });
-    return guides.flatMap((g) =>
-      g.sources.flatMap((s) =>
-        !kbIds.includes(s.kbId)
-          ? []
-          : s.actions.flatMap((a) => {
-              const parsed = parseGuideAction(a.kind, a.params);
-              return parsed?.kind === "NATIVE_QUERY" ? [{ kbId: s.kbId, question: g.question, query: parsed.params.query }] : [];
-            }),
-      ),
-    );
+async function examplesOf(visible: Visible, user: AccessSubject, kbIds: string[]): Promise<GuideExample[]> {
+  const guides = await visible(user, kbIds);
+  return guides.flatMap((g) =>
+    g.queries.filter((q) => kbIds.includes(q.kbId)).map((q) => ({ kbId: q.kbId, question: g.question, query: q.query })),
+  );
+}
+
+/** AU-RAG's Think Tank: the guides whose questions are closest to this one (one read of its own). */
+export function findNearestGuides(
+  prisma: PrismaClient,
+  user: AccessSubject,
+  question: string,
+  kbIds: string[],
+  limit = 3,
+  minScore = 0.2,
+  semantic: GuideSemantics | null = null,
+): Promise<GuideHit[]> {
+  const memory = guideMemory(prisma);
+  return nearestOf(prisma, (u, k) => memory.visible(u, k), user, question, kbIds, limit, minScore, semantic);
+}
+
+/**
+ * What one run reads of the guides: the nearest ones (the pipeline's GuideSource) and every guide query
+ * the user may use on these KBs (its GuideExamplesSource: the vocabulary guides teach). The run asks
+ * both for the same user and KBs, so the guides it may use are read from the database once per run.
+ */
+export function runGuideReader(prisma: PrismaClient): { nearest: GuideSource; examples: GuideExamplesSource } {
+  const memory = guideMemory(prisma);
+  const reads = new Map<string, Promise<RememberedGuide[]>>();
+  const visible: Visible = (user, kbIds) => {
+    const key = JSON.stringify([user.id, user.role, [...user.groupIds].sort(), [...kbIds].sort()]);
+    let read = reads.get(key);
+    if (!read) {
+      read = memory.visible(user, kbIds);
+      reads.set(key, read);
+      // A failed read is not kept: the next caller in the run reads again.
+      read.catch(() => reads.delete(key));
+    }
+    return read;
   };
-}
-
-/** The run's guide source (the pipeline's GuideSource): the nearest guides, read from this database. */
-export function nearestGuides(prisma: PrismaClient): GuideSource {
-  return (q) => findNearestGuides(prisma, q.user, q.question, q.kbIds, q.limit, q.minScore, q.semantic);
+  return {
+    nearest: (q) => nearestOf(prisma, visible, q.user, q.question, q.kbIds, q.limit, q.minScore, q.semantic),
+    examples: ({ user, kbIds }) => examplesOf(visible, user, kbIds),
+  };
 }

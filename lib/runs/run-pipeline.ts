@@ -1,6 +1,6 @@
 import type { CatalogDeps } from "../deps";
 import type { PrismaClient } from "../db/generated/client";
-import { guideExamples, nearestGuides } from "../guides/retrieval";
+import { runGuideReader } from "../guides/retrieval";
 import * as pipeline from "../pipeline/run";
 import type { RunOutcome, RunRequest } from "../pipeline/run/types";
 
@@ -10,5 +10,6 @@ import type { RunOutcome, RunRequest } from "../pipeline/run/types";
  * The pipeline sits below the guide domain, so it takes them as a function rather than reading them.
  */
 export function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: Omit<RunRequest, "guides">): Promise<RunOutcome> {
-  return pipeline.runPipeline(prisma, deps, { ...req, guides: nearestGuides(prisma), guideExamples: guideExamples(prisma) });
+  const guides = runGuideReader(prisma);
+  return pipeline.runPipeline(prisma, deps, { ...req, guides: guides.nearest, guideExamples: guides.examples });
 }
