@@ -29,7 +29,7 @@ async function guideSimilarities(question: string, guides: RememberedGuide[], se
     const model = semantic.embedder.info.id;
     const unknown = guides.filter((g) => !g.vectors.has(model));
     const [[q], known] = await Promise.all([
-      semantic.embedder.embed([question], "query"),
+      semantic.question ? semantic.question.then((v) => [v]) : semantic.embedder.embed([question], "query"),
       catalogVectors(
         semantic.texts,
         unknown.map((g) => g.question),

@@ -1,3 +1,4 @@
+import { questionVector } from "./scorers/dense";
 import type { KbRecord } from "../backends/registry";
 import type { KbKind, KbStructure } from "../backends/types";
 import { type AccessSubject, kbAccessWhere } from "../catalog/access";
@@ -80,7 +81,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
         opened.runId,
         intent.completed,
         [...kbs.keys()],
-        models.embedder && texts ? { embedder: models.embedder, texts } : null,
+        models.embedder && texts ? { embedder: models.embedder, texts, question: questionVector(models.embedder, intent) } : null,
       );
       guides = loaded.hits;
       strategies.useGuides(guides.map((g) => g.guideId));

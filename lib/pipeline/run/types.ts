@@ -71,6 +71,8 @@ export interface GuideHit {
 export interface GuideSemantics {
   embedder: Embedder;
   texts: TextEmbeddings;
+  /** The question's vector when the run already embeds it (scorers/dense.ts questionVector): not embedded twice. */
+  question?: Promise<Float32Array>;
 }
 
 /** What a run asks for: at most `limit` guides the user may use on these KBs, each scoring at least `minScore`. */
