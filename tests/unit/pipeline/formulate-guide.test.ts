@@ -175,6 +175,28 @@ describe("a matching guide is a template", () => {
     expect(adapted?.matches).toBe(true);
   });
 
+  it("pairs each number with the number doing the same in the new question, whatever their order", () => {
+    const g = payGuide("Who are the first 3 staff older than 40?", "SELECT full_name FROM staff WHERE age > 40 ORDER BY full_name LIMIT 3");
+    const adapted = adaptGuide(g, intent("Who are the first 5 staff older than 30?"), candidate(PAY_KB, "SQL"));
+    expect(adapted?.query.text).toBe("SELECT full_name FROM staff WHERE age > 30 ORDER BY full_name LIMIT 5");
+    // The same numbers written the other way round in the question still land in their own slots.
+    const reordered = adaptGuide(g, intent("Of the staff older than 30, who are the first 5?"), candidate(PAY_KB, "SQL"));
+    expect(reordered?.query.text ?? "").not.toContain("LIMIT 30");
+  });
+
+  it("does not take a guide's period or comparison for another one: 'before 1960' is not 'in 1952'", () => {
+    const before = payGuide("Which staff were hired before 1960?", "SELECT full_name FROM staff WHERE hired < 1960", 0.8);
+    const adapted = adaptGuide(before, intent("Which staff were hired in 1952?"), candidate(PAY_KB, "SQL"));
+    expect(adapted?.query.text ?? "").not.toContain("1952");
+    expect(adapted?.matches ?? false).toBe(false);
+    const older = payGuide("Which staff are older than 40?", "SELECT full_name FROM staff WHERE age > 40", 0.8);
+    expect(adaptGuide(older, intent("Which staff are at most 40?"), candidate(PAY_KB, "SQL"))?.matches ?? false).toBe(false);
+    // The same comparison with another value is the guide's template.
+    const same = adaptGuide(older, intent("Which staff are older than 55?"), candidate(PAY_KB, "SQL"));
+    expect(same?.query.text).toBe("SELECT full_name FROM staff WHERE age > 55");
+    expect(same?.matches).toBe(true);
+  });
+
   it("reads literals by the engine's rules: quotes inside identifiers and comments are not slots", () => {
     const g = payGuide("Who works in Oslo?", `SELECT "it's" FROM staff -- not 'Oslo' here\nWHERE city = 'Oslo'`);
     const q = "Who works in Bergen?";

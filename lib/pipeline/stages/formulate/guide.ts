@@ -8,6 +8,8 @@ import { LANGUAGE_OF, type KbStructure, type NativeQuery } from "../../../backen
 import { normalizeLabel, terms, words } from "../../text";
 import type { Candidate, FormulatedQuery, Intent } from "../../contracts";
 import { analyzeConstructs } from "../understand/constructs";
+import { extractTimeCues } from "../understand/time-cues";
+import { numericComparisons } from "./sql/question-cues";
 import { dice } from "./lexicon";
 import { semanticText } from "./search/formulate-search";
 
@@ -75,6 +77,8 @@ interface Replacement {
   mention: string;
   /** SQL column / RDF predicate the value belongs to, when the link says. */
   column?: string;
+  /** A number's offset in the question (its role there: numberRoles). */
+  at?: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -269,9 +273,49 @@ function replacementsFor(intent: Intent, kbId: string, language: NativeQuery["la
   }
   const mentioned = new Set(ordered.map((e) => normalizeLabel(e.mention)));
   for (const m of intent.completed.matchAll(/\b\d+(?:\.\d+)?\b/g)) {
-    if (![...mentioned].some((x) => x.split(" ").includes(m[0]))) out.push({ kind: "number", value: m[0], mention: m[0] });
+    if (![...mentioned].some((x) => x.split(" ").includes(m[0]))) out.push({ kind: "number", value: m[0], mention: m[0], at: m.index });
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What each number of a question does
+
+/**
+ * What a number does in its question, read by the same analyses that formulate queries from questions:
+ * a period ("in 2014", "before 1960": time cues, with their comparator), a comparison ("older than 40",
+ * "at least 3": the numeric comparisons formulation writes as conditions), the count of rows asked for
+ * ("the first 3", "top 5": the constructs' limit), or nothing said ("plain"). A guide's number is the
+ * new question's number only when both do the same: "older than 40" is not "first 5", and a guide for
+ * "before 1960" does not answer "in 1952".
+ */
+type NumberRole = string;
+
+function numberRoles(question: string): { at: number; value: string; role: NumberRole }[] {
+  const time = extractTimeCues(question);
+  const comparisons = numericComparisons({ completed: question, time: time.cues, entities: [] });
+  const limit = analyzeConstructs(question).limit;
+  const out: { at: number; value: string; role: NumberRole }[] = [];
+  for (const m of question.matchAll(/\b\d+(?:\.\d+)?\b/g)) {
+    const at = m.index;
+    const cue = time.spans.findIndex(([a, b]) => at >= a && at < b);
+    const comparison = comparisons.find((c) => at >= c.at && at < c.at + c.text.length);
+    const role =
+      cue >= 0
+        ? `time:${time.cues[cue].comparator ?? "in"}`
+        : comparison
+          ? `compare:${comparison.op}`
+          : limit !== null && Number(m[0]) === limit
+            ? "limit"
+            : "plain";
+    out.push({ at, value: m[0], role });
+  }
+  return out;
+}
+
+/** The role of a value's first mention in the question, or null when the question does not write it as a number. */
+function roleOf(roles: ReturnType<typeof numberRoles>, value: string): NumberRole | null {
+  return roles.find((r) => Number(r.value) === Number(value))?.role ?? null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -426,9 +470,17 @@ export function adaptGuide(
   // The same guide value written twice (a filter and a projection) is one entity: one replacement.
   const byValue = new Map<string, Replacement>();
   const pairs: { literal: Literal; replacement: Replacement }[] = [];
+  const guideRoles = numberRoles(guide.question);
+  const questionRoles = numberRoles(intent.completed);
+  // A number of the guide's question takes the place of a number doing the same in this question.
+  const sameRole = (literal: Literal, r: Replacement) => {
+    if (r.kind !== "number") return true;
+    const wanted = roleOf(guideRoles, literal.value);
+    return wanted === null || questionRoles.find((q) => q.at === r.at)?.role === wanted;
+  };
   for (const { literal } of literals) {
     const key = `${literal.kind}\u0000${literal.value}`;
-    const candidates = pool.filter((r) => !used.has(r) && fits(literal, r));
+    const candidates = pool.filter((r) => !used.has(r) && fits(literal, r) && sameRole(literal, r));
     const match =
       byValue.get(key) ??
       candidates.find((r) => literal.column !== undefined && r.column !== undefined && sameColumn(r.column, literal.column)) ??

@@ -124,7 +124,7 @@ function zeroAsDigit(question: string): string {
  * The numeric comparisons of the question. Numbers the intent already reads as time (years in time
  * cues) or as part of an entity are left to those.
  */
-export function numericComparisons(intent: Intent): NumericComparison[] {
+export function numericComparisons(intent: Pick<Intent, "completed" | "time" | "entities">): NumericComparison[] {
   const question = zeroAsDigit(intent.completed);
   const taken = new Set(
     [...intent.time.map((t) => t.text), ...intent.entities.map((e) => e.mention)].flatMap((t) => t.match(/\d+(?:\.\d+)?/g) ?? []),
