@@ -299,6 +299,9 @@ await runCli(async () => {
         console.log(
           `Guides: ${guides.ref.imported} imported, ${guides.ref.skipped} skipped${guides.ref.existing ? `, ${guides.ref.existing} already guides (kept)` : ""}, of ${guides.ref.items}.`,
         );
+        // Their questions are embedded before the first question, as the server's job runner would.
+        if (guides.ref.imported > 0)
+          console.log(await embedCollectionsNow(prisma, deps, { exclusive: !env.DATABASE_URL, log: (line) => console.log(`  ${line}`) }));
       }
       const plan = await planEvalRun(
         prisma,

@@ -9,7 +9,7 @@ import { BENCHMARK_NAMES } from "../ingest/benchmarks/load";
 import { parseGuideAction } from "../pipeline/guide-actions";
 import { guideAccessWhere } from "./access";
 import { captureAction } from "./capture";
-import { saveGuide } from "./save";
+import { enqueueGuideEmbedding, saveGuide } from "./save";
 
 /**
  * Guides as files (npm run guides:import / guides:export): a JSON array in Spider's format, one item
@@ -195,15 +195,22 @@ export async function importGuides(
   if ((failed > 0 && !opts.keepGoing) || opts.dryRun) return { items: reports, imported: 0, failed, duplicates, committed: false };
   let imported = 0;
   for (const r of ready) {
-    const saved = await saveGuide(prisma, deps, user, {
-      question: r.item.question,
-      notes: r.item.notes ?? "",
-      sources: [{ kbId: r.kb.id, actions: [{ kind: "NATIVE_QUERY", params: { query: r.query }, context: r.context }] }],
-    });
+    const saved = await saveGuide(
+      prisma,
+      deps,
+      user,
+      {
+        question: r.item.question,
+        notes: r.item.notes ?? "",
+        sources: [{ kbId: r.kb.id, actions: [{ kind: "NATIVE_QUERY", params: { query: r.query }, context: r.context }] }],
+      },
+      { embed: false },
+    );
     r.report.status = "imported";
     r.report.guideId = saved.id;
     imported++;
   }
+  if (imported > 0) await enqueueGuideEmbedding(prisma);
   return { items: reports, imported, failed, duplicates, committed: true };
 }
 

@@ -2,6 +2,8 @@ import type { AccessSubject } from "../catalog/access";
 import type { CatalogDeps } from "../deps";
 import type { Prisma, PrismaClient } from "../db/generated/client";
 import { AppError } from "../errors";
+import { enqueueCatalogEmbedding } from "../ingest/documents/embedding-queue";
+import { log } from "../log";
 import { runReadWhere } from "../feedback/run-access";
 import { findVisibleGuide } from "./access";
 import { type AuthoredSource, parseGuideDraft, prepareGuideDraft } from "./drafts";
@@ -47,13 +49,15 @@ export async function saveGuide(
     corrections?: GuideCorrection[];
     then?: (tx: Prisma.TransactionClient, guideId: string) => Promise<void>;
     signal?: AbortSignal;
+    /** false: the caller asks for the question's embedding itself (an import of many guides asks once). */
+    embed?: boolean;
   } = {},
 ): Promise<{ id: string }> {
   const draft = parseGuideDraft(raw);
   const existing = opts.guideId ? await findVisibleGuide(prisma, user, opts.guideId) : null;
   if (!existing && draft.fromRunId) await checkRunForGuide(prisma, user, draft.fromRunId);
   const sources = await prepareGuideDraft(prisma, deps, user, draft, opts.signal);
-  return prisma.$transaction(async (tx) => {
+  const saved = await prisma.$transaction(async (tx) => {
     let id: string;
     if (existing) {
       await tx.guideSource.deleteMany({ where: { guideId: existing.id } });
@@ -86,4 +90,17 @@ export async function saveGuide(
     await opts.then?.(tx, id);
     return { id };
   });
+  if (opts.embed !== false) await enqueueGuideEmbedding(prisma);
+  return saved;
+}
+
+/**
+ * Guide retrieval compares questions by meaning as well as by words (retrieval.ts): a new or edited
+ * guide's question is embedded by the catalog-texts job, as a new source's descriptions are. A question
+ * waits for it only when few texts are missing (select/semantic.ts INLINE_TEXTS); an import of hundreds
+ * would otherwise stay matched by words alone until the next restart. Failing to queue the job loses
+ * nothing: the guide is saved, and the job runs at the next start.
+ */
+export async function enqueueGuideEmbedding(prisma: PrismaClient): Promise<void> {
+  await enqueueCatalogEmbedding(prisma).catch((err) => log.warn({ err }, "could not queue the embedding of guide questions"));
 }

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_KB_NAMES } from "@/lib/demo/seed-catalog";
 import { exportGuides, importGuides, parseGuideFile } from "@/lib/guides/files";
+import { embedCatalogTextsJob } from "@/lib/jobs/definitions";
 import { useDemoWorkspace } from "../support/demo-workspace";
 import { TARGET_ENGINE } from "../support/test-database";
 
@@ -49,8 +50,12 @@ describe(`guides import and export (${TARGET_ENGINE})`, () => {
       { kb: sql, question: "How many customers are there?", query: "SELECT COUNT(*) FROM customers" },
       { kb: sql, question: "Which customers are in Munich?", query: "SELECT name FROM customers WHERE city = 'Munich'" },
     ];
+    const catalogJobs = () => ws.handle.prisma.job.count({ where: { kind: embedCatalogTextsJob.id, status: "QUEUED" } });
+    await ws.handle.prisma.job.deleteMany({ where: { kind: embedCatalogTextsJob.id } });
     const first = await importGuides(ws.handle.prisma, ws.deps, analyst, items);
     expect(first).toMatchObject({ committed: true, imported: 2, failed: 0 });
+    // The new questions are queued for embedding (guide retrieval by meaning), once for the whole import.
+    expect(await catalogJobs()).toBe(1);
     const again = await importGuides(ws.handle.prisma, ws.deps, analyst, items);
     expect(again).toMatchObject({ imported: 0, duplicates: 2 });
     const out = await exportGuides(ws.handle.prisma, analyst, sql);
