@@ -21,9 +21,22 @@ const GUIDE_INCLUDE = {
  * and with a sentence embedder the calibrated cosine of the two questions (a paraphrase shares few
  * words but says the same); the closer of the two counts.
  */
-async function guideSimilarities(question: string, guides: RememberedGuide[], semantic: GuideSemantics | null): Promise<number[]> {
+async function guideSimilarities(
+  question: string,
+  guides: RememberedGuide[],
+  semantic: GuideSemantics | null,
+): Promise<{ lexical: number[]; scores: number[] }> {
   const index = new Bm25Index(guides.map((g) => g.terms));
   const lexical = index.scores(question).map((s, i) => (s <= 0 ? 0 : Math.min(1, s / (index.selfScore(i) || 1))));
+  return { lexical, scores: await withMeaning(question, guides, semantic, lexical) };
+}
+
+async function withMeaning(
+  question: string,
+  guides: RememberedGuide[],
+  semantic: GuideSemantics | null,
+  lexical: number[],
+): Promise<number[]> {
   if (!semantic) return lexical;
   try {
     const model = semantic.embedder.info.id;
@@ -64,7 +77,7 @@ async function nearestOf(
 ): Promise<GuideHit[]> {
   const guides = await visible(user, kbIds);
   if (!guides.length) return [];
-  const scores = await guideSimilarities(question, guides, semantic);
+  const { lexical, scores } = await guideSimilarities(question, guides, semantic);
   const best = scores
     .map((score, i) => ({ score, i }))
     .filter((x) => x.score > 0 && x.score >= minScore)
@@ -101,6 +114,7 @@ async function nearestOf(
       guideId: g.id,
       question: g.question,
       score,
+      lexicalScore: lexical[i],
       kbIds: [...new Set(g.sources.map((s) => s.kbId))],
       examples: actions.flatMap((a) =>
         a.action.kind === "NATIVE_QUERY" ? [{ kbId: a.kbId, sourceObject: a.sourceObjectKey, query: a.action.params.query }] : [],

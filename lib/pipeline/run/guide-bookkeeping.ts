@@ -58,6 +58,7 @@ export function formulationGuides(guides: GuideHit[]): FormulateGuide[] {
       guideId: g.guideId,
       question: g.question,
       score: g.score,
+      lexicalScore: g.lexicalScore,
       kbId: ex.kbId,
       sourceObject: ex.sourceObject,
       query: ex.query,

@@ -58,6 +58,8 @@ export interface GuideHit {
   question: string;
   /** 0..1: BM25 of the new question against the guide's question, relative to the guide's own self-match. */
   score: number;
+  /** The BM25 part of `score` alone (score may be the questions' closeness in meaning); absent: score. */
+  lexicalScore?: number;
   kbIds: string[];
   /** The guide's native queries, as demonstrations and for adaptation. */
   examples: { kbId: string; sourceObject: string | null; query: NativeQuery }[];

@@ -27,6 +27,8 @@ export interface FormulateGuide {
   question: string;
   /** 0..1: BM25 of this question against the guide's, relative to the guide's self-match (GuideHit.score). */
   score: number;
+  /** The words-only part of score (GuideHit.lexicalScore); absent: score. */
+  lexicalScore?: number;
   kbId: string;
   /** The source object the analyst tied the query to (its key), if any: the evidence it returns is placed there. */
   sourceObject?: string | null;
@@ -422,7 +424,11 @@ export function adaptGuide(
   structure: KbStructure | null = null,
 ): GuideAdaptation | null {
   if (guide.kbId !== candidate.kbId || guide.query.language !== LANGUAGE_OF[candidate.kind] || guide.score < GUIDE_MIN_SCORE) return null;
-  const close = guide.score >= GUIDE_MATCH_SCORE && samePolarity(guide.question, intent.completed);
+  // Close in words. Closeness in meaning alone finds the guide and offers its query (GUIDE_MIN_SCORE), but
+  // questions built alike on one source embed close while asking other things ("who reviewed the most
+  // movies rated above 90" / "list the movies reviewed with a rating above 80"): for the guide's query to
+  // be the answer, the words must agree too (or the templates, below).
+  const close = (guide.lexicalScore ?? guide.score) >= GUIDE_MATCH_SCORE && samePolarity(guide.question, intent.completed);
   const questionValues = namedValues(intent, candidate.kbId, guide.query.language);
   const inGuideQuestion = (r: Replacement) => containsPhrase(guide.question, r.mention) >= 0;
   const nearlyIdentical =
