@@ -369,8 +369,8 @@ export interface GuideAdaptation {
   query: NativeQuery;
   explanation: string;
   /**
-   * The guide matches the question (A matching guide wins): close enough in words or meaning
-   * (GUIDE_MATCH_SCORE), the same template, and the entities agree: every value the guide's question
+   * The guide matches the question (A matching guide wins): close enough in words (GUIDE_MATCH_SCORE) or
+   * the same template once values are masked (GUIDE_MATCH_TEMPLATE), and the entities agree: every value the guide's question
    * names found its counterpart in this question, and every value this question names is in the
    * adapted query. Its query is then the answer query, not one more piece of evidence.
    */
@@ -380,9 +380,11 @@ export interface GuideAdaptation {
 }
 
 /**
- * A guide this close to the question (BM25 relative to its self-match, or the calibrated cosine of the
- * two questions by the shared embedder) and agreeing on the entities answers it. Below it the guide's
- * query is one more candidate query, as before.
+ * A guide this close to the question in words (BM25 relative to its self-match: GuideHit.lexicalScore)
+ * and agreeing on the entities answers it. Below it the guide's query is one more candidate query, as
+ * before; so is a guide found only by meaning (the calibrated cosine of the two questions): measured on
+ * Text2Cypher's few-shot halves, questions built alike on one graph embed close while asking other
+ * things, and letting meaning alone commit the guide's query turned right answers wrong.
  */
 export const GUIDE_MATCH_SCORE = 0.7;
 /**
