@@ -59,6 +59,8 @@ describe(`guides remembered between asks (${TARGET_ENGINE})`, () => {
     const hits = await nearest(analyst, "How many orders are there?");
     expect(hits.map((h) => [h.guideId, h.question])).toEqual([[id, "How many orders are there?"]]);
     expect(hits[0].examples.map((e) => e.query.text)).toEqual(["SELECT COUNT(*) AS orders FROM orders"]);
+    // Its own question is as close in words as can be (formulation reads the words' part for a match).
+    expect(hits[0].lexicalScore).toBe(1);
     const taught = await queriesTaught(analyst);
     expect(taught).toContain("SELECT COUNT(*) AS orders FROM orders");
     expect(taught).not.toContain("SELECT region FROM regions ORDER BY region");

@@ -223,6 +223,17 @@ describe("a matching guide is a template", () => {
     expect(adapted?.matches ?? false).toBe(false);
   });
 
+  it("a guide close in meaning but not in words offers its query without answering with it", () => {
+    // The templates agree enough to adapt (Dice 0.75) but not to match by template alone (0.8).
+    const g = payGuide("Which staff members work full time in Oslo?", "SELECT full_name FROM staff WHERE city = 'Oslo'", 0.92);
+    const q = "Which staff members work in Bergen?";
+    const i = intent(q, { entities: [mention(q, "Bergen", [city("Bergen")])] });
+    const byMeaning = adaptGuide({ ...g, lexicalScore: 0.4 }, i, candidate(PAY_KB, "SQL"));
+    expect(byMeaning?.query.text).toBe("SELECT full_name FROM staff WHERE city = 'Bergen'");
+    expect(byMeaning?.matches).toBe(false);
+    expect(adaptGuide({ ...g, lexicalScore: 0.9 }, i, candidate(PAY_KB, "SQL"))?.matches).toBe(true);
+  });
+
   it("a matching guide's query is the answer query, with the values it uses", async () => {
     const g = payGuide("Who works in Oslo?", "SELECT full_name FROM staff WHERE city = 'Oslo'");
     const q = "Who works in Bergen?";
