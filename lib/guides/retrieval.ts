@@ -128,8 +128,9 @@ async function nearestOf(
 
 async function examplesOf(visible: Visible, user: AccessSubject, kbIds: string[]): Promise<GuideExample[]> {
   const guides = await visible(user, kbIds);
+  const wanted = new Set(kbIds);
   return guides.flatMap((g) =>
-    g.queries.filter((q) => kbIds.includes(q.kbId)).map((q) => ({ kbId: q.kbId, question: g.question, query: q.query })),
+    g.queries.filter((q) => wanted.has(q.kbId)).map((q) => ({ kbId: q.kbId, question: g.question, query: q.query })),
   );
 }
 

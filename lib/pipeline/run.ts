@@ -1,4 +1,3 @@
-import { questionVector } from "./scorers/dense";
 import type { KbRecord } from "../backends/registry";
 import type { KbKind, KbStructure } from "../backends/types";
 import { type AccessSubject, kbAccessWhere } from "../catalog/access";
@@ -12,6 +11,7 @@ import { loadCatalogSnapshot } from "../catalog/snapshot";
 import { type PipelineConfig, pipelineConfigSchema } from "./config";
 import { prismaEntityLookup } from "./entity-lookup";
 import { mergeIdenticalEvidence } from "./merge-evidence";
+import { questionVector } from "./scorers/dense";
 import { languageName } from "./stages/answer/unread-question";
 import { BudgetSpent } from "./run/budget";
 import { withCriticVerdict } from "./run/critic-verdict";

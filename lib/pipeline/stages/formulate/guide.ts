@@ -244,6 +244,9 @@ function schemaIrisOf(structure: KbStructure | null): Set<string> {
 // ---------------------------------------------------------------------------------------------
 // Values of the new question
 
+/** A number as the question writes it; a replacement's `at` and numberRoles' offsets both come from it, so they align. */
+const QUESTION_NUMBER = /\b\d+(?:\.\d+)?\b/g;
+
 /** Link kinds that name a thing in the KB (the others name its schema: tables, columns, predicates, classes). */
 const THING_LINKS = new Set(["label", "value", "node"]);
 
@@ -274,7 +277,7 @@ function replacementsFor(intent: Intent, kbId: string, language: NativeQuery["la
     }
   }
   const mentioned = new Set(ordered.map((e) => normalizeLabel(e.mention)));
-  for (const m of intent.completed.matchAll(/\b\d+(?:\.\d+)?\b/g)) {
+  for (const m of intent.completed.matchAll(QUESTION_NUMBER)) {
     if (![...mentioned].some((x) => x.split(" ").includes(m[0]))) out.push({ kind: "number", value: m[0], mention: m[0], at: m.index });
   }
   return out;
@@ -298,7 +301,7 @@ function numberRoles(question: string): { at: number; value: string; role: Numbe
   const comparisons = numericComparisons({ completed: question, time: time.cues, entities: [] });
   const limit = analyzeConstructs(question).limit;
   const out: { at: number; value: string; role: NumberRole }[] = [];
-  for (const m of question.matchAll(/\b\d+(?:\.\d+)?\b/g)) {
+  for (const m of question.matchAll(QUESTION_NUMBER)) {
     const at = m.index;
     const cue = time.spans.findIndex(([a, b]) => at >= a && at < b);
     const comparison = comparisons.find((c) => at >= c.at && at < c.at + c.text.length);
@@ -478,13 +481,14 @@ export function adaptGuide(
   // The same guide value written twice (a filter and a projection) is one entity: one replacement.
   const byValue = new Map<string, Replacement>();
   const pairs: { literal: Literal; replacement: Replacement }[] = [];
-  const guideRoles = numberRoles(guide.question);
-  const questionRoles = numberRoles(intent.completed);
-  // A number of the guide's question takes the place of a number doing the same in this question.
+  // A number of the guide's question takes the place of a number doing the same in this question. The
+  // roles are read only when a number is to be paired (time cues parse dates: not for every guide).
+  let roles: { guide: ReturnType<typeof numberRoles>; question: ReturnType<typeof numberRoles> } | null = null;
   const sameRole = (literal: Literal, r: Replacement) => {
     if (r.kind !== "number") return true;
-    const wanted = roleOf(guideRoles, literal.value);
-    return wanted === null || questionRoles.find((q) => q.at === r.at)?.role === wanted;
+    roles ??= { guide: numberRoles(guide.question), question: numberRoles(intent.completed) };
+    const wanted = roleOf(roles.guide, literal.value);
+    return wanted === null || roles.question.find((q) => q.at === r.at)?.role === wanted;
   };
   for (const { literal } of literals) {
     const key = `${literal.kind}\u0000${literal.value}`;
