@@ -99,6 +99,19 @@ describe("extraction-guide adaptation", () => {
     );
   });
 
+  it("takes a Cypher guide's LIMIT as a slot when its question states the count", () => {
+    const g: FormulateGuide = {
+      guideId: "g-cy-top",
+      question: "List the top 3 movies released after 2000",
+      score: 0.8,
+      kbId: "kb-movies",
+      query: { language: "cypher", text: "MATCH (m:Movie) WHERE m.released > 2000 RETURN m.title ORDER BY m.released DESC LIMIT 3" },
+    };
+    const adapted = adaptGuide(g, intent("List the top 5 movies released after 1995"), candidate("kb-movies", "CYPHER"));
+    expect(adapted?.query.text).toBe("MATCH (m:Movie) WHERE m.released > 1995 RETURN m.title ORDER BY m.released DESC LIMIT 5");
+    expect(adapted?.matches).toBe(true);
+  });
+
   it("adapts a search guide's words", () => {
     const g: FormulateGuide = {
       guideId: "g-s",
@@ -182,6 +195,20 @@ describe("a matching guide is a template", () => {
     // The same numbers written the other way round in the question still land in their own slots.
     const reordered = adaptGuide(g, intent("Of the staff older than 30, who are the first 5?"), candidate(PAY_KB, "SQL"));
     expect(reordered?.query.text ?? "").not.toContain("LIMIT 30");
+  });
+
+  it("reads numbers written as words as numbers, on either side", () => {
+    const g = payGuide("Which staff have at least two managers?", "SELECT full_name FROM staff WHERE managers >= 2", 0.8);
+    const digits = adaptGuide(g, intent("Which staff have at least 3 managers?"), candidate(PAY_KB, "SQL"));
+    expect(digits?.query.text).toBe("SELECT full_name FROM staff WHERE managers >= 3");
+    expect(digits?.matches).toBe(true);
+    const top = payGuide("Who are the 3 oldest staff?", "SELECT full_name FROM staff ORDER BY age DESC LIMIT 3", 0.8);
+    expect(adaptGuide(top, intent("Who are the five oldest staff?"), candidate(PAY_KB, "SQL"))?.query.text).toBe(
+      "SELECT full_name FROM staff ORDER BY age DESC LIMIT 5",
+    );
+    // "one" as a pronoun is no number: the guide's query is not rewritten with 1.
+    const pronoun = adaptGuide(g, intent("Which one of the staff have at least four managers?"), candidate(PAY_KB, "SQL"));
+    expect(pronoun?.query.text).toBe("SELECT full_name FROM staff WHERE managers >= 4");
   });
 
   it("does not take a guide's period or comparison for another one: 'before 1960' is not 'in 1952'", () => {

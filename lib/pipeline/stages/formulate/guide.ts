@@ -8,6 +8,7 @@ import { LANGUAGE_OF, type KbStructure, type NativeQuery } from "../../../backen
 import { normalizeLabel, terms, words } from "../../text";
 import type { Candidate, FormulatedQuery, Intent } from "../../contracts";
 import { analyzeConstructs } from "../understand/constructs";
+import { numberWordsAsDigits } from "../understand/lexicon";
 import { extractTimeCues } from "../understand/time-cues";
 import { numericComparisons } from "./sql/question-cues";
 import { dice } from "./lexicon";
@@ -190,7 +191,7 @@ function cypherLiterals(query: NativeQuery): Literal[] {
     covered.push([m.index, m.index + m[0].length]);
     out.push({ kind: "string", value: (m[1] ?? m[2] ?? "").replace(/\\(.)/g, "$1"), start: m.index, end: m.index + m[0].length });
   }
-  out.push(...numbersOutside(text, covered, /`(?:[^`]|``)*`/g));
+  out.push(...numbersOutside(text, covered, /`(?:[^`]|``)*`/g, true));
   for (const [name, value] of Object.entries(query.params ?? {})) {
     if (typeof value === "string") out.push({ kind: "string", value, start: -1, end: -1, param: name });
   }
@@ -278,7 +279,9 @@ function replacementsFor(intent: Intent, kbId: string, language: NativeQuery["la
   }
   const mentioned = new Set(ordered.map((e) => normalizeLabel(e.mention)));
   for (const m of intent.completed.matchAll(QUESTION_NUMBER)) {
-    if (![...mentioned].some((x) => x.split(" ").includes(m[0]))) out.push({ kind: "number", value: m[0], mention: m[0], at: m.index });
+    const inEntity = ordered.some((e) => e.span && m.index >= e.span[0] && m.index < e.span[1]);
+    if (!inEntity && ![...mentioned].some((x) => x.split(" ").includes(m[0])))
+      out.push({ kind: "number", value: m[0], mention: m[0], at: m.index });
   }
   return out;
 }
@@ -429,13 +432,18 @@ export function adaptGuide(
   structure: KbStructure | null = null,
 ): GuideAdaptation | null {
   if (guide.kbId !== candidate.kbId || guide.query.language !== LANGUAGE_OF[candidate.kind] || guide.score < GUIDE_MIN_SCORE) return null;
+  // Numbers written as words are numbers on both sides ("at least two" is the guide's `>= 2`, and
+  // "top three" takes its place); the digits keep every offset, so entity spans and roles still align.
+  const guideQuestion = numberWordsAsDigits(guide.question);
+  const completed = numberWordsAsDigits(intent.completed);
+  const counted: Intent = completed === intent.completed ? intent : { ...intent, completed };
   // Close in words. Closeness in meaning alone finds the guide and offers its query (GUIDE_MIN_SCORE), but
   // questions built alike on one source embed close while asking other things ("who reviewed the most
   // movies rated above 90" / "list the movies reviewed with a rating above 80"): for the guide's query to
   // be the answer, the words must agree too (or the templates, below).
   const close = (guide.lexicalScore ?? guide.score) >= GUIDE_MATCH_SCORE && samePolarity(guide.question, intent.completed);
-  const questionValues = namedValues(intent, candidate.kbId, guide.query.language);
-  const inGuideQuestion = (r: Replacement) => containsPhrase(guide.question, r.mention) >= 0;
+  const questionValues = namedValues(counted, candidate.kbId, guide.query.language);
+  const inGuideQuestion = (r: Replacement) => containsPhrase(guideQuestion, r.mention) >= 0;
   const nearlyIdentical =
     guide.score >= GUIDE_NEARLY_IDENTICAL && dice(terms(guide.question), terms(intent.completed)) >= GUIDE_NEARLY_IDENTICAL;
   const asIs: GuideAdaptation | null = nearlyIdentical
@@ -458,22 +466,22 @@ export function adaptGuide(
 
   const dialect: SqlDialect = structure?.kind === "sql" ? structure.dialect : "sqlite";
   const literals = literalsOf(guide.query, dialect)
-    .map((l) => ({ literal: l, at: mentionedAt(guide.question, l, schemaIrisOf(structure)) }))
+    .map((l) => ({ literal: l, at: mentionedAt(guideQuestion, l, schemaIrisOf(structure)) }))
     .filter((x) => x.at >= 0)
     .sort((a, b) => a.at - b.at);
   if (literals.length === 0) return asIs;
 
   const guideEntities = literals.map((x) => (x.literal.kind === "iri" ? labelFromIri(x.literal.value) : x.literal.value));
-  const pool = replacementsFor(intent, candidate.kbId, guide.query.language);
+  const pool = replacementsFor(counted, candidate.kbId, guide.query.language);
   // The question's values are its slots as the guide's are: masked on both sides before the templates are compared.
   const mentions = [...new Set([...intent.entities.map((e) => e.mention), ...pool.map((r) => r.mention)])];
-  if (!sameTemplate(guide.question, guideEntities, intent.completed, mentions)) return asIs;
+  if (!sameTemplate(guideQuestion, guideEntities, completed, mentions)) return asIs;
   // Close by the guide's score (words or meaning), or by the template itself once the slots are masked.
   const matchingTemplate =
     templateAgreement(
-      guide.question,
+      guideQuestion,
       guideEntities,
-      intent.completed,
+      completed,
       pool.map((r) => r.mention),
     ) >= GUIDE_MATCH_TEMPLATE;
 
@@ -486,7 +494,7 @@ export function adaptGuide(
   let roles: { guide: ReturnType<typeof numberRoles>; question: ReturnType<typeof numberRoles> } | null = null;
   const sameRole = (literal: Literal, r: Replacement) => {
     if (r.kind !== "number") return true;
-    roles ??= { guide: numberRoles(guide.question), question: numberRoles(intent.completed) };
+    roles ??= { guide: numberRoles(guideQuestion), question: numberRoles(completed) };
     const wanted = roleOf(roles.guide, literal.value);
     return wanted === null || roles.question.find((q) => q.at === r.at)?.role === wanted;
   };

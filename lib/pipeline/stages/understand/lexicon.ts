@@ -102,6 +102,26 @@ export const NUMBER_WORDS: Record<string, number> = {
   hundred: 100,
 };
 
+/** Words before "one" that make it a count ("more than one", "at least one", "top one"), not a pronoun ("the one with …"). */
+const COUNTING_ONE = new Set(["than", "least", "most", "exactly", "top", "first", "last"]);
+
+/**
+ * The text with its number words (NUMBER_WORDS) written as digits, each padded with spaces to the
+ * word's length so every offset in the text still holds ("at least two cars" → "at least 2   cars").
+ * "one" becomes 1 only after a counting word (COUNTING_ONE): as often it is a pronoun.
+ */
+export function numberWordsAsDigits(text: string): string {
+  let previous = "";
+  return text.replace(/\p{L}+/gu, (word: string) => {
+    const before = previous;
+    previous = word.toLowerCase();
+    const value = NUMBER_WORDS[previous];
+    if (value === undefined || (value === 1 && !COUNTING_ONE.has(before))) return word;
+    const digits = String(value);
+    return digits.length <= word.length ? digits.padEnd(word.length, " ") : word;
+  });
+}
+
 export function parseSmallNumber(word: string): number | null {
   if (/^\d{1,4}$/.test(word)) return Number(word);
   return NUMBER_WORDS[word.toLowerCase()] ?? null;
