@@ -19,6 +19,7 @@ const LONG = Array(12)
   .join(" ");
 const SENTENCES = ["The cat sits outside.", "How many oders were retruned?", LONG];
 const head = (v: Float32Array) => Array.from(v.slice(0, 4));
+const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, k) => sum + x * b[k], 0);
 
 describe.skipIf(!sharedModelsAvailable())("model runtime on onnxruntime-node worker threads", () => {
   it("embeds like Python onnxruntime with sentence-transformers' pooling (mean over tokens, L2), int8 by default", async () => {
@@ -32,13 +33,19 @@ describe.skipIf(!sharedModelsAvailable())("model runtime on onnxruntime-node wor
       id: "all-MiniLM-L6-v2@int8:d43d6b239de5",
     });
     const vectors = await embedder.embed(SENTENCES, "passage");
-    // tools/common.py ort_embed on the same padded batch of three (onnxruntime 1.32.0, Python tokenizers truncating at 256).
+    const exact = await (await runtime({ precision: "fp32" }).embedder()).embed(SENTENCES, "passage");
+    // tools/common.py ort_embed on the fp32 file (tokenizers truncating at 256): Python onnxruntime 1.23.2 on an
+    // AVX2-only AMD EPYC; its first row is also what 1.32.0 gave on an AVX-512 VNNI machine.
     const python = [
-      [0.13693, 0.00683, 0.03813, 0.04204],
-      [0.03276, 0.10728, 0.04711, 0.08451],
-      [-0.01958, 0.01563, 0.0496, -0.02631],
+      [0.13884, 0.00013, 0.04263, 0.04575],
+      [0.03047, 0.10817, 0.03724, 0.07684],
+      [-0.00999, 0.01719, 0.04457, -0.02009],
     ];
-    vectors.forEach((v, i) => head(v).forEach((x, j) => expect(x).toBeCloseTo(python[i][j], 4)));
+    exact.forEach((v, i) => head(v).forEach((x, j) => expect(x).toBeCloseTo(python[i][j], 4)));
+    // int8's integer kernels are the CPU's own (VNNI or AVX2, whose 16-bit sums saturate), so its figures
+    // move by up to 1e-2 from one machine to another; its direction holds: cosine to fp32 at least 0.985
+    // (the models README measured 0.9888 at worst over 20 sentences; 0.992–0.995 on both kinds of CPU here).
+    vectors.forEach((v, i) => expect(cosine(v, exact[i])).toBeGreaterThan(0.985));
     for (const v of vectors) expect(Math.hypot(...v)).toBeCloseTo(1, 5);
   });
 
@@ -50,8 +57,6 @@ describe.skipIf(!sharedModelsAvailable())("model runtime on onnxruntime-node wor
       for (let k = 0; k < v.length; k++) dot += v[k] * single[i][k];
       expect(dot).toBeGreaterThan(0.99999);
     });
-    // The Python figures of the test above: splitting the work across threads does not move them.
-    head(shared[0]).forEach((x, j) => expect(x).toBeCloseTo([0.13693, 0.00683, 0.03813, 0.04204][j], 4));
   });
 
   it("uses the fp32 file when the settings ask for it", async () => {
