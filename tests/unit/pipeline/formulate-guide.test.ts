@@ -206,6 +206,10 @@ describe("a matching guide is a template", () => {
     expect(adaptGuide(top, intent("Who are the five oldest staff?"), candidate(PAY_KB, "SQL"))?.query.text).toBe(
       "SELECT full_name FROM staff ORDER BY age DESC LIMIT 5",
     );
+    // A number word that the linker also found as a value of another source is still this question's number.
+    const q = "Which staff have at least three managers?";
+    const elsewhere = intent(q, { entities: [mention(q, "three", [link("kb-weather", "value", "storm.Name=Three", "Three")])] });
+    expect(adaptGuide(g, elsewhere, candidate(PAY_KB, "SQL"))?.query.text).toBe("SELECT full_name FROM staff WHERE managers >= 3");
     // "one" as a pronoun is no number: the guide's query is not rewritten with 1.
     const pronoun = adaptGuide(g, intent("Which one of the staff have at least four managers?"), candidate(PAY_KB, "SQL"));
     expect(pronoun?.query.text).toBe("SELECT full_name FROM staff WHERE managers >= 4");

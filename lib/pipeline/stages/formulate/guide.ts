@@ -259,7 +259,10 @@ const THING_LINKS = new Set(["label", "value", "node"]);
 function replacementsFor(intent: Intent, kbId: string, language: NativeQuery["language"]): Replacement[] {
   const out: Replacement[] = [];
   const ordered = [...intent.entities].sort((a, b) => (a.span?.[0] ?? Infinity) - (b.span?.[0] ?? Infinity));
+  // Where the values taken above stand: a number inside one is part of its name ("Route 66", "Two Rivers").
+  const named: [number, number][] = [];
   for (const e of ordered) {
+    const before = out.length;
     const link = e.links.filter((l) => l.kbId === kbId && THING_LINKS.has(l.kind)).sort((a, b) => b.score - a.score)[0];
     if (link?.kind === "label") {
       out.push({ kind: "iri", value: link.ref, mention: e.mention });
@@ -276,10 +279,11 @@ function replacementsFor(intent: Intent, kbId: string, language: NativeQuery["la
     } else if (!link && language === "cypher") {
       out.push({ kind: "string", value: e.mention, mention: e.mention });
     }
+    if (out.length > before && e.span) named.push(e.span);
   }
   const mentioned = new Set(ordered.map((e) => normalizeLabel(e.mention)));
   for (const m of intent.completed.matchAll(QUESTION_NUMBER)) {
-    const inEntity = ordered.some((e) => e.span && m.index >= e.span[0] && m.index < e.span[1]);
+    const inEntity = named.some(([a, b]) => m.index >= a && m.index < b);
     if (!inEntity && ![...mentioned].some((x) => x.split(" ").includes(m[0])))
       out.push({ kind: "number", value: m[0], mention: m[0], at: m.index });
   }
