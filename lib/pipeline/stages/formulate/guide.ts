@@ -259,7 +259,7 @@ const THING_LINKS = new Set(["label", "value", "node"]);
 function replacementsFor(intent: Intent, kbId: string, language: NativeQuery["language"]): Replacement[] {
   const out: Replacement[] = [];
   const ordered = [...intent.entities].sort((a, b) => (a.span?.[0] ?? Infinity) - (b.span?.[0] ?? Infinity));
-  // Where the values taken above stand: a number inside one is part of its name ("Route 66", "Two Rivers").
+  // Where the values this loop takes stand: a number inside one is part of its name ("Route 66", "Two Rivers").
   const named: [number, number][] = [];
   for (const e of ordered) {
     const before = out.length;
