@@ -177,6 +177,11 @@ export interface Provenance {
    * verbatim: identical evidence is cited once, with every query that found it (merge-evidence.ts).
    */
   alsoQueries?: string[];
+  /**
+   * The values bound to the query's parameters ($p0 …), when it has any. A parameterised query's text
+   * does not show what it filtered on: "WHERE c.name = $p0" reads "Confections" only from here.
+   */
+  params?: Record<string, Scalar>;
   language: QueryLanguage;
   /** Where in the KB: e.g. {table, row} or {document, chunk} or {subject, predicate} or {path}. */
   location: Record<string, Scalar>;
@@ -301,4 +306,20 @@ export interface KnowledgeBackend {
   /** The KB's structure as data, for query formulation (schema linking, patterns, neighbourhoods). */
   structure(): Promise<KbStructure>;
   close(): Promise<void>;
+}
+
+/** A query's parameters as a provenance holds them: scalars as they are, lists of scalars joined, the rest left out. */
+export function provenanceParams(query: Pick<NativeQuery, "params">): Pick<Provenance, "params"> {
+  const out: Record<string, Scalar> = {};
+  for (const [name, value] of Object.entries(query.params ?? {})) {
+    if (value === null || ["string", "number", "boolean"].includes(typeof value)) out[name] = value as Scalar;
+    else if (Array.isArray(value) && value.every((v) => ["string", "number", "boolean"].includes(typeof v))) out[name] = value.join(", ");
+  }
+  return Object.keys(out).length > 0 ? { params: out } : {};
+}
+
+/** The query a piece came from as text to search for what it names: its text and the values bound to its parameters. */
+export function provenanceQueryText(provenance: Pick<Provenance, "query" | "params">): string {
+  const values = Object.values(provenance.params ?? {}).filter((v) => v !== null);
+  return values.length > 0 ? `${provenance.query} ${values.join(" ")}` : provenance.query;
 }

@@ -7,6 +7,7 @@ import {
   type PathEdge,
   type PathNode,
   type Provenance,
+  provenanceParams,
   type RawResult,
   type RowData,
   type Scalar,
@@ -114,6 +115,7 @@ export function verbalizeCypher(result: RawResult, kb: VerbalizeContext, options
     kbName: kb.kbName,
     sourceObject: options.sourceObject !== undefined ? options.sourceObject : sourceObject,
     query: result.query.text,
+    ...provenanceParams(result.query),
     language: "cypher",
     location,
   });

@@ -3,6 +3,7 @@ import {
   COMPUTED_ROWS_TABLE,
   type EvidencePiece,
   type PathData,
+  provenanceParams,
   type RawResult,
   type RowData,
   type Scalar,
@@ -84,7 +85,13 @@ export function verbalizeSparqlResult(
     ? { subject: { variable: "subject" }, predicate: { variable: "predicate" }, object: { variable: "object" } }
     : shape.template;
 
-  const provenanceBase = { kb: ctx.kbId, kbName: ctx.kbName, query: result.query.text, language: "sparql" as const };
+  const provenanceBase = {
+    kb: ctx.kbId,
+    kbName: ctx.kbName,
+    query: result.query.text,
+    ...provenanceParams(result.query),
+    language: "sparql" as const,
+  };
   const pieces: EvidencePiece[] = [];
   const hops = pathHops(result.columns);
   result.records.forEach((record, rowIndex) => {

@@ -1,6 +1,14 @@
 import { createHash } from "node:crypto";
 import { evidenceId, linearizeRow } from "../evidence";
-import { type BackendContext, COMPUTED_ROWS_TABLE, type EvidencePiece, type RawResult, type RowData, type Scalar } from "../types";
+import {
+  type BackendContext,
+  COMPUTED_ROWS_TABLE,
+  type EvidencePiece,
+  provenanceParams,
+  type RawResult,
+  type RowData,
+  type Scalar,
+} from "../types";
 import type { SqlDialect } from "./dialect";
 import { knownResultSource } from "./safety";
 import { findTable, type TableInfo } from "./schema";
@@ -69,6 +77,7 @@ export function verbalizeRows(
         kbName: ctx.kbName,
         sourceObject: sourceObject !== undefined ? sourceObject : (source.table?.name ?? null),
         query: result.query.text,
+        ...provenanceParams(result.query),
         language: "sql" as const,
         location,
       },

@@ -33,6 +33,21 @@ function raw(text: string, columns: string[], records: Record<string, unknown>[]
 }
 
 describe("verbalizeCypher", () => {
+  it("keeps the values bound to the query's parameters in each piece's provenance, without the parameters it has none", () => {
+    const filtered: RawResult = {
+      ...raw("MATCH (m:Movie) WHERE m.title = $p0 AND m.released > $p1 RETURN m.title AS title", ["title"], [{ title: "Cast Away" }]),
+      query: {
+        language: "cypher",
+        text: "MATCH (m:Movie) WHERE m.title = $p0 AND m.released > $p1 RETURN m.title AS title",
+        params: { p0: "Cast Away", p1: 1999, p2: { nested: true }, p3: ["a", "b"] },
+      },
+    };
+    const [piece] = verbalizeCypher(filtered, kb);
+    expect(piece!.provenance.params).toEqual({ p0: "Cast Away", p1: 1999, p3: "a, b" });
+    const [plain] = verbalizeCypher(raw("MATCH (m:Movie) RETURN m.title AS title", ["title"], [{ title: "Cast Away" }]), kb);
+    expect(plain!.provenance).not.toHaveProperty("params");
+  });
+
   it("turns a path into A -REL (props)-> B <-REL- C with its data, entities and a location of element ids", () => {
     const result = raw(
       "MATCH p=… RETURN p",

@@ -386,6 +386,38 @@ describe("critique: commentor feedback", () => {
     expect(result.feedback!.detail).toContain("'Summit Tent' was read as 'Summit 2 Tent'");
   });
 
+  it("reads what a parameterised query filtered on from its bound values, so its rows are about the entity", () => {
+    const q = "Which two products sell most in the Outdoor category?";
+    const it_ = intent(q, {
+      wh: "which",
+      answerTypes: ["entity"],
+      entities: [mention(q, "Outdoor", [link("Outdoor", KB.sales, "categories.name=Outdoor", "value")])],
+    });
+    const cypher = "MATCH (p:Product)-[:PART_OF]->(c:Category) WHERE c.name = $p0 RETURN p.name AS product, count(*) AS sold";
+    // The rows name products only: the category is in the query's parameters, not its text nor its rows.
+    const rows = (params?: Record<string, string>) =>
+      [
+        ["Trail Tent", 41],
+        ["Camp Stove", 37],
+      ].map(([name, sold], i) => {
+        const piece = sqlRow(KB.sales, "Query result", ["product", "sold"], [name, sold], cypher, { row: i });
+        return scored({ ...piece, provenance: { ...piece.provenance, language: "cypher", ...(params ? { params } : {}) } }, 5 - i);
+      });
+    const run = (params?: Record<string, string>) =>
+      critique(
+        round({
+          intent: it_,
+          evidence: rows(params),
+          executed: [
+            executed(KB.sales, "neighborhood", "cypher", cypher, "ok", 2, { query: { language: "cypher", text: cypher, params } }),
+          ],
+        }),
+      );
+    expect(run({ p0: "Outdoor" }).feedback?.type).not.toBe("wrong_entity");
+    // Without the bound value nothing shows the filter, and the critic would look for another 'Outdoor'.
+    expect(run().feedback).toMatchObject({ type: "wrong_entity", target: "Outdoor" });
+  });
+
   it("missing_relation when the relation matches nothing in queries or evidence", () => {
     const q = "What is the carbon footprint of Aurora Outfitters?";
     const it_ = intent(q, {

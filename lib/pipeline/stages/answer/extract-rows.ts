@@ -1,5 +1,5 @@
 import { formatScalar } from "../../../backends/evidence";
-import type { EvidencePiece, PassageData, RowData } from "../../../backends/types";
+import { type EvidencePiece, type PassageData, type RowData, provenanceQueryText } from "../../../backends/types";
 import type { Occurrence } from "./occurrence";
 import { terms } from "../../text";
 import {
@@ -39,7 +39,7 @@ export function rowAnchored(piece: EvidencePiece & { data: RowData }, focus: Que
   return (
     texts.some((t) => matchesQuestionEntity(t, focus, keyRefs)) ||
     // Only a structured query filters on what it names; a search text names the entity for every hit.
-    (piece.provenance.language !== "search" && focus.entities.some((e) => queryNamesEntity(piece.provenance.query, e)))
+    (piece.provenance.language !== "search" && focus.entities.some((e) => queryNamesEntity(provenanceQueryText(piece.provenance), e)))
   );
 }
 

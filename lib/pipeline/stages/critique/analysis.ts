@@ -1,4 +1,4 @@
-import type { EvidencePiece } from "../../../backends/types";
+import { type EvidencePiece, provenanceQueryText } from "../../../backends/types";
 import { terms } from "../../text";
 import type { Answer, Candidate, ExecutedQuery, Feedback, Intent, ScoredEvidence } from "../../contracts";
 import { type QuestionEntity, type QuestionFocus, buildQuestionFocus, pieceMentionsEntity, queryNamesEntity } from "../answer/classical";
@@ -48,7 +48,7 @@ export function isProductive(q: ExecutedQuery): boolean {
 
 /** Whether a piece is about an entity: it names it, or the query that produced it filtered on it. */
 export function pieceIsAbout(piece: EvidencePiece, entity: QuestionEntity, language: string): boolean {
-  return pieceMentionsEntity(piece, entity, language) || queryNamesEntity(piece.provenance.query, entity);
+  return pieceMentionsEntity(piece, entity, language) || queryNamesEntity(provenanceQueryText(piece.provenance), entity);
 }
 
 export function analyzeRound(input: CritiqueInput): RoundAnalysis {
