@@ -110,6 +110,19 @@ describe("Cypher neighbourhoods", () => {
     expect(byValue.queries[0].query.params).toMatchObject({ names: ["Houston, we have a problem."], nameKeys: ["tagline"] });
   });
 
+  it("answers with the nodes a property value other than their name selects, and not with a node named by the question", () => {
+    // "Which movies have tagline X": the filter selects movies, it does not name one; they are the answer.
+    const v = "Which movies have the tagline 'Houston, we have a problem.'?";
+    const tagline = link(GRAPH, "value", "Movie.tagline=Houston, we have a problem.", "Houston, we have a problem.", 1, "Movie");
+    const selected = cypher(intent(v, { wh: "which", entities: [mention(v, "Houston, we have a problem.", [tagline])] }));
+    expect(selected.answer?.query.text).toMatch(/^MATCH \(movie:`Movie`\)\nWHERE movie\.`tagline` = \$p0\nRETURN/);
+    expect(selected.answer?.query.params).toMatchObject({ p0: "Houston, we have a problem." });
+    // "Which movie is Apollo 13?": filtered on its caption alone, the node is the one the question names.
+    const n = "Which movie is Apollo 13?";
+    const title = link(GRAPH, "value", "Movie.title=Apollo 13", "Apollo 13", 1, "Movie");
+    expect(cypher(intent(n, { wh: "which", entities: [mention(n, "Apollo 13", [title])] })).answer).toBeNull();
+  });
+
   it("orders by the measurable property of the named label for a superlative", () => {
     const c = "What is the oldest movie Tom Hanks acted in?";
     const { queries } = cypher(

@@ -68,15 +68,18 @@ export function cypherAnswerQuery(
   } catch (e) {
     return { query: null, notes: [`the Cypher answer query was dropped: ${(e as Error).message}`] };
   }
-  // "When was The Matrix released?": a plan that returns the very node the question names (filtered on it
-  // alone) repeats the question; the node's neighbourhood (its properties and relationships) holds the answer.
+  // "When was The Matrix released?": a plan that returns the very node the question names (filtered on its
+  // name alone) repeats the question; the node's neighbourhood (its properties and relationships) holds the
+  // answer. A filter on another property ("which suppliers have the contact title X") selects the nodes
+  // asked for: they are the answer.
   const returnsOneNode = /\nRETURN (?:DISTINCT )?(\w+) AS `[^`]+`$/.exec(rendered.text);
+  const names = (label: string, key: string) => (structure.captionKeys[label] ?? "name") === key || key === "name" || key === "title";
   const namesItsAnswer =
     returnsOneNode !== null &&
     !picks.setOp &&
     picks.aggregates.length === 0 &&
     picks.values.length > 0 &&
-    picks.values.every((v) => !v.negated && v.column.table === picks.root);
+    picks.values.every((v) => !v.negated && v.column.table === picks.root && names(v.column.table, v.column.name));
   if (namesItsAnswer) return { query: null, notes: [] };
   const fit = fitOf(inView, candidate, linking, picks, rendered.tables);
   // Graph answers are nodes or their properties: a plan whose answer is a relationship lost its way.
