@@ -311,9 +311,10 @@ export interface KnowledgeBackend {
 /** A query's parameters as a provenance holds them: scalars as they are, lists of scalars joined, the rest left out. */
 export function provenanceParams(query: Pick<NativeQuery, "params">): Pick<Provenance, "params"> {
   const out: Record<string, Scalar> = {};
+  const isScalar = (v: unknown): v is Scalar => v === null || typeof v === "string" || typeof v === "number" || typeof v === "boolean";
   for (const [name, value] of Object.entries(query.params ?? {})) {
-    if (value === null || ["string", "number", "boolean"].includes(typeof value)) out[name] = value as Scalar;
-    else if (Array.isArray(value) && value.every((v) => ["string", "number", "boolean"].includes(typeof v))) out[name] = value.join(", ");
+    if (isScalar(value)) out[name] = value;
+    else if (Array.isArray(value) && value.every((v) => v !== null && isScalar(v))) out[name] = value.join(", ");
   }
   return Object.keys(out).length > 0 ? { params: out } : {};
 }

@@ -36,11 +36,11 @@ export function rowAnchored(piece: EvidencePiece & { data: RowData }, focus: Que
   const { data } = piece;
   const texts = [...data.values.filter((v) => typeof v === "string").map((v) => String(v)), ...(data.section ? [data.section] : [])];
   const keyRefs = data.key ? Object.values(data.key).map(String) : [];
-  return (
-    texts.some((t) => matchesQuestionEntity(t, focus, keyRefs)) ||
-    // Only a structured query filters on what it names; a search text names the entity for every hit.
-    (piece.provenance.language !== "search" && focus.entities.some((e) => queryNamesEntity(provenanceQueryText(piece.provenance), e)))
-  );
+  if (texts.some((t) => matchesQuestionEntity(t, focus, keyRefs))) return true;
+  // Only a structured query filters on what it names; a search text names the entity for every hit.
+  if (piece.provenance.language === "search") return false;
+  const query = provenanceQueryText(piece.provenance);
+  return focus.entities.some((e) => queryNamesEntity(query, e));
 }
 
 /**

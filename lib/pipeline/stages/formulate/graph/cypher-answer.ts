@@ -6,7 +6,7 @@ import { linkSchema } from "../sql/schema-linking";
 import { type SchemaLinking } from "../sql/types";
 import { tablesOf } from "../sql/render-sql";
 import { pickSql } from "../sql/sql-picks";
-import type { GraphStructure } from "./types";
+import { type GraphStructure, isNameKey } from "./types";
 import { graphAnswerShape } from "./answer-shape";
 import { type GraphView, graphLinkInView, graphView } from "./graph-view";
 import { renderCypher } from "./render-cypher";
@@ -73,13 +73,12 @@ export function cypherAnswerQuery(
   // answer. A filter on another property ("which suppliers have the contact title X") selects the nodes
   // asked for: they are the answer.
   const returnsOneNode = /\nRETURN (?:DISTINCT )?(\w+) AS `[^`]+`$/.exec(rendered.text);
-  const names = (label: string, key: string) => (structure.captionKeys[label] ?? "name") === key || key === "name" || key === "title";
   const namesItsAnswer =
     returnsOneNode !== null &&
     !picks.setOp &&
     picks.aggregates.length === 0 &&
     picks.values.length > 0 &&
-    picks.values.every((v) => !v.negated && v.column.table === picks.root && names(v.column.table, v.column.name));
+    picks.values.every((v) => !v.negated && v.column.table === picks.root && isNameKey(structure, v.column.table, v.column.name));
   if (namesItsAnswer) return { query: null, notes: [] };
   const fit = fitOf(inView, candidate, linking, picks, rendered.tables);
   // Graph answers are nodes or their properties: a plan whose answer is a relationship lost its way.

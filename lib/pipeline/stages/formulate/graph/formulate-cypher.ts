@@ -9,7 +9,7 @@ import { cypherAnswerQuery } from "./cypher-answer";
 import type { Adjustments } from "../feedback";
 import { chooseSuperlativeAttribute, coverage, questionTerms, requestedAggregates } from "../lexicon";
 import { rankRelations } from "../relations";
-import type { GraphStructure } from "./types";
+import { type GraphStructure, graphNameKeys } from "./types";
 
 /**
  * Neo4j formulation (HybGRAG's hybrid module): ego-graphs of the linked entities, 1 hop (2 when the
@@ -50,7 +50,7 @@ function parseValueRef(ref: string, structure: GraphStructure): { label: string;
 const SCHEMA_LINK_KINDS = new Set(["label", "predicate", "column", "class", "table"]);
 
 function anchorsOf(entities: ResolvedEntity[], structure: GraphStructure): Anchors {
-  const defaultKeys = [...new Set([...Object.values(structure.captionKeys), "name", "title"])];
+  const defaultKeys = graphNameKeys(structure);
   const a: Anchors = { ids: [], names: [], nameKeys: [], labels: new Set(), described: [] };
   const keys = new Set<string>();
   for (const e of entities) {
