@@ -418,6 +418,50 @@ describe("critique: commentor feedback", () => {
     expect(run().feedback).toMatchObject({ type: "wrong_entity", target: "Outdoor" });
   });
 
+  it("types a several-column answer by the column that holds the asked kind: names with their counts answer a which-question", () => {
+    const q = "Which two products sell most in the Outdoor category?";
+    const it_ = intent(q, { wh: "which", answerTypes: ["entity"] });
+    const sql = "SELECT p.name AS product, COUNT(*) AS sold FROM orders o JOIN products p ON p.id = o.product_id GROUP BY p.name";
+    const evidence = [scored(sqlRow(KB.sales, "Query result", ["product", "sold"], ["Trail Tent", 41], sql, { row: 0 }), 5)];
+    const id = evidence[0].piece.id;
+    const answerWith = (columns: string[], rows: (string | number)[][]): Answer => ({
+      text: "Trail Tent: 41; Camp Stove: 37",
+      refrained: false,
+      reason: null,
+      confidence: 0.7,
+      citations: [id],
+      candidates: [{ value: "Trail Tent: 41; Camp Stove: 37", score: 0.7, support: [id], type: "count" }],
+      shape: {
+        kind: columns.length > 1 ? "table" : "list",
+        columns,
+        rows,
+        total: rows.length,
+        truncated: false,
+        cap: null,
+        chart: null,
+        source: { kbName: KB.sales.name, language: "sql", query: sql },
+      },
+    });
+    const run = (answer: Answer) =>
+      check(
+        critique(round({ intent: it_, evidence, executed: [executed(KB.sales, "text2sql", "sql", sql, "ok", 2)], answer })),
+        CHECKS.answerType,
+      );
+    const named = run(
+      answerWith(
+        ["product", "sold"],
+        [
+          ["Trail Tent", 41],
+          ["Camp Stove", 37],
+        ],
+      ),
+    );
+    expect(named.passed).toBe(true);
+    expect(named.detail).toContain("its column 'product' holds entity");
+    // Counts alone do not name the products.
+    expect(run(answerWith(["sold"], [[41], [37]])).passed).toBe(false);
+  });
+
   it("missing_relation when the relation matches nothing in queries or evidence", () => {
     const q = "What is the carbon footprint of Aurora Outfitters?";
     const it_ = intent(q, {

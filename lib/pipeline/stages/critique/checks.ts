@@ -2,7 +2,7 @@ import type { ExecutedQuery } from "../../contracts";
 import { count } from "../../../format/count";
 import { queryOutcomeInWords, strategyInWords } from "../../strategy-words";
 import type { EvidencePiece } from "../../../backends/types";
-import { type ValueType, connectsToEntityOf, pieceMentionsEntity, typeFit } from "../answer/classical";
+import { type ValueType, classifyValue, connectsToEntityOf, hintFromLabel, pieceMentionsEntity, typeFit } from "../answer/classical";
 import { type RoundAnalysis, isProductive } from "./analysis";
 import { constructChecks } from "./construct-checks";
 import type { Check } from "./types";
@@ -30,12 +30,36 @@ export function checkAnswerType(a: RoundAnalysis): Check {
   if (wanted.length === 0) return { name, passed: true, detail: "The question asks for no particular type of answer." };
   const type = (a.valueType ?? "entity") as ValueType;
   const fit = typeFit(wanted, type, a.value);
+  if (fit < TYPE_FIT_PASS) {
+    // A table answer shows every column: "name: count" rows answer a which-question by their names.
+    const column = tableColumnOfType(a, wanted);
+    if (column) {
+      return {
+        name,
+        passed: true,
+        detail: `'${a.value}' reads as ${type}, and its column '${column.label}' holds ${column.type}; the question asks for ${wanted.join(" or ")}.`,
+      };
+    }
+  }
   const passed = fit >= TYPE_FIT_PASS;
   return {
     name,
     passed,
     detail: `'${a.value}' reads as ${type}; the question asks for ${wanted.join(" or ")}${passed ? "." : ": a different kind of value."}`,
   };
+}
+
+/** The first column of a several-column answer whose values are of an asked-for type, read as any candidate is. */
+function tableColumnOfType(a: RoundAnalysis, wanted: RoundAnalysis["focus"]["wanted"]): { label: string; type: ValueType } | null {
+  const shape = a.input.answer.shape;
+  if (!shape || shape.kind !== "table" || shape.columns.length < 2) return null;
+  for (const [at, label] of shape.columns.entries()) {
+    const cell = shape.rows.map((r) => r[at]).find((v) => v !== null && v !== undefined);
+    if (cell === undefined) continue;
+    const type = classifyValue(cell, hintFromLabel(label));
+    if (typeFit(wanted, type, String(cell)) >= TYPE_FIT_PASS) return { label, type };
+  }
+  return null;
 }
 
 export function checkEntitiesCited(a: RoundAnalysis): Check {
