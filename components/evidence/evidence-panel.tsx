@@ -11,6 +11,7 @@ import { KindBadge } from "../kb/status-badge";
 import { PassageView } from "./passage-view";
 import { PathView } from "./path-view";
 import { QueryCode } from "./query-code";
+import { queryParamLines } from "./query-params";
 import { RowView } from "./row-view";
 import { TripleView } from "./triple-view";
 
@@ -59,6 +60,7 @@ export const EvidencePanel = forwardRef<
   const location = locationLines(piece.provenance.location, { identifiers: details });
   // Identical evidence that several queries returned is one panel listing each query (lib/pipeline/merge-evidence.ts).
   const queries = [piece.provenance.query, ...(piece.provenance.alsoQueries ?? [])];
+  const params = queryParamLines(piece.provenance.params, piece.provenance.language);
   return (
     <section
       id={domId}
@@ -135,10 +137,17 @@ export const EvidencePanel = forwardRef<
             )}
           </dl>
           {!details ? null : queries.length === 1 ? (
-            <QueryCode text={piece.provenance.query} language={piece.provenance.language} />
+            <QueryCode text={piece.provenance.query} language={piece.provenance.language} params={params} />
           ) : (
             queries.map((q, i) => (
-              <QueryCode key={i} text={q} language={piece.provenance.language} caption={`Query ${i + 1} of ${queries.length}`} />
+              <QueryCode
+                key={i}
+                text={q}
+                language={piece.provenance.language}
+                caption={`Query ${i + 1} of ${queries.length}`}
+                // The bound values belong to the piece's own query, the first; the others are kept verbatim.
+                params={i === 0 ? params : []}
+              />
             ))
           )}
         </div>

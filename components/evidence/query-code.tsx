@@ -4,13 +4,25 @@ import { useMemo } from "react";
 import { searchTextForPeople } from "./search-words";
 import { CopyButton } from "./copy-button";
 import { QUERY_LANGUAGE_LABELS, highlightQuery } from "./highlight";
+import type { QueryParamLine } from "./query-params";
 import styles from "./query-code.module.css";
 
 /**
  * The native query that produced a piece of evidence, highlighted, with a Copy button. A search text
  * shows the words as people wrote them, without the stems the pipeline adds (see searchTextForPeople).
  */
-export function QueryCode({ text: query, language, caption = "Native query" }: { text: string; language: string; caption?: string }) {
+export function QueryCode({
+  text: query,
+  language,
+  caption = "Native query",
+  params = [],
+}: {
+  text: string;
+  language: string;
+  caption?: string;
+  /** The values its parameters were bound to (query-params.ts): the text alone does not show what it filtered on. */
+  params?: QueryParamLine[];
+}) {
   const text = useMemo(() => (language === "search" ? searchTextForPeople(query) : query), [query, language]);
   const html = useMemo(() => highlightQuery(text, language), [text, language]);
   const label = QUERY_LANGUAGE_LABELS[language] ?? language;
@@ -28,6 +40,20 @@ export function QueryCode({ text: query, language, caption = "Native query" }: {
       <pre className={`max-h-72 overflow-auto px-3 py-2 text-xs leading-relaxed ${styles.code}`}>
         {html === null ? <code>{text}</code> : <code className={`hljs language-${language}`} dangerouslySetInnerHTML={{ __html: html }} />}
       </pre>
+      {params.length > 0 && (
+        <dl
+          className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 border-t border-slate-700 px-3 py-1.5 font-mono text-xs"
+          aria-label="Parameter values"
+          data-testid="query-params"
+        >
+          {params.map((p) => (
+            <div key={p.name} className="contents">
+              <dt className="text-slate-400">{p.name}</dt>
+              <dd className="break-all">{p.value}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
     </figure>
   );
 }

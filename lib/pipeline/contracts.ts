@@ -270,6 +270,8 @@ export interface QueryResult {
   kbName: string;
   language: "sql" | "sparql" | "cypher";
   query: string;
+  /** The values bound to the query's parameters, when it has any (provenanceParams). */
+  params?: Record<string, Scalar>;
   columns: string[];
   rows: Scalar[][];
   /** Evidence piece id of each row (same order), for citations. */
@@ -319,6 +321,8 @@ export const answerShapeSchema = z.object({
     kbName: z.string(),
     language: z.string(),
     query: z.string(),
+    /** The values bound to its parameters ($p0 …): the text alone does not show what it filtered on. */
+    params: z.record(z.string(), cellSchema).optional(),
     /** The analyst's guide the query came from ("Answered with the analyst's guide '…'"). */
     guide: z.object({ id: z.string(), question: z.string() }).nullable().optional(),
   }),

@@ -444,7 +444,7 @@ describe("critique: commentor feedback", () => {
     });
     const run = (answer: Answer) =>
       check(
-        critique(round({ intent: it_, evidence, executed: [executed(KB.sales, "text2sql", "sql", sql, "ok", 2)], answer })),
+        critique(round({ intent: it_, evidence, executed: [executed(KB.sales, "schema-linking", "sql", sql, "ok", 2)], answer })),
         CHECKS.answerType,
       );
     const named = run(

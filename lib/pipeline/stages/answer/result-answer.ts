@@ -101,7 +101,13 @@ export function shapeOf(result: QueryResult, context: string[] = []): AnswerShap
     truncated: result.truncated,
     cap: result.truncated ? result.cap : null,
     chart: kind === "table" ? chartOf(result) : null,
-    source: { kbName: result.kbName, language: result.language, query: result.query, guide: result.guide ?? null },
+    source: {
+      kbName: result.kbName,
+      language: result.language,
+      query: result.query,
+      ...(result.params ? { params: result.params } : {}),
+      guide: result.guide ?? null,
+    },
     units,
     totalRow: kind === "table" ? totalRowOf(result, result.grouped, units) : null,
   };

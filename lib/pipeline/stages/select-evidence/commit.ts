@@ -1,4 +1,4 @@
-import type { EvidencePiece, RowData, Scalar } from "../../../backends/types";
+import { type EvidencePiece, type RowData, type Scalar, provenanceParams } from "../../../backends/types";
 import type { Candidate, ExecutedQuery, QueryResult } from "../../contracts";
 import { count } from "../../../format/count";
 import { emptyResultSentence } from "../answer/empty-result";
@@ -193,6 +193,7 @@ export function committedResult(commitment: Commitment, pieces: EvidencePiece[],
     kbName: q.kbName,
     language,
     query: q.query.text,
+    ...provenanceParams(q.query),
     columns: columns ?? [],
     rows,
     pieceIds,
