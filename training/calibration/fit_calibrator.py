@@ -2,9 +2,11 @@
 probability that its answer is right, on evaluation runs of TRAINING questions only, checked on dev.
 
     python3 fit_calibrator.py questions --out ../.cache/spider-train-usable.json    # training questions on present databases
+    python3 fit_calibrator.py guided --questions ../.cache/spider-train-usable.json \
+        --guides-out ../.cache/train-guides.json --asked-out ../.cache/train-asked.json   # training runs with analysts' guides
     python3 fit_calibrator.py extract --report REPORT.json --out data/NAME.json   # features + labels of a report
-    python3 fit_calibrator.py fit --train data/spider-train-300.json [--train …] \
-        --dev data/spider-dev-40.json [--dev …] --out ../../lib/data/answer-calibrator.json
+    python3 fit_calibrator.py fit --train data/spider-train-300.json --train data/spider-train-guided-300.json \
+        --dev data/spider-dev-half-a-guides.json [--dev …] --out ../../lib/data/answer-calibrator.json
     python3 fit_calibrator.py fit --kind graph --train data/text2cypher-dev-half-a.json … --out /tmp/graph.json
         # one kind of source only; for graphs (no training split) an analysis on dev runs, judged by its held-out folds
 
@@ -40,6 +42,32 @@ def usable_questions(out_path, datasets):
     with open(out_path, "w") as f:
         json.dump(kept, f)
     print(f"{len(kept)} of {len(items)} training questions → {out_path}")
+
+
+def guided_split(questions_path, guides_out, asked_out, databases, per_db_asked, per_db_guides):
+    """The few-shot protocol of issue 28 on TRAINING databases, so the calibrator sees guide-answered runs:
+    per database (those with enough questions, ordered by a hash of the name), questions ordered by a hash
+    of their text, the first half guides and the second half asked. No randomness: the same file gives the
+    same split."""
+    with open(questions_path) as f:
+        items = json.load(f)
+    h = lambda s: hashlib.sha256(s.encode()).hexdigest()
+    by_db = {}
+    for q in items:
+        by_db.setdefault(q["db_id"], []).append(q)
+    need = 2 * max(per_db_asked, per_db_guides)
+    dbs = sorted((db for db, qs in by_db.items() if len(qs) >= need), key=h)[:databases]
+    guides, asked = [], []
+    for db in sorted(dbs):
+        qs = sorted(by_db[db], key=lambda q: h(q["question"]))
+        half = len(qs) // 2
+        guides += [{"db_id": db, "question": q["question"], "query": q["query"]} for q in qs[:half][:per_db_guides]]
+        asked += qs[half:][:per_db_asked]
+    for path, data in ((guides_out, guides), (asked_out, asked)):
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(path, "w") as f:
+            json.dump(data, f, indent=1)
+    print(f"{len(dbs)} databases: {len(guides)} guides → {guides_out}, {len(asked)} asked → {asked_out}")
 
 
 def extract(report_path, out_path):
@@ -194,6 +222,13 @@ def main():
     qs = sub.add_parser("questions")
     qs.add_argument("--out", required=True)
     qs.add_argument("--datasets", default=os.environ.get("DATASETS_DIR", "../../../shared/datasets"))
+    g = sub.add_parser("guided")
+    g.add_argument("--questions", required=True)
+    g.add_argument("--guides-out", required=True)
+    g.add_argument("--asked-out", required=True)
+    g.add_argument("--databases", type=int, default=30)
+    g.add_argument("--per-db-asked", type=int, default=10)
+    g.add_argument("--per-db-guides", type=int, default=15)
     e = sub.add_parser("extract")
     e.add_argument("--report", required=True)
     e.add_argument("--out", required=True)
@@ -206,6 +241,9 @@ def main():
     a = ap.parse_args()
     if a.cmd == "questions":
         usable_questions(a.out, a.datasets)
+        return
+    if a.cmd == "guided":
+        guided_split(a.questions, a.guides_out, a.asked_out, a.databases, a.per_db_asked, a.per_db_guides)
         return
     if a.cmd == "extract":
         extract(a.report, a.out)
