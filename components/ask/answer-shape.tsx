@@ -9,6 +9,7 @@ import { formatInteger } from "@/lib/format/number";
 import { useLocale } from "../ui/locale";
 import { columnDecimals, columnHeader, formatCell } from "./figures";
 import { queryParamLines } from "../evidence/query-params";
+import { QueryParamList } from "../evidence/query-param-list";
 
 /**
  * The answer's shape when it is a query result: a list shows how many values it holds and every one of
@@ -234,20 +235,7 @@ function QuerySource({ shape }: { shape: AnswerShape }) {
         <pre className="mt-2 max-h-60 overflow-auto whitespace-pre-wrap rounded bg-slate-900 p-3 font-mono text-xs text-slate-100">
           {shape.source.query}
         </pre>
-        {params.length > 0 && (
-          <dl
-            className="mt-1 grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 font-mono text-xs text-slate-700"
-            aria-label="Parameter values"
-            data-testid="answer-query-params"
-          >
-            {params.map((p) => (
-              <div key={p.name} className="contents">
-                <dt className="text-slate-500">{p.name}</dt>
-                <dd className="break-all">{p.value}</dd>
-              </div>
-            ))}
-          </dl>
-        )}
+        <QueryParamList lines={params} tone="light" testId="answer-query-params" />
       </details>
     </>
   );

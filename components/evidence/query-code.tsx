@@ -5,6 +5,7 @@ import { searchTextForPeople } from "./search-words";
 import { CopyButton } from "./copy-button";
 import { QUERY_LANGUAGE_LABELS, highlightQuery } from "./highlight";
 import type { QueryParamLine } from "./query-params";
+import { QueryParamList } from "./query-param-list";
 import styles from "./query-code.module.css";
 
 /**
@@ -40,20 +41,7 @@ export function QueryCode({
       <pre className={`max-h-72 overflow-auto px-3 py-2 text-xs leading-relaxed ${styles.code}`}>
         {html === null ? <code>{text}</code> : <code className={`hljs language-${language}`} dangerouslySetInnerHTML={{ __html: html }} />}
       </pre>
-      {params.length > 0 && (
-        <dl
-          className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 border-t border-slate-700 px-3 py-1.5 font-mono text-xs"
-          aria-label="Parameter values"
-          data-testid="query-params"
-        >
-          {params.map((p) => (
-            <div key={p.name} className="contents">
-              <dt className="text-slate-400">{p.name}</dt>
-              <dd className="break-all">{p.value}</dd>
-            </div>
-          ))}
-        </dl>
-      )}
+      <QueryParamList lines={params} tone="dark" testId="query-params" />
     </figure>
   );
 }
