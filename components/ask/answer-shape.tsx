@@ -8,7 +8,6 @@ import { formatQuantity } from "@/lib/format/quantity";
 import { formatInteger } from "@/lib/format/number";
 import { useLocale } from "../ui/locale";
 import { columnDecimals, columnHeader, formatCell } from "./figures";
-import { queryParamLines } from "../evidence/query-params";
 import { QueryParamList } from "../evidence/query-param-list";
 
 /**
@@ -217,7 +216,6 @@ const LANGUAGE_NAMES: Record<string, string> = { sql: "an SQL query", sparql: "a
 /** The query whose result is the answer, and where it ran: the evidence of a result-shaped answer. */
 function QuerySource({ shape }: { shape: AnswerShape }) {
   const guide = shape.source.guide;
-  const params = queryParamLines(shape.source.params, shape.source.language);
   return (
     <>
       {guide && (
@@ -235,7 +233,7 @@ function QuerySource({ shape }: { shape: AnswerShape }) {
         <pre className="mt-2 max-h-60 overflow-auto whitespace-pre-wrap rounded bg-slate-900 p-3 font-mono text-xs text-slate-100">
           {shape.source.query}
         </pre>
-        <QueryParamList lines={params} tone="light" testId="answer-query-params" />
+        <QueryParamList params={shape.source.params} language={shape.source.language} tone="light" testId="answer-query-params" />
       </details>
     </>
   );

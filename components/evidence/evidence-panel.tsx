@@ -11,7 +11,6 @@ import { KindBadge } from "../kb/status-badge";
 import { PassageView } from "./passage-view";
 import { PathView } from "./path-view";
 import { QueryCode } from "./query-code";
-import { queryParamLines } from "./query-params";
 import { RowView } from "./row-view";
 import { TripleView } from "./triple-view";
 
@@ -60,7 +59,6 @@ export const EvidencePanel = forwardRef<
   const location = locationLines(piece.provenance.location, { identifiers: details });
   // Identical evidence that several queries returned is one panel listing each query (lib/pipeline/merge-evidence.ts).
   const queries = [piece.provenance.query, ...(piece.provenance.alsoQueries ?? [])];
-  const params = queryParamLines(piece.provenance.params, piece.provenance.language);
   return (
     <section
       id={domId}
@@ -137,7 +135,7 @@ export const EvidencePanel = forwardRef<
             )}
           </dl>
           {!details ? null : queries.length === 1 ? (
-            <QueryCode text={piece.provenance.query} language={piece.provenance.language} params={params} />
+            <QueryCode text={piece.provenance.query} language={piece.provenance.language} params={piece.provenance.params} />
           ) : (
             queries.map((q, i) => (
               <QueryCode
@@ -146,7 +144,7 @@ export const EvidencePanel = forwardRef<
                 language={piece.provenance.language}
                 caption={`Query ${i + 1} of ${queries.length}`}
                 // The bound values belong to the piece's own query, the first; the others are kept verbatim.
-                params={i === 0 ? params : []}
+                params={i === 0 ? piece.provenance.params : undefined}
               />
             ))
           )}

@@ -4,7 +4,7 @@ import { useMemo } from "react";
 import { searchTextForPeople } from "./search-words";
 import { CopyButton } from "./copy-button";
 import { QUERY_LANGUAGE_LABELS, highlightQuery } from "./highlight";
-import type { QueryParamLine } from "./query-params";
+import type { Scalar } from "@/lib/backends/types";
 import { QueryParamList } from "./query-param-list";
 import styles from "./query-code.module.css";
 
@@ -16,13 +16,13 @@ export function QueryCode({
   text: query,
   language,
   caption = "Native query",
-  params = [],
+  params,
 }: {
   text: string;
   language: string;
   caption?: string;
-  /** The values its parameters were bound to (query-params.ts): the text alone does not show what it filtered on. */
-  params?: QueryParamLine[];
+  /** The values its parameters were bound to: the text alone does not show what it filtered on. */
+  params?: Record<string, Scalar>;
 }) {
   const text = useMemo(() => (language === "search" ? searchTextForPeople(query) : query), [query, language]);
   const html = useMemo(() => highlightQuery(text, language), [text, language]);
@@ -41,7 +41,7 @@ export function QueryCode({
       <pre className={`max-h-72 overflow-auto px-3 py-2 text-xs leading-relaxed ${styles.code}`}>
         {html === null ? <code>{text}</code> : <code className={`hljs language-${language}`} dangerouslySetInnerHTML={{ __html: html }} />}
       </pre>
-      <QueryParamList lines={params} tone="dark" testId="query-params" />
+      <QueryParamList params={params} language={language} tone="dark" testId="query-params" />
     </figure>
   );
 }

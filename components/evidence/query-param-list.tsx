@@ -1,10 +1,22 @@
-import type { QueryParamLine } from "./query-params";
+import type { Scalar } from "@/lib/backends/types";
+import { queryParamLines } from "./query-params";
 
 /**
  * The values a parameterised query was bound to, one line per parameter. Shown beside the query's text
  * wherever a query is shown (evidence, the answer card), so what it filtered on is never hidden.
  */
-export function QueryParamList({ lines, tone, testId }: { lines: QueryParamLine[]; tone: "dark" | "light"; testId: string }) {
+export function QueryParamList({
+  params,
+  language,
+  tone,
+  testId,
+}: {
+  params: Record<string, Scalar> | undefined;
+  language: string;
+  tone: "dark" | "light";
+  testId: string;
+}) {
+  const lines = queryParamLines(params, language);
   if (lines.length === 0) return null;
   const frame = tone === "dark" ? "border-t border-slate-700 px-3 py-1.5" : "mt-1 text-slate-700";
   return (

@@ -21,7 +21,7 @@ export {
   PIECE_RELIABILITY,
   ENTITY_PENALTY,
 } from "./score";
-export { classifyValue, hintFromLabel, typeFit, type ValueType } from "./value-types";
+export { classifyValue, columnValueType, hintFromLabel, typeFit, type ValueType } from "./value-types";
 export { valueKey, parseNumber } from "./value-key";
 export { sentenceSpans, type Span } from "./passage-spans";
 export { extractOccurrences } from "./extract";

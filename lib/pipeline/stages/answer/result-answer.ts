@@ -2,7 +2,7 @@ import { formatScalar } from "../../../backends/evidence";
 import type { Scalar } from "../../../backends/types";
 import type { Answer, AnswerShape, QueryResult, ScoredEvidence } from "../../contracts";
 import { joinList, quoteList, refusal } from "./refusal";
-import { classifyValue, hintFromLabel, type ValueType } from "./value-types";
+import { columnValueType, type ValueType } from "./value-types";
 import { columnUnits, totalRowOf } from "./figures";
 import { emptyResultSentence } from "./empty-result";
 
@@ -138,9 +138,8 @@ export function withSupportingEvidence(answer: Answer, result: QueryResult, evid
 export function resultValueType(result: Pick<QueryResult, "columns" | "rows" | "grouped">): ValueType | null {
   const at = result.grouped?.measures[0] ?? 0;
   const column = result.columns[at];
-  const value = result.rows.map((r) => r[at]).find((v) => v !== null && v !== undefined);
-  if (column === undefined || value === undefined) return null;
-  return classifyValue(value, hintFromLabel(column));
+  const cells = result.rows.map((r) => r[at]);
+  return column === undefined ? null : (columnValueType(column, cells)?.type ?? null);
 }
 
 export function answerFromResult(result: QueryResult, threshold: number, context: string[] = []): Answer {

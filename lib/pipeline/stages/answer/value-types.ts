@@ -85,6 +85,15 @@ export function isYearLike(value: string): boolean {
  * `nameKinds` asks compromise whether a name is a person, place or organisation: it costs a parse, so
  * only questions that ask for one of those (who, where) pay it; for others every name is an "entity".
  */
+/**
+ * What a result column holds, read from its label and its first non-empty cell (that cell comes back
+ * too, for typeFit's display); null when every cell is empty.
+ */
+export function columnValueType(label: string, cells: readonly (Scalar | undefined)[]): { type: ValueType; cell: Scalar } | null {
+  const cell = cells.find((v): v is Scalar => v !== null && v !== undefined);
+  return cell === undefined ? null : { type: classifyValue(cell, hintFromLabel(label)), cell };
+}
+
 export function classifyValue(value: Scalar, hint: ValueType | null, nameKinds = false): ValueType {
   if (typeof value === "boolean") return "boolean";
   if (typeof value === "number") return classifyNumber(String(value), hint);

@@ -2,7 +2,7 @@ import type { ExecutedQuery } from "../../contracts";
 import { count } from "../../../format/count";
 import { queryOutcomeInWords, strategyInWords } from "../../strategy-words";
 import type { EvidencePiece } from "../../../backends/types";
-import { type ValueType, classifyValue, connectsToEntityOf, hintFromLabel, pieceMentionsEntity, typeFit } from "../answer/classical";
+import { type ValueType, columnValueType, connectsToEntityOf, pieceMentionsEntity, typeFit } from "../answer/classical";
 import { type RoundAnalysis, isProductive } from "./analysis";
 import { constructChecks } from "./construct-checks";
 import type { Check } from "./types";
@@ -54,10 +54,11 @@ function tableColumnOfType(a: RoundAnalysis, wanted: RoundAnalysis["focus"]["wan
   const shape = a.input.answer.shape;
   if (!shape || shape.kind !== "table" || shape.columns.length < 2) return null;
   for (const [at, label] of shape.columns.entries()) {
-    const cell = shape.rows.map((r) => r[at]).find((v) => v !== null && v !== undefined);
-    if (cell === undefined) continue;
-    const type = classifyValue(cell, hintFromLabel(label));
-    if (typeFit(wanted, type, String(cell)) >= TYPE_FIT_PASS) return { label, type };
+    const read = columnValueType(
+      label,
+      shape.rows.map((r) => r[at]),
+    );
+    if (read && typeFit(wanted, read.type, String(read.cell)) >= TYPE_FIT_PASS) return { label, type: read.type };
   }
   return null;
 }
