@@ -19,6 +19,7 @@ import { Button } from "../ui/button";
 import { Field, SelectInput, TextInput } from "../ui/field";
 import { CoordinatesWorkbench, NativeQueryWorkbench, SentencesWorkbench } from "./retrieval-workbench";
 import { DateTime } from "../ui/locale";
+import { TableNotesEditor } from "./table-notes-editor";
 
 const TYPE_LABEL = { TEXT: "Text", TABLE: "Table", GRAPH: "Graph" } as const;
 /** The key of a document collection's own text unit (lib/backends/documents/records.ts). */
@@ -282,6 +283,9 @@ function SourceObjectDetail({ object }: { object: SourceObjectRow }) {
         )}
       </div>
       <NativeQueryWorkbench object={object} />
+      {object.kbKind === "SQL" && object.contentType === "TABLE" && object.mode === "STATIC" && (
+        <TableNotesEditor key={object.id} objectId={object.id} table={object.key} />
+      )}
       <form
         onSubmit={(e: FormEvent) => {
           e.preventDefault();

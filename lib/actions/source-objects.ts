@@ -20,6 +20,7 @@ import {
   updateSourceObjectSchema,
 } from "@/lib/catalog/source-objects.validation";
 import { db } from "@/lib/db/client";
+import { getTableNotes, saveTableNotes, saveTableNotesSchema } from "@/lib/catalog/table-notes-store";
 
 const CURATORS = ["ADMIN", "ANALYST"] as ("ADMIN" | "ANALYST")[];
 
@@ -87,3 +88,21 @@ export const documentSentencesAction = authActionClient
   .action(async ({ parsedInput, ctx }) =>
     collectionDocumentSentences(await db(), catalogDeps(), ctx.user, parsedInput.id, parsedInput.documentId),
   );
+
+export const getTableNotesAction = authActionClient
+  .metadata({ name: "sourceObjects.tableNotes", roles: CURATORS })
+  .inputSchema(z.object({ id: z.string().min(1) }))
+  .action(async ({ parsedInput, ctx }) => getTableNotes(await db(), ctx.user, parsedInput.id));
+
+export const saveTableNotesAction = authActionClient
+  .metadata({ name: "sourceObjects.saveTableNotes", roles: CURATORS })
+  .inputSchema(saveTableNotesSchema)
+  .action(async ({ parsedInput, ctx }) => {
+    const prisma = await db();
+    return auditedChange(
+      prisma,
+      ctx.actor,
+      { action: "sourceObjects.tableNotes", targetType: "sourceObject", targetId: parsedInput.id, snapshot: sourceObjectSnapshot },
+      () => saveTableNotes(prisma, catalogDeps(), ctx.user, parsedInput),
+    );
+  });

@@ -80,7 +80,7 @@ export async function guideSnapshot(prisma: PrismaClient, id: string) {
 export async function sourceObjectSnapshot(prisma: PrismaClient, id: string) {
   return prisma.sourceObject.findUnique({
     where: { id },
-    select: { name: true, key: true, description: true, tags: true, mode: true, refreshQuery: true },
+    select: { name: true, key: true, description: true, tags: true, mode: true, refreshQuery: true, annotations: true },
   });
 }
 

@@ -257,13 +257,28 @@ export interface HealthResult {
  * The structure of a KB as data (not text): what query formulation links questions against
  * (SQL tables/columns/keys, RDF classes/predicates, graph labels/relationship patterns, document tables).
  */
+/**
+ * A column as schema linking reads it. The engine's introspection gives name, type and examples; an
+ * analyst's notes on the table (lib/catalog/table-notes.ts) add the words the business uses for it and
+ * what it means, and measures: columns no row holds, an aggregate over an expression of the table's
+ * columns ("revenue" = SUM(quantity * unit_price)), written into queries in place of a column name.
+ */
+export interface SqlStructureColumn {
+  name: string;
+  type: string;
+  examples: Scalar[];
+  synonyms?: string[];
+  description?: string;
+  measure?: { aggregate: "sum" | "avg" | "min" | "max"; parts: ({ text: string } | { column: string })[] };
+}
+
 export type KbStructure =
   | {
       kind: "sql";
       dialect: "sqlite" | "postgres";
       tables: {
         name: string;
-        columns: { name: string; type: string; examples: Scalar[] }[];
+        columns: SqlStructureColumn[];
         primaryKey: string[];
         foreignKeys: { columns: string[]; refTable: string; refColumns: string[] }[];
         rows: number | null;

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { KbKind, SourceContentType } from "../backends/types";
 import type { PrismaClient } from "../db/generated/client";
+import { hasTableNotes, readTableNotes, type TableNotes } from "./table-notes";
 
 /**
  * What source selection reads about each KB the user may use: its descriptor c_b (compact form when
@@ -12,6 +13,8 @@ export interface CatalogSourceObject {
   description: string;
   tags: string[];
   contentType: SourceContentType;
+  /** A table's column synonyms, descriptions and measures an analyst gave (table-notes.ts); absent when none. */
+  notes?: TableNotes;
 }
 
 export interface CatalogEntry {
@@ -33,7 +36,7 @@ export interface CatalogEntry {
 export function catalogEntryVersion(entry: Omit<CatalogEntry, "version">): string {
   const h = createHash("sha256");
   h.update(JSON.stringify([entry.kbId, entry.kbName, entry.kind, entry.description, entry.descriptor]));
-  for (const o of entry.sourceObjects) h.update(JSON.stringify([o.key, o.name, o.description, o.tags, o.contentType]));
+  for (const o of entry.sourceObjects) h.update(JSON.stringify([o.key, o.name, o.description, o.tags, o.contentType, o.notes ?? null]));
   return h.digest("hex").slice(0, 16);
 }
 
@@ -109,14 +112,22 @@ async function reloadEntries(prisma: PrismaClient, cache: SnapshotCache, kbIds: 
     }),
     prisma.sourceObject.findMany({
       where: { kbId: { in: kbIds } },
-      select: { kbId: true, key: true, name: true, description: true, tags: true, contentType: true },
+      select: { kbId: true, key: true, name: true, description: true, tags: true, contentType: true, annotations: true },
       orderBy: [{ kbId: "asc" }, { key: "asc" }],
     }),
   ]);
   const objectsOf = new Map<string, CatalogSourceObject[]>();
   for (const o of objects) {
     const list = objectsOf.get(o.kbId) ?? [];
-    list.push({ key: o.key, name: o.name, description: o.description, tags: o.tags, contentType: o.contentType as SourceContentType });
+    const notes = readTableNotes(o.annotations);
+    list.push({
+      key: o.key,
+      name: o.name,
+      description: o.description,
+      tags: o.tags,
+      contentType: o.contentType as SourceContentType,
+      ...(hasTableNotes(notes) ? { notes } : {}),
+    });
     objectsOf.set(o.kbId, list);
   }
   for (const kb of kbs) {

@@ -91,7 +91,7 @@ export async function listSourceObjects(prisma: PrismaClient, user: AccessSubjec
   return rows.map(toRow);
 }
 
-async function findAccessible(prisma: PrismaClient, user: AccessSubject, id: string) {
+export async function findAccessibleSourceObject(prisma: PrismaClient, user: AccessSubject, id: string) {
   const o = await prisma.sourceObject.findFirst({ where: { AND: [{ id }, sourceObjectAccessWhere(user)] }, include: { kb: true } });
   if (!o) throw new AppError("NOT_FOUND", "That source object does not exist or is not shared with you.");
   return o;
@@ -99,7 +99,7 @@ async function findAccessible(prisma: PrismaClient, user: AccessSubject, id: str
 
 export async function updateSourceObject(prisma: PrismaClient, user: AccessSubject, raw: unknown) {
   const input = updateSourceObjectSchema.parse(raw);
-  await findAccessible(prisma, user, input.id);
+  await findAccessibleSourceObject(prisma, user, input.id);
   await prisma.sourceObject.update({
     where: { id: input.id },
     data: { name: input.name, description: input.description, tags: input.tags, descriptionEdited: true },
@@ -178,7 +178,7 @@ export async function createDynamicSourceObject(prisma: PrismaClient, deps: Cata
 
 /** Re-runs a dynamic object's query; a failure is recorded on the object and the last good snapshot kept. */
 export async function refreshDynamicSourceObject(prisma: PrismaClient, deps: CatalogDeps, user: AccessSubject, id: string) {
-  const o = await findAccessible(prisma, user, id);
+  const o = await findAccessibleSourceObject(prisma, user, id);
   if (o.mode !== "DYNAMIC" || !o.refreshQuery)
     throw new AppError("VALIDATION", "Only dynamic source objects (saved queries) can be refreshed.");
   try {
@@ -202,7 +202,7 @@ export async function previewSourceObject(
   id: string,
   limit = 20,
 ): Promise<Preview> {
-  const o = await findAccessible(prisma, user, id);
+  const o = await findAccessibleSourceObject(prisma, user, id);
   if (o.mode === "DYNAMIC") {
     const snap = o.snapshot as unknown as Snapshot | null;
     if (!snap) throw new AppError("NOT_FOUND", "This saved query has not produced a result yet. Refresh it.");
@@ -233,7 +233,7 @@ export async function listKbsForPicker(prisma: PrismaClient, user: AccessSubject
 export type { CollectionDocument } from "../backends/documents/actions";
 
 async function collectionOf(prisma: PrismaClient, user: AccessSubject, id: string) {
-  const o = await findAccessible(prisma, user, id);
+  const o = await findAccessibleSourceObject(prisma, user, id);
   if (o.kb.kind !== "DOCUMENTS" || o.key !== COLLECTION_UNIT) {
     throw new AppError("VALIDATION", "Sentences can be selected in a document collection's text; this source object is not one.");
   }

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { CatalogDeps } from "../deps";
 import { registerKnowledgeBase } from "../ingest/register";
-import type { PrismaClient } from "../db/generated/client";
+import type { Prisma, PrismaClient } from "../db/generated/client";
+import { tableNotesSchema, type TableNotes } from "../catalog/table-notes";
 import { createDemoSalesDatabase } from "./sales-database";
 
 const CONTENT_DIR = path.join(process.cwd(), "lib", "demo", "content");
@@ -57,7 +58,7 @@ export async function seedDemoCatalogOnce(prisma: PrismaClient, deps: CatalogDep
     try {
       const file = path.join(dir, "sales.sqlite");
       createDemoSalesDatabase(file);
-      await registerKnowledgeBase(
+      const registered = await registerKnowledgeBase(
         prisma,
         deps,
         owner,
@@ -72,6 +73,7 @@ export async function seedDemoCatalogOnce(prisma: PrismaClient, deps: CatalogDep
         [],
         { origin: "demo", sqliteSourcePath: file },
       );
+      await noteDemoMeasures(prisma, registered.id);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -95,4 +97,32 @@ export async function seedDemoCatalogOnce(prisma: PrismaClient, deps: CatalogDep
   }
   await prisma.setting.create({ data: { key: MARKER, value: { seededAt: new Date().toISOString() } } });
   return { seeded: true, kbs: 3 };
+}
+
+/**
+ * What the demo company's analyst wrote on the order lines (table-notes.ts), as any analyst would for
+ * their own sales tables: revenue and units sold are measures no column holds, and the price columns say
+ * what they mean. Seeded through the same checks as the Source objects page.
+ */
+async function noteDemoMeasures(prisma: PrismaClient, kbId: string): Promise<void> {
+  const notes: TableNotes = tableNotesSchema.parse({
+    columns: [
+      { name: "unit_price", description: "The price paid per unit on this order line, in euros, after any discount.", synonyms: [] },
+      { name: "quantity", description: "How many units of the product the order line holds.", synonyms: [] },
+    ],
+    measures: [
+      {
+        name: "revenue",
+        expression: "quantity * unit_price",
+        aggregate: "sum",
+        description: "Sales value in euros: units times the price paid.",
+        synonyms: ["sales", "turnover", "sales value"],
+      },
+      { name: "units sold", expression: "quantity", aggregate: "sum", description: "Number of units sold.", synonyms: [] },
+    ],
+  });
+  await prisma.sourceObject.update({
+    where: { kbId_key: { kbId, key: "order_items" } },
+    data: { annotations: notes as unknown as Prisma.InputJsonValue },
+  });
 }

@@ -29,6 +29,7 @@ import type {
 } from "../contracts";
 import { withEveryQuery } from "../merge-evidence";
 import { withTimeout } from "./budget";
+import { annotateStructure } from "../../catalog/table-notes";
 import { offTopic, offTopicRefusal } from "./topic-check";
 import { formulationGuides, guideActionPieces, selectionGuides } from "./guide-bookkeeping";
 import type { StageRunner } from "./stage-runner";
@@ -146,15 +147,21 @@ async function readStructures(run: RunContext, candidates: Candidate[]): Promise
     if (run.structures.has(c.kbId)) continue;
     try {
       const limit = Math.min(run.config.queryTimeoutMs, Math.max(250, run.runner.ctx.deadline - Date.now()));
-      run.structures.set(
-        c.kbId,
-        await withTimeout(
-          openBackend(run.kbs.get(c.kbId)!, run.deps).structure(),
-          limit,
-          `did not answer within ${(limit / 1000).toFixed(1)} s`,
-          run.runner.signal,
-        ),
+      const read = await withTimeout(
+        openBackend(run.kbs.get(c.kbId)!, run.deps).structure(),
+        limit,
+        `did not answer within ${(limit / 1000).toFixed(1)} s`,
+        run.runner.signal,
       );
+      // The analysts' notes on its tables (synonyms, descriptions, measures) are part of what linking reads.
+      const objects = run.catalog.find((e) => e.kbId === c.kbId)?.sourceObjects ?? [];
+      const { structure, skipped } = annotateStructure(read, (table) => objects.find((o) => o.key === table)?.notes);
+      run.structures.set(c.kbId, structure);
+      for (const s of skipped) {
+        const note = `${c.kbName}: ${s} is left out`;
+        run.degradations.push(note);
+        run.runner.emit({ stage: "formulate", type: "INFO", summary: note });
+      }
     } catch (e) {
       const note = `${c.kbName} could not be read: ${(e as Error).message}`;
       run.degradations.push(note);

@@ -259,6 +259,9 @@ describe("time cues", () => {
     expect(cue("Orders from 2019 to 2021")[0]).toMatchObject({ kind: "range", start: "2019-01-01", end: "2022-01-01" });
     expect(cue("Revenue in March 2025")[0]).toMatchObject({ kind: "absolute", start: "2025-03-01", end: "2025-04-01", comparator: "in" });
     expect(cue("Revenue in Q2 2024")[0]).toMatchObject({ start: "2024-04-01", end: "2024-07-01" });
+    // The last part of a named year is its fourth quarter or second half; without a year, "last quarter" is no cue of a year's part.
+    expect(cue("Top products in the last quarter of 2025")).toMatchObject([{ kind: "absolute", start: "2025-10-01", end: "2026-01-01" }]);
+    expect(cue("Revenue in the final half of FY 2023")).toMatchObject([{ start: "2023-07-01", end: "2024-01-01" }]);
     expect(cue("Movies from the 1990s")[0]).toMatchObject({ start: "1990-01-01", end: "2000-01-01" });
     const both = cue("Orders in 2024 and 2025");
     expect(both.map((c) => [c.comparator, c.start])).toEqual([

@@ -9,7 +9,7 @@ import { type Adjustments, adjustmentsFor } from "./feedback";
 import { formulateCypher } from "./graph/formulate-cypher";
 import { formulateSparql } from "./graph/formulate-sparql";
 import { type FormulateGuide, guideQueries } from "./guide";
-import { type GuideExample, learnVocabulary, withVocabulary } from "./vocabulary";
+import { type GuideExample, learnVocabulary, withNotedSynonyms, withVocabulary } from "./vocabulary";
 import { formulateSearch } from "./search/formulate-search";
 import { formulateSql } from "./sql/formulate-sql";
 
@@ -106,9 +106,11 @@ export async function formulateCandidate(
     structure,
   );
   const taught = withVocabulary(input.intent, vocabulary);
-  const own = await generated(taught.intent, linked.candidate, structure, adj, max);
+  const noted = withNotedSynonyms(taught.intent, structure);
+  const own = await generated(noted.intent, linked.candidate, structure, adj, max);
   if (taught.learned.length)
     own.notes.push(`${candidate.kbName}: the analysts' guides name ${taught.learned.join(", ")} by words of this question`);
+  if (noted.named.length) own.notes.push(`${candidate.kbName}: the analysts' notes name ${noted.named.join(", ")}`);
   // With room for two or more, one slot at least stays with the generated queries, so a misleading
   // guide never fills the list alone (with room for one, the guide's proven shape wins).
   const guideSlots = own.queries.length > 0 && max > 1 ? max - 1 : max;

@@ -109,3 +109,28 @@ export function withVocabulary(intent: Intent, vocabulary: Vocabulary): { intent
   const learned = [...columns];
   return { intent: { ...intent, keywords: [...intent.keywords, ...learned.map((c) => splitIdentifiers(c))] }, learned };
 }
+
+/**
+ * The words an analyst gave a column or measure in the table's notes (table-notes.ts) name it like its
+ * own: a question that uses every word of a synonym ("how old" → age, "turnover" → revenue) offers the
+ * column's words to the linker, as a guide's learned word does. Returns what was named, for the trace.
+ */
+export function withNotedSynonyms(intent: Intent, structure: KbStructure | null): { intent: Intent; named: string[] } {
+  if (structure?.kind !== "sql") return { intent, named: [] };
+  const asked = new Set(textTerms(intent.completed));
+  const named: string[] = [];
+  const words: string[] = [];
+  for (const t of structure.tables) {
+    for (const c of t.columns) {
+      const synonym = c.synonyms?.find((s) => {
+        const terms = textTerms(s);
+        return terms.length > 0 && terms.every((x) => asked.has(x));
+      });
+      if (!synonym) continue;
+      named.push(`"${synonym}" → ${t.name}.${c.name}`);
+      words.push(splitIdentifiers(c.name));
+    }
+  }
+  if (named.length === 0) return { intent, named };
+  return { intent: { ...intent, keywords: [...intent.keywords, ...words] }, named };
+}

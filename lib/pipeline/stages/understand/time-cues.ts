@@ -73,6 +73,13 @@ function explicitCues(text: string, now: Date, taken: (s: number, e: number) => 
       if (cue) out.push({ ...cue, start, end });
     }
   };
+  // The last part of a named year: "the last quarter of 2025" is its fourth, "the final half of 2024" its second
+  // (without a year, "last quarter" is the one before this one: a trailing window below).
+  scan(new RegExp(`\\b(?:last|final)\\s+(quarter|half)\\s+of\\s+(?:(?:FY|fiscal(?:\\s+year)?)\\s*)?${YEAR}\\b`, "gi"), (m) => {
+    const quarter = m[1].toLowerCase() === "quarter";
+    const start = utc(Number(m[2]), quarter ? 10 : 7);
+    return { kind: "absolute", period: { start, end: addUnits(start, quarter ? 1 : 2, "quarter") }, ordinal: null };
+  });
   // Quarters and halves: "Q1 2024", "the first quarter of 2024", "H2 2023".
   const QUARTER = new RegExp(
     `\\b(?:Q([1-4])|(first|second|third|fourth|1st|2nd|3rd|4th)\\s+quarter|H([12])|(first|second|1st|2nd)\\s+half)(?:\\s+(?:of\\s+)?(?:(?:FY|fiscal(?:\\s+year)?)\\s*)?${YEAR})?\\b`,

@@ -85,6 +85,15 @@ export function best(columns: ColumnFacts[], score: (c: ColumnFacts) => number, 
   return top;
 }
 
+/**
+ * The measures (table-notes.ts) the question names, in any table it can reach: an analyst's measure is
+ * asked for by its name wherever its table sits ("customers by revenue" reaches the order lines through
+ * the orders), unlike a stored column, which must sit near the answer table to be meant.
+ */
+export function namedMeasures(linking: SchemaLinking, reach: Iterable<string>): ColumnFacts[] {
+  return columnsOf(linking, reach).filter((c) => c.measure && linking.columnScore(c) >= MENTIONED);
+}
+
 /** Mentioned non-key columns of `table`, best named first. */
 export function mentionedColumns(linking: SchemaLinking, table: string): ColumnFacts[] {
   return (linking.columns.get(table) ?? [])

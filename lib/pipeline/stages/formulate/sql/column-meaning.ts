@@ -61,7 +61,15 @@ function worded(table: SqlStructure["tables"][number]): string[] {
 
 /** Every column text of a structure, in table then column order. */
 export function columnTexts(structure: SqlStructure): string[] {
-  return structure.tables.flatMap((t) => worded(t).map((c) => columnSemanticText(t.name, c)));
+  return structure.tables.flatMap((t) =>
+    t.columns.filter((c) => c.name !== VIEW_ID).map((c) => columnSemanticText(t.name, c.name, notedMeaning(c))),
+  );
+}
+
+/** What an analyst said a column means and calls it (table-notes.ts), as words the embedder reads after the column's own. */
+function notedMeaning(column: SqlStructure["tables"][number]["columns"][number]): string | undefined {
+  const said = [column.description ?? "", column.synonyms?.length ? `Also called ${column.synonyms.join(", ")}.` : ""].filter(Boolean);
+  return said.length > 0 ? said.join(" ") : undefined;
 }
 
 export interface ColumnMeaningResult {

@@ -1,7 +1,7 @@
 import type { Constructs, Intent } from "../../../contracts";
 import { terms } from "../../../text";
 import { aggregateRequests, coverage, groupingTerms } from "../lexicon";
-import { best, columnsOf, identity, label, mentionedColumns, namesTable, nearTables } from "./column-choice";
+import { best, columnsOf, identity, label, mentionedColumns, namedMeasures, namesTable, nearTables } from "./column-choice";
 import { type PositionedTerm, wordDistance } from "./question-cues";
 import type { ColumnFacts } from "./sql-structure";
 import type { PickContext, SchemaLinking, SelectItem, SqlAggregate, SqlHaving, SqlPlan, WordedHaving } from "./types";
@@ -64,6 +64,14 @@ export function pickAggregates(
     });
     if (column) out.push({ fn: request.fn, column, at: request.at });
     else notes.push(`no numeric column for ${request.fn.toUpperCase()}: the question names none`);
+  }
+  // A measure the question names is an aggregate by definition ("revenue" is SUM(quantity * unit_price)):
+  // named with no aggregate word of its own, it is its own aggregate, so it is computed per group and
+  // ranks groups rather than rows.
+  for (const column of namedMeasures(linking, reach)) {
+    if (out.some((a) => a.column === column)) continue;
+    out.push({ fn: column.measure!.aggregate, column });
+    notes.push(`"${column.name}" is the analysts' measure ${column.measure!.aggregate.toUpperCase()}(…) of ${column.table}`);
   }
   return out;
 }

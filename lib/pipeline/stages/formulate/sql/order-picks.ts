@@ -1,7 +1,7 @@
 import type { Intent } from "../../../contracts";
 import { terms } from "../../../text";
 import { adjectiveSense, BARE_ORDER, chooseSuperlativeAttribute, coverage, ORDER_BY } from "../lexicon";
-import { best, columnsOf, identity, label, namesTable, nearTables } from "./column-choice";
+import { best, columnsOf, identity, label, namedMeasures, namesTable, nearTables } from "./column-choice";
 import { pickTimeColumn } from "./filter-picks";
 import { aggregateWords } from "./group-picks";
 import { askedProjection } from "./projection";
@@ -112,7 +112,8 @@ export function orderCues(ctx: PickContext): OrderCues {
  */
 export function pickSuperlative(ctx: PickContext, superlative: NonNullable<Intent["superlative"]>, plan: SqlPlan): void {
   const { intent, linking, constructs, positions, reach, tables, root, notes } = ctx;
-  const measurable = columnsOf(linking, nearTables(linking, tables)).filter((c) => (c.numeric || c.dateLike || c.yearLike) && !c.key);
+  const near = columnsOf(linking, nearTables(linking, tables)).filter((c) => (c.numeric || c.dateLike || c.yearLike) && !c.key);
+  const measurable = [...new Set([...near, ...namedMeasures(linking, reach)])];
   const counted = countedBySuperlative(intent, linking, reach, measurable);
   const choice = counted
     ? null

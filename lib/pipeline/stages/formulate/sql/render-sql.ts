@@ -2,7 +2,7 @@ import type { TimeCue } from "../../../contracts";
 import { planJoins } from "./join-path";
 import { type SchemaLinking, type SqlAggregate, type SqlPicks } from "./types";
 import { readable } from "./sql-picks";
-import { type ColumnFacts, containsPattern, qualified, quoteIdent, sqlString } from "./sql-structure";
+import { type ColumnFacts, columnSql, containsPattern, qualified, quoteIdent, sqlString } from "./sql-structure";
 
 /**
  * Writes one SELECT from the picks: identifiers always double-quoted, string literals with doubled
@@ -159,7 +159,7 @@ function conditions(
   for (const n of p.numeric.filter((x) => usable(x.column))) {
     const c = col(n.column);
     let condition: string | null = null;
-    if (n.withAverage) condition = `${c} ${n.op} (SELECT AVG(${quoteIdent(n.column.name)}) FROM ${quoteIdent(n.column.table)})`;
+    if (n.withAverage) condition = `${c} ${n.op} (SELECT AVG(${columnSql(n.column, false, true)}) FROM ${quoteIdent(n.column.table)})`;
     else if (n.op === "between" && n.values.length === 2) condition = `${c} BETWEEN ${n.values[0]} AND ${n.values[1]}`;
     else if (n.op === "=" && n.values.length > 1) condition = `${c} IN (${n.values.join(", ")})`;
     else if (n.op !== "between" && n.values.length === 1) condition = `${c} ${n.op} ${n.values[0]}`;
@@ -187,7 +187,7 @@ function conditions(
   }
   if (p.top && usable(p.top.column)) {
     const t = p.top;
-    const ordered = quoteIdent(t.column.name);
+    const ordered = columnSql(t.column, false);
     where.push(
       `${qualified(t.column.table, t.key, multi)} IN (SELECT ${quoteIdent(t.key)} FROM ${quoteIdent(t.column.table)} WHERE ${ordered} IS NOT NULL ORDER BY ${ordered} ${t.descending ? "DESC" : "ASC"} LIMIT ${t.limit})`,
     );
@@ -200,7 +200,9 @@ export function renderSql(linking: SchemaLinking, p: SqlPicks, options: RenderOp
   const inQuery = new Set(plan.tables);
   const usable = (c: ColumnFacts) => inQuery.has(c.table);
   const multi = plan.tables.length > 1;
-  const col = (c: ColumnFacts) => qualified(c.table, c.name, multi);
+  const col = (c: ColumnFacts) => columnSql(c, multi);
+  // A measure shown row by row is named by its measure's name, not by its expression.
+  const shown = (c: ColumnFacts) => (c.measure ? `${col(c)} AS ${quoteIdent(readable(c.name))}` : col(c));
 
   const grouped = p.groupBy.filter(usable);
   const aggregates = p.aggregates.filter((a) => !a.column || usable(a.column));
@@ -219,7 +221,7 @@ export function renderSql(linking: SchemaLinking, p: SqlPicks, options: RenderOp
         select.push(
           ambiguous
             ? `${col(item.column)} AS ${quoteIdent(`${readable(item.column.table)} ${readable(item.column.name)}`)}`
-            : col(item.column),
+            : shown(item.column),
         );
       } else {
         if (item.aggregate.column && !usable(item.aggregate.column)) continue;
@@ -240,7 +242,7 @@ export function renderSql(linking: SchemaLinking, p: SqlPicks, options: RenderOp
     const names = projected.map((c) => c.name.toLowerCase());
     for (const c of projected) {
       const ambiguous = names.filter((n) => n === c.name.toLowerCase()).length > 1;
-      select.push(ambiguous ? `${col(c)} AS ${quoteIdent(`${readable(c.table)} ${readable(c.name)}`)}` : col(c));
+      select.push(ambiguous ? `${col(c)} AS ${quoteIdent(`${readable(c.table)} ${readable(c.name)}`)}` : shown(c));
     }
   }
   if (select.length === 0) select.push("*");
@@ -299,7 +301,7 @@ export function renderSql(linking: SchemaLinking, p: SqlPicks, options: RenderOp
           .map((v) => `${sqlString(v.value)} AS ${quoteIdent(readable(v.column.name))}`);
     const outer = [
       ...constants,
-      ...shownAggregates.map((a) => `${aggregateExpr(a, (c) => quoteIdent(c.name), linking, false)} AS ${quoteIdent(aggregateAlias(a))}`),
+      ...shownAggregates.map((a) => `${aggregateExpr(a, (c) => columnSql(c, false), linking, false)} AS ${quoteIdent(aggregateAlias(a))}`),
     ];
     const text = [`SELECT ${outer.join(", ")}`, `FROM ${quoteIdent(measuredIn.name)}`, `WHERE ${quoteIdent(key)} IN (${inner})`].join("\n");
     return { text, tables: plan.tables, joins: joins.map((j) => j.words), grouped: null };
@@ -341,7 +343,11 @@ function measuredTable(linking: SchemaLinking, aggregates: SqlAggregate[]) {
 }
 
 function aggregateExpr(a: SqlAggregate, col: (c: ColumnFacts) => string, linking: SchemaLinking, multi: boolean): string {
-  if (a.column) return a.fn === "count" ? `COUNT(DISTINCT ${col(a.column)})` : `${a.fn.toUpperCase()}(${col(a.column)})`;
+  if (a.column) {
+    // A measure's expression needs no parentheses of its own inside the aggregate's: SUM(a * b).
+    const inner = a.column.measure ? col(a.column).replace(/^\((.*)\)$/s, "$1") : col(a.column);
+    return a.fn === "count" ? `COUNT(DISTINCT ${inner})` : `${a.fn.toUpperCase()}(${inner})`;
+  }
   // Joins repeat a counted row once per match: count the counted table's distinct keys then.
   const counted = linking.structure.tables.find((t) => t.name === a.countOf);
   return multi && counted?.primaryKey.length === 1 ? `COUNT(DISTINCT ${qualified(counted.name, counted.primaryKey[0], true)})` : "COUNT(*)";

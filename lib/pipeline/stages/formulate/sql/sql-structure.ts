@@ -1,5 +1,6 @@
 import { quoteIdent } from "../../../../backends/sql/dialect";
 import type { KbStructure, Scalar } from "../../../../backends/types";
+import { renderExpression } from "../../../../catalog/table-notes";
 import { identifierTerms } from "../lexicon";
 
 export type SqlStructure = Extract<KbStructure, { kind: "sql" }>;
@@ -24,6 +25,8 @@ export interface ColumnFacts {
   key: boolean;
   /** Holds the names of the table's rows (name, title, label, …_name). */
   nameLike: boolean;
+  /** A measure from the analysts' notes (table-notes.ts): no stored column, an aggregate over an expression of its table's columns. */
+  measure?: NonNullable<SqlTable["columns"][number]["measure"]>;
 }
 
 const NUMERIC_TYPE = /int|real|float|double|numeric|decimal|number|money|serial/i;
@@ -85,6 +88,7 @@ export function columnFacts(table: SqlTable): ColumnFacts[] {
       yearLike,
       key,
       nameLike: !numeric && terms.some((t) => NAME_TERMS.has(t)),
+      ...(c.measure ? { measure: c.measure } : {}),
     };
   });
   // A table with no name-like column is named by its first text attribute ("country" in a countries table).
@@ -103,6 +107,16 @@ export function nameColumn(columns: ColumnFacts[]): ColumnFacts | null {
 
 export function qualified(table: string, column: string, withTable: boolean): string {
   return withTable ? `${quoteIdent(table)}.${quoteIdent(column)}` : quoteIdent(column);
+}
+
+/**
+ * A column as the query writes it: its quoted name, or a measure's expression over its table's columns
+ * (in parentheses unless `bare`, which an aggregate's own parentheses make safe: SUM(a * b)).
+ */
+export function columnSql(c: ColumnFacts, withTable: boolean, bare = false): string {
+  if (!c.measure) return qualified(c.table, c.name, withTable);
+  const text = renderExpression(c.measure.parts, (name) => qualified(c.table, name, withTable));
+  return bare ? text : `(${text})`;
 }
 
 /** A string literal that cannot end early: single quotes doubled, NUL dropped (no engine stores it in text). */

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { checkSqlSafety } from "@/lib/backends/sql";
+import type { KbStructure } from "@/lib/backends/types";
+import { annotateStructure, tableNotesSchema } from "@/lib/catalog/table-notes";
+import { formulateSql, noAdjustments } from "@/lib/pipeline/stages/formulate/classical";
+import { withNotedSynonyms } from "@/lib/pipeline/stages/formulate/vocabulary";
+import type { Intent } from "@/lib/pipeline/contracts";
+import { candidate, intent, SHOP } from "./formulate-fixtures";
+
+/**
+ * Measures and synonyms from an analyst's notes on a table (lib/catalog/table-notes.ts), as SQL
+ * formulation uses them: a measure named by the question is its own aggregate and ranks groups of
+ * another table; a synonym names its column. Intents are written by hand.
+ */
+
+const ORDER_ITEMS = tableNotesSchema.parse({
+  measures: [{ name: "revenue", expression: "quantity * unit_price", synonyms: ["turnover"] }],
+});
+const CUSTOMERS = tableNotesSchema.parse({ columns: [{ name: "city", synonyms: ["town"] }] });
+const NOTED = annotateStructure(SHOP, (t) => ({ order_items: ORDER_ITEMS, customers: CUSTOMERS })[t]).structure as Extract<
+  KbStructure,
+  { kind: "sql" }
+>;
+const shop = candidate("kb-shop", "SQL");
+
+async function answerSql(i: Intent, structure = NOTED): Promise<string> {
+  const taught = withNotedSynonyms(i, structure).intent;
+  const { queries } = await formulateSql(taught, shop, structure, noAdjustments(), 1, 0);
+  const text = queries[0]?.query.text ?? "";
+  await checkSqlSafety(text, "sqlite");
+  return text;
+}
+
+const REVENUE = 'SUM("order_items"."quantity" * "order_items"."unit_price")';
+
+describe("an analyst's measure in SQL formulation", () => {
+  it("ranks another table's rows by the measure's aggregate, reached through the joins between them", async () => {
+    const text = await answerSql(
+      intent("Which customer had the highest revenue?", { superlative: { direction: "max", attribute: "revenue", limit: 1 } }),
+    );
+    expect(text).toContain(`ORDER BY ${REVENUE} DESC`);
+    expect(text).toMatch(/GROUP BY "customers"\."customer_id"/);
+    expect(text).toMatch(/LIMIT 1$/);
+    // Without the notes there is no revenue to rank by.
+    expect(
+      await answerSql(
+        intent("Which customer had the highest revenue?", { superlative: { direction: "max", attribute: "revenue", limit: 1 } }),
+        SHOP,
+      ),
+    ).not.toContain("SUM(");
+  });
+
+  it("is summed when named with no aggregate word of its own, per the group asked for", async () => {
+    const text = await answerSql(intent("What is the revenue per product category?"));
+    expect(text).toContain(`${REVENUE} AS "total revenue"`);
+    expect(text).toContain('GROUP BY "products"."category"');
+  });
+
+  it("is named by its synonyms as by its name", async () => {
+    const text = await answerSql(
+      intent("Which customer had the highest turnover?", { superlative: { direction: "max", attribute: "turnover", limit: 1 } }),
+    );
+    expect(text).toContain(`ORDER BY ${REVENUE} DESC`);
+  });
+
+  it("lets a column's synonym name the column", () => {
+    const { intent: taught, named } = withNotedSynonyms(intent("Which customers are in each town?"), NOTED);
+    expect(named).toEqual(['"town" → customers.city']);
+    expect(taught.keywords).toContain("city");
+    expect(withNotedSynonyms(intent("Which customers are in each region?"), NOTED).named).toEqual([]);
+  });
+});
