@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { getTableNotesAction, saveTableNotesAction } from "@/lib/actions/source-objects";
 import { ActionFailure, unwrap } from "@/lib/actions/unwrap";
-import { MEASURE_AGGREGATES, type TableNotes } from "@/lib/catalog/table-notes";
+import { MEASURE_AGGREGATES, tableNotesSchema, type TableNotes } from "@/lib/catalog/table-notes";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Field, SelectInput, TextInput } from "../ui/field";
@@ -67,16 +67,20 @@ function TableNotesForm({
   const [columns, setColumns] = useState<ColumnDraft[]>(initial.columns);
   const [measures, setMeasures] = useState<MeasureDraft[]>(initial.measures);
   const save = useMutation({
-    mutationFn: () =>
-      unwrap(
-        saveTableNotesAction({
-          id: objectId,
-          notes: {
-            columns: columns.map((c) => ({ name: c.name, description: c.description, synonyms: list(c.synonyms) })),
-            measures: measures.map((m) => ({ ...m, synonyms: list(m.synonyms) })),
-          },
-        }),
-      ),
+    mutationFn: () => {
+      const notes = {
+        columns: columns.map((c) => ({ name: c.name, description: c.description, synonyms: list(c.synonyms) })),
+        measures: measures.map((m) => ({ ...m, synonyms: list(m.synonyms) })),
+      };
+      // The same schema the server checks, first here, so each message stands at its own field.
+      const checked = tableNotesSchema.safeParse(notes);
+      if (!checked.success) {
+        const fields: Record<string, string> = {};
+        for (const issue of checked.error.issues) fields[issue.path.slice(0, 3).join(".")] ??= issue.message;
+        throw new ActionFailure("Some notes need attention; nothing was saved.", fields);
+      }
+      return unwrap(saveTableNotesAction({ id: objectId, notes }));
+    },
     onSuccess: (saved) => queryClient.setQueryData(["table-notes", objectId], saved),
   });
   const errors = save.error instanceof ActionFailure ? save.error.fields : {};
@@ -119,7 +123,13 @@ function TableNotesForm({
                   value={c.synonyms}
                   onChange={(e) => setColumn(i, { synonyms: e.target.value })}
                   placeholder="e.g. wealth, net worth"
+                  invalid={!!errors[`columns.${i}.synonyms`]}
                 />
+                {errors[`columns.${i}.synonyms`] && (
+                  <p className="mt-1 text-xs text-rose-700" role="alert">
+                    {errors[`columns.${i}.synonyms`]}
+                  </p>
+                )}
               </td>
               <td className="py-1">
                 <TextInput
@@ -172,11 +182,11 @@ function TableNotesForm({
                 ))}
               </SelectInput>
             </Field>
-            <Field id={`measure-${i}-synonyms`} label="Also called (comma-separated)">
+            <Field id={`measure-${i}-synonyms`} label="Also called (comma-separated)" error={errors[`measures.${i}.synonyms`]}>
               <TextInput id={`measure-${i}-synonyms`} value={m.synonyms} onChange={(e) => setMeasure(i, { synonyms: e.target.value })} />
             </Field>
             <div className="md:col-span-2">
-              <Field id={`measure-${i}-description`} label="What it means">
+              <Field id={`measure-${i}-description`} label="What it means" error={errors[`measures.${i}.description`]}>
                 <TextInput
                   id={`measure-${i}-description`}
                   value={m.description}

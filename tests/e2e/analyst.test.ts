@@ -153,6 +153,39 @@ describe("analyst source objects", () => {
     }
   });
 
+  it("notes a database table's columns and measures: a measure over a column the table lacks is refused at its field, a sound one is saved", async () => {
+    const { page, close } = await signedIn("ANALYST");
+    try {
+      const so = new SourceObjectsPage(page);
+      await so.open();
+      await so.filter({ kb: DEMO_KB_NAMES.sql });
+      await so.choose("order_items");
+      const notes = so.notesForm();
+      // The demo's analyst already wrote revenue and units sold.
+      await expect.poll(() => notes.getByTestId("measure").count()).toBe(2);
+      expect(await notes.getByLabel("Name").first().inputValue()).toBe("revenue");
+      await notes.getByLabel("Synonyms of unit_price").fill("price paid");
+      await notes.getByRole("button", { name: "Add a measure" }).click();
+      await notes.getByRole("button", { name: "Save notes" }).click();
+      await notes.getByText("Name the measure.").waitFor();
+      await notes.getByLabel("Name").nth(2).fill("margin");
+      await notes.getByLabel("Expression over this table's columns").nth(2).fill("unit_price - cost");
+      await notes.getByRole("button", { name: "Save notes" }).click();
+      await notes.getByText(/"cost" is not a column of this table/).waitFor();
+      await notes.getByLabel("Expression over this table's columns").nth(2).fill("unit_price * 0.4");
+      await notes.getByRole("button", { name: "Save notes" }).click();
+      await notes.getByText("Saved. The next question on this table uses these notes.").waitFor();
+      await screenshot(page, "source-objects-table-notes");
+      await page.reload();
+      await so.filter({ kb: DEMO_KB_NAMES.sql });
+      await so.choose("order_items");
+      await expect.poll(() => so.notesForm().getByTestId("measure").count()).toBe(3);
+      expect(await so.notesForm().getByLabel("Synonyms of unit_price").inputValue()).toBe("price paid");
+    } finally {
+      await close();
+    }
+  });
+
   it("edits a description and tags, which the tag filter then finds", async () => {
     const { page, close } = await signedIn("ANALYST");
     try {

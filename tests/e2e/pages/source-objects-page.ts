@@ -71,6 +71,11 @@ export class SourceObjectsPage {
     return this.detail().getByRole("link", { name: /Start an extraction guide with this action/ });
   }
 
+  /** A database table's column notes and measures. */
+  notesForm() {
+    return this.detail().getByRole("form", { name: "Column notes and measures" });
+  }
+
   editForm() {
     return this.detail().getByRole("form", { name: "Edit source object" });
   }

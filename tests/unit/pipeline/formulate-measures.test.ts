@@ -3,6 +3,7 @@ import { checkSqlSafety } from "@/lib/backends/sql";
 import type { KbStructure } from "@/lib/backends/types";
 import { annotateStructure, tableNotesSchema } from "@/lib/catalog/table-notes";
 import { formulateSql, noAdjustments } from "@/lib/pipeline/stages/formulate/classical";
+import { describeNotes, describeStructure } from "@/lib/pipeline/stages/formulate/llm";
 import { withNotedSynonyms } from "@/lib/pipeline/stages/formulate/vocabulary";
 import type { Intent } from "@/lib/pipeline/contracts";
 import { candidate, intent, SHOP } from "./formulate-fixtures";
@@ -68,5 +69,17 @@ describe("an analyst's measure in SQL formulation", () => {
     expect(named).toEqual(['"town" → customers.city']);
     expect(taught.keywords).toContain("city");
     expect(withNotedSynonyms(intent("Which customers are in each region?"), NOTED).named).toEqual([]);
+  });
+
+  it("tells a language model how to write a measure, and never shows it as a column", () => {
+    expect(describeNotes(NOTED)).toBe(
+      [
+        "Analysts' notes (a measure is no column: write its expression):",
+        "  customers.city (also called town)",
+        '  measure "revenue" (also called turnover) = SUM(order_items.quantity * order_items.unit_price)',
+      ].join("\n"),
+    );
+    expect(describeStructure(NOTED)).not.toContain("revenue");
+    expect(describeNotes(SHOP)).toBe("");
   });
 });

@@ -1,5 +1,6 @@
 import { QueryRejectedError, QuerySyntaxError } from "../../../backends/errors";
 import { LANGUAGE_OF, type KbStructure, type NativeQuery } from "../../../backends/types";
+import { renderExpression } from "../../../catalog/table-notes";
 import { LlmError } from "../../../llm/errors";
 import { type FormulatePromptInput, formulatePrompt, passagePrompt } from "./prompt";
 import { clip } from "../../../llm/quote";
@@ -69,6 +70,26 @@ export function isKeywordQuery(intent: Intent): boolean {
   return content.length > 0 && content.length <= KEYWORD_QUERY_WORDS;
 }
 
+/**
+ * The analysts' notes on a relational KB's tables (table-notes.ts) as descriptor lines: measures with the
+ * expression to write in their place, and the words the business uses for columns. "" when there are none.
+ */
+export function describeNotes(structure: KbStructure | null): string {
+  if (structure?.kind !== "sql") return "";
+  const lines: string[] = [];
+  for (const t of structure.tables) {
+    for (const c of t.columns) {
+      const also = c.synonyms?.length ? ` (also called ${c.synonyms.join(", ")})` : "";
+      const meaning = c.description ? `: ${c.description}` : "";
+      if (c.measure) {
+        const expression = renderExpression(c.measure.parts, (name) => `${t.name}.${name}`);
+        lines.push(`  measure "${c.name}"${also} = ${c.measure.aggregate.toUpperCase()}(${expression})${meaning}`);
+      } else if (also || meaning) lines.push(`  ${t.name}.${c.name}${also}${meaning}`);
+    }
+  }
+  return lines.length ? `Analysts' notes (a measure is no column: write its expression):\n${lines.join("\n")}` : "";
+}
+
 /** A readable descriptor from the structure, for a KB whose stored descriptor is missing. */
 export function describeStructure(structure: KbStructure | null): string {
   if (!structure) return "";
@@ -76,17 +97,20 @@ export function describeStructure(structure: KbStructure | null): string {
     case "sql":
       return structure.tables
         .map((t) => {
-          const cols = t.columns.map(
-            (c) =>
-              `  ${c.name} ${c.type}${
-                c.examples.length
-                  ? ` -- e.g. ${c.examples
-                      .slice(0, 3)
-                      .map((e) => JSON.stringify(e))
-                      .join(", ")}`
-                  : ""
-              }`,
-          );
+          // Measures are no column (describeNotes says how to write them).
+          const cols = t.columns
+            .filter((c) => !c.measure)
+            .map(
+              (c) =>
+                `  ${c.name} ${c.type}${
+                  c.examples.length
+                    ? ` -- e.g. ${c.examples
+                        .slice(0, 3)
+                        .map((e) => JSON.stringify(e))
+                        .join(", ")}`
+                    : ""
+                }`,
+            );
           const fks = t.foreignKeys.map(
             (f) => `  FOREIGN KEY (${f.columns.join(", ")}) REFERENCES ${f.refTable}(${f.refColumns.join(", ")})`,
           );
@@ -186,7 +210,9 @@ export class LlmFormulate implements StageStrategy<FormulateInput, FormulatedQue
     const language = languageOf(candidate);
     if (!language) return this.searchQuery(input.intent, candidate, ctx);
     const structure = input.structures.get(candidate.kbId) ?? null;
-    const descriptor = (await this.options.descriptorOf(candidate.kbId)) || describeStructure(structure);
+    const stored = (await this.options.descriptorOf(candidate.kbId)) || describeStructure(structure);
+    const notes = describeNotes(structure);
+    const descriptor = notes ? `${stored}\n${notes}` : stored;
     const prompt: FormulatePromptInput = {
       language,
       dialect: structure?.kind === "sql" ? structure.dialect : undefined,
