@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Answer, Candidate, Critique, ExecutedQuery } from "@/lib/pipeline/contracts";
 import { emptyResultSentence, whereConditions } from "@/lib/pipeline/stages/answer/empty-result";
 import { answerFromResult } from "@/lib/pipeline/stages/answer/result-answer";
-import { commitSource } from "@/lib/pipeline/stages/select-evidence/commit";
+import { commitSource, evidenceWinnerCommitment } from "@/lib/pipeline/stages/select-evidence/commit";
 import { critique, EMPTY_RESULT_CHECK } from "@/lib/pipeline/stages/critique/classical";
 import { withCriticVerdict } from "@/lib/pipeline/run/critic-verdict";
 import { intent } from "./select-fixtures";
@@ -109,6 +109,45 @@ describe("a filtered query that found nothing, in words", () => {
     // Unfiltered, or not representing the question (half its words unaccounted for): no commitment.
     expect(commitSource(candidates, [query(`SELECT name FROM staff`, faithful)])).toBeNull();
     expect(commitSource(candidates, [query(`SELECT name FROM staff WHERE office = 'Lyon'`, { ...faithful, coverage: 0.2 })])).toBeNull();
+  });
+});
+
+describe("a structured source whose evidence won though another source was ranked first", () => {
+  const candidates: Candidate[] = [
+    { kbId: "docs", kbName: "Handbook", kind: "DOCUMENTS", score: 1, sourceObjects: [], reasons: [] },
+    { kbId: "sales", kbName: "Sales database", kind: "SQL", score: 0.5, sourceObjects: [], reasons: [] },
+  ];
+  const answer = (fit: ExecutedQuery["fit"], rows = 2): ExecutedQuery => ({
+    kbId: "sales",
+    kbName: "Sales database",
+    kind: "SQL",
+    query: { language: "sql", text: `SELECT strftime('%Y', order_date) AS year, COUNT(*) FROM orders GROUP BY year` },
+    strategy: "schema-linking",
+    sourceObject: null,
+    explanation: "",
+    role: "answer",
+    fit,
+    status: "ok",
+    rows,
+    truncated: false,
+    ms: 1,
+    evidenceIds: [],
+  });
+  const fit = { valuesUsed: [], valuesMissed: [], unresolved: [], coverage: 0.5, uncovered: ["place"] };
+  const sales = { kbId: "sales", kbName: "Sales database" };
+
+  it("answers with its answer query's result when that query represents the question", () => {
+    expect(commitSource(candidates, [answer(fit)])).toBeNull();
+    expect(evidenceWinnerCommitment(sales, candidates, [answer(fit)], new Set(["refund", "day"]))?.reason).toMatch(
+      /its evidence matched the question best and its answer query represents the question and returned 2 rows/,
+    );
+  });
+
+  it("leaves it to the evidence when a question word the query misses is in the other sources' evidence, or the query found nothing", () => {
+    const missesWarranty = { ...fit, uncovered: ["warranti"] };
+    expect(evidenceWinnerCommitment(sales, candidates, [answer(missesWarranty)], new Set(["warranti", "year"]))).toBeNull();
+    expect(evidenceWinnerCommitment(sales, candidates, [answer(fit, 0)], new Set())).toBeNull();
+    expect(evidenceWinnerCommitment({ kbId: "docs", kbName: "Handbook" }, candidates, [answer(fit)], new Set())).toBeNull();
   });
 });
 

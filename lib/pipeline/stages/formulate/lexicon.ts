@@ -337,10 +337,14 @@ export function chooseSuperlativeAttribute<T>(
   };
   // Words right after the attribute break ties between columns it names alike ("highest units in stock": units_in_stock over unit_price).
   const following = new Set(words(attribute).length > 0 ? termsAfter(question, words(attribute).slice(-1)[0], 3) : []);
+  // Then the column the whole question names more of ("sold the most units": units sold over unit price).
   const named = best((c) => {
     const named = coverage(c.terms, attributeTerms);
     return named > 0
-      ? named + 0.01 * c.terms.filter((t) => attributeTerms.has(t)).length + 0.005 * c.terms.filter((t) => following.has(t)).length
+      ? named +
+          0.01 * c.terms.filter((t) => attributeTerms.has(t)).length +
+          0.005 * c.terms.filter((t) => following.has(t)).length +
+          0.001 * coverage(c.terms, questionBag)
       : 0;
   });
   if (named) return { item: named.item, direction: superlative.direction, reason: `"${attribute}" names it` };

@@ -1,10 +1,10 @@
 import { mentionForms } from "../../scorers/mentions";
 import { containsPhrase, preparePiece } from "../../scorers/piece-text";
 import { RunCancelledError, type StageContext, type StageStrategy } from "../../stage";
-import { normalizeLabel } from "../../text";
+import { normalizeLabel, terms } from "../../text";
 import type { EvidencePiece } from "../../../backends/types";
 import type { Candidate, EvidenceSelection, ExecutedQuery, Intent, QueryResult, ScoredEvidence } from "../../contracts";
-import { type Commitment, commitSource, committedResult } from "./commit";
+import { type Commitment, commitSource, committedResult, evidenceWinnerCommitment } from "./commit";
 import { type KbContribution, TOP_WINDOW, evidenceKindLabel, kbContributions, plainEvidenceKind } from "./contributions";
 
 export { type Commitment, commitSource, committedResult } from "./commit";
@@ -143,7 +143,17 @@ function resultEvidence(result: QueryResult, pieces: EvidencePiece[], ranked: Sc
  */
 export function selectEvidence(input: SelectEvidenceInput): EvidenceSelectionDetail {
   const contributions = kbContributions(input.ranked, input.candidates, input.executed);
-  const commitment = commitSource(input.candidates, input.executed);
+  const byEvidence = contributions.find((c) => c.pieces.length > 0);
+  const othersSay = () =>
+    new Set(
+      input.ranked
+        .filter((e) => e.piece.provenance.kb !== byEvidence?.kbId)
+        .slice(0, TOP_WINDOW)
+        .flatMap((e) => terms(e.piece.text)),
+    );
+  const commitment =
+    commitSource(input.candidates, input.executed) ??
+    (byEvidence ? evidenceWinnerCommitment(byEvidence, input.candidates, input.executed, othersSay()) : null);
   const result = commitment
     ? committedResult(commitment, input.pieces ?? input.ranked.map((e) => e.piece), input.answerRowCap ?? commitment.query.rows)
     : null;

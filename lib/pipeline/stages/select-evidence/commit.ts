@@ -162,6 +162,33 @@ function generatedCommitment(candidates: Candidate[], executed: ExecutedQuery[])
   };
 }
 
+/**
+ * When source selection ranked an unstructured source first but the evidence went to a structured one,
+ * that source's answer query is still the answer if it represents the question and returned rows: its
+ * result as it stands, not a value read from its rows one by one (a grouped count read as "60" instead
+ * of each year's count). Not when the query leaves out a question word that `othersSay` (the stemmed
+ * terms of the other sources' leading evidence) holds.
+ */
+export function evidenceWinnerCommitment(
+  winner: { kbId: string; kbName: string },
+  candidates: Candidate[],
+  executed: ExecutedQuery[],
+  othersSay: ReadonlySet<string>,
+): Commitment | null {
+  if (!STRUCTURED.has(candidates.find((c) => c.kbId === winner.kbId)?.kind ?? "")) return null;
+  const q = answerQueryOf(executed, winner.kbId);
+  if (!q || !represents(q) || !productive(q)) return null;
+  // A word of the question the query leaves out that another source's evidence holds ("warranty" in a
+  // policy, asked of a sales database): that source knows what this one does not; the evidence decides.
+  if ((q.fit?.uncovered ?? []).some((w) => othersSay.has(w))) return null;
+  return {
+    kbId: winner.kbId,
+    kbName: winner.kbName,
+    query: q,
+    reason: `committed to ${winner.kbName}: its evidence matched the question best and its answer query represents the question and returned ${count(q.rows, "row")}`,
+  };
+}
+
 function isRow(piece: EvidencePiece): piece is EvidencePiece & { data: RowData } {
   return piece.kind === "row" && Array.isArray((piece.data as RowData).columns);
 }

@@ -150,10 +150,17 @@ export function fitOf(intent: Intent, candidate: Candidate, linking: SchemaLinki
     negationTables.length + picks.absent.length + picks.antiJoins.length > 0
       ? [...intent.completed.matchAll(NEGATION_WORDS)].map((m) => m[0].toLowerCase())
       : [];
-  const schemaWords = [...tables, ...negationTables].flatMap((t) => [
-    ...(linking.tableTerms.get(t) ?? []),
-    ...(linking.columns.get(t) ?? []).flatMap((c) => c.terms),
-  ]);
+  const noted = (t: string) => linking.structure.tables.find((x) => x.name === t)?.columns.flatMap((c) => c.synonyms ?? []) ?? [];
+  const schemaWords = [
+    ...[...tables, ...negationTables].flatMap((t) => [
+      ...(linking.tableTerms.get(t) ?? []),
+      ...(linking.columns.get(t) ?? []).flatMap((c) => c.terms),
+      // The analysts' words for its columns (table-notes.ts) name them too.
+      ...terms(noted(t).join(" ")),
+    ]),
+    // A period grouped by ("each year") is named by its unit.
+    ...picks.groupBy.filter((c) => c.period).flatMap((c) => c.terms),
+  ];
   const valueWords = [
     ...allValues(picks).flatMap((v) => [v.entity.mention, v.value, ...(v.alternatives ?? []), ...(v.alternativeMentions ?? [])]),
     ...allLookups(picks).map((l) => l.text),

@@ -2,6 +2,7 @@ import type { Constructs, Intent } from "../../../contracts";
 import { terms } from "../../../text";
 import { aggregateRequests, coverage, groupingTerms } from "../lexicon";
 import { best, columnsOf, identity, label, mentionedColumns, namedMeasures, namesTable, nearTables } from "./column-choice";
+import { periodGrouping, periodUnitOf } from "./period-columns";
 import { type PositionedTerm, wordDistance } from "./question-cues";
 import type { ColumnFacts } from "./sql-structure";
 import type { PickContext, SchemaLinking, SelectItem, SqlAggregate, SqlHaving, SqlPlan, WordedHaving } from "./types";
@@ -62,6 +63,8 @@ export function pickAggregates(
       const distance = request.at >= 0 ? wordDistance(positions, request.at, c.ownTerms, 0, 6) : Infinity;
       return linking.columnScore(c) + (Number.isFinite(distance) ? 2 - distance / 10 : 0);
     });
+    // "the highest revenue" of a group ranks groups by the measure's own aggregate (below), not by its largest row.
+    if (column?.measure && (request.fn === "max" || request.fn === "min")) continue;
     if (column) out.push({ fn: request.fn, column, at: request.at });
     else notes.push(`no numeric column for ${request.fn.toUpperCase()}: the question names none`);
   }
@@ -107,7 +110,21 @@ export function pickGrouping(intent: Intent, linking: SchemaLinking, reach: Set<
     // After the critic's missing_grouping feedback, a column named by half its words will do.
     looser ? 0.49 : 0.99,
   );
-  return column ? [column] : [];
+  if (column) return [column];
+  // "per month", "in each year": the period of the question's date, when no column holds it.
+  const unit = periodUnitOf(groupTerms);
+  const period = unit ? periodGrouping(linking, reach, unit) : null;
+  return period ? [period] : [];
+}
+
+/**
+ * "Which month had the highest revenue?", "which year had the most orders?": a period asked for as the
+ * answer, ranked by a superlative, is what the rows are grouped by (when no column holds it).
+ */
+export function askedPeriod(linking: SchemaLinking, reach: Set<string>): ColumnFacts[] {
+  const unit = linking.focus.length > 0 ? periodUnitOf([linking.focus[0]]) : null;
+  const period = unit ? periodGrouping(linking, reach, unit) : null;
+  return period ? [period] : [];
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -144,7 +144,12 @@ export function pickSuperlative(ctx: PickContext, superlative: NonNullable<Inten
   const entityKey = linking.structure.tables.find((t) => t.name === rankedEntity)?.primaryKey ?? [];
   if (choice && same && otherAsked.length === 0) {
     notes.push(`"${superlative.attribute ?? superlative.direction}" is the ${same.fn.toUpperCase()} asked for`);
-  } else if (choice && rankingAggregate && rankedEntity !== choice.item.table && entityKey.length === 1 && reach.has(rankedEntity)) {
+  } else if (
+    choice &&
+    rankingAggregate &&
+    // Groups of another table's rows, or the periods asked for ("which month had the highest revenue").
+    ((rankedEntity !== choice.item.table && entityKey.length === 1 && reach.has(rankedEntity)) || plan.groupBy.some((c) => c.period))
+  ) {
     plan.groupBy = plan.groupBy.length > 0 ? plan.groupBy : [...identity(linking, rankedEntity)];
     plan.rankedBy = rankingAggregate;
     const descending = choice.direction === "max";

@@ -201,8 +201,9 @@ export function renderSql(linking: SchemaLinking, p: SqlPicks, options: RenderOp
   const usable = (c: ColumnFacts) => inQuery.has(c.table);
   const multi = plan.tables.length > 1;
   const col = (c: ColumnFacts) => columnSql(c, multi);
-  // A measure shown row by row is named by its measure's name, not by its expression.
-  const shown = (c: ColumnFacts) => (c.measure ? `${col(c)} AS ${quoteIdent(readable(c.name))}` : col(c));
+  // A measure shown row by row is named by its name, a period by its unit ("month"), not by their SQL.
+  const shown = (c: ColumnFacts) =>
+    c.measure ? `${col(c)} AS ${quoteIdent(readable(c.name))}` : c.period ? `${col(c)} AS ${quoteIdent(c.period.unit)}` : col(c);
 
   const grouped = p.groupBy.filter(usable);
   const aggregates = p.aggregates.filter((a) => !a.column || usable(a.column));
@@ -235,7 +236,7 @@ export function renderSql(linking: SchemaLinking, p: SqlPicks, options: RenderOp
     const constants = p.values
       .filter((v) => !grouped.includes(v.column) && !v.negated && !v.alternatives?.length)
       .map((v) => `${sqlString(v.value)} AS ${quoteIdent(readable(v.column.name))}`);
-    for (const g of grouped) select.push(col(g));
+    for (const g of grouped) select.push(shown(g));
     select.push(...constants, ...aggregates.map((a) => `${aggregateExpr(a, col, linking, multi)} AS ${quoteIdent(aggregateAlias(a))}`));
   } else {
     const projected = p.projection.filter(usable);

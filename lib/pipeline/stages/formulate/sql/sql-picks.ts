@@ -4,7 +4,7 @@ import { constructsOf } from "../constructs";
 import type { Adjustments } from "../feedback";
 import { connected, relevantTables } from "./column-choice";
 import { pickAbsent, pickFlags, pickLookups, pickNegations, pickNumericFilters, pickTimeFilters, pickValueFilters } from "./filter-picks";
-import { completeGrouping, groupByShown, pickAggregates, pickGrouping, pickHaving } from "./group-picks";
+import { askedPeriod, completeGrouping, groupByShown, pickAggregates, pickGrouping, pickHaving } from "./group-picks";
 import { pickExistence } from "./join-picks";
 import { applyConnectives, pickAntiJoins } from "./nesting-picks";
 import { orderCues, pickLimits, pickOrder, pickSuperlative } from "./order-picks";
@@ -37,16 +37,20 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
   // Aggregates and grouping, then what the superlative makes of them.
   const aggregates = pickAggregates(intent, linking, tables, reach, positions, notes);
   const cues = orderCues(ctx);
-  const groupBy = pickGrouping(
+  const worded = pickGrouping(
     intent,
     linking,
     reach,
     aggregates.length > 0 || cues.superlative !== null || havingFound.length > 0 || adj.looserGrouping,
     adj.looserGrouping,
   );
+  const groupBy = worded.length === 0 && cues.superlative ? askedPeriod(linking, reach) : worded;
+  if (groupBy.some((c) => c.period))
+    notes.push(`grouped by the ${groupBy[0].period!.unit} of ${groupBy[0].table}.${groupBy[0].period!.column}`);
   const plan: SqlPlan = {
     aggregates,
-    groupBy: aggregates.length === 0 && havingFound.length === 0 ? [] : groupBy,
+    // A period grouping is asked for itself ("which year had the most orders"); any other waits for an aggregate.
+    groupBy: aggregates.length === 0 && havingFound.length === 0 && !groupBy.some((c) => c.period) ? [] : groupBy,
     order: null,
     top: null,
     rankedBy: null,

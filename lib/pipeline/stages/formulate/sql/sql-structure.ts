@@ -2,6 +2,7 @@ import { quoteIdent } from "../../../../backends/sql/dialect";
 import type { KbStructure, Scalar } from "../../../../backends/types";
 import { renderExpression } from "../../../../catalog/table-notes";
 import { identifierTerms } from "../lexicon";
+import { type PeriodOf, periodSql } from "./period-sql";
 
 export type SqlStructure = Extract<KbStructure, { kind: "sql" }>;
 export type SqlTable = SqlStructure["tables"][number];
@@ -27,6 +28,8 @@ export interface ColumnFacts {
   nameLike: boolean;
   /** A measure from the analysts' notes (table-notes.ts): no stored column, an aggregate over an expression of its table's columns. */
   measure?: NonNullable<SqlTable["columns"][number]["measure"]>;
+  /** A calendar period of a date column of its table (period-columns.ts): a grouping key no column holds. */
+  period?: PeriodOf;
 }
 
 const NUMERIC_TYPE = /int|real|float|double|numeric|decimal|number|money|serial/i;
@@ -114,6 +117,7 @@ export function qualified(table: string, column: string, withTable: boolean): st
  * (in parentheses unless `bare`, which an aggregate's own parentheses make safe: SUM(a * b)).
  */
 export function columnSql(c: ColumnFacts, withTable: boolean, bare = false): string {
+  if (c.period) return periodSql(qualified(c.table, c.period.column, withTable), c.period);
   if (!c.measure) return qualified(c.table, c.name, withTable);
   const text = renderExpression(c.measure.parts, (name) => qualified(c.table, name, withTable));
   return bare ? text : `(${text})`;
