@@ -122,7 +122,6 @@ function TableNotesForm({
                   aria-label={`Synonyms of ${c.name}`}
                   value={c.synonyms}
                   onChange={(e) => setColumn(i, { synonyms: e.target.value })}
-                  placeholder="e.g. wealth, net worth"
                   invalid={!!errors[`columns.${i}.synonyms`]}
                 />
                 {errors[`columns.${i}.synonyms`] && (
@@ -153,6 +152,7 @@ function TableNotesForm({
                 value={m.name}
                 onChange={(e) => setMeasure(i, { name: e.target.value })}
                 placeholder="revenue"
+                invalid={!!errors[`measures.${i}.name`]}
               />
             </Field>
             <Field
@@ -166,7 +166,8 @@ function TableNotesForm({
                 value={m.expression}
                 onChange={(e) => setMeasure(i, { expression: e.target.value })}
                 placeholder="quantity * unit_price"
-                className="font-mono"
+                invalid={!!errors[`measures.${i}.expression`]}
+                style={{ fontFamily: "ui-monospace, monospace" }}
               />
             </Field>
             <Field id={`measure-${i}-aggregate`} label="Combined by">
