@@ -15,7 +15,10 @@ import { candidate, intent, SHOP } from "./formulate-fixtures";
  */
 
 const ORDER_ITEMS = tableNotesSchema.parse({
-  measures: [{ name: "revenue", expression: "quantity * unit_price", synonyms: ["turnover"] }],
+  measures: [
+    { name: "revenue", expression: "quantity * unit_price", synonyms: ["turnover"] },
+    { name: "units sold", expression: "quantity" },
+  ],
 });
 const CUSTOMERS = tableNotesSchema.parse({ columns: [{ name: "city", synonyms: ["town"] }] });
 const NOTED = annotateStructure(SHOP, (t) => ({ order_items: ORDER_ITEMS, customers: CUSTOMERS })[t]).structure as Extract<
@@ -57,6 +60,14 @@ describe("an analyst's measure in SQL formulation", () => {
     expect(text).toContain('GROUP BY "products"."category"');
   });
 
+  it("answers 'how many' of what it sums, and its words are not asked for again as a column", async () => {
+    const text = await answerSql(intent("How many units of each product were sold?", { aggregate: "count" }));
+    expect(text).toContain('SUM("order_items"."quantity") AS "total units sold"');
+    expect(text).not.toContain("COUNT(");
+    expect(text).not.toContain("unit_price");
+    expect(text).toContain('GROUP BY "products"."product_id"');
+  });
+
   it("is named by its synonyms as by its name", async () => {
     const text = await answerSql(
       intent("Which customer had the highest turnover?", { superlative: { direction: "max", attribute: "turnover", limit: 1 } }),
@@ -77,6 +88,7 @@ describe("an analyst's measure in SQL formulation", () => {
         "Analysts' notes (a measure is no column: write its expression):",
         "  customers.city (also called town)",
         '  measure "revenue" (also called turnover) = SUM(order_items.quantity * order_items.unit_price)',
+        '  measure "units sold" = SUM(order_items.quantity)',
       ].join("\n"),
     );
     expect(describeStructure(NOTED)).not.toContain("revenue");

@@ -50,6 +50,9 @@ export function pickAggregates(
   const out: SqlAggregate[] = [];
   for (const request of aggregateRequests(intent)) {
     if (request.fn === "count") {
+      // "How many units …" counts what a measure sums ("units sold" = SUM(quantity)): the measure answers (below).
+      const counted = COUNTED.exec(intent.completed);
+      if (counted && namedMeasures(linking, reach).some((c) => coverage(c.ownTerms, new Set(terms(counted[1]))) > 0)) continue;
       const distinct = countedColumn(intent, linking, reach);
       out.push(
         distinct
@@ -73,7 +76,9 @@ export function pickAggregates(
   // ranks groups rather than rows.
   for (const column of namedMeasures(linking, reach)) {
     if (out.some((a) => a.column === column)) continue;
-    out.push({ fn: column.measure!.aggregate, column });
+    // At the measure's first word, so the words that name it are not asked for again as columns ("units" is no unit_price).
+    const at = positions.find((p) => column.ownTerms.includes(p.term))?.at;
+    out.push({ fn: column.measure!.aggregate, column, ...(at !== undefined ? { at } : {}) });
     notes.push(`"${column.name}" is the analysts' measure ${column.measure!.aggregate.toUpperCase()}(…) of ${column.table}`);
   }
   return out;
