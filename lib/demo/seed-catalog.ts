@@ -101,8 +101,10 @@ export async function seedDemoCatalogOnce(prisma: PrismaClient, deps: CatalogDep
 
 /**
  * What the demo company's analyst wrote on the order lines (table-notes.ts), as any analyst would for
- * their own sales tables: revenue and units sold are measures no column holds, and the price columns say
- * what they mean. Seeded through the same checks as the Source objects page.
+ * their own sales tables: units sold is a measure no column holds, and the price and quantity columns say
+ * what they mean. Seeded through the same schema as the Source objects page. No "revenue" measure: the
+ * annual report states the company's revenue, and the order lines here are a sample of it, so a revenue
+ * summed from them would contradict the report (docs/EVALUATION.md, "Analysts' notes").
  */
 async function noteDemoMeasures(prisma: PrismaClient, kbId: string): Promise<void> {
   const notes: TableNotes = tableNotesSchema.parse({
@@ -110,16 +112,7 @@ async function noteDemoMeasures(prisma: PrismaClient, kbId: string): Promise<voi
       { name: "unit_price", description: "The price paid per unit on this order line, in euros, after any discount.", synonyms: [] },
       { name: "quantity", description: "How many units of the product the order line holds.", synonyms: [] },
     ],
-    measures: [
-      {
-        name: "revenue",
-        expression: "quantity * unit_price",
-        aggregate: "sum",
-        description: "Sales value in euros: units times the price paid.",
-        synonyms: ["sales", "turnover", "sales value"],
-      },
-      { name: "units sold", expression: "quantity", aggregate: "sum", description: "Number of units sold.", synonyms: [] },
-    ],
+    measures: [{ name: "units sold", expression: "quantity", aggregate: "sum", description: "Number of units sold.", synonyms: [] }],
   });
   await prisma.sourceObject.update({
     where: { kbId_key: { kbId, key: "order_items" } },

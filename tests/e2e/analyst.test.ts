@@ -161,25 +161,25 @@ describe("analyst source objects", () => {
       await so.filter({ kb: DEMO_KB_NAMES.sql });
       await so.choose("order_items");
       const notes = so.notesForm();
-      // The demo's analyst already wrote revenue and units sold.
-      await expect.poll(() => notes.getByTestId("measure").count()).toBe(2);
-      expect(await notes.getByLabel("Name").first().inputValue()).toBe("revenue");
+      // The demo's analyst already wrote units sold.
+      await expect.poll(() => notes.getByTestId("measure").count()).toBe(1);
+      expect(await notes.getByLabel("Name").first().inputValue()).toBe("units sold");
       await notes.getByLabel("Synonyms of unit_price").fill("price paid");
       await notes.getByRole("button", { name: "Add a measure" }).click();
       await notes.getByRole("button", { name: "Save notes" }).click();
       await notes.getByText("Name the measure.").waitFor();
-      await notes.getByLabel("Name").nth(2).fill("margin");
-      await notes.getByLabel("Expression over this table's columns").nth(2).fill("unit_price - cost");
+      await notes.getByLabel("Name").nth(1).fill("margin");
+      await notes.getByLabel("Expression over this table's columns").nth(1).fill("unit_price - cost");
       await notes.getByRole("button", { name: "Save notes" }).click();
       await notes.getByText(/"cost" is not a column of this table/).waitFor();
-      await notes.getByLabel("Expression over this table's columns").nth(2).fill("unit_price * 0.4");
+      await notes.getByLabel("Expression over this table's columns").nth(1).fill("unit_price * 0.4");
       await notes.getByRole("button", { name: "Save notes" }).click();
       await notes.getByText("Saved. The next question on this table uses these notes.").waitFor();
       await screenshot(page, "source-objects-table-notes");
       await page.reload();
       await so.filter({ kb: DEMO_KB_NAMES.sql });
       await so.choose("order_items");
-      await expect.poll(() => so.notesForm().getByTestId("measure").count()).toBe(3);
+      await expect.poll(() => so.notesForm().getByTestId("measure").count()).toBe(2);
       expect(await so.notesForm().getByLabel("Synonyms of unit_price").inputValue()).toBe("price paid");
     } finally {
       await close();
