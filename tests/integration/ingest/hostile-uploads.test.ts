@@ -76,9 +76,11 @@ describe("hostile documents are read off the main thread and fail alone", () => 
       /deeper\.md: the Markdown has lists or quotes nested more than 128 levels/,
     ],
     [
-      "case 13: 60 pages sharing one stream of 4 M characters",
+      // Issue 31's case had 60 pages; one machine read them in 29.7 s, inside the 30 s budget. 300 pages
+      // outlast the budget on a machine five times faster, and the budget still ends the read at 30 s.
+      "case 13: 300 pages sharing one stream of 4 M characters",
       "shared.pdf",
-      () => pdfSharedTextStream(60, 4_000_000),
+      () => pdfSharedTextStream(300, 4_000_000),
       /shared\.pdf: (the PDF took longer than 30 s to read \(by page \d+|page \d+ of the PDF took longer than 10 s)/,
     ],
   ])("%s", { timeout: 180_000 }, async (_case, name, make, says) => {
