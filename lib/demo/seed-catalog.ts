@@ -101,17 +101,15 @@ export async function seedDemoCatalogOnce(prisma: PrismaClient, deps: CatalogDep
 
 /**
  * What the demo company's analyst wrote on the order lines (table-notes.ts), as any analyst would for
- * their own sales tables: units sold is a measure no column holds, and the price and quantity columns say
- * what they mean. Seeded through the same schema as the Source objects page. No "revenue" measure: the
+ * their own sales tables: units sold is a measure no column holds. Seeded through the same schema as the
+ * Source objects page. No column meanings: "How many units of the product the order line holds" on
+ * quantity drew "the average order value" from the unit price to the quantity (both wrong: an order's
+ * value is its lines summed). No "revenue" measure: the
  * annual report states the company's revenue, and the order lines here are a sample of it, so a revenue
  * summed from them would contradict the report (docs/EVALUATION.md, "Analysts' notes").
  */
 async function noteDemoMeasures(prisma: PrismaClient, kbId: string): Promise<void> {
   const notes: TableNotes = tableNotesSchema.parse({
-    columns: [
-      { name: "unit_price", description: "The price paid per unit on this order line, in euros, after any discount.", synonyms: [] },
-      { name: "quantity", description: "How many units of the product the order line holds.", synonyms: [] },
-    ],
     measures: [{ name: "units sold", expression: "quantity", aggregate: "sum", description: "Number of units sold.", synonyms: [] }],
   });
   await prisma.sourceObject.update({
