@@ -47,3 +47,9 @@ export function columnSemanticText(table: string, column: string, description?: 
 export function linkerColumnText(table: string, column: string): string {
   return `${readableIdentifier(column)} of ${readableIdentifier(table)}`;
 }
+
+/** The column names a table source object's metadata lists (as the last refresh read them); [] when it lists none. */
+export function tableColumns(metadata: unknown): string[] {
+  const columns = (metadata as { columns?: unknown } | null)?.columns;
+  return Array.isArray(columns) ? columns.filter((c): c is string => typeof c === "string") : [];
+}

@@ -7,6 +7,7 @@ import type { CatalogDeps } from "../deps";
 import { AppError } from "../errors";
 import type { AccessSubject } from "./access";
 import { asAppError } from "./backend-errors";
+import { tableColumns } from "./semantic-texts";
 import { findAccessibleSourceObject } from "./source-objects";
 import {
   MeasureExpressionError,
@@ -29,11 +30,6 @@ export interface TableNotesView {
   notes: TableNotes;
 }
 
-function columnsOf(metadata: unknown): string[] {
-  const columns = (metadata as { columns?: unknown } | null)?.columns;
-  return Array.isArray(columns) ? columns.filter((c): c is string => typeof c === "string") : [];
-}
-
 async function tableObject(prisma: PrismaClient, user: AccessSubject, id: string) {
   const o = await findAccessibleSourceObject(prisma, user, id);
   if (o.kb.kind !== "SQL" || o.contentType !== "TABLE" || o.mode !== "STATIC")
@@ -43,7 +39,7 @@ async function tableObject(prisma: PrismaClient, user: AccessSubject, id: string
 
 export async function getTableNotes(prisma: PrismaClient, user: AccessSubject, id: string): Promise<TableNotesView> {
   const o = await tableObject(prisma, user, id);
-  return { id: o.id, table: o.key, columns: columnsOf(o.metadata), notes: readTableNotes(o.annotations) };
+  return { id: o.id, table: o.key, columns: tableColumns(o.metadata), notes: readTableNotes(o.annotations) };
 }
 
 /**
@@ -54,7 +50,7 @@ export async function getTableNotes(prisma: PrismaClient, user: AccessSubject, i
 export async function saveTableNotes(prisma: PrismaClient, deps: CatalogDeps, user: AccessSubject, raw: unknown): Promise<TableNotesView> {
   const input = saveTableNotesSchema.parse(raw);
   const o = await tableObject(prisma, user, input.id);
-  const columns = columnsOf(o.metadata);
+  const columns = tableColumns(o.metadata);
   const known = new Map(columns.map((c) => [c.toLowerCase(), c]));
   const fields: Record<string, string> = {};
   const notedColumns = input.notes.columns

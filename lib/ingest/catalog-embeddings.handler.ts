@@ -2,17 +2,12 @@ import { type JobContext, type JobResult, JobSkippedError } from "../jobs/define
 import { resolveModels } from "../models/runtime";
 import { textEmbeddings } from "../models/text-embeddings";
 import { loadCatalogSnapshot } from "../catalog/snapshot";
-import { columnSemanticText, kbSemanticText, objectSemanticText } from "../catalog/semantic-texts";
+import { columnSemanticText, kbSemanticText, objectSemanticText, tableColumns } from "../catalog/semantic-texts";
 
 /** Texts embedded per step (each step stored before the next). */
 const STEP = 256;
 
 /** The column names an SQL table's source object records (sql/describe.ts keeps them in its metadata). */
-function tableColumns(metadata: unknown): string[] {
-  const columns = (metadata as { columns?: unknown } | null)?.columns;
-  return Array.isArray(columns) ? columns.filter((c): c is string => typeof c === "string") : [];
-}
-
 /**
  * Every text source selection, guide retrieval and schema linking compare a question with. SQL tables'
  * columns are here (query formulation's column-level linking, formulate/sql/column-meaning.ts); a

@@ -227,7 +227,7 @@ export function renderSql(linking: SchemaLinking, p: SqlPicks, options: RenderOp
       } else {
         if (item.aggregate.column && !usable(item.aggregate.column)) continue;
         measures.push(select.length);
-        select.push(`${aggregateExpr(item.aggregate, col, linking, multi)} AS ${quoteIdent(aggregateAlias(item.aggregate))}`);
+        select.push(`${aggregateExpr(item.aggregate, linking, multi)} AS ${quoteIdent(aggregateAlias(item.aggregate))}`);
       }
     }
     if (grouped.length > 0 && keys.length > 0 && measures.length > 0) groupedColumns = { keys, measures };
@@ -237,7 +237,7 @@ export function renderSql(linking: SchemaLinking, p: SqlPicks, options: RenderOp
       .filter((v) => !grouped.includes(v.column) && !v.negated && !v.alternatives?.length)
       .map((v) => `${sqlString(v.value)} AS ${quoteIdent(readable(v.column.name))}`);
     for (const g of grouped) select.push(shown(g));
-    select.push(...constants, ...aggregates.map((a) => `${aggregateExpr(a, col, linking, multi)} AS ${quoteIdent(aggregateAlias(a))}`));
+    select.push(...constants, ...aggregates.map((a) => `${aggregateExpr(a, linking, multi)} AS ${quoteIdent(aggregateAlias(a))}`));
   } else {
     const projected = p.projection.filter(usable);
     const names = projected.map((c) => c.name.toLowerCase());
@@ -300,10 +300,7 @@ export function renderSql(linking: SchemaLinking, p: SqlPicks, options: RenderOp
       : p.values
           .filter((v) => !v.negated && !v.alternatives?.length)
           .map((v) => `${sqlString(v.value)} AS ${quoteIdent(readable(v.column.name))}`);
-    const outer = [
-      ...constants,
-      ...shownAggregates.map((a) => `${aggregateExpr(a, (c) => columnSql(c, false), linking, false)} AS ${quoteIdent(aggregateAlias(a))}`),
-    ];
+    const outer = [...constants, ...shownAggregates.map((a) => `${aggregateExpr(a, linking, false)} AS ${quoteIdent(aggregateAlias(a))}`)];
     const text = [`SELECT ${outer.join(", ")}`, `FROM ${quoteIdent(measuredIn.name)}`, `WHERE ${quoteIdent(key)} IN (${inner})`].join("\n");
     return { text, tables: plan.tables, joins: joins.map((j) => j.words), grouped: null };
   }
@@ -313,7 +310,7 @@ export function renderSql(linking: SchemaLinking, p: SqlPicks, options: RenderOp
   const groupedQuery = grouped.length > 0 && (aggregates.length > 0 || p.having.length > 0 || shownAggregates.length > 0);
   if (groupedQuery) lines.push(`GROUP BY ${grouped.map(col).join(", ")}`);
   if (groupedQuery && p.having.length > 0) {
-    lines.push(`HAVING ${p.having.map((h) => `${aggregateExpr(h.aggregate, col, linking, multi)} ${h.op} ${h.value}`).join(" AND ")}`);
+    lines.push(`HAVING ${p.having.map((h) => `${aggregateExpr(h.aggregate, linking, multi)} ${h.op} ${h.value}`).join(" AND ")}`);
   }
   if (p.setOp) {
     // Each side of a set operation keeps its own SELECT; ordering and limits belong to the whole.
@@ -324,9 +321,9 @@ export function renderSql(linking: SchemaLinking, p: SqlPicks, options: RenderOp
     const by = order.column
       ? col(order.column)
       : order.aggregate
-        ? aggregateExpr(order.aggregate, col, linking, multi)
+        ? aggregateExpr(order.aggregate, linking, multi)
         : countExpr
-          ? aggregateExpr(countExpr, col, linking, multi)
+          ? aggregateExpr(countExpr, linking, multi)
           : "COUNT(*)";
     if (!p.setOp) lines.push(`ORDER BY ${by} ${order.descending ? "DESC" : "ASC"}`);
   }
@@ -343,10 +340,11 @@ function measuredTable(linking: SchemaLinking, aggregates: SqlAggregate[]) {
   return table && table.primaryKey.length === 1 ? table : null;
 }
 
-function aggregateExpr(a: SqlAggregate, col: (c: ColumnFacts) => string, linking: SchemaLinking, multi: boolean): string {
+/** An aggregate as SQL, its column qualified by its table when the query joins (`multi`). */
+function aggregateExpr(a: SqlAggregate, linking: SchemaLinking, multi: boolean): string {
   if (a.column) {
     // A measure's expression needs no parentheses of its own inside the aggregate's: SUM(a * b).
-    const inner = a.column.measure ? col(a.column).replace(/^\((.*)\)$/s, "$1") : col(a.column);
+    const inner = columnSql(a.column, multi, true);
     return a.fn === "count" ? `COUNT(DISTINCT ${inner})` : `${a.fn.toUpperCase()}(${inner})`;
   }
   // Joins repeat a counted row once per match: count the counted table's distinct keys then.
