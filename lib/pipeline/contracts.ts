@@ -206,6 +206,12 @@ export interface QueryFit {
   valuesUsed: string[];
   /** Named values of the question the query could not use. */
   valuesMissed: string[];
+  /**
+   * Named values looked up by their text in a column the question does not name (the answer table's name
+   * column, when the critic asked): an empty result then says the name was not found there, not that no row
+   * meets the question.
+   */
+  valuesGuessed?: string[];
   /** What the construct rules could not represent, in words a person can act on; non-empty = no faithful query. */
   unresolved: string[];
   /** Share of the question's content words the query accounts for (its tables, columns, values, conditions), 0..1. */

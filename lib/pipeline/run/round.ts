@@ -10,7 +10,7 @@ import { scorersFor } from "../scorers";
 import { count } from "../../format/count";
 import { queryOutcomeInWords, strategyInWords } from "../strategy-words";
 import { describeChange } from "../stages/critique/classical";
-import { explainUnreadQuestion } from "../stages/answer/unread-question";
+import { explainUnreadQuestion, withSourcesSearched } from "../stages/answer/unread-question";
 import type { ExecuteOutput } from "../stages/execute";
 import { classicalPool } from "../stages/pool/classical";
 import { classicalRerank } from "../stages/rerank/classical";
@@ -310,7 +310,7 @@ async function answerFrom(
     (a) => a,
   );
   // A refusal caused before any evidence was weighed (another language, words no source knows) says so.
-  return explainUnreadQuestion(answer, run.intent, candidates);
+  return withSourcesSearched(explainUnreadQuestion(answer, run.intent, candidates), candidates);
 }
 
 /** An answer whose cited tables are about something else than the question is withheld (run/topic-check.ts). */

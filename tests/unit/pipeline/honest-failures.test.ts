@@ -18,10 +18,11 @@ describe("a filtered query that found nothing, in words", () => {
       { table: null, column: "label", op: "LIKE", values: ["%x%"] },
     ]);
     expect(whereConditions("SELECT * FROM t")).toEqual([]);
-    // OR, subqueries and functions are not read.
+    // OR, subqueries and functions are not read; a case fold only compares the column without case.
     expect(whereConditions("SELECT * FROM t WHERE a = 1 OR b = 2")).toBeNull();
     expect(whereConditions("SELECT * FROM t WHERE a IN (SELECT a FROM u)")).toBeNull();
-    expect(whereConditions("SELECT * FROM t WHERE lower(a) = 'x'")).toBeNull();
+    expect(whereConditions("SELECT * FROM t WHERE trim(a) = 'x'")).toBeNull();
+    expect(whereConditions("SELECT * FROM t WHERE lower(a) = 'x'")).toEqual([{ table: null, column: "a", op: "=", values: ["x"] }]);
   });
 
   it("says the subject, the filters and a year or month written as a date range", () => {

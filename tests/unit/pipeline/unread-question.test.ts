@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { explainUnreadQuestion, languageName, unreadQuestionReason } from "@/lib/pipeline/stages/answer/unread-question";
+import { explainUnreadQuestion, languageName, unreadQuestionReason, withSourcesSearched } from "@/lib/pipeline/stages/answer/unread-question";
 import type { Answer, Candidate } from "@/lib/pipeline/contracts";
 import { intent } from "./select-fixtures";
 
@@ -35,5 +35,18 @@ describe("refusals told by their cause", () => {
     expect(explainUnreadQuestion(answered, intent("How many oders were retruned?"), [])).toBe(answered);
     expect(explainUnreadQuestion(refused, intent("How many orders were returned?"), [sales])).toBe(refused);
     expect(unreadQuestionReason(intent("?"), [])).toMatch(/no words to look up/);
+  });
+
+  it("a refusal names the sources it searched, unless its reason already does", () => {
+    const docs = { kbId: "kb-docs", kbName: "Aurora policies and reports" } as Candidate;
+    const missing = { ...refused, reason: "None of the sources found mentions 'Asia'" };
+    expect(withSourcesSearched(missing, [sales, docs, sales]).reason).toBe(
+      "None of the sources found mentions 'Asia'. Sources searched: Aurora sales database; Aurora policies and reports.",
+    );
+    const named = { ...refused, reason: "'Asia' could not be found in Aurora sales database, so the query could not be restricted to it." };
+    expect(withSourcesSearched(named, [sales, docs])).toBe(named);
+    expect(withSourcesSearched(refused, [])).toBe(refused);
+    const answered: Answer = { ...refused, text: "7", refrained: false, reason: null };
+    expect(withSourcesSearched(answered, [sales])).toBe(answered);
   });
 });

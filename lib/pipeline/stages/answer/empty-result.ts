@@ -99,8 +99,10 @@ export function whereConditions(sql: string): Condition[] | null {
   const out: Condition[] = [];
   let i = 0;
   while (i < where.length) {
-    // column: name or qualifier.name (quoted or bare)
+    // column: name or qualifier.name (quoted or bare), or LOWER(column) as a text lookup compares it
     const parts: string[] = [];
+    const folded = where[i]?.kind === "word" && /^(lower|upper)$/i.test(sql.slice(where[i].start, where[i].end)) && where[i + 1]?.kind === "open-paren";
+    if (folded) i += 2;
     while (i < where.length && (where[i].kind === "word" || where[i].kind === "quoted")) {
       parts.push(unquote(sql.slice(where[i].start, where[i].end)));
       const dot = where[i + 1];
@@ -111,6 +113,10 @@ export function whereConditions(sql: string): Condition[] | null {
       }
     }
     if (parts.length === 0 || parts.length > 2) return null;
+    if (folded) {
+      if (where[i]?.kind !== "close-paren") return null;
+      i++;
+    }
     const op = readOperator(sql, where, i);
     if (!op) return null;
     i = op.next;
@@ -131,12 +137,27 @@ export function whereConditions(sql: string): Condition[] | null {
       if (!lit) return null;
       values.push(lit.value);
       i = lit.next;
+      // LIKE '%a!%b%' ESCAPE '!': the escape character is the pattern's, not a condition.
+      if (op.op.endsWith("LIKE") && where[i]?.kind === "word" && /^escape$/i.test(sql.slice(where[i].start, where[i].end))) {
+        const escape = readLiteral(sql, where, i + 1);
+        if (!escape) return null;
+        values[values.length - 1] = unescapeLike(values[values.length - 1], escape.value);
+        i = escape.next;
+      }
     }
     out.push({ table: parts.length === 2 ? parts[0] : null, column: parts[parts.length - 1], op: op.op, values });
     if (i >= where.length) break;
     if (sql.slice(where[i].start, where[i].end).toLowerCase() !== "and") return null;
     i++;
   }
+  return out;
+}
+
+/** A LIKE pattern with its escape character taken out ("50!%" → "50%"); the wildcards it leaves are read as wildcards. */
+function unescapeLike(pattern: string, escape: string): string {
+  if (escape.length !== 1) return pattern;
+  let out = "";
+  for (let k = 0; k < pattern.length; k++) out += pattern[k] === escape && k + 1 < pattern.length ? pattern[++k] : pattern[k];
   return out;
 }
 
@@ -170,14 +191,17 @@ const OP_WORDS: Record<string, string> = {
   "<=": "at most",
   ">": "above",
   ">=": "at least",
-  LIKE: "like",
-  "NOT LIKE": "not like",
   IN: "among",
   "NOT IN": "not among",
 };
 
 /** Each condition in words; a year or month range on one column reads as a period ("for 2023"). */
-export function conditionsInWords(conditions: Condition[]): { filters: string[]; periods: string[] } {
+/** A lookup's text as the question spelled it: the query compares lower-cased text, the sentence shows the name. */
+function spelled(text: string, spellings: string[]): string {
+  return spellings.find((s) => s.toLowerCase() === text.toLowerCase()) ?? text;
+}
+
+export function conditionsInWords(conditions: Condition[], spellings: string[] = []): { filters: string[]; periods: string[] } {
   const filters: string[] = [];
   const periods: string[] = [];
   const used = new Set<number>();
@@ -195,7 +219,15 @@ export function conditionsInWords(conditions: Condition[]): { filters: string[];
     const column = columnWords(c.column);
     // Stored values often carry padding ("Aberdeen "); the sentence shows the value, not its spaces.
     const values = c.values.map((v) => v.trim());
-    const value = c.op === "LIKE" || c.op === "NOT LIKE" ? values[0].replace(/^%|%$/g, "").trim() : joinList(values);
+    if (c.op === "LIKE" || c.op === "NOT LIKE") {
+      const pattern = values[0];
+      const text = spelled(pattern.replace(/^%|%$/g, "").trim(), spellings);
+      const [opens, closes] = [pattern.startsWith("%"), pattern.endsWith("%") && pattern.length > 1];
+      const how = opens && closes ? "containing" : closes ? "starting with" : opens ? "ending with" : "like";
+      filters.push(`${column} ${c.op === "NOT LIKE" ? `not ${how}` : how} ${text}`);
+      return;
+    }
+    const value = joinList(values);
     filters.push(c.op === "=" ? `${column} ${value}` : `${column} ${OP_WORDS[c.op] ?? c.op} ${value}`);
   });
   return { filters, periods };
@@ -213,10 +245,10 @@ function subjectOf(sql: string, conditions: Condition[]): string | null {
  * "No orders are recorded for 2023." / "No customers are recorded with city Berlin." — or null when the
  * query has no conditions Mosaic can read (an empty result without a filter says nothing about one).
  */
-export function emptyResultSentence(sql: string): { sentence: string; conditions: string[] } | null {
+export function emptyResultSentence(sql: string, spellings: string[] = []): { sentence: string; conditions: string[] } | null {
   const conditions = whereConditions(sql);
   if (!conditions || conditions.length === 0) return null;
-  const { filters, periods } = conditionsInWords(conditions);
+  const { filters, periods } = conditionsInWords(conditions, spellings);
   const subject = subjectOf(sql, conditions);
   if (!subject) return null;
   const parts = [filters.length ? `with ${joinList(filters)}` : "", ...periods].filter(Boolean);

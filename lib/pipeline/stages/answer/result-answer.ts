@@ -149,7 +149,9 @@ export function answerFromResult(result: QueryResult, threshold: number, context
   }
   if (result.rows.length === 0) {
     // A filtered query that found nothing answers "none", with its conditions (issue 32).
-    const none = result.language === "sql" && (fit?.valuesMissed.length ?? 0) === 0 ? emptyResultSentence(result.query) : null;
+    // Not when a name was only sought in a guessed column: finding nothing there says nothing about the question.
+    const saysNone = result.language === "sql" && (fit?.valuesMissed.length ?? 0) === 0 && (fit?.valuesGuessed?.length ?? 0) === 0;
+    const none = saysNone ? emptyResultSentence(result.query, fit?.valuesUsed ?? []) : null;
     if (none)
       return {
         text: none.sentence,

@@ -16,6 +16,18 @@ export function explainUnreadQuestion(answer: Answer, intent: Intent | null, can
   return reason ? { ...answer, reason } : answer;
 }
 
+/**
+ * A refusal names the sources it searched when its reason does not already ("None of the sources found
+ * mentions 'Asia'" → which sources?): the user can tell a gap in the data from a source that was not asked.
+ */
+export function withSourcesSearched(answer: Answer, candidates: Candidate[]): Answer {
+  if (!answer.refrained || !answer.reason || candidates.length === 0) return answer;
+  const names = [...new Set(candidates.map((c) => c.kbName))];
+  if (names.some((n) => answer.reason!.includes(n))) return answer;
+  const said = answer.reason.trim();
+  return { ...answer, reason: `${said}${/[.!?]$/.test(said) ? "" : "."} Sources searched: ${names.join("; ")}.` };
+}
+
 export function unreadQuestionReason(intent: Intent, candidates: Candidate[]): string | null {
   if (intent.language !== "en") {
     return `This question looks like it is in ${languageName(intent.language)}. Mosaic reads questions in English and searches the sources with their words, so it found nothing it can stand behind. Please ask the question in English.`;

@@ -66,6 +66,7 @@ const represents = (q: ExecutedQuery) => faithful(q) && missed(q) === 0 && cover
 /** An SQL answer query that ran, found no rows, and filtered on conditions that can be said in words. */
 function foundNothingUnderConditions(q: ExecutedQuery): boolean {
   if (q.query.language !== "sql" || !(q.status === "empty" || (q.status === "ok" && q.rows === 0))) return false;
+  if ((q.fit?.valuesGuessed?.length ?? 0) > 0) return false;
   return emptyResultSentence(q.query.text) !== null;
 }
 

@@ -114,6 +114,47 @@ function placeColumn(
   });
 }
 
+/** How many content words either side of a name may name its attribute ("the Kayaks product category"). */
+const BESIDE_WORDS = 2;
+
+/** The content words right beside a span: after it up to the first stopword, or before it back to the first stopword. */
+function wordsBeside(question: string, span: [number, number], positions: PositionedTerm[], side: "before" | "after"): Set<string> {
+  const out = new Set<string>();
+  const after = positions.findIndex((p) => p.at >= span[1]);
+  const first = positions.findIndex((p) => p.at >= span[0]);
+  const start = side === "after" ? (after < 0 ? positions.length : after) : (first < 0 ? positions.length : first) - 1;
+  const step = side === "after" ? 1 : -1;
+  for (let i = start, taken = 0; i >= 0 && i < positions.length && taken < BESIDE_WORDS; i += step) {
+    const p = positions[i];
+    // A stopword ends the phrase: "the category of X" does not say that X is a category.
+    if (!p.term) break;
+    // So does punctuation between the words ("Kayaks, category").
+    const gap = side === "after" ? question.slice(i === start ? span[1] : positions[i - 1].at, p.at) : question.slice(p.at, i === start ? span[0] : positions[i + 1].at);
+    if (/[,;:()?!.]/.test(gap.replace(/^[\p{L}\p{N}_]+/u, ""))) break;
+    out.add(p.term);
+    taken++;
+  }
+  return out;
+}
+
+/**
+ * The text column a name no index holds is a value of, when the words right beside it name that column: "in
+ * the Kayaks category" → category, "with status Pending" → status. The column that the words name most fully
+ * (most of its own words), the answer table's first on a tie.
+ */
+function besideColumn(
+  question: string,
+  span: [number, number],
+  text: ColumnFacts[],
+  linking: SchemaLinking,
+  positions: PositionedTerm[],
+): ColumnFacts | null {
+  const beside = new Set([...wordsBeside(question, span, positions, "after"), ...wordsBeside(question, span, positions, "before")]);
+  if (beside.size === 0) return null;
+  const named = text.filter((c) => c.ownTerms.length > 0 && coverage(c.ownTerms, beside) === 1);
+  return best(named, (c) => c.ownTerms.length + (c.table === linking.root ? 0.5 : 0));
+}
+
 /**
  * Text columns a quoted phrase may be in: a city column for a quoted place name, the mentioned ones nearest the quote, else the answer table's name.
  * "starting with" / "ending in" before the quote anchor it to the start or the end of the value.
@@ -147,9 +188,22 @@ export function pickLookups(
       rootName;
     if (column) out.push({ column, text: q.text, at: q.at, anchor: textAnchor(intent.completed, q.at), quoted: true });
   }
+  for (const n of linking.unplaced ?? []) {
+    const span = n.entity.span;
+    if (!span || out.some((l) => l.text.toLowerCase() === n.entity.mention.toLowerCase())) continue;
+    // placeColumn reads a quote's offset: the character before the name.
+    const at = { text: n.entity.mention, at: Math.max(0, span[0] - 1) };
+    const column = besideColumn(intent.completed, span, text, linking, positions) ?? placeColumn(intent.completed, at, text, linking, positions);
+    if (column) out.push({ column, text: n.entity.mention, at: span[0] });
+  }
   for (const e of linking.lookups)
-    if (rootName)
-      out.push({ column: rootName, text: e.mention, at: Math.max(0, intent.completed.toLowerCase().indexOf(e.mention.toLowerCase())) });
+    if (rootName && !out.some((l) => l.text.toLowerCase() === e.mention.toLowerCase()))
+      out.push({
+        column: rootName,
+        text: e.mention,
+        at: Math.max(0, intent.completed.toLowerCase().indexOf(e.mention.toLowerCase())),
+        guessed: true,
+      });
   const where = { contains: "in", prefix: "at the start of", suffix: "at the end of" };
   for (const l of out) notes.push(`looking up "${l.text}" ${where[l.anchor ?? "contains"]} ${label(l.column)}`);
   return out;

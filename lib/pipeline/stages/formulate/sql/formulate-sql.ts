@@ -1,8 +1,8 @@
 import { checkSqlSafety } from "../../../../backends/sql";
-import { MIN_LINK_SCORE } from "../entities";
 import { terms } from "../../../text";
 import { questionCoverage } from "../coverage";
 import { quotedPhrases } from "./question-cues";
+import { namedValues } from "./named-values";
 import type { Candidate, FormulatedQuery, Intent, QueryFit } from "../../../contracts";
 import type { Adjustments } from "../feedback";
 import { linkSchema } from "./schema-linking";
@@ -103,16 +103,6 @@ function variantsOf(linking: SchemaLinking, picks: SqlPicks): Variant[] {
   return variants;
 }
 
-/**
- * A mention that names a thing by its value (a quoted phrase, a capitalised name, a number-bearing code),
- * not a schema word. A capital that only opens a sentence ("Return the …") names nothing.
- */
-export function isNamedValue(mention: string, quoted: boolean, startsSentence = false): boolean {
-  if (quoted) return true;
-  const text = startsSentence ? mention.replace(/^\p{Lu}/u, "") : mention;
-  return /\p{Lu}|\d/u.test(text);
-}
-
 const NEGATION_WORDS = /\b(?:not|never|no|without|lack|lacks|missing|any)\b/gi;
 
 /**
@@ -128,15 +118,7 @@ export function fitOf(intent: Intent, candidate: Candidate, linking: SchemaLinki
   ]);
   const valuesUsed: string[] = [];
   const valuesMissed: string[] = [];
-  for (const e of intent.entities) {
-    const here = e.links.filter((l) => l.kbId === candidate.kbId && l.score >= MIN_LINK_SCORE);
-    const schemaWord = here.some((l) => l.kind === "table" || l.kind === "column" || l.kind === "predicate" || l.kind === "class");
-    const valueSomewhere = e.links.some(
-      (l) => (l.kind === "value" || l.kind === "label" || l.kind === "node") && l.score >= MIN_LINK_SCORE,
-    );
-    const isQuoted = quoted.has(e.mention.toLowerCase());
-    const startsSentence = e.span !== null && /^\s*$|[.?!]\s*$/.test(intent.completed.slice(0, e.span[0]));
-    if (schemaWord || !isNamedValue(e.mention, isQuoted, startsSentence) || (!valueSomewhere && !isQuoted)) continue;
+  for (const { entity: e } of namedValues(intent, candidate.kbId)) {
     if (filtered.has(e.mention.toLowerCase())) valuesUsed.push(e.mention);
     else valuesMissed.push(e.mention);
   }
@@ -171,7 +153,10 @@ export function fitOf(intent: Intent, candidate: Candidate, linking: SchemaLinki
     ...terms(valueWords.join(" ")),
     ...terms(negationWords.join(" ")),
   ]);
-  return { valuesUsed, valuesMissed, unresolved: [...picks.unresolved], coverage, uncovered };
+  const valuesGuessed = allLookups(picks)
+    .filter((l) => l.guessed)
+    .map((l) => l.text);
+  return { valuesUsed, valuesMissed, ...(valuesGuessed.length ? { valuesGuessed } : {}), unresolved: [...picks.unresolved], coverage, uncovered };
 }
 
 /** Value filters of the picks and of what they combine with (set operations, anti-joins). */

@@ -1,3 +1,4 @@
+import { namedValues } from "./named-values";
 import type { EntityLink, Intent } from "../../../contracts";
 import { terms } from "../../../text";
 import type { Adjustments } from "../feedback";
@@ -187,5 +188,11 @@ export function linkSchema(structure: SqlStructure, intent: Intent, candidate: L
     .map((t) => t.name);
 
   const lookups = entities.filter((e) => e.byName && !e.link);
-  return { structure, columns, tableTerms, tableScores, columnScore, tableCoverage, root, rootTiedWith, values, lookups, bag, focus };
+  const linkedHere = new Set(values.map((v) => v.entity.mention.toLowerCase()));
+  // Mentions the critic dropped are not in `entities`, and stay dropped.
+  const kept = new Set(entities.map((e) => e.mention));
+  const unplaced = namedValues(intent, candidate.kbId).filter(
+    (n) => !n.quoted && kept.has(n.entity.mention) && !linkedHere.has(n.entity.mention.toLowerCase()),
+  );
+  return { structure, columns, tableTerms, tableScores, columnScore, tableCoverage, root, rootTiedWith, values, lookups, unplaced, bag, focus };
 }

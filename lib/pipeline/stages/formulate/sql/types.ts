@@ -5,6 +5,7 @@ import type { AggregateFn } from "../lexicon";
 import type { ColumnMeaning } from "./column-meaning";
 import type { ComparisonOp, PositionedTerm, TextAnchor } from "./question-cues";
 import type { ColumnFacts, SqlStructure } from "./sql-structure";
+import type { NamedValue } from "./named-values";
 
 // ---------------------------------------------------------------------------------------------
 // Schema linking (schema-linking.ts)
@@ -34,6 +35,11 @@ export interface SchemaLinking {
   values: LinkedValue[];
   /** Mentions the critic asked to find by their text (no value link). */
   lookups: ResolvedEntity[];
+  /**
+   * Names the question gives that no value link of this source matches (named-values.ts): looked up in the
+   * column the words beside them name, else counted as values the query could not use.
+   */
+  unplaced?: NamedValue[];
   /** The question's terms without the words of linked values. */
   bag: Set<string>;
   focus: string[];
@@ -146,6 +152,8 @@ export interface SqlLookup {
   anchor?: TextAnchor;
   /** The question quotes the text: it is the exact text sought, case included, where the query language matches case. */
   quoted?: boolean;
+  /** No word of the question places the text: it is sought in the answer table's name column as a guess. */
+  guessed?: boolean;
 }
 
 export interface SqlPicks {
