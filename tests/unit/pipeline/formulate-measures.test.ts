@@ -95,3 +95,34 @@ describe("an analyst's measure in SQL formulation", () => {
     expect(describeNotes(SHOP)).toBe("");
   });
 });
+
+describe("a condition on an analyst's measure", () => {
+  it("is a HAVING per answer row, not a WHERE on the measure's expression, and not also reported", async () => {
+    const text = await answerSql(intent("Which products sold more than 100 units?", { wh: "which", answerTypes: ["entity", "list"] }));
+    expect(text).toMatch(/GROUP BY "products"\."product_id", "products"\."name"\nHAVING SUM\("order_items"\."quantity"\) > 100$/);
+    expect(text).not.toMatch(/WHERE/);
+    expect(text.split("\n")[0]).toBe('SELECT "products"."name"');
+  });
+
+  it("reads a count of a noun that names the measure, with the period in WHERE", async () => {
+    const text = await answerSql(
+      intent("Which customers bought more than 40 units in 2025?", {
+        wh: "which",
+        time: [{ text: "in 2025", kind: "absolute", start: "2025-01-01", end: "2026-01-01", comparator: "in", ordinal: null }],
+      }),
+    );
+    expect(text).toContain(`WHERE "orders"."order_date" >= '2025-01-01' AND "orders"."order_date" < '2026-01-01'`);
+    expect(text).toMatch(/GROUP BY "customers"\."customer_id", "customers"\."name"\nHAVING SUM\("order_items"\."quantity"\) > 40$/);
+  });
+
+  it("compares the measure a comparison names", async () => {
+    const text = await answerSql(intent("Which customers have a revenue above 500?", { wh: "which" }));
+    expect(text).toContain(`HAVING ${REVENUE} > 500`);
+  });
+
+  it("says so when no column takes a comparison, rather than dropping it", async () => {
+    const i = intent("Which customers bought more than 40 units?", { wh: "which" });
+    const { queries } = await formulateSql(i, shop, SHOP, noAdjustments(), 1, 0);
+    expect(queries[0].fit?.unresolved.join(" ")).toMatch(/I could not tell which column "more than 40" compares/);
+  });
+});

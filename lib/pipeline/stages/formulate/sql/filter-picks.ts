@@ -61,16 +61,23 @@ export function pickNumericFilters(
   tables: string[],
   positions: PositionedTerm[],
   notes: string[],
+  reach: Set<string> = new Set(tables),
+  unresolved: string[] = [],
+  /** Spans a count or measure condition (HAVING) already reads. */
+  consumed: { at: number; end: number }[] = [],
 ): SqlNumericFilter[] {
   const out: SqlNumericFilter[] = [];
   const candidates = columnsOf(linking, nearTables(linking, tables)).filter((c) => (c.numeric || c.yearLike) && !c.key);
+  // The analysts' measures of every table a join reaches: a measure sums its rows up per answer row, wherever they sit.
+  const measures = columnsOf(linking, reach).filter((c) => c.measure && !candidates.includes(c));
   for (const cmp of numericComparisons(intent)) {
+    if (consumed.some((h) => cmp.at < h.end && cmp.at + cmp.text.length > h.at)) continue;
     const attribute = new Set(textTerms(cmp.attribute));
     const span = cmp.text.split(/\s+/).length;
     let column = best(candidates, (c) => coverage(c.ownTerms, attribute));
     // An equality ("grade 10", "with 4 cylinders") needs the column named; proximity alone would guess.
     if (!column && cmp.op === "=") continue;
-    column ??= best(candidates, (c) => {
+    column ??= best([...candidates, ...measures], (c) => {
       const distance = wordDistance(positions, cmp.at, c.ownTerms, 4, span + 3);
       return Number.isFinite(distance) ? 10 - distance : 0;
     });
@@ -83,7 +90,13 @@ export function pickNumericFilters(
       );
       column = choice?.item ?? null;
     }
-    if (!column) continue;
+    column ??= best(measures, (c) => coverage(c.ownTerms, attribute), 0.49);
+    if (!column) {
+      // A comparison no column takes is said, not dropped: the query would return rows the question excludes.
+      if (cmp.op !== "=")
+        unresolved.push(`I could not tell which column "${cmp.text}" compares, so I could not apply that condition; name the attribute as the source names it.`);
+      continue;
+    }
     out.push({ column, op: cmp.op, values: cmp.values, withAverage: cmp.withAverage, at: cmp.at, end: cmp.at + cmp.text.length });
     notes.push(`"${cmp.text}" → ${label(column)} ${cmp.op}${cmp.withAverage ? " average" : ` ${cmp.values.join(" and ")}`}`);
   }

@@ -1,6 +1,6 @@
 import type { Constructs, Intent } from "../../../contracts";
 import { terms } from "../../../text";
-import { aggregateRequests, coverage, groupingTerms } from "../lexicon";
+import { aggregateRequests, coverage, groupingTerms, textTerms } from "../lexicon";
 import { best, columnsOf, identity, label, mentionedColumns, namedMeasures, namesTable, nearTables } from "./column-choice";
 import { periodGrouping, periodUnitOf } from "./period-columns";
 import { type PositionedTerm, wordDistance } from "./question-cues";
@@ -173,7 +173,20 @@ export function pickHaving(constructs: Constructs, linking: SchemaLinking, reach
       const named = [...reach].filter((t) => t !== linking.root && linking.tableCoverage(t) > 0);
       table = named.sort((a, b) => linking.tableCoverage(b) - linking.tableCoverage(a))[0] ?? null;
     }
-    if (!table) continue;
+    if (!table) {
+      // "bought more than 40 units": a noun that names an analysts' measure is a condition on that measure per answer row.
+      const nounTerms = new Set(textTerms(c.noun));
+      const measure = best(
+        columnsOf(linking, reach).filter((m) => m.measure),
+        (m) => coverage(m.ownTerms, nounTerms),
+        0.49,
+      );
+      if (measure?.measure) {
+        out.push({ having: { aggregate: { fn: measure.measure.aggregate, column: measure }, op: c.op, value: c.value }, at: c.at, end: c.at + c.text.length });
+        notes.push(`"${c.text}" → HAVING ${label(measure)} ${c.op} ${c.value}`);
+      }
+      continue;
+    }
     out.push({
       having: { aggregate: { fn: "count", column: null, countOf: table }, op: c.op, value: c.value },
       at: c.at,
@@ -213,7 +226,9 @@ export function completeGrouping(ctx: PickContext, plan: SqlPlan, askedColumns: 
     notes.push(`grouped by ${askedColumns.map(label).join(", ")}: asked beside the aggregate`);
   }
   if (having.length > 0 && plan.groupBy.length === 0) {
-    const counted = having[0].aggregate.countOf;
+    // Counted rows, or the rows a measure of another table sums up ("products that sold more than 100 units": order lines).
+    const measured = having[0].aggregate.column?.measure ? having[0].aggregate.column.table : undefined;
+    const counted = having[0].aggregate.countOf ?? measured;
     if (counted && counted !== root) plan.groupBy = [...identity(linking, root)];
     else if (askedColumns.length > 0) plan.groupBy = [...askedColumns];
     else unresolved.push(`I could not tell what to count ${having[0].aggregate.countOf ?? "rows"} per.`);

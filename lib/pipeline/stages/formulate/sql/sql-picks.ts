@@ -10,7 +10,7 @@ import { applyConnectives, pickAntiJoins } from "./nesting-picks";
 import { orderCues, pickLimits, pickOrder, pickSuperlative } from "./order-picks";
 import { positionedTerms } from "./question-cues";
 import { pickAsked, pickContextProjection, pickSelectList } from "./select-picks";
-import type { PickContext, SchemaLinking, SqlPicks, SqlPlan } from "./types";
+import type { PickContext, SchemaLinking, SqlNumericFilter, SqlPicks, SqlPlan, WordedHaving } from "./types";
 
 /**
  * What one SQL query over the linked schema is made of, decided before any text is written (types.ts:
@@ -20,6 +20,13 @@ import type { PickContext, SchemaLinking, SqlPicks, SqlPlan } from "./types";
  * the SELECT list, the context projection, yes/no properties, limits; then anti-joins and set operations
  * over the whole.
  */
+/** The HAVING a comparison on a measure column stands for; null for a stored column or a comparison HAVING cannot hold. */
+function measureCondition(n: SqlNumericFilter): WordedHaving | null {
+  const measure = n.column.measure;
+  if (!measure || n.withAverage || n.negated || n.op === "between" || n.values.length !== 1) return null;
+  return { having: { aggregate: { fn: measure.aggregate, column: n.column }, op: n.op, value: n.values[0] }, at: n.at ?? -1, end: n.end ?? n.at ?? -1 };
+}
+
 export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments): SqlPicks {
   const ctx = pickContext(intent, linking, adj);
   const { constructs, positions, reach, tables, root, notes, unresolved } = ctx;
@@ -28,14 +35,21 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
   const values = pickValueFilters(ctx);
   const lookups = pickLookups(intent, linking, tables, positions, notes);
   const havingFound = adj.relax ? [] : pickHaving(constructs, linking, reach, notes);
-  const numeric = (adj.relax ? [] : pickNumericFilters(intent, linking, tables, positions, notes)).filter(
+  const compared = (adj.relax ? [] : pickNumericFilters(intent, linking, tables, positions, notes, reach, unresolved, havingFound)).filter(
     (n) => !havingFound.some((h) => (n.at ?? -1) < h.end && (n.end ?? n.at ?? -1) > h.at),
   );
+  // A comparison on an analysts' measure (an aggregate, "sold more than 100 units") holds per answer row: a HAVING.
+  const onMeasures = compared.filter((n) => measureCondition(n) !== null);
+  for (const n of onMeasures) havingFound.push(measureCondition(n)!);
+  const numeric = compared.filter((n) => !onMeasures.includes(n));
   const negations = pickNegations(intent, linking, notes);
   const absent = pickAbsent(intent.completed, linking, reach, notes);
 
   // Aggregates and grouping, then what the superlative makes of them.
-  const aggregates = pickAggregates(intent, linking, tables, reach, positions, notes);
+  // A measure the question compares is a condition, not also a figure to report.
+  const aggregates = pickAggregates(intent, linking, tables, reach, positions, notes).filter(
+    (a) => !(a.column?.measure && havingFound.some((h) => h.having.aggregate.column === a.column)),
+  );
   const cues = orderCues(ctx);
   const worded = pickGrouping(
     intent,
