@@ -5,6 +5,7 @@ import { annotateStructure, tableNotesSchema } from "@/lib/catalog/table-notes";
 import { formulateSql, noAdjustments } from "@/lib/pipeline/stages/formulate/classical";
 import { describeNotes, describeStructure } from "@/lib/pipeline/stages/formulate/llm";
 import { withNotedSynonyms } from "@/lib/pipeline/stages/formulate/vocabulary";
+import { columnKey } from "@/lib/pipeline/stages/formulate/sql/column-meaning";
 import type { Intent } from "@/lib/pipeline/contracts";
 import { candidate, intent, SHOP } from "./formulate-fixtures";
 
@@ -124,5 +125,19 @@ describe("a condition on an analyst's measure", () => {
     const i = intent("Which customers bought more than 40 units?", { wh: "which" });
     const { queries } = await formulateSql(i, shop, SHOP, noAdjustments(), 1, 0);
     expect(queries[0].fit?.unresolved.join(" ")).toMatch(/I could not tell which column "more than 40" compares/);
+  });
+});
+
+describe("a comparison no word places", () => {
+  it("takes the answer rows' numeric column closest in meaning, before a related table's, and is said when none stands out", async () => {
+    const i = intent("Which products cost less than 150 euros?", { wh: "which" });
+    const closeness = new Map([
+      [columnKey("products", "list_price"), 0.2],
+      [columnKey("order_items", "unit_price"), 0.34],
+    ]);
+    const { queries } = await formulateSql(i, { ...shop, columnMeaning: closeness }, SHOP, noAdjustments(), 1, 0);
+    expect(queries[0].query.text.replace(/\s+/g, " ")).toBe(`SELECT "name" FROM "products" WHERE "list_price" < 150`);
+    const none = await formulateSql(i, { ...shop, columnMeaning: new Map() }, SHOP, noAdjustments(), 1, 0);
+    expect(none.queries[0].fit?.unresolved).toHaveLength(1);
   });
 });

@@ -91,6 +91,15 @@ export function pickNumericFilters(
       column = choice?.item ?? null;
     }
     column ??= best(measures, (c) => coverage(c.ownTerms, attribute), 0.49);
+    // "cost more than 1000 euros": no word names the column, but one stands out from its table's columns in
+    // meaning (price). Any closeness above 0 does: column-meaning.ts leaves what is within noise at 0. Otherwise
+    // the condition could not be applied at all. The answer rows' own attribute first, then a related table's.
+    const byMeaning = candidates.filter((c) => c.numeric);
+    column ??=
+      best(
+        byMeaning.filter((c) => c.table === linking.root),
+        (c) => linking.columnScore(c),
+      ) ?? best(byMeaning, (c) => linking.columnScore(c));
     if (!column) {
       // A comparison no column takes is said, not dropped: the query would return rows the question excludes.
       if (cmp.op !== "=")
