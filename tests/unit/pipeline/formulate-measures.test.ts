@@ -135,9 +135,11 @@ describe("a comparison no word places", () => {
       [columnKey("products", "list_price"), 0.2],
       [columnKey("order_items", "unit_price"), 0.34],
     ]);
-    const { queries } = await formulateSql(i, { ...shop, columnMeaning: closeness }, SHOP, noAdjustments(), 1, 0);
+    const withMeaning = { ...shop, columnMeaning: closeness };
+    const { queries } = await formulateSql(i, withMeaning, SHOP, noAdjustments(), 1, 0);
     expect(queries[0].query.text.replace(/\s+/g, " ")).toBe(`SELECT "name" FROM "products" WHERE "list_price" < 150`);
-    const none = await formulateSql(i, { ...shop, columnMeaning: new Map() }, SHOP, noAdjustments(), 1, 0);
+    const noMeaning = { ...shop, columnMeaning: new Map<string, number>() };
+    const none = await formulateSql(i, noMeaning, SHOP, noAdjustments(), 1, 0);
     expect(none.queries[0].fit?.unresolved).toHaveLength(1);
   });
 });
