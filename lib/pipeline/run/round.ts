@@ -310,7 +310,9 @@ async function answerFrom(
     (a) => a,
   );
   // A refusal caused before any evidence was weighed (another language, words no source knows) says so.
-  return withSourcesSearched(explainUnreadQuestion(answer, run.intent, candidates), candidates);
+  // Other refusals name the sources they searched (a question that was not read searched none of them).
+  const explained = explainUnreadQuestion(answer, run.intent, candidates);
+  return explained === answer ? withSourcesSearched(answer, candidates) : explained;
 }
 
 /** An answer whose cited tables are about something else than the question is withheld (run/topic-check.ts). */
