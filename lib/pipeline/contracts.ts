@@ -212,6 +212,8 @@ export interface QueryFit {
    * meets the question.
    */
   valuesGuessed?: string[];
+  /** Named values the query finds by a text lookup, not by a value this source's index holds. */
+  valuesLookedUp?: string[];
   /** What the construct rules could not represent, in words a person can act on; non-empty = no faithful query. */
   unresolved: string[];
   /** Share of the question's content words the query accounts for (its tables, columns, values, conditions), 0..1. */

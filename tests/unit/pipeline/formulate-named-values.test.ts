@@ -28,6 +28,7 @@ describe("names no index holds", () => {
     const { text, fit } = await answerQuery(intent(q, { wh: "which", answerTypes: ["entity", "list"], entities: [mention(q, "Kayaks", [])] }));
     expect(text).toBe(`SELECT "name" FROM "products" WHERE LOWER("category") LIKE '%kayaks%' ESCAPE '!'`);
     expect(fit.valuesUsed).toEqual(["Kayaks"]);
+    expect(fit.valuesLookedUp).toEqual(["Kayaks"]);
     expect(fit.valuesMissed).toEqual([]);
   });
 

@@ -110,7 +110,8 @@ describe("a filtered query that found nothing, in words", () => {
     // Unfiltered, or not representing the question (half its words unaccounted for): no commitment.
     expect(commitSource(candidates, [query(`SELECT name FROM staff`, faithful)])).toBeNull();
     expect(commitSource(candidates, [query(`SELECT name FROM staff WHERE office = 'Lyon'`, { ...faithful, coverage: 0.2 })])).toBeNull();
-    // Another database's answer query found rows for the same name: nothing here is not "none" there.
+    // A name this database only looked up by its text, which another database's answer query found rows for:
+    // nothing here is not "none" there. A name this database's own index holds still says "none".
     const elsewhere: ExecutedQuery = {
       ...query(`SELECT name FROM sites WHERE city = 'Lyon'`, { ...faithful, coverage: 0.4 }),
       kbId: "sites",
@@ -119,7 +120,9 @@ describe("a filtered query that found nothing, in words", () => {
       rows: 2,
     };
     const withSites = [...candidates, { ...candidates[0], kbId: "sites", kbName: "Sites database", score: 0.8 }];
-    expect(commitSource(withSites, [query(`SELECT name FROM staff WHERE office = 'Lyon'`, faithful), elsewhere])).toBeNull();
+    const lookedUp = { ...faithful, valuesLookedUp: ["Lyon"] };
+    expect(commitSource(withSites, [query(`SELECT name FROM staff WHERE LOWER(office) LIKE '%lyon%'`, lookedUp), elsewhere])).toBeNull();
+    expect(commitSource(withSites, [query(`SELECT name FROM staff WHERE office = 'Lyon'`, faithful), elsewhere])?.kbId).toBe("hr");
   });
 });
 

@@ -120,9 +120,10 @@ function generatedCommitment(candidates: Candidate[], executed: ExecutedQuery[])
   const first = supporting[0];
   // Nothing answered, but a query that represents the question found no rows under conditions it
   // states: that is the answer ("none"), not a reason to answer from other evidence (issue 32).
-  // Not when another source's answer query found rows for the very names it filters on: the question is about that source.
+  // Not when it only looked a name up by its text (its index does not hold it) and another source's answer query
+  // found rows for that name: the name is that source's, and the question with it.
   const foundElsewhere = (x: (typeof withQuery)[number]) => {
-    const names = new Set((x.q.fit?.valuesUsed ?? []).map((v) => v.toLowerCase()));
+    const names = new Set((x.q.fit?.valuesLookedUp ?? []).map((v) => v.toLowerCase()));
     return withQuery.some((y) => y !== x && productive(y.q) && (y.q.fit?.valuesUsed ?? []).some((v) => names.has(v.toLowerCase())));
   };
   const none = first ? undefined : withQuery.find((x) => represents(x.q) && foundNothingUnderConditions(x.q) && !foundElsewhere(x));

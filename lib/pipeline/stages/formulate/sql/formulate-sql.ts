@@ -156,7 +156,17 @@ export function fitOf(intent: Intent, candidate: Candidate, linking: SchemaLinki
   const valuesGuessed = allLookups(picks)
     .filter((l) => l.guessed)
     .map((l) => l.text);
-  return { valuesUsed, valuesMissed, ...(valuesGuessed.length ? { valuesGuessed } : {}), unresolved: [...picks.unresolved], coverage, uncovered };
+  const linked = new Set(allValues(picks).flatMap((v) => [v.entity.mention, ...(v.alternativeMentions ?? [])].map((m) => m.toLowerCase())));
+  const valuesLookedUp = valuesUsed.filter((v) => !linked.has(v.toLowerCase()));
+  return {
+    valuesUsed,
+    valuesMissed,
+    ...(valuesGuessed.length ? { valuesGuessed } : {}),
+    ...(valuesLookedUp.length ? { valuesLookedUp } : {}),
+    unresolved: [...picks.unresolved],
+    coverage,
+    uncovered,
+  };
 }
 
 /** Value filters of the picks and of what they combine with (set operations, anti-joins). */
