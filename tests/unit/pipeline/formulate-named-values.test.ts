@@ -25,7 +25,9 @@ async function answerQuery(i: Intent) {
 describe("names no index holds", () => {
   it("looks a name up in the column the word after it names, and counts it as used", async () => {
     const q = "Which products are in the Kayaks category?";
-    const { text, fit } = await answerQuery(intent(q, { wh: "which", answerTypes: ["entity", "list"], entities: [mention(q, "Kayaks", [])] }));
+    const { text, fit } = await answerQuery(
+      intent(q, { wh: "which", answerTypes: ["entity", "list"], entities: [mention(q, "Kayaks", [])] }),
+    );
     expect(text).toBe(`SELECT "name" FROM "products" WHERE LOWER("category") LIKE '%kayaks%' ESCAPE '!'`);
     expect(fit.valuesUsed).toEqual(["Kayaks"]);
     expect(fit.valuesLookedUp).toEqual(["Kayaks"]);
@@ -76,7 +78,9 @@ describe("an empty text lookup in words", () => {
     expect(emptyResultSentence(`SELECT name FROM singer WHERE LOWER(name) LIKE 'l%' ESCAPE '!'`)?.sentence).toBe(
       "No singers are recorded with name starting with l.",
     );
-    expect(emptyResultSentence(`SELECT name FROM parts WHERE LOWER(code) LIKE '%50!%%' ESCAPE '!'`)?.conditions).toEqual(["code containing 50%"]);
+    expect(emptyResultSentence(`SELECT name FROM parts WHERE LOWER(code) LIKE '%50!%%' ESCAPE '!'`)?.conditions).toEqual([
+      "code containing 50%",
+    ]);
     // A function other than a case fold is not a condition Mosaic can put in words.
     expect(emptyResultSentence(`SELECT name FROM parts WHERE TRIM(code) = 'x'`)).toBeNull();
   });
@@ -96,7 +100,18 @@ describe("a name the critic had looked up in a guessed column", () => {
   it("found nothing: the answer does not say 'none', it says nothing matched", () => {
     const sql = `SELECT "region" FROM "regions" WHERE LOWER("region") LIKE '%fifa world cup%' ESCAPE '!'`;
     const fit = { valuesUsed: ["FIFA World Cup"], valuesMissed: [], unresolved: [], coverage: 0.8, uncovered: ["won"] };
-    const result = { kbId: KB, kbName: "Shop", language: "sql" as const, query: sql, columns: [], rows: [], pieceIds: [], truncated: false, cap: 100, grouped: null };
+    const result = {
+      kbId: KB,
+      kbName: "Shop",
+      language: "sql" as const,
+      query: sql,
+      columns: [],
+      rows: [],
+      pieceIds: [],
+      truncated: false,
+      cap: 100,
+      grouped: null,
+    };
     expect(answerFromResult({ ...result, fit }, 0.35)).toMatchObject({ refrained: false, emptyResult: { kbName: "Shop" } });
     const guessed = answerFromResult({ ...result, fit: { ...fit, valuesGuessed: ["FIFA World Cup"] } }, 0.35);
     expect(guessed.refrained).toBe(true);

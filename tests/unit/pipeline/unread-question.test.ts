@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { explainUnreadQuestion, languageName, unreadQuestionReason, withSourcesSearched } from "@/lib/pipeline/stages/answer/unread-question";
+import {
+  explainUnreadQuestion,
+  languageName,
+  unreadQuestionReason,
+  withSourcesSearched,
+} from "@/lib/pipeline/stages/answer/unread-question";
 import type { Answer, Candidate } from "@/lib/pipeline/contracts";
 import { intent } from "./select-fixtures";
 

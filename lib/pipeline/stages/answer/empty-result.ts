@@ -101,7 +101,8 @@ export function whereConditions(sql: string): Condition[] | null {
   while (i < where.length) {
     // column: name or qualifier.name (quoted or bare), or LOWER(column) as a text lookup compares it
     const parts: string[] = [];
-    const folded = where[i]?.kind === "word" && /^(lower|upper)$/i.test(sql.slice(where[i].start, where[i].end)) && where[i + 1]?.kind === "open-paren";
+    const folded =
+      where[i]?.kind === "word" && /^(lower|upper)$/i.test(sql.slice(where[i].start, where[i].end)) && where[i + 1]?.kind === "open-paren";
     if (folded) i += 2;
     while (i < where.length && (where[i].kind === "word" || where[i].kind === "quoted")) {
       parts.push(unquote(sql.slice(where[i].start, where[i].end)));

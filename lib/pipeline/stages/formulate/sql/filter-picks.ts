@@ -103,7 +103,9 @@ export function pickNumericFilters(
     if (!column) {
       // A comparison no column takes is said, not dropped: the query would return rows the question excludes.
       if (cmp.op !== "=")
-        unresolved.push(`I could not tell which column "${cmp.text}" compares, so I could not apply that condition; name the attribute as the source names it.`);
+        unresolved.push(
+          `I could not tell which column "${cmp.text}" compares, so I could not apply that condition; name the attribute as the source names it.`,
+        );
       continue;
     }
     out.push({ column, op: cmp.op, values: cmp.values, withAverage: cmp.withAverage, at: cmp.at, end: cmp.at + cmp.text.length });
@@ -151,7 +153,10 @@ function wordsBeside(question: string, span: [number, number], positions: Positi
     // A stopword ends the phrase: "the category of X" does not say that X is a category.
     if (!p.term) break;
     // So does punctuation between the words ("Kayaks, category").
-    const gap = side === "after" ? question.slice(i === start ? span[1] : positions[i - 1].at, p.at) : question.slice(p.at, i === start ? span[0] : positions[i + 1].at);
+    const gap =
+      side === "after"
+        ? question.slice(i === start ? span[1] : positions[i - 1].at, p.at)
+        : question.slice(p.at, i === start ? span[0] : positions[i + 1].at);
     if (/[,;:()?!.]/.test(gap.replace(/^[\p{L}\p{N}_]+/u, ""))) break;
     out.add(p.term);
     taken++;
@@ -215,7 +220,8 @@ export function pickLookups(
     if (!span || out.some((l) => l.text.toLowerCase() === n.entity.mention.toLowerCase())) continue;
     // placeColumn reads a quote's offset: the character before the name.
     const at = { text: n.entity.mention, at: Math.max(0, span[0] - 1) };
-    const column = besideColumn(intent.completed, span, text, linking, positions) ?? placeColumn(intent.completed, at, text, linking, positions);
+    const column =
+      besideColumn(intent.completed, span, text, linking, positions) ?? placeColumn(intent.completed, at, text, linking, positions);
     if (column) out.push({ column, text: n.entity.mention, at: span[0] });
   }
   for (const e of linking.lookups)

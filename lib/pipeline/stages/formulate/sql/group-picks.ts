@@ -182,7 +182,11 @@ export function pickHaving(constructs: Constructs, linking: SchemaLinking, reach
         0.49,
       );
       if (measure?.measure) {
-        out.push({ having: { aggregate: { fn: measure.measure.aggregate, column: measure }, op: c.op, value: c.value }, at: c.at, end: c.at + c.text.length });
+        out.push({
+          having: { aggregate: { fn: measure.measure.aggregate, column: measure }, op: c.op, value: c.value },
+          at: c.at,
+          end: c.at + c.text.length,
+        });
         notes.push(`"${c.text}" → HAVING ${label(measure)} ${c.op} ${c.value}`);
       }
       continue;

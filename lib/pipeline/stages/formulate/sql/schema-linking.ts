@@ -194,5 +194,19 @@ export function linkSchema(structure: SqlStructure, intent: Intent, candidate: L
   const unplaced = namedValues(intent, candidate.kbId).filter(
     (n) => !n.quoted && kept.has(n.entity.mention) && !linkedHere.has(n.entity.mention.toLowerCase()),
   );
-  return { structure, columns, tableTerms, tableScores, columnScore, tableCoverage, root, rootTiedWith, values, lookups, unplaced, bag, focus };
+  return {
+    structure,
+    columns,
+    tableTerms,
+    tableScores,
+    columnScore,
+    tableCoverage,
+    root,
+    rootTiedWith,
+    values,
+    lookups,
+    unplaced,
+    bag,
+    focus,
+  };
 }

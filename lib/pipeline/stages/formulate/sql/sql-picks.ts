@@ -24,7 +24,11 @@ import type { PickContext, SchemaLinking, SqlNumericFilter, SqlPicks, SqlPlan, W
 function measureCondition(n: SqlNumericFilter): WordedHaving | null {
   const measure = n.column.measure;
   if (!measure || n.withAverage || n.negated || n.op === "between" || n.values.length !== 1) return null;
-  return { having: { aggregate: { fn: measure.aggregate, column: n.column }, op: n.op, value: n.values[0] }, at: n.at ?? -1, end: n.end ?? n.at ?? -1 };
+  return {
+    having: { aggregate: { fn: measure.aggregate, column: n.column }, op: n.op, value: n.values[0] },
+    at: n.at ?? -1,
+    end: n.end ?? n.at ?? -1,
+  };
 }
 
 export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments): SqlPicks {
