@@ -27,7 +27,8 @@ const WORDS: Partial<Record<FeatureName, Words>> = {
   margin: (f) => (f.topScore > 0 ? "the sources disagree: the evidence barely favours this answer over another" : null),
   topScore: (f) => (f.topScore < 1 ? "the best evidence for it scores low" : null),
   uncertain: (f) => (f.uncertain ? "the evidence supports it only weakly" : null),
-  queryResult: (f) => (f.queryResult ? null : "it was read from passages, not computed by a query"),
+  // An empty result was computed by a query too; "the query returned nothing" says what it is.
+  queryResult: (f) => (f.queryResult || f.emptyResult ? null : "it was read from passages, not computed by a query"),
   raw: () => "the answer stage itself gave it a low score",
 };
 

@@ -79,6 +79,10 @@ describe("an answer below the target", () => {
     expect(doubts[1].words).toMatch(/matched to the data only loosely \(link strength 40 %\)/);
     // No evidence scores at all: "sources disagree" is not said; a question with no names has no weak link.
     expect(doubtsOf({ ...zeros }, w).map((d) => d.feature)).toEqual(["criticAccepted"]);
+    // A query that found nothing is not said to have been read from passages.
+    const fromQuery = { ...weights, queryResult: 2.8, emptyResult: -1.7 };
+    expect(doubtsOf({ ...zeros }, fromQuery).map((d) => d.words)).toEqual(["it was read from passages, not computed by a query"]);
+    expect(doubtsOf({ ...zeros, emptyResult: 1 }, fromQuery).map((d) => d.words)).toEqual(["the query returned nothing"]);
   });
 
   it("is shown as not certain with what it found, how likely it is, the target and why; text, citations kept", () => {
