@@ -1,7 +1,7 @@
 import { evidenceId, linearizePath, linearizeRow, linearizeTriple } from "@/lib/backends/evidence";
 import type { EvidencePiece, PassageData, PathData, PathEdge, PathNode, RowData, Scalar, TermData, TripleData } from "@/lib/backends/types";
 import { isStopword, words } from "@/lib/pipeline/text";
-import type { EntityMention, ExecutedQuery, Intent, ScoredEvidence } from "@/lib/pipeline/contracts";
+import type { EntityMention, ExecutedQuery, Intent, QueryFit, QueryResult, ScoredEvidence } from "@/lib/pipeline/contracts";
 import { baseIntent } from "./intent-fixture";
 
 /**
@@ -193,4 +193,9 @@ export function executed(
     evidenceIds: [],
     ...over,
   };
+}
+
+/** A committed SQL query's result that found no rows, with what the query represents of the question. */
+export function emptySqlResult(kbId: string, kbName: string, query: string, fit: QueryFit): QueryResult {
+  return { kbId, kbName, language: "sql", query, columns: [], rows: [], pieceIds: [], truncated: false, cap: 100, fit, grouped: null };
 }

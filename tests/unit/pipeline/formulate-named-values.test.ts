@@ -6,6 +6,7 @@ import { emptyResultSentence } from "@/lib/pipeline/stages/answer/empty-result";
 import { answerFromResult } from "@/lib/pipeline/stages/answer/result-answer";
 import { adjustmentsFor } from "@/lib/pipeline/stages/formulate/classical";
 import { candidate, intent, link, mention, SHOP } from "./formulate-fixtures";
+import { emptySqlResult } from "./answer-fixtures";
 
 /**
  * A name the question gives that no source's value index holds ("Kayaks" when nobody sells kayaks) is
@@ -100,20 +101,11 @@ describe("a name the critic had looked up in a guessed column", () => {
   it("found nothing: the answer does not say 'none', it says nothing matched", () => {
     const sql = `SELECT "region" FROM "regions" WHERE LOWER("region") LIKE '%fifa world cup%' ESCAPE '!'`;
     const fit = { valuesUsed: ["FIFA World Cup"], valuesMissed: [], unresolved: [], coverage: 0.8, uncovered: ["won"] };
-    const result = {
-      kbId: KB,
-      kbName: "Shop",
-      language: "sql" as const,
-      query: sql,
-      columns: [],
-      rows: [],
-      pieceIds: [],
-      truncated: false,
-      cap: 100,
-      grouped: null,
-    };
-    expect(answerFromResult({ ...result, fit }, 0.35)).toMatchObject({ refrained: false, emptyResult: { kbName: "Shop" } });
-    const guessed = answerFromResult({ ...result, fit: { ...fit, valuesGuessed: ["FIFA World Cup"] } }, 0.35);
+    expect(answerFromResult(emptySqlResult(KB, "Shop", sql, fit), 0.35)).toMatchObject({
+      refrained: false,
+      emptyResult: { kbName: "Shop" },
+    });
+    const guessed = answerFromResult(emptySqlResult(KB, "Shop", sql, { ...fit, valuesGuessed: ["FIFA World Cup"] }), 0.35);
     expect(guessed.refrained).toBe(true);
     expect(guessed.emptyResult).toBeUndefined();
   });

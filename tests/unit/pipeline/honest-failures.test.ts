@@ -6,6 +6,7 @@ import { commitSource, evidenceWinnerCommitment } from "@/lib/pipeline/stages/se
 import { critique, EMPTY_RESULT_CHECK } from "@/lib/pipeline/stages/critique/classical";
 import { withCriticVerdict } from "@/lib/pipeline/run/critic-verdict";
 import { intent } from "./select-fixtures";
+import { emptySqlResult } from "./answer-fixtures";
 
 describe("a filtered query that found nothing, in words", () => {
   it("reads a conjunction of column-literal conditions, qualified or not", () => {
@@ -52,19 +53,7 @@ describe("a filtered query that found nothing, in words", () => {
   it("answers 'none' from a committed query's empty result, and the critic accepts it", () => {
     const sql = `SELECT "name" FROM "staff" WHERE "staff"."office" = 'Lyon'`;
     const answer = answerFromResult(
-      {
-        kbId: "kb",
-        kbName: "HR database",
-        language: "sql",
-        query: sql,
-        columns: [],
-        rows: [],
-        pieceIds: [],
-        truncated: false,
-        cap: 100,
-        fit: { valuesUsed: ["Lyon"], valuesMissed: [], unresolved: [], coverage: 1, uncovered: [] },
-        grouped: null,
-      },
+      emptySqlResult("kb", "HR database", sql, { valuesUsed: ["Lyon"], valuesMissed: [], unresolved: [], coverage: 1, uncovered: [] }),
       0.35,
     );
     expect(answer).toMatchObject({ refrained: false, text: "No staff are recorded with office Lyon." });
