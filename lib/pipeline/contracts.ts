@@ -200,6 +200,17 @@ export interface FormulatedQuery {
   grouped?: { keys: number[]; measures: number[] } | null;
 }
 
+/** A column compared with literals ("city = Berlin", "freight > 100", "name LIKE %tent%"). */
+export interface StatedCondition {
+  /** The table the column belongs to when the query names it, else null. */
+  table: string | null;
+  column: string;
+  /** =, <>, <, <=, >, >=, LIKE, NOT LIKE, IN, NOT IN. */
+  op: string;
+  /** The literals as written (several for IN; a LIKE pattern with its % wildcards). */
+  values: string[];
+}
+
 /** What of the question an answer query represents, decided at formulation. */
 export interface QueryFit {
   /** Named values of the question (linked or quoted) the query filters on. */
@@ -214,6 +225,12 @@ export interface QueryFit {
   valuesGuessed?: string[];
   /** Named values the query finds by a text lookup, not by a value this source's index holds. */
   valuesLookedUp?: string[];
+  /**
+   * The rows' table or label and the conditions the query states, when they are a plain conjunction of a
+   * column compared with literals: for graph queries (Cypher, SPARQL), whose text is not read back, so that
+   * an empty result can say "none" with its conditions as an SQL query's WHERE clause does.
+   */
+  stated?: { subject: string; conditions: StatedCondition[] };
   /** What the construct rules could not represent, in words a person can act on; non-empty = no faithful query. */
   unresolved: string[];
   /** Share of the question's content words the query accounts for (its tables, columns, values, conditions), 0..1. */

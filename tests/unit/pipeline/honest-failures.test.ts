@@ -73,6 +73,20 @@ describe("a filtered query that found nothing, in words", () => {
     expect(verdict.checks[0].name).toBe(EMPTY_RESULT_CHECK);
   });
 
+  it("says 'none' as not certain when it rests on a name the source's index does not hold", () => {
+    const sql = `SELECT "name" FROM "staff" WHERE LOWER("staff"."office") LIKE '%lyon%'`;
+    const fit = { valuesUsed: ["Lyon"], valuesMissed: [], unresolved: [], coverage: 1, uncovered: [] };
+    const indexed = answerFromResult(emptySqlResult("kb", "HR database", sql, fit), 0.35);
+    const lookedUp = answerFromResult(emptySqlResult("kb", "HR database", sql, { ...fit, valuesLookedUp: ["Lyon"] }), 0.35);
+    expect(lookedUp).toMatchObject({
+      refrained: false,
+      text: "No staff are recorded with office containing Lyon.",
+      certainty: "uncertain",
+    });
+    expect(indexed.certainty).toBeUndefined();
+    expect(lookedUp.confidence).toBeLessThan(indexed.confidence);
+  });
+
   it("commits to a faithful filtered query that found nothing rather than to other evidence", () => {
     const candidates: Candidate[] = [
       { kbId: "hr", kbName: "HR database", kind: "SQL", score: 1, sourceObjects: [], reasons: [] },

@@ -1,6 +1,7 @@
 import { tokenize, type Token } from "../../../backends/sql/lexical";
 import { joinList } from "./refusal";
 import pluralize from "pluralize";
+import type { QueryFit, StatedCondition } from "../../contracts";
 
 /**
  * A filtered query that found nothing is an answer: there is none (issue 32). Said with the query's
@@ -13,14 +14,8 @@ import pluralize from "pluralize";
  * the caller says less.
  */
 
-export interface Condition {
-  /** The table the column belongs to when the query qualifies it ("customers"), else null. */
-  table: string | null;
-  column: string;
-  op: string;
-  /** The literal as written, unquoted (several for IN). */
-  values: string[];
-}
+/** A column compared with literals, as read from a WHERE clause (the literals unquoted). */
+export type Condition = StatedCondition;
 
 const STOP = new Set(["group", "order", "limit", "having", "union", "except", "intersect", "window", "offset"]);
 const OPS = new Set(["=", "<>", "!=", "<", "<=", ">", ">="]);
@@ -202,7 +197,22 @@ function spelled(text: string, spellings: string[]): string {
   return spellings.find((s) => s.toLowerCase() === text.toLowerCase()) ?? text;
 }
 
-export function conditionsInWords(conditions: Condition[], spellings: string[] = []): { filters: string[]; periods: string[] } {
+/**
+ * A column of another table than the rows counted is named with its table ("organisation founded"): the
+ * period or value belongs to that table's rows, not to the subject's.
+ */
+function ownedWords(c: Condition, subject: string | null): string {
+  const words = columnWords(c.column);
+  if (!c.table || !subject || c.table === subject) return words;
+  const table = pluralize.singular(columnWords(c.table));
+  return ` ${words} `.includes(` ${table} `) ? words : `${table} ${words}`;
+}
+
+export function conditionsInWords(
+  conditions: Condition[],
+  spellings: string[] = [],
+  subject: string | null = null,
+): { filters: string[]; periods: string[] } {
   const filters: string[] = [];
   const periods: string[] = [];
   const used = new Set<number>();
@@ -212,12 +222,13 @@ export function conditionsInWords(conditions: Condition[], spellings: string[] =
     if (j < 0 || c.op !== ">=") return;
     const period = periodOf(c.values[0], conditions[j].values[0]);
     if (!period) return;
-    periods.push(`for ${period}`);
+    if (c.table && subject && c.table !== subject) filters.push(`${ownedWords(c, subject)} in ${period}`);
+    else periods.push(`for ${period}`);
     used.add(i).add(j);
   });
   conditions.forEach((c, i) => {
     if (used.has(i)) return;
-    const column = columnWords(c.column);
+    const column = ownedWords(c, subject);
     // Stored values often carry padding ("Aberdeen "); the sentence shows the value, not its spaces.
     const values = c.values.map((v) => v.trim());
     if (c.op === "LIKE" || c.op === "NOT LIKE") {
@@ -242,6 +253,17 @@ function subjectOf(sql: string, conditions: Condition[]): string | null {
   return m ? unquote(m[1]) : null;
 }
 
+/** The sentence for rows of `subject` that meet none of `conditions`' conjunction. */
+function sentenceFor(subject: string, conditions: Condition[], spellings: string[]): { sentence: string; conditions: string[] } {
+  const { filters, periods } = conditionsInWords(conditions, spellings, subject);
+  const parts = [filters.length ? `with ${joinList(filters)}` : "", ...periods].filter(Boolean);
+  // Tables are often named in the singular ("singer", "orchestra"); the sentence counts them in the plural.
+  return {
+    sentence: `No ${pluralize.plural(columnWords(subject))} are recorded ${parts.join(" ")}.`,
+    conditions: [...filters, ...periods],
+  };
+}
+
 /**
  * "No orders are recorded for 2023." / "No customers are recorded with city Berlin." — or null when the
  * query has no conditions Mosaic can read (an empty result without a filter says nothing about one).
@@ -249,13 +271,22 @@ function subjectOf(sql: string, conditions: Condition[]): string | null {
 export function emptyResultSentence(sql: string, spellings: string[] = []): { sentence: string; conditions: string[] } | null {
   const conditions = whereConditions(sql);
   if (!conditions || conditions.length === 0) return null;
-  const { filters, periods } = conditionsInWords(conditions, spellings);
   const subject = subjectOf(sql, conditions);
-  if (!subject) return null;
-  const parts = [filters.length ? `with ${joinList(filters)}` : "", ...periods].filter(Boolean);
-  // Tables are often named in the singular ("singer", "orchestra"); the sentence counts them in the plural.
-  return {
-    sentence: `No ${pluralize.plural(columnWords(subject))} are recorded ${parts.join(" ")}.`,
-    conditions: [...filters, ...periods],
-  };
+  return subject ? sentenceFor(subject, conditions, spellings) : null;
+}
+
+/**
+ * "None", said with the conditions of the query that found nothing: an SQL query's are read from its
+ * WHERE clause (guides and LLM-written queries have no plan); a graph query's (Cypher, SPARQL) are the
+ * ones its plan stated at formulation (QueryFit.stated), as its text is not read back.
+ */
+export function emptyResultOf(
+  language: string,
+  text: string,
+  fit: Pick<QueryFit, "stated" | "valuesUsed"> | null | undefined,
+): { sentence: string; conditions: string[] } | null {
+  const spellings = fit?.valuesUsed ?? [];
+  if (language === "sql") return emptyResultSentence(text, spellings);
+  const stated = fit?.stated;
+  return stated && stated.conditions.length > 0 ? sentenceFor(stated.subject, stated.conditions, spellings) : null;
 }

@@ -4,7 +4,7 @@ import type { Answer, AnswerShape, QueryResult, ScoredEvidence } from "../../con
 import { joinList, quoteList, refusal } from "./refusal";
 import { columnValueType, type ValueType } from "./value-types";
 import { columnUnits, totalRowOf } from "./figures";
-import { emptyResultSentence } from "./empty-result";
+import { emptyResultOf } from "./empty-result";
 
 /**
  * An answer drawn from a committed answer query's result (select-evidence/commit.ts): the result IS the
@@ -25,6 +25,12 @@ const FAITHFUL_CONFIDENCE = 0.9;
  * filter gives, so it is stated less firmly than rows found.
  */
 const EMPTY_RESULT_CONFIDENCE = 0.7;
+/**
+ * "None" that rests on a name the source's value index does not hold, sought only by its text in the column
+ * the question's words placed it in: the name may be spelled otherwise or stored in another column, so the
+ * "none" is a guess about where to look and is said as not certain.
+ */
+const LOOKED_UP_EMPTY_CONFIDENCE = 0.45;
 /** Each named value the query had to leave out costs this much: the answer may be about something else. */
 const MISSED_VALUE_COST = 0.3;
 
@@ -150,18 +156,22 @@ export function answerFromResult(result: QueryResult, threshold: number, context
   if (result.rows.length === 0) {
     // A filtered query that found nothing answers "none", with its conditions (issue 32).
     // Not when a name was only sought in a guessed column: finding nothing there says nothing about the question.
-    const saysNone = result.language === "sql" && (fit?.valuesMissed.length ?? 0) === 0 && (fit?.valuesGuessed?.length ?? 0) === 0;
-    const none = saysNone ? emptyResultSentence(result.query, fit?.valuesUsed ?? []) : null;
-    if (none)
+    const saysNone = (fit?.valuesMissed.length ?? 0) === 0 && (fit?.valuesGuessed?.length ?? 0) === 0;
+    const none = saysNone ? emptyResultOf(result.language, result.query, fit) : null;
+    if (none) {
+      const lookedUp = (fit?.valuesLookedUp?.length ?? 0) > 0;
+      const confidence = lookedUp ? LOOKED_UP_EMPTY_CONFIDENCE : EMPTY_RESULT_CONFIDENCE;
       return {
         text: none.sentence,
         refrained: false,
         reason: null,
-        confidence: EMPTY_RESULT_CONFIDENCE,
+        confidence,
+        ...(lookedUp ? { certainty: "uncertain" as const } : {}),
         citations: [],
-        candidates: [{ value: none.sentence, score: EMPTY_RESULT_CONFIDENCE, support: [], type: "text" }],
+        candidates: [{ value: none.sentence, score: confidence, support: [], type: "text" }],
         emptyResult: { kbName: result.kbName, conditions: none.conditions },
       };
+    }
     return refusal(
       `The query on ${result.kbName} found no rows that match the question; check the names and conditions in it, or ask about another source.`,
       0,

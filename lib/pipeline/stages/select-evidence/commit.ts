@@ -1,7 +1,7 @@
 import { type EvidencePiece, type RowData, type Scalar, provenanceParams } from "../../../backends/types";
 import type { Candidate, ExecutedQuery, QueryResult } from "../../contracts";
 import { count } from "../../../format/count";
-import { emptyResultSentence } from "../answer/empty-result";
+import { emptyResultOf } from "../answer/empty-result";
 
 /**
  * Answer assembly's source commitment. A structured source (SQL, SPARQL, Cypher) answers through its
@@ -63,11 +63,11 @@ const coverage = (q: ExecutedQuery) => q.fit?.coverage ?? 0;
 /** The answer query represents the question: nothing unresolved, every named value used, most of its words accounted for. */
 const represents = (q: ExecutedQuery) => faithful(q) && missed(q) === 0 && coverage(q) >= MIN_COVERAGE;
 
-/** An SQL answer query that ran, found no rows, and filtered on conditions that can be said in words. */
+/** An answer query that ran, found no rows, and filtered on conditions that can be said in words. */
 function foundNothingUnderConditions(q: ExecutedQuery): boolean {
-  if (q.query.language !== "sql" || !(q.status === "empty" || (q.status === "ok" && q.rows === 0))) return false;
+  if (!(q.status === "empty" || (q.status === "ok" && q.rows === 0))) return false;
   if ((q.fit?.valuesGuessed?.length ?? 0) > 0) return false;
-  return emptyResultSentence(q.query.text) !== null;
+  return emptyResultOf(q.query.language, q.query.text, q.fit) !== null;
 }
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;

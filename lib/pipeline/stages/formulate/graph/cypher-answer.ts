@@ -2,6 +2,7 @@ import type { Candidate, FormulatedQuery, Intent } from "../../../contracts";
 import type { Adjustments } from "../feedback";
 import { viewIntent } from "../plan/relational-view";
 import { fitOf, tautological } from "../sql/formulate-sql";
+import { withStatedConditions } from "../sql/stated-conditions";
 import { linkSchema } from "../sql/schema-linking";
 import { type SchemaLinking } from "../sql/types";
 import { tablesOf } from "../sql/render-sql";
@@ -80,7 +81,7 @@ export function cypherAnswerQuery(
     picks.values.length > 0 &&
     picks.values.every((v) => !v.negated && v.column.table === picks.root && isNameKey(structure, v.column.table, v.column.name));
   if (namesItsAnswer) return { query: null, notes: [] };
-  const fit = fitOf(inView, candidate, linking, picks, rendered.tables);
+  const fit = withStatedConditions(fitOf(inView, candidate, linking, picks, rendered.tables), picks, rendered.tables, linking);
   // Graph answers are nodes or their properties: a plan whose answer is a relationship lost its way.
   if (view.relationships.has(picks.root))
     return {

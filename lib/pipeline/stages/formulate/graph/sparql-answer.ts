@@ -3,6 +3,7 @@ import type { Candidate, FormulatedQuery, Intent } from "../../../contracts";
 import type { Adjustments } from "../feedback";
 import { viewIntent } from "../plan/relational-view";
 import { fitOf, tautological } from "../sql/formulate-sql";
+import { withStatedConditions } from "../sql/stated-conditions";
 import { pickSql } from "../sql/sql-picks";
 import { linkSchema } from "../sql/schema-linking";
 import type { RdfStructure } from "./types";
@@ -34,7 +35,7 @@ export function sparqlAnswerQuery(
   } catch (e) {
     return { query: null, notes: [`the SPARQL answer query was dropped: ${(e as Error).message}`] };
   }
-  const fit = fitOf(inView, candidate, linking, picks, rendered.tables);
+  const fit = withStatedConditions(fitOf(inView, candidate, linking, picks, rendered.tables), picks, rendered.tables, linking);
   return {
     query: {
       kbId: candidate.kbId,
