@@ -1,7 +1,17 @@
 import { evidenceId, linearizePath, linearizeRow, linearizeTriple } from "@/lib/backends/evidence";
 import type { EvidencePiece, PassageData, PathData, PathEdge, PathNode, RowData, Scalar, TermData, TripleData } from "@/lib/backends/types";
 import { isStopword, words } from "@/lib/pipeline/text";
-import type { EntityMention, ExecutedQuery, Intent, QueryFit, QueryResult, ScoredEvidence } from "@/lib/pipeline/contracts";
+import type {
+  Answer,
+  Critique,
+  EntityMention,
+  ExecutedQuery,
+  Intent,
+  QueryFit,
+  QueryResult,
+  ScoredEvidence,
+} from "@/lib/pipeline/contracts";
+import { critique } from "@/lib/pipeline/stages/critique/classical";
 import { baseIntent } from "./intent-fixture";
 
 /**
@@ -198,4 +208,9 @@ export function executed(
 /** A committed SQL query's result that found no rows, with what the query represents of the question. */
 export function emptySqlResult(kbId: string, kbName: string, query: string, fit: QueryFit): QueryResult {
   return { kbId, kbName, language: "sql", query, columns: [], rows: [], pieceIds: [], truncated: false, cap: 100, fit, grouped: null };
+}
+
+/** The critic's verdict on a first round that ran no queries and pooled no evidence: what the answer alone decides. */
+export function firstRoundVerdict(question: Intent, answer: Answer): Critique {
+  return critique({ intent: question, answer, evidence: [], executed: [], candidates: [], round: 1, maxRounds: 3, previousFeedback: [] });
 }

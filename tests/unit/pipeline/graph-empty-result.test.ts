@@ -4,7 +4,8 @@ import { formulateCypher, formulateSparql, noAdjustments } from "@/lib/pipeline/
 import { statedConditions } from "@/lib/pipeline/stages/formulate/sql/stated-conditions";
 import { emptyResultOf } from "@/lib/pipeline/stages/answer/empty-result";
 import { answerFromResult } from "@/lib/pipeline/stages/answer/result-answer";
-import { critique, EMPTY_RESULT_CHECK } from "@/lib/pipeline/stages/critique/classical";
+import { EMPTY_RESULT_CHECK } from "@/lib/pipeline/stages/critique/classical";
+import { firstRoundVerdict } from "./answer-fixtures";
 import { candidate, intent, link, mention, MOVIES } from "./formulate-fixtures";
 
 /**
@@ -67,16 +68,7 @@ describe("a graph query that found nothing under its conditions", () => {
     expect(answer.text).toBe("No movies are recorded with person name Tom Hanks and released 2031.");
     expect(answer.emptyResult).toEqual({ kbName: a.kbName, conditions: ["person name Tom Hanks", "released 2031"] });
     // The critic accepts it: another round would only relax the filters and answer about every movie.
-    const verdict = critique({
-      intent: intent(q),
-      answer,
-      evidence: [],
-      executed: [],
-      candidates: [],
-      round: 1,
-      maxRounds: 3,
-      previousFeedback: [],
-    });
+    const verdict = firstRoundVerdict(intent(q), answer);
     expect(verdict.accepted).toBe(true);
     expect(verdict.checks.map((c) => c.name)).toEqual([EMPTY_RESULT_CHECK]);
   });

@@ -3,10 +3,10 @@ import type { Answer, Candidate, Critique, ExecutedQuery } from "@/lib/pipeline/
 import { emptyResultSentence, whereConditions } from "@/lib/pipeline/stages/answer/empty-result";
 import { answerFromResult } from "@/lib/pipeline/stages/answer/result-answer";
 import { commitSource, evidenceWinnerCommitment } from "@/lib/pipeline/stages/select-evidence/commit";
-import { critique, EMPTY_RESULT_CHECK } from "@/lib/pipeline/stages/critique/classical";
+import { EMPTY_RESULT_CHECK } from "@/lib/pipeline/stages/critique/classical";
 import { withCriticVerdict } from "@/lib/pipeline/run/critic-verdict";
 import { intent } from "./select-fixtures";
-import { emptySqlResult } from "./answer-fixtures";
+import { emptySqlResult, firstRoundVerdict } from "./answer-fixtures";
 
 describe("a filtered query that found nothing, in words", () => {
   it("reads a conjunction of column-literal conditions, qualified or not", () => {
@@ -58,16 +58,7 @@ describe("a filtered query that found nothing, in words", () => {
     );
     expect(answer).toMatchObject({ refrained: false, text: "No staff are recorded with office Lyon." });
     expect(answer.emptyResult).toEqual({ kbName: "HR database", conditions: ["office Lyon"] });
-    const verdict = critique({
-      intent: intent("Who works in the Lyon office?"),
-      answer,
-      evidence: [],
-      executed: [],
-      candidates: [],
-      round: 1,
-      maxRounds: 3,
-      previousFeedback: [],
-    });
+    const verdict = firstRoundVerdict(intent("Who works in the Lyon office?"), answer);
     expect(verdict.accepted).toBe(true);
     expect(verdict.feedback).toBeNull();
     expect(verdict.checks[0].name).toBe(EMPTY_RESULT_CHECK);
