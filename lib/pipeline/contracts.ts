@@ -84,6 +84,11 @@ export const constructsSchema = z.object({
   negations: z.array(z.object({ cue: z.string(), at: z.number().int(), scope: z.string() })),
   /** Conditions on how many of something a row has: "4 or more high schoolers" → {op: ">=", value: 4, noun: "high schoolers"}. */
   counts: z.array(z.object({ op: z.enum(comparisonOps), value: z.number(), noun: z.string(), at: z.number().int(), text: z.string() })),
+  /**
+   * The nouns whose rows the question counts: after "how many" / "number of" (kind "count"), after a
+   * ranking by count, "the most films" (kind "rank"); `at` is the noun's offset (understand/counted-noun.ts).
+   */
+  countNouns: z.array(z.object({ kind: z.enum(["count", "rank"]), noun: z.string(), at: z.number().int() })).default([]),
   /** The superlative's answer is plural ("which dogs are the oldest"): every row tied at the extreme, not one. */
   ties: z.boolean(),
   /** "different", "distinct", "unique" in the ask: each value once. */

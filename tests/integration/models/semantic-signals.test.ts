@@ -126,4 +126,26 @@ describe.skipIf(!sharedModelsAvailable())("semantic signals with the shared sent
     // Without a model the candidate goes on as selection made it.
     expect((await withColumnMeaning(null, q, graph, PRODUCTS_RDF)).candidate).toBe(graph);
   });
+
+  it("a count noun that no table's name holds counts the table it names in other words, as the table's own word would", async () => {
+    const movies = candidate("kb-movies", "CYPHER");
+    const mostFilms = { wh: "which", superlative: { direction: "max" as const, attribute: "films", limit: 1 } };
+    const cypher = async (question: string, over: Parameters<typeof formulationIntent>[1] = {}, dense = true) => {
+      const input = { intent: formulationIntent(question, over), candidates: [], structures: new Map([["kb-movies", MOVIES]]), guides: [], maxQueriesPerCandidate: 1 };
+      const out = await formulateCandidate(dense ? { ...input, embedder, textEmbeddings: texts } : input, movies);
+      return out.queries[0]?.query.text.replace(/\s+/g, " ");
+    };
+    const nouns = async (question: string) => (await withColumnMeaning({ embedder, texts }, formulationIntent(question), movies, MOVIES)).candidate.nounTables;
+
+    expect(await nouns("How many films are there?")).toEqual({ "films are": "Movie" });
+    expect(await cypher("How many films are there?")).toBe("MATCH (movie:`Movie`) RETURN count(*) AS `number of movie`");
+    expect(await cypher("How many films did each person direct?")).toBe(await cypher("How many movies did each person direct?", {}, false));
+    expect(await cypher("Which person produced the most films?", mostFilms)).toBe(
+      await cypher("Which person produced the most movies?", { ...mostFilms, superlative: { ...mostFilms.superlative, attribute: "movies" } }, false),
+    );
+    // Without a model the noun names nothing, and the answer table's rows are counted.
+    expect(await cypher("How many films are there?", {}, false)).toBe("MATCH (person:`Person`) RETURN count(*) AS `number of person`");
+    // A noun close to no table in particular is left unplaced.
+    expect(await nouns("How many awards did each person win?")).toEqual({});
+  });
 });

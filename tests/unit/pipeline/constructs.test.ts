@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { analyzeConstructs, askSpan } from "@/lib/pipeline/stages/understand/constructs";
+import { countedNounWords } from "@/lib/pipeline/stages/understand/counted-noun";
 
 /** The question's constructs read from its wording alone (understand/constructs.ts). */
 
@@ -67,5 +68,25 @@ describe("connectives, negations, count conditions, limits, grouping", () => {
     expect(analyzeConstructs("How many singers are from each country?").grouping).toMatchObject({ kind: "each", text: "country" });
     expect(analyzeConstructs("How many orders were placed by customers?").grouping).toBeNull();
     expect(analyzeConstructs("Show the cars ordered by weight.").grouping).toBeNull();
+  });
+});
+
+describe("the nouns whose rows a question counts", () => {
+  it("takes the noun after a count phrase and after a ranking by count, with its offset", () => {
+    const q = "How many different vendors supply the warehouse?";
+    expect(analyzeConstructs(q).countNouns).toEqual([{ kind: "count", noun: "vendors supply", at: q.indexOf("vendors") }]);
+    // "Count the number of …" counts what follows "number of", not the words "number of".
+    expect(analyzeConstructs("Count the number of vendors.").countNouns).toMatchObject([{ kind: "count", noun: "vendors" }]);
+    expect(analyzeConstructs("Count the total number of vendors.").countNouns).toMatchObject([{ kind: "count", noun: "vendors" }]);
+    expect(analyzeConstructs("Which director made the greatest number of films?").countNouns).toMatchObject([
+      { kind: "count", noun: "films" },
+      { kind: "rank", noun: "films" },
+    ]);
+    expect(analyzeConstructs("List the names of all vendors.").countNouns).toEqual([]);
+  });
+
+  it("compares a noun phrase with table names by the phrase and by its first word", () => {
+    expect(countedNounWords("Films released")).toEqual(["films released", "films"]);
+    expect(countedNounWords("vendors")).toEqual(["vendors"]);
   });
 });

@@ -1,6 +1,7 @@
 import type { Intent } from "@/lib/pipeline/contracts";
+import { analyzeConstructs } from "@/lib/pipeline/stages/understand/constructs";
 
-/** A plain intent for a question: nothing understood yet, every field at its empty value, then `over`. */
+/** A plain intent for a question: its constructs as the understand stage reads them, every other field at its empty value, then `over`. */
 export function baseIntent(question: string, over: Partial<Intent> = {}): Intent {
   return {
     question,
@@ -15,6 +16,8 @@ export function baseIntent(question: string, over: Partial<Intent> = {}): Intent
     aggregate: null,
     superlative: null,
     keywords: [],
+    // As the understand stage gives every English question (understand/classical.ts).
+    constructs: analyzeConstructs(over.completed ?? question),
     ...over,
   };
 }

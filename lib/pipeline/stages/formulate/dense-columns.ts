@@ -6,6 +6,7 @@ import { graphView } from "./graph/graph-view";
 import { rdfView } from "./graph/rdf-view";
 import { columnMeaning } from "./sql/column-meaning";
 import { learnedColumnMeaning } from "./sql/learned-column-meaning";
+import { nounTables } from "./noun-tables";
 import type { LinkingCandidate } from "./sql/types";
 import type { SqlStructure } from "./sql/sql-structure";
 
@@ -18,7 +19,7 @@ import type { SqlStructure } from "./sql/sql-structure";
  * the candidate goes on as it came and linking is by words alone.
  */
 
-export type FormulationCandidate = Candidate & Pick<LinkingCandidate, "columnMeaning">;
+export type FormulationCandidate = Candidate & Pick<LinkingCandidate, "columnMeaning" | "nounTables">;
 
 /**
  * The tables schema linking sees for a KB: its own, or its graph's relational view; null for documents.
@@ -53,8 +54,16 @@ export async function withColumnMeaning(
 ): Promise<{ candidate: FormulationCandidate; notes: string[] }> {
   const linked = models ? linkedTables(structure) : null;
   if (!models || !linked || linked.tables.tables.length === 0) return { candidate, notes: [] };
-  const withTables = { ...candidate, meaning: tableMeaning(candidate.meaning, linked.tableOf) };
   const notes: string[] = [];
+  const withTables: FormulationCandidate = {
+    ...candidate,
+    meaning: tableMeaning(candidate.meaning, linked.tableOf),
+    nounTables: await nounTables(models, intent, linked.tables, signal).catch((e: Error) => {
+      if (signal?.aborted) throw e;
+      notes.push(`${candidate.kbName}: count nouns were matched to tables by their words only (the embedding model failed: ${e.message}).`);
+      return {};
+    }),
+  };
   if (models.linker) {
     try {
       const learned = await learnedColumnMeaning(models.linker, intent, linked.tables, signal);

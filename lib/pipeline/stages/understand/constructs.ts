@@ -1,5 +1,6 @@
 import type { Constructs } from "../../contracts";
 import { parseSmallNumber } from "./lexicon";
+import { countNouns } from "./counted-noun";
 
 /**
  * The question's logical constructs, read from its wording before any schema is known: what it asks
@@ -206,6 +207,7 @@ export function analyzeConstructs(question: string): Constructs {
     connectives: connectives(question),
     negations: negations(question),
     counts: countConditions(question),
+    countNouns: countNouns(question),
     ties: wantsTies(question),
     // "Which one …" asks for one thing, not for a list cut at one.
     limit: limit && !(limit[1] === undefined && /^one$/i.test(limit[2])) ? parseSmallNumber((limit[1] ?? limit[2]).toLowerCase()) : null,

@@ -15,21 +15,35 @@ import type { PickContext, SchemaLinking, SelectItem, SqlAggregate, SqlHaving, S
 // ---------------------------------------------------------------------------------------------
 // Aggregates and grouping
 
-const COUNTED = /\b(?:how\s+many|number\s+of|count\s+of|count\s+the)\s+(?:the\s+|different\s+|distinct\s+)?([\p{L}_]+(?:\s+[\p{L}_]+)?)/iu;
+/** The noun after "how many" / "number of" (understand/counted-noun.ts). */
+function countedNoun(intent: Intent): string | null {
+  return intent.constructs?.countNouns.find((n) => n.kind === "count")?.noun ?? null;
+}
+
+/**
+ * The table a count noun names: by its words, else by meaning (noun-tables.ts: "how many films" counts
+ * movie rows), among the tables the answer table reaches; null when none.
+ */
+export function nounTable(linking: SchemaLinking, reach: Set<string>, noun: string): string | null {
+  const byWords = [...reach].find((t) => namesTable(linking, t, noun));
+  if (byWords) return byWords;
+  const byMeaning = linking.nounTables?.[noun];
+  return byMeaning && reach.has(byMeaning) ? byMeaning : null;
+}
 
 /** The table a count is about: the noun after "how many" / "number of" when it names a table, else the answer table. */
 function countedTable(intent: Intent, linking: SchemaLinking, reach: Set<string>): string {
-  const m = COUNTED.exec(intent.completed);
-  if (!m) return linking.root;
-  if (coverage(linking.tableTerms.get(linking.root) ?? [], new Set(terms(m[1]))) > 0) return linking.root;
-  return [...reach].find((t) => namesTable(linking, t, m[1])) ?? linking.root;
+  const noun = countedNoun(intent);
+  if (!noun) return linking.root;
+  if (coverage(linking.tableTerms.get(linking.root) ?? [], new Set(terms(noun))) > 0) return linking.root;
+  return nounTable(linking, reach, noun) ?? linking.root;
 }
 
 /** "How many different nationalities…": the counted noun is a column of the answer table, counted by distinct values. */
 function countedColumn(intent: Intent, linking: SchemaLinking, reach: Set<string>): ColumnFacts | null {
-  const m = COUNTED.exec(intent.completed);
-  if (!m || [...reach].some((t) => namesTable(linking, t, m[1]))) return null;
-  const bag = new Set(terms(m[1]));
+  const noun = countedNoun(intent);
+  if (!noun || [...reach].some((t) => namesTable(linking, t, noun))) return null;
+  const bag = new Set(terms(noun));
   return best(
     (linking.columns.get(linking.root) ?? []).filter((c) => !c.key),
     (c) => coverage(c.ownTerms, bag),
@@ -51,8 +65,8 @@ export function pickAggregates(
   for (const request of aggregateRequests(intent)) {
     if (request.fn === "count") {
       // "How many units …" counts what a measure sums ("units sold" = SUM(quantity)): the measure answers (below).
-      const counted = COUNTED.exec(intent.completed);
-      if (counted && namedMeasures(linking, reach).some((c) => coverage(c.ownTerms, new Set(terms(counted[1]))) > 0)) continue;
+      const counted = countedNoun(intent);
+      if (counted && namedMeasures(linking, reach).some((c) => coverage(c.ownTerms, new Set(terms(counted))) > 0)) continue;
       const distinct = countedColumn(intent, linking, reach);
       out.push(
         distinct

@@ -3,7 +3,7 @@ import { terms } from "../../../text";
 import { adjectiveSense, BARE_ORDER, chooseSuperlativeAttribute, coverage, ORDER_BY } from "../lexicon";
 import { best, columnsOf, identity, label, namedMeasures, namesTable, nearTables } from "./column-choice";
 import { pickTimeColumn } from "./filter-picks";
-import { aggregateWords } from "./group-picks";
+import { aggregateWords, nounTable } from "./group-picks";
 import { askedProjection } from "./projection";
 import type { ColumnFacts } from "./sql-structure";
 import type { PickContext, SchemaLinking, SqlAggregate, SqlNumericFilter, SqlOrdering, SqlPlan, WordedHaving } from "./types";
@@ -18,9 +18,6 @@ import type { PickContext, SchemaLinking, SqlAggregate, SqlNumericFilter, SqlOrd
 // Ordering
 
 const DESCENDING = /\bdesc(?:ending)?\b|\bfrom\s+(?:the\s+)?(?:old|high|larg|big|most|great|long)\w*|\bdecreasing\b/i;
-/** "the most concerts", "the fewest orders": a superlative over a count of rows. */
-const MOST_ROWS =
-  /\b(?:most|fewest|least|greatest\s+number\s+of|largest\s+number\s+of|highest\s+number\s+of|smallest\s+number\s+of)\s+(?:number\s+of\s+)?([\p{L}_]+(?:\s+[\p{L}_]+)?)/iu;
 /** "the top 5 …": a list led by its highest values. */
 const TOP = /\btop\b/i;
 /** Words that rank ("most", "highest", "oldest"), beside the ones that only count off rows ("top", "first"). */
@@ -55,10 +52,11 @@ function countedBySuperlative(intent: Intent, linking: SchemaLinking, reach: Set
   const fromAttribute = [...reach].find((t) => attributeTerms.size > 0 && namesTable(linking, t, intent.superlative?.attribute ?? ""));
   if (fromAttribute) return fromAttribute;
   if (FREQUENCY.test(intent.completed)) return linking.root;
-  const m = MOST_ROWS.exec(intent.completed);
+  const noun = intent.constructs?.countNouns.find((n) => n.kind === "rank")?.noun;
   // "the most expensive charge" ranks by price, not by how many charges: a degree adjective is not a count.
-  if (!m || adjectiveSense(m[1].split(/\s+/)[0])) return null;
-  return [...reach].find((t) => namesTable(linking, t, m[1]) || namesTable(linking, t, m[1].split(/\s+/)[0])) ?? null;
+  if (!noun || adjectiveSense(noun.split(/\s+/)[0])) return null;
+  const first = noun.split(/\s+/)[0];
+  return [...reach].find((t) => namesTable(linking, t, noun) || namesTable(linking, t, first)) ?? nounTable(linking, reach, noun);
 }
 
 /**

@@ -208,5 +208,6 @@ export function linkSchema(structure: SqlStructure, intent: Intent, candidate: L
     unplaced,
     bag,
     focus,
+    nounTables: candidate.nounTables,
   };
 }

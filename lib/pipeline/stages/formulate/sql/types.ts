@@ -10,8 +10,14 @@ import type { NamedValue } from "./named-values";
 // ---------------------------------------------------------------------------------------------
 // Schema linking (schema-linking.ts)
 
-/** A candidate as formulation sees it: with its columns' closeness in meaning when an embedder runs. */
-export type LinkingCandidate = Pick<Candidate, "kbId" | "sourceObjects" | "meaning"> & { columnMeaning?: ColumnMeaning };
+/**
+ * A candidate as formulation sees it: with its columns' closeness in meaning when an embedder runs, and
+ * the tables the question's count nouns name by meaning (noun-tables.ts), by noun.
+ */
+export type LinkingCandidate = Pick<Candidate, "kbId" | "sourceObjects" | "meaning"> & {
+  columnMeaning?: ColumnMeaning;
+  nounTables?: Readonly<Record<string, string>>;
+};
 
 export interface LinkedValue {
   entity: ResolvedEntity;
@@ -42,6 +48,8 @@ export interface SchemaLinking {
   unplaced?: NamedValue[];
   /** The question's terms without the words of linked values. */
   bag: Set<string>;
+  /** The table a count noun ("how many films") names by meaning, where no table's words name it; absent without models. */
+  nounTables?: Readonly<Record<string, string>>;
   focus: string[];
   /** An entity asked for by name only is the row itself (a graph node), not its name column. */
   entityIdentity?: boolean;
