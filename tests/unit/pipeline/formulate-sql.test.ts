@@ -53,6 +53,24 @@ describe("SQL schema linking", () => {
     expect(texts[2]).toBe(`SELECT "status", COUNT(*) AS "number of orders" FROM "orders" GROUP BY "status" LIMIT 50`);
   });
 
+  it("lists the rows a linked value selects by what identifies them, not by the column the value fixes", async () => {
+    // orders has no name column: its first text column (status) stands in for one, but the filter fixes it to one value.
+    for (const q of ["Which orders were returned?", "List the returned orders."]) {
+      const { texts, queries } = await sql(
+        intent(q, { entities: [mention(q, "returned", [value("orders.status=returned", "returned")])] }),
+      );
+      expect(texts[0]).toBe(`SELECT "order_id" FROM "orders" WHERE "status" = 'returned'`);
+      expect(queries[0].role).toBe("answer");
+    }
+    // A real name the question fixes names the one row it is about: shown back, it answers nothing.
+    const q = "How much does the Basecamp 4 Tent weigh?";
+    const named = await sql(
+      intent(q, { entities: [mention(q, "Basecamp 4 Tent", [value("products.name=Basecamp 4 Tent", "Basecamp 4 Tent")])] }),
+    );
+    expect(named.texts[0]).toBe(`SELECT "name" FROM "products" WHERE "name" = 'Basecamp 4 Tent'`);
+    expect(named.queries.some((x) => x.role === "answer")).toBe(false);
+  });
+
   it("joins along the shortest foreign-key path to a value in another table and counts distinct answer rows", async () => {
     const q = "How many orders were placed by customers in Germany?";
     const { texts } = await sql(

@@ -9,6 +9,7 @@ import { linkSchema } from "./schema-linking";
 import { type SchemaLinking, type SqlPicks } from "./types";
 import { identity } from "./column-choice";
 import { pickSql } from "./sql-picks";
+import { pinnedColumns } from "./select-picks";
 import { renderSql } from "./render-sql";
 import type { SqlStructure } from "./sql-structure";
 
@@ -65,7 +66,7 @@ function withoutValues(p: SqlPicks): SqlPicks {
 
 /** The answer would only repeat what the question names: every shown column is one the query filters to a single value. */
 export function tautological(p: SqlPicks): boolean {
-  const pinned = new Set(p.values.filter((v) => !v.negated && !v.alternatives?.length).map((v) => v.column));
+  const pinned = pinnedColumns(p.values);
   const shown = p.select ?? [];
   return shown.length > 0 && shown.every((s) => s.kind === "column" && pinned.has(s.column));
 }

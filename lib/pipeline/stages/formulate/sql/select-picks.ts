@@ -33,19 +33,30 @@ export function pickAsked(ctx: PickContext, plan: SqlPlan): { asked: AskedProjec
   return { asked, askedColumns };
 }
 
+/** The columns the filters fix to one value: every answer row holds the same value there. */
+export function pinnedColumns(values: SqlValueFilter[]): Set<ColumnFacts> {
+  return new Set(values.filter((v) => !v.negated && !v.alternatives?.length).map((v) => v.column));
+}
+
 /** The answer's SELECT list: the asked columns, else the entity's name; aggregates in question order beside their keys. */
 export function pickSelectList(
   ctx: PickContext,
   plan: SqlPlan,
   asked: AskedProjection | null,
   askedColumns: ColumnFacts[],
+  pinned: ReadonlySet<ColumnFacts>,
 ): { select: SelectItem[]; shownAggregates: SqlAggregate[] } {
   const { linking, root } = ctx;
   const { groupBy, rankedBy } = plan;
   const entity = asked?.entity ?? root;
   const standIn = () => {
     const c = entityColumn(linking, entity) ?? entityColumn(linking, root);
-    return c ? [c] : [];
+    if (!c || !c.nameStandIn || !pinned.has(c)) return c ? [c] : [];
+    // A table without a name stands in its first text column (sql-structure.ts); when a filter fixes that
+    // column to one value ("which orders were returned": the status), it cannot tell the rows apart: what
+    // identifies them does. A real name fixed by the question names the one row it is about, whose asked
+    // attribute this table does not hold: that query stays no answer (formulate-sql.ts tautological).
+    return [identity(linking, c.table).find((x) => !pinned.has(x)) ?? c];
   };
   let select: SelectItem[] = [];
   const shownAggregates = plan.aggregates.filter((a) => a !== rankedBy);

@@ -26,6 +26,8 @@ export interface ColumnFacts {
   key: boolean;
   /** Holds the names of the table's rows (name, title, label, …_name). */
   nameLike: boolean;
+  /** Not a name by its own words: the first text attribute of a table that has none, standing in for one. */
+  nameStandIn?: boolean;
   /** A measure from the analysts' notes (table-notes.ts): no stored column, an aggregate over an expression of its table's columns. */
   measure?: NonNullable<SqlTable["columns"][number]["measure"]>;
   /** A calendar period of a date column of its table (period-columns.ts): a grouping key no column holds. */
@@ -97,7 +99,7 @@ export function columnFacts(table: SqlTable): ColumnFacts[] {
   // A table with no name-like column is named by its first text attribute ("country" in a countries table).
   if (!facts.some((f) => f.nameLike)) {
     const first = facts.find((f) => !f.key && !f.numeric && !f.dateLike && !f.yearLike);
-    if (first) first.nameLike = true;
+    if (first) Object.assign(first, { nameLike: true, nameStandIn: true });
   }
   return facts;
 }
