@@ -380,3 +380,42 @@ describe("column closeness from embedding cosines", () => {
     expect(columnCloseness([0.9])).toEqual([0]);
   });
 });
+
+describe("comparisons by an adjective its column measures inversely", () => {
+  const people = (column: { name: string; type: string; examples: (string | number)[] }): typeof SHOP => ({
+    kind: "sql",
+    dialect: "sqlite",
+    tables: [
+      {
+        name: "employees",
+        columns: [
+          { name: "employee_id", type: "INTEGER", examples: [1] },
+          { name: "full_name", type: "TEXT", examples: ["Ada Berg"] },
+          column,
+        ],
+        primaryKey: ["employee_id"],
+        foreignKeys: [],
+        rows: 40,
+      },
+    ],
+  });
+  const thisYear = new Date().getUTCFullYear();
+
+  it("reads an age as the birth year that many years back, the comparator turned around", async () => {
+    const born = people({ name: "born", type: "INTEGER", examples: [1961, 1990] });
+    const older = await sql(intent("Which employees are older than 50?", { wh: "which" }), null, 1, born);
+    expect(older.texts[0]).toBe(`SELECT "full_name" FROM "employees" WHERE "born" < ${thisYear - 50}`);
+    const younger = await sql(intent("Which employees are younger than 30?", { wh: "which" }), null, 1, born);
+    expect(younger.texts[0]).toBe(`SELECT "full_name" FROM "employees" WHERE "born" > ${thisYear - 30}`);
+    // A year stays a year: only the comparator turns.
+    const beforeYear = await sql(intent("Which employees are older than 1970?", { wh: "which" }), null, 1, born);
+    expect(beforeYear.texts[0]).toBe(`SELECT "full_name" FROM "employees" WHERE "born" < 1970`);
+  });
+
+  it("says what it could not compare rather than comparing an age with dates", async () => {
+    const dated = people({ name: "birth_date", type: "TEXT", examples: ["1970-04-02"] });
+    const { queries } = await sql(intent("Which employees are older than 50?", { wh: "which" }), null, 1, dated);
+    expect(queries[0].query.text).not.toMatch(/WHERE/);
+    expect(queries[0].fit?.unresolved.join(" ")).toMatch(/older than 50/);
+  });
+});

@@ -287,6 +287,8 @@ export interface AttributeChoice<T> {
   direction: "max" | "min";
   /** How the attribute was found, for explanations. */
   reason: string;
+  /** The attribute measures the adjective inversely: "old" by a birth date or year (earlier = older). */
+  inverted?: boolean;
 }
 
 /** Whether a word is a degree adjective of the lexicon ("expensive", "older", "biggest"). */
@@ -360,7 +362,13 @@ export function chooseSuperlativeAttribute<T>(
     const direct = best((c) => (c.terms.some((t) => sense.measures.includes(t)) ? 1 + coverage(c.terms, questionBag) : 0));
     if (direct) return { item: direct.item, direction: grows ? "max" : "min", reason: `"${adjective}" is measured by it` };
     const inverted = best((c) => (c.terms.some((t) => sense.inverted.includes(t)) ? 1 + coverage(c.terms, questionBag) : 0));
-    if (inverted) return { item: inverted.item, direction: grows ? "min" : "max", reason: `"${adjective}" is measured by it, inversely` };
+    if (inverted)
+      return {
+        item: inverted.item,
+        direction: grows ? "min" : "max",
+        reason: `"${adjective}" is measured by it, inversely`,
+        inverted: true,
+      };
   }
   const mentioned = best((c) => coverage(c.terms, questionBag));
   if (mentioned) return { item: mentioned.item, direction: superlative.direction, reason: "the question names it" };

@@ -3,6 +3,7 @@ import { chooseSuperlativeAttribute, coverage, textTerms } from "../lexicon";
 import { terms } from "../../../text";
 import { best, columnsOf, label, MENTIONED, namesTable, nearTables } from "./column-choice";
 import {
+  type ComparisonOp,
   lackedPhrases,
   negatedTerms,
   numericComparisons,
@@ -81,6 +82,7 @@ export function pickNumericFilters(
       const distance = wordDistance(positions, cmp.at, c.ownTerms, 4, span + 3);
       return Number.isFinite(distance) ? 10 - distance : 0;
     });
+    let inverted = false;
     if (!column && cmp.attribute) {
       const choice = chooseSuperlativeAttribute(
         { direction: "max", attribute: cmp.attribute, limit: 1 },
@@ -89,6 +91,19 @@ export function pickNumericFilters(
         intent.completed,
       );
       column = choice?.item ?? null;
+      inverted = choice?.inverted === true;
+    }
+    if (column && inverted) {
+      const asYears = inverseComparison(cmp, column, new Date().getUTCFullYear());
+      if (!asYears) {
+        unresolved.push(
+          `I could not compare "${cmp.text}" with ${label(column)}, which measures it inversely (an earlier value is ${cmp.attribute}); ask with a date or year.`,
+        );
+        continue;
+      }
+      out.push({ column, op: asYears.op, values: asYears.values, withAverage: false, at: cmp.at, end: cmp.at + cmp.text.length });
+      notes.push(`"${cmp.text}" → ${label(column)} ${asYears.op} ${asYears.values.join(" and ")} (${asYears.why})`);
+      continue;
     }
     column ??= best(measures, (c) => coverage(c.ownTerms, attribute), 0.49);
     // "cost more than 1000 euros": no word names the column, but one stands out from its table's columns in
@@ -112,6 +127,32 @@ export function pickNumericFilters(
     notes.push(`"${cmp.text}" → ${label(column)} ${cmp.op}${cmp.withAverage ? " average" : ` ${cmp.values.join(" and ")}`}`);
   }
   return out;
+}
+
+const FLIPPED: Partial<Record<ComparisonOp, ComparisonOp>> = { ">": "<", "<": ">", ">=": "<=", "<=": ">=" };
+
+/** Whether a column holds years by its values (a birth year called "born", a "founded" column). */
+function holdsYears(c: ColumnFacts): boolean {
+  const years = c.examples.map(Number).filter((v) => Number.isInteger(v) && v >= 1000 && v <= 2999);
+  return c.yearLike || (c.examples.length > 0 && years.length === c.examples.length);
+}
+
+/**
+ * A comparison by an adjective its column measures inversely ("older than 80" of a birth year: the
+ * earlier the year, the older): the comparator turns around, and an amount of years ("80", not a year
+ * itself) becomes the year that many years before `thisYear` (older than 80 → born before 1946). Null
+ * when the column holds dates or other values, where no such reading is safe.
+ */
+export function inverseComparison(
+  cmp: { op: ComparisonOp; values: number[]; withAverage: boolean; attribute: string },
+  column: ColumnFacts,
+  thisYear: number,
+): { op: ComparisonOp; values: number[]; why: string } | null {
+  const op = FLIPPED[cmp.op];
+  if (!op || cmp.withAverage || cmp.values.length !== 1 || !holdsYears(column)) return null;
+  const [n] = cmp.values;
+  if (n >= 1000) return { op, values: [n], why: `a year: "${cmp.attribute}" means earlier` };
+  return { op, values: [thisYear - n], why: `${n} years before ${thisYear}` };
 }
 
 /** "based in 'Berlin'", "shipped to 'Reims'": a place preposition right before a quoted name. */
