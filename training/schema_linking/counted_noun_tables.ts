@@ -22,7 +22,7 @@ import path from "node:path";
 import { LocalModelRuntime } from "../../lib/models/local-runtime";
 import { readableIdentifier } from "../../lib/catalog/semantic-texts";
 import { cosine } from "../../lib/pipeline/scorers/dense";
-import { COUNTED_NOUN, countedNounWords } from "../../lib/pipeline/stages/understand/counted-noun";
+import { COUNTED_NOUN, countedNounWords, namesAKind } from "../../lib/pipeline/stages/understand/counted-noun";
 import { coverage, identifierTerms, singularIrregulars } from "../../lib/pipeline/stages/formulate/lexicon";
 import { terms } from "../../lib/pipeline/text";
 
@@ -76,6 +76,7 @@ for (const q of questions) {
     namedByWords++;
     continue;
   }
+  if (!namesAKind(m[1])) continue; // a name, not a kind of row: the product does not place it by meaning either
   items.push({ db: q.db_id, noun: m[1], gold: goldTable, tables });
 }
 

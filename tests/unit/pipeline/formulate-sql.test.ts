@@ -69,6 +69,13 @@ describe("SQL schema linking", () => {
     );
     expect(named.texts[0]).toBe(`SELECT "name" FROM "products" WHERE "name" = 'Basecamp 4 Tent'`);
     expect(named.queries.some((x) => x.role === "answer")).toBe(false);
+    // An ask that names no table wants an attribute of what the value selects, which nothing linked: its id is no answer.
+    const unasked = "How is returned spelled?";
+    const attribute = await sql(
+      intent(unasked, { entities: [mention(unasked, "returned", [value("orders.status=returned", "returned")])] }),
+    );
+    expect(attribute.texts.some((t) => t.startsWith(`SELECT "order_id" FROM "orders" WHERE "status" = 'returned'`))).toBe(false);
+    expect(attribute.queries.some((x) => x.role === "answer")).toBe(false);
   });
 
   it("joins along the shortest foreign-key path to a value in another table and counts distinct answer rows", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { closestTable, NOUN_TABLE_FLOOR, NOUN_TABLE_MARGIN } from "@/lib/pipeline/stages/formulate/noun-tables";
 import decision from "@/lib/data/counted-noun-meaning.json";
+import { namesAKind } from "@/lib/pipeline/stages/understand/counted-noun";
 
 const cosines = (entries: [string, number][]) => new Map(entries);
 
@@ -41,5 +42,12 @@ describe("the table a count noun names by meaning", () => {
         ]),
       ),
     ).toBe("movie");
+  });
+
+  it("places by meaning only nouns that name a kind of row, not a thing by its name", () => {
+    expect(namesAKind("films")).toBe(true);
+    expect(namesAKind("TV channels")).toBe(true);
+    expect(namesAKind("Acme Air flights")).toBe(false);
+    expect(namesAKind("flights of Acme")).toBe(false);
   });
 });

@@ -35,3 +35,13 @@ export function countedNounWords(noun: string): string[] {
   const first = phrase.split(/\s+/)[0] ?? phrase;
   return [...new Set([phrase, first])];
 }
+
+/**
+ * Whether a count noun names a kind of row rather than a thing by name: "Acme Air flights" holds a
+ * name (a value of some column, placed by the value index), and a name's meaning is not the meaning of a table
+ * ("air" is close to an airlines table, but the flights are counted). Only such kinds are linked by meaning;
+ * an acronym ("TV channels") is not a name.
+ */
+export function namesAKind(noun: string): boolean {
+  return !/\b\p{Lu}\p{Ll}/u.test(noun);
+}

@@ -51,11 +51,13 @@ export function pickSelectList(
   const entity = asked?.entity ?? root;
   const standIn = () => {
     const c = entityColumn(linking, entity) ?? entityColumn(linking, root);
-    if (!c || !c.nameStandIn || !pinned.has(c)) return c ? [c] : [];
+    if (!c || !c.nameStandIn || !pinned.has(c) || asked?.entity !== c.table) return c ? [c] : [];
     // A table without a name stands in its first text column (sql-structure.ts); when a filter fixes that
-    // column to one value ("which orders were returned": the status), it cannot tell the rows apart: what
-    // identifies them does. A real name fixed by the question names the one row it is about, whose asked
-    // attribute this table does not hold: that query stays no answer (formulate-sql.ts tautological).
+    // column to one value and the ask names the table itself ("which orders were returned": the status),
+    // that column cannot tell the rows apart: what identifies them does. When the ask names no table, the
+    // question wants an attribute of what the value names ("how is <airline> abbreviated") that nothing
+    // linked: the id would answer it wrongly, so the query stays no answer (formulate-sql.ts tautological),
+    // as it does for a real name fixed by the question.
     return [identity(linking, c.table).find((x) => !pinned.has(x)) ?? c];
   };
   let select: SelectItem[] = [];
