@@ -76,6 +76,13 @@ describe("SQL schema linking", () => {
     );
     expect(attribute.texts.some((t) => t.startsWith(`SELECT "order_id" FROM "orders" WHERE "status" = 'returned'`))).toBe(false);
     expect(attribute.queries.some((x) => x.role === "answer")).toBe(false);
+    // Nor does an ask that names the table only inside the value it pins.
+    const inside = "Which one corresponds to returned orders?";
+    const insideValue = await sql(
+      intent(inside, { entities: [mention(inside, "returned orders", [value("orders.status=returned", "returned")])] }),
+    );
+    expect(insideValue.texts.some((t) => t.startsWith(`SELECT "order_id" FROM "orders" WHERE "status" = 'returned'`))).toBe(false);
+    expect(insideValue.queries.some((x) => x.role === "answer")).toBe(false);
   });
 
   it("joins along the shortest foreign-key path to a value in another table and counts distinct answer rows", async () => {

@@ -1,5 +1,5 @@
 import type { Intent } from "../../../contracts";
-import { best, columnsOf, identity, label, MENTIONED, nearTables } from "./column-choice";
+import { best, columnsOf, identity, label, MENTIONED, namesTable, nearTables } from "./column-choice";
 import { aggregateWords } from "./group-picks";
 import { type AskedProjection, askedProjection, entityColumn } from "./projection";
 import type { ColumnFacts } from "./sql-structure";
@@ -38,26 +38,39 @@ export function pinnedColumns(values: SqlValueFilter[]): Set<ColumnFacts> {
   return new Set(values.filter((v) => !v.negated && !v.alternatives?.length).map((v) => v.column));
 }
 
+/**
+ * Whether the ask names the table in words of its own, outside the values the filters pin: "which orders were
+ * returned" does; "which code corresponds to Acme Airlines" names airlines only inside the value.
+ */
+function askNamesTable(ctx: PickContext, table: string, values: SqlValueFilter[]): boolean {
+  const ask = ctx.constructs.ask;
+  if (!ask) return false;
+  let words = ask.text.toLowerCase();
+  for (const v of values) words = words.split(v.entity.mention.toLowerCase()).join(" ");
+  return namesTable(ctx.linking, table, words);
+}
+
 /** The answer's SELECT list: the asked columns, else the entity's name; aggregates in question order beside their keys. */
 export function pickSelectList(
   ctx: PickContext,
   plan: SqlPlan,
   asked: AskedProjection | null,
   askedColumns: ColumnFacts[],
-  pinned: ReadonlySet<ColumnFacts>,
+  values: SqlValueFilter[],
 ): { select: SelectItem[]; shownAggregates: SqlAggregate[] } {
   const { linking, root } = ctx;
   const { groupBy, rankedBy } = plan;
   const entity = asked?.entity ?? root;
+  const pinned = pinnedColumns(values);
   const standIn = () => {
     const c = entityColumn(linking, entity) ?? entityColumn(linking, root);
-    if (!c || !c.nameStandIn || !pinned.has(c) || asked?.entity !== c.table) return c ? [c] : [];
+    if (!c || !c.nameStandIn || !pinned.has(c) || asked?.entity !== c.table || !askNamesTable(ctx, c.table, values)) return c ? [c] : [];
     // A table without a name stands in its first text column (sql-structure.ts); when a filter fixes that
     // column to one value and the ask names the table itself ("which orders were returned": the status),
-    // that column cannot tell the rows apart: what identifies them does. When the ask names no table, the
-    // question wants an attribute of what the value names ("how is <airline> abbreviated") that nothing
-    // linked: the id would answer it wrongly, so the query stays no answer (formulate-sql.ts tautological),
-    // as it does for a real name fixed by the question.
+    // that column cannot tell the rows apart: what identifies them does. When the ask names no table of its
+    // own, the question wants an attribute of what the value names ("how is <airline> abbreviated") that
+    // nothing linked: the id would answer it wrongly, so the query stays no answer (formulate-sql.ts
+    // tautological), as it does for a real name fixed by the question.
     return [identity(linking, c.table).find((x) => !pinned.has(x)) ?? c];
   };
   let select: SelectItem[] = [];

@@ -9,7 +9,7 @@ import { pickExistence } from "./join-picks";
 import { applyConnectives, pickAntiJoins } from "./nesting-picks";
 import { orderCues, pickLimits, pickOrder, pickSuperlative } from "./order-picks";
 import { positionedTerms } from "./question-cues";
-import { pickAsked, pickContextProjection, pickSelectList, pinnedColumns } from "./select-picks";
+import { pickAsked, pickContextProjection, pickSelectList } from "./select-picks";
 import type { PickContext, SchemaLinking, SqlNumericFilter, SqlPicks, SqlPlan, WordedHaving } from "./types";
 
 /**
@@ -84,7 +84,7 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
   const { asked, askedColumns } = pickAsked(ctx, plan);
   const having = havingFound.map((h) => h.having);
   completeGrouping(ctx, plan, askedColumns, having);
-  const { select, shownAggregates } = pickSelectList(ctx, plan, asked, askedColumns, pinnedColumns(values));
+  const { select, shownAggregates } = pickSelectList(ctx, plan, asked, askedColumns, values);
   plan.groupBy = groupByShown(plan.groupBy, select);
   const projection = pickContextProjection(ctx, plan, askedColumns, { values, numeric, lookups });
 
