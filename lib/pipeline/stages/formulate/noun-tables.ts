@@ -5,6 +5,7 @@ import type { Embedder } from "../../../models/types";
 import type { Intent } from "../../contracts";
 import { cosine } from "../../scorers/dense";
 import { countedNounWords, namesAKind } from "../understand/counted-noun";
+import { constructsOf } from "./constructs";
 import type { SqlStructure } from "./sql/sql-structure";
 
 /**
@@ -36,7 +37,13 @@ export async function nounTables(
   structure: SqlStructure,
   signal?: AbortSignal,
 ): Promise<Record<string, string>> {
-  const nouns = [...new Set((intent.constructs?.countNouns ?? []).map((n) => n.noun).filter(namesAKind))];
+  const nouns = [
+    ...new Set(
+      constructsOf(intent)
+        .countNouns.map((n) => n.noun)
+        .filter(namesAKind),
+    ),
+  ];
   if (nouns.length === 0 || structure.tables.length < 2) return {};
   const tableTexts = structure.tables.map((t) => readableIdentifier(t.name));
   const words = [...new Set(nouns.flatMap(countedNounWords))];

@@ -1,5 +1,6 @@
 import type { Constructs, Intent } from "../../../contracts";
 import { terms } from "../../../text";
+import { constructsOf } from "../constructs";
 import { aggregateRequests, coverage, groupingTerms, textTerms } from "../lexicon";
 import { best, columnsOf, identity, label, mentionedColumns, namedMeasures, namesTable, nearTables } from "./column-choice";
 import { periodGrouping, periodUnitOf } from "./period-columns";
@@ -17,7 +18,7 @@ import type { PickContext, SchemaLinking, SelectItem, SqlAggregate, SqlHaving, S
 
 /** The noun after "how many" / "number of" (understand/counted-noun.ts). */
 function countedNoun(intent: Intent): string | null {
-  return intent.constructs?.countNouns.find((n) => n.kind === "count")?.noun ?? null;
+  return constructsOf(intent).countNouns.find((n) => n.kind === "count")?.noun ?? null;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Intent } from "../../../contracts";
 import { terms } from "../../../text";
+import { constructsOf } from "../constructs";
 import { adjectiveSense, BARE_ORDER, chooseSuperlativeAttribute, coverage, ORDER_BY } from "../lexicon";
 import { best, columnsOf, identity, label, namedMeasures, namesTable, nearTables } from "./column-choice";
 import { pickTimeColumn } from "./filter-picks";
@@ -52,7 +53,7 @@ function countedBySuperlative(intent: Intent, linking: SchemaLinking, reach: Set
   const fromAttribute = [...reach].find((t) => attributeTerms.size > 0 && namesTable(linking, t, intent.superlative?.attribute ?? ""));
   if (fromAttribute) return fromAttribute;
   if (FREQUENCY.test(intent.completed)) return linking.root;
-  const noun = intent.constructs?.countNouns.find((n) => n.kind === "rank")?.noun;
+  const noun = constructsOf(intent).countNouns.find((n) => n.kind === "rank")?.noun;
   // "the most expensive charge" ranks by price, not by how many charges: a degree adjective is not a count.
   if (!noun || adjectiveSense(noun.split(/\s+/)[0])) return null;
   const first = noun.split(/\s+/)[0];
