@@ -74,6 +74,8 @@ export type TimeCue = z.infer<typeof timeCueSchema>;
 const span = z.object({ start: z.number().int(), end: z.number().int(), text: z.string() });
 
 export const comparisonOps = [">", "<", ">=", "<=", "="] as const;
+/** A numeric comparison's operator; "between" compares with two numbers. */
+export type ComparisonOp = (typeof comparisonOps)[number] | "between";
 
 export const constructsSchema = z.object({
   /** What the question asks to be returned, as offsets into the completed question. */
@@ -89,6 +91,26 @@ export const constructsSchema = z.object({
    * ranking by count, "the most films" (kind "rank"); `at` is the noun's offset (understand/counted-noun.ts).
    */
   countNouns: z.array(z.object({ kind: z.enum(["count", "rank"]), noun: z.string(), at: z.number().int() })).default([]),
+  /**
+   * Numeric comparisons, in question order (understand/comparisons.ts): "more than 300000" → {op: ">",
+   * values: [300000]}, "between 5 and 10" → between, "older than average" → withAverage, "with 4
+   * cylinders" → "=" with its attribute words; `at` and `text` are the phrase's offset and words.
+   */
+  comparisons: z
+    .array(
+      z.object({
+        op: z.enum([...comparisonOps, "between"]),
+        /** One number, two for between; none when compared with the average. */
+        values: z.array(z.number()),
+        /** Compared with the column's own average ("older than average"). */
+        withAverage: z.boolean(),
+        at: z.number().int(),
+        /** Words between the comparator and the number ("above age 20" → age), or the comparative adjective. */
+        attribute: z.string(),
+        text: z.string(),
+      }),
+    )
+    .default([]),
   /** The superlative's answer is plural ("which dogs are the oldest"): every row tied at the extreme, not one. */
   ties: z.boolean(),
   /** "different", "distinct", "unique" in the ask: each value once. */

@@ -10,7 +10,7 @@ import type { Candidate, FormulatedQuery, Intent } from "../../contracts";
 import { analyzeConstructs } from "../understand/constructs";
 import { numberWordsAsDigits } from "../understand/lexicon";
 import { extractTimeCues } from "../understand/time-cues";
-import { numericComparisons } from "./sql/question-cues";
+import { numericComparisons } from "../understand/comparisons";
 import { dice } from "./lexicon";
 import { semanticText } from "./search/formulate-search";
 

@@ -266,7 +266,7 @@ async function analyse(input: UnderstandInput, correctSpelling: boolean, signal?
     aggregate: aggregates.aggregate,
     superlative: aggregates.superlative,
     keywords: extractKeywords(completed, language, scaffoldWords),
-    ...(english ? { constructs: analyzeConstructs(completed) } : {}),
+    ...(english ? { constructs: analyzeConstructs(completed, { time: time.cues, entities: positioned.map((p) => p.entity) }) } : {}),
     ...(form.statement ? { statement: true } : {}),
   });
   return { intent, notes };

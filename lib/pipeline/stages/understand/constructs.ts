@@ -1,6 +1,7 @@
 import type { Constructs } from "../../contracts";
 import { parseSmallNumber } from "./lexicon";
 import { countNouns } from "./counted-noun";
+import { numericComparisons } from "./comparisons";
 
 /**
  * The question's logical constructs, read from its wording before any schema is known: what it asks
@@ -199,7 +200,14 @@ const LIMIT = new RegExp(
   "iu",
 );
 
-export function analyzeConstructs(question: string): Constructs {
+/**
+ * `read` gives what the intent already reads as time or as an entity, whose numbers are not comparisons
+ * ("in 2014", "Route 66"); without it every number is open to being one.
+ */
+export function analyzeConstructs(
+  question: string,
+  read: Pick<Parameters<typeof numericComparisons>[0], "time" | "entities"> = { time: [], entities: [] },
+): Constructs {
   const ask = askSpan(question);
   const limit = LIMIT.exec(question);
   return {
@@ -208,6 +216,7 @@ export function analyzeConstructs(question: string): Constructs {
     negations: negations(question),
     counts: countConditions(question),
     countNouns: countNouns(question),
+    comparisons: numericComparisons({ completed: question, ...read }),
     ties: wantsTies(question),
     // "Which one …" asks for one thing, not for a list cut at one.
     limit: limit && !(limit[1] === undefined && /^one$/i.test(limit[2])) ? parseSmallNumber((limit[1] ?? limit[2]).toLowerCase()) : null,

@@ -6,13 +6,13 @@ import {
   type ComparisonOp,
   lackedPhrases,
   negatedTerms,
-  numericComparisons,
   type PositionedTerm,
   quotedPhrases,
   textAnchor,
   wordDistance,
 } from "./question-cues";
 import { connectiveBetween } from "./nesting-picks";
+import { constructsOf } from "../constructs";
 import type { PickContext, SchemaLinking, SqlLookup, SqlNegation, SqlNumericFilter, SqlTimeFilter, SqlValueFilter } from "./types";
 import { type ColumnFacts, nameColumn } from "./sql-structure";
 
@@ -71,7 +71,7 @@ export function pickNumericFilters(
   const candidates = columnsOf(linking, nearTables(linking, tables)).filter((c) => (c.numeric || c.yearLike) && !c.key);
   // The analysts' measures of every table a join reaches: a measure sums its rows up per answer row, wherever they sit.
   const measures = columnsOf(linking, reach).filter((c) => c.measure && !candidates.includes(c));
-  for (const cmp of numericComparisons(intent)) {
+  for (const cmp of constructsOf(intent).comparisons) {
     if (consumed.some((h) => cmp.at < h.end && cmp.at + cmp.text.length > h.at)) continue;
     const attribute = new Set(textTerms(cmp.attribute));
     const span = cmp.text.split(/\s+/).length;
@@ -238,7 +238,7 @@ export function pickLookups(
   const rootName = nameColumn(linking.columns.get(linking.root) ?? []);
   const out: (SqlLookup & { at: number })[] = [];
   // "products with a 'reorderLevel' of 25 or higher": a quoted column name is the attribute, not text to find.
-  const comparisons = numericComparisons(intent);
+  const comparisons = constructsOf(intent).comparisons;
   const columnNames = new Set([...linking.columns.values()].flat().map((c) => c.name.toLowerCase()));
   for (const q of quotedPhrases(intent.completed)) {
     if (linking.values.some((v) => v.entity.mention.toLowerCase() === q.text.toLowerCase())) continue;
