@@ -31,6 +31,7 @@ import { terms } from "../../lib/pipeline/text";
 import { isStopword } from "../../lib/backends/documents/stopwords";
 import { stemmer } from "stemmer";
 import { identifierTerms } from "../../lib/pipeline/stages/formulate/lexicon";
+import { type FloorMarginGrid, type Scored as DecisionScore, chooseFloorMargin, decide, leaveOneDatabaseOut } from "./floor-margin";
 
 const TARGET_PRECISION = 0.9;
 const FLOORS = [0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8];
@@ -237,12 +238,8 @@ const runtime = new LocalModelRuntime({
   timeoutMs: 60 * 60_000,
 });
 
-interface Scored {
-  db: string;
+interface Scored extends DecisionScore {
   positive: boolean;
-  right: boolean;
-  top: number;
-  margin: number;
 }
 
 async function main() {
@@ -269,19 +266,7 @@ async function main() {
     };
   });
 
-  const decide = (rows: Scored[], floor: number, margin: number) => rows.filter((r) => r.top >= floor && r.margin >= margin);
-  const choose = (rows: Scored[]) => {
-    let best: { floor: number; margin: number; taken: number; right: number; precision: number } | null = null;
-    for (const floor of FLOORS)
-      for (const margin of MARGINS) {
-        const taken = decide(rows, floor, margin);
-        if (taken.length === 0) continue;
-        const right = taken.filter((r) => r.right).length;
-        const precision = right / taken.length;
-        if (precision >= TARGET_PRECISION && (!best || right > best.right)) best = { floor, margin, taken: taken.length, right, precision };
-      }
-    return best;
-  };
+  const grid: FloorMarginGrid = { floors: FLOORS, margins: MARGINS, precision: TARGET_PRECISION, prefer: "right" };
   console.log(
     `${scored.length} candidate words in ${new Set(scored.map((r) => r.db)).size} training databases, ${positives} of them a gold literal; the closest column is the gold one for ${scored.filter((r) => r.right).length}.`,
   );
@@ -297,7 +282,7 @@ async function main() {
         );
     }
   if (show !== null) for (const r of decide(scored, show, 0)) console.error(JSON.stringify(r));
-  const chosen = choose(scored);
+  const chosen = chooseFloorMargin(scored, grid);
   if (!chosen) {
     console.log(
       `No floor and margin reach precision ${TARGET_PRECISION} (best ${bestPrecision.toFixed(2)}): no artefact is written and the product keeps no such rule.`,
@@ -306,19 +291,7 @@ async function main() {
     return;
   }
 
-  let heldTaken = 0;
-  let heldRight = 0;
-  for (const db of new Set(scored.map((r) => r.db))) {
-    const rule = choose(scored.filter((r) => r.db !== db));
-    if (!rule) continue;
-    const taken = decide(
-      scored.filter((r) => r.db === db),
-      rule.floor,
-      rule.margin,
-    );
-    heldTaken += taken.length;
-    heldRight += taken.filter((r) => r.right).length;
-  }
+  const held = leaveOneDatabaseOut(scored, grid);
 
   const artefact = {
     floor: chosen.floor,
@@ -332,7 +305,7 @@ async function main() {
       taken: chosen.taken,
       right: chosen.right,
       precision: Number(chosen.precision.toFixed(3)),
-      leaveOneDatabaseOut: { taken: heldTaken, precision: Number((heldRight / Math.max(1, heldTaken)).toFixed(3)) },
+      leaveOneDatabaseOut: held,
     },
     embedder: "all-MiniLM-L6-v2 int8",
   };

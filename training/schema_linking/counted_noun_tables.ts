@@ -25,6 +25,7 @@ import { cosine } from "../../lib/pipeline/scorers/dense";
 import { COUNTED_NOUN, countedNounWords, namesAKind } from "../../lib/pipeline/stages/understand/counted-noun";
 import { coverage, identifierTerms, singularIrregulars } from "../../lib/pipeline/stages/formulate/lexicon";
 import { terms } from "../../lib/pipeline/text";
+import { type FloorMarginGrid, type Scored, chooseFloorMargin, leaveOneDatabaseOut } from "./floor-margin";
 
 const TARGET_PRECISION = 0.9;
 const FLOORS = [0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7];
@@ -94,13 +95,6 @@ const runtime = new LocalModelRuntime({
   timeoutMs: 30 * 60_000,
 });
 
-interface Scored {
-  db: string;
-  right: boolean;
-  top: number;
-  margin: number;
-}
-
 async function main() {
   const embedder = await runtime.embedder();
   const texts = [...new Set(items.flatMap((i) => [...countedNounWords(i.noun), ...i.tables.map(readableIdentifier)]))];
@@ -114,35 +108,10 @@ async function main() {
     return { db: item.db, right: byTable[0].t === item.gold, top: byTable[0].c, margin: byTable[0].c - (byTable[1]?.c ?? 0) };
   });
 
-  const decide = (rows: Scored[], floor: number, margin: number) => rows.filter((r) => r.top >= floor && r.margin >= margin);
-  const choose = (rows: Scored[]) => {
-    let best: { floor: number; margin: number; taken: number; precision: number } | null = null;
-    for (const floor of FLOORS)
-      for (const margin of MARGINS) {
-        const taken = decide(rows, floor, margin);
-        if (taken.length === 0) continue;
-        const precision = taken.filter((r) => r.right).length / taken.length;
-        if (precision >= TARGET_PRECISION && (!best || taken.length > best.taken)) best = { floor, margin, taken: taken.length, precision };
-      }
-    return best;
-  };
-  const chosen = choose(scored);
+  const grid: FloorMarginGrid = { floors: FLOORS, margins: MARGINS, precision: TARGET_PRECISION, prefer: "taken" };
+  const chosen = chooseFloorMargin(scored, grid);
   if (!chosen) throw new Error("no floor and margin reach the target precision on the training questions");
-
-  // Leave one database out: choose on the others, decide on the held-out database's questions.
-  let heldTaken = 0;
-  let heldRight = 0;
-  for (const db of new Set(scored.map((r) => r.db))) {
-    const rule = choose(scored.filter((r) => r.db !== db));
-    if (!rule) continue;
-    const taken = decide(
-      scored.filter((r) => r.db === db),
-      rule.floor,
-      rule.margin,
-    );
-    heldTaken += taken.length;
-    heldRight += taken.filter((r) => r.right).length;
-  }
+  const held = leaveOneDatabaseOut(scored, grid);
 
   const artefact = {
     floor: chosen.floor,
@@ -155,7 +124,7 @@ async function main() {
       argmaxRight: scored.filter((r) => r.right).length,
       taken: chosen.taken,
       precision: Number(chosen.precision.toFixed(3)),
-      leaveOneDatabaseOut: { taken: heldTaken, precision: Number((heldRight / Math.max(1, heldTaken)).toFixed(3)) },
+      leaveOneDatabaseOut: held,
     },
     embedder: "all-MiniLM-L6-v2 int8",
   };
