@@ -111,6 +111,25 @@ export const constructsSchema = z.object({
       }),
     )
     .default([]),
+  /** What the question says about the order of its rows (understand/order-words.ts). */
+  order: z
+    .object({
+      /** The sort key's words after "ordered by" / "in … order of"; null when the question names none. */
+      by: z.string().nullable(),
+      /** The question asks for a sort: "ordered by age", or with the key left out, "in descending order". */
+      sorted: z.boolean(),
+      /** Highest first: "descending", "from the oldest". */
+      descending: z.boolean(),
+      /** A ranking word besides "top" / "first" ("most", "highest", "oldest"). */
+      ranked: z.boolean(),
+      /** A superlative over how often a value occurs ("the most common nationality"). */
+      frequency: z.boolean(),
+      /** "the top 5 …". */
+      top: z.boolean(),
+      /** "fewest" / "least": a ranking from the bottom. */
+      fewest: z.boolean(),
+    })
+    .default({ by: null, sorted: false, descending: false, ranked: false, frequency: false, top: false, fewest: false }),
   /** The superlative's answer is plural ("which dogs are the oldest"): every row tied at the extreme, not one. */
   ties: z.boolean(),
   /** "different", "distinct", "unique" in the ask: each value once. */

@@ -1,6 +1,7 @@
 import { identifierWords } from "../../../backends/sql/values";
 import type { Intent } from "../../contracts";
 import { terms, words } from "../../text";
+import { ORDER_BY } from "../understand/order-words";
 import { constructsOf } from "./constructs";
 
 /**
@@ -128,13 +129,6 @@ const NOT_AGGREGATES = [
   /\b(?:than|above|below|over|under)\s+(?:the\s+)?(?:average|mean)\b/gi,
   /\b(?:greatest|largest|highest|biggest|smallest|lowest|most|fewest|least)\s+(?:total\s+)?number\s+of\b/gi,
 ];
-
-/** "ordered by age", "sorted descending by the number of years", "in descending order of age": an explicit sort. */
-export const ORDER_BY =
-  /\b(?:order(?:ed)?|sort(?:ed)?|rank(?:ed)?|list(?:ed)?)\s+(?:(?:in\s+)?(?:asc|desc|increas|decreas)\w*\s+(?:order\s+)?)?by\s+(?:the\s+|their\s+|its\s+)?(?:number\s+of\s+|total\s+)?([\p{L}_]+(?:\s+[\p{L}_]+){0,2})|\border\s+of\s+(?:the\s+|their\s+|its\s+)?(?:number\s+of\s+)?([\p{L}_]+(?:\s+[\p{L}_]+){0,2})/iu;
-/** "in descending order", "ordered ascending": a sort whose key the question leaves to its one attribute. */
-export const BARE_ORDER =
-  /\b(?:in\s+)?(asc|desc|increas|decreas)\w*\s+order\b|\b(?:order(?:ed)?|sort(?:ed)?)\s+(asc|desc|increas|decreas)\w*/iu;
 
 export interface AggregateRequest {
   fn: AggregateFn;

@@ -2,6 +2,7 @@ import type { Constructs } from "../../contracts";
 import { parseSmallNumber } from "./lexicon";
 import { countNouns } from "./counted-noun";
 import { numericComparisons } from "./comparisons";
+import { orderWords } from "./order-words";
 
 /**
  * The question's logical constructs, read from its wording before any schema is known: what it asks
@@ -217,6 +218,7 @@ export function analyzeConstructs(
     counts: countConditions(question),
     countNouns: countNouns(question),
     comparisons: numericComparisons({ completed: question, ...read }),
+    order: orderWords(question),
     ties: wantsTies(question),
     // "Which one …" asks for one thing, not for a list cut at one.
     limit: limit && !(limit[1] === undefined && /^one$/i.test(limit[2])) ? parseSmallNumber((limit[1] ?? limit[2]).toLowerCase()) : null,

@@ -1,7 +1,7 @@
-import type { Intent } from "../../../contracts";
+import type { Constructs, Intent } from "../../../contracts";
 import { terms } from "../../../text";
 import { constructsOf } from "../constructs";
-import { adjectiveSense, BARE_ORDER, chooseSuperlativeAttribute, coverage, ORDER_BY } from "../lexicon";
+import { adjectiveSense, chooseSuperlativeAttribute, coverage } from "../lexicon";
 import { best, columnsOf, identity, label, namedMeasures, namesTable, nearTables } from "./column-choice";
 import { pickTimeColumn } from "./filter-picks";
 import { aggregateWords, nounTable } from "./group-picks";
@@ -18,25 +18,19 @@ import type { PickContext, SchemaLinking, SqlAggregate, SqlNumericFilter, SqlOrd
 // ---------------------------------------------------------------------------------------------
 // Ordering
 
-const DESCENDING = /\bdesc(?:ending)?\b|\bfrom\s+(?:the\s+)?(?:old|high|larg|big|most|great|long)\w*|\bdecreasing\b/i;
-/** "the top 5 …": a list led by its highest values. */
-const TOP = /\btop\b/i;
-/** Words that rank ("most", "highest", "oldest"), beside the ones that only count off rows ("top", "first"). */
-const RANKING =
-  /\b(?:most|least|highest|lowest|largest|smallest|greatest|fewest|best|worst|maximum|minimum|(?!lat|earli|inter)[a-z]{2,}iest|(?!lat|earli|inter|requ|sugg)[a-z]{3,}est)\b/i;
-/** "the most common nationality": a superlative over how often a value occurs. */
-const FREQUENCY = /\b(?:most|least)\s+(?:common|frequent|popular|usual|often)\b|\b(?:commonest|frequentest)\b/i;
-
-function explicitOrder(intent: Intent, linking: SchemaLinking, tables: string[]): { column: ColumnFacts; descending: boolean } | null {
-  const descending = DESCENDING.test(intent.completed);
-  const m = ORDER_BY.exec(intent.completed);
-  if (m) {
-    const bag = new Set(terms(m[1] ?? m[2] ?? ""));
+function explicitOrder(
+  order: Constructs["order"],
+  linking: SchemaLinking,
+  tables: string[],
+): { column: ColumnFacts; descending: boolean } | null {
+  const { descending } = order;
+  if (order.by !== null) {
+    const bag = new Set(terms(order.by));
     const column = best(columnsOf(linking, tables), (c) => coverage(c.ownTerms, bag), 0.49);
     if (column) return { column, descending };
   }
   // "List the earnings … in descending order": the one measurable column the question names.
-  if (m || BARE_ORDER.test(intent.completed)) {
+  if (order.sorted) {
     const column = best(
       columnsOf(linking, tables).filter((c) => (c.numeric || c.dateLike || c.yearLike) && !c.key),
       linking.columnScore,
@@ -52,7 +46,7 @@ function countedBySuperlative(intent: Intent, linking: SchemaLinking, reach: Set
   if (measurable.some((c) => coverage(c.ownTerms, attributeTerms) > 0)) return null;
   const fromAttribute = [...reach].find((t) => attributeTerms.size > 0 && namesTable(linking, t, intent.superlative?.attribute ?? ""));
   if (fromAttribute) return fromAttribute;
-  if (FREQUENCY.test(intent.completed)) return linking.root;
+  if (constructsOf(intent).order.frequency) return linking.root;
   const noun = constructsOf(intent).countNouns.find((n) => n.kind === "rank")?.noun;
   // "the most expensive charge" ranks by price, not by how many charges: a degree adjective is not a count.
   if (!noun || adjectiveSense(noun.split(/\s+/)[0])) return null;
@@ -92,11 +86,11 @@ export interface OrderCues {
 
 export function orderCues(ctx: PickContext): OrderCues {
   const { intent, linking, tables, constructs } = ctx;
-  const explicit = explicitOrder(intent, linking, tables);
+  const explicit = explicitOrder(constructs.order, linking, tables);
   // "ordered by age from the oldest to the youngest" lists every row: the sort wins over the superlative.
   // "the top 5 products", "the first 3 orders": how many to list, not a ranking, unless a ranking word says by what.
   const listLimit = constructs.limit;
-  const ranked = RANKING.test(intent.completed.replace(/\b(?:top|first)\b/gi, ""));
+  const { ranked } = constructs.order;
   const superlative = explicit || (listLimit !== null && !ranked && !intent.superlative?.attribute) ? null : intent.superlative;
   return { explicit, listLimit, ranked, superlative };
 }
@@ -186,7 +180,7 @@ export function pickSuperlative(ctx: PickContext, superlative: NonNullable<Inten
     const attributeTerms = new Set(
       terms(superlative.attribute ?? "").filter((t) => !["common", "frequent", "popular", "usual"].includes(t)),
     );
-    const frequencyColumn = FREQUENCY.test(intent.completed)
+    const frequencyColumn = constructs.order.frequency
       ? best(
           columnsOf(linking, [root]).filter((c) => !c.key),
           (c) => coverage(c.ownTerms, attributeTerms),
@@ -217,7 +211,7 @@ export function pickSuperlative(ctx: PickContext, superlative: NonNullable<Inten
       plan.rankedBy = { fn: "count", column: null, countOf: counted };
       plan.aggregates = [plan.rankedBy];
       plan.extraTables.push(counted);
-      const descending = superlative.direction === "max" && !/\b(?:fewest|least)\b/i.test(intent.completed);
+      const descending = superlative.direction === "max" && !constructs.order.fewest;
       plan.order = { column: null, descending, limit: superlative.limit, offset: 0 };
       notes.push(
         `superlative over counts: ${counted} rows per ${plan.groupBy.map(label).join(", ")}, ORDER BY the count ${direction(descending)} LIMIT ${superlative.limit}`,
@@ -264,7 +258,7 @@ export function pickOrder(
     lowerBound &&
     listLimit !== null &&
     !ranked &&
-    TOP.test(intent.completed) &&
+    ctx.constructs.order.top &&
     plan.aggregates.length === 0 &&
     having.length === 0
   ) {
