@@ -31,6 +31,14 @@ export function modelsEnvShape() {
       .enum(["true", "false", "1", "0", "yes", "no"])
       .transform((v) => v === "true" || v === "1" || v === "yes")
       .default(false),
+    /**
+     * The guide matcher shipped in models/guide-matcher (lib/models/guide-matcher.ts) tells whether an
+     * analyst's guide asks the same question as the new one in other words, so its query answers it.
+     */
+    GUIDE_MATCHER: z
+      .enum(["true", "false", "1", "0", "yes", "no"])
+      .transform((v) => v === "true" || v === "1" || v === "yes")
+      .default(true),
     /** An inference service (npm run worker:inference) to use instead of in-process workers. */
     INFERENCE_URL: z
       .url({ protocol: /^https?$/, error: "must be the http(s) URL of an inference service, such as http://localhost:3100" })

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { DynamicBatcher } from "./batcher";
 import { type ModelFiles, type ModelLocations, locateModel } from "./files";
+import { GUIDE_MATCHER_SPEC, guideMatcherFiles } from "./guide-matcher";
 import { SCHEMA_LINKER_SPEC, schemaLinkerFiles } from "./schema-linker";
 import { type CrossEncoderSpec, type EmbedderSpec, type ModelSpec, type Precision, crossEncoderSpec, embedderSpec } from "./specs";
 import type { CrossEncoder, Embedder, LoadedModelInfo, ModelCallOptions, ModelRuntime, ModelSlotStatus, RuntimeStatus } from "./types";
@@ -21,6 +22,8 @@ export interface LocalRuntimeConfig {
   crossEncoder: string | null;
   /** Load the shipped question–schema scorer (schema-linker.ts) for schema linking; default on. */
   schemaLinker?: boolean;
+  /** Load the shipped guide matcher (guide-matcher.ts) to tell whether a guide's question is the new one; default on. */
+  guideMatcher?: boolean;
   locations: ModelLocations;
   threads: number;
   /**
@@ -110,14 +113,17 @@ export class LocalModelRuntime implements ModelRuntime {
   private readonly embedderSlot: Slot<Embedder> = { loading: null, info: null, failure: null };
   private readonly crossSlot: Slot<CrossEncoder> = { loading: null, info: null, failure: null };
   private readonly linkerSlot: Slot<CrossEncoder> = { loading: null, info: null, failure: null };
+  private readonly matcherSlot: Slot<CrossEncoder> = { loading: null, info: null, failure: null };
   private readonly batchers: {
     embedder: DynamicBatcher<string, Float32Array> | null;
     crossEncoder: DynamicBatcher<[string, string], number> | null;
     schemaLinker: DynamicBatcher<[string, string], number> | null;
+    guideMatcher: DynamicBatcher<[string, string], number> | null;
   } = {
     embedder: null,
     crossEncoder: null,
     schemaLinker: null,
+    guideMatcher: null,
   };
   private closed = false;
 
@@ -229,10 +235,17 @@ export class LocalModelRuntime implements ModelRuntime {
     );
   }
 
+  guideMatcher(): Promise<CrossEncoder | null> {
+    if (this.config.guideMatcher === false) return Promise.resolve(null);
+    return this.load(this.matcherSlot, async () =>
+      this.openCrossEncoder(GUIDE_MATCHER_SPEC, await guideMatcherFiles(), "guideMatcher", "The guide matcher", this.matcherSlot),
+    );
+  }
+
   private async openCrossEncoder(
     spec: CrossEncoderSpec,
     files: ModelFiles,
-    which: "crossEncoder" | "schemaLinker",
+    which: "crossEncoder" | "schemaLinker" | "guideMatcher",
     label: string,
     slot: Slot<CrossEncoder>,
   ): Promise<CrossEncoder> {
@@ -275,6 +288,7 @@ export class LocalModelRuntime implements ModelRuntime {
     this.batchers.embedder?.close();
     this.batchers.crossEncoder?.close();
     this.batchers.schemaLinker?.close();
+    this.batchers.guideMatcher?.close();
     const pool = this.pool;
     this.pool = null;
     await pool?.close();

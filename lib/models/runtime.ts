@@ -4,6 +4,7 @@ import { log } from "../log";
 import { type EffectiveModelSettings, loadModelSettings } from "./settings";
 import { defaultWorkerCount, type ModelsEnv, parseModelsEnv } from "../models-env";
 import { LocalModelRuntime, type LocalRuntimeConfig } from "./local-runtime";
+import { type GuideMatcher, guideMatcherThreshold } from "./guide-matcher";
 import { RemoteModelRuntime } from "./remote-runtime";
 import type { CrossEncoder, Embedder, ModelRuntime, RuntimeStatus } from "./types";
 
@@ -28,6 +29,7 @@ export function runtimeChoice(settings: EffectiveModelSettings, env: ModelsEnv, 
       embedder: settings.embedder,
       crossEncoder: settings.crossEncoder,
       schemaLinker: env.SCHEMA_LINKER,
+      guideMatcher: env.GUIDE_MATCHER,
       locations: { modelsDir: path.resolve(env.MODELS_DIR), cacheDir: path.resolve(dataDir, "models"), hubUrl: env.MODELS_HUB_URL ?? null },
       threads: defaultWorkerCount(env),
       threadsPerWorker: env.MODEL_THREADS_PER_WORKER,
@@ -86,10 +88,12 @@ export interface ModelHandles {
   crossEncoder: CrossEncoder | null;
   /** The question–schema scorer for schema linking (lib/models/schema-linker.ts); absent = the embedder alone. */
   schemaLinker?: CrossEncoder | null;
+  /** The guide matcher (lib/models/guide-matcher.ts); absent = a guide answers only a question close in words. */
+  guideMatcher?: GuideMatcher | null;
   notes: string[];
 }
 
-export const NO_MODELS: ModelHandles = { embedder: null, crossEncoder: null, schemaLinker: null, notes: [] };
+export const NO_MODELS: ModelHandles = { embedder: null, crossEncoder: null, schemaLinker: null, guideMatcher: null, notes: [] };
 
 export function modelsEnv(): ModelsEnv {
   return parseModelsEnv(process.env);
@@ -147,7 +151,7 @@ export function withQueryCache(embedder: Embedder): Embedder {
 export async function handlesFrom(runtime: ModelRuntime | null): Promise<ModelHandles> {
   if (!runtime) return NO_MODELS;
   const notes: string[] = [];
-  const [embedder, crossEncoder, schemaLinker] = await Promise.all([
+  const [embedder, crossEncoder, schemaLinker, guideMatcher] = await Promise.all([
     runtime.embedder().catch((e: Error) => {
       notes.push(`The embedding model is unavailable, so ranking is lexical only: ${e.message}`);
       return null;
@@ -160,8 +164,20 @@ export async function handlesFrom(runtime: ModelRuntime | null): Promise<ModelHa
       notes.push(`The schema linker is unavailable, so columns are matched by the embedder's closeness alone: ${e.message}`);
       return null;
     }),
+    (runtime.guideMatcher?.() ?? Promise.resolve(null)).catch((e: Error) => {
+      notes.push(`The guide matcher is unavailable, so a guide answers only a question that agrees with it in words: ${e.message}`);
+      return null;
+    }),
   ]);
-  return { embedder: embedder ? withQueryCache(embedder) : null, crossEncoder, schemaLinker, notes };
+  let matcher: GuideMatcher | null = null;
+  if (guideMatcher) {
+    try {
+      matcher = { scorer: guideMatcher, threshold: guideMatcherThreshold() };
+    } catch (e) {
+      notes.push(`The guide matcher's threshold could not be read, so a guide answers only a question that agrees with it in words: ${(e as Error).message}`);
+    }
+  }
+  return { embedder: embedder ? withQueryCache(embedder) : null, crossEncoder, schemaLinker, guideMatcher: matcher, notes };
 }
 
 export interface ModelsOverview {

@@ -1,7 +1,5 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
-import path from "node:path";
-import { z } from "zod";
-import { type ModelFiles, sha256File } from "./files";
+import type { ModelFiles } from "./files";
+import { ShippedModelMissingError, shippedModelDir, shippedModelFiles } from "./shipped-model";
 import type { CrossEncoderSpec } from "./specs";
 
 /**
@@ -15,10 +13,8 @@ import type { CrossEncoderSpec } from "./specs";
  */
 export const SCHEMA_LINKER_NAME = "mosaic-schema-linker";
 
-/** The folder in the repository; the server and the tests run from the repository root. */
 export function schemaLinkerDir(): string {
-  // Ignored by the bundler's file tracing: read at run time from the checkout, never bundled.
-  return path.resolve(/* turbopackIgnore: true */ process.cwd(), "models", "schema-linker");
+  return shippedModelDir("schema-linker");
 }
 
 export const SCHEMA_LINKER_SPEC: CrossEncoderSpec = {
@@ -30,42 +26,10 @@ export const SCHEMA_LINKER_SPEC: CrossEncoderSpec = {
   maxTokens: 64,
 };
 
-const reportSchema = z.object({
-  artefacts: z.object({ "model_quantized.onnx": z.object({ bytes: z.number(), sha256: z.string().regex(/^[0-9a-f]{64}$/) }) }),
-});
+/** The shipped model's files are missing or not the trained ones. */
+export { ShippedModelMissingError as SchemaLinkerMissingError };
 
-export class SchemaLinkerMissingError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "SchemaLinkerMissingError";
-  }
-}
-
-/**
- * The shipped files, checked against the checksum its training report records: a file that is not the
- * one trained (a broken checkout, a Git LFS pointer) is refused, and linking falls back to the embedder.
- */
-export async function schemaLinkerFiles(dir = schemaLinkerDir()): Promise<ModelFiles> {
-  const onnxPath = path.join(/* turbopackIgnore: true */ dir, "onnx", "model_quantized.onnx");
-  const tokenizerPath = path.join(/* turbopackIgnore: true */ dir, "tokenizer.json");
-  const tokenizerConfigPath = path.join(/* turbopackIgnore: true */ dir, "tokenizer_config.json");
-  const reportPath = path.join(/* turbopackIgnore: true */ dir, "training-report.json");
-  for (const f of [onnxPath, tokenizerPath, reportPath])
-    if (!existsSync(/* turbopackIgnore: true */ f)) throw new SchemaLinkerMissingError(`The schema linker's file ${path.relative(process.cwd(), f)} is missing.`);
-  const expected = reportSchema.parse(JSON.parse(readFileSync(/* turbopackIgnore: true */ reportPath, "utf8"))).artefacts["model_quantized.onnx"];
-  const sha256 = await sha256File(onnxPath);
-  if (sha256 !== expected.sha256)
-    throw new SchemaLinkerMissingError(
-      `The schema linker's model file does not match its training report (sha256 ${sha256.slice(0, 12)}…, expected ${expected.sha256.slice(0, 12)}…).`,
-    );
-  return {
-    onnxPath,
-    tokenizerPath,
-    tokenizerConfigPath: existsSync(tokenizerConfigPath) ? tokenizerConfigPath : null,
-    precision: "int8",
-    sha256,
-    bytes: statSync(onnxPath).size,
-    source: "repository",
-    note: null,
-  };
+/** The shipped files, checked against its training report's checksum (shipped-model.ts). */
+export function schemaLinkerFiles(dir = schemaLinkerDir()): Promise<ModelFiles> {
+  return shippedModelFiles(dir, "The schema linker");
 }

@@ -77,6 +77,11 @@ export interface ModelRuntime {
    * service, SCHEMA_LINKER=false): schema linking then closes in on columns with the embedder alone.
    */
   schemaLinker?(): Promise<CrossEncoder | null>;
+  /**
+   * The guide matcher (guide-matcher.ts), or null where the runtime has none (an inference service,
+   * GUIDE_MATCHER=false): a guide then answers a question only when the two agree in words.
+   */
+  guideMatcher?(): Promise<CrossEncoder | null>;
   status(): Promise<RuntimeStatus>;
   close(): Promise<void>;
 }

@@ -82,6 +82,7 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
         intent.completed,
         [...kbs.keys()],
         models.embedder && texts ? { embedder: models.embedder, texts, question: questionVector(models.embedder, intent) } : null,
+        models.guideMatcher ?? null,
       );
       guides = loaded.hits;
       strategies.useGuides(guides.map((g) => g.guideId));

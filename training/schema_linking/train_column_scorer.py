@@ -66,15 +66,21 @@ def base_model(base: str, device: torch.device):
 
 
 def fit(args, tok, train_qs: list[dict], device: torch.device, seed: int):
-    torch.manual_seed(seed)
     rng = random.Random(seed)
+    return train_pairs(args, tok, [examples(train_qs, args.negatives, rng) for _ in range(args.epochs)], device, seed)
+
+
+def train_pairs(args, tok, data: list[list[tuple[str, str, float]]], device: torch.device, seed: int, log_every: int = 0):
+    """Fine-tunes the base model as a cross-encoder on labelled text pairs, one list per epoch: AdamW with a
+    larger rate for the new head, linear warm-up and decay, gradients clipped at 1. Shared by this folder's
+    scorers (training/guide_matching too)."""
+    torch.manual_seed(seed)
     model = base_model(args.base, device)
     model.train()
     head = [p for n, p in model.named_parameters() if n.startswith("classifier.")]
     body = [p for n, p in model.named_parameters() if not n.startswith("classifier.")]
     opt = torch.optim.AdamW([{"params": body, "lr": args.lr}, {"params": head, "lr": args.head_lr}], weight_decay=0.01)
     bases = [args.lr, args.head_lr]
-    data = [examples(train_qs, args.negatives, rng) for _ in range(args.epochs)]
     total = sum(math.ceil(len(d) / args.batch) for d in data)
     step = 0
     t0 = time.time()
@@ -94,6 +100,8 @@ def fit(args, tok, train_qs: list[dict], device: torch.device, seed: int):
             opt.step()
             losses.append(loss.item())
             step += 1
+            if log_every and step % log_every == 0:
+                print(f"  step {step}/{total}: loss {np.mean(losses[-log_every:]):.4f}, {time.time() - t0:.0f} s", flush=True)
         print(f"  epoch {epoch}: {len(d)} pairs, loss {np.mean(losses):.4f}, {time.time() - t0:.0f} s", flush=True)
     model.eval()
     return model
@@ -171,17 +179,35 @@ def folds_by_database(questions: list[dict], k: int, seed: int) -> list[set[str]
 
 
 def export(model, tok, out: str, dev_qs: list[dict], device) -> dict:
+    # Checked against PyTorch on dev pairs.
+    pairs = [(q["question"], it["text"]) for q in dev_qs[:60] for it in q["items"]][:2000]
+    return export_checked(model, tok, out, pairs, ("how old is the singer", "age of singer"), 64)
+
+
+def onnx_logits(path: str, tok, pairs: list[tuple[str, str]], max_len: int) -> np.ndarray:
+    """The exported graph's logits, as onnxruntime gives them (the product runs the same graph)."""
     import onnxruntime as ort
+
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    got = []
+    for b in range(0, len(pairs), 256):
+        enc = tok([p[0] for p in pairs[b : b + 256]], [p[1] for p in pairs[b : b + 256]], truncation=True, max_length=max_len, padding=True, return_tensors="np")
+        got.append(sess.run(["logits"], {k: enc[k].astype(np.int64) for k in ["input_ids", "attention_mask", "token_type_ids"]})[0].reshape(-1))
+    return np.concatenate(got) if got else np.zeros(0)
+
+
+def export_checked(model, tok, out: str, pairs: list[tuple[str, str]], sample: tuple[str, str], max_len: int) -> dict:
+    """Exports ONNX (fp32, and dynamic int8 per channel) and checks both graphs against PyTorch on `pairs`."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     os.makedirs(out, exist_ok=True)
     model = model.to("cpu").float().eval()
     fp32 = os.path.join(out, "model.onnx")
     int8 = os.path.join(out, "model_quantized.onnx")
-    sample = tok(["how old is the singer"], ["age of singer"], return_tensors="pt")
+    enc = tok([sample[0]], [sample[1]], return_tensors="pt")
     torch.onnx.export(
         model,
-        (sample["input_ids"], sample["attention_mask"], sample["token_type_ids"]),
+        (enc["input_ids"], enc["attention_mask"], enc["token_type_ids"]),
         fp32,
         input_names=["input_ids", "attention_mask", "token_type_ids"],
         output_names=["logits"],
@@ -190,17 +216,10 @@ def export(model, tok, out: str, dev_qs: list[dict], device) -> dict:
         dynamo=False,
     )
     quantize_dynamic(fp32, int8, weight_type=QuantType.QInt8, per_channel=True)
-    # Check both graphs against PyTorch on dev pairs.
-    pairs = [(q["question"], it["text"]) for q in dev_qs[:60] for it in q["items"]][:2000]
-    ref = score(model, tok, pairs, torch.device("cpu"))
+    ref = score(model, tok, pairs, torch.device("cpu"), max_len=max_len)
     checks = {}
     for name, path in (("fp32", fp32), ("int8", int8)):
-        sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-        got = []
-        for b in range(0, len(pairs), 256):
-            enc = tok([p[0] for p in pairs[b : b + 256]], [p[1] for p in pairs[b : b + 256]], truncation=True, max_length=64, padding=True, return_tensors="np")
-            got.append(sess.run(["logits"], {k: enc[k].astype(np.int64) for k in ["input_ids", "attention_mask", "token_type_ids"]})[0].reshape(-1))
-        got = np.concatenate(got)
+        got = onnx_logits(path, tok, pairs, max_len)
         checks[name] = {
             "max_abs_diff": round(float(np.abs(got - ref).max()), 5),
             "pearson": round(float(np.corrcoef(got, ref)[0, 1]), 6),

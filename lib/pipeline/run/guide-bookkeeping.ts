@@ -10,12 +10,16 @@ import type { SelectInput } from "../stages/select/classical";
 import { storeGuideUse } from "./persistence";
 import type { GuideHit, GuideSemantics, GuideSource } from "./types";
 import { count } from "../../format/count";
+import { type GuideMatcher, matchGuideQuestions } from "../../models/guide-matcher";
 
 /**
  * The extraction guides a run uses (AU-RAG): the nearest ones to its question, noted on the run, offered
  * to source selection and formulation, their malformed actions reported, and their retrieval actions
  * that are not native queries (SelectCoordinates, SelectSentenceIdxs, Neighborhood) run directly.
  */
+
+/** The matcher reads at most three pairs (both orders): far below this unless the workers are stuck. */
+const MATCHER_TIMEOUT_MS = 5_000;
 
 /** Guides this close to the question contribute their retrieval actions. */
 const ACTION_MIN_SCORE = 0.5;
@@ -34,14 +38,30 @@ export async function loadRunGuides(
   question: string,
   kbIds: string[],
   semantic: GuideSemantics | null = null,
+  matcher: GuideMatcher | null = null,
 ): Promise<RunGuides> {
-  const hits = await source({ user, question, kbIds, limit: 3, minScore: 0.2, semantic });
-  const notes = hits
+  const found = await source({ user, question, kbIds, limit: 3, minScore: 0.2, semantic });
+  const notes = found
     .filter((g) => g.invalidActions > 0)
     .map(
       (g) =>
         `Guide "${g.question.slice(0, 80)}" has ${count(g.invalidActions, "malformed action")}; ${g.invalidActions === 1 ? "it was" : "they were"} skipped.`,
     );
+  let hits = found;
+  if (matcher && found.length > 0) {
+    try {
+      const read = await matchGuideQuestions(
+        matcher,
+        question,
+        found.map((g) => g.question),
+        { timeoutMs: MATCHER_TIMEOUT_MS },
+      );
+      hits = found.map((g, i) => ({ ...g, matcher: read[i] }));
+    } catch (e) {
+      // Without the matcher's reading a guide answers only a question that agrees with it in words, as before.
+      notes.push(`The guide matcher could not read the guides' questions (${(e as Error).message}); guides were matched by their words.`);
+    }
+  }
   await storeGuideUse(prisma, runId, hits);
   return { hits, notes };
 }
@@ -59,6 +79,7 @@ export function formulationGuides(guides: GuideHit[]): FormulateGuide[] {
       question: g.question,
       score: g.score,
       lexicalScore: g.lexicalScore,
+      sameQuestion: g.matcher?.same,
       kbId: ex.kbId,
       sourceObject: ex.sourceObject,
       query: ex.query,

@@ -60,6 +60,11 @@ export interface GuideHit {
   score: number;
   /** The BM25 part of `score` alone (score may be the questions' closeness in meaning); absent: score. */
   lexicalScore?: number;
+  /**
+   * The guide matcher's reading (lib/models/guide-matcher.ts): the log-odds that one query template
+   * answers both questions, and whether it reaches the matcher's threshold. Absent: no matcher ran.
+   */
+  matcher?: { logit: number; same: boolean };
   kbIds: string[];
   /** The guide's native queries, as demonstrations and for adaptation. */
   examples: { kbId: string; sourceObject: string | null; query: NativeQuery }[];

@@ -281,6 +281,45 @@ describe("a matching guide is a template", () => {
     });
   });
 
+  it("answers a paraphrase with the guide's query when the guide matcher reads them as one question", () => {
+    // Few words in common: by words alone the guide is one more candidate at most.
+    const count = payGuide("How many staff are there?", "SELECT COUNT(*) FROM staff", 0.6);
+    const q = "What is the number of employees?";
+    expect(adaptGuide({ ...count, lexicalScore: 0.1 }, intent(q), candidate(PAY_KB, "SQL"))).toBeNull();
+    const learned = adaptGuide({ ...count, lexicalScore: 0.1, sameQuestion: true }, intent(q), candidate(PAY_KB, "SQL"));
+    expect(learned).toMatchObject({ query: { text: "SELECT COUNT(*) FROM staff" }, matches: true });
+    expect(learned?.explanation).toContain("the guide matcher reads it as the same question");
+    // A guide with slots is adapted even when the words of the two templates disagree.
+    const g = payGuide("Who works in Oslo?", "SELECT full_name FROM staff WHERE city = 'Oslo'", 0.6);
+    const p = "Give me the names of the employees based in Bergen.";
+    const i = intent(p, { entities: [mention(p, "Bergen", [city("Bergen")])] });
+    expect(adaptGuide({ ...g, lexicalScore: 0.2 }, i, candidate(PAY_KB, "SQL"))).toBeNull();
+    const adapted = adaptGuide({ ...g, lexicalScore: 0.2, sameQuestion: true }, i, candidate(PAY_KB, "SQL"));
+    expect(adapted).toMatchObject({ query: { text: "SELECT full_name FROM staff WHERE city = 'Bergen'" }, matches: true });
+  });
+
+  it("the guide matcher's reading does not override the checks on values and negation", () => {
+    const count = payGuide("How many staff are there?", "SELECT COUNT(*) FROM staff", 0.6);
+    // A value the guide's query leaves out: offered as written, not the answer.
+    const q = "What is the number of employees in Bergen?";
+    const named = adaptGuide(
+      { ...count, sameQuestion: true },
+      intent(q, { entities: [mention(q, "Bergen", [city("Bergen")])] }),
+      candidate(PAY_KB, "SQL"),
+    );
+    expect(named?.matches ?? false).toBe(false);
+    // A question that negates what the guide does not: never taken on the matcher's word.
+    const g = payGuide("Which staff have a manager?", "SELECT full_name FROM staff WHERE manager_id IS NOT NULL", 0.6);
+    expect(
+      adaptGuide({ ...g, sameQuestion: true }, intent("Which employees report to nobody, having no manager?"), candidate(PAY_KB, "SQL")),
+    ).toBeNull();
+    // A value of the guide that the question cannot fill is never guessed.
+    const oslo = payGuide("Who works in Oslo?", "SELECT full_name FROM staff WHERE city = 'Oslo'", 0.6);
+    expect(
+      adaptGuide({ ...oslo, sameQuestion: true }, intent("Which employees work somewhere up north?"), candidate(PAY_KB, "SQL")),
+    ).toBeNull();
+  });
+
   it("keeps the guide's own spelling of a value the question names the same way", () => {
     const g = payGuide("Who works in oslo?", "SELECT full_name FROM staff WHERE city = 'oslo'");
     const q = "Who works in Oslo?";

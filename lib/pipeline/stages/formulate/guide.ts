@@ -30,6 +30,11 @@ export interface FormulateGuide {
   score: number;
   /** The words-only part of score (GuideHit.lexicalScore); absent: score. */
   lexicalScore?: number;
+  /**
+   * The guide matcher (lib/models/guide-matcher.ts) reads the two questions as one question, the same
+   * query template answering both (GuideHit.matcher). Absent: no matcher ran.
+   */
+  sameQuestion?: boolean;
   kbId: string;
   /** The source object the analyst tied the query to (its key), if any: the evidence it returns is placed there. */
   sourceObject?: string | null;
@@ -445,20 +450,22 @@ export function adaptGuide(
   // questions built alike on one source embed close while asking other things ("who reviewed the most
   // movies rated above 90" / "list the movies reviewed with a rating above 80"): for the guide's query to
   // be the answer, the words must agree too (or the templates, below).
-  const close = (guide.lexicalScore ?? guide.score) >= GUIDE_MATCH_SCORE && samePolarity(guide.question, intent.completed);
+  // Or the learned matcher reads them as one question in other words: trained on questions that share
+  // a query template and on questions built alike that do not, so a paraphrase is not left to words.
+  const learned = guide.sameQuestion === true && samePolarity(guide.question, intent.completed);
+  const close = ((guide.lexicalScore ?? guide.score) >= GUIDE_MATCH_SCORE && samePolarity(guide.question, intent.completed)) || learned;
   const questionValues = namedValues(counted, candidate.kbId, guide.query.language);
   const inGuideQuestion = (r: Replacement) => containsPhrase(guideQuestion, r.mention) >= 0;
   const nearlyIdentical =
     guide.score >= GUIDE_NEARLY_IDENTICAL && dice(terms(guide.question), terms(intent.completed)) >= GUIDE_NEARLY_IDENTICAL;
-  const asIs: GuideAdaptation | null = nearlyIdentical
-    ? {
-        query: guide.query,
-        explanation: `Guide "${guide.question}" used as written (nearly the same question)`,
-        // As written, it answers only a question naming no value the guide's question does not name.
-        matches: close && questionValues.every(inGuideQuestion),
-        valuesUsed: questionValues.map((r) => r.mention),
-      }
-    : null;
+  const asWritten = (why: string): GuideAdaptation => ({
+    query: guide.query,
+    explanation: `Guide "${guide.question}" used as written (${why})`,
+    // As written, it answers only a question naming no value the guide's question does not name.
+    matches: close && questionValues.every(inGuideQuestion),
+    valuesUsed: questionValues.map((r) => r.mention),
+  });
+  const asIs: GuideAdaptation | null = nearlyIdentical ? asWritten("nearly the same question") : null;
 
   if (guide.query.language === "search") {
     // The guide's plain-words form is of its own question: the vector half embeds this one.
@@ -473,13 +480,15 @@ export function adaptGuide(
     .map((l) => ({ literal: l, at: mentionedAt(guideQuestion, l, schemaIrisOf(structure)) }))
     .filter((x) => x.at >= 0)
     .sort((a, b) => a.at - b.at);
-  if (literals.length === 0) return asIs;
+  // A guide query with no value to adapt is the question's own query when the matcher reads the two as one
+  // question: "How many vocalists do we have?" for a guide "How many singers are there?".
+  if (literals.length === 0) return asIs ?? (learned ? asWritten("the guide matcher reads it as the same question") : null);
 
   const guideEntities = literals.map((x) => (x.literal.kind === "iri" ? labelFromIri(x.literal.value) : x.literal.value));
   const pool = replacementsFor(counted, candidate.kbId, guide.query.language);
   // The question's values are its slots as the guide's are: masked on both sides before the templates are compared.
   const mentions = [...new Set([...intent.entities.map((e) => e.mention), ...pool.map((r) => r.mention)])];
-  if (!sameTemplate(guideQuestion, guideEntities, completed, mentions)) return asIs;
+  if (!learned && !sameTemplate(guideQuestion, guideEntities, completed, mentions)) return asIs;
   // Close by the guide's score (words or meaning), or by the template itself once the slots are masked.
   const matchingTemplate =
     templateAgreement(
@@ -542,7 +551,7 @@ export function adaptGuide(
   const agree = questionValues.every((r) => used.has(r) || [...used].some((u) => u.value === r.value) || inGuideQuestion(r));
   return {
     query,
-    explanation: `Adapted guide "${guide.question}": ${what}`,
+    explanation: `Adapted guide "${guide.question}": ${what}${learned ? " (the guide matcher reads it as the same question)" : ""}`,
     matches: (close || matchingTemplate) && agree && samePolarity(guide.question, intent.completed),
     valuesUsed: [...new Set(pairs.map((p) => p.replacement.mention))],
   };
