@@ -111,6 +111,15 @@ export const constructsSchema = z.object({
       }),
     )
     .default([]),
+  /**
+   * Phrases the question quotes ('Hey', "Star Wars"), matched as text (understand/quoted.ts): `at` is the
+   * offset of the character before the opening quote; `anchor` where the phrase must sit in the text.
+   */
+  quoted: z.array(z.object({ text: z.string(), at: z.number().int(), anchor: z.enum(["contains", "prefix", "suffix"]) })).default([]),
+  /** Noun phrases the answers lack ("do not have a fax number" → "fax number"), with offsets (understand/absence.ts). */
+  lacked: z.array(z.object({ text: z.string(), at: z.number().int() })).default([]),
+  /** Words whose related rows the answers lack ("stadiums without any concert" → "concert"). */
+  without: z.array(z.string()).default([]),
   /** What the question says about the order of its rows (understand/order-words.ts). */
   order: z
     .object({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { numericComparisons } from "@/lib/pipeline/stages/understand/comparisons";
-import { quotedPhrases, textAnchor } from "@/lib/pipeline/stages/formulate/sql/question-cues";
+import { quotedPhrases, textAnchor } from "@/lib/pipeline/stages/understand/quoted";
 import { intent } from "./formulate-fixtures";
 
 const read = (q: string) =>

@@ -3,6 +3,8 @@ import { parseSmallNumber } from "./lexicon";
 import { countNouns } from "./counted-noun";
 import { numericComparisons } from "./comparisons";
 import { orderWords } from "./order-words";
+import { quotedConstructs } from "./quoted";
+import { lackedPhrases, withoutWords } from "./absence";
 
 /**
  * The question's logical constructs, read from its wording before any schema is known: what it asks
@@ -219,6 +221,9 @@ export function analyzeConstructs(
     countNouns: countNouns(question),
     comparisons: numericComparisons({ completed: question, ...read }),
     order: orderWords(question),
+    quoted: quotedConstructs(question),
+    lacked: lackedPhrases(question),
+    without: withoutWords(question),
     ties: wantsTies(question),
     // "Which one …" asks for one thing, not for a list cut at one.
     limit: limit && !(limit[1] === undefined && /^one$/i.test(limit[2])) ? parseSmallNumber((limit[1] ?? limit[2]).toLowerCase()) : null,

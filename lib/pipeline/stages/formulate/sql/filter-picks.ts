@@ -1,16 +1,8 @@
-import type { Intent, TimeCue } from "../../../contracts";
+import type { Constructs, Intent, TimeCue } from "../../../contracts";
 import { chooseSuperlativeAttribute, coverage, textTerms } from "../lexicon";
 import { terms } from "../../../text";
 import { best, columnsOf, label, MENTIONED, namesTable, nearTables } from "./column-choice";
-import {
-  type ComparisonOp,
-  lackedPhrases,
-  negatedTerms,
-  type PositionedTerm,
-  quotedPhrases,
-  textAnchor,
-  wordDistance,
-} from "./question-cues";
+import { type ComparisonOp, type PositionedTerm, wordDistance } from "./question-cues";
 import { connectiveBetween } from "./nesting-picks";
 import { constructsOf } from "../constructs";
 import type { PickContext, SchemaLinking, SqlLookup, SqlNegation, SqlNumericFilter, SqlTimeFilter, SqlValueFilter } from "./types";
@@ -240,7 +232,7 @@ export function pickLookups(
   // "products with a 'reorderLevel' of 25 or higher": a quoted column name is the attribute, not text to find.
   const comparisons = constructsOf(intent).comparisons;
   const columnNames = new Set([...linking.columns.values()].flat().map((c) => c.name.toLowerCase()));
-  for (const q of quotedPhrases(intent.completed)) {
+  for (const q of constructsOf(intent).quoted) {
     if (linking.values.some((v) => v.entity.mention.toLowerCase() === q.text.toLowerCase())) continue;
     if (columnNames.has(q.text.toLowerCase())) continue;
     // "required after '1997-01-01'": a quoted date the time cue already reads restricts a date column, not a name.
@@ -254,7 +246,7 @@ export function pickLookups(
         return linking.columnScore(c) >= MENTIONED && Number.isFinite(distance) ? 10 - distance + linking.columnScore(c) : 0;
       }) ??
       rootName;
-    if (column) out.push({ column, text: q.text, at: q.at, anchor: textAnchor(intent.completed, q.at), quoted: true });
+    if (column) out.push({ column, text: q.text, at: q.at, anchor: q.anchor, quoted: true });
   }
   for (const n of linking.unplaced ?? []) {
     const span = n.entity.span;
@@ -283,7 +275,9 @@ export function pickNegations(intent: Intent, linking: SchemaLinking, notes: str
   const root = linking.structure.tables.find((t) => t.name === linking.root);
   if (!root) return [];
   const out: SqlNegation[] = [];
-  for (const negated of negatedTerms(intent.completed)) {
+  for (const negated of constructsOf(intent)
+    .without.map((w) => terms(w))
+    .filter((t) => t.length > 0)) {
     const bag = new Set(negated);
     for (const t of linking.structure.tables) {
       if (t.name === root.name || coverage(linking.tableTerms.get(t.name) ?? [], bag) === 0) continue;
@@ -302,9 +296,14 @@ export function pickNegations(intent: Intent, linking: SchemaLinking, notes: str
  * read as IS NULL. Only when the lacked words name no table (a missing related row is an anti-join,
  * pickNegations) and fully name one non-key column of a table the query can reach, the answer table's first.
  */
-export function pickAbsent(question: string, linking: SchemaLinking, reach: Set<string>, notes: string[]): { column: ColumnFacts }[] {
+export function pickAbsent(
+  lacked: Constructs["lacked"],
+  linking: SchemaLinking,
+  reach: Set<string>,
+  notes: string[],
+): { column: ColumnFacts }[] {
   const out: { column: ColumnFacts }[] = [];
-  for (const phrase of lackedPhrases(question)) {
+  for (const phrase of lacked) {
     const words = phrase.text.split(/\s+/);
     if (linking.structure.tables.some((t) => words.some((_, i) => namesTable(linking, t.name, words.slice(0, i + 1).join(" "))))) continue;
     // "homePage" in a question is written as the property is named: its words apart too.

@@ -1,7 +1,7 @@
+import { constructsOf } from "../constructs";
 import { checkSqlSafety } from "../../../../backends/sql";
 import { terms } from "../../../text";
 import { questionCoverage } from "../coverage";
-import { quotedPhrases } from "./question-cues";
 import { namedValues } from "./named-values";
 import type { Candidate, FormulatedQuery, Intent, QueryFit } from "../../../contracts";
 import type { Adjustments } from "../feedback";
@@ -112,7 +112,7 @@ const NEGATION_WORDS = /\b(?:not|never|no|without|lack|lacks|missing|any)\b/gi;
  * construct rules could not represent.
  */
 export function fitOf(intent: Intent, candidate: Candidate, linking: SchemaLinking, picks: SqlPicks, tables: string[]): QueryFit {
-  const quoted = new Set(quotedPhrases(intent.completed).map((q) => q.text.toLowerCase()));
+  const quoted = new Set(constructsOf(intent).quoted.map((q) => q.text.toLowerCase()));
   const filtered = new Set([
     ...allValues(picks).flatMap((v) => [v.entity.mention, ...(v.alternativeMentions ?? [])].map((m) => m.toLowerCase())),
     ...allLookups(picks).map((l) => l.text.toLowerCase()),

@@ -1,6 +1,6 @@
+import { constructsOf } from "../constructs";
 import type { EntityMention, Intent } from "../../../contracts";
 import { MIN_LINK_SCORE } from "../entities";
-import { quotedPhrases } from "./question-cues";
 
 /**
  * The values a question names (a quoted phrase, a capitalised name, a number-bearing code) that a query
@@ -42,7 +42,7 @@ function inTimeCue(intent: Intent, mention: string): boolean {
  * that only names another source's schema element ("Category" of a document's table) is not a value.
  */
 export function namedValues(intent: Intent, kbId: string): NamedValue[] {
-  const quoted = new Set(quotedPhrases(intent.completed).map((q) => q.text.toLowerCase()));
+  const quoted = new Set(constructsOf(intent).quoted.map((q) => q.text.toLowerCase()));
   const out: NamedValue[] = [];
   for (const e of intent.entities) {
     const strong = e.links.filter((l) => l.score >= MIN_LINK_SCORE);

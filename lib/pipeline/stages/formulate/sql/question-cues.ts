@@ -4,8 +4,7 @@ import { singularIrregulars } from "../lexicon";
 /**
  * Cues SQL formulation reads from the question's wording besides the intent: where words are (to tie
  * an aggregate, a comparison or a time cue to the nearest column), numeric comparisons ("capacity
- * between 5000 and 10000", "older than 30", "above the average"), quoted phrases ("'Hey'") and
- * negated relations ("stadiums without any concert").
+ * between 5000 and 10000", "older than 30", "above the average").
  */
 
 export interface PositionedTerm {
@@ -66,55 +65,5 @@ export function wordDistance(words: PositionedTerm[], at: number, wanted: string
 export type { ComparisonOp } from "../../../contracts";
 
 // ---------------------------------------------------------------------------------------------
-// Quoted phrases and negation
-
-/** Phrases the question quotes ('Hey', "Star Wars"): matched as text, not linked as entities. */
-export function quotedPhrases(question: string): { text: string; at: number }[] {
-  const out: { text: string; at: number }[] = [];
-  for (const m of question.matchAll(/(?:^|[\s(])['"‘“]([^'"‘’“”]{1,80})['"’”](?=[\s,.?!)]|$)/gu))
-    out.push({ text: m[1].trim(), at: m.index });
-  return out.filter((q) => q.text.length > 0);
-}
-
-/** "starting with the letter 'L'": a word for the text itself may stand between the cue and the quote. */
-const TEXT_WORD = String.raw`(?:\s+(?:the|a|an)\s+(?:word|letters?|characters?|string|text|phrase|digits?|numbers?|prefix|suffix))?`;
-const PREFIX_CUE = new RegExp(String.raw`\b(?:starts?|starting|begins?|beginning|began)\s+with${TEXT_WORD}\s*$`, "i");
-const SUFFIX_CUE = new RegExp(String.raw`\b(?:ends?|ending|ended)\s+(?:with|in)${TEXT_WORD}\s*$`, "i");
-
-/** Where a quoted phrase must sit in the text: anywhere, at its start, or at its end. */
-export type TextAnchor = "contains" | "prefix" | "suffix";
-
-/**
- * "cities starting with 'L'", "a phone number ending in '8'": the words right before a quoted phrase
- * (its offset from quotedPhrases) anchor it to the start or the end of the text; otherwise it may be anywhere.
- */
-export function textAnchor(question: string, at: number): TextAnchor {
-  const before = question.slice(Math.max(0, at - 60), at + 1);
-  if (PREFIX_CUE.test(before)) return "prefix";
-  if (SUFFIX_CUE.test(before)) return "suffix";
-  return "contains";
-}
-
-const NEGATION =
-  /\b(?:without\s+(?:any\s+|a\s+|an\s+)?|(?:do|does|did|have|has|had)\s+not\s+(?:have\s+)?(?:any\s+|a\s+|an\s+)?|(?:have|has|had|with)\s+no\s+|never\s+(?:had\s+)?(?:any\s+|a\s+|an\s+)?)([\p{L}_]+)/giu;
-
-const LACKED =
-  /\b(?:without\s+(?:any\s+|a\s+|an\s+)?|(?:do|does|did|have|has|had)\s+not\s+(?:have\s+)?(?:any\s+|a\s+|an\s+)?|(?:do|does|did)n't\s+have\s+(?:any\s+|a\s+|an\s+)?|(?:have|has|had|with)\s+no\s+|lacks?\s+(?:a\s+|an\s+)?|(?:is|are)\s+missing\s+(?:a\s+|an\s+)?)((?:[\p{L}_]+)(?:\s+[\p{L}_]+){0,2})/giu;
-
-/**
- * The noun phrases the question says the answers lack, up to three words each, with their offsets:
- * "suppliers that do not have a fax number" → "fax number", "with no listed phone number" → "listed phone number".
- */
-export function lackedPhrases(question: string): { text: string; at: number }[] {
-  return (
-    [...question.matchAll(LACKED)]
-      // "do not have the type 'Live final'": a particular value is negated, not a property lacked.
-      .filter((m) => !/^(?:the|this|that|these|those)\b/i.test(m[1]) && !/^\s*["'‘“\d]/u.test(question.slice(m.index + m[0].length)))
-      .map((m) => ({ text: m[1], at: m.index + m[0].length - m[1].length }))
-  );
-}
-
-/** Terms of what the question says the answers lack ("stadiums without any concert" → concert). */
-export function negatedTerms(question: string): string[][] {
-  return [...question.matchAll(NEGATION)].map((m) => terms(m[1])).filter((t) => t.length > 0);
-}
+// Quoted phrases and what the answers lack are read once, by understand (understand/quoted.ts,
+// understand/absence.ts), into the Intent's constructs.

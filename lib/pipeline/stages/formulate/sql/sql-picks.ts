@@ -47,7 +47,7 @@ export function pickSql(intent: Intent, linking: SchemaLinking, adj: Adjustments
   for (const n of onMeasures) havingFound.push(measureCondition(n)!);
   const numeric = compared.filter((n) => !onMeasures.includes(n));
   const negations = pickNegations(intent, linking, notes);
-  const absent = pickAbsent(intent.completed, linking, reach, notes);
+  const absent = pickAbsent(constructs.lacked, linking, reach, notes);
 
   // Aggregates and grouping, then what the superlative makes of them.
   // A measure the question compares is a condition, not also a figure to report.

@@ -3,7 +3,8 @@ import type { ResolvedEntity } from "../entities";
 import type { Adjustments } from "../feedback";
 import type { AggregateFn } from "../lexicon";
 import type { ColumnMeaning } from "./column-meaning";
-import type { ComparisonOp, PositionedTerm, TextAnchor } from "./question-cues";
+import type { TextAnchor } from "../../understand/quoted";
+import type { ComparisonOp, PositionedTerm } from "./question-cues";
 import type { ColumnFacts, SqlStructure } from "./sql-structure";
 import type { NamedValue } from "./named-values";
 

@@ -1,0 +1,32 @@
+import type { Constructs } from "../../contracts";
+
+/**
+ * What a question says its answers lack, read once by understand into the Intent's constructs: the
+ * noun phrase after "do not have", "with no", "lacks" (constructs.lacked: a property missing, "suppliers
+ * that do not have a fax number"), and the word after "without any", "never had" (constructs.without:
+ * related rows missing, "stadiums without any concert").
+ */
+
+const WITHOUT =
+  /\b(?:without\s+(?:any\s+|a\s+|an\s+)?|(?:do|does|did|have|has|had)\s+not\s+(?:have\s+)?(?:any\s+|a\s+|an\s+)?|(?:have|has|had|with)\s+no\s+|never\s+(?:had\s+)?(?:any\s+|a\s+|an\s+)?)([\p{L}_]+)/giu;
+
+const LACKED =
+  /\b(?:without\s+(?:any\s+|a\s+|an\s+)?|(?:do|does|did|have|has|had)\s+not\s+(?:have\s+)?(?:any\s+|a\s+|an\s+)?|(?:do|does|did)n't\s+have\s+(?:any\s+|a\s+|an\s+)?|(?:have|has|had|with)\s+no\s+|lacks?\s+(?:a\s+|an\s+)?|(?:is|are)\s+missing\s+(?:a\s+|an\s+)?)((?:[\p{L}_]+)(?:\s+[\p{L}_]+){0,2})/giu;
+
+/**
+ * The noun phrases the question says the answers lack, up to three words each, with their offsets:
+ * "suppliers that do not have a fax number" → "fax number", "with no listed phone number" → "listed phone number".
+ */
+export function lackedPhrases(question: string): Constructs["lacked"] {
+  return (
+    [...question.matchAll(LACKED)]
+      // "do not have the type 'Live final'": a particular value is negated, not a property lacked.
+      .filter((m) => !/^(?:the|this|that|these|those)\b/i.test(m[1]) && !/^\s*["'‘“\d]/u.test(question.slice(m.index + m[0].length)))
+      .map((m) => ({ text: m[1], at: m.index + m[0].length - m[1].length }))
+  );
+}
+
+/** The word whose related rows the answers lack ("stadiums without any concert" → concert). */
+export function withoutWords(question: string): string[] {
+  return [...question.matchAll(WITHOUT)].map((m) => m[1]);
+}
