@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import re
 import sys
 
@@ -23,7 +22,7 @@ from transformers import AutoTokenizer
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "schema_linking"))
-from train_guide_matcher import REPO, all_pairs, curve, onnx_scores, robustness_pairs, template  # noqa: E402
+from train_guide_matcher import REPO, all_pairs, curve, held_out_databases, onnx_scores, robustness_pairs, template  # noqa: E402
 
 NUM = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 
@@ -67,10 +66,7 @@ def main() -> None:
     dev = json.load(open(os.path.join(spider, "dev-questions.json")))
     for q in train + dev:
         q["template"] = template(q["query"])
-    # The held-out fifth exactly as the training script drew it.
-    dbs = sorted({q["db_id"] for q in train})
-    random.Random(seed).shuffle(dbs)
-    held = set(dbs[::5])
+    held = held_out_databases(train, seed)
     compare("held-out training databases", all_pairs([q for q in train if q["db_id"] in held]), model, tok, threshold)
     compare("Spider dev (checked only)", all_pairs(dev), model, tok, threshold)
     compare("robustness rewrites (checked only)", robustness_pairs(dev), model, tok, threshold)

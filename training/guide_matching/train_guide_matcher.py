@@ -66,6 +66,13 @@ def dice(a: set[str], b: set[str]) -> float:
     return 2 * len(a & b) / max(1, len(a) + len(b))
 
 
+def held_out_databases(train: list[dict], seed: int) -> set[str]:
+    """The fifth of the training databases held out of fitting (it chooses the threshold): a seeded draw."""
+    dbs = sorted({q["db_id"] for q in train})
+    random.Random(seed).shuffle(dbs)
+    return set(dbs[::5])
+
+
 def all_pairs(questions: list[dict]) -> list[tuple[str, str, int]]:
     """Every pair of distinct questions on one database, labelled by whether their templates agree."""
     by_db = defaultdict(list)
@@ -177,9 +184,7 @@ def main() -> None:
     dev = json.load(open(os.path.join(spider, "dev-questions.json")))
     for q in train + dev:
         q["template"] = template(q["query"])
-    dbs = sorted({q["db_id"] for q in train})
-    random.Random(a.seed).shuffle(dbs)
-    held = set(dbs[::5])
+    held = held_out_databases(train, a.seed)
     fit_qs = [q for q in train if q["db_id"] not in held]
     held_qs = [q for q in train if q["db_id"] in held]
     if a.limit:
