@@ -33,16 +33,22 @@ export function guideMatcherFiles(dir = guideMatcherDir()): Promise<ModelFiles> 
   return shippedModelFiles(dir, "The guide matcher");
 }
 
+const chosenSchema = z.object({ threshold: z.number(), precision: z.number(), recall: z.number() });
 const thresholdSchema = z.object({
-  threshold: z.object({ threshold: z.number(), precision: z.number(), recall: z.number() }),
+  threshold: chosenSchema,
+  in_product: z.object({ threshold: chosenSchema.nullable() }).optional(),
 });
 
 /**
- * The log-odds from which the matcher's "same question" is taken: the loosest threshold whose precision
- * on training databases held out of fitting reached the bar the training script was given (its report).
+ * The log-odds from which the matcher's "same question" is taken, as the training report chose it on
+ * training databases held out of fitting. Where the product decides (the three guides nearest a question,
+ * the highest reading first: `in_product`, training/guide_matching/nearest_threshold.py) the loosest whose
+ * precision reaches 0.95 and that lets a question no guide answers take one at most once in twenty; a report
+ * without that replay gives its threshold over all pairs, which is stricter.
  */
 export function guideMatcherThreshold(dir = guideMatcherDir()): number {
-  return thresholdSchema.parse(readTrainingReport(dir, "The guide matcher")).threshold.threshold;
+  const report = thresholdSchema.parse(readTrainingReport(dir, "The guide matcher"));
+  return (report.in_product?.threshold ?? report.threshold).threshold;
 }
 
 /** The loaded matcher with the threshold its training report chose. */

@@ -80,6 +80,7 @@ export function formulationGuides(guides: GuideHit[]): FormulateGuide[] {
       score: g.score,
       lexicalScore: g.lexicalScore,
       sameQuestion: g.matcher?.same,
+      matcherLogit: g.matcher?.logit,
       kbId: ex.kbId,
       sourceObject: ex.sourceObject,
       query: ex.query,

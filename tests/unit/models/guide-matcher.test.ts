@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { matchGuideQuestions } from "@/lib/models/guide-matcher";
+import { guideMatcherThreshold, matchGuideQuestions } from "@/lib/models/guide-matcher";
 import type { CrossEncoder } from "@/lib/models/types";
 
 /** A scorer whose logit depends on which text comes first: the matcher must not let the order decide. */
@@ -41,5 +44,31 @@ describe("the guide matcher's reading of guide questions", () => {
     const scorer = orderSensitive(() => 0);
     expect(await matchGuideQuestions({ scorer, threshold: 0 }, "new", [])).toEqual([]);
     expect(scorer.calls).toHaveLength(0);
+  });
+});
+
+describe("the guide matcher's threshold", () => {
+  const chosen = (threshold: number) => ({ threshold, precision: 0.9, recall: 0.5 });
+  const withReport = (report: unknown, read: (dir: string) => void) => {
+    const dir = mkdtempSync(path.join(tmpdir(), "matcher-report-"));
+    try {
+      writeFileSync(path.join(dir, "training-report.json"), JSON.stringify(report));
+      read(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it("is the one chosen where the product decides, among the nearest guides, when the report has it", () => {
+    withReport({ threshold: chosen(4.5), in_product: { threshold: chosen(3.5) } }, (dir) => expect(guideMatcherThreshold(dir)).toBe(3.5));
+  });
+
+  it("is the one over all pairs when the report has no replay, or the replay met no bar", () => {
+    withReport({ threshold: chosen(4.5) }, (dir) => expect(guideMatcherThreshold(dir)).toBe(4.5));
+    withReport({ threshold: chosen(4.5), in_product: { threshold: null } }, (dir) => expect(guideMatcherThreshold(dir)).toBe(4.5));
+  });
+
+  it("refuses a report without a threshold", () => {
+    withReport({ in_product: { threshold: chosen(3.5) } }, (dir) => expect(() => guideMatcherThreshold(dir)).toThrow());
   });
 });

@@ -298,6 +298,35 @@ describe("a matching guide is a template", () => {
     expect(adapted).toMatchObject({ query: { text: "SELECT full_name FROM staff WHERE city = 'Bergen'" }, matches: true });
   });
 
+  it("of two guides the matcher reads as the question, the higher reading answers, whatever their closeness", async () => {
+    const count = { ...payGuide("How many staff are there?", "SELECT COUNT(*) FROM staff", 0.9), guideId: "g-count" };
+    const heads = { ...payGuide("How many people work here?", "SELECT COUNT(DISTINCT full_name) FROM staff", 0.6), guideId: "g-heads" };
+    const q = "What is the number of employees?";
+    const read = (logits: [number, number]) =>
+      guideQueries(
+        [
+          { ...count, lexicalScore: 0.1, sameQuestion: true, matcherLogit: logits[0] },
+          { ...heads, lexicalScore: 0.1, sameQuestion: true, matcherLogit: logits[1] },
+        ],
+        intent(q),
+        candidate(PAY_KB, "SQL"),
+        null,
+      );
+    expect((await read([3.6, 5.2])).queries.find((x) => x.role === "answer")?.guideId).toBe("g-heads");
+    expect((await read([5.2, 3.6])).queries.find((x) => x.role === "answer")?.guideId).toBe("g-count");
+    // A guide the matcher does not read as the question comes after one it does, however close in words or meaning.
+    const { queries } = await guideQueries(
+      [
+        { ...count, lexicalScore: 0.1, sameQuestion: false, matcherLogit: 1 },
+        { ...heads, lexicalScore: 0.1, sameQuestion: true, matcherLogit: 3.6 },
+      ],
+      intent(q),
+      candidate(PAY_KB, "SQL"),
+      null,
+    );
+    expect(queries[0]?.guideId).toBe("g-heads");
+  });
+
   it("the guide matcher's reading does not override the checks on values and negation", () => {
     const count = payGuide("How many staff are there?", "SELECT COUNT(*) FROM staff", 0.6);
     // A value the guide's query leaves out: offered as written, not the answer.

@@ -35,6 +35,8 @@ export interface FormulateGuide {
    * query template answering both (GuideHit.matcher). Absent: no matcher ran.
    */
   sameQuestion?: boolean;
+  /** The matcher's log-odds for the pair (GuideHit.matcher.logit): of two guides it reads as this question, the higher is the one. */
+  matcherLogit?: number;
   kbId: string;
   /** The source object the analyst tied the query to (its key), if any: the evidence it returns is placed there. */
   sourceObject?: string | null;
@@ -594,6 +596,16 @@ function adaptSearch(guide: FormulateGuide, intent: Intent): GuideAdaptation | n
     : null;
 }
 
+/**
+ * Which guide is tried first: those the matcher reads as this question, its highest reading first (on
+ * held-out training databases that picks a guide of the question's own template more often than the
+ * nearest one does), then the rest by closeness.
+ */
+function guideOrder(a: FormulateGuide, b: FormulateGuide): number {
+  const learned = (g: FormulateGuide) => (g.sameQuestion === true ? 1 : 0);
+  return learned(b) - learned(a) || (learned(a) ? (b.matcherLogit ?? 0) - (a.matcherLogit ?? 0) : 0) || b.score - a.score;
+}
+
 /** The guide queries for one candidate, best guide first, each checked like any generated query. */
 export async function guideQueries(
   guides: FormulateGuide[],
@@ -604,7 +616,7 @@ export async function guideQueries(
   const notes: string[] = [];
   const queries: FormulatedQuery[] = [];
   const seen = new Set<string>();
-  for (const guide of [...guides].sort((a, b) => b.score - a.score)) {
+  for (const guide of [...guides].sort(guideOrder)) {
     let adapted: GuideAdaptation | null;
     try {
       adapted = adaptGuide(guide, intent, candidate, structure);
