@@ -12,7 +12,7 @@ import type { CrossEncoder, ModelCallOptions } from "./types";
  * (training/guide_matching/train_guide_matcher.py): a paraphrase that shares few words with the guide
  * is recognised, and two questions built alike that ask other things are told apart. Shipped in the
  * repository (models/guide-matcher) with its training report, which records the file's checksum and the
- * threshold chosen on held-out training databases.
+ * thresholds chosen on held-out data.
  */
 export const GUIDE_MATCHER_NAME = "mosaic-guide-matcher";
 
@@ -36,32 +36,50 @@ export function guideMatcherFiles(dir = guideMatcherDir()): Promise<ModelFiles> 
 const chosenSchema = z.object({ threshold: z.number(), precision: z.number(), recall: z.number() });
 const thresholdSchema = z.object({
   threshold: chosenSchema,
-  in_product: z.object({ threshold: chosenSchema.nullable() }).optional(),
+  in_product: z
+    .object({
+      threshold: chosenSchema.nullable(),
+      graph: z.object({ threshold: chosenSchema.nullable() }).optional(),
+    })
+    .optional(),
 });
 
-/**
- * The log-odds from which the matcher's "same question" is taken, as the training report chose it on
- * training databases held out of fitting. Where the product decides (the three guides nearest a question,
- * the highest reading first: `in_product`, training/guide_matching/nearest_threshold.py) the loosest whose
- * precision reaches 0.95 and that lets a question no guide answers take one at most once in twenty; a report
- * without that replay gives its threshold over all pairs, which is stricter.
- */
-export function guideMatcherThreshold(dir = guideMatcherDir()): number {
-  const report = thresholdSchema.parse(readTrainingReport(dir, "The guide matcher"));
-  return (report.in_product?.threshold ?? report.threshold).threshold;
+/** From which log-odds the matcher's "same question" is taken, per kind of source its guide queries. */
+export interface GuideMatcherThresholds {
+  sql: number;
+  /** Null: on graphs no threshold reached the bar, and a graph's guides match by words only. */
+  graph: number | null;
 }
 
-/** The loaded matcher with the threshold its training report chose. */
+/**
+ * The thresholds the training report chose. For SQL, on training databases held out of fitting where the
+ * product decides (the three guides nearest a question, the highest reading first: `in_product`,
+ * training/guide_matching/nearest_threshold.py): the loosest whose precision reaches 0.95 and that lets a
+ * question no guide answers take one at most once in twenty; a report without that replay gives its
+ * threshold over all pairs, which is stricter. For graphs (no training split: chosen on one Text2Cypher
+ * graph, checked on the other), only where both held-out graphs reach the same bar.
+ */
+export function guideMatcherThresholds(dir = guideMatcherDir()): GuideMatcherThresholds {
+  const report = thresholdSchema.parse(readTrainingReport(dir, "The guide matcher"));
+  return {
+    sql: (report.in_product?.threshold ?? report.threshold).threshold,
+    graph: report.in_product?.graph?.threshold?.threshold ?? null,
+  };
+}
+
+/** The loaded matcher with the thresholds its training report chose. */
 export interface GuideMatcher {
   readonly scorer: CrossEncoder;
-  readonly threshold: number;
+  readonly thresholds: GuideMatcherThresholds;
 }
 
 export interface GuideMatch {
   /** Log-odds that one query template answers both questions. */
   logit: number;
-  /** The logit reaches the matcher's threshold. */
+  /** The logit reaches the threshold for a guide that queries a relational source. */
   same: boolean;
+  /** The logit reaches the threshold for a guide that queries a graph (never, without one). */
+  sameOnGraph: boolean;
 }
 
 /**
@@ -82,6 +100,7 @@ export async function matchGuideQuestions(
   const logits = await matcher.scorer.score(pairs, options);
   return guideQuestions.map((_, i) => {
     const logit = (logits[2 * i] + logits[2 * i + 1]) / 2;
-    return { logit, same: logit >= matcher.threshold };
+    const graph = matcher.thresholds.graph;
+    return { logit, same: logit >= matcher.thresholds.sql, sameOnGraph: graph !== null && logit >= graph };
   });
 }

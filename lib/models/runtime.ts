@@ -4,7 +4,7 @@ import { log } from "../log";
 import { type EffectiveModelSettings, loadModelSettings } from "./settings";
 import { defaultWorkerCount, type ModelsEnv, parseModelsEnv } from "../models-env";
 import { LocalModelRuntime, type LocalRuntimeConfig } from "./local-runtime";
-import { type GuideMatcher, guideMatcherThreshold } from "./guide-matcher";
+import { type GuideMatcher, guideMatcherThresholds } from "./guide-matcher";
 import { RemoteModelRuntime } from "./remote-runtime";
 import type { CrossEncoder, Embedder, ModelRuntime, RuntimeStatus } from "./types";
 
@@ -172,7 +172,7 @@ export async function handlesFrom(runtime: ModelRuntime | null): Promise<ModelHa
   let matcher: GuideMatcher | null = null;
   if (guideMatcher) {
     try {
-      matcher = { scorer: guideMatcher, threshold: guideMatcherThreshold() };
+      matcher = { scorer: guideMatcher, thresholds: guideMatcherThresholds() };
     } catch (e) {
       notes.push(`The guide matcher's threshold could not be read, so a guide answers only a question that agrees with it in words: ${(e as Error).message}`);
     }

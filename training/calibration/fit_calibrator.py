@@ -44,13 +44,28 @@ def usable_questions(out_path, datasets):
     print(f"{len(kept)} of {len(items)} training questions → {out_path}")
 
 
+def matcher_held_out():
+    """The training databases the guide matcher was not fitted on (its report's seed draws them): on the
+    others it has read these very questions as pairs, so a guide-answered run there would be trusted more
+    than on a company's own database."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(here, "..", "guide_matching"))
+    from held_out import held_out_databases
+
+    with open(os.path.join(here, "..", "..", "models", "guide-matcher", "training-report.json")) as f:
+        seed = json.load(f)["params"]["seed"]
+    with open(os.path.join(os.environ.get("DATASETS_DIR", os.path.join(here, "..", "..", "..", "shared", "datasets")), "spider", "train-questions.json")) as f:
+        return held_out_databases(json.load(f), seed)
+
+
 def guided_split(questions_path, guides_out, asked_out, databases, per_db_asked, per_db_guides):
     """The few-shot protocol of issue 28 on TRAINING databases, so the calibrator sees guide-answered runs:
     per database (those with enough questions, ordered by a hash of the name), questions ordered by a hash
-    of their text, the first half guides and the second half asked. No randomness: the same file gives the
-    same split."""
+    of their text, the first half guides and the second half asked. Only databases the guide matcher never
+    saw. No randomness: the same file gives the same split."""
     with open(questions_path) as f:
-        items = json.load(f)
+        held = matcher_held_out()
+        items = [q for q in json.load(f) if q["db_id"] in held]
     h = lambda s: hashlib.sha256(s.encode()).hexdigest()
     by_db = {}
     for q in items:
@@ -227,7 +242,7 @@ def main():
     g.add_argument("--guides-out", required=True)
     g.add_argument("--asked-out", required=True)
     g.add_argument("--databases", type=int, default=30)
-    g.add_argument("--per-db-asked", type=int, default=10)
+    g.add_argument("--per-db-asked", type=int, default=14)
     g.add_argument("--per-db-guides", type=int, default=15)
     e = sub.add_parser("extract")
     e.add_argument("--report", required=True)

@@ -22,7 +22,8 @@ from transformers import AutoTokenizer
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "schema_linking"))
-from train_guide_matcher import REPO, all_pairs, curve, held_out_databases, onnx_scores, robustness_pairs, template  # noqa: E402
+from held_out import held_out_databases  # noqa: E402
+from train_guide_matcher import REPO, all_pairs, curve, onnx_scores, robustness_pairs, template  # noqa: E402
 
 NUM = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 

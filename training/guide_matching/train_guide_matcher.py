@@ -41,6 +41,9 @@ from transformers import AutoTokenizer
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "schema_linking"))
 from train_column_scorer import auc, export_checked, onnx_logits, sha256, train_pairs  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from held_out import held_out_databases  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 
@@ -65,13 +68,6 @@ def words(q: str) -> set[str]:
 
 def dice(a: set[str], b: set[str]) -> float:
     return 2 * len(a & b) / max(1, len(a) + len(b))
-
-
-def held_out_databases(train: list[dict], seed: int) -> set[str]:
-    """The fifth of the training databases held out of fitting (it chooses the threshold): a seeded draw."""
-    dbs = sorted({q["db_id"] for q in train})
-    random.Random(seed).shuffle(dbs)
-    return set(dbs[::5])
 
 
 def all_pairs(questions: list[dict]) -> list[tuple[str, str, int]]:
@@ -236,7 +232,7 @@ def main() -> None:
     # The threshold the product uses is chosen where it decides: among the three nearest guides.
     from nearest_threshold import in_product
 
-    report["in_product"] = in_product(held_qs, dev, tok, int8, a.models)
+    report["in_product"] = in_product(held_qs, dev, tok, int8, a.models, a.datasets)
     report["artefacts"] = {n: {"bytes": os.path.getsize(os.path.join(a.out, n)), "sha256": sha256(os.path.join(a.out, n))}
                            for n in ["model.onnx", "model_quantized.onnx"]}
     report["seconds"] = round(time.time() - t0)

@@ -79,7 +79,8 @@ export function formulationGuides(guides: GuideHit[]): FormulateGuide[] {
       question: g.question,
       score: g.score,
       lexicalScore: g.lexicalScore,
-      sameQuestion: g.matcher?.same,
+      // The matcher's word counts on a graph's guides only where it was shown to hold there.
+      sameQuestion: ex.query.language === "sql" ? g.matcher?.same : g.matcher?.sameOnGraph,
       matcherLogit: g.matcher?.logit,
       kbId: ex.kbId,
       sourceObject: ex.sourceObject,

@@ -3,6 +3,7 @@ import type { AccessSubject } from "../../catalog/access";
 import type { LlmConfig } from "../../llm/config";
 import type { LlmUsageTotals } from "../../llm/usage";
 import type { ModelHandles } from "../../models/runtime";
+import type { GuideMatch } from "../../models/guide-matcher";
 import type { TextEmbeddings } from "../../models/text-embeddings";
 import type { Embedder } from "../../models/types";
 import type { PipelineConfig } from "../config";
@@ -62,9 +63,9 @@ export interface GuideHit {
   lexicalScore?: number;
   /**
    * The guide matcher's reading (lib/models/guide-matcher.ts): the log-odds that one query template
-   * answers both questions, and whether it reaches the matcher's threshold. Absent: no matcher ran.
+   * answers both questions, and whether it reaches the threshold for a relational or a graph guide. Absent: no matcher ran.
    */
-  matcher?: { logit: number; same: boolean };
+  matcher?: GuideMatch;
   kbIds: string[];
   /** The guide's native queries, as demonstrations and for adaptation. */
   examples: { kbId: string; sourceObject: string | null; query: NativeQuery }[];

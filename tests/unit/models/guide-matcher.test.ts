@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { guideMatcherThreshold, matchGuideQuestions } from "@/lib/models/guide-matcher";
+import { guideMatcherThresholds, matchGuideQuestions } from "@/lib/models/guide-matcher";
 import type { CrossEncoder } from "@/lib/models/types";
 
 /** A scorer whose logit depends on which text comes first: the matcher must not let the order decide. */
@@ -21,13 +21,13 @@ function orderSensitive(logitOf: (first: string, second: string) => number): Cro
 describe("the guide matcher's reading of guide questions", () => {
   it("averages both orders and compares the mean with the threshold", async () => {
     const scorer = orderSensitive((a, b) => (a.startsWith("guide") ? 4 : 0) + (b === "new" ? 0 : -10));
-    const read = await matchGuideQuestions({ scorer, threshold: 1.5 }, "new", ["guide A"]);
+    const read = await matchGuideQuestions({ scorer, thresholds: { sql: 1.5, graph: 1.5 } }, "new", ["guide A"]);
     // (guide A, new) = 4; (new, guide A) = -10 + 0 → mean -3.
-    expect(read).toEqual([{ logit: -3, same: false }]);
+    expect(read).toEqual([{ logit: -3, same: false, sameOnGraph: false }]);
     const even = orderSensitive(() => 2);
-    expect(await matchGuideQuestions({ scorer: even, threshold: 1.5 }, "new", ["g1", "g2"])).toEqual([
-      { logit: 2, same: true },
-      { logit: 2, same: true },
+    expect(await matchGuideQuestions({ scorer: even, thresholds: { sql: 1.5, graph: 1.5 } }, "new", ["g1", "g2"])).toEqual([
+      { logit: 2, same: true, sameOnGraph: true },
+      { logit: 2, same: true, sameOnGraph: true },
     ]);
     // One model call for every guide, both orders.
     expect(even.calls).toEqual([
@@ -40,14 +40,24 @@ describe("the guide matcher's reading of guide questions", () => {
     ]);
   });
 
+  it("reads a graph's guide as the same question only when the report gives graphs a threshold", async () => {
+    const scorer = orderSensitive(() => 4);
+    expect(await matchGuideQuestions({ scorer, thresholds: { sql: 3.5, graph: null } }, "new", ["g"])).toEqual([
+      { logit: 4, same: true, sameOnGraph: false },
+    ]);
+    expect(await matchGuideQuestions({ scorer, thresholds: { sql: 3.5, graph: 4.5 } }, "new", ["g"])).toEqual([
+      { logit: 4, same: true, sameOnGraph: false },
+    ]);
+  });
+
   it("asks nothing of the model when there is no guide", async () => {
     const scorer = orderSensitive(() => 0);
-    expect(await matchGuideQuestions({ scorer, threshold: 0 }, "new", [])).toEqual([]);
+    expect(await matchGuideQuestions({ scorer, thresholds: { sql: 0, graph: 0 } }, "new", [])).toEqual([]);
     expect(scorer.calls).toHaveLength(0);
   });
 });
 
-describe("the guide matcher's threshold", () => {
+describe("the guide matcher's thresholds", () => {
   const chosen = (threshold: number) => ({ threshold, precision: 0.9, recall: 0.5 });
   const withReport = (report: unknown, read: (dir: string) => void) => {
     const dir = mkdtempSync(path.join(tmpdir(), "matcher-report-"));
@@ -59,16 +69,23 @@ describe("the guide matcher's threshold", () => {
     }
   };
 
-  it("is the one chosen where the product decides, among the nearest guides, when the report has it", () => {
-    withReport({ threshold: chosen(4.5), in_product: { threshold: chosen(3.5) } }, (dir) => expect(guideMatcherThreshold(dir)).toBe(3.5));
+  it("are the ones chosen where the product decides, among the nearest guides, when the report has it", () => {
+    withReport({ threshold: chosen(4.5), in_product: { threshold: chosen(3.5) } }, (dir) =>
+      expect(guideMatcherThresholds(dir)).toEqual({ sql: 3.5, graph: null }),
+    );
+    withReport({ threshold: chosen(4.5), in_product: { threshold: chosen(3.5), graph: { threshold: chosen(5) } } }, (dir) =>
+      expect(guideMatcherThresholds(dir)).toEqual({ sql: 3.5, graph: 5 }),
+    );
   });
 
-  it("is the one over all pairs when the report has no replay, or the replay met no bar", () => {
-    withReport({ threshold: chosen(4.5) }, (dir) => expect(guideMatcherThreshold(dir)).toBe(4.5));
-    withReport({ threshold: chosen(4.5), in_product: { threshold: null } }, (dir) => expect(guideMatcherThreshold(dir)).toBe(4.5));
+  it("are the one over all pairs, and none for graphs, when the report has no replay, or the replay met no bar", () => {
+    withReport({ threshold: chosen(4.5) }, (dir) => expect(guideMatcherThresholds(dir)).toEqual({ sql: 4.5, graph: null }));
+    withReport({ threshold: chosen(4.5), in_product: { threshold: null, graph: { threshold: null } } }, (dir) =>
+      expect(guideMatcherThresholds(dir)).toEqual({ sql: 4.5, graph: null }),
+    );
   });
 
   it("refuses a report without a threshold", () => {
-    withReport({ in_product: { threshold: chosen(3.5) } }, (dir) => expect(() => guideMatcherThreshold(dir)).toThrow());
+    withReport({ in_product: { threshold: chosen(3.5) } }, (dir) => expect(() => guideMatcherThresholds(dir)).toThrow());
   });
 });
