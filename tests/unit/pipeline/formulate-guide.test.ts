@@ -325,6 +325,21 @@ describe("a matching guide is a template", () => {
       null,
     );
     expect(queries[0]?.guideId).toBe("g-heads");
+    // A guide close in words comes before any the matcher reads as the question: its own guide, asked again.
+    const own = {
+      ...payGuide(q, "SELECT COUNT(*) FROM staff", 1),
+      guideId: "g-own",
+      lexicalScore: 1,
+      sameQuestion: false,
+      matcherLogit: 2,
+    };
+    const first = await guideQueries(
+      [{ ...heads, lexicalScore: 0.1, sameQuestion: true, matcherLogit: 5.2 }, own],
+      intent(q),
+      candidate(PAY_KB, "SQL"),
+      null,
+    );
+    expect(first.queries.find((x) => x.role === "answer")?.guideId).toBe("g-own");
   });
 
   it("the guide matcher's reading does not override the checks on values and negation", () => {

@@ -597,13 +597,16 @@ function adaptSearch(guide: FormulateGuide, intent: Intent): GuideAdaptation | n
 }
 
 /**
- * Which guide is tried first: those the matcher reads as this question, its highest reading first (on
- * held-out training databases that picks a guide of the question's own template more often than the
- * nearest one does), then the rest by closeness.
+ * Which guide is tried first: those close to the question in words (the rule that answers a guide's own
+ * question, and its rewordings, as before the matcher), then those the matcher reads as this question,
+ * its highest reading first (on held-out training databases that picks a guide of the question's own
+ * template more often than the nearest one does), then the rest by closeness. The matcher's reading of
+ * a question beside itself or a near copy is not its strength (close wordings of other templates were
+ * its hardest negatives), so it never puts another guide before one the words already match.
  */
 function guideOrder(a: FormulateGuide, b: FormulateGuide): number {
-  const learned = (g: FormulateGuide) => (g.sameQuestion === true ? 1 : 0);
-  return learned(b) - learned(a) || (learned(a) ? (b.matcherLogit ?? 0) - (a.matcherLogit ?? 0) : 0) || b.score - a.score;
+  const rank = (g: FormulateGuide) => ((g.lexicalScore ?? g.score) >= GUIDE_MATCH_SCORE ? 2 : g.sameQuestion === true ? 1 : 0);
+  return rank(b) - rank(a) || (rank(a) === 1 ? (b.matcherLogit ?? 0) - (a.matcherLogit ?? 0) : 0) || b.score - a.score;
 }
 
 /** The guide queries for one candidate, best guide first, each checked like any generated query. */
