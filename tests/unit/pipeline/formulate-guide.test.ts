@@ -285,8 +285,9 @@ describe("a matching guide is a template", () => {
     // Few words in common: by words alone the guide is one more candidate at most.
     const count = payGuide("How many staff are there?", "SELECT COUNT(*) FROM staff", 0.6);
     const q = "What is the number of employees?";
-    expect(adaptGuide({ ...count, lexicalScore: 0.1 }, intent(q), candidate(PAY_KB, "SQL"))).toBeNull();
-    const learned = adaptGuide({ ...count, lexicalScore: 0.1, sameQuestion: true }, intent(q), candidate(PAY_KB, "SQL"));
+    const counting = intent(q, { aggregate: "count" });
+    expect(adaptGuide({ ...count, lexicalScore: 0.1 }, counting, candidate(PAY_KB, "SQL"))).toBeNull();
+    const learned = adaptGuide({ ...count, lexicalScore: 0.1, sameQuestion: true }, counting, candidate(PAY_KB, "SQL"));
     expect(learned).toMatchObject({ query: { text: "SELECT COUNT(*) FROM staff" }, matches: true });
     expect(learned?.explanation).toContain("the guide matcher reads it as the same question");
     // A guide with slots is adapted even when the words of the two templates disagree.
@@ -302,13 +303,14 @@ describe("a matching guide is a template", () => {
     const count = { ...payGuide("How many staff are there?", "SELECT COUNT(*) FROM staff", 0.9), guideId: "g-count" };
     const heads = { ...payGuide("How many people work here?", "SELECT COUNT(DISTINCT full_name) FROM staff", 0.6), guideId: "g-heads" };
     const q = "What is the number of employees?";
+    const counting = intent(q, { aggregate: "count" });
     const read = (logits: [number, number]) =>
       guideQueries(
         [
           { ...count, lexicalScore: 0.1, sameQuestion: true, matcherLogit: logits[0] },
           { ...heads, lexicalScore: 0.1, sameQuestion: true, matcherLogit: logits[1] },
         ],
-        intent(q),
+        counting,
         candidate(PAY_KB, "SQL"),
         null,
       );
@@ -320,7 +322,7 @@ describe("a matching guide is a template", () => {
         { ...count, lexicalScore: 0.1, sameQuestion: false, matcherLogit: 1 },
         { ...heads, lexicalScore: 0.1, sameQuestion: true, matcherLogit: 3.6 },
       ],
-      intent(q),
+      counting,
       candidate(PAY_KB, "SQL"),
       null,
     );
@@ -335,11 +337,29 @@ describe("a matching guide is a template", () => {
     };
     const first = await guideQueries(
       [{ ...heads, lexicalScore: 0.1, sameQuestion: true, matcherLogit: 5.2 }, own],
-      intent(q),
+      counting,
       candidate(PAY_KB, "SQL"),
       null,
     );
     expect(first.queries.find((x) => x.role === "answer")?.guideId).toBe("g-own");
+  });
+
+  it("the guide matcher's reading is not taken for a count when the question asks for a list, or the other way", () => {
+    const count = payGuide("How many staff work in Oslo?", "SELECT COUNT(*) FROM staff WHERE city = 'Oslo'", 0.6);
+    const q = "Which employees work in Bergen?";
+    const i = intent(q, { entities: [mention(q, "Bergen", [city("Bergen")])] });
+    expect(adaptGuide({ ...count, lexicalScore: 0.2, sameQuestion: true }, i, candidate(PAY_KB, "SQL"))?.matches ?? false).toBe(false);
+    const list = payGuide("Who works in Oslo?", "SELECT full_name FROM staff WHERE city = 'Oslo'", 0.6);
+    const c = "How many employees are based in Bergen?";
+    const asksCount = intent(c, { aggregate: "count", entities: [mention(c, "Bergen", [city("Bergen")])] });
+    expect(adaptGuide({ ...list, lexicalScore: 0.2, sameQuestion: true }, asksCount, candidate(PAY_KB, "SQL"))?.matches ?? false).toBe(
+      false,
+    );
+    // A count per group is not one count: the guide's grouped query answers a grouped question.
+    const perCity = payGuide("How many staff are there in each city?", "SELECT city, COUNT(*) FROM staff GROUP BY city", 0.6);
+    const g = "What is the number of employees per office town?";
+    const grouped = intent(g, { aggregate: "count" });
+    expect(adaptGuide({ ...perCity, lexicalScore: 0.2, sameQuestion: true }, grouped, candidate(PAY_KB, "SQL"))?.matches).toBe(true);
   });
 
   it("the guide matcher's reading does not override the checks on values and negation", () => {

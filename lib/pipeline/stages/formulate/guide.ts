@@ -430,6 +430,19 @@ function samePolarity(guideQuestion: string, question: string): boolean {
   return negates(guideQuestion) === negates(question);
 }
 
+/**
+ * A count is not a list: the guide's query returns one count (COUNT first, no grouping) exactly when the
+ * question asks for one (understand read a count and no grouping). The matcher's reading is taken only
+ * then; it confuses "how many flights leave from X" with "which flights leave from X", built alike.
+ */
+function sameAnswerKind(query: NativeQuery, intent: Intent): boolean {
+  if (query.language !== "sql") return true;
+  const text = query.text.replace(/\s+/g, " ");
+  const guideCounts = /^\s*select\s+(?:distinct\s+)?count\s*\(/i.test(text) && !/\bgroup\s+by\b/i.test(text);
+  const asksCount = intent.aggregate === "count" && !(intent.constructs?.grouping ?? null);
+  return guideCounts === asksCount;
+}
+
 /** The question's own values: linked things and numbers (what must be in a matching guide's query). */
 function namedValues(intent: Intent, kbId: string, language: NativeQuery["language"]): Replacement[] {
   return replacementsFor(intent, kbId, language === "cypher" ? "sql" : language);
@@ -454,7 +467,7 @@ export function adaptGuide(
   // be the answer, the words must agree too (or the templates, below).
   // Or the learned matcher reads them as one question in other words: trained on questions that share
   // a query template and on questions built alike that do not, so a paraphrase is not left to words.
-  const learned = guide.sameQuestion === true && samePolarity(guide.question, intent.completed);
+  const learned = guide.sameQuestion === true && samePolarity(guide.question, intent.completed) && sameAnswerKind(guide.query, intent);
   const close = ((guide.lexicalScore ?? guide.score) >= GUIDE_MATCH_SCORE && samePolarity(guide.question, intent.completed)) || learned;
   const questionValues = namedValues(counted, candidate.kbId, guide.query.language);
   const inGuideQuestion = (r: Replacement) => containsPhrase(guideQuestion, r.mention) >= 0;
