@@ -327,7 +327,7 @@ describe("a matching guide is a template", () => {
       null,
     );
     expect(queries[0]?.guideId).toBe("g-heads");
-    // A guide close in words comes before any the matcher reads as the question: its own guide, asked again.
+    // A guide nearly identical to the question comes before any the matcher reads as it: its own guide, asked again.
     const own = {
       ...payGuide(q, "SELECT COUNT(*) FROM staff", 1),
       guideId: "g-own",
@@ -342,6 +342,19 @@ describe("a matching guide is a template", () => {
       null,
     );
     expect(first.queries.find((x) => x.role === "answer")?.guideId).toBe("g-own");
+    // Close in words only, not a near copy: the matcher's reading goes first.
+    const near = {
+      ...payGuide("How many staff are there in total?", "SELECT COUNT(*) FROM staff", 0.8),
+      guideId: "g-near",
+      lexicalScore: 0.8,
+    };
+    const second = await guideQueries(
+      [near, { ...heads, lexicalScore: 0.1, sameQuestion: true, matcherLogit: 5.2 }],
+      counting,
+      candidate(PAY_KB, "SQL"),
+      null,
+    );
+    expect(second.queries[0]?.guideId).toBe("g-heads");
   });
 
   it("the guide matcher's reading is not taken for a count when the question asks for a list, or the other way", () => {

@@ -471,8 +471,6 @@ export function adaptGuide(
   const close = ((guide.lexicalScore ?? guide.score) >= GUIDE_MATCH_SCORE && samePolarity(guide.question, intent.completed)) || learned;
   const questionValues = namedValues(counted, candidate.kbId, guide.query.language);
   const inGuideQuestion = (r: Replacement) => containsPhrase(guideQuestion, r.mention) >= 0;
-  const nearlyIdentical =
-    guide.score >= GUIDE_NEARLY_IDENTICAL && dice(terms(guide.question), terms(intent.completed)) >= GUIDE_NEARLY_IDENTICAL;
   const asWritten = (why: string): GuideAdaptation => ({
     query: guide.query,
     explanation: `Guide "${guide.question}" used as written (${why})`,
@@ -480,7 +478,7 @@ export function adaptGuide(
     matches: close && questionValues.every(inGuideQuestion),
     valuesUsed: questionValues.map((r) => r.mention),
   });
-  const asIs: GuideAdaptation | null = nearlyIdentical ? asWritten("nearly the same question") : null;
+  const asIs: GuideAdaptation | null = nearlyIdentical(guide, intent.completed) ? asWritten("nearly the same question") : null;
 
   if (guide.query.language === "search") {
     // The guide's plain-words form is of its own question: the vector half embeds this one.
@@ -610,16 +608,21 @@ function adaptSearch(guide: FormulateGuide, intent: Intent): GuideAdaptation | n
 }
 
 /**
- * Which guide is tried first: those close to the question in words (the rule that answers a guide's own
- * question, and its rewordings, as before the matcher), then those the matcher reads as this question,
- * its highest reading first (on held-out training databases that picks a guide of the question's own
- * template more often than the nearest one does), then the rest by closeness. The matcher's reading of
- * a question beside itself or a near copy is not its strength (close wordings of other templates were
- * its hardest negatives), so it never puts another guide before one the words already match.
+ * Which guide is tried first: a guide nearly identical to the question (its own guide asked again), then
+ * those the matcher reads as this question, its highest reading first (on held-out training databases that
+ * picks a guide of the question's own template more often than the nearest one does), then the rest by
+ * closeness. The matcher reads a question beside a near copy of itself less surely than beside a
+ * paraphrase (close wordings of other templates were its hardest negatives), so it never puts another
+ * guide before a near copy; a guide only close in words ("names of the players in descending order of
+ * earnings" beside "the earnings of the players in descending order") does not go before its reading.
  */
-function guideOrder(a: FormulateGuide, b: FormulateGuide): number {
-  const rank = (g: FormulateGuide) => ((g.lexicalScore ?? g.score) >= GUIDE_MATCH_SCORE ? 2 : g.sameQuestion === true ? 1 : 0);
-  return rank(b) - rank(a) || (rank(a) === 1 ? (b.matcherLogit ?? 0) - (a.matcherLogit ?? 0) : 0) || b.score - a.score;
+function guideOrder(intent: Intent): (a: FormulateGuide, b: FormulateGuide) => number {
+  const rank = (g: FormulateGuide) => (nearlyIdentical(g, intent.completed) ? 2 : g.sameQuestion === true ? 1 : 0);
+  return (a, b) => rank(b) - rank(a) || (rank(a) === 1 ? (b.matcherLogit ?? 0) - (a.matcherLogit ?? 0) : 0) || b.score - a.score;
+}
+
+function nearlyIdentical(guide: FormulateGuide, question: string): boolean {
+  return guide.score >= GUIDE_NEARLY_IDENTICAL && dice(terms(guide.question), terms(question)) >= GUIDE_NEARLY_IDENTICAL;
 }
 
 /** The guide queries for one candidate, best guide first, each checked like any generated query. */
@@ -632,7 +635,7 @@ export async function guideQueries(
   const notes: string[] = [];
   const queries: FormulatedQuery[] = [];
   const seen = new Set<string>();
-  for (const guide of [...guides].sort(guideOrder)) {
+  for (const guide of [...guides].sort(guideOrder(intent))) {
     let adapted: GuideAdaptation | null;
     try {
       adapted = adaptGuide(guide, intent, candidate, structure);
