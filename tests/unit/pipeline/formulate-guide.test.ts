@@ -368,11 +368,23 @@ describe("a matching guide is a template", () => {
     expect(adaptGuide({ ...list, lexicalScore: 0.2, sameQuestion: true }, asksCount, candidate(PAY_KB, "SQL"))?.matches ?? false).toBe(
       false,
     );
-    // A count per group is not one count: the guide's grouped query answers a grouped question.
+    // Counts per group are counts: the guide's grouped query answers a grouped question.
     const perCity = payGuide("How many staff are there in each city?", "SELECT city, COUNT(*) FROM staff GROUP BY city", 0.6);
     const g = "What is the number of employees per office town?";
     const grouped = intent(g, { aggregate: "count" });
     expect(adaptGuide({ ...perCity, lexicalScore: 0.2, sameQuestion: true }, grouped, candidate(PAY_KB, "SQL"))?.matches).toBe(true);
+    // A count only in a subquery or in the ordering is not a counted answer.
+    const busiest = payGuide(
+      "Which city has the most staff?",
+      "SELECT city FROM staff WHERE city IN (SELECT city FROM staff GROUP BY city HAVING COUNT(*) > 1) GROUP BY city ORDER BY COUNT(*) DESC LIMIT 1",
+      0.6,
+    );
+    const b = "Where do most employees work?";
+    expect(adaptGuide({ ...busiest, lexicalScore: 0.2, sameQuestion: true }, intent(b), candidate(PAY_KB, "SQL"))?.matches).toBe(true);
+    expect(
+      adaptGuide({ ...busiest, lexicalScore: 0.2, sameQuestion: true }, intent(b, { aggregate: "count" }), candidate(PAY_KB, "SQL"))
+        ?.matches ?? false,
+    ).toBe(false);
   });
 
   it("the guide matcher's reading does not override the checks on values and negation", () => {

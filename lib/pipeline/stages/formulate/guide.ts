@@ -431,16 +431,33 @@ function samePolarity(guideQuestion: string, question: string): boolean {
 }
 
 /**
- * A count is not a list: the guide's query returns one count (COUNT first, no grouping) exactly when the
- * question asks for one (understand read a count and no grouping). The matcher's reading is taken only
- * then; it confuses "how many flights leave from X" with "which flights leave from X", built alike.
+ * A count is not a list: the guide's query projects a count exactly when the question asks for one
+ * (understand read a count). The matcher's reading is taken only then; it confuses "how many flights
+ * leave from X" with "which flights leave from X", built alike.
  */
 function sameAnswerKind(query: NativeQuery, intent: Intent): boolean {
   if (query.language !== "sql") return true;
-  const text = query.text.replace(/\s+/g, " ");
-  const guideCounts = /^\s*select\s+(?:distinct\s+)?count\s*\(/i.test(text) && !/\bgroup\s+by\b/i.test(text);
-  const asksCount = intent.aggregate === "count" && !(intent.constructs?.grouping ?? null);
-  return guideCounts === asksCount;
+  return projectsCount(query.text) === (intent.aggregate === "count");
+}
+
+/** The outer SELECT list counts something (a count inside a subquery or only in ORDER BY does not). */
+function projectsCount(sql: string): boolean {
+  const start = /^\s*select\s+(?:distinct\s+)?/i.exec(sql);
+  if (!start) return false;
+  let depth = 0;
+  let end = sql.length;
+  for (let i = start[0].length; i < sql.length; i++) {
+    const c = sql[i];
+    if (c === "(") depth++;
+    else if (c === ")") depth--;
+    else if (depth === 0 && /^\sfrom\b/i.test(sql.slice(i, i + 6))) {
+      end = i;
+      break;
+    }
+  }
+  const list = sql.slice(start[0].length, end);
+  // Only the outer list: parenthesised subqueries are cut out (a COUNT( opens its own parentheses, kept by name).
+  return /\bcount\s*\(/i.test(list.replace(/\((?:[^()]*|\([^()]*\))*\bselect\b(?:[^()]*|\([^()]*\))*\)/gi, "()"));
 }
 
 /** The question's own values: linked things and numbers (what must be in a matching guide's query). */
