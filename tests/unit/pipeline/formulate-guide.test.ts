@@ -358,6 +358,7 @@ describe("a matching guide is a template", () => {
   });
 
   it("the guide matcher's reading is not taken for a count when the question asks for a list, or the other way", () => {
+    const perCityGuide = () => payGuide("How many staff are there in each city?", "SELECT city, COUNT(*) FROM staff GROUP BY city", 0.6);
     const count = payGuide("How many staff work in Oslo?", "SELECT COUNT(*) FROM staff WHERE city = 'Oslo'", 0.6);
     const q = "Which employees work in Bergen?";
     const i = intent(q, { entities: [mention(q, "Bergen", [city("Bergen")])] });
@@ -367,6 +368,11 @@ describe("a matching guide is a template", () => {
     const asksCount = intent(c, { aggregate: "count", entities: [mention(c, "Bergen", [city("Bergen")])] });
     expect(adaptGuide({ ...list, lexicalScore: 0.2, sameQuestion: true }, asksCount, candidate(PAY_KB, "SQL"))?.matches ?? false).toBe(
       false,
+    );
+    // Counts per group are left to the matcher, whether or not understand read a count in the question.
+    const each = "List each office town with the size of its staff.";
+    expect(adaptGuide({ ...perCityGuide(), lexicalScore: 0.2, sameQuestion: true }, intent(each), candidate(PAY_KB, "SQL"))?.matches).toBe(
+      true,
     );
     // Counts per group are counts: the guide's grouped query answers a grouped question.
     const perCity = payGuide("How many staff are there in each city?", "SELECT city, COUNT(*) FROM staff GROUP BY city", 0.6);

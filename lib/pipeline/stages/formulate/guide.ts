@@ -431,33 +431,32 @@ function samePolarity(guideQuestion: string, question: string): boolean {
 }
 
 /**
- * A count is not a list: the guide's query projects a count exactly when the question asks for one
- * (understand read a count). The matcher's reading is taken only then; it confuses "how many flights
- * leave from X" with "which flights leave from X", built alike.
+ * A count is not a list: the matcher's reading is not taken when the guide's query returns one count (its
+ * outer SELECT list counts, no outer grouping) and the question asks for no count, or the question asks
+ * for a count and the guide's query counts nothing; the matcher confuses "how many flights leave from X"
+ * with "which flights leave from X", built alike. Counts per group are left to the matcher: understand
+ * does not always read a count in "each maker with how many models it makes".
  */
 function sameAnswerKind(query: NativeQuery, intent: Intent): boolean {
   if (query.language !== "sql") return true;
-  return projectsCount(query.text) === (intent.aggregate === "count");
+  const outer = outerLevel(query.text);
+  const list = /^\s*select\s+(.*?)\sfrom\s/is.exec(outer)?.[1] ?? "";
+  const counts = /\bcount\s*\(/i.test(list);
+  const asksCount = intent.aggregate === "count";
+  if (asksCount) return counts;
+  return !(counts && !/\bgroup\s+by\b/i.test(outer));
 }
 
-/** The outer SELECT list counts something (a count inside a subquery or only in ORDER BY does not). */
-function projectsCount(sql: string): boolean {
-  const start = /^\s*select\s+(?:distinct\s+)?/i.exec(sql);
-  if (!start) return false;
+/** The query with everything inside parentheses blanked (subqueries, function arguments), the outer level kept. */
+function outerLevel(sql: string): string {
   let depth = 0;
-  let end = sql.length;
-  for (let i = start[0].length; i < sql.length; i++) {
-    const c = sql[i];
+  let out = "";
+  for (const c of sql) {
+    if (c === ")") depth = Math.max(0, depth - 1);
+    out += depth > 0 ? " " : c;
     if (c === "(") depth++;
-    else if (c === ")") depth--;
-    else if (depth === 0 && /^\sfrom\b/i.test(sql.slice(i, i + 6))) {
-      end = i;
-      break;
-    }
   }
-  const list = sql.slice(start[0].length, end);
-  // Only the outer list: parenthesised subqueries are cut out (a COUNT( opens its own parentheses, kept by name).
-  return /\bcount\s*\(/i.test(list.replace(/\((?:[^()]*|\([^()]*\))*\bselect\b(?:[^()]*|\([^()]*\))*\)/gi, "()"));
+  return out;
 }
 
 /** The question's own values: linked things and numbers (what must be in a matching guide's query). */
