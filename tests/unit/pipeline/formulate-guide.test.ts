@@ -342,6 +342,16 @@ describe("a matching guide is a template", () => {
       null,
     );
     expect(first.queries.find((x) => x.role === "answer")?.guideId).toBe("g-own");
+    // Of two near copies by content terms, the one closer in all its words (stopwords too) goes first.
+    const most = "Which city has the most staff?";
+    const each = { ...payGuide("What is the city of each staff?", "SELECT city FROM staff", 1), guideId: "g-each", lexicalScore: 1 };
+    const itself = {
+      ...payGuide(most, "SELECT city FROM staff GROUP BY city ORDER BY COUNT(*) DESC LIMIT 1", 1),
+      guideId: "g-most",
+      lexicalScore: 1,
+    };
+    const copies = await guideQueries([each, itself], intent(most), candidate(PAY_KB, "SQL"), null);
+    expect(copies.queries.find((x) => x.role === "answer")?.guideId).toBe("g-most");
     // Close in words only, not a near copy: the matcher's reading goes first.
     const near = {
       ...payGuide("How many staff are there in total?", "SELECT COUNT(*) FROM staff", 0.8),

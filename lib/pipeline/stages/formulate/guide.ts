@@ -634,7 +634,15 @@ function adaptSearch(guide: FormulateGuide, intent: Intent): GuideAdaptation | n
  */
 function guideOrder(intent: Intent): (a: FormulateGuide, b: FormulateGuide) => number {
   const rank = (g: FormulateGuide) => (nearlyIdentical(g, intent.completed) ? 2 : g.sameQuestion === true ? 1 : 0);
-  return (a, b) => rank(b) - rank(a) || (rank(a) === 1 ? (b.matcherLogit ?? 0) - (a.matcherLogit ?? 0) : 0) || b.score - a.score;
+  // Two near copies by content terms ("which grade has the most …" and "what is the grade of each …" share
+  // every term once "most" and "each" are dropped as stopwords): the one closer in all its words first.
+  const asked = words(intent.completed);
+  const wordCloseness = (g: FormulateGuide) => dice(words(g.question), asked);
+  return (a, b) =>
+    rank(b) - rank(a) ||
+    (rank(a) === 2 ? wordCloseness(b) - wordCloseness(a) : 0) ||
+    (rank(a) === 1 ? (b.matcherLogit ?? 0) - (a.matcherLogit ?? 0) : 0) ||
+    b.score - a.score;
 }
 
 function nearlyIdentical(guide: FormulateGuide, question: string): boolean {
