@@ -352,6 +352,8 @@ describe("a matching guide is a template", () => {
     };
     const copies = await guideQueries([each, itself], intent(most), candidate(PAY_KB, "SQL"), null);
     expect(copies.queries.find((x) => x.role === "answer")?.guideId).toBe("g-most");
+    // Function words count in a near copy: "the most" is not "each", though every content term agrees.
+    expect(adaptGuide({ ...itself, guideId: "g-most" }, intent("What is the city of each staff?"), candidate(PAY_KB, "SQL"))).toBeNull();
     // Close in words only, not a near copy: the matcher's reading goes first.
     const near = {
       ...payGuide("How many staff are there in total?", "SELECT COUNT(*) FROM staff", 0.8),

@@ -62,7 +62,7 @@ export const GUIDE_MIN_TEMPLATE = 0.6;
  * words at least, so "How many X" alone never matches everything.
  */
 export const GUIDE_MIN_CONTAINMENT = 0.8;
-/** Used unchanged (nothing to substitute) only this close, by score and by the unmasked terms. */
+/** Used unchanged (nothing to substitute) only this close, by score and by all the words of the two questions. */
 export const GUIDE_NEARLY_IDENTICAL = 0.9;
 
 type LiteralKind = "string" | "iri" | "number";
@@ -645,8 +645,12 @@ function guideOrder(intent: Intent): (a: FormulateGuide, b: FormulateGuide) => n
     b.score - a.score;
 }
 
+/**
+ * Nearly the same words, function words included: they carry what the question asks ("the most" / "each",
+ * "more than" / "exactly", "before" / "after"), and content terms alone call such pairs identical.
+ */
 function nearlyIdentical(guide: FormulateGuide, question: string): boolean {
-  return guide.score >= GUIDE_NEARLY_IDENTICAL && dice(terms(guide.question), terms(question)) >= GUIDE_NEARLY_IDENTICAL;
+  return guide.score >= GUIDE_NEARLY_IDENTICAL && dice(words(guide.question), words(question)) >= GUIDE_NEARLY_IDENTICAL;
 }
 
 /** The guide queries for one candidate, best guide first, each checked like any generated query. */
