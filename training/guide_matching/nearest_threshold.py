@@ -36,7 +36,7 @@ from transformers import AutoTokenizer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from held_out import held_out_databases  # noqa: E402
-from train_guide_matcher import REPO, onnx_scores, sha256, template  # noqa: E402
+from train_guide_matcher import REPO, onnx_scores, sha256, spider_questions, template  # noqa: E402
 
 
 def embed(path: str, tok, texts: list[str]) -> np.ndarray:
@@ -188,11 +188,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7, help="the matcher's training seed: it drew the held-out databases")
     a = ap.parse_args()
     tok = AutoTokenizer.from_pretrained(a.base)
-    spider = os.path.join(a.datasets, "spider")
-    train = json.load(open(os.path.join(spider, "train-questions.json")))
-    dev = json.load(open(os.path.join(spider, "dev-questions.json")))
-    for q in train + dev:
-        q["template"] = template(q["query"])
+    train, dev = spider_questions(a.datasets)
     held = held_out_databases(train, a.seed)
     report_path = os.path.join(a.dir, "training-report.json")
     report = json.load(open(report_path))

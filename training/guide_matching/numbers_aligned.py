@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "schema_linking"))
 from held_out import held_out_databases  # noqa: E402
-from train_guide_matcher import REPO, all_pairs, curve, onnx_scores, robustness_pairs, template  # noqa: E402
+from train_guide_matcher import REPO, all_pairs, curve, onnx_scores, robustness_pairs, spider_questions  # noqa: E402
 
 NUM = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 
@@ -62,11 +62,7 @@ def main() -> None:
     threshold, seed = report["threshold"]["threshold"], report["params"]["seed"]
     model = os.path.join(folder, "onnx", "model_quantized.onnx")
     tok = AutoTokenizer.from_pretrained(a.base)
-    spider = os.path.join(a.datasets, "spider")
-    train = json.load(open(os.path.join(spider, "train-questions.json")))
-    dev = json.load(open(os.path.join(spider, "dev-questions.json")))
-    for q in train + dev:
-        q["template"] = template(q["query"])
+    train, dev = spider_questions(a.datasets)
     held = held_out_databases(train, seed)
     compare("held-out training databases", all_pairs([q for q in train if q["db_id"] in held]), model, tok, threshold)
     compare("Spider dev (checked only)", all_pairs(dev), model, tok, threshold)

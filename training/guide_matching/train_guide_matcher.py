@@ -59,6 +59,16 @@ def template(sql: str) -> str:
     return re.sub(r"\s*([(),=<>!*])\s*", r"\1", s)
 
 
+def spider_questions(datasets: str) -> tuple[list[dict], list[dict]]:
+    """Spider's training and dev questions, each with its gold query's template."""
+    spider = os.path.join(datasets, "spider")
+    train = json.load(open(os.path.join(spider, "train-questions.json")))
+    dev = json.load(open(os.path.join(spider, "dev-questions.json")))
+    for q in train + dev:
+        q["template"] = template(q["query"])
+    return train, dev
+
+
 WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -177,11 +187,7 @@ def main() -> None:
     np.random.seed(a.seed)
     device = torch.device("cpu")
 
-    spider = os.path.join(a.datasets, "spider")
-    train = json.load(open(os.path.join(spider, "train-questions.json")))
-    dev = json.load(open(os.path.join(spider, "dev-questions.json")))
-    for q in train + dev:
-        q["template"] = template(q["query"])
+    train, dev = spider_questions(a.datasets)
     held = held_out_databases(train, a.seed)
     fit_qs = [q for q in train if q["db_id"] not in held]
     held_qs = [q for q in train if q["db_id"] in held]
