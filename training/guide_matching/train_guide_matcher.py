@@ -179,6 +179,7 @@ def main() -> None:
     ap.add_argument("--max-len", type=int, default=96)
     ap.add_argument("--precision", type=float, default=0.9, help="held-out precision the product's threshold must reach")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--value-swaps", type=int, default=0, help="per question, positive pairs with one value swapped (value_swaps.py); 0: none, as the shipped matcher")
     ap.add_argument("--limit", type=int, default=0, help="training questions to use (0: all); for a quick check of the script")
     a = ap.parse_args()
     torch.use_deterministic_algorithms(True)
@@ -196,6 +197,12 @@ def main() -> None:
     tok = AutoTokenizer.from_pretrained(a.base)
     rng = random.Random(a.seed)
     epochs = [training_pairs(fit_qs, a.hard, a.easy, rng) for _ in range(a.epochs)]
+    if a.value_swaps:
+        from value_swaps import value_swapped
+
+        for e in epochs:
+            e += value_swapped(fit_qs, os.path.join(a.datasets, "spider", "database"), rng, a.value_swaps)
+            rng.shuffle(e)
     print(f"fitting on {len(fit_qs)} questions of {len({q['db_id'] for q in fit_qs})} databases: {len(epochs[0])} pairs per epoch "
           f"({int(sum(p[2] for p in epochs[0]))} positive)", flush=True)
     t0 = time.time()
