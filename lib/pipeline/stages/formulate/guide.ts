@@ -437,26 +437,37 @@ function samePolarity(guideQuestion: string, question: string): boolean {
  * with "which flights leave from X", built alike. Counts per group are left to the matcher: understand
  * does not always read a count in "each maker with how many models it makes".
  */
-function sameAnswerKind(query: NativeQuery, intent: Intent): boolean {
+function sameAnswerKind(query: NativeQuery, intent: Intent, dialect: SqlDialect): boolean {
   if (query.language !== "sql") return true;
-  const outer = outerLevel(query.text);
-  const list = /^\s*select\s+(.*?)\sfrom\s/is.exec(outer)?.[1] ?? "";
-  const counts = /\bcount\s*\(/i.test(list);
-  const asksCount = intent.aggregate === "count";
-  if (asksCount) return counts;
-  return !(counts && !/\bgroup\s+by\b/i.test(outer));
+  const { counts, grouped } = outerCountAndGrouping(query.text, dialect);
+  if (intent.aggregate === "count") return counts;
+  return !(counts && !grouped);
 }
 
-/** The query with everything inside parentheses blanked (subqueries, function arguments), the outer level kept. */
-function outerLevel(sql: string): string {
+/**
+ * Whether the query's outer SELECT list calls COUNT, and whether its outer level groups: read on the
+ * engine-faithful tokens (parentheses in strings and quoted names do not count), at nesting depth 0.
+ */
+function outerCountAndGrouping(sql: string, dialect: SqlDialect): { counts: boolean; grouped: boolean } {
+  const tokens = tokenize(sql, dialect);
+  const word = (i: number) => (tokens[i]?.kind === "word" ? sql.slice(tokens[i].start, tokens[i].end).toLowerCase() : "");
   let depth = 0;
-  let out = "";
-  for (const c of sql) {
-    if (c === ")") depth = Math.max(0, depth - 1);
-    out += depth > 0 ? " " : c;
-    if (c === "(") depth++;
+  let inList = false;
+  let counts = false;
+  let grouped = false;
+  for (let i = 0; i < tokens.length; i++) {
+    const kind = tokens[i].kind;
+    if (kind === "open-paren") depth++;
+    else if (kind === "close-paren") depth = Math.max(0, depth - 1);
+    else if (depth === 0 && kind === "word") {
+      const w = word(i);
+      if (w === "select") inList = true;
+      else if (w === "from") inList = false;
+      else if (inList && w === "count" && tokens[i + 1]?.kind === "open-paren") counts = true;
+      else if (w === "group" && word(i + 1) === "by") grouped = true;
+    }
   }
-  return out;
+  return { counts, grouped };
 }
 
 /** The question's own values: linked things and numbers (what must be in a matching guide's query). */
@@ -483,7 +494,9 @@ export function adaptGuide(
   // be the answer, the words must agree too (or the templates, below).
   // Or the learned matcher reads them as one question in other words: trained on questions that share
   // a query template and on questions built alike that do not, so a paraphrase is not left to words.
-  const learned = guide.sameQuestion === true && samePolarity(guide.question, intent.completed) && sameAnswerKind(guide.query, intent);
+  const dialect: SqlDialect = structure?.kind === "sql" ? structure.dialect : "sqlite";
+  const learned =
+    guide.sameQuestion === true && samePolarity(guide.question, intent.completed) && sameAnswerKind(guide.query, intent, dialect);
   const close = ((guide.lexicalScore ?? guide.score) >= GUIDE_MATCH_SCORE && samePolarity(guide.question, intent.completed)) || learned;
   const questionValues = namedValues(counted, candidate.kbId, guide.query.language);
   const inGuideQuestion = (r: Replacement) => containsPhrase(guideQuestion, r.mention) >= 0;
@@ -504,7 +517,6 @@ export function adaptGuide(
     return found && { ...found, matches: false, query: { ...found.query, ...(semantic ? { semantic } : {}) } };
   }
 
-  const dialect: SqlDialect = structure?.kind === "sql" ? structure.dialect : "sqlite";
   const literals = literalsOf(guide.query, dialect)
     .map((l) => ({ literal: l, at: mentionedAt(guideQuestion, l, schemaIrisOf(structure)) }))
     .filter((x) => x.at >= 0)
@@ -632,17 +644,17 @@ function adaptSearch(guide: FormulateGuide, intent: Intent): GuideAdaptation | n
  * guide before a near copy; a guide only close in words ("names of the players in descending order of
  * earnings" beside "the earnings of the players in descending order") does not go before its reading.
  */
-function guideOrder(intent: Intent): (a: FormulateGuide, b: FormulateGuide) => number {
-  const rank = (g: FormulateGuide) => (nearlyIdentical(g, intent.completed) ? 2 : g.sameQuestion === true ? 1 : 0);
+function byGuideOrder(guides: FormulateGuide[], intent: Intent): FormulateGuide[] {
   // Two near copies by content terms ("which grade has the most …" and "what is the grade of each …" share
   // every term once "most" and "each" are dropped as stopwords): the one closer in all its words first.
   const asked = words(intent.completed);
-  const wordCloseness = (g: FormulateGuide) => dice(words(g.question), asked);
-  return (a, b) =>
-    rank(b) - rank(a) ||
-    (rank(a) === 2 ? wordCloseness(b) - wordCloseness(a) : 0) ||
-    (rank(a) === 1 ? (b.matcherLogit ?? 0) - (a.matcherLogit ?? 0) : 0) ||
-    b.score - a.score;
+  const keyed = guides.map((guide) => {
+    const rank = nearlyIdentical(guide, intent.completed) ? 2 : guide.sameQuestion === true ? 1 : 0;
+    const within = rank === 2 ? dice(words(guide.question), asked) : rank === 1 ? (guide.matcherLogit ?? 0) : 0;
+    return { guide, rank, within };
+  });
+  keyed.sort((a, b) => b.rank - a.rank || b.within - a.within || b.guide.score - a.guide.score);
+  return keyed.map((k) => k.guide);
 }
 
 /**
@@ -663,7 +675,7 @@ export async function guideQueries(
   const notes: string[] = [];
   const queries: FormulatedQuery[] = [];
   const seen = new Set<string>();
-  for (const guide of [...guides].sort(guideOrder(intent))) {
+  for (const guide of byGuideOrder(guides, intent)) {
     let adapted: GuideAdaptation | null;
     try {
       adapted = adaptGuide(guide, intent, candidate, structure);
