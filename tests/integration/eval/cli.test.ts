@@ -5,9 +5,9 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
-const dataDir = mkdtempSync(path.join(tmpdir(), "mosaic-eval-cli-"));
+const dataDirs = [mkdtempSync(path.join(tmpdir(), "mosaic-eval-cli-"))];
 const outDir = mkdtempSync(path.join(tmpdir(), "mosaic-eval-out-"));
-const env = { ...process.env, DATA_DIR: dataDir, SEED_DEMO: "true", LOG_LEVEL: "silent", DATABASE_URL: "", NEO4J_URI: "" };
+const env = { ...process.env, DATA_DIR: dataDirs[0], SEED_DEMO: "true", LOG_LEVEL: "silent", DATABASE_URL: "", NEO4J_URI: "" };
 
 interface Finished {
   code: number | null;
@@ -42,26 +42,41 @@ function start(script: string, args: string[], onLine?: (line: string, child: Ch
   });
 }
 
+/** The end of what a process printed, for an assertion's message: a process that died on its own says why. */
+function said(f: Finished): string {
+  return `exit ${f.code ?? f.signal}; its output ended with:\n${f.out.slice(-4000)}`;
+}
+
 /** `npm run eval` and `npm run eval:compare` as a user runs them: separate processes on one DATA_DIR. */
 describe("evaluation command line", () => {
   afterAll(() => {
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
     rmSync(outDir, { recursive: true, force: true });
   });
 
   it("resumes after a crash: a killed run's finished questions are not asked again", async () => {
     const args = ["--suite", "demo", "--limit", "10", "--seed", "4", "--concurrency", "1"];
-    const crashed = await start("eval.ts", args, (line, child) => {
-      // Killed hard (no cleanup at all) once three questions are recorded.
-      if (/^\[ ?3\/10\]/.test(line)) child.kill("SIGKILL");
-    });
-    expect(crashed.signal).toBe("SIGKILL");
+    const killedAtThree = () =>
+      start("eval.ts", args, (line, child) => {
+        // Killed hard (no cleanup at all) once three questions are recorded.
+        if (/^\[ ?3\/10\]/.test(line)) child.kill("SIGKILL");
+      });
+    let crashed = await killedAtThree();
+    if (crashed.signal !== "SIGKILL" && crashed.code === null) {
+      // The run died of a signal of its own before three questions were recorded (once on CI: SIGTRAP, a V8
+      // fatal error in a native part, not reproduced in 60 runs here). That is not what this test is about
+      // (resuming), so it is printed for whoever reads the log and the run is tried once more on new data.
+      console.error(`The evaluation run crashed by itself before it was killed: ${said(crashed)}`);
+      env.DATA_DIR = dataDirs[dataDirs.push(mkdtempSync(path.join(tmpdir(), "mosaic-eval-cli-"))) - 1];
+      crashed = await killedAtThree();
+    }
+    expect(crashed.signal, said(crashed)).toBe("SIGKILL");
     const reportId = /report (\w+)/.exec(crashed.out)?.[1];
     expect(reportId).toBeTruthy();
 
     const a = path.join(outDir, "a.json");
     const resumed = await start("eval.ts", [...args, "--json", a]);
-    expect(resumed.code).toBe(0);
+    expect(resumed.code, said(resumed)).toBe(0);
     const done = Number(/Resuming: (\d+) of 10 questions are already done/.exec(resumed.out)?.[1]);
     expect(done).toBeGreaterThanOrEqual(3);
     expect(resumed.out).toContain(`report ${reportId}`);
@@ -94,7 +109,7 @@ describe("evaluation command line", () => {
       "--quiet",
     ]);
     // The config file does not exist yet: a clear message, no stack trace.
-    expect(second.code).toBe(1);
+    expect(second.code, said(second)).toBe(1);
     expect(second.out).toMatch(/Cannot read the config file/);
     expect(second.out).not.toMatch(/at .*\.ts:\d+/);
 
@@ -113,16 +128,16 @@ describe("evaluation command line", () => {
       b,
       "--quiet",
     ]);
-    expect(run.code).toBe(0);
+    expect(run.code, said(run)).toBe(0);
     expect(JSON.parse(readFileSync(b, "utf8")).configInput).toEqual({ answerThreshold: 0.9 });
 
     const compared = await start("eval-compare.ts", [path.join(outDir, "a.json"), b]);
-    expect(compared.code).toBe(0);
+    expect(compared.code, said(compared)).toBe(0);
     expect(compared.out).toMatch(/Questions in both: 10/);
     expect(compared.out).toMatch(/refrain rate\s+\S+\s+\S+\s+[+−±]/);
 
     const wrong = await start("eval-compare.ts", [path.join(outDir, "a.json")]);
-    expect(wrong.code).toBe(1);
+    expect(wrong.code, said(wrong)).toBe(1);
     expect(wrong.out).toMatch(/Give two report files/);
   }, 240_000);
 
@@ -147,7 +162,7 @@ describe("evaluation command line", () => {
     // The run fails after the collection was registered (a config the pipeline does not know): removed too.
     writeFileSync(path.join(outDir, "bad-config.json"), JSON.stringify({ noSuchSetting: 1 }));
     const failed = await start("eval.ts", [...base, "--config", path.join(outDir, "bad-config.json")]);
-    expect(failed.code).toBe(1);
+    expect(failed.code, said(failed)).toBe(1);
     expect(failed.out).toMatch(/The pipeline config is invalid/);
     expect(failed.out).toMatch(removed);
 
@@ -155,10 +170,10 @@ describe("evaluation command line", () => {
     const killed = await start("eval.ts", base, (line, child) => {
       if (/as the temporary collection/.test(line)) child.kill("SIGKILL");
     });
-    expect(killed.signal).toBe("SIGKILL");
+    expect(killed.signal, said(killed)).toBe("SIGKILL");
     const json = path.join(outDir, "tatqa-own-report.json");
     const done = await start("eval.ts", [...base, "--limit", "2", "--fresh", "--quiet", "--json", json]);
-    expect(done.code).toBe(0);
+    expect(done.code, said(done)).toBe(0);
     expect(done.out).toMatch(
       /removed the temporary collection "Evaluation questions [0-9a-f]{8}: tatqa-own\.json" an earlier, interrupted run left/,
     );
@@ -178,17 +193,17 @@ describe("evaluation command line", () => {
     const file = path.join(outDir, "spider-broken.json");
     writeFileSync(file, JSON.stringify([{ db_id: "concert_singer", question: "How many singers?" }]));
     const r = await start("eval.ts", ["--suite", "spider", "--questions", file]);
-    expect(r.code).toBe(1);
+    expect(r.code, said(r)).toBe(1);
     expect(r.out).toMatch(/Failed: spider-broken\.json, item 1 \("How many singers\?"\): has no "query"\./);
     expect(r.out).not.toMatch(/at .*\.ts:\d+/);
     const wrongSuite = await start("eval.ts", ["--suite", "demo", "--questions", file]);
-    expect(wrongSuite.code).toBe(1);
+    expect(wrongSuite.code, said(wrongSuite)).toBe(1);
     expect(wrongSuite.out).toMatch(/--questions needs one of the suites spider, sparql-from-spider, tatqa, scifact, text2cypher/);
   }, 120_000);
 
   it("stops with a clear message when text2cypher has no Neo4j", async () => {
     const r = await start("eval.ts", ["--suite", "text2cypher", "--limit", "2"]);
-    expect(r.code).toBe(1);
+    expect(r.code, said(r)).toBe(1);
     expect(r.out).toMatch(/NEO4J_URI/);
     expect(r.out).toMatch(/--neo4j-harness|test:services/);
   }, 120_000);
