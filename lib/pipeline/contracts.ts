@@ -156,6 +156,52 @@ export const constructsSchema = z.object({
 });
 export type Constructs = z.infer<typeof constructsSchema>;
 
+/**
+ * What kind of answer the question wants, read from its wording once by understand
+ * (understand/answer-form.ts) and read by the later stages from here.
+ */
+export const answerFormSchema = z.object({
+  /** An explanation, a definition or a method rather than a value: "why …", "how is X determined", "what does X include". */
+  prose: z.boolean(),
+  /** A reason or a cause is asked for: "why", "what caused", "… mainly due to?". */
+  reason: z.boolean(),
+  /** The question opens with "why": the reason is read together with what it explains. */
+  why: z.boolean(),
+  /** A change is asked for ("by how much did X grow"): a level reached or left is not its answer. */
+  change: z.boolean(),
+  /** "What is the <quantity noun>" ("the hotel cap", "the operating margin"): the kinds of value that state it. */
+  quantity: z.array(z.enum(ANSWER_TYPES).exclude(["list"])).nullable(),
+  /** The unit expected ("how many products" → a count of products; "how long" → a duration). */
+  unit: z
+    .object({
+      kind: z.enum(["duration", "currency", "percent", "count-noun", "measure", "money-or-quantity"]),
+      noun: z.string().nullable(),
+    })
+    .nullable(),
+  /** An identifier is asked for ("what is the order id"): only then are key columns answers. */
+  id: z.boolean(),
+  /** The question offers values to choose from ("… or …"): a restated question word may be the answer. */
+  choice: z.boolean(),
+});
+export type AnswerForm = z.infer<typeof answerFormSchema>;
+
+/** Read before answer forms were kept (a turn persisted earlier): nothing is assumed about the answer. */
+const NO_ANSWER_FORM: AnswerForm = {
+  prose: false,
+  reason: false,
+  why: false,
+  change: false,
+  quantity: null,
+  unit: null,
+  id: false,
+  choice: false,
+};
+
+/** The question's answer form, or a neutral one for an intent persisted before forms were kept. */
+export function answerFormOf(intent: Intent): AnswerForm {
+  return intent.answerForm ?? NO_ANSWER_FORM;
+}
+
 export const intentSchema = z.object({
   /** The question as asked. */
   question: z.string(),
@@ -184,6 +230,8 @@ export const intentSchema = z.object({
    * for no kind of answer, so retrieval ranks passages by the whole statement (understand/question-form.ts).
    */
   statement: z.boolean().optional(),
+  /** What kind of answer the question wants (understand/answer-form.ts); absent only on turns persisted before it was kept. */
+  answerForm: answerFormSchema.optional(),
 });
 export type Intent = z.infer<typeof intentSchema>;
 

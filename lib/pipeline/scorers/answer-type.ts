@@ -3,10 +3,10 @@ import type { EvidencePiece, PathData, RowData, Scalar, TripleData } from "../..
 import { CURRENCY_CODE_PATTERN, CURRENCY_SYMBOL_PATTERN, CURRENCY_WORD_PATTERN } from "../../data/currencies";
 import { fieldWords } from "../../data/field-types";
 import { normalizeLabel } from "../text";
-import type { AnswerType, EvidenceScorer, Intent } from "../contracts";
+import { type AnswerType, type EvidenceScorer, type Intent, answerFormOf } from "../contracts";
 import { type GazetteerCategory, isIn } from "./gazetteer";
 import { identifierWords } from "./piece-text";
-import { type ExpectedUnit, UNIT_CONTRADICTS, expectedUnit, unitAgreement, unitOfColumn } from "../units";
+import { type ExpectedUnit, UNIT_CONTRADICTS, unitAgreement, unitOfColumn } from "../units";
 
 /**
  * Answer-type fit: does the piece hold the kind of thing the question asks for (a date for "when", a
@@ -205,7 +205,7 @@ export function expectedTypes(intent: Intent): AnswerType[] {
 export function answerTypeFit(intent: Intent, pieces: EvidencePiece[]): number[] {
   const types = expectedTypes(intent);
   if (!types.length) return pieces.map(() => 0);
-  const unit = expectedUnit(intent.completed);
+  const unit = answerFormOf(intent).unit;
   return pieces.map((piece) => {
     const fields = fieldsOf(piece);
     return Math.max(...types.map((t) => FITS[t](piece, fields, unit)));

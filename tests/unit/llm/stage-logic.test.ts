@@ -132,6 +132,10 @@ describe("the model's intent, linked by Mosaic", () => {
     expect(merged.time).toEqual([expect.objectContaining({ text: "since last year", comparator: "since", start: "2024-01-01" })]);
     expect(merged.question).toBe(question);
     expect(merged.keywords).toEqual(classical.intent.keywords);
+    // The model fills the same schema: constructs and answer form as the classical reading of the completed question.
+    expect(merged.answerForm).toEqual(classical.intent.answerForm);
+    expect(merged.answerForm).toMatchObject({ prose: false, reason: false });
+    expect(merged.constructs).toEqual(classical.intent.constructs);
   });
 
   it("keeps a name nothing links to, unlinked", async () => {

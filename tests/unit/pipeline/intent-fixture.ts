@@ -1,4 +1,5 @@
 import type { Intent } from "@/lib/pipeline/contracts";
+import { readAnswerForm } from "@/lib/pipeline/stages/understand/answer-form";
 import { analyzeConstructs } from "@/lib/pipeline/stages/understand/constructs";
 
 /** A plain intent for a question: its constructs as the understand stage reads them, every other field at its empty value, then `over`. */
@@ -18,6 +19,7 @@ export function baseIntent(question: string, over: Partial<Intent> = {}): Intent
     keywords: [],
     // As the understand stage gives every English question (understand/classical.ts).
     constructs: analyzeConstructs(over.completed ?? question),
+    answerForm: readAnswerForm(over.completed ?? question),
     ...over,
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { answerQuestion } from "@/lib/pipeline/stages/answer/classical";
 import { answerComplement } from "@/lib/pipeline/stages/answer/complement";
-import { quantityAsked } from "@/lib/pipeline/stages/answer/question-focus";
+import { quantityAsked } from "@/lib/pipeline/stages/understand/answer-form";
 import { UNIT_CONTRADICTS, expectedUnit, unitAgreement, unitOfValue } from "@/lib/pipeline/units";
 import type { ScoredEvidence } from "@/lib/pipeline/contracts";
 import { KB, docRow, intent, link, mention, passage, scored, sqlRow } from "./answer-fixtures";

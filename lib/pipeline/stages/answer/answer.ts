@@ -1,10 +1,10 @@
 import { formatScalar } from "../../../backends/evidence";
 import type { EvidencePiece, RowData } from "../../../backends/types";
 import { DEFAULT_PIPELINE_CONFIG } from "../../config";
-import { countOfOtherNoun, countedNounOfColumn, expectedUnit } from "../../units";
+import { countOfOtherNoun, countedNounOfColumn } from "../../units";
 import { isAggregateColumn } from "./value-types";
 import { normalizeLabel } from "../../text";
-import type { Answer, ScoredEvidence } from "../../contracts";
+import { type Answer, type ScoredEvidence, answerFormOf } from "../../contracts";
 import { type Bridge, findBridges, focusWithBridges } from "./bridge";
 import { extractOccurrences } from "./extract";
 import { type QuestionFocus, buildQuestionFocus, pieceMentionsEntity } from "./question-focus";
@@ -129,7 +129,7 @@ export function candidateAnswer(input: AnswerInput): AnswerResult {
   if (input.result) {
     // A committed count of another noun ("number of organisation" for "how many employees") does not answer the count asked.
     const counted = input.result.columns.length === 1 ? input.result.columns[0] : null;
-    const expected = expectedUnit(input.intent.completed);
+    const expected = answerFormOf(input.intent).unit;
     if (counted && isAggregateColumn(counted) && countOfOtherNoun(counted, expected)) {
       const reason = `${input.result.kbName} counts ${countedNounOfColumn(counted)} records, not ${expected?.noun}; none of the sources states that number.`;
       return { answer: refusal(reason, 0, []), ranked: [], notes: [reason] };

@@ -1,10 +1,10 @@
 import { splitSentences } from "../../../backends/documents/sentences";
 import type { EvidencePiece, PassageData } from "../../../backends/types";
+import { answerFormOf } from "../../contracts";
 import { answerComplement } from "./complement";
 import type { Occurrence } from "./occurrence";
 import { type Span, sentenceSpans, spanNumber } from "./passage-spans";
 import { type QuestionFocus, isQuestionEntityValue, questionStates, termSet } from "./question-focus";
-import { asksForReason } from "./table-question";
 import { valueKey } from "./value-key";
 import { NUMERIC_TYPES, typeFit } from "./value-types";
 
@@ -61,15 +61,13 @@ function proximity(sentence: string, span: Span, anchors: { start: number; end: 
 
 /** A level reached or left ("to 48.2 million", "from 43.0") is not the change a "by how much did X grow" question asks for. */
 const LEVEL_NOT_CHANGE = 0.5;
-const CHANGE_QUESTION =
-  /\bby\s+how\s+much\b|\bhow\s+much\s+did\b.*\b(grow|increase|decrease|rise|fall|decline|drop|change)\b|\b(growth|increase|decrease|change|decline)\s+(in|of)\b/i;
 
 /**
  * In "Revenue grew 12 percent to 48.2 million", the change is the figure after the verb (or after
  * "by"); the figures after "to" and "from" are levels. For a question about a change, levels weigh less.
  */
 function changeRole(sentence: string, span: Span, focus: QuestionFocus): number {
-  if (!CHANGE_QUESTION.test(focus.intent.completed)) return 1;
+  if (!answerFormOf(focus.intent).change) return 1;
   const before = sentence.slice(0, span.start).trimEnd().split(/\s+/).pop()?.toLowerCase() ?? "";
   return before === "to" || before === "from" ? LEVEL_NOT_CHANGE : 1;
 }
@@ -154,7 +152,7 @@ export function bestSentences(
   const shaped = matching.filter((s) => holdsAnswerShape(s, focus));
   let pool = shaped.length > 0 ? shaped : matching;
   // A reason question is answered by a sentence that gives one ("… primarily due to …"), when the passage has such a sentence about the question.
-  if (asksForReason(focus.intent.completed)) {
+  if (answerFormOf(focus.intent).reason) {
     const top = Math.max(0, ...pool.map((s) => s.match));
     const reasons = pool.filter((s) => STATES_REASON.test(s.text) && s.match >= top / 2);
     if (reasons.length > 0) pool = reasons;
@@ -173,7 +171,7 @@ export function bestSentences(
 export function passageOccurrences(piece: EvidencePiece & { data: PassageData }, pieceIndex: number, focus: QuestionFocus): Occurrence[] {
   const { sentences, strength } = bestSentences(passageSentences(piece, focus.language), focus, passageHeading(piece));
   if (sentences.length === 0) return [];
-  const asksReason = asksForReason(focus.intent.completed);
+  const asksReason = answerFormOf(focus.intent).reason;
   const baseWeight = SENTENCE_FLOOR + (1 - SENTENCE_FLOOR) * strength;
   const slot = [piece.provenance.kb, piece.data.documentId].join("|");
   const out: Occurrence[] = [];
@@ -191,7 +189,7 @@ export function passageOccurrences(piece: EvidencePiece & { data: PassageData },
     if (focus.wanted.includes("text")) {
       // The part that answers, when the sentence restates the question first ("Goodwill consists of …");
       // a reason is read with what it explains, so "why" keeps the whole sentence.
-      const asksWhy = /^\s*why\b/i.test(focus.intent.completed);
+      const asksWhy = answerFormOf(focus.intent).why;
       const complement = asksWhy ? null : answerComplement(sentence.text, focus.intent.completed, focus.language);
       const text = (complement ?? sentence.text.trim()).slice(0, MAX_SENTENCE_CHARS);
       out.push({ display: text, key: valueKey(text, "text"), type: "text", pieceIndex, weight, slot });

@@ -1,9 +1,8 @@
 import type { EvidencePiece } from "../../../backends/types";
 import { normalizeLabel, terms } from "../../text";
-import type { AnswerType, EntityLink, Intent } from "../../contracts";
+import { type AnswerType, type EntityLink, type Intent, answerFormOf } from "../../contracts";
 import { lemmaTerms } from "../../lemma";
-import { type ExpectedUnit, expectedUnit } from "../../units";
-import { readsAsProse } from "./table-question";
+import type { ExpectedUnit } from "../../units";
 
 /**
  * What the answer and critique stages need to know about the question, computed once from the intent:
@@ -70,34 +69,6 @@ function uniqueByNormalized(values: string[]): string[] {
   return [...seen.values()];
 }
 
-/** Nouns that name a quantity, by the kind of value that states it. */
-const QUANTITY_NOUNS: [Exclude<AnswerType, "list">[], string][] = [
-  [["percent", "number"], "rate|rates|margin|margins|share|growth|ratio|percentage|proportion|yield"],
-  [
-    ["number", "count"],
-    "window|warranty|guarantee|period|term|duration|length|age|lifetime|life|headcount|number|count|size|capacity|total|quantity|volume|weight|height|distance",
-  ],
-  [
-    ["money", "number"],
-    "cap|caps|limit|limits|price|prices|cost|costs|fee|fees|allowance|allowances|per diem|budget|salary|salaries|revenue|revenues|income|expense|expenses|profit|profits|sales|tax|taxes|dividend|dividends|balance|value|amount|amounts|payment|payments|spend|spending|turnover|earnings|reimbursement|threshold|maximum|minimum",
-  ],
-];
-
-/**
- * The kind of value a "what is the <quantity>" question asks for, when its head noun names a
- * quantity ("hotel cap", "return window", "operating margin"); null otherwise.
- */
-export function quantityAsked(question: string): Exclude<AnswerType, "list">[] | null {
-  const q = question.toLowerCase().replace(/[’']s\b/g, "");
-  for (const [types, nouns] of QUANTITY_NOUNS) {
-    const re = new RegExp(
-      `^\\s*(?:what|which)\\s+(?:is|was|are|were|'s)\\s+(?:the\\s+|an?\\s+)?(?:[\\w-]+\\s+){0,5}?(?:${nouns})\\s*(?:\\?|$|\\b(?:of|for|in|at|per|on|under|from|to|during|by|when|with)\\b)`,
-    );
-    if (re.test(q)) return [...types];
-  }
-  return null;
-}
-
 export function buildQuestionFocus(intent: Intent): QuestionFocus {
   const language = intent.language || "en";
   // A mention linked only to a schema element ("return window" → the column "Return window (days)") names
@@ -139,9 +110,10 @@ export function buildQuestionFocus(intent: Intent): QuestionFocus {
   let wanted = intent.answerTypes.filter((t): t is Exclude<AnswerType, "list"> => t !== "list");
   if (wanted.length === 0 && wantsCount) wanted.push("count");
   // "What caused …", "How is X determined?", "What does X consist of?": an explanation, whatever figures the evidence holds.
-  if (readsAsProse(intent.completed)) wanted = ["text"];
+  const form = answerFormOf(intent);
+  if (form.prose) wanted = ["text"];
   // "What is the hotel cap?" reads as a generic what-question, but a cap is an amount: a sentence that only mentions the cap is no answer.
-  const quantity = wanted.every((t) => t === "entity" || t === "text") ? quantityAsked(intent.completed) : null;
+  const quantity = wanted.every((t) => t === "entity" || t === "text") ? form.quantity : null;
   if (quantity) wanted = quantity;
   return {
     intent,
@@ -166,8 +138,8 @@ export function buildQuestionFocus(intent: Intent): QuestionFocus {
     asksForName: wh === "who" || wh === "which" || wh === "whom" || wanted.some((t) => NAME_TYPES.includes(t)),
     paddedQuestion: ` ${normalizeLabel(intent.completed)} `,
     wantsNameKind: wanted.some((t) => t === "person" || t === "organisation" || t === "location"),
-    asksForId: /\b(id|ids|identifier|identifiers|key|code|uuid)\b/.test(normalizeLabel(intent.completed)),
-    expectedUnit: expectedUnit(intent.completed),
+    asksForId: form.id,
+    expectedUnit: form.unit,
   };
 }
 
@@ -225,7 +197,7 @@ export function questionStates(value: string, focus: QuestionFocus): boolean {
     !/\d/.test(value) &&
     focus.questionTerms.has(words[0]) &&
     !entityTerm(words[0], focus) &&
-    !/\bor\b/i.test(focus.intent.completed)
+    !answerFormOf(focus.intent).choice
   )
     return true;
   // A year the question names, whatever word follows it ("2018 related", "2019 compared"), is the period asked about, not the answer.

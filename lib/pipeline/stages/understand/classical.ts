@@ -3,6 +3,7 @@ import { normalizeLabel } from "../../text";
 import { type StageContext, type StageStrategy, RunCancelledError } from "../../stage";
 import { type EntityLink, type EntityMention, type Intent, intentSchema } from "../../contracts";
 import { analyzeAggregates } from "./aggregates";
+import { readAnswerForm } from "./answer-form";
 import { analyzeConstructs } from "./constructs";
 import { type Completion, type Turn, completeEllipsis, completePronouns, ellipsisStart, selfContained } from "./conversation";
 import { extractKeywords } from "./keywords";
@@ -130,6 +131,7 @@ function emptyIntent(question: string): Intent {
     aggregate: null,
     superlative: null,
     keywords: [],
+    answerForm: readAnswerForm(question),
   });
 }
 
@@ -268,6 +270,7 @@ async function analyse(input: UnderstandInput, correctSpelling: boolean, signal?
     keywords: extractKeywords(completed, language, scaffoldWords),
     ...(english ? { constructs: analyzeConstructs(completed, { time: time.cues, entities: positioned.map((p) => p.entity) }) } : {}),
     ...(form.statement ? { statement: true } : {}),
+    answerForm: readAnswerForm(completed),
   });
   return { intent, notes };
 }

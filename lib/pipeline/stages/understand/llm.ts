@@ -4,6 +4,8 @@ import { DEFAULT_LINKS_PER_MENTION } from "../../entity-lookup";
 import { type StageContext, type StageStrategy, RunCancelledError } from "../../stage";
 import { normalizeLabel } from "../../text";
 import { type EntityLink, type EntityMention, type Intent, intentSchema } from "../../contracts";
+import { readAnswerForm } from "./answer-form";
+import { analyzeConstructs } from "./constructs";
 import { type UnderstandInput, type Understanding, understandQuestion } from "./classical";
 import { extractTimeCues } from "./time-cues";
 
@@ -132,6 +134,9 @@ export async function mergeUnderstanding(
     aggregate: out.aggregate,
     superlative,
     keywords: base.keywords,
+    // The same reading of the question's constructs and answer form as the classical strategy's, on the completed question.
+    ...(base.constructs ? { constructs: base.completed === completed ? base.constructs : analyzeConstructs(completed) } : {}),
+    answerForm: base.completed === completed && base.answerForm ? base.answerForm : readAnswerForm(completed),
   });
   return { intent, notes };
 }

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { answerFormOf } from "@/lib/pipeline/contracts";
+import { understandQuestion } from "@/lib/pipeline/stages/understand/classical";
+import { readAnswerForm } from "@/lib/pipeline/stages/understand/answer-form";
+import { inMemoryEntityLookup } from "@/lib/pipeline/entity-lookup";
+import { baseIntent } from "./intent-fixture";
+
+describe("the answer form: what kind of answer a question wants, read once by understand", () => {
+  it("tells prose from a value, a reason from a definition, a change from a level", () => {
+    expect(readAnswerForm("Why did the gross margin fall in 2019?")).toMatchObject({ prose: true, reason: true, why: true, change: false });
+    expect(readAnswerForm("How is goodwill tested for impairment?")).toMatchObject({ prose: true, reason: false, why: false });
+    expect(readAnswerForm("What was the gross margin in 2019?")).toMatchObject({
+      prose: false,
+      reason: false,
+      quantity: ["percent", "number"],
+    });
+    expect(readAnswerForm("By how much did revenue grow in 2025?")).toMatchObject({ change: true, prose: false });
+    expect(readAnswerForm("What is the order id of the largest order?").id).toBe(true);
+    expect(readAnswerForm("Was the tent shipped from Oslo or Berlin?").choice).toBe(true);
+    expect(readAnswerForm("How many products are in stock?").unit).toEqual({ kind: "count-noun", noun: "products" });
+    expect(readAnswerForm("How long is the warranty?").unit).toEqual({ kind: "duration", noun: null });
+  });
+
+  it("is part of every intent the classical strategy gives, empty questions included", async () => {
+    const lookup = inMemoryEntityLookup([]);
+    const { intent } = await understandQuestion({ question: "Why did costs rise?", history: [], kbIds: [], lookup });
+    expect(intent.answerForm).toMatchObject({ prose: true, reason: true, why: true });
+    const empty = await understandQuestion({ question: "  ", history: [], kbIds: [], lookup });
+    expect(empty.intent.answerForm).toEqual(readAnswerForm("  "));
+  });
+
+  it("is what the later stages read: an intent persisted before it was kept assumes nothing", () => {
+    const older = { ...baseIntent("Why did costs rise?"), answerForm: undefined };
+    expect(answerFormOf(older)).toEqual({
+      prose: false,
+      reason: false,
+      why: false,
+      change: false,
+      quantity: null,
+      unit: null,
+      id: false,
+      choice: false,
+    });
+    expect(answerFormOf(baseIntent("Why did costs rise?")).why).toBe(true);
+  });
+});
