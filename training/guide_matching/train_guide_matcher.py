@@ -179,7 +179,7 @@ def main() -> None:
     ap.add_argument("--max-len", type=int, default=96)
     ap.add_argument("--precision", type=float, default=0.9, help="held-out precision the product's threshold must reach")
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--value-swaps", type=int, default=0, help="per question, positive pairs with one value swapped (value_swaps.py); 0: none, as the shipped matcher")
+    ap.add_argument("--value-swaps", type=int, default=1, help="per question, positive pairs with one value swapped (value_swaps.py); 0: none, as the matcher shipped before them")
     ap.add_argument("--limit", type=int, default=0, help="training questions to use (0: all); for a quick check of the script")
     a = ap.parse_args()
     torch.use_deterministic_algorithms(True)
