@@ -2,6 +2,7 @@ import path from "node:path";
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 import { ALLOWED_UPWARD, LAYERS } from "./layers.config.mjs";
+import { QUESTION_OWNERS, QUESTION_TEXT_READERS } from "./question-readers.config.mjs";
 
 const root = import.meta.dirname;
 // no-restricted-paths wants every path of a zone to be a glob: a file becomes "name.{ts,tsx}", a folder "folder/**".
@@ -30,6 +31,16 @@ function layerZones() {
   return zones;
 }
 
+/** The question's text, read off an intent (`intent.completed`, `input.intent.question`, `const { completed } = intent`). */
+const QUESTION_TEXT = "/^(completed|question)$/";
+const ONE_READER =
+  "After understand, read the Intent (entities and spans, periods, constructs, answerForm), not the question's text: see question-readers.config.mjs.";
+const questionTextReads = [
+  `MemberExpression[object.name='intent'][property.name=${QUESTION_TEXT}]`,
+  `MemberExpression[object.property.name='intent'][property.name=${QUESTION_TEXT}]`,
+  `VariableDeclarator[init.name='intent'] > ObjectPattern > Property[key.name=${QUESTION_TEXT}]`,
+].map((selector) => ({ selector, message: ONE_READER }));
+
 const config = [
   ...nextVitals,
   ...nextTs,
@@ -53,6 +64,12 @@ const config = [
       "import/no-cycle": ["error", { ignoreExternal: true }],
       "import/no-restricted-paths": ["error", { basePath: root, zones: layerZones() }],
     },
+  },
+  {
+    // One reader of the question (question-readers.config.mjs): the listed files are the reads that remain.
+    files: ["lib/pipeline/**/*.ts"],
+    ignores: [...QUESTION_OWNERS, ...Object.keys(QUESTION_TEXT_READERS)],
+    rules: { "no-restricted-syntax": ["error", ...questionTextReads] },
   },
 ];
 

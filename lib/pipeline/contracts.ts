@@ -1,4 +1,5 @@
 import { quantitySchema } from "../format/quantity";
+import { type Period, periodsIn } from "../tables/periods";
 import { z } from "zod";
 import type { EvidencePiece, KbKind, NativeQuery, Scalar } from "../backends/types";
 
@@ -202,6 +203,23 @@ export function answerFormOf(intent: Intent): AnswerForm {
   return intent.answerForm ?? NO_ANSWER_FORM;
 }
 
+/** A reporting period the question names (lib/tables/periods: fiscal years, quarters, dates, ranges), with its offsets. */
+export const periodSchema = z.object({
+  year: z.number().int(),
+  month: z.number().int().nullable(),
+  day: z.number().int().nullable(),
+  quarter: z.number().int().nullable(),
+  to: z.number().int().nullable(),
+  start: z.number().int(),
+  end: z.number().int(),
+  text: z.string(),
+}) satisfies z.ZodType<Period>;
+
+/** The periods the question names; read here only for an intent persisted before periods were kept. */
+export function periodsOf(intent: Intent): Period[] {
+  return intent.periods ?? periodsIn(intent.completed);
+}
+
 export const intentSchema = z.object({
   /** The question as asked. */
   question: z.string(),
@@ -232,6 +250,11 @@ export const intentSchema = z.object({
   statement: z.boolean().optional(),
   /** What kind of answer the question wants (understand/answer-form.ts); absent only on turns persisted before it was kept. */
   answerForm: answerFormSchema.optional(),
+  /**
+   * The reporting periods the completed question names, fiscal-aware ("FY2019", "the fourth quarter of 2018",
+   * "2017-2019"), in order; absent only on turns persisted before they were kept (read them with periodsOf).
+   */
+  periods: z.array(periodSchema).optional(),
 });
 export type Intent = z.infer<typeof intentSchema>;
 

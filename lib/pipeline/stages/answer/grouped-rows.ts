@@ -1,8 +1,9 @@
 import { formatScalar } from "../../../backends/evidence";
 import type { EvidencePiece, RowData, Scalar } from "../../../backends/types";
 import { terms } from "../../text";
-import type { Answer, AnswerShape, Intent, ScoredEvidence } from "../../contracts";
-import { analyzeConstructs } from "../understand/constructs";
+import { type Answer, type AnswerShape, type Intent, type ScoredEvidence, periodsOf } from "../../contracts";
+import { yearsOf } from "../../../tables/periods";
+import { constructsOf } from "../understand/constructs";
 import { isRowPiece } from "./extract-rows";
 import { answerText, chartOf } from "./result-answer";
 import { columnUnits, totalRowOf } from "./figures";
@@ -37,10 +38,10 @@ function measureScore(header: string, asked: Set<string>, years: Set<string>): n
 }
 
 export function groupedRowsAnswer(intent: Intent, evidence: ScoredEvidence[]): Answer | null {
-  const grouping = (intent.constructs ?? analyzeConstructs(intent.completed)).grouping;
+  const grouping = constructsOf(intent).grouping;
   if (!grouping) return null;
   const by = new Set(terms(grouping.text));
-  const years = new Set([...intent.completed.matchAll(YEAR)].map((m) => m[1]));
+  const years = new Set(periodsOf(intent).flatMap(yearsOf).map(String));
   const asked = new Set(terms(intent.completed.replace(YEAR, " ")).filter((t) => !by.has(t)));
 
   const tables = new Map<string, RowPiece[]>();

@@ -1,7 +1,6 @@
 import { formatScalar } from "../../../backends/evidence";
-import { periodsIn } from "../../../tables/periods";
 import type { RowData } from "../../../backends/types";
-import type { Answer, ScoredEvidence } from "../../contracts";
+import { type Answer, type ScoredEvidence, periodsOf } from "../../contracts";
 import { documentTitleOf, documentTitles, isRowPiece } from "./extract-rows";
 import { terms } from "../../text";
 import { type QuestionFocus, focusMatches, matchesQuestionEntity } from "./question-focus";
@@ -48,7 +47,7 @@ function strongestColumn(pool: ScoredCandidate[], evidence: ScoredEvidence[], fo
   if (!lead || lead.score < GROUP_SHARE * pool[0].score) return [];
   // The column must be the thing asked about ("Hotel cap per night (EUR)" for "the hotel cap"), not merely a column of a retrieved table.
   // A question naming a period asks for one figure of it, not a listing.
-  if (periodsIn(focus.intent.completed).length > 0) return [];
+  if (periodsOf(focus.intent).length > 0) return [];
   const column = (lead.slot.split("|").pop() ?? "").replace(/\d+/g, " ");
   if (focusMatches(column, focus) === 0) return [];
   const piece = evidence[lead.pieces[0].index].piece;

@@ -1,6 +1,6 @@
 import { formatScalar } from "../../../backends/evidence";
 import type { EvidencePiece, PassageData, RowData, TripleData } from "../../../backends/types";
-import type { Answer, ScoredEvidence } from "../../contracts";
+import { type Answer, type ScoredEvidence, periodsOf } from "../../contracts";
 import type { QuestionFocus } from "./question-focus";
 import { columnTotal, perKeyAnswer } from "./per-key";
 import { refusal } from "./refusal";
@@ -46,7 +46,7 @@ export function describePiece(piece: EvidencePiece): string {
 
 /** A question about a period ("in 2025") is only answered, even uncertainly, from evidence that speaks of that period. */
 export function aboutAskedPeriod(c: ScoredCandidate, evidence: ScoredEvidence[], focus: QuestionFocus): boolean {
-  const asked = new Set(periodsIn(focus.intent.completed).flatMap(yearsOf));
+  const asked = new Set(periodsOf(focus.intent).flatMap(yearsOf));
   if (asked.size === 0) return true;
   const piece = evidence[c.pieces[0].index].piece;
   const text = piece.kind === "row" && "columns" in piece.data ? `${piece.text} ${(piece.data as RowData).columns.join(" ")}` : piece.text;
@@ -160,7 +160,7 @@ export function offPeriodRefusal(
   candidates: Answer["candidates"],
 ): Answer | null {
   if (aboutAskedPeriod(best, evidence, focus)) return null;
-  const asked = [...new Set(periodsIn(focus.intent.completed).flatMap(yearsOf))].sort((a, b) => a - b);
+  const asked = [...new Set(periodsOf(focus.intent).flatMap(yearsOf))].sort((a, b) => a - b);
   const top = evidence[best.pieces[0].index].piece;
   return refusal(
     `Nothing found speaks of ${asked.join(", ")}: the closest value, '${best.display}', comes from ${describePiece(top)}, which is about another period.`,

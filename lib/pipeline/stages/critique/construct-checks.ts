@@ -1,6 +1,6 @@
 import { normalizeLabel } from "../../text";
 import type { ExecutedQuery, Feedback } from "../../contracts";
-import { analyzeConstructs } from "../understand/constructs";
+import { constructsOf } from "../understand/constructs";
 import type { RoundAnalysis } from "./analysis";
 import type { Check } from "./types";
 
@@ -37,7 +37,7 @@ function queryText(q: ExecutedQuery): string {
 
 /** Negation cues that negate something to filter (not bounds like "no more than", not "not only"). */
 function negationCues(a: RoundAnalysis) {
-  const constructs = a.input.intent.constructs ?? analyzeConstructs(a.input.intent.completed);
+  const constructs = constructsOf(a.input.intent);
   return constructs.negations.filter((n) => n.scope.trim() !== "" && !/^(?:only|just|even)\b/i.test(n.scope.trim()));
 }
 
@@ -58,7 +58,7 @@ export function checkNegation(a: RoundAnalysis): Check {
 export function checkGrouping(a: RoundAnalysis): Check {
   const name = CONSTRUCT_CHECKS.grouping;
   const q = answerQueryOf(a);
-  const g = (a.input.intent.constructs ?? analyzeConstructs(a.input.intent.completed)).grouping;
+  const g = constructsOf(a.input.intent).grouping;
   if (!q || !g) return { name, passed: true, detail: q ? "The question asks for no breakdown." : "No answer query to check." };
   // "… by region" groups only what is aggregated; "for each X" of plain rows lists them (no aggregate to group).
   if (!AGGREGATED.test(q.query.text)) return { name, passed: true, detail: "Nothing is aggregated, so there is nothing to group." };
@@ -125,7 +125,7 @@ export function constructFeedback(a: RoundAnalysis, failed: Set<string>): Feedba
       });
   }
   if (failed.has(CONSTRUCT_CHECKS.grouping)) {
-    const g = (a.input.intent.constructs ?? analyzeConstructs(a.input.intent.completed)).grouping;
+    const g = constructsOf(a.input.intent).grouping;
     if (g)
       out.push({
         type: "missing_grouping",

@@ -2,7 +2,7 @@ import { identifierWords } from "../../../backends/sql/values";
 import type { Intent } from "../../contracts";
 import { terms, words } from "../../text";
 import { ORDER_BY } from "../understand/order-words";
-import { constructsOf } from "./constructs";
+import { constructsOf } from "../understand/constructs";
 
 /**
  * The words of schema-linking: identifiers and phrases as stemmed term sets (through the pipeline's

@@ -5,7 +5,7 @@ import type { Embedder } from "../../../models/types";
 import type { Intent } from "../../contracts";
 import { cosine } from "../../scorers/dense";
 import { countedNounWords, namesAKind } from "../understand/counted-noun";
-import { constructsOf } from "./constructs";
+import { constructsOf } from "../understand/constructs";
 import type { SqlStructure } from "./sql/sql-structure";
 
 /**

@@ -1,3 +1,4 @@
+import { periodsIn } from "../../../tables/periods";
 import { DEFAULT_LINKS_PER_MENTION, type EntityLookup, type EntityLookupOptions } from "../../entity-lookup";
 import { normalizeLabel } from "../../text";
 import { type StageContext, type StageStrategy, RunCancelledError } from "../../stage";
@@ -132,6 +133,7 @@ function emptyIntent(question: string): Intent {
     superlative: null,
     keywords: [],
     answerForm: readAnswerForm(question),
+    periods: periodsIn(question),
   });
 }
 
@@ -271,6 +273,7 @@ async function analyse(input: UnderstandInput, correctSpelling: boolean, signal?
     ...(english ? { constructs: analyzeConstructs(completed, { time: time.cues, entities: positioned.map((p) => p.entity) }) } : {}),
     ...(form.statement ? { statement: true } : {}),
     answerForm: readAnswerForm(completed),
+    periods: periodsIn(completed),
   });
   return { intent, notes };
 }

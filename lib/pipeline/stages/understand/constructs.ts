@@ -1,4 +1,4 @@
-import type { Constructs } from "../../contracts";
+import type { Constructs, Intent } from "../../contracts";
 import { parseSmallNumber } from "./lexicon";
 import { countNouns } from "./counted-noun";
 import { numericComparisons } from "./comparisons";
@@ -232,4 +232,9 @@ export function analyzeConstructs(
       /\b(?:different|distinct|unique)\b/i.test(ask?.text ?? "") ||
       /^\s*(?:what|which|list|show|find)\s+(?:are\s+)?(?:the\s+)?(?:different|distinct|unique)\b/i.test(question),
   };
+}
+
+/** The question's constructs as understand read them, or read here when the intent came without (a non-English question, a turn persisted earlier, a test). */
+export function constructsOf(intent: Intent): Constructs {
+  return intent.constructs ?? analyzeConstructs(intent.completed, intent);
 }

@@ -1,3 +1,4 @@
+import { periodsIn } from "../../../tables/periods";
 import type { LlmSession } from "../../../llm/session";
 import { understandPrompt, type UnderstandOutput } from "./prompt";
 import { DEFAULT_LINKS_PER_MENTION } from "../../entity-lookup";
@@ -137,6 +138,7 @@ export async function mergeUnderstanding(
     // The same reading of the question's constructs and answer form as the classical strategy's, on the completed question.
     ...(base.constructs ? { constructs: base.completed === completed ? base.constructs : analyzeConstructs(completed) } : {}),
     answerForm: base.completed === completed && base.answerForm ? base.answerForm : readAnswerForm(completed),
+    periods: base.completed === completed && base.periods ? base.periods : periodsIn(completed),
   });
   return { intent, notes };
 }

@@ -4,7 +4,7 @@ import { terms } from "../../../text";
 import { best, columnsOf, label, MENTIONED, namesTable, nearTables } from "./column-choice";
 import { type ComparisonOp, type PositionedTerm, wordDistance } from "./question-cues";
 import { connectiveBetween } from "./nesting-picks";
-import { constructsOf } from "../constructs";
+import { constructsOf } from "../../understand/constructs";
 import type { PickContext, SchemaLinking, SqlLookup, SqlNegation, SqlNumericFilter, SqlTimeFilter, SqlValueFilter } from "./types";
 import { type ColumnFacts, nameColumn } from "./sql-structure";
 

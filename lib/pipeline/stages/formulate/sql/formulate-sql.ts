@@ -1,4 +1,4 @@
-import { constructsOf } from "../constructs";
+import { constructsOf } from "../../understand/constructs";
 import { checkSqlSafety } from "../../../../backends/sql";
 import { terms } from "../../../text";
 import { questionCoverage } from "../coverage";

@@ -1,6 +1,6 @@
 import type { Constructs, Intent } from "../../../contracts";
 import { terms } from "../../../text";
-import { constructsOf } from "../constructs";
+import { constructsOf } from "../../understand/constructs";
 import { aggregateRequests, coverage, groupingTerms, textTerms } from "../lexicon";
 import { best, columnsOf, identity, label, mentionedColumns, namedMeasures, namesTable, nearTables } from "./column-choice";
 import { periodGrouping, periodUnitOf } from "./period-columns";

@@ -1,4 +1,4 @@
-import { constructsOf } from "../constructs";
+import { constructsOf } from "../../understand/constructs";
 import type { EntityMention, Intent } from "../../../contracts";
 import { MIN_LINK_SCORE } from "../entities";
 

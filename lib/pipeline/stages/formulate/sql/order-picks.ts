@@ -1,6 +1,6 @@
 import type { Constructs, Intent } from "../../../contracts";
 import { terms } from "../../../text";
-import { constructsOf } from "../constructs";
+import { constructsOf } from "../../understand/constructs";
 import { adjectiveSense, chooseSuperlativeAttribute, coverage } from "../lexicon";
 import { best, columnsOf, identity, label, namedMeasures, namesTable, nearTables } from "./column-choice";
 import { pickTimeColumn } from "./filter-picks";

@@ -1,6 +1,6 @@
 import type { Intent } from "../../../contracts";
 import { words } from "../../../text";
-import { constructsOf } from "../constructs";
+import { constructsOf } from "../../understand/constructs";
 import type { Adjustments } from "../feedback";
 import { connected, relevantTables } from "./column-choice";
 import { pickAbsent, pickFlags, pickLookups, pickNegations, pickNumericFilters, pickTimeFilters, pickValueFilters } from "./filter-picks";
