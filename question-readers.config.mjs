@@ -39,8 +39,6 @@ const BY_WORDING = {
   "lib/pipeline/stages/formulate/lexicon.ts": "the question's terms for the vocabulary",
   "lib/pipeline/stages/formulate/relations.ts": "the question's lemmas for relation names",
   "lib/pipeline/stages/formulate/vocabulary.ts": "the question's terms for the vocabulary",
-  "lib/pipeline/stages/formulate/strategy.ts": "numeric comparisons are re-read with the linked entities",
-  "lib/pipeline/stages/formulate/graph/answer-shape.ts": "whether a name is requested",
   "lib/pipeline/stages/formulate/graph/cypher-answer.ts": "a 'who' question when no wh-word was read",
   "lib/pipeline/stages/formulate/graph/formulate-cypher.ts": "positions of the question's terms",
   "lib/pipeline/stages/formulate/graph/formulate-sparql.ts": "positions of the question's terms",

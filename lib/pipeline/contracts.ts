@@ -183,6 +183,8 @@ export const answerFormSchema = z.object({
   id: z.boolean(),
   /** The question offers values to choose from ("… or …"): a restated question word may be the answer. */
   choice: z.boolean(),
+  /** A request to name the answers ("Name the first 3 movies …", "name 3 people who …"): their names are asked. */
+  nameRequest: z.boolean().default(false),
 });
 export type AnswerForm = z.infer<typeof answerFormSchema>;
 
@@ -196,6 +198,7 @@ const NO_ANSWER_FORM: AnswerForm = {
   unit: null,
   id: false,
   choice: false,
+  nameRequest: false,
 };
 
 /** The question's answer form, or a neutral one for an intent persisted before forms were kept. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerFormOf } from "@/lib/pipeline/contracts";
+import { answerFormOf, periodsOf } from "@/lib/pipeline/contracts";
 import { understandQuestion } from "@/lib/pipeline/stages/understand/classical";
 import { readAnswerForm } from "@/lib/pipeline/stages/understand/answer-form";
 import { inMemoryEntityLookup } from "@/lib/pipeline/entity-lookup";
@@ -40,7 +40,37 @@ describe("the answer form: what kind of answer a question wants, read once by un
       unit: null,
       id: false,
       choice: false,
+      nameRequest: false,
     });
     expect(answerFormOf(baseIntent("Why did costs rise?")).why).toBe(true);
+  });
+
+  it("tells a request to name the answers from a question about a name", () => {
+    expect(readAnswerForm("Name the first 3 movies released after 2000.").nameRequest).toBe(true);
+    expect(readAnswerForm("Please name 2 people who directed a film.").nameRequest).toBe(true);
+    expect(readAnswerForm("What is the name of the oldest store?").nameRequest).toBe(false);
+  });
+});
+
+describe("the reporting periods a question names, read once by understand", () => {
+  it("are part of the intent, fiscal years, quarters and ranges included, in order", async () => {
+    const lookup = inMemoryEntityLookup([]);
+    const { intent } = await understandQuestion({
+      question: "How did revenue change from FY2018 to the fourth quarter of 2019?",
+      history: [],
+      kbIds: [],
+      lookup,
+    });
+    expect(intent.periods?.map((p) => [p.year, p.quarter, p.text])).toEqual([
+      [2018, null, "FY2018"],
+      [2019, 4, "fourth quarter of 2019"],
+    ]);
+    expect(periodsOf(intent)).toBe(intent.periods);
+  });
+
+  it("are read from the question only for an intent persisted before they were kept", () => {
+    const older = { ...baseIntent("What was the margin in 2021?"), periods: undefined };
+    expect(periodsOf(older).map((p) => p.year)).toEqual([2021]);
+    expect(periodsOf({ ...baseIntent("What was the margin in 2021?"), periods: [] })).toEqual([]);
   });
 });

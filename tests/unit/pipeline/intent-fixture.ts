@@ -1,4 +1,5 @@
 import type { Intent } from "@/lib/pipeline/contracts";
+import { periodsIn } from "@/lib/tables/periods";
 import { readAnswerForm } from "@/lib/pipeline/stages/understand/answer-form";
 import { analyzeConstructs } from "@/lib/pipeline/stages/understand/constructs";
 
@@ -20,6 +21,7 @@ export function baseIntent(question: string, over: Partial<Intent> = {}): Intent
     // As the understand stage gives every English question (understand/classical.ts).
     constructs: analyzeConstructs(over.completed ?? question),
     answerForm: readAnswerForm(over.completed ?? question),
+    periods: periodsIn(over.completed ?? question),
     ...over,
   };
 }

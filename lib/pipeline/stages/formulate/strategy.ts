@@ -5,7 +5,7 @@ import { RunCancelledError, type StageContext, type StageStrategy } from "../../
 import { normalizeLabel } from "../../text";
 import type { Candidate, Feedback, FormulatedQuery, Intent } from "../../contracts";
 import { type FormulationCandidate, withColumnMeaning } from "./dense-columns";
-import { numericComparisons } from "../understand/comparisons";
+import { constructsWithEntities } from "../understand/constructs";
 import { type Adjustments, adjustmentsFor } from "./feedback";
 import { formulateCypher } from "./graph/formulate-cypher";
 import { formulateSparql } from "./graph/formulate-sparql";
@@ -58,11 +58,7 @@ export function adjustedIntent(intent: Intent, kbId: string, adj: Adjustments): 
       const rejected = new Set(mine.slice(0, skip));
       return { ...e, links: e.links.filter((l) => !rejected.has(l)) };
     });
-  // A number inside a dropped mention ("Route 66") is open to being a comparison again, as understand reads it.
-  const constructs =
-    intent.constructs && entities.length < intent.entities.length
-      ? { ...intent.constructs, comparisons: numericComparisons({ completed: intent.completed, time: intent.time, entities }) }
-      : intent.constructs;
+  const constructs = constructsWithEntities(intent, entities);
   return { ...intent, entities, ...(constructs ? { constructs } : {}) };
 }
 

@@ -84,6 +84,10 @@ const CHANGE_QUESTION =
 /** Words that ask for an identifier ("what is the order id"): only then are key columns answers. */
 const ASKS_FOR_ID = /\b(id|ids|identifier|identifiers|key|code|uuid)\b/;
 
+/** "Name the first 3 movies …", "Name 3 people who …": the request verb "name" asks for the answers' names. */
+const NAME_REQUEST =
+  /^\s*(?:please\s+)?name\s+(?:the|all|any|some|every|each|those|these|\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b/i;
+
 export function readAnswerForm(question: string): AnswerForm {
   return {
     prose: readsAsProse(question),
@@ -94,5 +98,6 @@ export function readAnswerForm(question: string): AnswerForm {
     unit: expectedUnit(question),
     id: ASKS_FOR_ID.test(normalizeLabel(question)),
     choice: /\bor\b/i.test(question),
+    nameRequest: NAME_REQUEST.test(question),
   };
 }

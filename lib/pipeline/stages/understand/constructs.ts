@@ -1,4 +1,4 @@
-import type { Constructs, Intent } from "../../contracts";
+import type { Constructs, EntityMention, Intent } from "../../contracts";
 import { parseSmallNumber } from "./lexicon";
 import { countNouns } from "./counted-noun";
 import { numericComparisons } from "./comparisons";
@@ -237,4 +237,13 @@ export function analyzeConstructs(
 /** The question's constructs as understand read them, or read here when the intent came without (a non-English question, a turn persisted earlier, a test). */
 export function constructsOf(intent: Intent): Constructs {
   return intent.constructs ?? analyzeConstructs(intent.completed, intent);
+}
+
+/**
+ * The constructs once formulate drops some entity mentions (a value that does not link in this source): a number
+ * inside a dropped mention ("Route 66") is open to being a comparison again, as understand reads it.
+ */
+export function constructsWithEntities(intent: Intent, entities: EntityMention[]): Constructs | undefined {
+  if (!intent.constructs || entities.length >= intent.entities.length) return intent.constructs;
+  return { ...intent.constructs, comparisons: numericComparisons({ completed: intent.completed, time: intent.time, entities }) };
 }

@@ -1,4 +1,4 @@
-import type { Intent } from "../../../contracts";
+import { type Intent, answerFormOf } from "../../../contracts";
 import { VIEW_ID } from "../plan/relational-view";
 import type { SchemaLinking, SelectItem, SqlAggregate, SqlPicks } from "../sql/types";
 import type { ColumnFacts } from "../sql/sql-structure";
@@ -72,10 +72,6 @@ function nodeForRelationship(p: SqlPicks, linking: SchemaLinking, view: GraphVie
     notes: [...p.notes, `the ${rel.type} relationship listed as its (:${end}) nodes`],
   };
 }
-
-/** "Name the first 3 movies …", "Name 3 people who …": the request verb "name" asks for the answers' names. */
-const NAME_REQUEST =
-  /^\s*(?:please\s+)?name\s+(?:the|all|any|some|every|each|those|these|\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b/i;
 
 /** The aggregate groups are ranked by: the one named, else the count (render-cypher.ts reads it the same way). */
 function rankingAggregate(p: SqlPicks): SqlAggregate {
@@ -151,7 +147,7 @@ export function graphAnswerShape(
       };
     }
   }
-  if (NAME_REQUEST.test(intent.completed) && p.groupBy.length === 0) {
+  if (answerFormOf(intent).nameRequest && p.groupBy.length === 0) {
     return {
       ...p,
       select: [{ kind: "column", column: caption }],
