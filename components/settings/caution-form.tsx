@@ -40,7 +40,7 @@ export function CautionForm({ initial }: { initial: CautionView }) {
     save.mutate(parsed.data.targetPercent);
   }
 
-  const kinds = view.calibratedKinds.length ? view.calibratedKinds.join(" and ") : null;
+  const kinds = view.heldKinds.length ? view.heldKinds.join(" and ") : null;
   return (
     <form onSubmit={onSubmit} noValidate className="max-w-4xl" aria-label="Caution">
       <section aria-labelledby="caution-heading" className="space-y-4 rounded-lg border border-slate-200 bg-white p-5">
@@ -56,7 +56,9 @@ export function CautionForm({ initial }: { initial: CautionView }) {
         </p>
         <p className="text-sm text-slate-600" data-testid="caution-scope">
           {kinds
-            ? `It applies where Mosaic can tell how likely an answer is right: answers from ${kinds}. Answers from other sources (documents, graphs) keep their own confidence and are not held back by this setting.`
+            ? `It applies where Mosaic can tell how likely an answer is right: answers from ${kinds}.${
+                view.otherKinds.length ? ` Answers from ${view.otherKinds.join(" and ")} are not held back by this setting.` : ""
+              }`
             : "No calibrated confidence is available now, so this setting holds no answer back."}
         </p>
         <div className="max-w-xs">

@@ -16,8 +16,8 @@ import { languageName } from "./stages/answer/unread-question";
 import { BudgetSpent } from "./run/budget";
 import { withCriticVerdict } from "./run/critic-verdict";
 import { runFeatures } from "./calibration/features";
-import { shippedCalibrator } from "./calibration/calibrator";
-import { cautionTarget } from "./calibration/caution";
+import { kindOf, shippedCalibrator } from "./calibration/calibrator";
+import { cautionTarget, heldKinds } from "./calibration/caution";
 import { doubtsOf } from "./calibration/doubts";
 import { heldBelowTarget } from "./run/caution-gate";
 import { loadRunGuides } from "./run/guide-bookkeeping";
@@ -148,10 +148,11 @@ export async function runPipeline(prisma: PrismaClient, deps: CatalogDeps, req: 
   // Below the workspace's caution target an answer is not shown as one: it is "not certain", with what
   // it found and why (the features that cost it most). Only a calibrated confidence is compared.
   const target = config.answerTarget ?? (await cautionTarget(prisma));
-  const gateable = calibrator !== null && calibrated !== null && status === "ANSWERED" && !answer.refrained;
+  const gateable =
+    calibrator !== null && calibrated !== null && status === "ANSWERED" && !answer.refrained && heldKinds(calibrator).has(kindOf(features));
   const held = gateable && calibrated < target;
   if (held) {
-    answer = heldBelowTarget(answer, target, doubtsOf(features, calibrator.weights));
+    answer = heldBelowTarget(answer, target, doubtsOf(features, calibrator.weightsFor(features)!));
     runner.emit({ stage: "run", type: "INFO", summary: answer.reason ?? "" });
   }
   const outcome: RunOutcome = {

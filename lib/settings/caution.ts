@@ -1,5 +1,5 @@
 import type { PrismaClient } from "../db/generated/client";
-import { CAUTION_SETTING_KEY, cautionOverride, defaultCaution } from "../pipeline/calibration/caution";
+import { CAUTION_SETTING_KEY, cautionOverride, defaultCaution, heldKinds } from "../pipeline/calibration/caution";
 import { shippedCalibrator } from "../pipeline/calibration/calibrator";
 import type { CautionInput } from "./caution.validation";
 
@@ -21,14 +21,17 @@ export interface CautionView {
     judged: number | null;
     reachedPrecision: boolean | null;
   };
-  /** The kinds of source whose answers have a calibrated confidence (the only ones the target holds back). */
-  calibratedKinds: string[];
+  /** The kinds of source whose answers the target holds back, in words (calibrated, and the target chosen on them). */
+  heldKinds: string[];
+  /** The kinds it does not hold back, in words: not calibrated, or calibrated after the target was chosen. */
+  otherKinds: string[];
   updatedAt: string | null;
 }
 
 export async function getCautionView(prisma: PrismaClient): Promise<CautionView> {
   const { percent, updatedAt } = await cautionOverride(prisma);
   const def = defaultCaution();
+  const held = heldKinds(shippedCalibrator());
   return {
     targetPercent: percent ?? def.percent,
     override: percent,
@@ -38,7 +41,12 @@ export async function getCautionView(prisma: PrismaClient): Promise<CautionView>
       judged: def.artefact?.judged ?? null,
       reachedPrecision: def.artefact?.reachedPrecision ?? null,
     },
-    calibratedKinds: (shippedCalibrator()?.kinds ?? []).flatMap((k) => KIND_WORDS[k] ?? []),
+    heldKinds: Object.keys(KIND_WORDS)
+      .filter((k) => held.has(k))
+      .flatMap((k) => KIND_WORDS[k]),
+    otherKinds: Object.keys(KIND_WORDS)
+      .filter((k) => !held.has(k))
+      .flatMap((k) => KIND_WORDS[k]),
     updatedAt: updatedAt?.toISOString() ?? null,
   };
 }

@@ -20,7 +20,6 @@ import { z } from "zod";
 import { kindOf, shippedCalibrator } from "../../lib/pipeline/calibration/calibrator";
 import { cautionCurve, chooseCaution, type JudgedAnswer } from "../../lib/pipeline/calibration/caution-curve";
 import type { Features } from "../../lib/pipeline/calibration/features";
-import calibratorArtefact from "../../lib/data/answer-calibrator.json";
 
 const reportSchema = z.object({
   suite: z.string(),
@@ -52,7 +51,7 @@ if (!calibrator) {
   console.error("The shipped calibrator cannot be used (see the log); the target is chosen on calibrated confidences.");
   process.exit(1);
 }
-const kinds = new Set(calibratorArtefact.model.kinds);
+const kinds = new Set(calibrator.kinds);
 
 const items: JudgedAnswer[] = [];
 const reports = values.report.map((file) => {

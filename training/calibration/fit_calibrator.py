@@ -11,7 +11,7 @@ probability that its answer is right, on evaluation runs of TRAINING questions o
         # one kind of source only; for graphs (no training split) an analysis on dev runs, judged by its held-out folds
 
 `extract` keeps what fitting needs from an `npm run eval -- … --json` report: per judged question its id,
-database (the group for cross-validation), features and whether the answer was right. `fit` chooses the
+database or report (the group for cross-validation), features and whether the answer was right. `fit` chooses the
 L2 strength by 5-fold cross-validation grouped by database (folds by a hash of the database name: no
 randomness), fits on all training rows by Newton's method (IRLS), and writes the artefact with the
 SHA-256 of its model (lib/pipeline/calibration/calibrator.ts checks it at load) and the figures on each
@@ -92,7 +92,8 @@ def extract(report_path, out_path):
     for q in report["perQuestion"]:
         if q.get("status") == "ERROR" or not q.get("features") or not isinstance(q.get("correct"), bool):
             continue
-        db = next((t[3:] for t in q.get("tags", []) if t.startswith("db:")), q["suite"])
+        # The group for cross-validation: the database (Spider, Text2Cypher) or the report (TAT-QA) asked about.
+        db = next((t.split(":", 1)[1] for t in q.get("tags", []) if t.startswith(("db:", "report:"))), q["suite"])
         rows.append({"id": q["id"], "group": db, "features": q["features"], "correct": q["correct"]})
     rows.sort(key=lambda r: r["id"])
     out = {"source": {"suite": report["suite"], "seed": report["seed"], "limit": report["limit"],

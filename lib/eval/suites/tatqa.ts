@@ -60,7 +60,8 @@ export function tatqaQuestionsFrom(contexts: TatQaContext[], collection: string 
       goldKbNames: [collection],
       gold: { type: "tatqa", tatqa: { answer: q.answer, answerType: q.answer_type, scale: q.scale } },
       evidence: { documentIds: [ctx.table.uid], paragraphs: q.rel_paragraphs, table: q.answer_from.includes("table") },
-      tags: [`type:${q.answer_type}`, `from:${q.answer_from}`, ...(q.scale ? [`scale:${q.scale}`] : [])],
+      // report: the context the question is about (calibration's cross-validation folds group by it, as Spider's by db:).
+      tags: [`type:${q.answer_type}`, `from:${q.answer_from}`, ...(q.scale ? [`scale:${q.scale}`] : []), `report:${ctx.table.uid}`],
     })),
   );
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import artefact from "../../data/answer-caution.json";
 import type { PrismaClient } from "../../db/generated/client";
 import { log } from "../../log";
+import type { Calibrator } from "./calibrator";
 import { CAUTION_MAX_PERCENT, CAUTION_MIN_PERCENT, curvePointSchema } from "./caution-curve";
 
 export { CAUTION_MAX_PERCENT, CAUTION_MIN_PERCENT } from "./caution-curve";
@@ -10,8 +11,8 @@ export { CAUTION_MAX_PERCENT, CAUTION_MIN_PERCENT } from "./caution-curve";
  * How cautious answers are (issue 32, part 3): the workspace's target "show an answer only when it is
  * at least N % likely right". A run whose calibrated confidence (calibrator.ts) is below the target is
  * shown as "not certain", with what it found and why it is not sure (doubts.ts). The target applies
- * only where a calibrated confidence exists: answers from a kind of source the calibrator was not fitted
- * on keep their own confidence and are not held back by it.
+ * only where a calibrated confidence exists, and only to the kinds of source it was chosen on
+ * (heldKinds): answers from other kinds keep their confidence and are not held back by it.
  *
  * The default is not a guess: training/calibration/choose_target.ts reads dev-split evaluation reports,
  * takes the lowest target whose shown answers are right at least 90 % of the time, and writes it with
@@ -47,6 +48,20 @@ export function defaultCaution(): { percent: number; artefact: CautionArtefact |
   if (!parsed.success) log.warn({ problem: parsed.error.message }, "answer caution artefact not usable; the default target is 50 %");
   shipped = parsed.success ? { percent: parsed.data.defaultPercent, artefact: parsed.data } : { percent: FALLBACK_PERCENT, artefact: null };
   return shipped;
+}
+
+/**
+ * The kinds of source whose answers the target holds back: those judged by the calibrator the default was
+ * chosen with (the artefact records its checksum: the shipped set, or one of its models). A model added
+ * later (documents, fitted after the target was chosen on database answers) gives its answers a calibrated
+ * confidence, but does not put them under a target no one measured on them until choose_target.ts is run
+ * with it. Without a readable caution artefact, every calibrated kind.
+ */
+export function heldKinds(calibrator: Calibrator | null): Set<string> {
+  if (!calibrator) return new Set();
+  const chosenWith = defaultCaution().artefact?.calibrator.sha256;
+  if (!chosenWith || chosenWith === calibrator.sha256) return new Set(calibrator.kinds);
+  return new Set(calibrator.parts.filter((p) => p.sha256 === chosenWith).flatMap((p) => p.kinds));
 }
 
 export const storedCautionSchema = z.object({

@@ -30,6 +30,9 @@ const WORDS: Partial<Record<FeatureName, Words>> = {
   // An empty result was computed by a query too; "the query returned nothing" says what it is.
   queryResult: (f) => (f.queryResult || f.emptyResult ? null : "it was read from passages, not computed by a query"),
   raw: () => "the answer stage itself gave it a low score",
+  // 0 on both also means no scorer measured relevance on a comparable scale: not a reason then.
+  citedRelevance: (f) => (f.citedRelevance > 0 ? "the passage or row it is read from matches the question only loosely" : null),
+  documentMargin: (f) => (f.citedRelevance > 0 ? "other documents match the question about as well as the one it is read from" : null),
 };
 
 export interface Doubt {

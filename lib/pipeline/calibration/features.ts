@@ -4,8 +4,9 @@ import type { Answer, Candidate, ExecutedQuery, Intent, Iteration, ScoredEvidenc
  * What a run knows about how far to trust its answer, as numbers a calibrator reads (issue 32): how
  * strongly the question's names were linked, whether the result's shape fits what the question asks,
  * the critic's verdicts and whether rounds agreed, the evidence's scores and margin, the source kind.
- * Every feature is in [0, 1]; the names and their order are the calibrator artefact's contract
- * (training/calibration reads them from evaluation reports, lib/data/answer-calibrator.json lists them).
+ * Every feature is in [0, 1]. Each calibrator artefact lists the features its model reads, by name
+ * (training/calibration reads them from evaluation reports); a feature added later is one an older
+ * artefact does not read.
  */
 
 export const FEATURE_NAMES = [
@@ -44,6 +45,14 @@ export const FEATURE_NAMES = [
   "kindGraph",
   /** An analyst's guide answered. */
   "guide",
+  /** The relevance (0–1) of the answer's first cited piece: the cross-encoder's, else the embedder's similarity; 0 when neither scored it. */
+  "citedRelevance",
+  /**
+   * How far the cited piece's document stands above every other document by that relevance: the cited
+   * piece's minus the best piece's from another document (0 when none, or when it stands below). Many
+   * alike documents (a year's reports of many companies) make the right one hard to tell apart.
+   */
+  "documentMargin",
 ] as const;
 export type FeatureName = (typeof FEATURE_NAMES)[number];
 export type Features = Record<FeatureName, number>;
@@ -59,9 +68,13 @@ export interface FeatureInput {
   evidence: ScoredEvidence[];
 }
 
+function firstCited(input: FeatureInput): ScoredEvidence | undefined {
+  return input.answer.citations.map((id) => input.evidence.find((e) => e.piece.id === id)).find((e) => e !== undefined);
+}
+
 /** The kind of source the answer was drawn from: its first cited piece's, else the winning source's. */
 function answeringKind(input: FeatureInput): "sql" | "documents" | "graph" | null {
-  const first = input.answer.citations.map((id) => input.evidence.find((e) => e.piece.id === id)).find((e) => e !== undefined);
+  const first = firstCited(input);
   const language = first?.piece.provenance.language;
   if (language === "search") return "documents";
   if (language === "sql") return "sql";
@@ -71,6 +84,33 @@ function answeringKind(input: FeatureInput): "sql" | "documents" | "graph" | nul
 }
 
 const clamp01 = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0);
+
+/**
+ * A piece's relevance on a scale comparable across questions (the pool's own score is fused with ranks):
+ * the cross-encoder's probability where one is installed, else the last round's semantic similarity
+ * (the embedder's cosine between question and piece).
+ */
+const relevanceOf = (e: ScoredEvidence): number | null => e.scores["cross-encoder"] ?? e.scores["combined-dense:dense"] ?? null;
+
+/** The document a piece is from (a passage's or a table row's), else its source object: what "which report" tells apart. */
+function documentOf(e: ScoredEvidence): string {
+  const { provenance, data } = e.piece;
+  const doc = provenance.location.document ?? (data as { documentId?: string }).documentId ?? provenance.sourceObject ?? "";
+  return `${provenance.kb}/${String(doc)}`;
+}
+
+/** The cited piece's relevance, and its margin over the best piece of any other document. */
+function citedStanding(input: FeatureInput): { relevance: number; margin: number } {
+  const cited = firstCited(input);
+  const relevance = cited ? relevanceOf(cited) : null;
+  if (!cited || relevance === null) return { relevance: 0, margin: 0 };
+  const own = documentOf(cited);
+  const others = input.evidence
+    .filter((e) => documentOf(e) !== own)
+    .map(relevanceOf)
+    .filter((r): r is number => r !== null);
+  return { relevance: clamp01(relevance), margin: clamp01(relevance - (others.length ? Math.max(...others) : 0)) };
+}
 
 /** The committed answer query behind the answer's shape (the shape names its query text). */
 function answerQuery(input: FeatureInput): ExecutedQuery | null {
@@ -90,6 +130,7 @@ export function runFeatures(input: FeatureInput): Features {
   const cands = answer.candidates;
   const kind = answeringKind(input);
   const finalText = answer.text;
+  const standing = citedStanding(input);
   return {
     raw: clamp01(answer.confidence),
     refrained: answer.refrained ? 1 : 0,
@@ -112,5 +153,7 @@ export function runFeatures(input: FeatureInput): Features {
     kindDocuments: kind === "documents" ? 1 : 0,
     kindGraph: kind === "graph" ? 1 : 0,
     guide: shape?.source.guide ? 1 : 0,
+    citedRelevance: standing.relevance,
+    documentMargin: standing.margin,
   };
 }

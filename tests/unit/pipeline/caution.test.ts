@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import artefact from "@/lib/data/answer-caution.json";
-import { cautionArtefactSchema, defaultCaution } from "@/lib/pipeline/calibration/caution";
+import { cautionArtefactSchema, defaultCaution, heldKinds } from "@/lib/pipeline/calibration/caution";
 import { cautionCurve, chooseCaution, type JudgedAnswer } from "@/lib/pipeline/calibration/caution-curve";
 import { shippedCalibrator } from "@/lib/pipeline/calibration/calibrator";
 import { doubtsOf } from "@/lib/pipeline/calibration/doubts";
@@ -51,8 +51,10 @@ describe("choosing the default caution target from a risk–coverage curve", () 
     const parsed = cautionArtefactSchema.parse(artefact);
     expect(chooseCaution(parsed.curve).percent).toBe(parsed.defaultPercent);
     expect(defaultCaution().percent).toBe(parsed.defaultPercent);
-    // Measured with the calibrator the product ships.
-    expect(parsed.calibrator.sha256).toBe(shippedCalibrator()!.sha256);
+    // Measured with the calibrator the product ships, or one of its models: the kinds that one judges are the ones it holds back.
+    const shipped = shippedCalibrator()!;
+    expect([shipped.sha256, ...shipped.parts.map((p) => p.sha256)]).toContain(parsed.calibrator.sha256);
+    expect([...heldKinds(shipped)]).toEqual(shipped.parts.find((p) => p.sha256 === parsed.calibrator.sha256)?.kinds ?? shipped.kinds);
     expect(parsed.reports.length).toBeGreaterThan(0);
   });
 });
@@ -83,6 +85,13 @@ describe("an answer below the target", () => {
     const fromQuery = { ...weights, queryResult: 2.8, emptyResult: -1.7 };
     expect(doubtsOf({ ...zeros }, fromQuery).map((d) => d.words)).toEqual(["it was read from passages, not computed by a query"]);
     expect(doubtsOf({ ...zeros, emptyResult: 1 }, fromQuery).map((d) => d.words)).toEqual(["the query returned nothing"]);
+    // A passage that stands barely above other documents' is a reason; with no comparable relevance measured, it is not.
+    const fromPassages = { ...weights, citedRelevance: 1.2, documentMargin: 3 };
+    expect(doubtsOf({ ...zeros, citedRelevance: 0.7, documentMargin: 0.02 }, fromPassages).map((d) => d.words)).toEqual([
+      "other documents match the question about as well as the one it is read from",
+      "the passage or row it is read from matches the question only loosely",
+    ]);
+    expect(doubtsOf({ ...zeros }, fromPassages)).toEqual([]);
   });
 
   it("is shown as not certain with what it found, how likely it is, the target and why; text, citations kept", () => {
