@@ -34,6 +34,7 @@ const FIXED: Record<string, Omit<MetricInfo, "group">> = {
   "answer.emNoScale": { label: "exact match ignoring scale (diagnostic)", format: "rate" },
   "refrain.rate": { label: "refrain rate", format: "rate" },
   "refrain.accuracy": { label: "refrain accuracy (right to answer or not)", format: "rate" },
+  "refrain.shownAccuracy": { label: "right to show or hold back (refrained or not certain)", format: "rate" },
   "refrain.unanswerableRefrained": { label: "refrained on unanswerable questions", format: "rate" },
   "calibration.ece": { label: "expected calibration error (10 bins)", format: "score", lowerIsBetter: true },
   "calibration.brier": { label: "Brier score", format: "score", lowerIsBetter: true },
@@ -185,7 +186,7 @@ const WITHIN_GROUP: Record<string, string[]> = {
   retrieval: ["hit@1", "hit@5", "hit@10", "mrr@10", "ndcg@10", "recall@10", "recall@100"],
   execution: ["match", "matchColumns", "anyMatch", "matchAnyKb"],
   answer: ["p@1", "em", "f1", "emNoScale"],
-  refrain: ["rate", "accuracy", "unanswerableRefrained"],
+  refrain: ["rate", "accuracy", "shownAccuracy", "unanswerableRefrained"],
   calibration: ["ece", "brier", "aurc", "precisionHigh", "coverageHigh", "coverageAt90"],
 };
 

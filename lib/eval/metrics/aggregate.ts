@@ -99,6 +99,10 @@ export function aggregateCore(results: QuestionResult[]): Omit<SuiteMetrics, "by
     rate: rate(ran.map((r) => r.refrain.refrained)),
     accuracy: rate(decided.map((r) => r.refrain.correctDecision === true)),
   };
+  // The decision as the user sees it: an answer held back as "not certain" (the caution target, the critic's
+  // doubt) is not shown as one either; holding it back is right exactly when it is wrong.
+  const seen = decided.filter((r) => typeof r.shown === "boolean");
+  if (seen.length) refrainValues.shownAccuracy = rate(seen.map((r) => (r.shown ? r.correct === true : r.correct !== true)));
   if (unanswerable.length) refrainValues.unanswerableRefrained = rate(unanswerable.map((r) => r.refrain.refrained));
   const refrain = group(ran.length, refrainValues);
 

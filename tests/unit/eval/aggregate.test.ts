@@ -54,11 +54,38 @@ describe("suite metrics from per-question results", () => {
     expect(m.refrain.values.rate).toBe(0.5);
     expect(m.refrain.values.accuracy).toBe(0.5);
     expect(m.refrain.values.unanswerableRefrained).toBe(1);
+    // Results without what was shown (reports written before it) give no shown accuracy.
+    expect(m.refrain.values.shownAccuracy).toBeUndefined();
     // Answer accuracy only over the three answerable questions: P@1 1/3, EM 1/3, F1 (1 + 0.5 + 0) / 3.
     expect(m.answer.n).toBe(3);
     expect(m.answer.values["p@1"]).toBeCloseTo(1 / 3, 12);
     expect(m.answer.values.f1).toBeCloseTo(0.5, 12);
     expect(m.counts).toEqual({ answered: 2, refrained: 2, failed: 0 });
+  });
+
+  it("right to show or hold back: an answer marked not certain is held back, rightly when it is wrong", () => {
+    const judged = (id: string, shown: boolean, correct: boolean, refrained = false) =>
+      result({
+        id,
+        shown,
+        correct,
+        scores: { p1: correct, em: 0, f1: 0 },
+        refrain: { refrained, correctDecision: refrained ? !correct : correct },
+      });
+    const m = aggregate([
+      judged("1", true, true), // shown and right
+      judged("2", false, false), // not certain and wrong: rightly held back
+      judged("3", false, true), // not certain although right
+      judged("4", false, false, true), // refrained, the held-back value wrong
+      judged("5", true, false), // shown and wrong
+    ]);
+    // Refrain accuracy reads only refusals: 1, 4 right; 2 and 3 count as answers (2 wrong, 3 right), 5 wrong.
+    expect(m.refrain.values.accuracy).toBeCloseTo(3 / 5, 12);
+    // As the user sees it: 1, 2 and 4 right; 3 and 5 wrong.
+    expect(m.refrain.values.shownAccuracy).toBeCloseTo(3 / 5, 12);
+    const m2 = aggregate([judged("1", true, true), judged("2", false, false), judged("3", true, false)]);
+    expect(m2.refrain.values.accuracy).toBeCloseTo(1 / 3, 12);
+    expect(m2.refrain.values.shownAccuracy).toBeCloseTo(2 / 3, 12);
   });
 
   it("AP@k per ranking: share of questions whose first answer-bearing piece is within k", () => {
