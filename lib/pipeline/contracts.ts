@@ -223,6 +223,19 @@ export function periodsOf(intent: Intent): Period[] {
   return intent.periods ?? periodsIn(intent.completed);
 }
 
+/**
+ * Offsets in `text` where a sentence's first word starts: after leading spaces, and after each ".", "?" or
+ * "!" with the spaces that follow. A capitalised word there is capitalised by the sentence, not as a name.
+ */
+export function sentenceStartsIn(text: string): number[] {
+  return [...text.matchAll(/(?:^|[.?!])\s*/g)].map((m) => m.index + m[0].length);
+}
+
+/** Where the completed question's sentences start; read here only for an intent persisted before they were kept. */
+export function sentenceStartsOf(intent: Intent): number[] {
+  return intent.sentenceStarts ?? sentenceStartsIn(intent.completed);
+}
+
 export const intentSchema = z.object({
   /** The question as asked. */
   question: z.string(),
@@ -258,6 +271,8 @@ export const intentSchema = z.object({
    * "2017-2019"), in order; absent only on turns persisted before they were kept (read them with periodsOf).
    */
   periods: z.array(periodSchema).optional(),
+  /** Offsets in the completed question where a sentence starts (sentenceStartsIn); absent only on turns persisted before they were kept. */
+  sentenceStarts: z.array(z.number().int().min(0)).optional(),
 });
 export type Intent = z.infer<typeof intentSchema>;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerFormOf, periodsOf } from "@/lib/pipeline/contracts";
+import { answerFormOf, periodsOf, sentenceStartsIn, sentenceStartsOf } from "@/lib/pipeline/contracts";
 import { understandQuestion } from "@/lib/pipeline/stages/understand/classical";
 import { readAnswerForm } from "@/lib/pipeline/stages/understand/answer-form";
 import { inMemoryEntityLookup } from "@/lib/pipeline/entity-lookup";
@@ -72,5 +72,23 @@ describe("the reporting periods a question names, read once by understand", () =
     const older = { ...baseIntent("What was the margin in 2021?"), periods: undefined };
     expect(periodsOf(older).map((p) => p.year)).toEqual([2021]);
     expect(periodsOf({ ...baseIntent("What was the margin in 2021?"), periods: [] })).toEqual([]);
+  });
+});
+
+describe("where the question's sentences start, read once by understand", () => {
+  it("are the offsets of each sentence's first word: after leading spaces and after '.', '?' or '!'", async () => {
+    expect(sentenceStartsIn("  Which products sell best? List them. Thanks!")).toEqual([2, 28, 39, 46]);
+    const { intent } = await understandQuestion({
+      question: "Show orders. Berlin customers only",
+      history: [],
+      kbIds: [],
+      lookup: inMemoryEntityLookup([]),
+    });
+    expect(intent.sentenceStarts).toEqual([0, 13]);
+    expect(sentenceStartsOf(intent)).toBe(intent.sentenceStarts);
+  });
+
+  it("are read from the question only for an intent persisted before they were kept", () => {
+    expect(sentenceStartsOf({ ...baseIntent("Stop. Go"), sentenceStarts: undefined })).toEqual([0, 6]);
   });
 });

@@ -2,7 +2,7 @@ import { periodsIn } from "../../../tables/periods";
 import { DEFAULT_LINKS_PER_MENTION, type EntityLookup, type EntityLookupOptions } from "../../entity-lookup";
 import { normalizeLabel } from "../../text";
 import { type StageContext, type StageStrategy, RunCancelledError } from "../../stage";
-import { type EntityLink, type EntityMention, type Intent, intentSchema } from "../../contracts";
+import { type EntityLink, type EntityMention, type Intent, intentSchema, sentenceStartsIn } from "../../contracts";
 import { analyzeAggregates } from "./aggregates";
 import { readAnswerForm } from "./answer-form";
 import { analyzeConstructs } from "./constructs";
@@ -134,6 +134,7 @@ function emptyIntent(question: string): Intent {
     keywords: [],
     answerForm: readAnswerForm(question),
     periods: periodsIn(question),
+    sentenceStarts: sentenceStartsIn(question),
   });
 }
 
@@ -274,6 +275,7 @@ async function analyse(input: UnderstandInput, correctSpelling: boolean, signal?
     ...(form.statement ? { statement: true } : {}),
     answerForm: readAnswerForm(completed),
     periods: periodsIn(completed),
+    sentenceStarts: sentenceStartsIn(completed),
   });
   return { intent, notes };
 }

@@ -4,7 +4,7 @@ import { understandPrompt, type UnderstandOutput } from "./prompt";
 import { DEFAULT_LINKS_PER_MENTION } from "../../entity-lookup";
 import { type StageContext, type StageStrategy, RunCancelledError } from "../../stage";
 import { normalizeLabel } from "../../text";
-import { type EntityLink, type EntityMention, type Intent, intentSchema } from "../../contracts";
+import { type EntityLink, type EntityMention, type Intent, intentSchema, sentenceStartsIn } from "../../contracts";
 import { readAnswerForm } from "./answer-form";
 import { analyzeConstructs } from "./constructs";
 import { type UnderstandInput, type Understanding, understandQuestion } from "./classical";
@@ -139,6 +139,7 @@ export async function mergeUnderstanding(
     ...(base.constructs ? { constructs: base.completed === completed ? base.constructs : analyzeConstructs(completed) } : {}),
     answerForm: base.completed === completed && base.answerForm ? base.answerForm : readAnswerForm(completed),
     periods: base.completed === completed && base.periods ? base.periods : periodsIn(completed),
+    sentenceStarts: sentenceStartsIn(completed),
   });
   return { intent, notes };
 }

@@ -18,7 +18,8 @@ import { renderCypher } from "./render-cypher";
  * names only the nodes at its end. The root stays when it already starts a named relationship.
  */
 function whoAnswers(intent: Intent, view: GraphView, linking: SchemaLinking, root: string): string {
-  if (!/^who\b/i.test(intent.wh ?? "") && !/^\s*who\b/i.test(intent.completed)) return root;
+  // understand reads the opening "who" as the question's wh-word (both strategies).
+  if (!/^who\b/i.test(intent.wh ?? "")) return root;
   const named = [...view.relationships.entries()]
     .filter(([t]) => linking.tableCoverage(t) > 0)
     .sort((a, b) => linking.tableCoverage(b[0]) - linking.tableCoverage(a[0]));

@@ -1,5 +1,5 @@
 import { constructsOf } from "../../understand/constructs";
-import type { EntityMention, Intent } from "../../../contracts";
+import { type EntityMention, type Intent, sentenceStartsOf } from "../../../contracts";
 import { MIN_LINK_SCORE } from "../entities";
 
 /**
@@ -44,11 +44,12 @@ function inTimeCue(intent: Intent, mention: string): boolean {
 export function namedValues(intent: Intent, kbId: string): NamedValue[] {
   const quoted = new Set(constructsOf(intent).quoted.map((q) => q.text.toLowerCase()));
   const out: NamedValue[] = [];
+  const starts = new Set(sentenceStartsOf(intent));
   for (const e of intent.entities) {
     const strong = e.links.filter((l) => l.score >= MIN_LINK_SCORE);
     if (strong.some((l) => l.kbId === kbId && SCHEMA_KINDS.has(l.kind))) continue;
     const isQuoted = quoted.has(e.mention.toLowerCase());
-    const startsSentence = e.span !== null && /^\s*$|[.?!]\s*$/.test(intent.completed.slice(0, e.span[0]));
+    const startsSentence = e.span !== null && starts.has(e.span[0]);
     if (!isNamedValue(e.mention, isQuoted, startsSentence)) continue;
     const valueSomewhere = strong.some((l) => VALUE_KINDS.has(l.kind));
     const unknown = strong.length === 0;
