@@ -56,7 +56,7 @@ export function CautionForm({ initial }: { initial: CautionView }) {
         </p>
         <p className="text-sm text-slate-600" data-testid="caution-scope">
           {kinds
-            ? `It applies where Mosaic can tell how likely an answer is right: answers from ${kinds}.${
+            ? `It applies to answers from ${kinds}, ${view.heldKinds.length > 1 ? "the kinds" : "the kind"} of source the default was chosen on.${
                 view.otherKinds.length ? ` Answers from ${view.otherKinds.join(" and ")} are not held back by this setting.` : ""
               }`
             : "No calibrated confidence is available now, so this setting holds no answer back."}
