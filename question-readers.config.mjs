@@ -43,7 +43,6 @@ const BY_WORDING = {
   "lib/pipeline/stages/formulate/graph/formulate-sparql.ts": "positions of the question's terms",
   "lib/pipeline/stages/formulate/sql/filter-picks.ts": "places, negations and cue offsets in the text",
   "lib/pipeline/stages/formulate/sql/formulate-sql.ts": "negation words and the question's coverage",
-  "lib/pipeline/stages/formulate/sql/join-picks.ts": "existence wording",
   "lib/pipeline/stages/formulate/sql/order-picks.ts": "the ordered attribute's wording",
   "lib/pipeline/stages/formulate/sql/schema-linking.ts": "positions of the question's terms",
   "lib/pipeline/stages/formulate/sql/select-picks.ts": "the asked projection's wording",

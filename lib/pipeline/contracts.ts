@@ -121,6 +121,11 @@ export const constructsSchema = z.object({
   lacked: z.array(z.object({ text: z.string(), at: z.number().int() })).default([]),
   /** Words whose related rows the answers lack ("stadiums without any concert" → "concert"). */
   without: z.array(z.string()).default([]),
+  /**
+   * What the answers have some of: one or two words after "any", "some", "at least one" outside the ask
+   * and not negated ("dogs that went through any treatments" → "treatments"), with offsets (understand/absence.ts).
+   */
+  existence: z.array(z.object({ text: z.string(), at: z.number().int() })).default([]),
   /** What the question says about the order of its rows (understand/order-words.ts). */
   order: z
     .object({

@@ -69,6 +69,18 @@ describe("connectives, negations, count conditions, limits, grouping", () => {
     expect(analyzeConstructs("How many orders were placed by customers?").grouping).toBeNull();
     expect(analyzeConstructs("Show the cars ordered by weight.").grouping).toBeNull();
   });
+
+  it("reads what the answers have some of, outside the ask and not negated, with offsets", () => {
+    const q = "Which dogs went through any treatments at least once?";
+    expect(analyzeConstructs(q).existence).toEqual([{ text: "treatments at", at: q.indexOf("treatments") }]);
+    const one = "List the customers with at least one order.";
+    expect(analyzeConstructs(one).existence).toEqual([{ text: "order", at: one.indexOf("order") }]);
+    // Negated: what the answers lack, not what they have.
+    expect(analyzeConstructs("Which stadiums do not have any concert?").existence).toEqual([]);
+    expect(analyzeConstructs("Find the owners without any dogs.").existence).toEqual([]);
+    // Inside what is asked for: not a condition on the rows.
+    expect(analyzeConstructs("Show any two products made in Berlin.").existence).toEqual([]);
+  });
 });
 
 describe("the nouns whose rows a question counts", () => {

@@ -4,7 +4,8 @@ import type { Constructs } from "../../contracts";
  * What a question says its answers lack, read once by understand into the Intent's constructs: the
  * noun phrase after "do not have", "with no", "lacks" (constructs.lacked: a property missing, "suppliers
  * that do not have a fax number"), and the word after "without any", "never had" (constructs.without:
- * related rows missing, "stadiums without any concert").
+ * related rows missing, "stadiums without any concert"); and its converse, what the answers have some of
+ * (constructs.existence: "dogs that went through any treatments", "at least one order").
  */
 
 const WITHOUT =
@@ -29,4 +30,22 @@ export function lackedPhrases(question: string): Constructs["lacked"] {
 /** The word whose related rows the answers lack ("stadiums without any concert" → concert). */
 export function withoutWords(question: string): string[] {
   return [...question.matchAll(WITHOUT)].map((m) => m[1]);
+}
+
+const EXISTS = /\b(?:any|some|at\s+least\s+one)\s+([\p{L}_]+(?:\s+[\p{L}_]+)?)/giu;
+
+/**
+ * What the question says the answers have some of ("went through any treatments" → "treatments"), one or
+ * two words after "any", "some", "at least one": outside what it asks for (`ask`: "list any two …" is
+ * not a condition), and not negated ("without any", "not … any" are lacked rows, read above).
+ */
+export function existencePhrases(question: string, ask: Constructs["ask"]): Constructs["existence"] {
+  const out: Constructs["existence"] = [];
+  for (const m of question.matchAll(EXISTS)) {
+    const at = m.index ?? 0;
+    if (ask && at >= ask.start && at < ask.end) continue;
+    if (/\b(?:no|not|without|never|n't)\s+(?:\w+\s+){0,2}$/i.test(question.slice(Math.max(0, at - 30), at))) continue;
+    out.push({ text: m[1], at: at + m[0].length - m[1].length });
+  }
+  return out;
 }

@@ -4,7 +4,7 @@ import { countNouns } from "./counted-noun";
 import { numericComparisons } from "./comparisons";
 import { orderWords } from "./order-words";
 import { quotedConstructs } from "./quoted";
-import { lackedPhrases, withoutWords } from "./absence";
+import { existencePhrases, lackedPhrases, withoutWords } from "./absence";
 
 /**
  * The question's logical constructs, read from its wording before any schema is known: what it asks
@@ -224,6 +224,7 @@ export function analyzeConstructs(
     quoted: quotedConstructs(question),
     lacked: lackedPhrases(question),
     without: withoutWords(question),
+    existence: existencePhrases(question, ask),
     ties: wantsTies(question),
     // "Which one …" asks for one thing, not for a list cut at one.
     limit: limit && !(limit[1] === undefined && /^one$/i.test(limit[2])) ? parseSmallNumber((limit[1] ?? limit[2]).toLowerCase()) : null,
