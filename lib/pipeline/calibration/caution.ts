@@ -50,6 +50,8 @@ export function defaultCaution(): { percent: number; artefact: CautionArtefact |
   return shipped;
 }
 
+const heldKindsOf = new WeakMap<Calibrator, ReadonlySet<string>>();
+
 /**
  * The kinds of source whose answers the target holds back: those judged by the calibrator the default was
  * chosen with (the artefact records its checksum: the shipped set, or one of its models). A model added
@@ -57,11 +59,18 @@ export function defaultCaution(): { percent: number; artefact: CautionArtefact |
  * confidence, but does not put them under a target no one measured on them until choose_target.ts is run
  * with it. Without a readable caution artefact, every calibrated kind.
  */
-export function heldKinds(calibrator: Calibrator | null): Set<string> {
+export function heldKinds(calibrator: Calibrator | null): ReadonlySet<string> {
   if (!calibrator) return new Set();
+  // Both the calibrator and the caution artefact are loaded once: each run asks again, the answer is kept.
+  const known = heldKindsOf.get(calibrator);
+  if (known) return known;
   const chosenWith = defaultCaution().artefact?.calibrator.sha256;
-  if (!chosenWith || chosenWith === calibrator.sha256) return new Set(calibrator.kinds);
-  return new Set(calibrator.parts.filter((p) => p.sha256 === chosenWith).flatMap((p) => p.kinds));
+  const held =
+    !chosenWith || chosenWith === calibrator.sha256
+      ? new Set(calibrator.kinds)
+      : new Set(calibrator.parts.filter((p) => p.sha256 === chosenWith).flatMap((p) => p.kinds));
+  heldKindsOf.set(calibrator, held);
+  return held;
 }
 
 export const storedCautionSchema = z.object({

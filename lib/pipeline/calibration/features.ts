@@ -73,8 +73,7 @@ function firstCited(input: FeatureInput): ScoredEvidence | undefined {
 }
 
 /** The kind of source the answer was drawn from: its first cited piece's, else the winning source's. */
-function answeringKind(input: FeatureInput): "sql" | "documents" | "graph" | null {
-  const first = firstCited(input);
+function answeringKind(input: FeatureInput, first: ScoredEvidence | undefined): "sql" | "documents" | "graph" | null {
   const language = first?.piece.provenance.language;
   if (language === "search") return "documents";
   if (language === "sql") return "sql";
@@ -100,8 +99,7 @@ function documentOf(e: ScoredEvidence): string {
 }
 
 /** The cited piece's relevance, and its margin over the best piece of any other document. */
-function citedStanding(input: FeatureInput): { relevance: number; margin: number } {
-  const cited = firstCited(input);
+function citedStanding(input: FeatureInput, cited: ScoredEvidence | undefined): { relevance: number; margin: number } {
   const relevance = cited ? relevanceOf(cited) : null;
   if (!cited || relevance === null) return { relevance: 0, margin: 0 };
   const own = documentOf(cited);
@@ -128,9 +126,11 @@ export function runFeatures(input: FeatureInput): Features {
   const asksOne =
     !!intent && (intent.aggregate !== null || intent.superlative !== null) && !(intent.constructs?.grouping ?? null) && !!shape;
   const cands = answer.candidates;
-  const kind = answeringKind(input);
+  // The first cited piece tells both the answer's kind of source and its standing among the documents.
+  const cited = firstCited(input);
+  const kind = answeringKind(input, cited);
   const finalText = answer.text;
-  const standing = citedStanding(input);
+  const standing = citedStanding(input, cited);
   return {
     raw: clamp01(answer.confidence),
     refrained: answer.refrained ? 1 : 0,
